@@ -1,0 +1,31 @@
+// Three tiers (house style): unit specs beside the code, integration specs against real
+// PostgreSQL/Redis/RabbitMQ, e2e specs that start the built apps and nginx as processes.
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      target: 'es2022',
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+      keepClassNames: true,
+    },
+    module: { type: 'commonjs' },
+  },
+];
+const moduleNameMapper = {
+  '^@svc/(contracts|platform|security)$': '<rootDir>/libs/$1/src/index.ts',
+};
+const common = { transform: { '^.+\\.ts$': swc }, moduleNameMapper, testEnvironment: 'node', rootDir: __dirname };
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,test}/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{apps,libs,test}/**/*.integration-spec.ts'],
+      globalSetup: '<rootDir>/test/integration/global-setup.ts',
+    },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+  ],
+};
