@@ -1,0 +1,18 @@
+import { APP_SCHEMAS } from '@svc/contracts';
+import { DatabaseModule, MessagingModule, PlatformModule, RpcModule, type AppDefinition } from '@svc/platform';
+import { CONSENT_UI_CONFIG } from './config';
+import { CONSENT_UI_MIGRATIONS } from './migrations';
+
+const database = { schema: APP_SCHEMAS['consent-ui'], entities: [], migrations: CONSENT_UI_MIGRATIONS };
+
+/** consent-ui: sign-in, the consent screen and the connected-partners page, server-rendered. */
+export const CONSENT_UI: AppDefinition<typeof CONSENT_UI_CONFIG> = {
+  name: 'consent-ui',
+  config: CONSENT_UI_CONFIG,
+  database,
+  formBodies: true,
+  rootModule: (platform) => ({
+    module: class ConsentUiModule {},
+    imports: [PlatformModule.forRoot(platform), DatabaseModule.forRoot(database), MessagingModule.forRoot(), RpcModule],
+  }),
+};

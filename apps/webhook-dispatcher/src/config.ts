@@ -1,0 +1,3 @@
+import { AMQP_CONFIG, BASE_CONFIG, DATABASE_CONFIG } from '@svc/platform';
+
+export const WEBHOOK_DISPATCHER_CONFIG = { ...BASE_CONFIG, ...DATABASE_CONFIG, ...AMQP_CONFIG };

@@ -1,0 +1,92 @@
+import type { DynamicModule } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { loadConfigOrExit } from '../config/env';
+import { BASE_CONFIG, DATABASE_CONFIG, int, type ConfigOf, type ConfigSpec } from '../config/config';
+import type { DatabaseOptions } from '../database/database.module';
+import { runMigrations } from '../database/migrate';
+import { createHttpApp, runHttpApp } from '../http/bootstrap';
+import type { DomainErrorMapper } from '../http/problem-response';
+import { RouteIndex } from '../http/route-index';
+import { createLogger } from '../logging/logger';
+import type { PlatformOptions } from '../platform.module';
+import { connectRpcServer } from '../rpc/rpc-server';
+
+type BaseConfig = ConfigOf<typeof BASE_CONFIG>;
+
+/** Everything that differs between the apps; the way they start, stop and migrate does not. */
+export interface AppDefinition<S extends ConfigSpec> {
+  readonly name: string;
+  readonly config: S;
+  readonly rootModule: (platform: PlatformOptions & { config: ConfigOf<S> }) => DynamicModule;
+  readonly database?: DatabaseOptions;
+  /** The queue of this app's `@MessagePattern` handlers, when it answers RPC. */
+  readonly rpcQueue?: string;
+  readonly formBodies?: boolean;
+  readonly mapDomainError?: DomainErrorMapper;
+  /** Sandbox data; must be idempotent. Never called in production. */
+  readonly seed?: (config: ConfigOf<S>, logger: Logger) => Promise<void>;
+}
+
+export async function serveApp<S extends ConfigSpec>(definition: AppDefinition<S>): Promise<void> {
+  const config = loadConfigOrExit(definition.name, definition.config);
+  const base = config as unknown as BaseConfig & { AMQP_URL?: string; AMQP_PREFETCH?: number };
+  const logger = createLogger(definition.name, base.LOG_LEVEL);
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
+  try {
+    const routes = new RouteIndex();
+    const httpOptions = {
+      app: definition.name,
+      logger,
+      routes,
+      config: base,
+      mapDomainError: definition.mapDomainError,
+      formBodies: definition.formBodies,
+    };
+    const app = await createHttpApp(definition.rootModule({ app: definition.name, config, logger, routes }), httpOptions);
+    if (definition.rpcQueue && base.AMQP_URL && base.AMQP_PREFETCH) {
+      connectRpcServer(app, { AMQP_URL: base.AMQP_URL, AMQP_PREFETCH: base.AMQP_PREFETCH }, definition.rpcQueue);
+    }
+    await runHttpApp(app, httpOptions);
+  } catch (err) {
+    logger.fatal({ err }, `${definition.name} failed to start`);
+    process.exit(1);
+  }
+}
+
+const CLI_USAGE = 'usage: cli.js migrate | migrate:revert | seed';
+
+/** `cli.js migrate|migrate:revert|seed`: what the migrations Job and `npm start` run before serving. */
+export async function runAppCli<S extends ConfigSpec>(definition: AppDefinition<S>, argv: readonly string[]): Promise<void> {
+  const command = argv[0];
+  const spec = { APP_ENV: BASE_CONFIG.APP_ENV, LOG_LEVEL: BASE_CONFIG.LOG_LEVEL, ...DATABASE_CONFIG };
+  // Seeding may need any of the app's settings; migrating needs only the database.
+  const seedSpec = { ...definition.config, PORT: int('not used by the CLI', { default: '0', min: 0 }) };
+  const config = loadConfigOrExit(definition.name, command === 'seed' ? seedSpec : spec) as ConfigOf<typeof spec>;
+  const logger = createLogger(definition.name, config.LOG_LEVEL);
+  try {
+    switch (command) {
+      case 'migrate':
+      case 'migrate:revert':
+        if (!definition.database) {
+          logger.info(`${definition.name} owns no tables`);
+          return;
+        }
+        await runMigrations(definition.name, config, definition.database, logger, command === 'migrate' ? 'up' : 'down');
+        return;
+      case 'seed':
+        if (config.APP_ENV !== 'sandbox') {
+          logger.info('not a sandbox: nothing is seeded');
+          return;
+        }
+        if (definition.seed) await definition.seed(config as unknown as ConfigOf<S>, logger);
+        else logger.info(`${definition.name} has no sandbox data`);
+        return;
+      default:
+        process.stderr.write(`${CLI_USAGE}\n`);
+        process.exitCode = 64;
+    }
+  } catch (err) {
+    logger.fatal({ err }, `${definition.name} ${command} failed`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,46 @@
+import { BASE_CONFIG, ConfigError, DATABASE_CONFIG, durationList, int, loadConfig, parseDuration } from './config';
+
+const spec = { ...BASE_CONFIG, ...DATABASE_CONFIG, RETRIES: durationList('retry schedule', { default: '1m,5m' }) };
+
+describe('loadConfig', () => {
+  const valid = { PORT: '3002', DATABASE_URL: 'postgres://u:p@localhost:5432/db' };
+
+  it('applies defaults and sandbox defaults', () => {
+    const config = loadConfig(spec, valid);
+    expect(config.APP_ENV).toBe('sandbox');
+    expect(config.PORT).toBe(3002);
+    expect(config.DOCS_URL).toBe('http://localhost:8080/docs');
+    expect(config.RETRIES).toEqual([60_000, 300_000]);
+  });
+
+  it('names every missing or bad variable', () => {
+    let error: unknown;
+    try {
+      loadConfig(spec, { PORT: 'eighty', DATABASE_URL: 'mysql://x' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const names = (error as ConfigError).problems.map((p) => p.variable);
+    expect(names).toEqual(['PORT', 'DATABASE_URL']);
+    expect((error as ConfigError).message).toContain('PORT must be an integer');
+  });
+
+  it('has no sandbox defaults in production', () => {
+    expect(() => loadConfig(spec, { ...valid, APP_ENV: 'production' })).toThrow(/PUBLIC_BASE_URL is required/);
+  });
+
+  it('rejects an unknown APP_ENV', () => {
+    expect(() => loadConfig(spec, { ...valid, APP_ENV: 'staging' })).toThrow(/APP_ENV must be one of sandbox, production/);
+  });
+
+  it('enforces integer ranges', () => {
+    expect(() => loadConfig({ N: int('n', { min: 1 }) }, { N: '0' })).toThrow(/N must be >= 1/);
+  });
+
+  it('parses durations', () => {
+    expect(parseDuration('250ms')).toBe(250);
+    expect(parseDuration('2h')).toBe(7_200_000);
+    expect(() => parseDuration('2 hours')).toThrow(/not a duration/);
+  });
+});

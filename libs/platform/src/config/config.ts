@@ -1,0 +1,163 @@
+/**
+ * Environment configuration, validated before anything starts. An app with a bad or missing
+ * variable refuses to start with a message naming every offending variable, so a typo in a
+ * Deployment fails the rollout instead of misbehaving at the first request.
+ */
+export type AppEnv = 'sandbox' | 'production';
+
+export interface VarSpec<T> {
+  readonly description: string;
+  /** Parses the raw value (undefined when unset); throws a plain Error with the reason. */
+  parse(raw: string | undefined, appEnv: AppEnv): T;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly { variable: string; reason: string }[]) {
+    super(`Invalid configuration: ${problems.map((p) => `${p.variable} ${p.reason}`).join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Defaults = { default?: string; sandboxDefault?: string };
+
+function withDefault(raw: string | undefined, appEnv: AppEnv, d: Defaults): string | undefined {
+  if (raw !== undefined && raw.trim() !== '') return raw.trim();
+  if (appEnv === 'sandbox' && d.sandboxDefault !== undefined) return d.sandboxDefault;
+  return d.default;
+}
+
+function required(value: string | undefined): string {
+  if (value === undefined) throw new Error('is required');
+  return value;
+}
+
+export function str(description: string, d: Defaults = {}): VarSpec<string> {
+  return { description, parse: (raw, env) => required(withDefault(raw, env, d)) };
+}
+
+export function optionalStr(description: string, d: Defaults = {}): VarSpec<string | undefined> {
+  return { description, parse: (raw, env) => withDefault(raw, env, d) };
+}
+
+export function url(description: string, protocols: readonly string[], d: Defaults = {}): VarSpec<string> {
+  return {
+    description,
+    parse(raw, env) {
+      const value = required(withDefault(raw, env, d));
+      let parsed: URL;
+      try {
+        parsed = new URL(value);
+      } catch {
+        throw new Error('is not a valid URL');
+      }
+      if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
+        throw new Error(`must use ${protocols.join(' or ')}`);
+      }
+      return value;
+    },
+  };
+}
+
+export function int(description: string, opts: Defaults & { min?: number; max?: number } = {}): VarSpec<number> {
+  return {
+    description,
+    parse(raw, env) {
+      const value = required(withDefault(raw, env, opts));
+      if (!/^-?\d+$/.test(value)) throw new Error(`must be an integer, got "${value}"`);
+      const n = Number(value);
+      if (opts.min !== undefined && n < opts.min) throw new Error(`must be >= ${opts.min}`);
+      if (opts.max !== undefined && n > opts.max) throw new Error(`must be <= ${opts.max}`);
+      return n;
+    },
+  };
+}
+
+export function oneOf<const T extends string>(description: string, values: readonly T[], d: Defaults = {}): VarSpec<T> {
+  return {
+    description,
+    parse(raw, env) {
+      const value = required(withDefault(raw, env, d));
+      if (!(values as readonly string[]).includes(value)) throw new Error(`must be one of ${values.join(', ')}`);
+      return value as T;
+    },
+  };
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses `500ms`, `2s`, `5m`, `2h`, `1d` into milliseconds. */
+export function parseDuration(text: string): number {
+  const m = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
+  if (!m) throw new Error(`"${text}" is not a duration like 30s, 5m or 2h`);
+  return Number(m[1]) * UNIT_MS[m[2]];
+}
+
+export function duration(description: string, d: Defaults = {}): VarSpec<number> {
+  return { description, parse: (raw, env) => parseDuration(required(withDefault(raw, env, d))) };
+}
+
+export function durationList(description: string, d: Defaults = {}): VarSpec<number[]> {
+  return {
+    description,
+    parse(raw, env) {
+      const parts = required(withDefault(raw, env, d)).split(',').filter((p) => p.trim() !== '');
+      if (parts.length === 0) throw new Error('must list at least one duration');
+      return parts.map(parseDuration);
+    },
+  };
+}
+
+export type ConfigSpec = Record<string, VarSpec<unknown>>;
+export type ConfigOf<S extends ConfigSpec> = { readonly [K in keyof S]: S[K] extends VarSpec<infer T> ? T : never };
+
+/** Variables every app reads. */
+export const BASE_CONFIG = {
+  APP_ENV: oneOf('sandbox or production; production seeds nothing and has no default secrets', ['sandbox', 'production'] as const, {
+    default: 'sandbox',
+  }),
+  PORT: int('HTTP port of the app', { min: 1, max: 65535 }),
+  LOG_LEVEL: oneOf('pino log level', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
+    default: 'info',
+  }),
+  PUBLIC_BASE_URL: url('base URL partners use (the gateway)', ['http', 'https'], { sandboxDefault: 'http://localhost:8080' }),
+  DOCS_URL: url('base of the error documentation; Problem types are {DOCS_URL}/errors/<code>', ['http', 'https'], {
+    sandboxDefault: 'http://localhost:8080/docs',
+  }),
+  SHUTDOWN_DELAY_MS: int('after SIGTERM, time readiness reports "draining" before the server stops accepting', {
+    default: '0',
+    min: 0,
+  }),
+  SHUTDOWN_TIMEOUT_MS: int('hard ceiling on a graceful shutdown', { default: '25000', min: 1000 }),
+} satisfies ConfigSpec;
+
+export const DATABASE_CONFIG = {
+  DATABASE_URL: url('PostgreSQL connection URL', ['postgres', 'postgresql']),
+  DATABASE_POOL_SIZE: int('connections per process', { default: '10', min: 1, max: 200 }),
+} satisfies ConfigSpec;
+
+export const REDIS_CONFIG = {
+  REDIS_URL: url('Redis connection URL', ['redis', 'rediss']),
+  REDIS_KEY_PREFIX: optionalStr('prefix of every Redis key (isolates environments sharing one Redis)', { default: '' }),
+} satisfies ConfigSpec;
+
+export const AMQP_CONFIG = {
+  AMQP_URL: url('RabbitMQ connection URL (the vhost isolates environments)', ['amqp', 'amqps']),
+  AMQP_PREFETCH: int('unacknowledged messages per consumer', { default: '20', min: 1, max: 1000 }),
+  RPC_TIMEOUT_MS: int('how long an app waits for another app to answer over RPC', { default: '3000', min: 100 }),
+} satisfies ConfigSpec;
+
+export function loadConfig<S extends ConfigSpec>(spec: S, env: NodeJS.ProcessEnv): ConfigOf<S> {
+  const problems: { variable: string; reason: string }[] = [];
+  const rawAppEnv = env.APP_ENV?.trim();
+  const appEnv: AppEnv = rawAppEnv === 'production' ? 'production' : 'sandbox';
+  const out: Record<string, unknown> = {};
+  for (const [name, varSpec] of Object.entries(spec)) {
+    try {
+      out[name] = varSpec.parse(env[name], appEnv);
+    } catch (err) {
+      problems.push({ variable: name, reason: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return out as ConfigOf<S>;
+}

@@ -1,0 +1,85 @@
+import { Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
+import { ReadinessRegistry } from '../health/readiness';
+import { APP_CONFIG, APP_NAME } from '../platform.module';
+
+export interface DatabaseConfig {
+  readonly DATABASE_URL: string;
+  readonly DATABASE_POOL_SIZE: number;
+}
+
+export interface DatabaseOptions {
+  /** The PostgreSQL schema this app owns. */
+  readonly schema: string;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  readonly entities: MixedList<Function | string | EntitySchema>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  readonly migrations: MixedList<Function | string>;
+}
+
+/**
+ * One pool per process, confined to the app's schema. Migrations are run by the app's CLI (a
+ * Kubernetes Job in production), never by `synchronize`, and never on boot of a serving replica.
+ */
+export function dataSourceOptions(app: string, config: DatabaseConfig, options: DatabaseOptions): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: config.DATABASE_URL,
+    schema: options.schema,
+    entities: options.entities,
+    migrations: options.migrations,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    applicationName: app,
+    extra: {
+      max: config.DATABASE_POOL_SIZE,
+      // Fail fast instead of queueing requests behind a database that does not answer.
+      connectionTimeoutMillis: 2000,
+      query_timeout: 10_000,
+      options: `-c search_path=${options.schema},public -c statement_timeout=8000 -c lock_timeout=5000`,
+    },
+  };
+}
+
+class DatabaseReadiness implements OnModuleInit {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly readiness: ReadinessRegistry,
+  ) {}
+
+  onModuleInit() {
+    this.readiness.register('postgres', async () => {
+      await this.dataSource.query('SELECT 1');
+    });
+  }
+}
+
+@Module({})
+export class DatabaseModule {
+  static forRoot(options: DatabaseOptions): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          inject: [APP_NAME, APP_CONFIG],
+          useFactory: (app: string, config: DatabaseConfig) => ({
+            ...dataSourceOptions(app, config, options),
+            retryAttempts: 10,
+            retryDelay: 1000,
+          }),
+        }),
+      ],
+      providers: [
+        {
+          provide: DatabaseReadiness,
+          inject: [DataSource, ReadinessRegistry],
+          useFactory: (ds: DataSource, readiness: ReadinessRegistry) => new DatabaseReadiness(ds, readiness),
+        },
+      ],
+    };
+  }
+}
+

@@ -1,0 +1,22 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { ReadinessRegistry } from './readiness';
+
+/** Probes for the orchestrator; never routed through the gateway. */
+@Controller()
+export class HealthController {
+  constructor(private readonly readiness: ReadinessRegistry) {}
+
+  /** Liveness: the process answers. Dependencies are not checked here, so an outage does not restart every pod. */
+  @Get('healthz')
+  live() {
+    return { status: 'ok' };
+  }
+
+  @Get('readyz')
+  async ready(@Res({ passthrough: true }) reply: FastifyReply) {
+    const report = await this.readiness.report();
+    reply.status(report.ready ? 200 : 503).header('cache-control', 'no-store');
+    return { status: report.ready ? 'ready' : report.draining ? 'draining' : 'not_ready', checks: report.checks };
+  }
+}

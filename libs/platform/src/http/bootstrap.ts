@@ -1,0 +1,113 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DEFAULT_BODY_LIMIT_BYTES } from '@svc/contracts';
+import type { Logger } from 'pino';
+import { ReadinessRegistry } from '../health/readiness';
+import { NestPinoLogger } from '../logging/logger';
+import { requestContext } from '../logging/request-context';
+import { ProblemDetailsFilter } from './problem-details.filter';
+import type { DomainErrorMapper } from './problem-response';
+import { pickRequestId } from './request-id';
+import { RouteIndex } from './route-index';
+
+export interface HttpAppOptions {
+  readonly app: string;
+  readonly logger: Logger;
+  readonly routes: RouteIndex;
+  readonly config: {
+    readonly PORT: number;
+    readonly DOCS_URL: string;
+    readonly SHUTDOWN_DELAY_MS: number;
+    readonly SHUTDOWN_TIMEOUT_MS: number;
+  };
+  readonly mapDomainError?: DomainErrorMapper;
+  /** Accept `application/x-www-form-urlencoded` bodies (OAuth endpoints and HTML forms). */
+  readonly formBodies?: boolean;
+}
+
+/**
+ * Builds a Nest app on Fastify with the platform's HTTP behaviour: request ids, JSON logs per
+ * request, Problem Details for every error, 404/405 for unknown routes, 413/415 for bodies.
+ */
+export async function createHttpApp(module: unknown, options: HttpAppOptions): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    logger: false,
+    bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
+    trustProxy: true,
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => pickRequestId(req.headers['x-request-id']),
+    // While closing, answer new requests on kept-alive sockets with 503 instead of hanging them.
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  const fastify = adapter.getInstance();
+  fastify.addHook('onRoute', (route) => options.routes.add(route.method, route.url));
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    requestContext.run({ requestId: request.id }, done);
+  });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    options.logger.info(
+      {
+        method: request.method,
+        path: request.url.split('?')[0],
+        status: reply.statusCode,
+        duration_ms: Math.round(reply.elapsedTime),
+      },
+      'request completed',
+    );
+    done();
+  });
+  // A JSON API refuses text/plain bodies with 415 rather than handing controllers a string.
+  fastify.removeContentTypeParser('text/plain');
+  if (options.formBodies) {
+    fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+  }
+
+  const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
+    logger: new NestPinoLogger(options.logger),
+    abortOnError: false,
+  });
+  app.useGlobalFilters(
+    new ProblemDetailsFilter(options.config.DOCS_URL, options.routes, options.logger, options.mapDomainError),
+  );
+  return app;
+}
+
+/**
+ * Listens, and on SIGTERM/SIGINT drains: readiness turns 503 at once, after SHUTDOWN_DELAY_MS
+ * the server stops accepting, in-flight requests and message handlers finish, connections
+ * close. A shutdown that overruns SHUTDOWN_TIMEOUT_MS exits non-zero.
+ */
+export async function runHttpApp(app: NestFastifyApplication, options: HttpAppOptions): Promise<void> {
+  await app.startAllMicroservices();
+  await app.listen({ port: options.config.PORT, host: '0.0.0.0' });
+  options.logger.info({ port: options.config.PORT }, `${options.app} listening`);
+
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    options.logger.info({ signal }, `${options.app} draining`);
+    app.get(ReadinessRegistry).startDraining();
+    const deadline = setTimeout(() => {
+      options.logger.error(`${options.app} did not drain within ${options.config.SHUTDOWN_TIMEOUT_MS} ms`);
+      process.exit(1);
+    }, options.config.SHUTDOWN_TIMEOUT_MS);
+    deadline.unref();
+    await new Promise((resolve) => setTimeout(resolve, options.config.SHUTDOWN_DELAY_MS));
+    try {
+      await app.close();
+      options.logger.info(`${options.app} stopped`);
+      process.exit(0);
+    } catch (err) {
+      options.logger.error({ err }, `${options.app} failed to stop cleanly`);
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', (s) => void stop(s));
+  process.once('SIGINT', (s) => void stop(s));
+}
+
+export { RouteIndex };

@@ -1,0 +1,116 @@
+import { PROBLEM_CONTENT_TYPE, PROBLEMS, problemType, type ProblemBody, type ProblemCode } from '@svc/contracts';
+import { HttpException, HttpStatus } from '@nestjs/common';
+import { ApiProblem, DependencyUnavailableError } from './problem';
+import type { RouteIndex } from './route-index';
+
+/** Anything an app can map its own exceptions with; undefined means "not mine". */
+export type DomainErrorMapper = (error: unknown) => ApiProblem | undefined;
+
+export interface ProblemContext {
+  readonly method: string;
+  readonly path: string;
+  readonly requestId: string;
+}
+
+const PG_CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P03', '08000', '08001', '08003', '08006']);
+
+function isDatabaseUnreachable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && PG_CONNECTION_CODES.has(code)) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(error.message);
+}
+
+/** Fastify raises these before a controller runs (body parsing, limits). */
+function fromFastifyError(error: unknown): ApiProblem | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  switch (code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiProblem('payload_too_large', 'The request body exceeds the size limit of this endpoint.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiProblem('unsupported_media_type', 'This endpoint does not accept the request Content-Type.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiProblem('bad_request', 'The request body is not valid JSON.');
+    default:
+      if (error instanceof SyntaxError && /JSON/.test(error.message)) {
+        return new ApiProblem('bad_request', 'The request body is not valid JSON.');
+      }
+      return undefined;
+  }
+}
+
+function fromHttpException(error: HttpException, ctx: ProblemContext, routes: RouteIndex): ApiProblem {
+  const status = error.getStatus();
+  if (status === HttpStatus.NOT_FOUND) {
+    const allowed = routes.allowedMethods(ctx.path);
+    if (allowed.length > 0 && !allowed.includes(ctx.method)) {
+      return new ApiProblem('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}.`, {
+        headers: { allow: allowed.join(', ') },
+      });
+    }
+    return new ApiProblem('not_found', `Nothing is served at ${ctx.path}.`);
+  }
+  const byStatus: Partial<Record<number, ProblemCode>> = {
+    400: 'bad_request',
+    401: 'invalid_token',
+    403: 'insufficient_scope',
+    405: 'method_not_allowed',
+    409: 'conflict',
+    413: 'payload_too_large',
+    415: 'unsupported_media_type',
+    422: 'invalid_request',
+    429: 'rate_limit_exceeded',
+    503: 'service_unavailable',
+  };
+  const code = byStatus[status] ?? 'internal_error';
+  return new ApiProblem(code, code === 'internal_error' ? 'An unexpected error occurred.' : error.message);
+}
+
+/**
+ * Turns any error into a Problem. Returns `logAsError` for the ones nobody anticipated, so they
+ * are logged once with their stack and answered with a 500 that quotes the request id.
+ */
+export function toProblem(
+  error: unknown,
+  ctx: ProblemContext,
+  routes: RouteIndex,
+  mapDomainError?: DomainErrorMapper,
+): { problem: ApiProblem; logAsError: boolean } {
+  if (error instanceof ApiProblem) return { problem: error, logAsError: false };
+  const mapped = mapDomainError?.(error);
+  if (mapped) return { problem: mapped, logAsError: false };
+  if (error instanceof DependencyUnavailableError) {
+    return {
+      problem: new ApiProblem('service_unavailable', 'A dependency of this service is unavailable; retry with backoff.'),
+      logAsError: false,
+    };
+  }
+  if (isDatabaseUnreachable(error)) {
+    return {
+      problem: new ApiProblem('service_unavailable', 'The database is unavailable; retry with backoff.'),
+      logAsError: true,
+    };
+  }
+  const fastify = fromFastifyError(error);
+  if (fastify) return { problem: fastify, logAsError: false };
+  if (error instanceof HttpException) {
+    const problem = fromHttpException(error, ctx, routes);
+    return { problem, logAsError: problem.code === 'internal_error' };
+  }
+  return { problem: new ApiProblem('internal_error', 'An unexpected error occurred.'), logAsError: true };
+}
+
+export function problemBody(problem: ApiProblem, docsUrl: string, requestId: string): ProblemBody {
+  return {
+    type: problemType(docsUrl, problem.code),
+    title: PROBLEMS[problem.code].title,
+    status: problem.status,
+    detail: problem.detail,
+    instance: requestId,
+    ...(problem.extras.errors ? { errors: problem.extras.errors } : {}),
+  };
+}
+
+export { PROBLEM_CONTENT_TYPE };

@@ -1,0 +1,19 @@
+import { pickRequestId } from './request-id';
+
+describe('pickRequestId', () => {
+  it('keeps a well-formed incoming id', () => {
+    expect(pickRequestId('abc.DEF_1:2-3')).toBe('abc.DEF_1:2-3');
+    expect(pickRequestId('x'.repeat(128))).toBe('x'.repeat(128));
+  });
+
+  it.each([['has space'], ['x'.repeat(129)], [''], ['semi;colon'], ['ünïcode']])('replaces %j', (bad) => {
+    const id = pickRequestId(bad);
+    expect(id).not.toBe(bad);
+    expect(id).toMatch(/^req_[A-Za-z0-9_-]{16}$/);
+  });
+
+  it('creates a fresh id when none came', () => {
+    expect(pickRequestId(undefined)).toMatch(/^req_/);
+    expect(pickRequestId(undefined)).not.toBe(pickRequestId(undefined));
+  });
+});

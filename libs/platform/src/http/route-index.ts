@@ -1,0 +1,40 @@
+/**
+ * Every route an app registered, so the error filter can tell "no such path" (404) from
+ * "no such method on this path" (405 with `Allow`), and tests can list what an app serves.
+ */
+export interface RegisteredRoute {
+  readonly method: string;
+  readonly url: string;
+}
+
+export class RouteIndex {
+  private readonly routes: { method: string; url: string; pattern: RegExp }[] = [];
+
+  add(method: string | string[], url: string): void {
+    for (const m of Array.isArray(method) ? method : [method]) {
+      this.routes.push({ method: m.toUpperCase(), url, pattern: RouteIndex.toRegExp(url) });
+    }
+  }
+
+  list(): RegisteredRoute[] {
+    return this.routes.map(({ method, url }) => ({ method, url }));
+  }
+
+  /** Methods registered for a concrete path; empty when the path is unknown. */
+  allowedMethods(path: string): string[] {
+    const methods = new Set(this.routes.filter((r) => r.pattern.test(path)).map((r) => r.method));
+    return [...methods].sort();
+  }
+
+  private static toRegExp(url: string): RegExp {
+    const body = url
+      .split('/')
+      .map((segment) => {
+        if (segment === '*') return '.*';
+        if (segment.startsWith(':')) return '[^/]+';
+        return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      })
+      .join('/');
+    return new RegExp(`^${body}/?$`);
+  }
+}

@@ -1,0 +1,82 @@
+import type { LoggerService } from '@nestjs/common';
+import pino, { type Logger } from 'pino';
+import { currentRequestId } from './request-context';
+
+/** Never written to a log line, wherever they appear. */
+export const REDACTED_PATHS = [
+  'authorization',
+  'cookie',
+  'password',
+  'client_secret',
+  'access_token',
+  'refresh_token',
+  'token',
+  'code',
+  'code_verifier',
+  'secret',
+  '*.authorization',
+  '*.cookie',
+  '*.password',
+  '*.client_secret',
+  '*.access_token',
+  '*.refresh_token',
+  '*.token',
+  '*.code_verifier',
+  '*.secret',
+  'headers.authorization',
+  'headers.cookie',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+];
+
+export function createLogger(app: string, level: string): Logger {
+  return pino({
+    level,
+    base: { app },
+    messageKey: 'msg',
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    // The request id rides on every line logged while a request or message is being handled.
+    mixin() {
+      const requestId = currentRequestId();
+      return requestId ? { request_id: requestId } : {};
+    },
+  });
+}
+
+/** Lets Nest's own messages (module init, route mapping, errors) go through the same JSON logger. */
+export class NestPinoLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+
+  log(message: unknown, context?: string) {
+    this.write('info', message, context);
+  }
+  error(message: unknown, traceOrContext?: string, context?: string) {
+    const trace = context ? traceOrContext : undefined;
+    this.write('error', message, context ?? traceOrContext, trace);
+  }
+  warn(message: unknown, context?: string) {
+    this.write('warn', message, context);
+  }
+  debug(message: unknown, context?: string) {
+    this.write('debug', message, context);
+  }
+  verbose(message: unknown, context?: string) {
+    this.write('trace', message, context);
+  }
+  fatal(message: unknown, context?: string) {
+    this.write('fatal', message, context);
+  }
+
+  private write(level: pino.Level, message: unknown, context?: string, stack?: string) {
+    if (message instanceof Error) {
+      this.logger[level]({ context, err: message }, message.message);
+    } else if (typeof message === 'object' && message !== null) {
+      this.logger[level]({ context, ...message });
+    } else {
+      this.logger[level]({ context, ...(stack ? { stack } : {}) }, String(message));
+    }
+  }
+}

@@ -1,0 +1,284 @@
+import * as amqp from 'amqplib';
+import type { Logger } from 'pino';
+
+export interface InboundMessage {
+  readonly content: Buffer;
+  readonly routingKey: string;
+  readonly exchange: string;
+  readonly redelivered: boolean;
+  readonly properties: amqp.MessageProperties;
+}
+
+/** Resolves when the message is handled; it is acked then. A throw nacks it (see `consume`). */
+export type MessageHandler = (message: InboundMessage) => Promise<void>;
+
+export type TopologySetup = (channel: amqp.Channel) => Promise<void>;
+
+export interface ConsumeOptions {
+  readonly prefetch?: number;
+}
+
+export interface PublishOptions {
+  readonly messageId?: string;
+  readonly headers?: Record<string, unknown>;
+  readonly contentType?: string;
+  readonly expiration?: string;
+  readonly correlationId?: string;
+  readonly replyTo?: string;
+}
+
+export class BrokerUnavailableError extends Error {
+  constructor(reason: string) {
+    super(`RabbitMQ unavailable: ${reason}`);
+    this.name = 'BrokerUnavailableError';
+  }
+}
+
+interface ConsumerRegistration {
+  readonly queue: string;
+  readonly handler: MessageHandler;
+  readonly options: ConsumeOptions;
+  channel?: amqp.Channel;
+  consumerTag?: string;
+}
+
+export interface AmqpConnectionOptions {
+  readonly url: string;
+  readonly name: string;
+  readonly prefetch: number;
+  readonly minBackoffMs?: number;
+  readonly maxBackoffMs?: number;
+  /** How long `publish` waits for a connection before giving up. */
+  readonly publishWaitMs?: number;
+}
+
+/**
+ * One AMQP connection per process, kept alive: reconnects with exponential backoff and jitter,
+ * re-declares the topology and re-attaches consumers on every reconnect. Publishing goes through
+ * a confirm channel, and `publish` resolves only when the broker has confirmed the message.
+ * Consumers ack manually after their handler finishes, with bounded prefetch.
+ */
+export class AmqpConnection {
+  private connection?: amqp.ChannelModel;
+  private publishChannel?: amqp.ConfirmChannel;
+  private readonly topology: TopologySetup[] = [];
+  private readonly consumers: ConsumerRegistration[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
+  private waiters: (() => void)[] = [];
+  private attempt = 0;
+  private closing = false;
+  private draining = false;
+  private reconnectTimer?: NodeJS.Timeout;
+  private connecting?: Promise<void>;
+
+  constructor(
+    private readonly options: AmqpConnectionOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Starts connecting in the background; the app starts even while RabbitMQ is down. */
+  start(): void {
+    void this.connect();
+  }
+
+  isConnected(): boolean {
+    return this.publishChannel !== undefined;
+  }
+
+  /** Declares exchanges/queues now (when connected) and after every reconnect. */
+  async addTopology(setup: TopologySetup): Promise<void> {
+    this.topology.push(setup);
+    if (this.connection) await this.withChannel(setup);
+  }
+
+  async consume(queue: string, handler: MessageHandler, options: ConsumeOptions = {}): Promise<void> {
+    const registration: ConsumerRegistration = { queue, handler, options };
+    this.consumers.push(registration);
+    if (this.connection) await this.attachConsumer(registration);
+  }
+
+  async waitUntilConnected(timeoutMs: number): Promise<void> {
+    if (this.isConnected()) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== done);
+        reject(new BrokerUnavailableError(`not connected within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.waiters.push(done);
+    });
+  }
+
+  /** Publishes a persistent message and waits for the broker's confirm. */
+  async publish(exchange: string, routingKey: string, content: Buffer, options: PublishOptions = {}): Promise<void> {
+    await this.waitUntilConnected(this.options.publishWaitMs ?? 2000);
+    const channel = this.publishChannel;
+    if (!channel) throw new BrokerUnavailableError('no channel');
+    await new Promise<void>((resolve, reject) => {
+      try {
+        channel.publish(
+          exchange,
+          routingKey,
+          content,
+          { persistent: true, contentType: 'application/json', timestamp: Math.floor(Date.now() / 1000), ...options },
+          (err) => (err ? reject(new BrokerUnavailableError(String(err))) : resolve()),
+        );
+      } catch (err) {
+        reject(new BrokerUnavailableError(err instanceof Error ? err.message : String(err)));
+      }
+    });
+  }
+
+  /** Runs `fn` on a short-lived channel (topology, queue inspection in tests). */
+  async withChannel<T>(fn: (channel: amqp.Channel) => Promise<T>): Promise<T> {
+    if (!this.connection) throw new BrokerUnavailableError('not connected');
+    const channel = await this.connection.createChannel();
+    channel.on('error', () => undefined);
+    try {
+      return await fn(channel);
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+  }
+
+  /** Stops taking new messages and waits for the handlers already running to ack. */
+  async drain(): Promise<void> {
+    this.draining = true;
+    await Promise.all(
+      this.consumers.map(async (c) => {
+        if (c.channel && c.consumerTag) await c.channel.cancel(c.consumerTag).catch(() => undefined);
+      }),
+    );
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  async close(): Promise<void> {
+    await this.drain();
+    this.closing = true;
+    clearTimeout(this.reconnectTimer);
+    const connection = this.connection;
+    this.connection = undefined;
+    this.publishChannel = undefined;
+    await connection?.close().catch(() => undefined);
+  }
+
+  private connect(): Promise<void> {
+    this.connecting ??= this.doConnect().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async doConnect(): Promise<void> {
+    if (this.closing) return;
+    try {
+      const connection = await amqp.connect(this.options.url, {
+        clientProperties: { connection_name: this.options.name },
+        heartbeat: 15,
+        timeout: 5000,
+      });
+      connection.on('error', (err: Error) => this.logger.warn({ err: err.message }, 'RabbitMQ connection error'));
+      connection.on('close', () => this.onConnectionLost());
+      this.connection = connection;
+      for (const setup of this.topology) await this.withChannel(setup);
+      const publishChannel = await connection.createConfirmChannel();
+      publishChannel.on('error', (err: Error) => this.logger.warn({ err: err.message }, 'RabbitMQ publish channel error'));
+      publishChannel.on('close', () => {
+        if (this.publishChannel === publishChannel) this.publishChannel = undefined;
+        if (this.connection === connection && !this.closing) void this.reopenPublishChannel(connection);
+      });
+      this.publishChannel = publishChannel;
+      if (!this.draining) for (const c of this.consumers) await this.attachConsumer(c);
+      this.attempt = 0;
+      this.logger.info({ connection: this.options.name }, 'RabbitMQ connected');
+      const waiters = this.waiters;
+      this.waiters = [];
+      waiters.forEach((w) => w());
+    } catch (err) {
+      this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'RabbitMQ connect failed');
+      await this.connection?.close().catch(() => undefined);
+      this.connection = undefined;
+      this.publishChannel = undefined;
+      this.scheduleReconnect();
+    }
+  }
+
+  private async reopenPublishChannel(connection: amqp.ChannelModel): Promise<void> {
+    try {
+      const channel = await connection.createConfirmChannel();
+      channel.on('error', () => undefined);
+      this.publishChannel = channel;
+    } catch {
+      // The connection is going away too; its close handler reconnects.
+    }
+  }
+
+  private onConnectionLost(): void {
+    this.connection = undefined;
+    this.publishChannel = undefined;
+    for (const c of this.consumers) {
+      c.channel = undefined;
+      c.consumerTag = undefined;
+    }
+    if (this.closing) return;
+    this.logger.warn('RabbitMQ connection lost; reconnecting');
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closing || this.reconnectTimer) return;
+    const min = this.options.minBackoffMs ?? 250;
+    const max = this.options.maxBackoffMs ?? 10_000;
+    const base = Math.min(max, min * 2 ** this.attempt);
+    const delay = Math.round(base / 2 + Math.random() * (base / 2));
+    this.attempt += 1;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      void this.connect();
+    }, delay);
+  }
+
+  private async attachConsumer(registration: ConsumerRegistration): Promise<void> {
+    if (!this.connection || this.draining) return;
+    const channel = await this.connection.createChannel();
+    channel.on('error', (err: Error) => this.logger.warn({ err: err.message, queue: registration.queue }, 'consumer channel error'));
+    await channel.prefetch(registration.options.prefetch ?? this.options.prefetch);
+    registration.channel = channel;
+    const { consumerTag } = await channel.consume(
+      registration.queue,
+      (msg) => {
+        if (!msg) return; // cancelled by the broker (queue deleted); the reconnect re-attaches
+        const work = this.handle(channel, registration, msg);
+        this.inFlight.add(work);
+        void work.finally(() => this.inFlight.delete(work));
+      },
+      { noAck: false },
+    );
+    registration.consumerTag = consumerTag;
+  }
+
+  private async handle(channel: amqp.Channel, registration: ConsumerRegistration, msg: amqp.ConsumeMessage): Promise<void> {
+    try {
+      await registration.handler({
+        content: msg.content,
+        routingKey: msg.fields.routingKey,
+        exchange: msg.fields.exchange,
+        redelivered: msg.fields.redelivered,
+        properties: msg.properties,
+      });
+      channel.ack(msg);
+    } catch (err) {
+      // A first failure is retried once at once (a transient error); a second goes to the
+      // queue's dead-letter exchange, if it has one, instead of spinning forever.
+      this.logger.error({ err, queue: registration.queue, redelivered: msg.fields.redelivered }, 'message handler failed');
+      try {
+        channel.nack(msg, false, !msg.fields.redelivered);
+      } catch {
+        // The channel is gone; the broker redelivers the message to another consumer.
+      }
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import {
+  Global,
+  Module,
+  type BeforeApplicationShutdown,
+  type DynamicModule,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import type { Logger } from 'pino';
+import { ReadinessRegistry } from '../health/readiness';
+import { APP_CONFIG, APP_LOGGER, APP_NAME } from '../platform.module';
+import { AmqpConnection } from './amqp-connection';
+
+export interface AmqpConfig {
+  readonly AMQP_URL: string;
+  readonly AMQP_PREFETCH: number;
+  readonly RPC_TIMEOUT_MS: number;
+}
+
+class AmqpLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+  constructor(private readonly connection: AmqpConnection) {}
+  // Features declare topology and consumers while modules initialise; connect after that.
+  onApplicationBootstrap() {
+    this.connection.start();
+  }
+  async beforeApplicationShutdown() {
+    await this.connection.drain();
+  }
+  async onApplicationShutdown() {
+    await this.connection.close();
+  }
+}
+
+@Global()
+@Module({})
+export class MessagingModule {
+  static forRoot(): DynamicModule {
+    return {
+      module: MessagingModule,
+      providers: [
+        {
+          provide: AmqpConnection,
+          inject: [APP_NAME, APP_CONFIG, APP_LOGGER, ReadinessRegistry],
+          useFactory: (app: string, config: AmqpConfig, logger: Logger, readiness: ReadinessRegistry) => {
+            const connection = new AmqpConnection(
+              { url: config.AMQP_URL, name: app, prefetch: config.AMQP_PREFETCH },
+              logger.child({ component: 'amqp' }),
+            );
+            readiness.register('rabbitmq', () =>
+              connection.isConnected() ? Promise.resolve() : Promise.reject(new Error('not connected')),
+            );
+            return connection;
+          },
+        },
+        { provide: AmqpLifecycle, inject: [AmqpConnection], useFactory: (c: AmqpConnection) => new AmqpLifecycle(c) },
+      ],
+      exports: [AmqpConnection],
+    };
+  }
+}

@@ -1,0 +1,37 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+
+/**
+ * A message waiting to be published. Written in the same transaction as the change it
+ * announces, so a committed change always gets its message and a rolled-back one never does.
+ * Each app that publishes has this table in its own schema (see `outboxTableSql`).
+ */
+@Entity({ name: 'outbox_messages' })
+@Index('outbox_messages_unpublished', ['id'], { where: 'published_at IS NULL' })
+export class OutboxMessageEntity {
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  id!: string;
+
+  @Column({ name: 'message_id', type: 'text', unique: true })
+  messageId!: string;
+
+  @Column({ type: 'text' })
+  exchange!: string;
+
+  @Column({ name: 'routing_key', type: 'text' })
+  routingKey!: string;
+
+  @Column({ type: 'jsonb' })
+  payload!: unknown;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ name: 'published_at', type: 'timestamptz', nullable: true })
+  publishedAt!: Date | null;
+
+  @Column({ type: 'integer', default: 0 })
+  attempts!: number;
+
+  @Column({ name: 'last_error', type: 'text', nullable: true })
+  lastError!: string | null;
+}

@@ -1,0 +1,88 @@
+import type { Logger } from 'pino';
+import type { DataSource } from 'typeorm';
+import type { AmqpConnection } from '../messaging/amqp-connection';
+import { OutboxRepository } from './outbox.repository';
+
+export interface OutboxRelayOptions {
+  readonly batchSize?: number;
+  /** Pause between polls when the outbox is empty or the broker refused. */
+  readonly idleMs?: number;
+}
+
+/**
+ * Moves committed outbox rows to RabbitMQ. A batch is claimed under a row lock, published with
+ * publisher confirms (many in flight at once), and marked published in the same transaction;
+ * if the broker is down nothing is marked and the rows are retried on the next poll. A crash
+ * between the confirm and the commit republishes the batch: delivery is at least once, and
+ * consumers dedupe on the message id.
+ */
+export class OutboxRelay {
+  private readonly repository = new OutboxRepository();
+  private running = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly amqp: AmqpConnection,
+    private readonly logger: Logger,
+    private readonly options: OutboxRelayOptions = {},
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Finishes the batch in progress, then stops. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+  }
+
+  /** Publishes one batch; returns how many rows were published. */
+  async relayOnce(): Promise<number> {
+    const batchSize = this.options.batchSize ?? 100;
+    return this.dataSource.transaction(async (manager) => {
+      const batch = await this.repository.claimBatch(manager, batchSize);
+      if (batch.length === 0) return 0;
+      const results = await Promise.allSettled(
+        batch.map((m) =>
+          this.amqp.publish(m.exchange, m.routingKey, Buffer.from(JSON.stringify(m.payload)), { messageId: m.messageId }),
+        ),
+      );
+      const published = batch.filter((_, i) => results[i].status === 'fulfilled').map((m) => m.id);
+      const failed = batch.filter((_, i) => results[i].status === 'rejected').map((m) => m.id);
+      await this.repository.markPublished(manager, published);
+      if (failed.length > 0) {
+        const reason = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason as unknown;
+        await this.repository.markFailed(manager, failed, reason instanceof Error ? reason.message : String(reason));
+        this.logger.warn({ failed: failed.length }, 'outbox: broker refused messages; will retry');
+      }
+      return published.length;
+    });
+  }
+
+  private async run(): Promise<void> {
+    const idleMs = this.options.idleMs ?? 250;
+    while (this.running) {
+      let published = 0;
+      try {
+        published = await this.relayOnce();
+      } catch (err) {
+        this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'outbox: relay pass failed');
+      }
+      if (published === 0 && this.running) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, idleMs);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,36 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { HealthController } from './health/health.controller';
+import { ReadinessRegistry } from './health/readiness';
+import { RouteIndex } from './http/route-index';
+
+export const APP_CONFIG = Symbol('APP_CONFIG');
+export const APP_LOGGER = Symbol('APP_LOGGER');
+export const APP_NAME = Symbol('APP_NAME');
+
+export interface PlatformOptions {
+  readonly app: string;
+  readonly config: object;
+  readonly logger: Logger;
+  readonly routes: RouteIndex;
+}
+
+/** What every app gets the same way: its validated config, its logger, probes and readiness. */
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot(options: PlatformOptions): DynamicModule {
+    return {
+      module: PlatformModule,
+      controllers: [HealthController],
+      providers: [
+        ReadinessRegistry,
+        { provide: APP_CONFIG, useValue: options.config },
+        { provide: APP_LOGGER, useValue: options.logger },
+        { provide: APP_NAME, useValue: options.app },
+        { provide: RouteIndex, useValue: options.routes },
+      ],
+      exports: [ReadinessRegistry, APP_CONFIG, APP_LOGGER, APP_NAME, RouteIndex],
+    };
+  }
+}

@@ -1,0 +1,52 @@
+import {
+  Injectable,
+  type CallHandler,
+  type ExecutionContext,
+  type INestApplication,
+  type NestInterceptor,
+} from '@nestjs/common';
+import { Transport, type MicroserviceOptions, type RmqContext } from '@nestjs/microservices';
+import { finalize, type Observable } from 'rxjs';
+
+/**
+ * RPC request queues are durable classic queues: a request is worth nothing after its caller's
+ * timeout (each carries a matching `expiration`), so quorum replication would buy nothing.
+ */
+export const RPC_QUEUE_OPTIONS = { durable: true } as const;
+
+/** Acks an RPC request once its handler has answered (manual acks; a crash redelivers). */
+@Injectable()
+export class RpcAckInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const rmq = context.switchToRpc().getContext<RmqContext>();
+    return next.handle().pipe(
+      finalize(() => {
+        const channel = rmq.getChannelRef() as { ack(msg: unknown): void };
+        try {
+          channel.ack(rmq.getMessage());
+        } catch {
+          // Channel closed meanwhile: the broker redelivers, the caller has timed out already.
+        }
+      }),
+    );
+  }
+}
+
+/** Serves the app's `@MessagePattern` handlers on its RPC queue. */
+export function connectRpcServer(
+  app: INestApplication,
+  config: { AMQP_URL: string; AMQP_PREFETCH: number },
+  queue: string,
+): void {
+  const server = app.connectMicroservice<MicroserviceOptions>({
+    transport: Transport.RMQ,
+    options: {
+      urls: [config.AMQP_URL],
+      queue,
+      queueOptions: RPC_QUEUE_OPTIONS,
+      noAck: false,
+      prefetchCount: config.AMQP_PREFETCH,
+    },
+  });
+  server.useGlobalInterceptors(new RpcAckInterceptor());
+}
