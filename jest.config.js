@@ -15,7 +15,12 @@ const swc = [
 const moduleNameMapper = {
   '^@svc/(contracts|platform|security)$': '<rootDir>/libs/$1/src/index.ts',
 };
-const common = { transform: { '^.+\\.ts$': swc }, moduleNameMapper, testEnvironment: 'node', rootDir: __dirname };
+const common = {
+  transform: { '^.+\\.ts$': swc },
+  moduleNameMapper,
+  testEnvironment: 'node',
+  rootDir: __dirname,
+};
 
 module.exports = {
   projects: [

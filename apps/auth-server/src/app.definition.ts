@@ -1,5 +1,11 @@
 import { APP_SCHEMAS, RPC_QUEUES } from '@svc/contracts';
-import { DatabaseModule, MessagingModule, PlatformModule, RedisModule, type AppDefinition } from '@svc/platform';
+import {
+  DatabaseModule,
+  MessagingModule,
+  PlatformModule,
+  RedisModule,
+  type AppDefinition,
+} from '@svc/platform';
 import { AUTH_SERVER_CONFIG } from './config';
 import { AUTH_SERVER_MIGRATIONS } from './migrations';
 import { SystemModule } from './system/system.module';

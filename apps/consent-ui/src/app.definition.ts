@@ -1,5 +1,11 @@
 import { APP_SCHEMAS } from '@svc/contracts';
-import { DatabaseModule, MessagingModule, PlatformModule, RpcModule, type AppDefinition } from '@svc/platform';
+import {
+  DatabaseModule,
+  MessagingModule,
+  PlatformModule,
+  RpcModule,
+  type AppDefinition,
+} from '@svc/platform';
 import { CONSENT_UI_CONFIG } from './config';
 import { CONSENT_UI_MIGRATIONS } from './migrations';
 
@@ -13,6 +19,11 @@ export const CONSENT_UI: AppDefinition<typeof CONSENT_UI_CONFIG> = {
   formBodies: true,
   rootModule: (platform) => ({
     module: class ConsentUiModule {},
-    imports: [PlatformModule.forRoot(platform), DatabaseModule.forRoot(database), MessagingModule.forRoot(), RpcModule],
+    imports: [
+      PlatformModule.forRoot(platform),
+      DatabaseModule.forRoot(database),
+      MessagingModule.forRoot(),
+      RpcModule,
+    ],
   }),
 };

@@ -10,7 +10,11 @@ import {
 import { SPONSORSHIP_API_MIGRATIONS } from './migrations';
 import { SPONSORSHIP_API_CONFIG } from './config';
 
-const database = { schema: APP_SCHEMAS['sponsorship-api'], entities: [], migrations: SPONSORSHIP_API_MIGRATIONS };
+const database = {
+  schema: APP_SCHEMAS['sponsorship-api'],
+  entities: [],
+  migrations: SPONSORSHIP_API_MIGRATIONS,
+};
 
 /** sponsorship-api: partners' sponsored seats, behind HTTP Basic. */
 export const SPONSORSHIP_API: AppDefinition<typeof SPONSORSHIP_API_CONFIG> = {

@@ -1,9 +1,19 @@
 import { APP_SCHEMAS } from '@svc/contracts';
-import { DatabaseModule, MessagingModule, PlatformModule, RpcModule, type AppDefinition } from '@svc/platform';
+import {
+  DatabaseModule,
+  MessagingModule,
+  PlatformModule,
+  RpcModule,
+  type AppDefinition,
+} from '@svc/platform';
 import { WEBHOOK_DISPATCHER_CONFIG } from './config';
 import { WEBHOOK_DISPATCHER_MIGRATIONS } from './migrations';
 
-const database = { schema: APP_SCHEMAS['webhook-dispatcher'], entities: [], migrations: WEBHOOK_DISPATCHER_MIGRATIONS };
+const database = {
+  schema: APP_SCHEMAS['webhook-dispatcher'],
+  entities: [],
+  migrations: WEBHOOK_DISPATCHER_MIGRATIONS,
+};
 
 /** webhook-dispatcher: a worker; its HTTP port serves only the probes. */
 export const WEBHOOK_DISPATCHER: AppDefinition<typeof WEBHOOK_DISPATCHER_CONFIG> = {
@@ -12,6 +22,11 @@ export const WEBHOOK_DISPATCHER: AppDefinition<typeof WEBHOOK_DISPATCHER_CONFIG>
   database,
   rootModule: (platform) => ({
     module: class WebhookDispatcherModule {},
-    imports: [PlatformModule.forRoot(platform), DatabaseModule.forRoot(database), MessagingModule.forRoot(), RpcModule],
+    imports: [
+      PlatformModule.forRoot(platform),
+      DatabaseModule.forRoot(database),
+      MessagingModule.forRoot(),
+      RpcModule,
+    ],
   }),
 };

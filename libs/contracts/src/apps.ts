@@ -1,5 +1,11 @@
 /** The service's processes. The gateway is nginx; the others are NestJS apps on Fastify. */
-export const NEST_APPS = ['auth-server', 'consent-ui', 'crew-api', 'sponsorship-api', 'webhook-dispatcher'] as const;
+export const NEST_APPS = [
+  'auth-server',
+  'consent-ui',
+  'crew-api',
+  'sponsorship-api',
+  'webhook-dispatcher',
+] as const;
 export type NestAppName = (typeof NEST_APPS)[number];
 
 /** Local default ports (architecture.md). Every app reads `PORT`; these are the fall-backs. */

@@ -23,7 +23,12 @@ export const AUTH_PING: RpcContract<AuthPingRequest, AuthPingResponse> = {
     return { from: input.from };
   },
   parseResponse(input) {
-    if (!isRecord(input) || input.app !== 'auth-server' || typeof input.from !== 'string' || typeof input.at !== 'string') {
+    if (
+      !isRecord(input) ||
+      input.app !== 'auth-server' ||
+      typeof input.from !== 'string' ||
+      typeof input.at !== 'string'
+    ) {
       throw new ContractViolation('auth.ping response', 'expected {app, from, at}');
     }
     return { app: 'auth-server', from: input.from, at: input.at };

@@ -42,9 +42,16 @@ export async function serveApp<S extends ConfigSpec>(definition: AppDefinition<S
       mapDomainError: definition.mapDomainError,
       formBodies: definition.formBodies,
     };
-    const app = await createHttpApp(definition.rootModule({ app: definition.name, config, logger, routes }), httpOptions);
+    const app = await createHttpApp(
+      definition.rootModule({ app: definition.name, config, logger, routes }),
+      httpOptions,
+    );
     if (definition.rpcQueue && base.AMQP_URL && base.AMQP_PREFETCH) {
-      connectRpcServer(app, { AMQP_URL: base.AMQP_URL, AMQP_PREFETCH: base.AMQP_PREFETCH }, definition.rpcQueue);
+      connectRpcServer(
+        app,
+        { AMQP_URL: base.AMQP_URL, AMQP_PREFETCH: base.AMQP_PREFETCH },
+        definition.rpcQueue,
+      );
     }
     await runHttpApp(app, httpOptions);
   } catch (err) {
@@ -56,12 +63,17 @@ export async function serveApp<S extends ConfigSpec>(definition: AppDefinition<S
 const CLI_USAGE = 'usage: cli.js migrate | migrate:revert | seed';
 
 /** `cli.js migrate|migrate:revert|seed`: what the migrations Job and `npm start` run before serving. */
-export async function runAppCli<S extends ConfigSpec>(definition: AppDefinition<S>, argv: readonly string[]): Promise<void> {
+export async function runAppCli<S extends ConfigSpec>(
+  definition: AppDefinition<S>,
+  argv: readonly string[],
+): Promise<void> {
   const command = argv[0];
   const spec = { APP_ENV: BASE_CONFIG.APP_ENV, LOG_LEVEL: BASE_CONFIG.LOG_LEVEL, ...DATABASE_CONFIG };
   // Seeding may need any of the app's settings; migrating needs only the database.
   const seedSpec = { ...definition.config, PORT: int('not used by the CLI', { default: '0', min: 0 }) };
-  const config = loadConfigOrExit(definition.name, command === 'seed' ? seedSpec : spec) as ConfigOf<typeof spec>;
+  const config = loadConfigOrExit(definition.name, command === 'seed' ? seedSpec : spec) as ConfigOf<
+    typeof spec
+  >;
   const logger = createLogger(definition.name, config.LOG_LEVEL);
   try {
     switch (command) {
@@ -71,7 +83,13 @@ export async function runAppCli<S extends ConfigSpec>(definition: AppDefinition<
           logger.info(`${definition.name} owns no tables`);
           return;
         }
-        await runMigrations(definition.name, config, definition.database, logger, command === 'migrate' ? 'up' : 'down');
+        await runMigrations(
+          definition.name,
+          config,
+          definition.database,
+          logger,
+          command === 'migrate' ? 'up' : 'down',
+        );
         return;
       case 'seed':
         if (config.APP_ENV !== 'sandbox') {

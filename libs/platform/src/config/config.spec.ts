@@ -1,6 +1,18 @@
-import { BASE_CONFIG, ConfigError, DATABASE_CONFIG, durationList, int, loadConfig, parseDuration } from './config';
+import {
+  BASE_CONFIG,
+  ConfigError,
+  DATABASE_CONFIG,
+  durationList,
+  int,
+  loadConfig,
+  parseDuration,
+} from './config';
 
-const spec = { ...BASE_CONFIG, ...DATABASE_CONFIG, RETRIES: durationList('retry schedule', { default: '1m,5m' }) };
+const spec = {
+  ...BASE_CONFIG,
+  ...DATABASE_CONFIG,
+  RETRIES: durationList('retry schedule', { default: '1m,5m' }),
+};
 
 describe('loadConfig', () => {
   const valid = { PORT: '3002', DATABASE_URL: 'postgres://u:p@localhost:5432/db' };
@@ -27,11 +39,15 @@ describe('loadConfig', () => {
   });
 
   it('has no sandbox defaults in production', () => {
-    expect(() => loadConfig(spec, { ...valid, APP_ENV: 'production' })).toThrow(/PUBLIC_BASE_URL is required/);
+    expect(() => loadConfig(spec, { ...valid, APP_ENV: 'production' })).toThrow(
+      /PUBLIC_BASE_URL is required/,
+    );
   });
 
   it('rejects an unknown APP_ENV', () => {
-    expect(() => loadConfig(spec, { ...valid, APP_ENV: 'staging' })).toThrow(/APP_ENV must be one of sandbox, production/);
+    expect(() => loadConfig(spec, { ...valid, APP_ENV: 'staging' })).toThrow(
+      /APP_ENV must be one of sandbox, production/,
+    );
   });
 
   it('enforces integer ranges', () => {

@@ -58,7 +58,10 @@ export function url(description: string, protocols: readonly string[], d: Defaul
   };
 }
 
-export function int(description: string, opts: Defaults & { min?: number; max?: number } = {}): VarSpec<number> {
+export function int(
+  description: string,
+  opts: Defaults & { min?: number; max?: number } = {},
+): VarSpec<number> {
   return {
     description,
     parse(raw, env) {
@@ -72,12 +75,17 @@ export function int(description: string, opts: Defaults & { min?: number; max?: 
   };
 }
 
-export function oneOf<const T extends string>(description: string, values: readonly T[], d: Defaults = {}): VarSpec<T> {
+export function oneOf<const T extends string>(
+  description: string,
+  values: readonly T[],
+  d: Defaults = {},
+): VarSpec<T> {
   return {
     description,
     parse(raw, env) {
       const value = required(withDefault(raw, env, d));
-      if (!(values as readonly string[]).includes(value)) throw new Error(`must be one of ${values.join(', ')}`);
+      if (!(values as readonly string[]).includes(value))
+        throw new Error(`must be one of ${values.join(', ')}`);
       return value as T;
     },
   };
@@ -100,7 +108,9 @@ export function durationList(description: string, d: Defaults = {}): VarSpec<num
   return {
     description,
     parse(raw, env) {
-      const parts = required(withDefault(raw, env, d)).split(',').filter((p) => p.trim() !== '');
+      const parts = required(withDefault(raw, env, d))
+        .split(',')
+        .filter((p) => p.trim() !== '');
       if (parts.length === 0) throw new Error('must list at least one duration');
       return parts.map(parseDuration);
     },
@@ -108,25 +118,44 @@ export function durationList(description: string, d: Defaults = {}): VarSpec<num
 }
 
 export type ConfigSpec = Record<string, VarSpec<unknown>>;
-export type ConfigOf<S extends ConfigSpec> = { readonly [K in keyof S]: S[K] extends VarSpec<infer T> ? T : never };
+export type ConfigOf<S extends ConfigSpec> = {
+  readonly [K in keyof S]: S[K] extends VarSpec<infer T> ? T : never;
+};
 
 /** Variables every app reads. */
 export const BASE_CONFIG = {
-  APP_ENV: oneOf('sandbox or production; production seeds nothing and has no default secrets', ['sandbox', 'production'] as const, {
-    default: 'sandbox',
-  }),
+  APP_ENV: oneOf(
+    'sandbox or production; production seeds nothing and has no default secrets',
+    ['sandbox', 'production'] as const,
+    {
+      default: 'sandbox',
+    },
+  ),
   PORT: int('HTTP port of the app', { min: 1, max: 65535 }),
-  LOG_LEVEL: oneOf('pino log level', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
-    default: 'info',
+  LOG_LEVEL: oneOf(
+    'pino log level',
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+    {
+      default: 'info',
+    },
+  ),
+  PUBLIC_BASE_URL: url('base URL partners use (the gateway)', ['http', 'https'], {
+    sandboxDefault: 'http://localhost:8080',
   }),
-  PUBLIC_BASE_URL: url('base URL partners use (the gateway)', ['http', 'https'], { sandboxDefault: 'http://localhost:8080' }),
-  DOCS_URL: url('base of the error documentation; Problem types are {DOCS_URL}/errors/<code>', ['http', 'https'], {
-    sandboxDefault: 'http://localhost:8080/docs',
-  }),
-  SHUTDOWN_DELAY_MS: int('after SIGTERM, time readiness reports "draining" before the server stops accepting', {
-    default: '0',
-    min: 0,
-  }),
+  DOCS_URL: url(
+    'base of the error documentation; Problem types are {DOCS_URL}/errors/<code>',
+    ['http', 'https'],
+    {
+      sandboxDefault: 'http://localhost:8080/docs',
+    },
+  ),
+  SHUTDOWN_DELAY_MS: int(
+    'after SIGTERM, time readiness reports "draining" before the server stops accepting',
+    {
+      default: '0',
+      min: 0,
+    },
+  ),
   SHUTDOWN_TIMEOUT_MS: int('hard ceiling on a graceful shutdown', { default: '25000', min: 1000 }),
 } satisfies ConfigSpec;
 
@@ -137,13 +166,18 @@ export const DATABASE_CONFIG = {
 
 export const REDIS_CONFIG = {
   REDIS_URL: url('Redis connection URL', ['redis', 'rediss']),
-  REDIS_KEY_PREFIX: optionalStr('prefix of every Redis key (isolates environments sharing one Redis)', { default: '' }),
+  REDIS_KEY_PREFIX: optionalStr('prefix of every Redis key (isolates environments sharing one Redis)', {
+    default: '',
+  }),
 } satisfies ConfigSpec;
 
 export const AMQP_CONFIG = {
   AMQP_URL: url('RabbitMQ connection URL (the vhost isolates environments)', ['amqp', 'amqps']),
   AMQP_PREFETCH: int('unacknowledged messages per consumer', { default: '20', min: 1, max: 1000 }),
-  RPC_TIMEOUT_MS: int('how long an app waits for another app to answer over RPC', { default: '3000', min: 100 }),
+  RPC_TIMEOUT_MS: int('how long an app waits for another app to answer over RPC', {
+    default: '3000',
+    min: 100,
+  }),
 } satisfies ConfigSpec;
 
 export function loadConfig<S extends ConfigSpec>(spec: S, env: NodeJS.ProcessEnv): ConfigOf<S> {

@@ -22,7 +22,11 @@ export interface DatabaseOptions {
  * One pool per process, confined to the app's schema. Migrations are run by the app's CLI (a
  * Kubernetes Job in production), never by `synchronize`, and never on boot of a serving replica.
  */
-export function dataSourceOptions(app: string, config: DatabaseConfig, options: DatabaseOptions): DataSourceOptions {
+export function dataSourceOptions(
+  app: string,
+  config: DatabaseConfig,
+  options: DatabaseOptions,
+): DataSourceOptions {
   return {
     type: 'postgres',
     url: config.DATABASE_URL,
@@ -82,4 +86,3 @@ export class DatabaseModule {
     };
   }
 }
-

@@ -22,13 +22,18 @@ export async function runMigrations(
     await runner.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
     if (direction === 'up') {
       const applied = await dataSource.runMigrations({ transaction: 'each' });
-      logger.info({ schema: options.schema, applied: applied.map((m) => m.name) }, `${app}: migrations up to date`);
+      logger.info(
+        { schema: options.schema, applied: applied.map((m) => m.name) },
+        `${app}: migrations up to date`,
+      );
     } else {
       await dataSource.undoLastMigration({ transaction: 'each' });
       logger.info({ schema: options.schema }, `${app}: last migration reverted`);
     }
   } finally {
-    await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${options.schema}`]).catch(() => undefined);
+    await runner
+      .query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${options.schema}`])
+      .catch(() => undefined);
     await runner.release();
     await dataSource.destroy();
   }

@@ -17,6 +17,9 @@ export class HealthController {
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     const report = await this.readiness.report();
     reply.status(report.ready ? 200 : 503).header('cache-control', 'no-store');
-    return { status: report.ready ? 'ready' : report.draining ? 'draining' : 'not_ready', checks: report.checks };
+    return {
+      status: report.ready ? 'ready' : report.draining ? 'draining' : 'not_ready',
+      checks: report.checks,
+    };
   }
 }

@@ -29,12 +29,16 @@ export interface HttpAppOptions {
  * Builds a Nest app on Fastify with the platform's HTTP behaviour: request ids, JSON logs per
  * request, Problem Details for every error, 404/405 for unknown routes, 413/415 for bodies.
  */
-export async function createHttpApp(module: unknown, options: HttpAppOptions): Promise<NestFastifyApplication> {
+export async function createHttpApp(
+  module: unknown,
+  options: HttpAppOptions,
+): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     logger: false,
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
     trustProxy: true,
-    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => pickRequestId(req.headers['x-request-id']),
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) =>
+      pickRequestId(req.headers['x-request-id']),
     // While closing, answer new requests on kept-alive sockets with 503 instead of hanging them.
     return503OnClosing: true,
     forceCloseConnections: 'idle',
@@ -60,9 +64,13 @@ export async function createHttpApp(module: unknown, options: HttpAppOptions): P
   // A JSON API refuses text/plain bodies with 415 rather than handing controllers a string.
   fastify.removeContentTypeParser('text/plain');
   if (options.formBodies) {
-    fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)));
-    });
+    fastify.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string' },
+      (_req, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(body as string)));
+      },
+    );
   }
 
   const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {

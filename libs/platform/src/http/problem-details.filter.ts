@@ -27,7 +27,10 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       this.mapDomainError,
     );
     if (logAsError) {
-      this.logger.error({ err: exception, method: request.method, path }, 'request failed with an unexpected error');
+      this.logger.error(
+        { err: exception, method: request.method, path },
+        'request failed with an unexpected error',
+      );
     }
     if (reply.sent) return;
     reply.status(problem.status);

@@ -1,4 +1,10 @@
-import { PROBLEM_CONTENT_TYPE, PROBLEMS, problemType, type ProblemBody, type ProblemCode } from '@svc/contracts';
+import {
+  PROBLEM_CONTENT_TYPE,
+  PROBLEMS,
+  problemType,
+  type ProblemBody,
+  type ProblemCode,
+} from '@svc/contracts';
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { ApiProblem, DependencyUnavailableError } from './problem';
 import type { RouteIndex } from './route-index';
@@ -12,13 +18,26 @@ export interface ProblemContext {
   readonly requestId: string;
 }
 
-const PG_CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P03', '08000', '08001', '08003', '08006']);
+const PG_CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  '57P01',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+]);
 
 function isDatabaseUnreachable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && PG_CONNECTION_CODES.has(code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(error.message);
+  return /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(
+    error.message,
+  );
 }
 
 /** Fastify raises these before a controller runs (body parsing, limits). */
@@ -28,7 +47,10 @@ function fromFastifyError(error: unknown): ApiProblem | undefined {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiProblem('payload_too_large', 'The request body exceeds the size limit of this endpoint.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiProblem('unsupported_media_type', 'This endpoint does not accept the request Content-Type.');
+      return new ApiProblem(
+        'unsupported_media_type',
+        'This endpoint does not accept the request Content-Type.',
+      );
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -83,7 +105,10 @@ export function toProblem(
   if (mapped) return { problem: mapped, logAsError: false };
   if (error instanceof DependencyUnavailableError) {
     return {
-      problem: new ApiProblem('service_unavailable', 'A dependency of this service is unavailable; retry with backoff.'),
+      problem: new ApiProblem(
+        'service_unavailable',
+        'A dependency of this service is unavailable; retry with backoff.',
+      ),
       logAsError: false,
     };
   }

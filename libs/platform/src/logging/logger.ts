@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import { currentRequestId } from './request-context';
 
 /** Never written to a log line, wherever they appear. */
@@ -30,20 +30,23 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-export function createLogger(app: string, level: string): Logger {
-  return pino({
-    level,
-    base: { app },
-    messageKey: 'msg',
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    // The request id rides on every line logged while a request or message is being handled.
-    mixin() {
-      const requestId = currentRequestId();
-      return requestId ? { request_id: requestId } : {};
+export function createLogger(app: string, level: string, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { app },
+      messageKey: 'msg',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      // The request id rides on every line logged while a request or message is being handled.
+      mixin() {
+        const requestId = currentRequestId();
+        return requestId ? { request_id: requestId } : {};
+      },
     },
-  });
+    destination,
+  );
 }
 
 /** Lets Nest's own messages (module init, route mapping, errors) go through the same JSON logger. */

@@ -50,6 +50,8 @@ export interface AmqpConnectionOptions {
   readonly maxBackoffMs?: number;
   /** How long `publish` waits for a connection before giving up. */
   readonly publishWaitMs?: number;
+  /** How long `publish` waits for the broker's confirm; a lost connection may never send one. */
+  readonly confirmTimeoutMs?: number;
 }
 
 /**
@@ -113,20 +115,39 @@ export class AmqpConnection {
   }
 
   /** Publishes a persistent message and waits for the broker's confirm. */
-  async publish(exchange: string, routingKey: string, content: Buffer, options: PublishOptions = {}): Promise<void> {
+  async publish(
+    exchange: string,
+    routingKey: string,
+    content: Buffer,
+    options: PublishOptions = {},
+  ): Promise<void> {
     await this.waitUntilConnected(this.options.publishWaitMs ?? 2000);
     const channel = this.publishChannel;
     if (!channel) throw new BrokerUnavailableError('no channel');
     await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new BrokerUnavailableError('no publisher confirm in time')),
+        this.options.confirmTimeoutMs ?? 5000,
+      );
       try {
         channel.publish(
           exchange,
           routingKey,
           content,
-          { persistent: true, contentType: 'application/json', timestamp: Math.floor(Date.now() / 1000), ...options },
-          (err) => (err ? reject(new BrokerUnavailableError(String(err))) : resolve()),
+          {
+            persistent: true,
+            contentType: 'application/json',
+            timestamp: Math.floor(Date.now() / 1000),
+            ...options,
+          },
+          (err) => {
+            clearTimeout(timer);
+            if (err) reject(new BrokerUnavailableError(String(err)));
+            else resolve();
+          },
         );
       } catch (err) {
+        clearTimeout(timer);
         reject(new BrokerUnavailableError(err instanceof Error ? err.message : String(err)));
       }
     });
@@ -180,12 +201,16 @@ export class AmqpConnection {
         heartbeat: 15,
         timeout: 5000,
       });
-      connection.on('error', (err: Error) => this.logger.warn({ err: err.message }, 'RabbitMQ connection error'));
+      connection.on('error', (err: Error) =>
+        this.logger.warn({ err: err.message }, 'RabbitMQ connection error'),
+      );
       connection.on('close', () => this.onConnectionLost());
       this.connection = connection;
       for (const setup of this.topology) await this.withChannel(setup);
       const publishChannel = await connection.createConfirmChannel();
-      publishChannel.on('error', (err: Error) => this.logger.warn({ err: err.message }, 'RabbitMQ publish channel error'));
+      publishChannel.on('error', (err: Error) =>
+        this.logger.warn({ err: err.message }, 'RabbitMQ publish channel error'),
+      );
       publishChannel.on('close', () => {
         if (this.publishChannel === publishChannel) this.publishChannel = undefined;
         if (this.connection === connection && !this.closing) void this.reopenPublishChannel(connection);
@@ -244,7 +269,9 @@ export class AmqpConnection {
   private async attachConsumer(registration: ConsumerRegistration): Promise<void> {
     if (!this.connection || this.draining) return;
     const channel = await this.connection.createChannel();
-    channel.on('error', (err: Error) => this.logger.warn({ err: err.message, queue: registration.queue }, 'consumer channel error'));
+    channel.on('error', (err: Error) =>
+      this.logger.warn({ err: err.message, queue: registration.queue }, 'consumer channel error'),
+    );
     await channel.prefetch(registration.options.prefetch ?? this.options.prefetch);
     registration.channel = channel;
     const { consumerTag } = await channel.consume(
@@ -260,7 +287,11 @@ export class AmqpConnection {
     registration.consumerTag = consumerTag;
   }
 
-  private async handle(channel: amqp.Channel, registration: ConsumerRegistration, msg: amqp.ConsumeMessage): Promise<void> {
+  private async handle(
+    channel: amqp.Channel,
+    registration: ConsumerRegistration,
+    msg: amqp.ConsumeMessage,
+  ): Promise<void> {
     try {
       await registration.handler({
         content: msg.content,
@@ -273,7 +304,10 @@ export class AmqpConnection {
     } catch (err) {
       // A first failure is retried once at once (a transient error); a second goes to the
       // queue's dead-letter exchange, if it has one, instead of spinning forever.
-      this.logger.error({ err, queue: registration.queue, redelivered: msg.fields.redelivered }, 'message handler failed');
+      this.logger.error(
+        { err, queue: registration.queue, redelivered: msg.fields.redelivered },
+        'message handler failed',
+      );
       try {
         channel.nack(msg, false, !msg.fields.redelivered);
       } catch {

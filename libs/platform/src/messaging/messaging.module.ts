@@ -52,7 +52,11 @@ export class MessagingModule {
             return connection;
           },
         },
-        { provide: AmqpLifecycle, inject: [AmqpConnection], useFactory: (c: AmqpConnection) => new AmqpLifecycle(c) },
+        {
+          provide: AmqpLifecycle,
+          inject: [AmqpConnection],
+          useFactory: (c: AmqpConnection) => new AmqpLifecycle(c),
+        },
       ],
       exports: [AmqpConnection],
     };

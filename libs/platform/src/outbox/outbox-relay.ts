@@ -50,15 +50,22 @@ export class OutboxRelay {
       if (batch.length === 0) return 0;
       const results = await Promise.allSettled(
         batch.map((m) =>
-          this.amqp.publish(m.exchange, m.routingKey, Buffer.from(JSON.stringify(m.payload)), { messageId: m.messageId }),
+          this.amqp.publish(m.exchange, m.routingKey, Buffer.from(JSON.stringify(m.payload)), {
+            messageId: m.messageId,
+          }),
         ),
       );
       const published = batch.filter((_, i) => results[i].status === 'fulfilled').map((m) => m.id);
       const failed = batch.filter((_, i) => results[i].status === 'rejected').map((m) => m.id);
       await this.repository.markPublished(manager, published);
       if (failed.length > 0) {
-        const reason = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason as unknown;
-        await this.repository.markFailed(manager, failed, reason instanceof Error ? reason.message : String(reason));
+        const reason = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
+          ?.reason as unknown;
+        await this.repository.markFailed(
+          manager,
+          failed,
+          reason instanceof Error ? reason.message : String(reason),
+        );
         this.logger.warn({ failed: failed.length }, 'outbox: broker refused messages; will retry');
       }
       return published.length;
@@ -72,7 +79,10 @@ export class OutboxRelay {
       try {
         published = await this.relayOnce();
       } catch (err) {
-        this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'outbox: relay pass failed');
+        this.logger.warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          'outbox: relay pass failed',
+        );
       }
       if (published === 0 && this.running) {
         await new Promise<void>((resolve) => {

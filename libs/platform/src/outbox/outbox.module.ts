@@ -1,4 +1,9 @@
-import { Module, type DynamicModule, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Module,
+  type DynamicModule,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AmqpConnection } from '../messaging/amqp-connection';
@@ -30,7 +35,11 @@ export class OutboxModule {
           useFactory: (ds: DataSource, amqp: AmqpConnection, logger: Logger) =>
             new OutboxRelay(ds, amqp, logger.child({ component: 'outbox' })),
         },
-        { provide: OutboxRelayLifecycle, inject: [OutboxRelay], useFactory: (r: OutboxRelay) => new OutboxRelayLifecycle(r) },
+        {
+          provide: OutboxRelayLifecycle,
+          inject: [OutboxRelay],
+          useFactory: (r: OutboxRelay) => new OutboxRelayLifecycle(r),
+        },
       ],
       exports: [OutboxRepository, OutboxRelay],
     };

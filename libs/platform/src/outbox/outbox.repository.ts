@@ -38,7 +38,13 @@ export class OutboxRepository {
       .setLock('pessimistic_write')
       .setOnLocked('skip_locked')
       .getMany();
-    return rows.map((r) => ({ id: r.id, messageId: r.messageId, exchange: r.exchange, routingKey: r.routingKey, payload: r.payload }));
+    return rows.map((r) => ({
+      id: r.id,
+      messageId: r.messageId,
+      exchange: r.exchange,
+      routingKey: r.routingKey,
+      payload: r.payload,
+    }));
   }
 
   async markPublished(manager: EntityManager, ids: readonly string[]): Promise<void> {

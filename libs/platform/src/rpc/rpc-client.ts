@@ -13,7 +13,9 @@ export class RpcRemoteError extends Error {
     readonly pattern: string,
     readonly remote: unknown,
   ) {
-    super(`${pattern} failed: ${typeof remote === 'object' && remote !== null ? JSON.stringify(remote) : String(remote)}`);
+    super(
+      `${pattern} failed: ${typeof remote === 'object' && remote !== null ? JSON.stringify(remote) : String(remote)}`,
+    );
     this.name = 'RpcRemoteError';
   }
 }
@@ -30,11 +32,19 @@ export class RpcClient implements OnApplicationShutdown {
 
   constructor(@Inject(APP_CONFIG) private readonly config: AmqpConfig) {}
 
-  async call<Req, Res>(contract: RpcContract<Req, Res>, payload: Req, timeoutMs = this.config.RPC_TIMEOUT_MS): Promise<Res> {
-    const record = new RmqRecordBuilder(payload).setOptions({ expiration: String(timeoutMs), persistent: false }).build();
+  async call<Req, Res>(
+    contract: RpcContract<Req, Res>,
+    payload: Req,
+    timeoutMs = this.config.RPC_TIMEOUT_MS,
+  ): Promise<Res> {
+    const record = new RmqRecordBuilder(payload)
+      .setOptions({ expiration: String(timeoutMs), persistent: false })
+      .build();
     let raw: unknown;
     try {
-      raw = await firstValueFrom(this.client(contract.queue).send(contract.pattern, record).pipe(timeout(timeoutMs)));
+      raw = await firstValueFrom(
+        this.client(contract.queue).send(contract.pattern, record).pipe(timeout(timeoutMs)),
+      );
     } catch (err) {
       if (err instanceof TimeoutError) throw new DependencyUnavailableError(contract.queue, err);
       if (err instanceof Error) throw new DependencyUnavailableError(contract.queue, err);

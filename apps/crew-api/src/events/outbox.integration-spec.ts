@@ -1,0 +1,179 @@
+import { randomBytes } from 'node:crypto';
+import { CREW_EVENTS_EXCHANGE } from '@svc/contracts';
+import {
+  AmqpConnection,
+  createLogger,
+  dataSourceOptions,
+  OutboxMessageEntity,
+  OutboxRelay,
+  OutboxRepository,
+} from '@svc/platform';
+import * as amqp from 'amqplib';
+import { DataSource } from 'typeorm';
+import { TcpProxy } from '../../../../test/integration/support/tcp-proxy';
+import { eventually, testServices } from '../../../../test/integration/support/services';
+
+/**
+ * The outbox of record events, against real PostgreSQL and RabbitMQ: a change and its event
+ * commit together or not at all, and each committed event reaches the broker.
+ */
+const services = testServices();
+const logger = createLogger('outbox-test', 'silent');
+const repository = new OutboxRepository();
+let dataSource: DataSource;
+let inspector: amqp.ChannelModel;
+let channel: amqp.Channel;
+let routingKey: string;
+let queue: string;
+const running: { relay: OutboxRelay; connection: AmqpConnection }[] = [];
+
+beforeAll(async () => {
+  dataSource = new DataSource(
+    dataSourceOptions(
+      'outbox-test',
+      { DATABASE_URL: services.databaseUrl, DATABASE_POOL_SIZE: 6 },
+      {
+        schema: 'crew',
+        entities: [OutboxMessageEntity],
+        migrations: [],
+      },
+    ),
+  );
+  await dataSource.initialize();
+  inspector = await amqp.connect(services.amqpUrl);
+  channel = await inspector.createChannel();
+  await channel.assertExchange(CREW_EVENTS_EXCHANGE, 'topic', { durable: true });
+});
+
+afterAll(async () => {
+  await inspector.close();
+  await dataSource.destroy();
+});
+
+beforeEach(async () => {
+  await dataSource.query('DELETE FROM crew.outbox_messages');
+  routingKey = `test.outbox.${randomBytes(6).toString('hex')}`;
+  queue = (await channel.assertQueue('', { exclusive: true })).queue;
+  await channel.bindQueue(queue, CREW_EVENTS_EXCHANGE, routingKey);
+});
+
+afterEach(async () => {
+  await Promise.all(
+    running.splice(0).map(async ({ relay, connection }) => {
+      await relay.stop();
+      await connection.close();
+    }),
+  );
+});
+
+async function startRelay(amqpUrl = services.amqpUrl, start = true) {
+  const connection = new AmqpConnection(
+    {
+      url: amqpUrl,
+      name: 'outbox-test',
+      prefetch: 10,
+      minBackoffMs: 50,
+      maxBackoffMs: 200,
+      publishWaitMs: 300,
+    },
+    logger,
+  );
+  connection.start();
+  const relay = new OutboxRelay(dataSource, connection, logger, { batchSize: 25, idleMs: 50 });
+  running.push({ relay, connection });
+  if (start) relay.start();
+  return { relay, connection };
+}
+
+async function writeEvents(count: number, options: { rollback?: boolean } = {}): Promise<string[]> {
+  const ids = Array.from({ length: count }, () => `evt_${randomBytes(9).toString('base64url')}`);
+  await dataSource.transaction(async (manager) => {
+    for (const messageId of ids) {
+      await repository.add(manager, {
+        messageId,
+        exchange: CREW_EVENTS_EXCHANGE,
+        routingKey,
+        payload: { id: messageId },
+      });
+    }
+    if (options.rollback) throw new Error('the record change failed');
+  });
+  return ids;
+}
+
+/** Everything in the test queue, once it has been quiet for a moment. */
+async function received(quietMs = 400): Promise<amqp.GetMessage[]> {
+  const messages: amqp.GetMessage[] = [];
+  let quietSince = Date.now();
+  while (Date.now() - quietSince < quietMs) {
+    const msg = await channel.get(queue, { noAck: true });
+    if (msg) {
+      messages.push(msg);
+      quietSince = Date.now();
+    } else {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return messages;
+}
+
+async function unpublished(): Promise<number> {
+  const [row] = await dataSource.query<{ n: string }[]>(
+    'SELECT count(*) AS n FROM crew.outbox_messages WHERE published_at IS NULL',
+  );
+  return Number(row.n);
+}
+
+describe('transactional outbox', () => {
+  it('publishes nothing for a rolled-back transaction', async () => {
+    await expect(writeEvents(3, { rollback: true })).rejects.toThrow('the record change failed');
+    const { relay, connection } = await startRelay(services.amqpUrl, false);
+    await connection.waitUntilConnected(5000);
+    await expect(relay.relayOnce()).resolves.toBe(0);
+    const [row] = await dataSource.query<{ n: string }[]>('SELECT count(*) AS n FROM crew.outbox_messages');
+    expect(Number(row.n)).toBe(0);
+    expect(await received()).toHaveLength(0);
+  });
+
+  it('publishes a committed message once, persistent, with its id, even with two relays running', async () => {
+    await startRelay();
+    await startRelay();
+    const ids = (await Promise.all(Array.from({ length: 8 }, () => writeEvents(25)))).flat();
+    await eventually(async () => ((await unpublished()) === 0 ? true : undefined), 15_000);
+    const messages = await received();
+    const seen = messages.map((m) => m.properties.messageId as string);
+    expect(seen).toHaveLength(ids.length);
+    expect(new Set(seen)).toEqual(new Set(ids));
+    expect(messages.every((m) => m.properties.deliveryMode === 2)).toBe(true);
+    expect(JSON.parse(messages[0].content.toString())).toEqual({ id: seen[0] });
+    const [row] = await dataSource.query<{ max: number }[]>(
+      'SELECT max(attempts) AS max FROM crew.outbox_messages',
+    );
+    expect(row.max).toBe(1);
+  });
+
+  it('keeps messages committed while RabbitMQ is unreachable and publishes them when it returns', async () => {
+    const target = new URL(services.amqpUrl);
+    const proxy = new TcpProxy(target.hostname, Number(target.port || 5672));
+    await proxy.start();
+    const viaProxy = new URL(services.amqpUrl);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    try {
+      const { connection } = await startRelay(viaProxy.toString());
+      await connection.waitUntilConnected(5000);
+      await proxy.cut();
+      const ids = await writeEvents(5);
+      await new Promise((r) => setTimeout(r, 1200));
+      expect(await unpublished()).toBe(5);
+      expect(await received(100)).toHaveLength(0);
+
+      await proxy.restore();
+      await eventually(async () => ((await unpublished()) === 0 ? true : undefined), 15_000);
+      const seen = (await received()).map((m) => m.properties.messageId as string);
+      expect(new Set(seen)).toEqual(new Set(ids));
+    } finally {
+      await proxy.stop();
+    }
+  });
+});
