@@ -1,0 +1,44 @@
+import { chmod, cp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** The directories nginx writes temporary files to, relative to its prefix (see nginx-config.ts). */
+export const NGINX_TEMP_DIRS = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'] as const;
+
+/**
+ * Lays out an nginx prefix directory: `nginx.conf`, `temp/*` and `html/` (a copy of `staticDir`).
+ *
+ * When nginx starts as root its workers run as `nobody`; they must be able to traverse the prefix
+ * and read `html/`, so those are world-readable. nginx itself hands the temp directories to its
+ * worker user at start-up.
+ */
+export async function writeGatewayBundle(
+  outDir: string,
+  nginxConf: string,
+  staticDir: string,
+): Promise<void> {
+  await mkdir(outDir, { recursive: true });
+  await chmod(outDir, 0o755);
+
+  await mkdir(join(outDir, 'temp'), { recursive: true, mode: 0o755 });
+  await chmod(join(outDir, 'temp'), 0o755);
+  for (const dir of NGINX_TEMP_DIRS) {
+    await mkdir(join(outDir, 'temp', dir), { recursive: true, mode: 0o700 });
+  }
+
+  const html = join(outDir, 'html');
+  await rm(html, { recursive: true, force: true });
+  await cp(staticDir, html, { recursive: true });
+  await makeReadable(html);
+
+  await writeFile(join(outDir, 'nginx.conf'), nginxConf, { mode: 0o644 });
+  await chmod(join(outDir, 'nginx.conf'), 0o644);
+}
+
+async function makeReadable(dir: string): Promise<void> {
+  await chmod(dir, 0o755);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) await makeReadable(path);
+    else await chmod(path, 0o644);
+  }
+}

@@ -1,0 +1,197 @@
+import { DEFAULT_PORTS, type NestAppName } from '@svc/contracts';
+
+/** The apps the gateway proxies to; each has an `<APP>_UPSTREAMS` variable. */
+export const UPSTREAM_APPS = ['auth-server', 'consent-ui', 'crew-api', 'sponsorship-api'] as const;
+export type UpstreamApp = (typeof UPSTREAM_APPS)[number] & NestAppName;
+
+export type AppEnv = 'sandbox' | 'production';
+
+/** Everything the renderer needs besides the route table. Values are already validated. */
+export interface GatewayOptions {
+  readonly appEnv: AppEnv;
+  /** As nginx's `listen` wants it: an IPv4 address, a host name, or a bracketed IPv6 address. */
+  readonly listenHost: string;
+  readonly port: number;
+  /** Base of every Problem `type`, without a trailing slash. */
+  readonly docsUrl: string;
+  /** `host:port` entries per app, at least one each. */
+  readonly upstreams: Readonly<Record<UpstreamApp, readonly string[]>>;
+  readonly connectTimeoutMs: number;
+  readonly readTimeoutMs: number;
+  readonly workerProcesses: number | 'auto';
+}
+
+export type GatewayEnv = Readonly<Record<string, string | undefined>>;
+
+/** A bad environment value; `variable` names it so the operator knows what to fix. */
+export class GatewayConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    reason: string,
+  ) {
+    super(`${variable} ${reason}`);
+    this.name = 'GatewayConfigError';
+  }
+}
+
+export function upstreamEnvName(app: UpstreamApp): string {
+  return `${app.toUpperCase().replace(/-/g, '_')}_UPSTREAMS`;
+}
+
+/** nginx refuses connect timeouts above 75 s (the kernel's SYN retries end about there anyway). */
+const MAX_CONNECT_TIMEOUT_MS = 75_000;
+
+const HOST_NAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+const IPV6 = /^[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*$/;
+
+/**
+ * Reads and validates the gateway's environment. Unset or empty variables take their defaults;
+ * any other bad value throws a GatewayConfigError naming the variable.
+ */
+export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
+  const get = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+
+  const appEnvRaw = get('APP_ENV') ?? 'sandbox';
+  if (appEnvRaw !== 'sandbox' && appEnvRaw !== 'production') {
+    throw new GatewayConfigError(
+      'APP_ENV',
+      `must be "sandbox" or "production" (got ${JSON.stringify(appEnvRaw)})`,
+    );
+  }
+
+  const port = parsePort('GATEWAY_PORT', get('GATEWAY_PORT') ?? String(DEFAULT_PORTS.gateway));
+  const listenHost = parseListenHost(get('GATEWAY_LISTEN_HOST') ?? '0.0.0.0');
+  const docsUrl = parseDocsUrl(get('DOCS_URL') ?? `http://localhost:${DEFAULT_PORTS.gateway}/docs`);
+
+  const upstreams = {} as Record<UpstreamApp, readonly string[]>;
+  for (const app of UPSTREAM_APPS) {
+    const name = upstreamEnvName(app);
+    upstreams[app] = parseUpstreamList(name, get(name) ?? `127.0.0.1:${DEFAULT_PORTS[app]}`);
+  }
+
+  const connectTimeoutMs = parseDuration(
+    'GATEWAY_UPSTREAM_CONNECT_TIMEOUT',
+    get('GATEWAY_UPSTREAM_CONNECT_TIMEOUT') ?? '2s',
+  );
+  if (connectTimeoutMs > MAX_CONNECT_TIMEOUT_MS) {
+    throw new GatewayConfigError('GATEWAY_UPSTREAM_CONNECT_TIMEOUT', 'must not exceed 75s (an nginx limit)');
+  }
+  const readTimeoutMs = parseDuration(
+    'GATEWAY_UPSTREAM_READ_TIMEOUT',
+    get('GATEWAY_UPSTREAM_READ_TIMEOUT') ?? '15s',
+  );
+
+  const workersRaw = get('GATEWAY_WORKER_PROCESSES') ?? 'auto';
+  let workerProcesses: number | 'auto' = 'auto';
+  if (workersRaw !== 'auto') {
+    if (!/^[1-9]\d{0,2}$/.test(workersRaw)) {
+      throw new GatewayConfigError(
+        'GATEWAY_WORKER_PROCESSES',
+        `must be "auto" or an integer from 1 to 999 (got ${JSON.stringify(workersRaw)})`,
+      );
+    }
+    workerProcesses = Number(workersRaw);
+  }
+
+  return {
+    appEnv: appEnvRaw,
+    listenHost,
+    port,
+    docsUrl,
+    upstreams,
+    connectTimeoutMs,
+    readTimeoutMs,
+    workerProcesses,
+  };
+}
+
+function parsePort(variable: string, raw: string): number {
+  const port = /^\d{1,5}$/.test(raw) ? Number(raw) : NaN;
+  if (!(port >= 1 && port <= 65535)) {
+    throw new GatewayConfigError(variable, `must be an integer from 1 to 65535 (got ${JSON.stringify(raw)})`);
+  }
+  return port;
+}
+
+function parseListenHost(raw: string): string {
+  if (IPV4.test(raw) || HOST_NAME.test(raw)) return raw;
+  const bare = raw.startsWith('[') && raw.endsWith(']') ? raw.slice(1, -1) : raw;
+  if (IPV6.test(bare)) return `[${bare}]`;
+  throw new GatewayConfigError(
+    'GATEWAY_LISTEN_HOST',
+    `must be an IPv4 address, an IPv6 address or a host name (got ${JSON.stringify(raw)})`,
+  );
+}
+
+function parseDocsUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new GatewayConfigError('DOCS_URL', `must be an absolute http(s) URL (got ${JSON.stringify(raw)})`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new GatewayConfigError('DOCS_URL', `must be an http or https URL (got ${JSON.stringify(raw)})`);
+  }
+  if (url.search || url.hash || raw.includes('?') || raw.includes('#')) {
+    throw new GatewayConfigError(
+      'DOCS_URL',
+      `must not carry a query or fragment (got ${JSON.stringify(raw)})`,
+    );
+  }
+  // The URL lands inside nginx strings and JSON bodies; `$` would be read by nginx as a variable.
+  if (!/^[A-Za-z0-9._~:/@!&'()*+,;=%-]+$/.test(raw)) {
+    throw new GatewayConfigError(
+      'DOCS_URL',
+      `contains characters that are not allowed (got ${JSON.stringify(raw)})`,
+    );
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function parseUpstreamList(variable: string, raw: string): string[] {
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const seen = new Set<string>();
+  for (const entry of entries) {
+    if (!isHostPort(entry)) {
+      throw new GatewayConfigError(
+        variable,
+        `must be a comma-separated list of host:port entries (bad entry ${JSON.stringify(entry)} in ${JSON.stringify(raw)})`,
+      );
+    }
+    if (seen.has(entry)) {
+      throw new GatewayConfigError(variable, `lists ${JSON.stringify(entry)} twice`);
+    }
+    seen.add(entry);
+  }
+  return entries;
+}
+
+function isHostPort(entry: string): boolean {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(entry);
+  if (!match) return false;
+  const [, host, portText] = match;
+  const port = Number(portText);
+  if (!(port >= 1 && port <= 65535)) return false;
+  if (host.startsWith('[')) return IPV6.test(host.slice(1, -1));
+  return IPV4.test(host) || HOST_NAME.test(host);
+}
+
+/** nginx time values this gateway accepts: `500ms`, `2s`, `1m`, `1h`, or bare seconds. */
+function parseDuration(variable: string, raw: string): number {
+  const match = /^(\d{1,7})(ms|s|m|h)?$/.exec(raw);
+  const unitMs = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+  const ms = match ? Number(match[1]) * unitMs[(match[2] ?? 's') as keyof typeof unitMs] : NaN;
+  if (!(ms > 0)) {
+    throw new GatewayConfigError(
+      variable,
+      `must be a positive duration such as 500ms, 2s or 1m (got ${JSON.stringify(raw)})`,
+    );
+  }
+  return ms;
+}

@@ -1,0 +1,108 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { GATEWAY_ROUTES } from '@svc/contracts';
+import { writeGatewayBundle } from './bundle';
+import { GatewayConfigError, gatewayOptionsFromEnv, type GatewayEnv } from './gateway-options';
+import { renderNginxConfig } from './nginx-config';
+
+const USAGE = `Usage: node dist/apps/gateway/src/generate.js --out <dir> [--static <dir>]
+
+Writes <dir>/nginx.conf (from GATEWAY_ROUTES in @svc/contracts), <dir>/temp/* and <dir>/html/
+(a copy of apps/gateway/static, or of --static). Then run: nginx -p <dir> -c <dir>/nginx.conf
+
+Environment: APP_ENV (sandbox|production), GATEWAY_PORT, GATEWAY_LISTEN_HOST, DOCS_URL,
+AUTH_SERVER_UPSTREAMS, CONSENT_UI_UPSTREAMS, CREW_API_UPSTREAMS, SPONSORSHIP_API_UPSTREAMS
+(comma-separated host:port), GATEWAY_UPSTREAM_CONNECT_TIMEOUT, GATEWAY_UPSTREAM_READ_TIMEOUT,
+GATEWAY_WORKER_PROCESSES (auto or a number).`;
+
+export interface GenerateIo {
+  readonly stdout: (line: string) => void;
+  readonly stderr: (line: string) => void;
+}
+
+const processIo: GenerateIo = {
+  stdout: (line) => process.stdout.write(`${line}\n`),
+  stderr: (line) => process.stderr.write(`${line}\n`),
+};
+
+/** The CLI, minus the process: returns the exit code. */
+export async function main(
+  argv: readonly string[],
+  env: GatewayEnv,
+  io: GenerateIo = processIo,
+): Promise<number> {
+  let args: { out: string; staticDir?: string } | 'help';
+  try {
+    args = parseArgs(argv);
+  } catch (error) {
+    io.stderr(`gateway: ${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (args === 'help') {
+    io.stdout(USAGE);
+    return 0;
+  }
+
+  try {
+    const options = gatewayOptionsFromEnv(env);
+    const config = renderNginxConfig(GATEWAY_ROUTES, options);
+    const staticDir = args.staticDir ?? findStaticDir();
+    const out = resolve(args.out);
+    await writeGatewayBundle(out, config, staticDir);
+    io.stdout(
+      `gateway: wrote ${join(out, 'nginx.conf')} (APP_ENV=${options.appEnv}); run: nginx -p ${out} -c ${join(out, 'nginx.conf')}`,
+    );
+    return 0;
+  } catch (error) {
+    if (error instanceof GatewayConfigError) {
+      io.stderr(`gateway: invalid environment: ${error.message}`);
+    } else {
+      io.stderr(`gateway: ${(error as Error).stack ?? String(error)}`);
+    }
+    return 1;
+  }
+}
+
+function parseArgs(argv: readonly string[]): { out: string; staticDir?: string } | 'help' {
+  let out: string | undefined;
+  let staticDir: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined];
+    const value = () => {
+      const next = inline ?? argv[++i];
+      if (next === undefined || next === '') throw new Error(`${flag} needs a value`);
+      return next;
+    };
+    if (flag === '--help' || flag === '-h') return 'help';
+    else if (flag === '--out') out = value();
+    else if (flag === '--static') staticDir = resolve(value());
+    else throw new Error(`unknown argument ${JSON.stringify(arg)}`);
+  }
+  if (!out) throw new Error('--out <dir> is required');
+  return { out, staticDir };
+}
+
+/** apps/gateway/static, whether this runs from source (Jest) or from dist/ (SWC keeps the tree). */
+function findStaticDir(): string {
+  const candidates = [
+    resolve(__dirname, '../static'),
+    resolve(__dirname, '../../../../apps/gateway/static'),
+    resolve(process.cwd(), 'apps/gateway/static'),
+  ];
+  const found = candidates.find((dir) => existsSync(join(dir, 'openapi.json')));
+  if (!found)
+    throw new Error(
+      `apps/gateway/static not found (looked in ${candidates.join(', ')}); pass --static <dir>`,
+    );
+  return found;
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2), process.env).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,338 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_PORTS,
+  GATEWAY_ROUTES,
+  PROBLEMS,
+  REQUEST_ID_NGINX_REGEX,
+  problemType,
+  type GatewayRoute,
+  type ProblemCode,
+} from '@svc/contracts';
+import { nginxBinary } from '../test/nginx-binary';
+import {
+  GatewayConfigError,
+  UPSTREAM_APPS,
+  gatewayOptionsFromEnv,
+  upstreamEnvName,
+  type GatewayEnv,
+  type UpstreamApp,
+} from './gateway-options';
+import { main, type GenerateIo } from './generate';
+import { errorLocation, renderNginxConfig, upstreamName } from './nginx-config';
+
+const render = (env: GatewayEnv = {}, routes: readonly GatewayRoute[] = GATEWAY_ROUTES) =>
+  renderNginxConfig(routes, gatewayOptionsFromEnv(env));
+
+/** The text of one `location <selector> { ... }` block, or undefined when there is none. */
+function location(conf: string, selector: string): string | undefined {
+  const open = `location ${selector} {`;
+  const start = conf.indexOf(open);
+  if (start < 0) return undefined;
+  let depth = 0;
+  for (let i = start + open.length - 1; i < conf.length; i++) {
+    if (conf[i] === '{') depth++;
+    if (conf[i] === '}' && --depth === 0) return conf.slice(start, i + 1);
+  }
+  throw new Error(`unbalanced block ${selector}`);
+}
+
+function count(text: string, fragment: string): number {
+  return text.split(fragment).length - 1;
+}
+
+function selectors(route: GatewayRoute): string[] {
+  return route.match === 'exact' ? [`= ${route.path}`] : [`= ${route.path}`, `^~ ${route.path}/`];
+}
+
+function upstreamBlock(conf: string, app: UpstreamApp): string {
+  const match = new RegExp(`upstream ${upstreamName(app)} \\{[^}]*\\}`).exec(conf);
+  if (!match) throw new Error(`no upstream block for ${app}`);
+  return match[0];
+}
+
+/** The Problem an internal error location answers with, for a given request id. */
+function problemAt(conf: string, status: number, requestId: string): { status: number; body: unknown } {
+  const block = location(conf, `= ${errorLocation(status)}`);
+  if (!block) throw new Error(`no error location for ${status}`);
+  const match = /return (\d{3}) '(.*)';/.exec(block);
+  if (!match) throw new Error(`no return in error location for ${status}`);
+  return { status: Number(match[1]), body: JSON.parse(match[2].replace('${svc_request_id}', requestId)) };
+}
+
+describe('renderNginxConfig', () => {
+  it('routes every GATEWAY_ROUTES entry to the upstream of its app (exact: "=", prefix: "=" and "^~ /p/")', () => {
+    const conf = render();
+    for (const route of GATEWAY_ROUTES) {
+      for (const selector of selectors(route)) {
+        expect(count(conf, `location ${selector} {`)).toBe(1);
+        expect(location(conf, selector)).toContain(
+          `proxy_pass http://${upstreamName(route.app as UpstreamApp)};`,
+        );
+      }
+    }
+  });
+
+  it('raises the body limit only on routes with bodyLimitBytes (reconcile: 5 MiB)', () => {
+    const conf = render();
+    expect(conf).toMatch(new RegExp(`server \\{[^]*?client_max_body_size ${DEFAULT_BODY_LIMIT_BYTES};`));
+    const reconcile = GATEWAY_ROUTES.find((r) => r.path === '/v1/partners/sponsorships/reconcile');
+    expect(reconcile?.bodyLimitBytes).toBe(5 * 1024 * 1024);
+    for (const route of GATEWAY_ROUTES) {
+      for (const selector of selectors(route)) {
+        const block = location(conf, selector) ?? '';
+        if (route.bodyLimitBytes) expect(block).toContain(`client_max_body_size ${route.bodyLimitBytes};`);
+        else expect(block).not.toContain('client_max_body_size');
+      }
+    }
+  });
+
+  it('routes sandboxOnly entries in sandbox only; production answers them with the 404 catch-all', () => {
+    const sandboxOnly = GATEWAY_ROUTES.filter((r) => r.sandboxOnly);
+    expect(sandboxOnly.map((r) => r.path)).toContain('/internal/v1');
+    const sandbox = render({ APP_ENV: 'sandbox' });
+    const production = render({ APP_ENV: 'production' });
+    for (const route of sandboxOnly) {
+      for (const selector of selectors(route)) {
+        expect(location(sandbox, selector)).toBeDefined();
+        expect(location(production, selector)).toBeUndefined();
+      }
+    }
+    for (const route of GATEWAY_ROUTES.filter((r) => !r.sandboxOnly)) {
+      for (const selector of selectors(route)) expect(location(production, selector)).toBeDefined();
+    }
+    expect(location(production, '/')).toContain('return 404;');
+  });
+
+  it('puts every server of <APP>_UPSTREAMS in a keep-alive upstream block, and defaults to the local ports', () => {
+    const conf = render({ CREW_API_UPSTREAMS: '10.0.0.1:3002, crew-api-2.crew.svc:3012,[::1]:3022' });
+    const crew = upstreamBlock(conf, 'crew-api');
+    expect(crew.match(/^\s*server .*;$/gm)?.map((line) => line.trim())).toEqual([
+      'server 10.0.0.1:3002;',
+      'server crew-api-2.crew.svc:3012;',
+      'server [::1]:3022;',
+    ]);
+    expect(crew).toMatch(/keepalive \d+;/);
+    for (const app of UPSTREAM_APPS.filter((a) => a !== 'crew-api')) {
+      expect(
+        upstreamBlock(conf, app)
+          .match(/^\s*server .*;$/gm)
+          ?.map((l) => l.trim()),
+      ).toEqual([`server 127.0.0.1:${DEFAULT_PORTS[app]};`]);
+    }
+    // Keep-alive to upstreams needs HTTP/1.1 and no "Connection: close" from the client.
+    expect(conf).toContain('proxy_http_version 1.1;');
+    expect(conf).toContain('proxy_set_header Connection "";');
+  });
+
+  it('keeps an X-Request-Id matching the contracts rule, else uses req_<hex>; sends it upstream and back once', () => {
+    const conf = render();
+    const map = /map \$http_x_request_id \$svc_request_id \{\n([^]*?)\n {4}\}/.exec(conf)?.[1] ?? '';
+    expect(map).toContain(`"~${REQUEST_ID_NGINX_REGEX}" $http_x_request_id;`);
+    expect(map).toContain('default req_$request_id;');
+    expect(conf).toContain('proxy_set_header X-Request-Id $svc_request_id;');
+    expect(conf).toContain('proxy_hide_header X-Request-Id;');
+    expect(conf).toMatch(/server \{[^]*?\n {8}add_header X-Request-Id \$svc_request_id always;/);
+    // nginx drops inherited add_header lines in a location that has its own: each must repeat it.
+    const blocks = conf.split(/\n(?= {8}location )/).filter((b) => b.includes('add_header'));
+    expect(blocks.length).toBeGreaterThan(1);
+    for (const block of blocks) expect(block).toContain('add_header X-Request-Id $svc_request_id always;');
+  });
+
+  it('answers nginx-made errors with Problem JSON whose type uses DOCS_URL and whose instance is the request id', () => {
+    const docsUrl = 'https://docs.example.test/api/';
+    const conf = render({ DOCS_URL: docsUrl });
+    const expected: [number, ProblemCode][] = [
+      [404, 'not_found'],
+      [413, 'payload_too_large'],
+      [502, 'bad_gateway'],
+      [504, 'gateway_timeout'],
+      [400, 'bad_request'],
+      [414, 'bad_request'],
+      [405, 'method_not_allowed'],
+      [500, 'internal_error'],
+    ];
+    for (const [status, code] of expected) {
+      const problem = problemAt(conf, status, 'req_abc');
+      expect(problem.status).toBe(PROBLEMS[code].status);
+      expect(problem.body).toEqual({
+        type: problemType(docsUrl, code),
+        title: PROBLEMS[code].title,
+        status: PROBLEMS[code].status,
+        detail: expect.any(String),
+        instance: 'req_abc',
+      });
+      expect(location(conf, `= ${errorLocation(status)}`)).toContain(
+        'default_type application/problem+json;',
+      );
+      expect(conf).toMatch(
+        new RegExp(`error_page ${status} (=${PROBLEMS[code].status} )?${errorLocation(status)};`),
+      );
+    }
+    expect(problemAt(conf, 413, 'x').body).toMatchObject({ detail: expect.stringContaining('5 MiB') });
+    expect(conf).toContain('proxy_intercept_errors off;');
+  });
+
+  it('refuses a route table that nginx would reject or that shadows what the gateway serves itself', () => {
+    const route: GatewayRoute = { path: '/v1/things', match: 'prefix', app: 'crew-api' };
+    expect(() => render({}, [route, route])).toThrow(/listed twice/);
+    expect(() => render({}, [{ ...route, path: '/docs' }])).toThrow(/gateway serves itself/);
+    expect(() => render({}, [{ ...route, path: '/healthz', match: 'exact' }])).toThrow(
+      /gateway serves itself/,
+    );
+    expect(() => render({}, [{ ...route, path: '/v1/{id}' }])).toThrow(/plain segments/);
+    expect(() => render({}, [{ ...route, path: '/v1/things/' }])).toThrow(/plain segments/);
+    expect(() => render({}, [{ ...route, app: 'webhook-dispatcher' }])).toThrow(/no upstream/);
+    expect(render({}, [route])).toContain('location ^~ /v1/things/ {');
+  });
+});
+
+describe('gatewayOptionsFromEnv', () => {
+  it('takes the documented defaults', () => {
+    const options = gatewayOptionsFromEnv({});
+    expect(options).toEqual({
+      appEnv: 'sandbox',
+      listenHost: '0.0.0.0',
+      port: 8080,
+      docsUrl: 'http://localhost:8080/docs',
+      upstreams: {
+        'auth-server': ['127.0.0.1:3001'],
+        'consent-ui': ['127.0.0.1:3004'],
+        'crew-api': ['127.0.0.1:3002'],
+        'sponsorship-api': ['127.0.0.1:3003'],
+      },
+      connectTimeoutMs: 2000,
+      readTimeoutMs: 15000,
+      workerProcesses: 'auto',
+    });
+    const conf = renderNginxConfig(GATEWAY_ROUTES, options);
+    expect(conf).toContain('listen 0.0.0.0:8080 default_server;');
+    expect(conf).toContain('proxy_connect_timeout 2s;');
+    expect(conf).toContain('proxy_read_timeout 15s;');
+  });
+
+  it('reads every variable', () => {
+    const options = gatewayOptionsFromEnv({
+      APP_ENV: 'production',
+      GATEWAY_PORT: '9090',
+      GATEWAY_LISTEN_HOST: '::',
+      DOCS_URL: 'https://docs.example.test',
+      AUTH_SERVER_UPSTREAMS: 'auth-1:3001,auth-2:3001',
+      GATEWAY_UPSTREAM_CONNECT_TIMEOUT: '500ms',
+      GATEWAY_UPSTREAM_READ_TIMEOUT: '1m',
+      GATEWAY_WORKER_PROCESSES: '2',
+    });
+    expect(options).toMatchObject({
+      appEnv: 'production',
+      port: 9090,
+      listenHost: '[::]',
+      docsUrl: 'https://docs.example.test',
+      connectTimeoutMs: 500,
+      readTimeoutMs: 60_000,
+      workerProcesses: 2,
+    });
+    expect(options.upstreams['auth-server']).toEqual(['auth-1:3001', 'auth-2:3001']);
+    const conf = renderNginxConfig(GATEWAY_ROUTES, options);
+    expect(conf).toContain('listen [::]:9090 default_server;');
+    expect(conf).toContain('worker_processes 2;');
+    expect(conf).toContain('proxy_connect_timeout 500ms;');
+    expect(conf).toContain('proxy_read_timeout 60s;');
+  });
+
+  const bad: [string, string][] = [
+    ['APP_ENV', 'staging'],
+    ['GATEWAY_PORT', '0'],
+    ['GATEWAY_PORT', '65536'],
+    ['GATEWAY_PORT', '80a'],
+    ['GATEWAY_LISTEN_HOST', 'not a host'],
+    ['DOCS_URL', 'docs'],
+    ['DOCS_URL', 'ftp://docs.example.test'],
+    ['DOCS_URL', 'https://docs.example.test/$x'],
+    ['DOCS_URL', 'https://docs.example.test/?q=1'],
+    ...UPSTREAM_APPS.map((app): [string, string] => [upstreamEnvName(app), '127.0.0.1']),
+    ['CREW_API_UPSTREAMS', '127.0.0.1:3002,,127.0.0.1:3012'],
+    ['CREW_API_UPSTREAMS', '127.0.0.1:70000'],
+    ['CREW_API_UPSTREAMS', 'a:1,a:1'],
+    ['CREW_API_UPSTREAMS', 'a b:1'],
+    ['GATEWAY_UPSTREAM_CONNECT_TIMEOUT', '2 seconds'],
+    ['GATEWAY_UPSTREAM_CONNECT_TIMEOUT', '90s'],
+    ['GATEWAY_UPSTREAM_READ_TIMEOUT', '0s'],
+    ['GATEWAY_UPSTREAM_READ_TIMEOUT', '-1s'],
+    ['GATEWAY_WORKER_PROCESSES', '0'],
+  ];
+  it.each(bad)('refuses %s=%j with an error naming the variable', (variable, value) => {
+    let caught: unknown;
+    try {
+      gatewayOptionsFromEnv({ [variable]: value });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(GatewayConfigError);
+    expect((caught as GatewayConfigError).variable).toBe(variable);
+    expect((caught as Error).message).toContain(variable);
+  });
+});
+
+describe('generate CLI', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gateway-unit-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  function capture(): GenerateIo & { out: string[]; err: string[] } {
+    const out: string[] = [];
+    const err: string[] = [];
+    return { out, err, stdout: (line) => out.push(line), stderr: (line) => err.push(line) };
+  }
+
+  it('exits 1 naming the variable on a bad value, and writes nothing', async () => {
+    const io = capture();
+    const out = join(dir, 'gateway');
+    await expect(main(['--out', out], { GATEWAY_UPSTREAM_READ_TIMEOUT: 'soon' }, io)).resolves.toBe(1);
+    expect(io.err.join('\n')).toContain('GATEWAY_UPSTREAM_READ_TIMEOUT');
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('exits 2 without --out', async () => {
+    const io = capture();
+    await expect(main([], {}, io)).resolves.toBe(2);
+    expect(io.err.join('\n')).toContain('--out');
+  });
+
+  it.each(['sandbox', 'production'])(
+    'writes an nginx prefix (%s) that `nginx -t -p <out> -c <out>/nginx.conf` accepts',
+    async (appEnv) => {
+      const io = capture();
+      const out = join(dir, appEnv);
+      await expect(main([`--out=${out}`], { APP_ENV: appEnv, GATEWAY_PORT: '18080' }, io)).resolves.toBe(0);
+      expect(await readFile(join(out, 'nginx.conf'), 'utf8')).toBe(
+        render({ APP_ENV: appEnv, GATEWAY_PORT: '18080' }),
+      );
+      for (const file of [
+        'html/openapi.json',
+        'html/openapi.yaml',
+        'html/docs/index.html',
+        'temp/client_body',
+      ]) {
+        expect(existsSync(join(out, file))).toBe(true);
+      }
+      // stdout is not a Node pipe: nginx opens /dev/stdout for the access log, which fails on a socket.
+      const result = spawnSync(nginxBinary(), ['-t', '-p', `${out}/`, '-c', join(out, 'nginx.conf')], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      expect(result.error).toBeUndefined();
+      expect({ status: result.status, stderr: result.stderr }).toEqual({
+        status: 0,
+        stderr: expect.stringContaining('test is successful'),
+      });
+    },
+  );
+});
