@@ -1,0 +1,35 @@
+'use strict';
+// Makes sure the npm packages are installed before anything requires one of them.
+// Node builtins only: this runs first, on a fresh clone with no node_modules.
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+/** Why node_modules must be (re)installed, or '' when it is up to date. */
+function installReason() {
+  const nm = path.join(ROOT, 'node_modules');
+  if (!fs.existsSync(nm)) return 'node_modules is missing';
+  const lock = path.join(ROOT, 'package-lock.json');
+  if (!fs.existsSync(lock)) return '';
+  // npm writes its hidden lockfile at the same moment as package-lock.json, so only a clearly
+  // newer package-lock.json (a pull, a checkout) means the installed tree is stale.
+  const hidden = path.join(nm, '.package-lock.json');
+  const installedAt = fs.existsSync(hidden) ? fs.statSync(hidden).mtimeMs : fs.statSync(nm).mtimeMs;
+  return fs.statSync(lock).mtimeMs > installedAt + 5000 ? 'node_modules is older than package-lock.json' : '';
+}
+
+/** Runs `npm ci` when node_modules is missing or older than package-lock.json. */
+function ensureNodeModules(log = console.log) {
+  const reason = installReason();
+  if (!reason) {
+    log('npm: node_modules up to date');
+    return;
+  }
+  log(`npm: ${reason}; running npm ci`);
+  const res = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: ROOT, stdio: 'inherit' });
+  if (res.status !== 0) throw new Error(`npm ci failed (exit ${res.status ?? res.signal})`);
+}
+
+module.exports = { ROOT, ensureNodeModules, installReason };
