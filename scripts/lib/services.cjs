@@ -3,7 +3,7 @@
 // nginx binary of the gateway. For each one, in this order:
 //   1. the URL from the environment (DATABASE_URL, REDIS_URL, AMQP_URL) when it answers;
 //   2. a server already listening on the default local port;
-//   3. `docker compose up -d <service>` when a Docker engine answers;
+//   3. `docker compose up -d <service>` of scripts/services.compose.yml when a Docker engine answers;
 //   4. the locally installed server, started directly (no systemd here);
 //   5. as root: apt-get install, then 4.
 // It prints one line per decision, and remembers which servers it started itself so that the
@@ -34,30 +34,23 @@ const aptEnv = () => ({ ...process.env, DEBIAN_FRONTEND: 'noninteractive' });
 // Docker
 
 let dockerAnswer;
-/** True when a Docker engine answers and the repo has a compose file. Checked once. */
+const COMPOSE_FILE = path.join(ROOT, 'scripts', 'services.compose.yml');
+const compose = (...args) => ['compose', '-f', COMPOSE_FILE, ...args];
+
+/** True when a Docker engine answers. Checked once; SVC_NO_DOCKER=1 skips it. */
 function dockerEngine() {
   if (dockerAnswer !== undefined) return dockerAnswer;
   dockerAnswer = false;
-  if (process.env.SVC_NO_DOCKER) return dockerAnswer;
-  if (!which('docker') || !fs.existsSync(path.join(ROOT, 'docker-compose.yml'))) return dockerAnswer;
+  if (process.env.SVC_NO_DOCKER || !which('docker')) return dockerAnswer;
   dockerAnswer = capture('docker', ['info', '--format', '{{.ServerVersion}}'], { timeoutMs: 10000 }).status === 0;
   return dockerAnswer;
 }
 
-let composeServices;
-/** Name of the compose service whose name matches `pattern` (postgres, redis, rabbitmq). */
-function composeService(pattern, fallback) {
-  if (!composeServices) {
-    const res = capture('docker', ['compose', 'config', '--services'], { cwd: ROOT, timeoutMs: 30000 });
-    composeServices = res.status === 0 ? res.stdout.split('\n').map((s) => s.trim()).filter(Boolean) : [];
-  }
-  return composeServices.find((s) => pattern.test(s)) || fallback;
-}
-
+/** `docker compose up -d <service>` of scripts/services.compose.yml (ports on loopback). */
 function composeUp(service) {
-  const res = capture('docker', ['compose', 'up', '-d', service], { cwd: ROOT, timeoutMs: 300000 });
+  const res = capture('docker', compose('up', '-d', '--wait', service), { cwd: ROOT, timeoutMs: 600000 });
   if (res.status !== 0) throw new Error(`docker compose up -d ${service} failed:\n${res.stderr}`);
-  return { name: service, stop: async () => void capture('docker', ['compose', 'stop', service], { cwd: ROOT, timeoutMs: 60000 }) };
+  return { name: `${service} (docker)`, stop: async () => void capture('docker', compose('stop', service), { cwd: ROOT, timeoutMs: 60000 }) };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -115,21 +108,18 @@ const SPECS = {
     defaultPort: 5432,
     installed: () => postgresBinaries().length > 0,
     package: () => 'postgresql',
-    compose: /postgres|^db$/,
   },
   redis: {
     envVar: 'REDIS_URL',
     defaultPort: 6379,
     installed: () => Boolean(which('redis-server')),
     package: () => 'redis-server',
-    compose: /redis|valkey/,
   },
   rabbitmq: {
     envVar: 'AMQP_URL',
     defaultPort: 5672,
     installed: () => Boolean(which('rabbitmq-server')),
     package: () => 'rabbitmq-server',
-    compose: /rabbit/,
   },
 };
 
@@ -152,7 +142,7 @@ async function plan(name, log) {
     return { name, mode: 'listening', target, url: DEFAULTS[spec.envVar] };
   }
   const url = fromEnv || DEFAULTS[spec.envVar];
-  if (dockerEngine()) return { name, mode: 'docker', target, url, service: composeService(spec.compose, name) };
+  if (dockerEngine() && target.port === spec.defaultPort) return { name, mode: 'docker', target, url, service: name };
   if (spec.installed()) return { name, mode: 'local', target, url };
   return { name, mode: 'install', target, url, package: spec.package() };
 }
