@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// `npm run build`: compiles apps/ and libs/ with SWC into dist/ (dist/apps/<app>/src/main.js,
+// dist/libs/...), then generates the gateway's nginx configuration and static files into
+// dist/gateway from the route table (GATEWAY_PORT, DOCS_URL, APP_ENV and the *_UPSTREAMS
+// variables of the environment; see apps/gateway).
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { ROOT, ensureNodeModules } = require('./lib/deps.cjs');
+const { run, red, green } = require('./lib/procs.cjs');
+const { GENERATOR_JS } = require('./lib/apps.cjs');
+
+const TESTS = ['**/*.spec.ts', '**/*.integration-spec.ts', '**/*.e2e-spec.ts'];
+
+async function main() {
+  ensureNodeModules((l) => console.log(l));
+  const dist = path.join(ROOT, 'dist');
+  // A clean tree: a migration deleted from the source must not linger in dist and run again.
+  fs.rmSync(dist, { recursive: true, force: true });
+  const sources = ['apps', 'libs'].filter((d) => fs.existsSync(path.join(ROOT, d)));
+  const swc = path.join(ROOT, 'node_modules', '.bin', 'swc');
+  const compiled = await run(swc, [...sources, '-d', 'dist', '--copy-files', '--ignore', TESTS.join(','), '--config-file', '.swcrc'], {
+    cwd: ROOT,
+  });
+  if (compiled.code !== 0) throw new Error(`swc failed (exit ${compiled.code ?? compiled.signal})`);
+  if (!fs.existsSync(GENERATOR_JS)) {
+    throw new Error(`${path.relative(ROOT, GENERATOR_JS)} was not produced: apps/gateway/src/generate.ts is missing`);
+  }
+  const out = path.join(dist, 'gateway');
+  const gen = await run(process.execPath, [GENERATOR_JS, '--out', out], { cwd: ROOT });
+  if (gen.code !== 0) throw new Error(`gateway generator failed (exit ${gen.code ?? gen.signal})`);
+  console.log(green(`build: dist/ ready (gateway configuration in ${path.relative(ROOT, out)})`));
+}
+
+main().catch((err) => {
+  console.error(red(`build failed: ${err.message}`));
+  process.exit(1);
+});

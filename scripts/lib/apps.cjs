@@ -1,0 +1,133 @@
+'use strict';
+// The service's processes as the scripts and the e2e harness see them: which apps exist, where
+// their built entry points are, the environment each one gets, and how the nginx gateway's
+// configuration is generated and nginx started. Node builtins only.
+//
+// The app list and ports mirror libs/contracts/src/apps.ts (the scripts run before anything is
+// compiled); test/support/apps-mirror.spec.ts fails when the two drift apart.
+const fs = require('node:fs');
+const path = require('node:path');
+const { ROOT } = require('./deps.cjs');
+const { run } = require('./procs.cjs');
+
+const NEST_APPS = ['auth-server', 'consent-ui', 'crew-api', 'sponsorship-api', 'webhook-dispatcher'];
+const DEFAULT_PORTS = {
+  gateway: 8080,
+  'auth-server': 3001,
+  'crew-api': 3002,
+  'sponsorship-api': 3003,
+  'consent-ui': 3004,
+  'webhook-dispatcher': 3005,
+};
+/** Apps behind the gateway, and the generator's variable listing each one's upstream servers. */
+const GATEWAY_UPSTREAM_VARS = {
+  'auth-server': 'AUTH_SERVER_UPSTREAMS',
+  'consent-ui': 'CONSENT_UI_UPSTREAMS',
+  'crew-api': 'CREW_API_UPSTREAMS',
+  'sponsorship-api': 'SPONSORSHIP_API_UPSTREAMS',
+};
+
+const DIST = path.join(ROOT, 'dist');
+const mainJs = (app) => path.join(DIST, 'apps', app, 'src', 'main.js');
+const cliJs = (app) => path.join(DIST, 'apps', app, 'src', 'cli.js');
+const GENERATOR_JS = path.join(DIST, 'apps', 'gateway', 'src', 'generate.js');
+const hasSource = (app) => fs.existsSync(path.join(ROOT, 'apps', app, 'src', 'main.ts'));
+
+/** Apps whose source exists (the rest are not written yet). */
+function writtenApps() {
+  return NEST_APPS.filter(hasSource);
+}
+
+/** Throws a clear message when the build output of `apps` (or of the gateway generator) is missing. */
+function assertBuilt(apps, { generator = false, cli = true } = {}) {
+  const missing = [];
+  for (const app of apps) {
+    if (!fs.existsSync(mainJs(app))) missing.push(path.relative(ROOT, mainJs(app)));
+    if (cli && !fs.existsSync(cliJs(app))) missing.push(path.relative(ROOT, cliJs(app)));
+  }
+  if (generator && !fs.existsSync(GENERATOR_JS)) missing.push(path.relative(ROOT, GENERATOR_JS));
+  if (missing.length) throw new Error(`build output missing: ${missing.join(', ')} (run \`npm run build\` first)`);
+}
+
+/**
+ * The environment of an app process. Layers, later wins:
+ *   the caller's environment (everything passes through, e.g. WEBHOOK_RETRY_SCHEDULE),
+ *   defaults for what is unset, `services` (URLs found by provisioning / the run's isolation),
+ *   `fixed` (PORT and whatever the caller pins).
+ */
+function appEnv({ services = {}, fixed = {}, gatewayPort = DEFAULT_PORTS.gateway } = {}) {
+  const env = { ...process.env };
+  const publicBaseUrl = fixed.PUBLIC_BASE_URL || env.PUBLIC_BASE_URL || `http://localhost:${gatewayPort}`;
+  const appEnvName = fixed.APP_ENV || env.APP_ENV || 'sandbox';
+  const defaults = {
+    APP_ENV: appEnvName,
+    PUBLIC_BASE_URL: publicBaseUrl,
+    DOCS_URL: `${publicBaseUrl.replace(/\/+$/, '')}/docs`,
+    LOG_LEVEL: 'info',
+    REDIS_KEY_PREFIX: `${appEnvName}:`,
+  };
+  for (const [k, v] of Object.entries(defaults)) if (!env[k]) env[k] = v;
+  for (const [k, v] of Object.entries(services)) if (v !== undefined && v !== '') env[k] = String(v);
+  for (const [k, v] of Object.entries(fixed)) if (v !== undefined) env[k] = String(v);
+  return env;
+}
+
+/** Runs `node dist/apps/<app>/src/cli.js <command>`; rejects with a clear message on failure. */
+async function runCli(app, command, env, { prefix, logFile, timeoutMs = 180000, onStart } = {}) {
+  const res = await run(process.execPath, [cliJs(app), command], { env, cwd: ROOT, prefix, logFile, timeoutMs, onStart });
+  if (res.code !== 0) {
+    const where = logFile ? ` (log: ${path.relative(ROOT, logFile)})` : '';
+    throw new Error(`${app}: \`cli.js ${command}\` failed (${res.timedOut ? 'timed out' : `exit ${res.code ?? res.signal}`})${where}`);
+  }
+}
+
+/**
+ * Writes the gateway's nginx.conf + html into outDir, upstreams pointing at `ports`
+ * ({ app: port | 'host:port,host:port' }). Rejects when the generator fails.
+ */
+async function generateGateway(outDir, { gatewayPort, ports, env, prefix, logFile, onStart }) {
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.chmodSync(outDir, 0o755); // nginx workers run as an unprivileged user and read html/ from here
+  const genEnv = { ...env, GATEWAY_PORT: String(gatewayPort) };
+  for (const [app, v] of Object.entries(GATEWAY_UPSTREAM_VARS)) {
+    const target = ports[app] ?? DEFAULT_PORTS[app];
+    genEnv[v] = String(target).includes(':') ? String(target) : `127.0.0.1:${target}`;
+  }
+  const res = await run(process.execPath, [GENERATOR_JS, '--out', outDir], { env: genEnv, cwd: ROOT, prefix, logFile, timeoutMs: 60000, onStart });
+  if (res.code !== 0) throw new Error(`gateway: generate.js failed (exit ${res.code ?? res.signal})`);
+  if (!fs.existsSync(path.join(outDir, 'nginx.conf'))) throw new Error(`gateway: generate.js wrote no ${outDir}/nginx.conf`);
+}
+
+/**
+ * Arguments that run nginx in the foreground on the generated configuration. Directives the
+ * generated file leaves out (daemon, pid, error_log) are added with -g so that two gateways
+ * (a running `npm start` and a test run) never share a pid file.
+ */
+function nginxArgs(outDir) {
+  const conf = path.join(outDir, 'nginx.conf');
+  const text = fs.readFileSync(conf, 'utf8').replace(/#.*$/gm, '');
+  const extra = [];
+  if (!/^\s*daemon\s/m.test(text)) extra.push('daemon off;');
+  if (!/^\s*pid\s/m.test(text)) extra.push(`pid ${path.join(outDir, 'nginx.pid')};`);
+  if (!/^\s*error_log\s/m.test(text)) extra.push('error_log stderr;');
+  const args = ['-p', `${outDir}/`, '-c', conf, '-e', 'stderr'];
+  if (extra.length) args.push('-g', extra.join(' '));
+  return args;
+}
+
+module.exports = {
+  ROOT,
+  DIST,
+  NEST_APPS,
+  DEFAULT_PORTS,
+  GATEWAY_UPSTREAM_VARS,
+  GENERATOR_JS,
+  mainJs,
+  cliJs,
+  writtenApps,
+  assertBuilt,
+  appEnv,
+  runCli,
+  generateGateway,
+  nginxArgs,
+};

@@ -1,0 +1,37 @@
+// Types of apps.cjs for the TypeScript test harness.
+import type { ProcessHandle, Prefix } from './procs.cjs';
+
+export type NestAppName = 'auth-server' | 'consent-ui' | 'crew-api' | 'sponsorship-api' | 'webhook-dispatcher';
+export declare const ROOT: string;
+export declare const DIST: string;
+export declare const NEST_APPS: NestAppName[];
+export declare const DEFAULT_PORTS: Record<NestAppName | 'gateway', number>;
+export declare const GATEWAY_UPSTREAM_VARS: Partial<Record<NestAppName, string>>;
+export declare const GENERATOR_JS: string;
+export declare function mainJs(app: string): string;
+export declare function cliJs(app: string): string;
+export declare function writtenApps(): NestAppName[];
+export declare function assertBuilt(apps: readonly string[], options?: { generator?: boolean; cli?: boolean }): void;
+export declare function appEnv(options?: {
+  services?: Record<string, string | undefined>;
+  fixed?: Record<string, string | number | undefined>;
+  gatewayPort?: number;
+}): NodeJS.ProcessEnv;
+export declare function runCli(
+  app: string,
+  command: string,
+  env: NodeJS.ProcessEnv,
+  options?: { prefix?: Prefix; logFile?: string; timeoutMs?: number; onStart?: (h: ProcessHandle) => void },
+): Promise<void>;
+export declare function generateGateway(
+  outDir: string,
+  options: {
+    gatewayPort: number;
+    ports: Partial<Record<string, number | string>>;
+    env: NodeJS.ProcessEnv;
+    prefix?: Prefix;
+    logFile?: string;
+    onStart?: (h: ProcessHandle) => void;
+  },
+): Promise<void>;
+export declare function nginxArgs(outDir: string): string[];

@@ -1,0 +1,213 @@
+#!/usr/bin/env node
+// `npm start`: the whole service on this machine, in sandbox mode.
+//   1. installs npm packages when missing; 2. finds or starts PostgreSQL, Redis and RabbitMQ
+//   (see scripts/lib/services.cjs), and nginx; 3. builds; 4. runs every app's migrations, then
+//   its sandbox seed; 5. starts the five apps and the nginx gateway as separate processes, with
+//   prefixed, coloured logs; 6. waits until each is ready and prints the base URL and the
+//   sandbox credentials. Ctrl-C (or SIGTERM) stops every process it started, and the servers
+//   it started itself; servers that were already running are left alone.
+// Every variable of the caller's environment reaches the apps (e.g.
+//   WEBHOOK_RETRY_SCHEDULE=2s,2s,2s,2s,2s npm start).
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { ROOT, ensureNodeModules } = require('./lib/deps.cjs');
+
+const { COLOURS, red, green, yellow, bold, startProcess, run } = require('./lib/procs.cjs');
+const { tcpReachable, waitForHttpOk } = require('./lib/net.cjs');
+const { provision } = require('./lib/services.cjs');
+const apps = require('./lib/apps.cjs');
+
+const say = (line) => console.log(line);
+const shout = (line) => console.log(red(`\n!!! ${line}\n`));
+
+const state = {
+  phase: 'starting',
+  children: [],
+  servers: null,
+  provisioning: null,
+  /** One-shot commands in flight (build, migrate, seed): stopped too on Ctrl-C. */
+  oneShots: new Set(),
+  exitCode: 0,
+  stopping: false,
+};
+
+async function main() {
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGHUP', () => shutdown('SIGHUP'));
+
+  ensureNodeModules(say);
+  const names = apps.writtenApps();
+  const skipped = apps.NEST_APPS.filter((a) => !names.includes(a));
+  if (skipped.length) say(yellow(`start: not written yet, not started: ${skipped.join(', ')}`));
+
+  const gatewayPort = Number(process.env.GATEWAY_PORT || apps.DEFAULT_PORTS.gateway);
+  const ports = Object.fromEntries(names.map((a) => [a, apps.DEFAULT_PORTS[a]]));
+  const busy = [];
+  for (const [what, port] of [...Object.entries(ports), ['gateway', gatewayPort]]) {
+    if (await tcpReachable('127.0.0.1', port, 500)) busy.push(`${port} (${what})`);
+  }
+  if (busy.length) throw new Error(`port ${busy.join(', ')} already in use: is another \`npm start\` running?`);
+
+  state.provisioning = provision({ log: say });
+  state.servers = await state.provisioning;
+  checkpoint();
+  const { NGINX_BIN, ...services } = state.servers.env;
+
+  say('build: compiling');
+  const built = await run(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, onStart: track });
+  if (built.code !== 0) throw new Error('build failed');
+  apps.assertBuilt(names, { generator: true });
+  checkpoint();
+
+  const width = Math.max(...[...names, 'gateway'].map((n) => n.length));
+  const colourOf = Object.fromEntries([...names, 'gateway'].map((n, i) => [n, COLOURS[i % COLOURS.length]]));
+  const prefix = (name) => ({ name, width, colour: colourOf[name] });
+  const envOf = (app) => apps.appEnv({ services, fixed: { PORT: ports[app] }, gatewayPort });
+
+  for (const command of ['migrate', 'seed']) {
+    for (const app of names) {
+      say(`${command}: ${app}`);
+      await apps.runCli(app, command, envOf(app), { prefix: prefix(app), onStart: track });
+      checkpoint();
+    }
+  }
+
+  const gatewayDir = path.join(ROOT, '.run', 'gateway');
+  fs.rmSync(gatewayDir, { recursive: true, force: true });
+  await apps.generateGateway(gatewayDir, {
+    gatewayPort,
+    ports,
+    env: apps.appEnv({ services, gatewayPort }),
+    prefix: prefix('gateway'),
+    onStart: track,
+  });
+
+  state.phase = 'starting';
+  const onExit = (code, signal, handle) => {
+    if (state.stopping || handle.stopping) return;
+    shout(`${handle.name} exited unexpectedly (${signal ? `signal ${signal}` : `exit code ${code}`}); its last lines are above`);
+    state.exitCode = 1;
+    if (state.phase === 'starting') shutdown('start-up failure');
+  };
+  for (const app of names) {
+    state.children.push(
+      startProcess({ name: app, cmd: process.execPath, args: [apps.mainJs(app)], env: envOf(app), cwd: ROOT, prefix: prefix(app), onExit }),
+    );
+  }
+  const nginx = startProcess({
+    name: 'gateway',
+    cmd: NGINX_BIN,
+    args: apps.nginxArgs(gatewayDir),
+    env: process.env,
+    cwd: gatewayDir,
+    prefix: prefix('gateway'),
+    onExit,
+  });
+  state.children.push(nginx);
+
+  await Promise.all([
+    ...names.map((app) => {
+      const h = state.children.find((c) => c.name === app);
+      return waitForHttpOk(`http://127.0.0.1:${ports[app]}/readyz`, { timeoutMs: 90000, isAlive: h.alive, what: app });
+    }),
+    waitForHttpOk(`http://127.0.0.1:${gatewayPort}/healthz`, { timeoutMs: 30000, isAlive: nginx.alive, what: 'gateway' }),
+  ]);
+  checkpoint();
+  state.phase = 'running';
+  banner(gatewayPort, envOf(names[0] || 'crew-api'));
+}
+
+function track(handle) {
+  state.oneShots.add(handle);
+  handle.exited.then(() => state.oneShots.delete(handle));
+}
+
+/** Throws when a shutdown was asked for while we were still starting. */
+function checkpoint() {
+  if (state.stopping) throw new Error('interrupted');
+}
+
+const SANDBOX_PARTNERS = [
+  ['client_id', 'client_secret', 'scopes', 'redirect URIs', 'sponsorship', 'member-left', 'suspended'],
+  ['sandbox-partner', 'sandbox-secret', 'profile:read seatime:read vessels:read', 'http://localhost:8765/callback, http://127.0.0.1:8765/callback, https://partner.example/callback', 'yes', 'yes', 'no'],
+  ['sandbox-partner-b', 'sandbox-secret-b', 'profile:read', 'http://localhost:8766/callback', 'yes', 'no', 'no'],
+  ['sandbox-partner-suspended', 'sandbox-secret-suspended', 'profile:read seatime:read vessels:read', 'http://localhost:8767/callback', 'yes', 'no', 'yes'],
+];
+const SANDBOX_CREW = [
+  ['email', 'password', 'record'],
+  ['alex.morgan@sandbox.test', 'sandbox-password', '120 vessel periods, 8+ vessels; premium via an active seat of sandbox-partner'],
+  ['sam.lee@sandbox.test', 'sandbox-password', '3 vessel periods; self-paid premium, also an active seat of sandbox-partner'],
+  ['jo.kim@sandbox.test', 'sandbox-password', 'empty record, free tier'],
+];
+
+function table(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows
+    .map((r, n) => {
+      const line = `  ${r.map((c, i) => c.padEnd(widths[i])).join('  ')}`.trimEnd();
+      return n === 0 ? bold(line) : line;
+    })
+    .join('\n');
+}
+
+function banner(gatewayPort, env) {
+  const base = `http://localhost:${gatewayPort}`;
+  const webhook = env.SANDBOX_WEBHOOK_URL || 'http://127.0.0.1:8765/webhooks';
+  say(
+    [
+      '',
+      green(bold(`The crew-record service is up (APP_ENV=${env.APP_ENV}).`)),
+      `  base URL:   ${bold(base)}`,
+      `  docs:       ${base}/docs/   (OpenAPI: ${base}/openapi.json, ${base}/openapi.yaml)`,
+      `  internal:   ${base}/internal/v1/...  Authorization: Bearer ${env.INTERNAL_API_TOKEN || 'sandbox-internal-token'}`,
+      '',
+      bold('Sandbox partners'),
+      table(SANDBOX_PARTNERS),
+      `  sandbox-partner's webhook URL: ${webhook} (secret whsec_sandbox_secret)`,
+      `  seats: sandbox-partner has 4 invited (invitee1..4@sandbox.test, ext-1..4), sandbox-partner-b has 2`,
+      '',
+      bold('Sandbox crew members'),
+      table(SANDBOX_CREW),
+      '',
+      'Press Ctrl-C to stop everything this command started.',
+      '',
+    ].join('\n'),
+  );
+}
+
+let forced = false;
+async function shutdown(reason) {
+  if (state.stopping) {
+    if (!forced && (reason === 'SIGINT' || reason === 'SIGTERM')) {
+      forced = true;
+      say(yellow('start: stopping at once (SIGKILL)'));
+      for (const c of [...state.children, ...state.oneShots]) c.stop(0);
+    }
+    return;
+  }
+  state.stopping = true;
+  if (reason !== 'start-up failure' && reason !== 'error') say(yellow(`\nstart: ${reason}: stopping`));
+  // The gateway first (no new requests), then the apps; each gets SIGTERM, then SIGKILL after 10 s.
+  const gateway = state.children.filter((c) => c.name === 'gateway');
+  const rest = state.children.filter((c) => c.name !== 'gateway');
+  await Promise.all(gateway.map((c) => c.stop(10000)));
+  await Promise.all([...rest, ...state.oneShots].map((c) => c.stop(10000)));
+  if (state.children.length) say('start: every app and the gateway have stopped');
+  // Servers still being started when we were interrupted are stopped once they are up.
+  if (!state.servers && state.provisioning) state.servers = await state.provisioning.catch(() => null);
+  if (state.servers) await state.servers.stopStarted();
+  process.exit(state.exitCode || (reason === 'start-up failure' || reason === 'error' ? 1 : 0));
+}
+
+main().catch(async (err) => {
+  // Once stopping, later errors are consequences of the stop (a process we killed while waiting for it).
+  if (!state.stopping) {
+    shout(`start failed: ${err.message}`);
+    state.exitCode = 1;
+  }
+  await shutdown('error');
+});
