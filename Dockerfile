@@ -46,7 +46,8 @@ RUN apt-get update \
   && rm -rf /var/lib/apt/lists/* /etc/nginx/sites-enabled/default \
   && install -d -o node -g node /var/lib/nginx /var/log/nginx /tmp/gateway \
   && touch /run/nginx.pid && chown node:node /run/nginx.pid
-COPY --from=build --chown=root:root /src/docs ./docs
+# The static docs (openapi.json, openapi.yaml, docs/) that the generator copies next to nginx.conf.
+COPY --from=build --chown=root:root /src/apps/gateway/static ./apps/gateway/static
 USER node
 ENV GATEWAY_PORT=8080 \
     GATEWAY_DIR=/tmp/gateway
