@@ -1,0 +1,214 @@
+#!/usr/bin/env node
+// `npm test`: everything CI checks, on a fresh machine or a laptop.
+//   provisioning (npm packages; PostgreSQL, Redis, RabbitMQ, nginx: found or started, see
+//   scripts/lib/services.cjs) -> a database, RabbitMQ vhost and Redis key prefix of this run
+//   only -> typecheck -> lint -> build -> unit -> integration -> e2e -> clean-up.
+// Every stage runs even when an earlier one failed. The very last line is
+//   tests: N passed, M failed
+// summed from Jest's JSON results (a suite that failed without a failing test, a failed
+// typecheck, lint or build, and a tier without its JSON file count as failures too); the exit
+// code is non-zero on any failure.
+//   --only unit|integration|e2e   just that tier (plus the build and services it needs)
+// Environment: SVC_KEEP_SERVICES=1 leaves servers this run started running even under CI;
+// SVC_STOP_SERVICES=1 stops them outside CI too (the default outside CI keeps them for speed).
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { ROOT, ensureNodeModules } = require('./lib/deps.cjs');
+const { run, red, green, yellow, bold } = require('./lib/procs.cjs');
+
+const TIERS = ['unit', 'integration', 'e2e'];
+const RUN_DIR = path.join(ROOT, '.run');
+const bin = (name) => path.join(ROOT, 'node_modules', '.bin', name);
+const say = (line) => console.log(line);
+
+// Stage time limits; the whole run normally takes a few minutes.
+const LIMITS = { typecheck: 300, lint: 300, build: 180, unit: 300, integration: 480, e2e: 600 };
+
+const results = []; // { stage, passed, failed, note }
+let current = null; // handle of the running stage process
+let interrupted = false;
+let resources = null; // per-run database/vhost/prefix
+let servers = null; // provisioning result
+
+function parseArgs(argv) {
+  const i = argv.indexOf('--only');
+  if (i < 0) return { tiers: TIERS, checks: true };
+  const tier = argv[i + 1];
+  if (!TIERS.includes(tier)) {
+    console.error(`usage: node scripts/test.mjs [--only ${TIERS.join('|')}]`);
+    process.exit(64);
+  }
+  return { tiers: [tier], checks: false };
+}
+
+function header(stage) {
+  say(`\n${bold(`==== ${stage} ${'='.repeat(Math.max(0, 60 - stage.length))}`)}`);
+}
+
+async function stage(name, cmd, args, env) {
+  header(name);
+  if (interrupted) return { code: 130 };
+  const res = await run(cmd, args, { cwd: ROOT, env, timeoutMs: LIMITS[name] * 1000, onStart: (h) => (current = h) });
+  current = null;
+  return res;
+}
+
+/** A non-Jest stage: one failure when it fails, nothing counted when it passes. */
+async function checkStage(name, cmd, args, env) {
+  const res = await stage(name, cmd, args, env);
+  const ok = res.code === 0;
+  results.push({ stage: name, passed: 0, failed: ok ? 0 : 1, note: ok ? 'ok' : failNote(res) });
+}
+
+function failNote(res) {
+  if (res.timedOut) return 'timed out';
+  if (res.error) return res.error.message;
+  return `exit ${res.code ?? res.signal}`;
+}
+
+function hasEslintConfig() {
+  return ['js', 'mjs', 'cjs', 'ts', 'mts', 'cts'].some((ext) => fs.existsSync(path.join(ROOT, `eslint.config.${ext}`)));
+}
+
+/** Counts from Jest's --json output; see the header for what counts as a failure. */
+function countJest(file, res) {
+  if (!fs.existsSync(file)) return { passed: 0, failed: 1, note: `no ${path.relative(ROOT, file)} (${failNote(res)})` };
+  let report;
+  try {
+    report = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    return { passed: 0, failed: 1, note: `unreadable ${path.relative(ROOT, file)}: ${err.message}` };
+  }
+  let passed = report.numPassedTests || 0;
+  let failed = report.numFailedTests || 0;
+  const broken = (report.testResults || []).filter(
+    (s) => s.status === 'failed' && !(s.assertionResults || []).some((a) => a.status === 'failed'),
+  );
+  failed += broken.length;
+  const notes = broken.map((s) => `suite failed: ${path.relative(ROOT, s.name)}`);
+  if (res.code !== 0 && failed === 0) {
+    failed = 1;
+    notes.push(`jest ${failNote(res)}`);
+  }
+  if (report.numTotalTests === 0) notes.push('no tests');
+  return { passed, failed, note: notes.join('; ') || 'ok' };
+}
+
+async function jestStage(tier, env) {
+  const file = path.join(RUN_DIR, `jest-${tier}.json`);
+  fs.rmSync(file, { force: true });
+  const args = [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--selectProjects', tier, '--json', '--outputFile', file, '--passWithNoTests'];
+  if (tier !== 'unit') args.push('--runInBand', '--forceExit');
+  const res = await stage(tier, process.execPath, args, env);
+  const counted = countJest(file, res);
+  results.push({ stage: tier, ...counted });
+}
+
+/** Browser tests (Chromium) are wanted once the project depends on a driver for them. */
+function wantsChromium() {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const deps = { ...pkg.dependencies, ...pkg.devDependencies };
+  return ['playwright-core', 'playwright', 'puppeteer-core', '@playwright/test'].some((d) => d in deps);
+}
+
+function shouldStopServers() {
+  if (process.env.SVC_KEEP_SERVICES === '1') return false;
+  return process.env.SVC_STOP_SERVICES === '1' || Boolean(process.env.CI);
+}
+
+async function cleanUp() {
+  if (resources) {
+    await resources.cleanup();
+    resources = null;
+  }
+  if (servers) {
+    if (shouldStopServers()) await servers.stopStarted();
+    else if (servers.started.length) say(`services: left running for the next run: ${servers.started.map((s) => s.name).join(', ')}`);
+    servers = null;
+  }
+}
+
+function summary() {
+  const passed = results.reduce((n, r) => n + r.passed, 0);
+  const failed = results.reduce((n, r) => n + r.failed, 0);
+  header('summary');
+  for (const r of results) {
+    const counts = r.passed || r.failed ? `${r.passed} passed, ${r.failed} failed` : '';
+    const colour = r.failed ? red : r.note.startsWith('skipped') ? yellow : green;
+    say(`  ${r.stage.padEnd(12)} ${colour([counts, r.note].filter(Boolean).join('  '))}`);
+  }
+  return { passed, failed };
+}
+
+async function finish() {
+  await cleanUp().catch((err) => say(red(`clean-up: ${err.message}`)));
+  const { passed, failed } = summary();
+  process.stdout.write(`tests: ${passed} passed, ${failed} failed\n`, () => process.exit(failed || interrupted ? 1 : 0));
+}
+
+async function main() {
+  const { tiers, checks } = parseArgs(process.argv.slice(2));
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.on(sig, () => {
+      if (interrupted) return;
+      interrupted = true;
+      say(yellow(`\ntest: ${sig}: stopping the current stage and cleaning up`));
+      results.push({ stage: 'interrupted', passed: 0, failed: 1, note: sig });
+      if (current) current.stop(5000);
+    });
+  }
+  fs.mkdirSync(RUN_DIR, { recursive: true });
+
+  header('setup');
+  try {
+    ensureNodeModules(say);
+  } catch (err) {
+    results.push({ stage: 'npm ci', passed: 0, failed: 1, note: err.message });
+    return;
+  }
+  // Dependencies may be required from here on.
+  const { provision } = require('./lib/services.cjs');
+  const { createRunResources } = require('./lib/isolation.cjs');
+
+  const needsServices = tiers.some((t) => t !== 'unit');
+  let env = { ...process.env };
+  if (needsServices) {
+    try {
+      servers = await provision({ log: say, chromium: wantsChromium() });
+      resources = await createRunResources(servers.env, { log: say });
+      env = { ...env, ...servers.env, ...resources.env };
+    } catch (err) {
+      say(red(`setup failed: ${err.message}`));
+      results.push({ stage: 'services', passed: 0, failed: 1, note: err.message.split('\n')[0] });
+    }
+  }
+
+  if (checks) {
+    await checkStage('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit'], env);
+    if (hasEslintConfig()) {
+      await checkStage('lint', bin('eslint'), ['.'], env);
+    } else {
+      header('lint');
+      say(yellow('lint: no eslint.config.* yet; skipped'));
+      results.push({ stage: 'lint', passed: 0, failed: 0, note: 'skipped (no eslint config)' });
+    }
+  }
+  if (needsServices || checks) await checkStage('build', process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], env);
+  for (const tier of tiers) {
+    if (tier !== 'unit' && results.some((r) => r.stage === 'services' && r.failed)) {
+      results.push({ stage: tier, passed: 0, failed: 1, note: 'not run: services unavailable' });
+      continue;
+    }
+    await jestStage(tier, env);
+  }
+}
+
+main()
+  .catch((err) => {
+    say(red(`test: ${err.stack || err.message}`));
+    results.push({ stage: 'runner', passed: 0, failed: 1, note: err.message });
+  })
+  .finally(finish);

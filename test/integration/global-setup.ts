@@ -1,0 +1,47 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { appEnv, cliJs, DIST, NEST_APPS, ROOT, runCli } from '../../scripts/lib/apps.cjs';
+import { tail } from '../../scripts/lib/procs.cjs';
+
+/**
+ * Jest globalSetup of the integration tier: migrates every app's schema into this run's own
+ * database once, before any spec. `npm test` has created that database (and the run's vhost
+ * and Redis key prefix) and built dist/ before Jest starts.
+ */
+export default async function globalSetup(): Promise<void> {
+  const runId = process.env.TEST_RUN_ID;
+  if (!runId || !process.env.DATABASE_URL) {
+    throw new Error(
+      'integration tests run against a database, vhost and key prefix of their own: ' +
+        'start them with `npm test` or `npm run test:integration`, not with jest directly',
+    );
+  }
+  if (!fs.existsSync(path.join(DIST, 'apps'))) {
+    throw new Error('dist/apps is missing: the integration tests need the built apps (`npm run build`)');
+  }
+  const logDir = path.join(ROOT, '.run', `integration-${runId}`);
+  fs.mkdirSync(logDir, { recursive: true });
+
+  const migrated: string[] = [];
+  for (const app of NEST_APPS) {
+    const source = path.join(ROOT, 'apps', app, 'src', 'cli.ts');
+    if (!fs.existsSync(cliJs(app))) {
+      if (fs.existsSync(source)) {
+        throw new Error(
+          `${path.relative(ROOT, cliJs(app))} is missing although ${app} has a cli.ts: rebuild (\`npm run build\`)`,
+        );
+      }
+      continue; // app not written yet
+    }
+    const logFile = path.join(logDir, `${app}-migrate.log`);
+    try {
+      await runCli(app, 'migrate', appEnv({ fixed: { PORT: 0 } }), { logFile, timeoutMs: 120_000 });
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n${tail(logFile, 30)}`);
+    }
+    migrated.push(app);
+  }
+  process.stdout.write(
+    `\nintegration: migrated ${migrated.join(', ') || 'no app'} into ${new URL(process.env.DATABASE_URL).pathname.slice(1)}\n`,
+  );
+}
