@@ -54,7 +54,7 @@ async function freePorts(count) {
 /** One HTTP request with a timeout; resolves { status, headers, body } or rejects. */
 function httpRequest(url, { method = 'GET', headers = {}, body, timeoutMs = 5000 } = {}) {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers, timeout: timeoutMs }, (res) => {
+    const req = http.request(url, { method, headers, timeout: timeoutMs, agent: false }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () =>
