@@ -94,7 +94,7 @@ function countJest(file, res) {
     notes.push(`jest ${failNote(res)}`);
   }
   if (report.numTotalTests === 0) notes.push('no tests');
-  return { passed, failed, note: notes.join('; ') || 'ok' };
+  return { passed, failed, note: notes.join('; ') || (failed ? '' : 'ok') };
 }
 
 async function jestStage(tier, env) {

@@ -28,8 +28,13 @@ function ensureNodeModules(log = console.log) {
     return;
   }
   log(`npm: ${reason}; running npm ci`);
-  const res = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: ROOT, stdio: 'inherit' });
-  if (res.status !== 0) throw new Error(`npm ci failed (exit ${res.status ?? res.signal})`);
+  const ci = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: ROOT, stdio: 'inherit' });
+  if (ci.status === 0) return;
+  // npm ci refuses a lock file that npm install accepts (e.g. optional platform packages of
+  // another OS missing from it); install from it anyway, and say that the lock needs a look.
+  log(`npm: npm ci failed (exit ${ci.status ?? ci.signal}); package-lock.json needs regenerating. Falling back to npm install`);
+  const install = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: ROOT, stdio: 'inherit' });
+  if (install.status !== 0) throw new Error(`npm install failed (exit ${install.status ?? install.signal})`);
 }
 
 module.exports = { ROOT, ensureNodeModules, installReason };
