@@ -21,12 +21,18 @@ async function main() {
   fs.rmSync(dist, { recursive: true, force: true });
   const sources = ['apps', 'libs'].filter((d) => fs.existsSync(path.join(ROOT, d)));
   const swc = path.join(ROOT, 'node_modules', '.bin', 'swc');
-  const compiled = await run(swc, [...sources, '-d', 'dist', '--copy-files', '--ignore', TESTS.join(','), '--config-file', '.swcrc'], {
-    cwd: ROOT,
-  });
+  const compiled = await run(
+    swc,
+    [...sources, '-d', 'dist', '--copy-files', '--ignore', TESTS.join(','), '--config-file', '.swcrc'],
+    {
+      cwd: ROOT,
+    },
+  );
   if (compiled.code !== 0) throw new Error(`swc failed (exit ${compiled.code ?? compiled.signal})`);
   if (!fs.existsSync(GENERATOR_JS)) {
-    throw new Error(`${path.relative(ROOT, GENERATOR_JS)} was not produced: apps/gateway/src/generate.ts is missing`);
+    throw new Error(
+      `${path.relative(ROOT, GENERATOR_JS)} was not produced: apps/gateway/src/generate.ts is missing`,
+    );
   }
   const out = path.join(dist, 'gateway');
   const gen = await run(process.execPath, [GENERATOR_JS, '--out', out], { cwd: ROOT });

@@ -28,7 +28,8 @@ async function main() {
   const command = COMMANDS[action];
   if (!command) throw new Error('usage: node scripts/migrations.mjs run|revert|generate [app...]');
   const unknown = rest.filter((a) => !apps.NEST_APPS.includes(a));
-  if (unknown.length) throw new Error(`unknown app: ${unknown.join(', ')} (apps: ${apps.NEST_APPS.join(', ')})`);
+  if (unknown.length)
+    throw new Error(`unknown app: ${unknown.join(', ')} (apps: ${apps.NEST_APPS.join(', ')})`);
   const targets = rest.length ? rest : apps.writtenApps();
   // Reverting undoes the last migration of each app; do it in the reverse order of running.
   if (command === 'migrate:revert') targets.reverse();

@@ -50,7 +50,8 @@ async function main() {
   for (const [what, port] of [...Object.entries(ports), ['gateway', gatewayPort]]) {
     if (await tcpReachable('127.0.0.1', port, 500)) busy.push(`${port} (${what})`);
   }
-  if (busy.length) throw new Error(`port ${busy.join(', ')} already in use: is another \`npm start\` running?`);
+  if (busy.length)
+    throw new Error(`port ${busy.join(', ')} already in use: is another \`npm start\` running?`);
 
   state.provisioning = provision({ log: say });
   state.servers = await state.provisioning;
@@ -58,7 +59,10 @@ async function main() {
   const { NGINX_BIN, ...services } = state.servers.env;
 
   say('build: compiling');
-  const built = await run(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, onStart: track });
+  const built = await run(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], {
+    cwd: ROOT,
+    onStart: track,
+  });
   if (built.code !== 0) throw new Error('build failed');
   apps.assertBuilt(names, { generator: true });
   checkpoint();
@@ -89,13 +93,23 @@ async function main() {
   state.phase = 'starting';
   const onExit = (code, signal, handle) => {
     if (state.stopping || handle.stopping) return;
-    shout(`${handle.name} exited unexpectedly (${signal ? `signal ${signal}` : `exit code ${code}`}); its last lines are above`);
+    shout(
+      `${handle.name} exited unexpectedly (${signal ? `signal ${signal}` : `exit code ${code}`}); its last lines are above`,
+    );
     state.exitCode = 1;
     if (state.phase === 'starting') shutdown('start-up failure');
   };
   for (const app of names) {
     state.children.push(
-      startProcess({ name: app, cmd: process.execPath, args: [apps.mainJs(app)], env: envOf(app), cwd: ROOT, prefix: prefix(app), onExit }),
+      startProcess({
+        name: app,
+        cmd: process.execPath,
+        args: [apps.mainJs(app)],
+        env: envOf(app),
+        cwd: ROOT,
+        prefix: prefix(app),
+        onExit,
+      }),
     );
   }
   const nginx = startProcess({
@@ -112,9 +126,17 @@ async function main() {
   await Promise.all([
     ...names.map((app) => {
       const h = state.children.find((c) => c.name === app);
-      return waitForHttpOk(`http://127.0.0.1:${ports[app]}/readyz`, { timeoutMs: 90000, isAlive: h.alive, what: app });
+      return waitForHttpOk(`http://127.0.0.1:${ports[app]}/readyz`, {
+        timeoutMs: 90000,
+        isAlive: h.alive,
+        what: app,
+      });
     }),
-    waitForHttpOk(`http://127.0.0.1:${gatewayPort}/healthz`, { timeoutMs: 30000, isAlive: nginx.alive, what: 'gateway' }),
+    waitForHttpOk(`http://127.0.0.1:${gatewayPort}/healthz`, {
+      timeoutMs: 30000,
+      isAlive: nginx.alive,
+      what: 'gateway',
+    }),
   ]);
   checkpoint();
   state.phase = 'running';
@@ -133,14 +155,46 @@ function checkpoint() {
 
 const SANDBOX_PARTNERS = [
   ['client_id', 'client_secret', 'scopes', 'redirect URIs', 'sponsorship', 'member-left', 'suspended'],
-  ['sandbox-partner', 'sandbox-secret', 'profile:read seatime:read vessels:read', 'http://localhost:8765/callback, http://127.0.0.1:8765/callback, https://partner.example/callback', 'yes', 'yes', 'no'],
-  ['sandbox-partner-b', 'sandbox-secret-b', 'profile:read', 'http://localhost:8766/callback', 'yes', 'no', 'no'],
-  ['sandbox-partner-suspended', 'sandbox-secret-suspended', 'profile:read seatime:read vessels:read', 'http://localhost:8767/callback', 'yes', 'no', 'yes'],
+  [
+    'sandbox-partner',
+    'sandbox-secret',
+    'profile:read seatime:read vessels:read',
+    'http://localhost:8765/callback, http://127.0.0.1:8765/callback, https://partner.example/callback',
+    'yes',
+    'yes',
+    'no',
+  ],
+  [
+    'sandbox-partner-b',
+    'sandbox-secret-b',
+    'profile:read',
+    'http://localhost:8766/callback',
+    'yes',
+    'no',
+    'no',
+  ],
+  [
+    'sandbox-partner-suspended',
+    'sandbox-secret-suspended',
+    'profile:read seatime:read vessels:read',
+    'http://localhost:8767/callback',
+    'yes',
+    'no',
+    'yes',
+  ],
 ];
 const SANDBOX_CREW = [
   ['email', 'password', 'record'],
-  ['alex.morgan@sandbox.test', 'sandbox-password', '120 vessel periods, 8+ vessels; premium via an active seat of sandbox-partner'],
-  ['sam.lee@sandbox.test', 'sandbox-password', '3 vessel periods; self-paid premium, also an active seat of sandbox-partner'],
+  [
+    'alex.morgan@sandbox.test',
+    'sandbox-password',
+    '120 vessel periods, 8+ vessels; premium via an active seat of sandbox-partner',
+  ],
+  [
+    'sam.lee@sandbox.test',
+    'sandbox-password',
+    '3 vessel periods; self-paid premium, also an active seat of sandbox-partner',
+  ],
   ['jo.kim@sandbox.test', 'sandbox-password', 'empty record, free tier'],
 ];
 
@@ -163,20 +217,28 @@ function banner(gatewayPort, env) {
       green(bold(`The crew-record service is up (APP_ENV=${env.APP_ENV}).`)),
       `  base URL:   ${bold(base)}`,
       `  docs:       ${base}/docs/   (OpenAPI: ${base}/openapi.json, ${base}/openapi.yaml)`,
-      `  internal:   ${base}/internal/v1/...  Authorization: Bearer ${env.INTERNAL_API_TOKEN || 'sandbox-internal-token'}`,
-      '',
-      bold('Sandbox partners'),
-      table(SANDBOX_PARTNERS),
-      `  sandbox-partner's webhook URL: ${webhook} (secret whsec_sandbox_secret)`,
-      `  seats: sandbox-partner has 4 invited (invitee1..4@sandbox.test, ext-1..4), sandbox-partner-b has 2`,
-      '',
-      bold('Sandbox crew members'),
-      table(SANDBOX_CREW),
+      ...(env.APP_ENV === 'sandbox'
+        ? sandboxCredentials(base, webhook, env)
+        : ['', `APP_ENV=${env.APP_ENV}: nothing was seeded.`]),
       '',
       'Press Ctrl-C to stop everything this command started.',
       '',
     ].join('\n'),
   );
+}
+
+function sandboxCredentials(base, webhook, env) {
+  return [
+    `  internal:   ${base}/internal/v1/...  Authorization: Bearer ${env.INTERNAL_API_TOKEN || 'sandbox-internal-token'}`,
+    '',
+    bold('Sandbox partners'),
+    table(SANDBOX_PARTNERS),
+    `  sandbox-partner's webhook URL: ${webhook} (secret whsec_sandbox_secret)`,
+    `  seats: sandbox-partner has 4 invited (invitee1..4@sandbox.test, ext-1..4), sandbox-partner-b has 2`,
+    '',
+    bold('Sandbox crew members'),
+    table(SANDBOX_CREW),
+  ];
 }
 
 let forced = false;

@@ -51,7 +51,12 @@ function header(stage) {
 async function stage(name, cmd, args, env) {
   header(name);
   if (interrupted) return { code: 130 };
-  const res = await run(cmd, args, { cwd: ROOT, env, timeoutMs: LIMITS[name] * 1000, onStart: (h) => (current = h) });
+  const res = await run(cmd, args, {
+    cwd: ROOT,
+    env,
+    timeoutMs: LIMITS[name] * 1000,
+    onStart: (h) => (current = h),
+  });
   current = null;
   return res;
 }
@@ -70,12 +75,15 @@ function failNote(res) {
 }
 
 function hasEslintConfig() {
-  return ['js', 'mjs', 'cjs', 'ts', 'mts', 'cts'].some((ext) => fs.existsSync(path.join(ROOT, `eslint.config.${ext}`)));
+  return ['js', 'mjs', 'cjs', 'ts', 'mts', 'cts'].some((ext) =>
+    fs.existsSync(path.join(ROOT, `eslint.config.${ext}`)),
+  );
 }
 
 /** Counts from Jest's --json output; see the header for what counts as a failure. */
 function countJest(file, res) {
-  if (!fs.existsSync(file)) return { passed: 0, failed: 1, note: `no ${path.relative(ROOT, file)} (${failNote(res)})` };
+  if (!fs.existsSync(file))
+    return { passed: 0, failed: 1, note: `no ${path.relative(ROOT, file)} (${failNote(res)})` };
   let report;
   try {
     report = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -100,7 +108,15 @@ function countJest(file, res) {
 async function jestStage(tier, env) {
   const file = path.join(RUN_DIR, `jest-${tier}.json`);
   fs.rmSync(file, { force: true });
-  const args = [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--selectProjects', tier, '--json', '--outputFile', file, '--passWithNoTests'];
+  const args = [
+    path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'),
+    '--selectProjects',
+    tier,
+    '--json',
+    '--outputFile',
+    file,
+    '--passWithNoTests',
+  ];
   if (tier !== 'unit') args.push('--runInBand', '--forceExit');
   const res = await stage(tier, process.execPath, args, env);
   const counted = countJest(file, res);
@@ -126,7 +142,8 @@ async function cleanUp() {
   }
   if (servers) {
     if (shouldStopServers()) await servers.stopStarted();
-    else if (servers.started.length) say(`services: left running for the next run: ${servers.started.map((s) => s.name).join(', ')}`);
+    else if (servers.started.length)
+      say(`services: left running for the next run: ${servers.started.map((s) => s.name).join(', ')}`);
     servers = null;
   }
 }
@@ -146,7 +163,9 @@ function summary() {
 async function finish() {
   await cleanUp().catch((err) => say(red(`clean-up: ${err.message}`)));
   const { passed, failed } = summary();
-  process.stdout.write(`tests: ${passed} passed, ${failed} failed\n`, () => process.exit(failed || interrupted ? 1 : 0));
+  process.stdout.write(`tests: ${passed} passed, ${failed} failed\n`, () =>
+    process.exit(failed || interrupted ? 1 : 0),
+  );
 }
 
 async function main() {
@@ -196,7 +215,8 @@ async function main() {
       results.push({ stage: 'lint', passed: 0, failed: 0, note: 'skipped (no eslint config)' });
     }
   }
-  if (needsServices || checks) await checkStage('build', process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], env);
+  if (needsServices || checks)
+    await checkStage('build', process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], env);
   for (const tier of tiers) {
     if (tier !== 'unit' && results.some((r) => r.stage === 'services' && r.failed)) {
       results.push({ stage: tier, passed: 0, failed: 1, note: 'not run: services unavailable' });

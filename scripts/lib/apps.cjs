@@ -46,7 +46,8 @@ function assertBuilt(apps, { generator = false, cli = true } = {}) {
     if (cli && !fs.existsSync(cliJs(app))) missing.push(path.relative(ROOT, cliJs(app)));
   }
   if (generator && !fs.existsSync(GENERATOR_JS)) missing.push(path.relative(ROOT, GENERATOR_JS));
-  if (missing.length) throw new Error(`build output missing: ${missing.join(', ')} (run \`npm run build\` first)`);
+  if (missing.length)
+    throw new Error(`build output missing: ${missing.join(', ')} (run \`npm run build\` first)`);
 }
 
 /**
@@ -74,10 +75,19 @@ function appEnv({ services = {}, fixed = {}, gatewayPort = DEFAULT_PORTS.gateway
 
 /** Runs `node dist/apps/<app>/src/cli.js <command>`; rejects with a clear message on failure. */
 async function runCli(app, command, env, { prefix, logFile, timeoutMs = 180000, onStart } = {}) {
-  const res = await run(process.execPath, [cliJs(app), command], { env, cwd: ROOT, prefix, logFile, timeoutMs, onStart });
+  const res = await run(process.execPath, [cliJs(app), command], {
+    env,
+    cwd: ROOT,
+    prefix,
+    logFile,
+    timeoutMs,
+    onStart,
+  });
   if (res.code !== 0) {
     const where = logFile ? ` (log: ${path.relative(ROOT, logFile)})` : '';
-    throw new Error(`${app}: \`cli.js ${command}\` failed (${res.timedOut ? 'timed out' : `exit ${res.code ?? res.signal}`})${where}`);
+    throw new Error(
+      `${app}: \`cli.js ${command}\` failed (${res.timedOut ? 'timed out' : `exit ${res.code ?? res.signal}`})${where}`,
+    );
   }
 }
 
@@ -93,9 +103,17 @@ async function generateGateway(outDir, { gatewayPort, ports, env, prefix, logFil
     const target = ports[app] ?? DEFAULT_PORTS[app];
     genEnv[v] = String(target).includes(':') ? String(target) : `127.0.0.1:${target}`;
   }
-  const res = await run(process.execPath, [GENERATOR_JS, '--out', outDir], { env: genEnv, cwd: ROOT, prefix, logFile, timeoutMs: 60000, onStart });
+  const res = await run(process.execPath, [GENERATOR_JS, '--out', outDir], {
+    env: genEnv,
+    cwd: ROOT,
+    prefix,
+    logFile,
+    timeoutMs: 60000,
+    onStart,
+  });
   if (res.code !== 0) throw new Error(`gateway: generate.js failed (exit ${res.code ?? res.signal})`);
-  if (!fs.existsSync(path.join(outDir, 'nginx.conf'))) throw new Error(`gateway: generate.js wrote no ${outDir}/nginx.conf`);
+  if (!fs.existsSync(path.join(outDir, 'nginx.conf')))
+    throw new Error(`gateway: generate.js wrote no ${outDir}/nginx.conf`);
 }
 
 /**

@@ -1,7 +1,8 @@
 // Types of apps.cjs for the TypeScript test harness.
 import type { ProcessHandle, Prefix } from './procs.cjs';
 
-export type NestAppName = 'auth-server' | 'consent-ui' | 'crew-api' | 'sponsorship-api' | 'webhook-dispatcher';
+export type NestAppName =
+  'auth-server' | 'consent-ui' | 'crew-api' | 'sponsorship-api' | 'webhook-dispatcher';
 export declare const ROOT: string;
 export declare const DIST: string;
 export declare const NEST_APPS: NestAppName[];
@@ -11,7 +12,10 @@ export declare const GENERATOR_JS: string;
 export declare function mainJs(app: string): string;
 export declare function cliJs(app: string): string;
 export declare function writtenApps(): NestAppName[];
-export declare function assertBuilt(apps: readonly string[], options?: { generator?: boolean; cli?: boolean }): void;
+export declare function assertBuilt(
+  apps: readonly string[],
+  options?: { generator?: boolean; cli?: boolean },
+): void;
 export declare function appEnv(options?: {
   services?: Record<string, string | undefined>;
   fixed?: Record<string, string | number | undefined>;

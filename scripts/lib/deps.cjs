@@ -32,7 +32,9 @@ function ensureNodeModules(log = console.log) {
   if (ci.status === 0) return;
   // npm ci refuses a lock file that npm install accepts (e.g. optional platform packages of
   // another OS missing from it); install from it anyway, and say that the lock needs a look.
-  log(`npm: npm ci failed (exit ${ci.status ?? ci.signal}); package-lock.json needs regenerating. Falling back to npm install`);
+  log(
+    `npm: npm ci failed (exit ${ci.status ?? ci.signal}); package-lock.json needs regenerating. Falling back to npm install`,
+  );
   const install = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: ROOT, stdio: 'inherit' });
   if (install.status !== 0) throw new Error(`npm install failed (exit ${install.status ?? install.signal})`);
 }

@@ -44,9 +44,13 @@ async function createDatabase(baseUrl, name, log) {
     await pgQuery(baseUrl, `CREATE DATABASE "${name}"`);
   } catch (err) {
     // A role without CREATEDB on a local cluster: create it as the superuser, owned by the role.
-    const res = isLocal(target.host) ? superPsql(target.port, `CREATE DATABASE "${name}" OWNER "${owner.replace(/"/g, '""')}"`) : null;
+    const res = isLocal(target.host)
+      ? superPsql(target.port, `CREATE DATABASE "${name}" OWNER "${owner.replace(/"/g, '""')}"`)
+      : null;
     if (!res || res.status !== 0) {
-      throw new Error(`cannot create database ${name} with ${redact(baseUrl)} (${err.message}); the role needs CREATEDB`);
+      throw new Error(
+        `cannot create database ${name} with ${redact(baseUrl)} (${err.message}); the role needs CREATEDB`,
+      );
     }
   }
   log(`isolation: database ${name}`);
@@ -102,11 +106,16 @@ async function createVhost(amqpUrl, vhost, log) {
     log(`isolation: vhost ${vhost} (management API)`);
     return 'http';
   } catch (err) {
-    if (!isLocal(m.host) || !which('rabbitmqctl')) throw new Error(`cannot create vhost ${vhost}: ${err.message}`);
+    if (!isLocal(m.host) || !which('rabbitmqctl'))
+      throw new Error(`cannot create vhost ${vhost}: ${err.message}`);
     const add = capture('rabbitmqctl', ['add_vhost', vhost], { timeoutMs: 60000 });
-    const perm = capture('rabbitmqctl', ['set_permissions', '-p', vhost, m.user, '.*', '.*', '.*'], { timeoutMs: 60000 });
+    const perm = capture('rabbitmqctl', ['set_permissions', '-p', vhost, m.user, '.*', '.*', '.*'], {
+      timeoutMs: 60000,
+    });
     if (add.status !== 0 || perm.status !== 0) {
-      throw new Error(`cannot create vhost ${vhost}: ${err.message}; rabbitmqctl: ${add.stderr}${perm.stderr}`);
+      throw new Error(
+        `cannot create vhost ${vhost}: ${err.message}; rabbitmqctl: ${add.stderr}${perm.stderr}`,
+      );
     }
     log(`isolation: vhost ${vhost} (rabbitmqctl)`);
     return 'ctl';

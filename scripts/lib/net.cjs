@@ -58,7 +58,11 @@ function httpRequest(url, { method = 'GET', headers = {}, body, timeoutMs = 5000
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () =>
-        resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        resolve({
+          status: res.statusCode,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
       );
       res.on('error', reject);
     });
@@ -146,7 +150,12 @@ function parseResp(buf, offset = 0) {
 function redisCommands(redisUrl, commands, timeoutMs = 3000) {
   const u = new URL(redisUrl);
   const pre = [];
-  if (u.password) pre.push(u.username ? ['AUTH', decodeURIComponent(u.username), decodeURIComponent(u.password)] : ['AUTH', decodeURIComponent(u.password)]);
+  if (u.password)
+    pre.push(
+      u.username
+        ? ['AUTH', decodeURIComponent(u.username), decodeURIComponent(u.password)]
+        : ['AUTH', decodeURIComponent(u.password)],
+    );
   const db = u.pathname.replace(/^\//, '');
   if (db) pre.push(['SELECT', db]);
   const all = [...pre, ...commands];

@@ -6,7 +6,12 @@ export interface HttpResult {
 }
 export declare function sleep(ms: number): Promise<void>;
 export declare function tcpReachable(host: string, port: number, timeoutMs?: number): Promise<boolean>;
-export declare function waitForPort(host: string, port: number, timeoutMs: number, what?: string): Promise<void>;
+export declare function waitForPort(
+  host: string,
+  port: number,
+  timeoutMs: number,
+  what?: string,
+): Promise<void>;
 export declare function freePort(): Promise<number>;
 export declare function freePorts(count: number): Promise<number[]>;
 export declare function httpRequest(
@@ -17,4 +22,8 @@ export declare function waitForHttpOk(
   url: string,
   options?: { timeoutMs?: number; isAlive?: () => boolean; what?: string },
 ): Promise<HttpResult>;
-export declare function redisCommands(redisUrl: string, commands: (string | number)[][], timeoutMs?: number): Promise<unknown[]>;
+export declare function redisCommands(
+  redisUrl: string,
+  commands: (string | number)[][],
+  timeoutMs?: number,
+): Promise<unknown[]>;

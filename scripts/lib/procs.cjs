@@ -52,7 +52,13 @@ function startProcess({ name, cmd, args = [], env = process.env, cwd, prefix, lo
     // Node's stdio "pipes" are socket pairs, and a program that opens /dev/stdout (nginx's
     // access_log) cannot open a socket; a shell pipeline gives it a real pipe.
     // The exit status of the program (not of cat) is the shell's, through fd 3.
-    argv = ['/bin/sh', '-c', 'exec 4>&1; rc=$({ { "$0" "$@" 2>&1 3>&- 4>&-; echo $? >&3; } | cat >&4; } 3>&1); exit $rc', cmd, ...args];
+    argv = [
+      '/bin/sh',
+      '-c',
+      'exec 4>&1; rc=$({ { "$0" "$@" 2>&1 3>&- 4>&-; echo $? >&3; } | cat >&4; } 3>&1); exit $rc',
+      cmd,
+      ...args,
+    ];
   }
   const child = spawn(argv[0], argv.slice(1), { env, cwd, detached: true, stdio: ['ignore', out, out] });
   if (fd !== undefined) fs.closeSync(fd);
@@ -88,7 +94,9 @@ function startProcess({ name, cmd, args = [], env = process.env, cwd, prefix, lo
       signalGroup(child.pid, 'SIGTERM');
       const timer = setTimeout(() => {
         if (handle.alive()) {
-          process.stdout.write(`${yellow(`${name}: still running after ${graceMs / 1000} s, sending SIGKILL`)}\n`);
+          process.stdout.write(
+            `${yellow(`${name}: still running after ${graceMs / 1000} s, sending SIGKILL`)}\n`,
+          );
           signalGroup(child.pid, 'SIGKILL');
         }
       }, graceMs);
@@ -155,7 +163,9 @@ function run(cmd, args, { env = process.env, cwd, prefix, logFile, timeoutMs, on
     if (timeoutMs) {
       timer = setTimeout(() => {
         timedOut = true;
-        process.stdout.write(`${red(`${cmd} ${args.join(' ')}: over ${Math.round(timeoutMs / 1000)} s, stopping it`)}\n`);
+        process.stdout.write(
+          `${red(`${cmd} ${args.join(' ')}: over ${Math.round(timeoutMs / 1000)} s, stopping it`)}\n`,
+        );
         handle.stop(5000);
       }, timeoutMs);
     }
@@ -165,7 +175,11 @@ function run(cmd, args, { env = process.env, cwd, prefix, logFile, timeoutMs, on
 /** Synchronous command, output captured; { status, stdout, stderr }. */
 function capture(cmd, args, opts = {}) {
   const res = spawnSync(cmd, args, { encoding: 'utf8', timeout: opts.timeoutMs ?? 60000, ...opts });
-  return { status: res.error ? -1 : res.status, stdout: res.stdout || '', stderr: res.stderr || (res.error ? res.error.message : '') };
+  return {
+    status: res.error ? -1 : res.status,
+    stdout: res.stdout || '',
+    stderr: res.stderr || (res.error ? res.error.message : ''),
+  };
 }
 
 /** True when `cmd` is found on PATH (or is an existing absolute path). */
@@ -187,10 +201,28 @@ function which(cmd) {
 /** Last `lines` lines of a log file (for error messages). */
 function tail(file, lines = 40) {
   try {
-    return fs.readFileSync(file, 'utf8').split('\n').slice(-lines - 1).join('\n');
+    return fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .slice(-lines - 1)
+      .join('\n');
   } catch {
     return '';
   }
 }
 
-module.exports = { COLOURS, paint, red, green, yellow, bold, startProcess, signalGroup, run, capture, which, tail, eachLine };
+module.exports = {
+  COLOURS,
+  paint,
+  red,
+  green,
+  yellow,
+  bold,
+  startProcess,
+  signalGroup,
+  run,
+  capture,
+  which,
+  tail,
+  eachLine,
+};

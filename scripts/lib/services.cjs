@@ -42,7 +42,8 @@ function dockerEngine() {
   if (dockerAnswer !== undefined) return dockerAnswer;
   dockerAnswer = false;
   if (process.env.SVC_NO_DOCKER || !which('docker')) return dockerAnswer;
-  dockerAnswer = capture('docker', ['info', '--format', '{{.ServerVersion}}'], { timeoutMs: 10000 }).status === 0;
+  dockerAnswer =
+    capture('docker', ['info', '--format', '{{.ServerVersion}}'], { timeoutMs: 10000 }).status === 0;
   return dockerAnswer;
 }
 
@@ -50,7 +51,10 @@ function dockerEngine() {
 function composeUp(service) {
   const res = capture('docker', compose('up', '-d', '--wait', service), { cwd: ROOT, timeoutMs: 600000 });
   if (res.status !== 0) throw new Error(`docker compose up -d ${service} failed:\n${res.stderr}`);
-  return { name: `${service} (docker)`, stop: async () => void capture('docker', compose('stop', service), { cwd: ROOT, timeoutMs: 60000 }) };
+  return {
+    name: `${service} (docker)`,
+    stop: async () => void capture('docker', compose('stop', service), { cwd: ROOT, timeoutMs: 60000 }),
+  };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -77,12 +81,17 @@ function aptInstall(packages, log) {
     timeoutMs: 900000,
     maxBuffer: 64 * 1024 * 1024,
   });
-  if (res.status !== 0) throw new Error(`apt-get install ${packages.join(' ')} failed:\n${res.stdout.slice(-2000)}\n${res.stderr}`);
+  if (res.status !== 0)
+    throw new Error(
+      `apt-get install ${packages.join(' ')} failed:\n${res.stdout.slice(-2000)}\n${res.stderr}`,
+    );
 }
 
 /** Debian package of nginx: nginx-light where the release still has it, else nginx. */
 function nginxPackage() {
-  return capture('apt-cache', ['show', 'nginx-light'], { timeoutMs: 30000 }).status === 0 ? 'nginx-light' : 'nginx';
+  return capture('apt-cache', ['show', 'nginx-light'], { timeoutMs: 30000 }).status === 0
+    ? 'nginx-light'
+    : 'nginx';
 }
 
 // ---------------------------------------------------------------------------------------
@@ -90,7 +99,11 @@ function nginxPackage() {
 
 function parseUrl(raw, defaultPort) {
   const u = new URL(raw);
-  return { url: u, host: u.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1', port: Number(u.port || defaultPort) };
+  return {
+    url: u,
+    host: u.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1',
+    port: Number(u.port || defaultPort),
+  };
 }
 
 function postgresBinaries() {
@@ -134,15 +147,20 @@ async function plan(name, log) {
       return { name, mode: 'env', target, url: fromEnv };
     }
     if (!isLocal(target.host)) {
-      throw new Error(`${name}: ${spec.envVar} points at ${target.host}:${target.port}, which does not answer`);
+      throw new Error(
+        `${name}: ${spec.envVar} points at ${target.host}:${target.port}, which does not answer`,
+      );
     }
-    log(`${name}: ${spec.envVar} (${target.host}:${target.port}) does not answer yet; starting a local server`);
+    log(
+      `${name}: ${spec.envVar} (${target.host}:${target.port}) does not answer yet; starting a local server`,
+    );
   } else if (await tcpReachable('127.0.0.1', target.port, 1000)) {
     log(`${name}: found a server on 127.0.0.1:${target.port}`);
     return { name, mode: 'listening', target, url: DEFAULTS[spec.envVar] };
   }
   const url = fromEnv || DEFAULTS[spec.envVar];
-  if (dockerEngine() && target.port === spec.defaultPort) return { name, mode: 'docker', target, url, service: name };
+  if (dockerEngine() && target.port === spec.defaultPort)
+    return { name, mode: 'docker', target, url, service: name };
   if (spec.installed()) return { name, mode: 'local', target, url };
   return { name, mode: 'install', target, url, package: spec.package() };
 }
@@ -165,7 +183,9 @@ async function startPostgres(p, log) {
   if (!cluster) {
     const version = postgresBinaries()[0];
     log(`postgres: creating cluster ${version}/main on port ${p.target.port}`);
-    const res = capture('pg_createcluster', [version, 'main', '--port', String(p.target.port)], { timeoutMs: 120000 });
+    const res = capture('pg_createcluster', [version, 'main', '--port', String(p.target.port)], {
+      timeoutMs: 120000,
+    });
     if (res.status !== 0) throw new Error(`pg_createcluster failed:\n${res.stdout}${res.stderr}`);
     cluster = { version, cluster: 'main', port: p.target.port };
   }
@@ -173,12 +193,17 @@ async function startPostgres(p, log) {
   log(`postgres: starting local cluster ${id}`);
   const res = capture('pg_ctlcluster', [cluster.version, cluster.cluster, 'start'], { timeoutMs: 120000 });
   if (res.status !== 0 && !/already running/i.test(res.stderr + res.stdout)) {
-    throw new Error(`pg_ctlcluster ${cluster.version} ${cluster.cluster} start failed:\n${res.stdout}${res.stderr}`);
+    throw new Error(
+      `pg_ctlcluster ${cluster.version} ${cluster.cluster} start failed:\n${res.stdout}${res.stderr}`,
+    );
   }
   await waitForPort('127.0.0.1', p.target.port, 60000, `postgres ${id}`);
   return {
     name: `postgres ${id}`,
-    stop: async () => void capture('pg_ctlcluster', [cluster.version, cluster.cluster, 'stop', '-m', 'fast'], { timeoutMs: 60000 }),
+    stop: async () =>
+      void capture('pg_ctlcluster', [cluster.version, cluster.cluster, 'stop', '-m', 'fast'], {
+        timeoutMs: 60000,
+      }),
   };
 }
 
@@ -188,10 +213,28 @@ const sqlIdent = (s) => `"${String(s).replace(/"/g, '""')}"`;
 /** psql as the postgres superuser over the local socket (peer auth); null when that is impossible. */
 function superPsql(port, sql) {
   if (!isRoot() || !which('runuser') || !which('psql')) return null;
-  return capture('runuser', ['-u', 'postgres', '--', 'psql', '-p', String(port), '-v', 'ON_ERROR_STOP=1', '-qAtX', '-d', 'postgres', '-c', sql], {
-    cwd: '/',
-    timeoutMs: 30000,
-  });
+  return capture(
+    'runuser',
+    [
+      '-u',
+      'postgres',
+      '--',
+      'psql',
+      '-p',
+      String(port),
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-qAtX',
+      '-d',
+      'postgres',
+      '-c',
+      sql,
+    ],
+    {
+      cwd: '/',
+      timeoutMs: 30000,
+    },
+  );
 }
 
 /** Ensures the login role (with CREATEDB, for per-run test databases) and its database exist. */
@@ -258,14 +301,22 @@ async function startRedis(p, log) {
   const res = capture(
     'redis-server',
     [
-      '--bind', '127.0.0.1',
-      '--port', String(p.target.port),
-      '--save', '',
-      '--appendonly', 'no',
-      '--daemonize', 'yes',
-      '--dir', SERVICES_DIR,
-      '--pidfile', path.join(SERVICES_DIR, 'redis.pid'),
-      '--logfile', path.join(SERVICES_DIR, 'redis.log'),
+      '--bind',
+      '127.0.0.1',
+      '--port',
+      String(p.target.port),
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'yes',
+      '--dir',
+      SERVICES_DIR,
+      '--pidfile',
+      path.join(SERVICES_DIR, 'redis.pid'),
+      '--logfile',
+      path.join(SERVICES_DIR, 'redis.log'),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], timeoutMs: 30000 },
   );
@@ -303,7 +354,9 @@ function enableRabbitManagement(log) {
   const file = '/etc/rabbitmq/enabled_plugins';
   if (fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes('rabbitmq_management')) return;
   log('rabbitmq: enabling rabbitmq_management (offline)');
-  const res = capture('rabbitmq-plugins', ['enable', '--offline', 'rabbitmq_management'], { timeoutMs: 120000 });
+  const res = capture('rabbitmq-plugins', ['enable', '--offline', 'rabbitmq_management'], {
+    timeoutMs: 120000,
+  });
   if (res.status !== 0) throw new Error(`rabbitmq-plugins enable failed:\n${res.stdout}${res.stderr}`);
 }
 
@@ -325,7 +378,8 @@ async function startRabbit(p, log) {
   for (const port of [p.target.port, RABBIT_MANAGEMENT_PORT]) {
     while (!(await tcpReachable('127.0.0.1', port, 1000))) {
       if (exited) throw new Error(`rabbitmq-server exited during start-up; see ${logFile}`);
-      if (Date.now() > deadline) throw new Error(`rabbitmq: port ${port} not open after 120 s; see ${logFile}`);
+      if (Date.now() > deadline)
+        throw new Error(`rabbitmq: port ${port} not open after 120 s; see ${logFile}`);
       await sleep(500);
     }
   }
@@ -418,7 +472,9 @@ async function provision({ log = (l) => console.log(l), chromium = false } = {})
     for (const name of Object.keys(SPECS)) plans[name] = await plan(name, log);
 
     // Everything that must be installed, in one apt-get call.
-    const packages = Object.values(plans).filter((p) => p.mode === 'install').map((p) => p.package);
+    const packages = Object.values(plans)
+      .filter((p) => p.mode === 'install')
+      .map((p) => p.package);
     if (!nginxBinary()) {
       log('nginx: not installed');
       packages.push(isRoot() && which('apt-get') ? nginxPackage() : 'nginx');
@@ -428,7 +484,8 @@ async function provision({ log = (l) => console.log(l), chromium = false } = {})
       packages.push('chromium');
     }
     if (packages.length) {
-      for (const p of Object.values(plans)) if (p.mode === 'install') log(`${p.name}: not installed; installing ${p.package} with apt-get`);
+      for (const p of Object.values(plans))
+        if (p.mode === 'install') log(`${p.name}: not installed; installing ${p.package} with apt-get`);
       aptInstall(packages, log);
       for (const p of Object.values(plans)) if (p.mode === 'install') p.mode = 'local';
     }

@@ -19,7 +19,11 @@ describe('gateway (every app and nginx running)', () => {
   }, 60_000);
 
   /** A Problem Details answer whose `instance` is the response's request id. */
-  function expectProblem(res: HttpResponse, statuses: readonly number[], codes: readonly string[]): ProblemBody {
+  function expectProblem(
+    res: HttpResponse,
+    statuses: readonly number[],
+    codes: readonly string[],
+  ): ProblemBody {
     expect(statuses).toContain(res.status);
     expect(res.header('content-type')).toMatch(new RegExp(`^${PROBLEM_CONTENT_TYPE.replace('+', '\\+')}`));
     const body = res.json<ProblemBody>();
@@ -128,7 +132,9 @@ describe('gateway (every app and nginx running)', () => {
       await system.startApp('crew-api');
       // A path crew-api does not serve gives crew-api's own 404 Problem, not the gateway's 502.
       const res = await eventually(async () => {
-        const r = await request(url('/v1/me/e2e-no-such-route'), { headers: { 'x-request-id': 'e2e-back-again' } });
+        const r = await request(url('/v1/me/e2e-no-such-route'), {
+          headers: { 'x-request-id': 'e2e-back-again' },
+        });
         return [502, 503, 504].includes(r.status) ? undefined : r;
       });
       expect(res.header('x-request-id')).toBe('e2e-back-again');

@@ -32,7 +32,8 @@ export function request(url: string, options: RequestOptions = {}): Promise<Http
       url,
       {
         method,
-        headers: body === undefined ? headers : { 'content-length': String(Buffer.byteLength(body)), ...headers },
+        headers:
+          body === undefined ? headers : { 'content-length': String(Buffer.byteLength(body)), ...headers },
         timeout: timeoutMs,
         agent: false,
       },
@@ -67,7 +68,11 @@ export function request(url: string, options: RequestOptions = {}): Promise<Http
 }
 
 /** Retries `check` until it returns a value (not undefined) or the time is up. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, everyMs = 250): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 15_000,
+  everyMs = 250,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

@@ -71,7 +71,9 @@ function killGroup(pid: number): void {
 export async function startSystem(options: SystemOptions = {}): Promise<RunningSystem> {
   const runId = process.env.TEST_RUN_ID;
   if (!runId || !process.env.DATABASE_URL || !process.env.AMQP_URL || !process.env.REDIS_URL) {
-    throw new Error('the e2e tests need the run\'s own services: start them with `npm test` or `npm run test:e2e`');
+    throw new Error(
+      "the e2e tests need the run's own services: start them with `npm test` or `npm run test:e2e`",
+    );
   }
   const names = [...(options.apps ?? writtenApps())];
   const withGateway = options.gateway ?? true;
@@ -107,11 +109,22 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   const logOf = (name: string) => path.join(logDir, `${name}.log`);
 
   const spawnApp = async (app: string) => {
-    const handle = startProcess({ name: app, cmd: process.execPath, args: [mainJs(app)], env: envOf(app), cwd: ROOT, logFile: logOf(app) });
+    const handle = startProcess({
+      name: app,
+      cmd: process.execPath,
+      args: [mainJs(app)],
+      env: envOf(app),
+      cwd: ROOT,
+      logFile: logOf(app),
+    });
     everyHandle.add(handle);
     handles.set(app, handle);
     try {
-      await waitForHttpOk(`http://127.0.0.1:${ports[app]}/readyz`, { timeoutMs: readyTimeoutMs, isAlive: handle.alive, what: app });
+      await waitForHttpOk(`http://127.0.0.1:${ports[app]}/readyz`, {
+        timeoutMs: readyTimeoutMs,
+        isAlive: handle.alive,
+        what: app,
+      });
     } catch (err) {
       throw new Error(`${(err as Error).message}\n--- ${logOf(app)} ---\n${tail(logOf(app), 40)}`);
     }
@@ -164,11 +177,13 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       });
       everyHandle.add(nginx);
       handles.set('gateway', nginx);
-      await waitForHttpOk(`${baseUrl}/healthz`, { timeoutMs: 20_000, isAlive: nginx.alive, what: 'gateway' }).catch(
-        (err: Error) => {
-          throw new Error(`${err.message}\n--- ${logOf('gateway')} ---\n${tail(logOf('gateway'), 40)}`);
-        },
-      );
+      await waitForHttpOk(`${baseUrl}/healthz`, {
+        timeoutMs: 20_000,
+        isAlive: nginx.alive,
+        what: 'gateway',
+      }).catch((err: Error) => {
+        throw new Error(`${err.message}\n--- ${logOf('gateway')} ---\n${tail(logOf('gateway'), 40)}`);
+      });
     }
   } catch (err) {
     await stop();
