@@ -194,6 +194,14 @@ async function main() {
 
   const needsServices = tiers.some((t) => t !== 'unit');
   let env = { ...process.env };
+  if (tiers.includes('unit')) {
+    // The deployment test renders the kustomize overlays.
+    try {
+      env.KUBECTL = require('./lib/kubectl.cjs').ensureKubectl({ log: say });
+    } catch (err) {
+      say(red(`kubectl: ${err.message}`));
+    }
+  }
   if (needsServices) {
     try {
       servers = await provision({ log: say, chromium: wantsChromium() });

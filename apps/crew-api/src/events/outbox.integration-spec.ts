@@ -57,14 +57,16 @@ beforeEach(async () => {
   await channel.bindQueue(queue, CREW_EVENTS_EXCHANGE, routingKey);
 });
 
-afterEach(async () => {
+afterEach(() => stopRelays());
+
+async function stopRelays() {
   await Promise.all(
     running.splice(0).map(async ({ relay, connection }) => {
       await relay.stop();
       await connection.close();
     }),
   );
-});
+}
 
 async function startRelay(amqpUrl = services.amqpUrl, start = true) {
   const connection = new AmqpConnection(
@@ -173,6 +175,7 @@ describe('transactional outbox', () => {
       const seen = (await received()).map((m) => m.properties.messageId as string);
       expect(new Set(seen)).toEqual(new Set(ids));
     } finally {
+      await stopRelays();
       await proxy.stop();
     }
   });

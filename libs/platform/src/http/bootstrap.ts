@@ -76,6 +76,8 @@ export async function createHttpApp(
   const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
     logger: new NestPinoLogger(options.logger),
     abortOnError: false,
+    // Fastify's own JSON parser stays; Nest's would add a form parser to every app.
+    bodyParser: false,
   });
   app.useGlobalFilters(
     new ProblemDetailsFilter(options.config.DOCS_URL, options.routes, options.logger, options.mapDomainError),

@@ -183,7 +183,11 @@ export class AmqpConnection {
     const connection = this.connection;
     this.connection = undefined;
     this.publishChannel = undefined;
-    await connection?.close().catch(() => undefined);
+    // A connection whose peer vanished never answers close-ok; do not let shutdown wait on it.
+    await Promise.race([
+      connection?.close().catch(() => undefined),
+      new Promise((r) => setTimeout(r, 2000).unref()),
+    ]);
   }
 
   private connect(): Promise<void> {
