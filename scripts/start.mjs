@@ -238,6 +238,10 @@ function sandboxCredentials(base, webhook, env) {
     '',
     bold('Sandbox crew members'),
     table(SANDBOX_CREW),
+    '',
+    yellow(
+      '  Not seeded yet: these partners, members and seats arrive with the OAuth, crew-data and sponsorship features.',
+    ),
   ];
 }
 
