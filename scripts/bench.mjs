@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// `npm run bench`: what one request costs on the way through the foundation, as ratios to a bare
+// Fastify JSON route measured in the same run (absolute numbers vary by machine; ratios much less).
+//   bare      Fastify alone                                   (baseline = 1.00)
+//   platform  the route inside createHttpApp (every app's HTTP stack)
+//   gateway   the platform app behind the generated nginx gateway
+// Options: BENCH_SECONDS (5), BENCH_CONCURRENCY (32), BENCH_ROUNDS (2; the best round counts).
+import { execFileSync, fork, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { ROOT, ensureNodeModules } = require('./lib/deps.cjs');
+const { which } = require('./lib/procs.cjs');
+const { freePort, waitForHttpOk } = require('./lib/net.cjs');
+ensureNodeModules((l) => console.log(l));
+
+const SECONDS = process.env.BENCH_SECONDS ?? '5';
+const CONCURRENCY = process.env.BENCH_CONCURRENCY ?? '32';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '2');
+const children = [];
+const tempDirs = [];
+
+function startServer(kind, port) {
+  return new Promise((resolve, reject) => {
+    const child = fork(path.join(ROOT, 'scripts/bench/servers.cjs'), [kind, String(port)], {
+      stdio: 'inherit',
+    });
+    children.push(child);
+    child.once('message', () => resolve(child));
+    child.once('exit', (code) => reject(new Error(`${kind} server exited (${code})`)));
+  });
+}
+
+function load(url) {
+  const out = execFileSync(
+    process.execPath,
+    [path.join(ROOT, 'scripts/bench/load.cjs'), url, SECONDS, CONCURRENCY],
+    {
+      encoding: 'utf8',
+    },
+  );
+  return JSON.parse(out);
+}
+
+async function main() {
+  if (!fs.existsSync(path.join(ROOT, 'dist/apps/gateway/src/generate.js'))) {
+    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
+  }
+  const nginx = process.env.NGINX_BIN || which('nginx');
+  if (!nginx) throw new Error('nginx is not installed: run `npm start` or `npm test` once, which install it');
+
+  const [barePort, platformPort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
+  await startServer('bare', barePort);
+  await startServer('platform', platformPort);
+  const gatewayDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-gw-'));
+  tempDirs.push(gatewayDir);
+  fs.chmodSync(gatewayDir, 0o755);
+  execFileSync(
+    process.execPath,
+    [path.join(ROOT, 'dist/apps/gateway/src/generate.js'), '--out', gatewayDir],
+    {
+      env: {
+        ...process.env,
+        GATEWAY_PORT: String(gatewayPort),
+        GATEWAY_LISTEN_HOST: '127.0.0.1',
+        CREW_API_UPSTREAMS: `127.0.0.1:${platformPort}`,
+        GATEWAY_WORKER_PROCESSES: '1',
+      },
+      stdio: 'inherit',
+    },
+  );
+  const gw = spawn(nginx, ['-p', `${gatewayDir}/`, '-c', `${gatewayDir}/nginx.conf`], {
+    stdio: ['ignore', fs.openSync(path.join(gatewayDir, 'out.log'), 'a'), 'inherit'],
+  });
+  children.push(gw);
+  await waitForHttpOk(`http://127.0.0.1:${gatewayPort}/healthz`, { timeoutMs: 15000 });
+
+  const targets = {
+    bare: `http://127.0.0.1:${barePort}/v1/me`,
+    platform: `http://127.0.0.1:${platformPort}/v1/me`,
+    gateway: `http://127.0.0.1:${gatewayPort}/v1/me`,
+  };
+  for (const url of Object.values(targets)) load(url); // warm-up round
+  const best = {};
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const [name, url] of Object.entries(targets)) {
+      const result = load(url);
+      if (result.errors > 0) throw new Error(`${name}: ${result.errors} failed requests`);
+      if (!best[name] || result.rps > best[name].rps) best[name] = result;
+    }
+  }
+  const base = best.bare.rps;
+  console.log(`\nGET /v1/me, ${CONCURRENCY} keep-alive clients, ${SECONDS} s per round, best of ${ROUNDS}`);
+  console.log('target     req/s   ratio   p50 ms   p99 ms');
+  for (const [name, r] of Object.entries(best)) {
+    console.log(
+      `${name.padEnd(9)} ${String(r.rps).padStart(6)}   ${(r.rps / base).toFixed(2).padStart(5)}   ${String(r.p50_ms).padStart(6)}   ${String(r.p99_ms).padStart(6)}`,
+    );
+  }
+  console.log(
+    `gateway hop keeps ${((best.gateway.rps / best.platform.rps) * 100).toFixed(0)} % of the platform app's throughput`,
+  );
+}
+
+main()
+  .catch((err) => {
+    console.error(`bench failed: ${err.message}`);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    for (const c of children) c.kill('SIGTERM');
+    setTimeout(() => tempDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })), 500);
+  });
