@@ -9,3 +9,17 @@ export const EVENT_TYPES = [
   'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * The message every event carries on `crew.events` (routing key = `type`). The webhook body is
+ * built from it; `client_id` names the one partner concerned by `user.consent.revoked` and
+ * `webhook.test`.
+ */
+export interface ServiceEvent {
+  readonly id: string;
+  readonly type: EventType;
+  readonly user_id: string;
+  /** ISO 8601 UTC. */
+  readonly created_at: string;
+  readonly client_id?: string;
+}

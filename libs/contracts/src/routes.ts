@@ -25,6 +25,8 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
   { path: '/oauth/token', match: 'exact', app: 'auth-server' },
   { path: '/oauth/revoke', match: 'exact', app: 'auth-server' },
   { path: '/oauth/userinfo', match: 'exact', app: 'auth-server' },
+  // Authorization server metadata (RFC 8414).
+  { path: '/.well-known/oauth-authorization-server', match: 'exact', app: 'auth-server' },
   // What a crew member sees in the browser.
   { path: '/oauth/authorize', match: 'exact', app: 'consent-ui' },
   { path: '/login', match: 'exact', app: 'consent-ui' },

@@ -6,6 +6,7 @@ import type { DatabaseOptions } from '../database/database.module';
 import { runMigrations } from '../database/migrate';
 import { createHttpApp, runHttpApp } from '../http/bootstrap';
 import type { DomainErrorMapper } from '../http/problem-response';
+import type { ErrorRenderer } from '../http/problem-details.filter';
 import { RouteIndex } from '../http/route-index';
 import { createLogger } from '../logging/logger';
 import type { PlatformOptions } from '../platform.module';
@@ -23,6 +24,11 @@ export interface AppDefinition<S extends ConfigSpec> {
   readonly rpcQueue?: string;
   readonly formBodies?: boolean;
   readonly mapDomainError?: DomainErrorMapper;
+  readonly renderError?: ErrorRenderer;
+  /** Extra CLI commands (`cli.js <name> ...args`), e.g. partner onboarding; they get the app's config. */
+  readonly commands?: Readonly<
+    Record<string, (args: readonly string[], config: ConfigOf<S>, logger: Logger) => Promise<void>>
+  >;
   /** Sandbox data; must be idempotent. Never called in production. */
   readonly seed?: (config: ConfigOf<S>, logger: Logger) => Promise<void>;
 }
@@ -40,6 +46,7 @@ export async function serveApp<S extends ConfigSpec>(definition: AppDefinition<S
       routes,
       config: base,
       mapDomainError: definition.mapDomainError,
+      renderError: definition.renderError,
       formBodies: definition.formBodies,
     };
     const app = await createHttpApp(
@@ -71,9 +78,9 @@ export async function runAppCli<S extends ConfigSpec>(
   const spec = { APP_ENV: BASE_CONFIG.APP_ENV, LOG_LEVEL: BASE_CONFIG.LOG_LEVEL, ...DATABASE_CONFIG };
   // Seeding may need any of the app's settings; migrating needs only the database.
   const seedSpec = { ...definition.config, PORT: int('not used by the CLI', { default: '0', min: 0 }) };
-  const config = loadConfigOrExit(definition.name, command === 'seed' ? seedSpec : spec) as ConfigOf<
-    typeof spec
-  >;
+  const custom = definition.commands?.[command];
+  const needsAll = command === 'seed' || custom !== undefined;
+  const config = loadConfigOrExit(definition.name, needsAll ? seedSpec : spec) as ConfigOf<typeof spec>;
   const logger = createLogger(definition.name, config.LOG_LEVEL);
   try {
     switch (command) {
@@ -100,7 +107,15 @@ export async function runAppCli<S extends ConfigSpec>(
         else logger.info(`${definition.name} has no sandbox data`);
         return;
       default:
-        process.stderr.write(`${CLI_USAGE}\n`);
+        if (custom) {
+          await custom(argv.slice(1), config as unknown as ConfigOf<S>, logger);
+          return;
+        }
+        process.stderr.write(
+          `${CLI_USAGE}${Object.keys(definition.commands ?? {})
+            .map((c) => ` | ${c}`)
+            .join('')}\n`,
+        );
         process.exitCode = 64;
     }
   } catch (err) {

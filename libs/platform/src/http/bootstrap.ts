@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { ReadinessRegistry } from '../health/readiness';
 import { NestPinoLogger } from '../logging/logger';
 import { requestContext } from '../logging/request-context';
-import { ProblemDetailsFilter } from './problem-details.filter';
+import { ProblemDetailsFilter, type ErrorRenderer } from './problem-details.filter';
 import type { DomainErrorMapper } from './problem-response';
 import { pickRequestId } from './request-id';
 import { RouteIndex } from './route-index';
@@ -21,6 +21,7 @@ export interface HttpAppOptions {
     readonly SHUTDOWN_TIMEOUT_MS: number;
   };
   readonly mapDomainError?: DomainErrorMapper;
+  readonly renderError?: ErrorRenderer;
   /** Accept `application/x-www-form-urlencoded` bodies (OAuth endpoints and HTML forms). */
   readonly formBodies?: boolean;
 }
@@ -80,7 +81,13 @@ export async function createHttpApp(
     bodyParser: false,
   });
   app.useGlobalFilters(
-    new ProblemDetailsFilter(options.config.DOCS_URL, options.routes, options.logger, options.mapDomainError),
+    new ProblemDetailsFilter(
+      options.config.DOCS_URL,
+      options.routes,
+      options.logger,
+      options.mapDomainError,
+      options.renderError,
+    ),
   );
   return app;
 }

@@ -4,6 +4,12 @@ import type { Logger } from 'pino';
 import { PROBLEM_CONTENT_TYPE, problemBody, toProblem, type DomainErrorMapper } from './problem-response';
 import type { RouteIndex } from './route-index';
 
+/**
+ * Answers an error in another shape than Problem Details where a surface demands it (RFC 6749
+ * errors on `/oauth/*`, HTML pages for browsers). Returns false to leave the error to the filter.
+ */
+export type ErrorRenderer = (error: unknown, request: FastifyRequest, reply: FastifyReply) => boolean;
+
 /** The one place where an HTTP error becomes an answer: Problem Details for every app. */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
@@ -12,6 +18,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     private readonly routes: RouteIndex,
     private readonly logger: Logger,
     private readonly mapDomainError?: DomainErrorMapper,
+    private readonly renderError?: ErrorRenderer,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -19,6 +26,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
+    if (!reply.sent && this.renderError?.(exception, request, reply)) return;
     const path = request.url.split('?')[0];
     const { problem, logAsError } = toProblem(
       exception,

@@ -1,0 +1,75 @@
+import type { Scope } from './scopes';
+
+/**
+ * The fixed sandbox identities of decisions.md, seeded (idempotently) by the app that owns each
+ * part: auth-server the partners and credentials, crew-api the records, sponsorship-api the seats.
+ * Sandbox user ids are fixed so every app's seed refers to the same members.
+ */
+export interface SandboxPartner {
+  readonly client_id: string;
+  readonly client_secret: string;
+  readonly name: string;
+  readonly scopes: readonly Scope[];
+  readonly redirect_uris: readonly string[];
+  readonly webhook: boolean;
+  readonly sponsorship: boolean;
+  readonly member_left: boolean;
+  readonly suspended: boolean;
+}
+
+export const SANDBOX_WEBHOOK_SECRET = 'whsec_sandbox_secret';
+export const SANDBOX_DEFAULT_WEBHOOK_URL = 'http://127.0.0.1:8765/webhooks';
+
+export const SANDBOX_PARTNERS: readonly SandboxPartner[] = [
+  {
+    client_id: 'sandbox-partner',
+    client_secret: 'sandbox-secret',
+    name: 'Sandbox Partner',
+    scopes: ['profile:read', 'seatime:read', 'vessels:read'],
+    redirect_uris: [
+      'http://localhost:8765/callback',
+      'http://127.0.0.1:8765/callback',
+      'https://partner.example/callback',
+    ],
+    webhook: true,
+    sponsorship: true,
+    member_left: true,
+    suspended: false,
+  },
+  {
+    client_id: 'sandbox-partner-b',
+    client_secret: 'sandbox-secret-b',
+    name: 'Sandbox Partner B',
+    scopes: ['profile:read'],
+    redirect_uris: ['http://localhost:8766/callback'],
+    webhook: false,
+    sponsorship: true,
+    member_left: false,
+    suspended: false,
+  },
+  {
+    client_id: 'sandbox-partner-suspended',
+    client_secret: 'sandbox-secret-suspended',
+    name: 'Sandbox Partner (suspended)',
+    scopes: ['profile:read', 'seatime:read', 'vessels:read'],
+    redirect_uris: ['http://localhost:8767/callback'],
+    webhook: false,
+    sponsorship: true,
+    member_left: false,
+    suspended: true,
+  },
+];
+
+export interface SandboxMember {
+  readonly user_id: string;
+  readonly email: string;
+  readonly name: string;
+}
+
+export const SANDBOX_PASSWORD = 'sandbox-password';
+
+export const SANDBOX_MEMBERS: readonly SandboxMember[] = [
+  { user_id: 'usr_sandbox_alex_morgan', email: 'alex.morgan@sandbox.test', name: 'Alex Morgan' },
+  { user_id: 'usr_sandbox_sam_lee', email: 'sam.lee@sandbox.test', name: 'Sam Lee' },
+  { user_id: 'usr_sandbox_jo_kim', email: 'jo.kim@sandbox.test', name: 'Jo Kim' },
+];

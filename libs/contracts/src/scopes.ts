@@ -1,0 +1,14 @@
+/** The OAuth scopes partners can be granted (interface.md, Authentication item 7). */
+export const SCOPES = ['profile:read', 'seatime:read', 'vessels:read'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** What the consent screen and the connections page say each scope lets a partner see. */
+export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, string>> = {
+  'profile:read': 'Your name, crew role, country, photo and membership',
+  'seatime:read': 'Your sea-time totals and your 12-month sea-time trend',
+  'vessels:read': 'Your vessel history: ships, roles and dates of service',
+};
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
