@@ -1,4 +1,4 @@
-import { readOneOf, readRecord, readString, readStringMap } from '../../validate';
+import { readOneOf, readRecord, readString, readStringArray, readStringMap } from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
 
 /**
@@ -21,7 +21,10 @@ export type AuthorizeOutcome =
   | { readonly outcome: 'error_page'; readonly error: string; readonly error_description: string };
 
 export interface AuthorizeValidateRequest {
+  /** The query parameters, first value of each. */
   readonly params: Readonly<Record<string, string>>;
+  /** Names of parameters that appeared more than once (RFC 6749 §3.1 forbids it). */
+  readonly repeated: readonly string[];
 }
 
 export interface AuthorizeDecideRequest {
@@ -66,7 +69,8 @@ export const AUTH_AUTHORIZE_VALIDATE: RpcContract<AuthorizeValidateRequest, Auth
   pattern: VALIDATE,
   queue: RPC_QUEUES.authServer,
   parseRequest(input) {
-    return { params: readStringMap(VALIDATE, readRecord(VALIDATE, input), 'params') };
+    const r = readRecord(VALIDATE, input);
+    return { params: readStringMap(VALIDATE, r, 'params'), repeated: readStringArray(VALIDATE, r, 'repeated') };
   },
   parseResponse: (input) => parseOutcome(VALIDATE, input),
 };
