@@ -1,14 +1,22 @@
 import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import type { ApiProblem } from './problem';
 import { PROBLEM_CONTENT_TYPE, problemBody, toProblem, type DomainErrorMapper } from './problem-response';
 import type { RouteIndex } from './route-index';
 
 /**
  * Answers an error in another shape than Problem Details where a surface demands it (RFC 6749
- * errors on `/oauth/*`, HTML pages for browsers). Returns false to leave the error to the filter.
+ * errors on `/oauth/*`, HTML pages for browsers). It gets the error and the problem the filter
+ * classified it as (status, code, headers such as `Allow`); returns false to leave the answer to
+ * the filter.
  */
-export type ErrorRenderer = (error: unknown, request: FastifyRequest, reply: FastifyReply) => boolean;
+export type ErrorRenderer = (
+  error: unknown,
+  problem: ApiProblem,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) => boolean;
 
 /** The one place where an HTTP error becomes an answer: Problem Details for every app. */
 @Catch()
@@ -26,7 +34,6 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
-    if (!reply.sent && this.renderError?.(exception, request, reply)) return;
     const path = request.url.split('?')[0];
     const { problem, logAsError } = toProblem(
       exception,
@@ -41,6 +48,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       );
     }
     if (reply.sent) return;
+    if (this.renderError?.(exception, problem, request, reply)) return;
     reply.status(problem.status);
     for (const [name, value] of Object.entries(problem.extras.headers ?? {})) reply.header(name, value);
     reply.header('x-request-id', request.id);
