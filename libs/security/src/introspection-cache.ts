@@ -1,0 +1,113 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  AUTH_INTROSPECT,
+  INTROSPECTION_CACHE_MAX_TTL_SECONDS,
+  INTROSPECTION_TOMBSTONE_TTL_SECONDS,
+  introspectionCacheKey,
+  type CachedIntrospection,
+} from '@svc/contracts';
+import { DependencyUnavailableError, REDIS } from '@svc/platform';
+import type Redis from 'ioredis';
+
+/**
+ * Redis did not answer, or did not confirm a write. A DependencyUnavailableError, so that if it
+ * ever reaches the Problem filter it is a 503 (retry), never a 500 or a silent success.
+ */
+export class IntrospectionCacheUnavailableError extends DependencyUnavailableError {
+  constructor(cause?: unknown) {
+    super('redis (introspection cache)', cause);
+    this.name = 'IntrospectionCacheUnavailableError';
+  }
+}
+
+const TOMBSTONE = JSON.stringify({ active: false } satisfies CachedIntrospection);
+
+/**
+ * How long an answer may stay cached: an active token at most INTROSPECTION_CACHE_MAX_TTL_SECONDS
+ * and never (rounded down) past its own expiry, but at least 1 s, which Redis requires; an
+ * inactive answer the full maximum. The reader checks `expires_at` on every hit anyway.
+ */
+export function introspectionTtlSeconds(answer: CachedIntrospection, nowMs: number): number {
+  if (!answer.active) return INTROSPECTION_CACHE_MAX_TTL_SECONDS;
+  const remaining = Math.floor((Date.parse(answer.expires_at) - nowMs) / 1000);
+  if (Number.isNaN(remaining)) return 1;
+  return Math.max(1, Math.min(INTROSPECTION_CACHE_MAX_TTL_SECONDS, remaining));
+}
+
+/**
+ * The Redis side of the introspection cache protocol (`libs/contracts/src/introspection.ts`).
+ * Keys are `introspect:<token digest>`; ioredis adds the environment's key prefix.
+ */
+@Injectable()
+export class IntrospectionCache {
+  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+
+  /**
+   * The cached answer, or undefined on a miss. One GET: a cache hit costs one round trip.
+   * An entry that does not parse counts as a miss (auth-server is asked, which is always safe).
+   * Throws IntrospectionCacheUnavailableError when Redis does not answer.
+   */
+  async get(digest: string): Promise<CachedIntrospection | undefined> {
+    let raw: string | null;
+    try {
+      raw = await this.redis.get(introspectionCacheKey(digest));
+    } catch (err) {
+      throw new IntrospectionCacheUnavailableError(err);
+    }
+    if (raw === null) return undefined;
+    try {
+      return AUTH_INTROSPECT.parseResponse(JSON.parse(raw));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Stores auth-server's answer only if nothing is cached for the token (SET EX NX): an answer
+   * read before a revocation committed can never overwrite that revocation's tombstone.
+   * Returns whether it was stored; throws IntrospectionCacheUnavailableError when Redis does not answer.
+   */
+  async putIfAbsent(digest: string, answer: CachedIntrospection, nowMs = Date.now()): Promise<boolean> {
+    const ttl = introspectionTtlSeconds(answer, nowMs);
+    try {
+      const stored = await this.redis.set(
+        introspectionCacheKey(digest),
+        JSON.stringify(answer),
+        'EX',
+        ttl,
+        'NX',
+      );
+      return stored === 'OK';
+    } catch (err) {
+      throw new IntrospectionCacheUnavailableError(err);
+    }
+  }
+
+  /**
+   * Writes `{"active":false}` over whatever is cached for each token (plain SET, no NX), in one
+   * MULTI/EXEC round trip. auth-server calls this BEFORE committing a revocation and rolls back
+   * when it throws: resolving means Redis confirmed every write.
+   */
+  async tombstone(digests: readonly string[]): Promise<void> {
+    if (digests.length === 0) return;
+    const multi = this.redis.multi();
+    for (const digest of digests) {
+      multi.set(introspectionCacheKey(digest), TOMBSTONE, 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS);
+    }
+    let results: [Error | null, unknown][] | null;
+    try {
+      results = await multi.exec();
+    } catch (err) {
+      throw new IntrospectionCacheUnavailableError(err);
+    }
+    if (results === null || results.length !== digests.length) {
+      throw new IntrospectionCacheUnavailableError(new Error('the MULTI transaction was discarded'));
+    }
+    const failed = results.find(([err, reply]) => err !== null || reply !== 'OK');
+    if (failed) {
+      throw new IntrospectionCacheUnavailableError(
+        failed[0] ?? new Error(`unexpected reply ${String(failed[1])}`),
+      );
+    }
+  }
+}

@@ -1,0 +1,25 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+
+/** Who is calling: the subject, the partner and the grant of a live access token. */
+export interface Principal {
+  readonly user_id: string;
+  readonly client_id: string;
+  readonly scopes: readonly string[];
+  /** ISO 8601 UTC. */
+  readonly expires_at: string;
+}
+
+/** Passport's slot on the request, filled by BearerAuthGuard. */
+export function principalOf(request: { user?: unknown }): Principal | undefined {
+  return request.user as Principal | undefined;
+}
+
+/**
+ * `@Principal() principal: Principal` in a handler guarded by BearerAuthGuard. Without the guard
+ * there is no principal, which is a programming error (500), never an anonymous caller.
+ */
+export const Principal = createParamDecorator((_data: unknown, context: ExecutionContext): Principal => {
+  const principal = principalOf(context.switchToHttp().getRequest<{ user?: unknown }>());
+  if (!principal) throw new Error('@Principal() is used on a route without BearerAuthGuard');
+  return principal;
+});

@@ -1,0 +1,179 @@
+import type { CachedIntrospection, IntrospectResponse } from '@svc/contracts';
+import { DependencyUnavailableError } from '@svc/platform';
+import { IntrospectionCacheUnavailableError, type IntrospectionCache } from './introspection-cache';
+import type { Introspector } from './introspector';
+import { TokenAuthenticator } from './token-authenticator';
+import { tokenDigest } from './token-digest';
+
+const TOKEN = 'at_c2VjcmV0LXRva2VuLXZhbHVl';
+const DIGEST = tokenDigest(TOKEN);
+const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
+const active = (
+  overrides: Partial<Extract<CachedIntrospection, { active: true }>> = {},
+): CachedIntrospection => ({
+  active: true,
+  user_id: 'usr_1',
+  client_id: 'sandbox-partner',
+  scopes: ['profile:read'],
+  expires_at: inAnHour(),
+  ...overrides,
+});
+
+/** A cache with Redis behind it, or without (`down`); records what it was asked. */
+class FakeCache {
+  readonly entries = new Map<string, CachedIntrospection>();
+  readonly gets: string[] = [];
+  readonly puts: [string, CachedIntrospection][] = [];
+  down = false;
+  putFails = false;
+
+  async get(digest: string) {
+    this.gets.push(digest);
+    if (this.down) throw new IntrospectionCacheUnavailableError(new Error('connection refused'));
+    return this.entries.get(digest);
+  }
+
+  async putIfAbsent(digest: string, answer: CachedIntrospection) {
+    this.puts.push([digest, answer]);
+    if (this.down || this.putFails) throw new IntrospectionCacheUnavailableError(new Error('timeout'));
+    if (this.entries.has(digest)) return false;
+    this.entries.set(digest, answer);
+    return true;
+  }
+}
+
+class FakeIntrospector implements Introspector {
+  readonly asked: string[] = [];
+  answers = new Map<string, IntrospectResponse>();
+  down = false;
+
+  async introspect(digest: string): Promise<IntrospectResponse> {
+    this.asked.push(digest);
+    if (this.down) throw new DependencyUnavailableError('auth-server');
+    return this.answers.get(digest) ?? { active: false };
+  }
+}
+
+function setup() {
+  const cache = new FakeCache();
+  const introspector = new FakeIntrospector();
+  const authenticator = new TokenAuthenticator(cache as unknown as IntrospectionCache, introspector);
+  return { cache, introspector, authenticator };
+}
+
+describe('TokenAuthenticator', () => {
+  it('answers a cache hit from the cache alone: one lookup, no introspection, no write', async () => {
+    const { cache, introspector, authenticator } = setup();
+    const answer = active({ scopes: ['profile:read', 'vessels:read'] });
+    cache.entries.set(DIGEST, answer);
+
+    await expect(authenticator.authenticate(TOKEN)).resolves.toEqual({
+      user_id: 'usr_1',
+      client_id: 'sandbox-partner',
+      scopes: ['profile:read', 'vessels:read'],
+      expires_at: answer.active ? answer.expires_at : '',
+    });
+    expect(cache.gets).toEqual([DIGEST]);
+    expect(introspector.asked).toEqual([]);
+    expect(cache.puts).toEqual([]);
+  });
+
+  it('rejects a cached tombstone without asking auth-server', async () => {
+    const { cache, introspector, authenticator } = setup();
+    cache.entries.set(DIGEST, { active: false });
+    introspector.answers.set(DIGEST, active());
+
+    await expect(authenticator.authenticate(TOKEN)).resolves.toBeUndefined();
+    expect(introspector.asked).toEqual([]);
+  });
+
+  it('on a miss asks the introspector with the digest, then caches its answer', async () => {
+    const { cache, introspector, authenticator } = setup();
+    const answer = active();
+    introspector.answers.set(DIGEST, answer);
+
+    await expect(authenticator.authenticate(TOKEN)).resolves.toMatchObject({ user_id: 'usr_1' });
+    expect(introspector.asked).toEqual([DIGEST]);
+    expect(cache.puts).toEqual([[DIGEST, answer]]);
+  });
+
+  it('caches inactive answers too, and rejects the token', async () => {
+    const { cache, introspector, authenticator } = setup();
+
+    await expect(authenticator.authenticate(TOKEN)).resolves.toBeUndefined();
+    expect(introspector.asked).toEqual([DIGEST]);
+    expect(cache.puts).toEqual([[DIGEST, { active: false }]]);
+  });
+
+  it('still answers when storing the answer fails', async () => {
+    const { cache, introspector, authenticator } = setup();
+    cache.putFails = true;
+    introspector.answers.set(DIGEST, active());
+
+    await expect(authenticator.authenticate(TOKEN)).resolves.toMatchObject({ user_id: 'usr_1' });
+    expect(cache.puts).toHaveLength(1);
+  });
+
+  describe('with Redis unavailable', () => {
+    it('asks the introspector and writes nothing', async () => {
+      const { cache, introspector, authenticator } = setup();
+      cache.down = true;
+      introspector.answers.set(DIGEST, active());
+
+      await expect(authenticator.authenticate(TOKEN)).resolves.toMatchObject({ user_id: 'usr_1' });
+      expect(introspector.asked).toEqual([DIGEST]);
+      expect(cache.puts).toEqual([]);
+    });
+
+    it('rejects a token auth-server calls inactive (a revoked token never passes)', async () => {
+      const { cache, authenticator } = setup();
+      cache.down = true;
+
+      await expect(authenticator.authenticate(TOKEN)).resolves.toBeUndefined();
+    });
+  });
+
+  it('fails closed with DependencyUnavailableError when the introspector cannot answer', async () => {
+    const { introspector, authenticator } = setup();
+    introspector.down = true;
+
+    await expect(authenticator.authenticate(TOKEN)).rejects.toBeInstanceOf(DependencyUnavailableError);
+  });
+
+  it('fails closed when neither Redis nor the introspector answers', async () => {
+    const { cache, introspector, authenticator } = setup();
+    cache.down = true;
+    introspector.down = true;
+
+    await expect(authenticator.authenticate(TOKEN)).rejects.toBeInstanceOf(DependencyUnavailableError);
+  });
+
+  it('treats a cached active answer whose expires_at has passed as inactive', async () => {
+    const { cache, introspector, authenticator } = setup();
+    cache.entries.set(DIGEST, active({ expires_at: new Date(Date.now() - 1000).toISOString() }));
+
+    await expect(authenticator.authenticate(TOKEN)).resolves.toBeUndefined();
+    expect(introspector.asked).toEqual([]);
+  });
+
+  it('treats an introspected active answer that has already expired, or has no valid date, as inactive', async () => {
+    const { introspector, authenticator } = setup();
+    introspector.answers.set(DIGEST, active({ expires_at: '2020-01-01T00:00:00Z' }));
+    await expect(authenticator.authenticate(TOKEN)).resolves.toBeUndefined();
+
+    const other = 'at_other';
+    introspector.answers.set(tokenDigest(other), active({ expires_at: 'not a date' }));
+    await expect(authenticator.authenticate(other)).resolves.toBeUndefined();
+  });
+
+  it.each([['has space'], ['quote"d'], ['semi;colon'], ['=leading-padding'], ['é'], ['x'.repeat(1025)]])(
+    'refuses a token outside the RFC 6750 §2.1 b64token syntax without asking anyone (%#)',
+    async (token) => {
+      const { cache, introspector, authenticator } = setup();
+
+      await expect(authenticator.authenticate(token)).resolves.toBeUndefined();
+      expect(cache.gets).toEqual([]);
+      expect(introspector.asked).toEqual([]);
+    },
+  );
+});
