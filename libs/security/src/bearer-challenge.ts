@@ -1,0 +1,63 @@
+import { ApiProblem } from '@svc/platform';
+
+/**
+ * The 401 and 403 answers of a bearer-protected endpoint (RFC 6750 §3, decisions.md "Errors and
+ * auth on resource endpoints"). The challenge carries no realm and no error_description: the
+ * Problem body explains, the header stays the exact shape partners are told to expect.
+ */
+export const BEARER_CHALLENGE = 'Bearer';
+export const INVALID_TOKEN_CHALLENGE = 'Bearer error="invalid_token"';
+
+export function insufficientScopeChallenge(scopes: readonly string[]): string {
+  return `Bearer error="insufficient_scope", scope="${scopes.join(' ')}"`;
+}
+
+export interface RequestCredentials {
+  readonly headers: { readonly authorization?: string };
+  readonly query?: unknown;
+  readonly body?: unknown;
+}
+
+function hasAccessTokenParameter(bag: unknown): boolean {
+  return typeof bag === 'object' && bag !== null && 'access_token' in bag;
+}
+
+/** The `Authorization` header uses the Bearer scheme (scheme names are case-insensitive, RFC 9110 §11.1). */
+export function sentBearerCredentials(request: RequestCredentials): boolean {
+  const authorization = request.headers.authorization?.trim() ?? '';
+  return /^bearer(?:\s|$)/i.test(authorization);
+}
+
+/**
+ * 401 `invalid_token`. RFC 6750 §3.1: a request that carries no bearer credentials, or tries an
+ * unsupported method (another scheme, or `access_token` in the query or body, which this service
+ * does not accept), gets a challenge without an error code; one whose bearer token is malformed,
+ * unknown, expired or revoked gets `error="invalid_token"`.
+ */
+export function unauthenticatedProblem(request: RequestCredentials): ApiProblem {
+  if (sentBearerCredentials(request)) {
+    return new ApiProblem(
+      'invalid_token',
+      'The access token is malformed, unknown, expired or revoked; obtain a new one.',
+      { headers: { 'www-authenticate': INVALID_TOKEN_CHALLENGE } },
+    );
+  }
+  const inParameter = hasAccessTokenParameter(request.query) || hasAccessTokenParameter(request.body);
+  return new ApiProblem(
+    'invalid_token',
+    inParameter
+      ? 'Access tokens are accepted only in the Authorization header (`Authorization: Bearer <token>`), ' +
+          'never as an access_token parameter (RFC 6750 §2.1, §5.3).'
+      : 'This endpoint needs an access token: send `Authorization: Bearer <token>` (RFC 6750 §2.1).',
+    { headers: { 'www-authenticate': BEARER_CHALLENGE } },
+  );
+}
+
+/** 403 `insufficient_scope` naming every scope the endpoint needs (RFC 6750 §3.1). */
+export function insufficientScopeProblem(required: readonly string[]): ApiProblem {
+  return new ApiProblem(
+    'insufficient_scope',
+    `This endpoint needs an access token with the scope${required.length > 1 ? 's' : ''} ${required.join(' ')}.`,
+    { headers: { 'www-authenticate': insufficientScopeChallenge(required) } },
+  );
+}

@@ -1,0 +1,35 @@
+import { Injectable, SetMetadata, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Scope } from '@svc/contracts';
+import { insufficientScopeProblem } from './bearer-challenge';
+import { principalOf } from './principal';
+
+export const REQUIRED_SCOPES = 'svc:security:required-scopes';
+
+/**
+ * The scopes a handler (or every handler of a controller) needs; all of them are required.
+ * A method's list replaces its controller's. No list: any live token will do.
+ */
+export const RequireScopes = (...scopes: Scope[]) => SetMetadata(REQUIRED_SCOPES, scopes);
+
+/**
+ * Runs after BearerAuthGuard: 403 `insufficient_scope` with
+ * `WWW-Authenticate: Bearer error="insufficient_scope", scope="<needed scopes>"` (RFC 6750 §3.1).
+ */
+@Injectable()
+export class ScopeGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const required =
+      this.reflector.getAllAndOverride<readonly Scope[] | undefined>(REQUIRED_SCOPES, [
+        context.getHandler(),
+        context.getClass(),
+      ]) ?? [];
+    const principal = principalOf(context.switchToHttp().getRequest<{ user?: unknown }>());
+    // Without BearerAuthGuard in front there is nobody to check: a wiring mistake, never a pass.
+    if (!principal) throw new Error('ScopeGuard runs only after BearerAuthGuard');
+    if (required.every((scope) => principal.scopes.includes(scope))) return true;
+    throw insufficientScopeProblem(required);
+  }
+}

@@ -1,0 +1,64 @@
+import {
+  Global,
+  Module,
+  type ClassProvider,
+  type DynamicModule,
+  type ExistingProvider,
+  type FactoryProvider,
+  type ModuleMetadata,
+  type Provider,
+  type Type,
+  type ValueProvider,
+} from '@nestjs/common';
+import { BearerAuthGuard } from './bearer-auth.guard';
+import { BearerStrategy } from './bearer.strategy';
+import { IntrospectionCache } from './introspection-cache';
+import { INTROSPECTOR, RpcIntrospector, type Introspector } from './introspector';
+import { ScopeGuard } from './scope.guard';
+import { TokenAuthenticator } from './token-authenticator';
+
+/** How an app supplies its Introspector: a class, or any provider recipe without `provide`. */
+export type IntrospectorProvider =
+  | Type<Introspector>
+  | Omit<ClassProvider<Introspector>, 'provide'>
+  | Omit<FactoryProvider<Introspector>, 'provide'>
+  | Omit<ExistingProvider<Introspector>, 'provide'>
+  | Omit<ValueProvider<Introspector>, 'provide'>;
+
+export interface SecurityModuleOptions {
+  /** Default: RpcIntrospector (asks auth-server over RPC; needs RpcModule). */
+  readonly introspector?: IntrospectorProvider;
+  /** Modules the introspector's dependencies come from (auth-server's own token store). */
+  readonly imports?: ModuleMetadata['imports'];
+}
+
+function introspectorProvider(recipe: IntrospectorProvider | undefined): Provider {
+  if (recipe === undefined) return { provide: INTROSPECTOR, useClass: RpcIntrospector };
+  if (typeof recipe === 'function') return { provide: INTROSPECTOR, useClass: recipe };
+  return { ...recipe, provide: INTROSPECTOR } as Provider;
+}
+
+/**
+ * Bearer authentication for an app's resource endpoints. Import once, in the root module, next to
+ * PlatformModule.forRoot (APP_CONFIG), RedisModule.forRoot (REDIS) and, for the default
+ * introspector, RpcModule (RpcClient). Global: every feature module can use the guards.
+ */
+@Global()
+@Module({})
+export class SecurityModule {
+  static forRoot(options: SecurityModuleOptions = {}): DynamicModule {
+    return {
+      module: SecurityModule,
+      imports: [...(options.imports ?? [])],
+      providers: [
+        introspectorProvider(options.introspector),
+        IntrospectionCache,
+        TokenAuthenticator,
+        BearerStrategy,
+        BearerAuthGuard,
+        ScopeGuard,
+      ],
+      exports: [INTROSPECTOR, IntrospectionCache, TokenAuthenticator, BearerAuthGuard, ScopeGuard],
+    };
+  }
+}
