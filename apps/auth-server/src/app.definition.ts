@@ -1,16 +1,30 @@
-import { APP_SCHEMAS, RPC_QUEUES } from '@svc/contracts';
+import { APP_SCHEMAS, CREW_EVENTS_EXCHANGE, RPC_QUEUES } from '@svc/contracts';
 import {
+  ApiProblem,
   DatabaseModule,
+  EventExchangeModule,
   MessagingModule,
+  OutboxModule,
   PlatformModule,
   RedisModule,
+  RpcModule,
   type AppDefinition,
 } from '@svc/platform';
 import { AUTH_SERVER_CONFIG } from './config';
+import { AUTH_SERVER_ENTITIES } from './entities';
 import { AUTH_SERVER_MIGRATIONS } from './migrations';
+import { oauthErrorRenderer } from './oauth/oauth-error.renderer';
+import { OAuthException, oauthProblemCode } from './oauth/oauth.exception';
+import { OAuthModule } from './oauth/oauth.module';
+import { partnersCommand } from './partners/partners.cli';
+import { seedSandbox } from './seed';
 import { SystemModule } from './system/system.module';
 
-const database = { schema: APP_SCHEMAS['auth-server'], entities: [], migrations: AUTH_SERVER_MIGRATIONS };
+const database = {
+  schema: APP_SCHEMAS['auth-server'],
+  entities: AUTH_SERVER_ENTITIES,
+  migrations: AUTH_SERVER_MIGRATIONS,
+};
 
 /** auth-server: partners, credentials, consents, codes and tokens; answers the other apps over RPC. */
 export const AUTH_SERVER: AppDefinition<typeof AUTH_SERVER_CONFIG> = {
@@ -19,6 +33,13 @@ export const AUTH_SERVER: AppDefinition<typeof AUTH_SERVER_CONFIG> = {
   database,
   rpcQueue: RPC_QUEUES.authServer,
   formBodies: true,
+  renderError: oauthErrorRenderer,
+  mapDomainError: (error) =>
+    error instanceof OAuthException
+      ? new ApiProblem(oauthProblemCode(error.code), error.description)
+      : undefined,
+  seed: seedSandbox,
+  commands: { partners: partnersCommand },
   rootModule: (platform) => ({
     module: class AuthServerModule {},
     imports: [
@@ -26,7 +47,11 @@ export const AUTH_SERVER: AppDefinition<typeof AUTH_SERVER_CONFIG> = {
       DatabaseModule.forRoot(database),
       RedisModule.forRoot(),
       MessagingModule.forRoot(),
+      RpcModule,
+      EventExchangeModule.forRoot(CREW_EVENTS_EXCHANGE),
+      OutboxModule.forRoot(),
       SystemModule,
+      OAuthModule,
     ],
   }),
 };

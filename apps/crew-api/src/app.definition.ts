@@ -1,6 +1,7 @@
-import { APP_SCHEMAS } from '@svc/contracts';
+import { APP_SCHEMAS, CREW_EVENTS_EXCHANGE } from '@svc/contracts';
 import {
   DatabaseModule,
+  EventExchangeModule,
   MessagingModule,
   OutboxMessageEntity,
   OutboxModule,
@@ -10,7 +11,6 @@ import {
   type AppDefinition,
 } from '@svc/platform';
 import { CREW_API_CONFIG } from './config';
-import { EventsModule } from './events/events.module';
 import { CREW_API_MIGRATIONS } from './migrations';
 
 const database = {
@@ -33,7 +33,7 @@ export const CREW_API: AppDefinition<typeof CREW_API_CONFIG> = {
       MessagingModule.forRoot(),
       RpcModule,
       OutboxModule.forRoot(),
-      EventsModule,
+      EventExchangeModule.forRoot(CREW_EVENTS_EXCHANGE),
     ],
   }),
 };

@@ -1,2 +1,3 @@
-// auth-server's tables arrive with the OAuth feature; the schema itself is created by the CLI.
-export const AUTH_SERVER_MIGRATIONS = [];
+import { CreateOAuthTables1763750000000 } from './1763750000000-createOAuthTables';
+
+export const AUTH_SERVER_MIGRATIONS = [CreateOAuthTables1763750000000];

@@ -2,6 +2,7 @@ import { Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
 import { ReadinessRegistry } from '../health/readiness';
+import { TransactionRunner } from './transaction-runner';
 import { APP_CONFIG, APP_NAME } from '../platform.module';
 
 export interface DatabaseConfig {
@@ -66,6 +67,7 @@ export class DatabaseModule {
   static forRoot(options: DatabaseOptions): DynamicModule {
     return {
       module: DatabaseModule,
+      global: true,
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [APP_NAME, APP_CONFIG],
@@ -82,7 +84,9 @@ export class DatabaseModule {
           inject: [DataSource, ReadinessRegistry],
           useFactory: (ds: DataSource, readiness: ReadinessRegistry) => new DatabaseReadiness(ds, readiness),
         },
+        TransactionRunner,
       ],
+      exports: [TransactionRunner],
     };
   }
 }

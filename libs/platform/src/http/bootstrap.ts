@@ -69,7 +69,13 @@ export async function createHttpApp(
       'application/x-www-form-urlencoded',
       { parseAs: 'string' },
       (_req, body, done) => {
-        done(null, Object.fromEntries(new URLSearchParams(body as string)));
+        // A repeated field becomes an array, so a handler can refuse it (RFC 6749 §3.1).
+        const fields: Record<string, string | string[]> = {};
+        for (const [name, value] of new URLSearchParams(body as string)) {
+          const seen = fields[name];
+          fields[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+        }
+        done(null, fields);
       },
     );
   }

@@ -5,7 +5,12 @@ import {
   type INestApplication,
   type NestInterceptor,
 } from '@nestjs/common';
-import { Transport, type MicroserviceOptions, type RmqContext } from '@nestjs/microservices';
+import {
+  Transport,
+  type MicroserviceOptions,
+  type NestMicroservice,
+  type RmqContext,
+} from '@nestjs/microservices';
 import { finalize, type Observable } from 'rxjs';
 
 /**
@@ -38,15 +43,22 @@ export function connectRpcServer(
   config: { AMQP_URL: string; AMQP_PREFETCH: number },
   queue: string,
 ): void {
-  const server = app.connectMicroservice<MicroserviceOptions>({
-    transport: Transport.RMQ,
-    options: {
-      urls: [config.AMQP_URL],
-      queue,
-      queueOptions: RPC_QUEUE_OPTIONS,
-      noAck: false,
-      prefetchCount: config.AMQP_PREFETCH,
-    },
-  });
+  // Deferred, so the ack interceptor is in place before the handlers are bound (an interceptor
+  // added later is ignored, and unacked requests would stall the queue at `prefetch`). The app's
+  // own init runs the module hooks; the microservice must not run them a second time.
+  const server = app.connectMicroservice<MicroserviceOptions>(
+    {
+      transport: Transport.RMQ,
+      options: {
+        urls: [config.AMQP_URL],
+        queue,
+        queueOptions: RPC_QUEUE_OPTIONS,
+        noAck: false,
+        prefetchCount: config.AMQP_PREFETCH,
+      },
+    } satisfies MicroserviceOptions,
+    { deferInitialization: true },
+  );
   server.useGlobalInterceptors(new RpcAckInterceptor());
+  (server as unknown as NestMicroservice).setIsInitHookCalled(true);
 }

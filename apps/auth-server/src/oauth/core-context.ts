@@ -1,0 +1,45 @@
+import { NestFactory } from '@nestjs/core';
+import type { INestApplicationContext } from '@nestjs/common';
+import { APP_SCHEMAS } from '@svc/contracts';
+import {
+  DatabaseModule,
+  NestPinoLogger,
+  PlatformModule,
+  RedisModule,
+  RouteIndex,
+  type ConfigOf,
+} from '@svc/platform';
+import type { Logger } from 'pino';
+import type { AUTH_SERVER_CONFIG } from '../config';
+import { AUTH_SERVER_ENTITIES } from '../entities';
+import { AUTH_SERVER_MIGRATIONS } from '../migrations';
+import { OAuthCoreModule } from './oauth.module';
+
+/** The services without HTTP or RPC, for the CLI (sandbox seed, partner onboarding). */
+export async function withCoreContext<T>(
+  config: ConfigOf<typeof AUTH_SERVER_CONFIG>,
+  logger: Logger,
+  work: (context: INestApplicationContext) => Promise<T>,
+): Promise<T> {
+  const context = await NestFactory.createApplicationContext(
+    {
+      module: class AuthServerCliModule {},
+      imports: [
+        PlatformModule.forRoot({ app: 'auth-server', config, logger, routes: new RouteIndex() }),
+        DatabaseModule.forRoot({
+          schema: APP_SCHEMAS['auth-server'],
+          entities: AUTH_SERVER_ENTITIES,
+          migrations: AUTH_SERVER_MIGRATIONS,
+        }),
+        RedisModule.forRoot(),
+        OAuthCoreModule,
+      ],
+    },
+    { logger: new NestPinoLogger(logger.child({ component: 'cli' })), abortOnError: false },
+  );
+  try {
+    return await work(context);
+  } finally {
+    await context.close();
+  }
+}

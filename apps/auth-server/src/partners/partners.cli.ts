@@ -1,0 +1,135 @@
+import { parseArgs } from 'node:util';
+import type { ConfigOf } from '@svc/platform';
+import type { Logger } from 'pino';
+import type { AUTH_SERVER_CONFIG } from '../config';
+import { withCoreContext } from '../oauth/core-context';
+import { PartnerRegistrationError, PartnersService } from './partners.service';
+
+const USAGE = `Partner onboarding (operators only; partners cannot register themselves).
+
+  partners create --client-id ID --name NAME --redirect-uri URI [--redirect-uri URI ...]
+                  --scopes "profile:read seatime:read vessels:read" [--webhook-url URL]
+                  [--sponsorship] [--member-left]
+  partners list
+  partners rotate-secret CLIENT_ID
+  partners rotate-webhook-secret CLIENT_ID      (new secret signs alongside the current one)
+  partners finish-webhook-rotation CLIENT_ID    (the new secret becomes the only one)
+  partners suspend CLIENT_ID                    (ends every live token of the partner at once)
+  partners unsuspend CLIENT_ID
+
+New credentials are printed once and stored only as digests (client secret) or sealed
+(webhook secret); copy them now.`;
+
+const out = (line = '') => process.stdout.write(`${line}\n`);
+
+/** `cli.js partners ...`, run through `npm run partners -- ...`. */
+export async function partnersCommand(
+  args: readonly string[],
+  config: ConfigOf<typeof AUTH_SERVER_CONFIG>,
+  logger: Logger,
+): Promise<void> {
+  const [command, ...rest] = args;
+  if (!command || command === 'help' || command === '--help') {
+    out(USAGE);
+    return;
+  }
+  await withCoreContext(config, logger, async (context) => {
+    const partners = context.get(PartnersService);
+    try {
+      await run(partners, command, rest);
+    } catch (err) {
+      if (err instanceof PartnerRegistrationError || (err instanceof TypeError && 'code' in err)) {
+        process.stderr.write(`partners ${command}: ${err.message}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      throw err;
+    }
+  });
+}
+
+async function run(partners: PartnersService, command: string, rest: readonly string[]): Promise<void> {
+  const target = () => {
+    const id = rest[0];
+    if (!id) throw new PartnerRegistrationError('CLIENT_ID is required');
+    return id;
+  };
+  switch (command) {
+    case 'create': {
+      const { values } = parseArgs({
+        args: [...rest],
+        options: {
+          'client-id': { type: 'string' },
+          name: { type: 'string' },
+          'redirect-uri': { type: 'string', multiple: true },
+          scopes: { type: 'string' },
+          'webhook-url': { type: 'string' },
+          sponsorship: { type: 'boolean', default: false },
+          'member-left': { type: 'boolean', default: false },
+        },
+      });
+      if (!values['client-id'] || !values.name || !values.scopes) {
+        throw new PartnerRegistrationError('--client-id, --name and --scopes are required');
+      }
+      const credentials = await partners.register({
+        clientId: values['client-id'],
+        name: values.name,
+        redirectUris: values['redirect-uri'] ?? [],
+        scopes: values.scopes.split(/[\s,]+/).filter(Boolean),
+        webhookUrl: values['webhook-url'],
+        sponsorship: values.sponsorship ?? false,
+        memberLeft: values['member-left'] ?? false,
+      });
+      out(`Partner ${values['client-id']} created. Shown once:`);
+      out(`  client_id      ${values['client-id']}`);
+      out(`  client_secret  ${credentials.clientSecret}`);
+      if (credentials.webhookSecret) out(`  webhook_secret ${credentials.webhookSecret}`);
+      return;
+    }
+    case 'list': {
+      for (const p of await partners.list()) {
+        const flags = [
+          p.sponsorship && 'sponsorship',
+          p.memberLeft && 'member-left',
+          p.suspended && 'SUSPENDED',
+        ]
+          .filter(Boolean)
+          .join(',');
+        out(
+          [
+            p.clientId,
+            JSON.stringify(p.name),
+            p.allowedScopes.join(' '),
+            p.redirectUris.join(' '),
+            p.webhookUrl ?? '-',
+            flags || '-',
+          ].join('\t'),
+        );
+      }
+      return;
+    }
+    case 'rotate-secret':
+      out(`New client_secret of ${target()} (the old one stops working now; shown once):`);
+      out(`  ${await partners.rotateSecret(target())}`);
+      return;
+    case 'rotate-webhook-secret':
+      out(
+        `New webhook secret of ${target()} (deliveries carry both signatures until the rotation is finished; shown once):`,
+      );
+      out(`  ${await partners.rotateWebhookSecret(target())}`);
+      return;
+    case 'finish-webhook-rotation':
+      await partners.finishWebhookRotation(target());
+      out(`${target()}: deliveries are signed with the new webhook secret only.`);
+      return;
+    case 'suspend':
+      out(`${target()} suspended; ${await partners.setSuspended(target(), true)} live token(s) revoked.`);
+      return;
+    case 'unsuspend':
+      await partners.setSuspended(target(), false);
+      out(`${target()} reinstated.`);
+      return;
+    default:
+      throw new PartnerRegistrationError(`unknown command ${command}\n${USAGE}`);
+  }
+}

@@ -1,0 +1,191 @@
+import { Injectable } from '@nestjs/common';
+import { isScope } from '@svc/contracts';
+import { TransactionRunner } from '@svc/platform';
+import { IntrospectionCache } from '@svc/security';
+import { constantTimeEqual, newSecret, SecretBox, sha256Hex } from '../crypto/secrets';
+import { OAuthException } from '../oauth/oauth.exception';
+import { TokenPairsRepository } from '../tokens/token-pairs.repository';
+import type { PartnerEntity } from './partner.entity';
+import { PartnersRepository } from './partners.repository';
+import { isAcceptableRedirectUri } from './redirect-uri';
+
+export interface ClientCredentials {
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** How they were presented; a failure then answers with a Basic challenge (RFC 6749 §5.2). */
+  readonly method: 'client_secret_basic' | 'client_secret_post';
+}
+
+export interface PartnerRegistration {
+  readonly clientId: string;
+  readonly name: string;
+  readonly redirectUris: readonly string[];
+  readonly scopes: readonly string[];
+  readonly webhookUrl?: string;
+  readonly sponsorship: boolean;
+  readonly memberLeft: boolean;
+}
+
+export class PartnerRegistrationError extends Error {}
+
+// A digest nobody's secret has, so an unknown client costs the same comparison as a wrong secret.
+const NO_SECRET_DIGEST = sha256Hex('no client has this secret');
+
+@Injectable()
+export class PartnersService {
+  constructor(
+    private readonly partners: PartnersRepository,
+    private readonly pairs: TokenPairsRepository,
+    private readonly transactions: TransactionRunner,
+    private readonly cache: IntrospectionCache,
+    private readonly box: SecretBox,
+  ) {}
+
+  /** Client authentication at the token and revocation endpoints (RFC 6749 §2.3.1). */
+  async authenticate(credentials: ClientCredentials): Promise<PartnerEntity> {
+    const partner = await this.partners.findById(credentials.clientId);
+    const matches = constantTimeEqual(
+      partner?.secretDigest ?? NO_SECRET_DIGEST,
+      sha256Hex(credentials.clientSecret),
+    );
+    const challenge: Record<string, string> =
+      credentials.method === 'client_secret_basic' ? { 'www-authenticate': 'Basic realm="oauth"' } : {};
+    if (!partner || !matches) {
+      throw new OAuthException('invalid_client', 'Client authentication failed.', challenge);
+    }
+    if (partner.suspended) {
+      throw new OAuthException('invalid_client', 'This partner account is suspended.', challenge);
+    }
+    return partner;
+  }
+
+  findById(clientId: string): Promise<PartnerEntity | null> {
+    return this.partners.findById(clientId);
+  }
+
+  list(): Promise<PartnerEntity[]> {
+    return this.partners.list();
+  }
+
+  /** Onboards a partner; returns the credentials, which are shown once and never stored in plain. */
+  async register(
+    registration: PartnerRegistration,
+  ): Promise<{ clientSecret: string; webhookSecret?: string }> {
+    this.check(registration);
+    if (await this.partners.findById(registration.clientId)) {
+      throw new PartnerRegistrationError(`client_id ${registration.clientId} is taken`);
+    }
+    const clientSecret = newSecret('cs_');
+    const webhookSecret = registration.webhookUrl ? newSecret('whsec_') : undefined;
+    await this.partners.insert({
+      clientId: registration.clientId,
+      secretDigest: sha256Hex(clientSecret),
+      name: registration.name,
+      redirectUris: [...registration.redirectUris],
+      allowedScopes: [...registration.scopes],
+      webhookUrl: registration.webhookUrl ?? null,
+      webhookSecretCurrent: webhookSecret ? this.box.seal(webhookSecret) : null,
+      webhookSecretNext: null,
+      sponsorship: registration.sponsorship,
+      memberLeft: registration.memberLeft,
+      suspended: false,
+    });
+    return { clientSecret, webhookSecret };
+  }
+
+  /** Creates or refreshes a partner with known credentials (the sandbox's, from decisions.md). */
+  async seed(
+    registration: PartnerRegistration,
+    clientSecret: string,
+    webhookSecret: string | undefined,
+    suspended: boolean,
+  ) {
+    this.check(registration);
+    await this.partners.upsert({
+      clientId: registration.clientId,
+      secretDigest: sha256Hex(clientSecret),
+      name: registration.name,
+      redirectUris: [...registration.redirectUris],
+      allowedScopes: [...registration.scopes],
+      webhookUrl: registration.webhookUrl ?? null,
+      webhookSecretCurrent: webhookSecret ? this.box.seal(webhookSecret) : null,
+      webhookSecretNext: null,
+      sponsorship: registration.sponsorship,
+      memberLeft: registration.memberLeft,
+      suspended,
+    });
+  }
+
+  async rotateSecret(clientId: string): Promise<string> {
+    const clientSecret = newSecret('cs_');
+    if (!(await this.partners.update(clientId, { secretDigest: sha256Hex(clientSecret) }))) {
+      throw new PartnerRegistrationError(`no partner ${clientId}`);
+    }
+    return clientSecret;
+  }
+
+  /**
+   * Starts a webhook-secret rotation: a new secret becomes `next`, and deliveries are signed with
+   * both until `finishWebhookRotation` makes it the only one.
+   */
+  async rotateWebhookSecret(clientId: string): Promise<string> {
+    const partner = await this.partners.findById(clientId);
+    if (!partner) throw new PartnerRegistrationError(`no partner ${clientId}`);
+    if (!partner.webhookUrl) throw new PartnerRegistrationError(`${clientId} has no webhook URL`);
+    const webhookSecret = newSecret('whsec_');
+    await this.partners.update(clientId, { webhookSecretNext: this.box.seal(webhookSecret) });
+    return webhookSecret;
+  }
+
+  async finishWebhookRotation(clientId: string): Promise<void> {
+    const partner = await this.partners.findById(clientId);
+    if (!partner?.webhookSecretNext)
+      throw new PartnerRegistrationError(`${clientId} has no rotation in progress`);
+    await this.partners.update(clientId, {
+      webhookSecretCurrent: partner.webhookSecretNext,
+      webhookSecretNext: null,
+    });
+  }
+
+  /**
+   * Suspends (or reinstates) a partner. Suspension ends every live token of the partner at once:
+   * tombstones go to the introspection cache before the change commits.
+   */
+  async setSuspended(clientId: string, suspended: boolean): Promise<number> {
+    return this.transactions.run(async (tx) => {
+      if (!(await this.partners.update(clientId, { suspended }, tx))) {
+        throw new PartnerRegistrationError(`no partner ${clientId}`);
+      }
+      if (!suspended) return 0;
+      const digests = await this.pairs.revokeLive(tx, { clientId }, 'partner_suspended');
+      await this.cache.tombstone(digests);
+      return digests.length;
+    });
+  }
+
+  private check(registration: PartnerRegistration): void {
+    if (!/^[A-Za-z0-9._-]{3,64}$/.test(registration.clientId)) {
+      throw new PartnerRegistrationError('client_id must be 3-64 letters, digits, ".", "_" or "-"');
+    }
+    if (registration.redirectUris.length === 0)
+      throw new PartnerRegistrationError('at least one redirect URI');
+    const bad = registration.redirectUris.find((u) => !isAcceptableRedirectUri(u));
+    if (bad)
+      throw new PartnerRegistrationError(
+        `redirect URI ${bad} must be https (or http://localhost, http://127.0.0.1)`,
+      );
+    const unknown = registration.scopes.find((s) => !isScope(s));
+    if (unknown || registration.scopes.length === 0) {
+      throw new PartnerRegistrationError(
+        `scopes must be a non-empty subset of the service's scopes (got ${unknown ?? 'none'})`,
+      );
+    }
+    if (registration.webhookUrl !== undefined) {
+      try {
+        new URL(registration.webhookUrl);
+      } catch {
+        throw new PartnerRegistrationError(`webhook URL ${registration.webhookUrl} is not a URL`);
+      }
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { OAuthException } from '../oauth/oauth.exception';
+import { PartnersService } from '../partners/partners.service';
+import { readClientCredentials, readOAuthForm, required } from './dto/token-form.dto';
+import { TokensService, type IssuedTokens } from './tokens.service';
+
+@Controller('oauth')
+export class TokenController {
+  constructor(
+    private readonly partners: PartnersService,
+    private readonly tokens: TokensService,
+  ) {}
+
+  /** RFC 6749 §3.2. Token responses must not be cached (§5.1). */
+  @Post('token')
+  @HttpCode(200)
+  async token(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<IssuedTokens> {
+    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    const form = readOAuthForm(request);
+    const client = await this.partners.authenticate(
+      readClientCredentials(request.headers.authorization, form),
+    );
+    const grantType = required(form, 'grant_type');
+    switch (grantType) {
+      case 'authorization_code':
+        return this.tokens.exchangeCode(client, {
+          code: required(form, 'code'),
+          redirectUri: required(form, 'redirect_uri'),
+          codeVerifier: required(form, 'code_verifier'),
+        });
+      case 'refresh_token':
+        return this.tokens.refresh(client, {
+          refreshToken: required(form, 'refresh_token'),
+          scope: form.scope,
+        });
+      default:
+        throw new OAuthException(
+          'unsupported_grant_type',
+          'Supported grants: authorization_code, refresh_token.',
+        );
+    }
+  }
+
+  /** RFC 7009 §2: 200 with an empty body, also for unknown or foreign tokens. */
+  @Post('revoke')
+  @HttpCode(200)
+  async revoke(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
+    reply.header('cache-control', 'no-store');
+    const form = readOAuthForm(request);
+    const client = await this.partners.authenticate(
+      readClientCredentials(request.headers.authorization, form),
+    );
+    await this.tokens.revoke(client, required(form, 'token'));
+  }
+}

@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import type { Principal } from '@svc/security';
+import { UsersService } from '../users/users.service';
+
+/** OIDC-style basic profile (OpenID Connect Core §5.3.2); decisions.md decides the fields. */
+export interface UserinfoResponse {
+  readonly sub: string;
+  readonly name?: string;
+  readonly picture?: string | null;
+  /** Seconds since the epoch, as OIDC defines `updated_at`. */
+  readonly updated_at?: number;
+}
+
+@Injectable()
+export class UserinfoService {
+  constructor(private readonly users: UsersService) {}
+
+  async describe(principal: Principal): Promise<UserinfoResponse> {
+    if (!principal.scopes.includes('profile:read')) return { sub: principal.user_id };
+    const user = await this.users.findById(principal.user_id);
+    if (!user) return { sub: principal.user_id };
+    // The photo belongs to the crew record (crew-api); auth-server knows only the sign-in identity.
+    return {
+      sub: user.userId,
+      name: user.name,
+      picture: null,
+      updated_at: Math.floor(user.updatedAt.getTime() / 1000),
+    };
+  }
+}

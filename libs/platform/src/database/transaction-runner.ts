@@ -1,0 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+
+/**
+ * A unit of work. Services pass it to repositories without looking inside, so the rules stay
+ * in services and only repositories talk to TypeORM.
+ */
+export type Transaction = EntityManager;
+
+@Injectable()
+export class TransactionRunner {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Runs `work` in one READ COMMITTED transaction; a throw rolls everything back. */
+  run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /** The manager outside any transaction, for single-statement reads. */
+  get outside(): Transaction {
+    return this.dataSource.manager;
+  }
+}
