@@ -1,0 +1,4 @@
+export * from './pkce';
+export * from './partners';
+export * from './authorize';
+export * from './tokens';

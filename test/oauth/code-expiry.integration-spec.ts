@@ -1,0 +1,41 @@
+import { partner } from '../factories';
+import { startAuthServer, type AuthServerHarness } from './support/auth-server';
+import { issueCode } from './support/flow';
+import { expectOAuthError, expectTokenResponse, OAuthHttp } from './support/oauth-http';
+
+/**
+ * An authorization code lives AUTH_CODE_TTL_SECONDS (60 s in the interface; 1 s here) and then is
+ * invalid_grant (RFC 6749 §4.1.2: "a maximum authorization code lifetime of 10 minutes is
+ * RECOMMENDED"; interface.md, Limits).
+ */
+jest.setTimeout(30_000);
+
+let auth: AuthServerHarness;
+let http: OAuthHttp;
+const A = partner('sandbox-partner');
+
+beforeAll(async () => {
+  auth = await startAuthServer({ AUTH_CODE_TTL_SECONDS: '1' });
+  http = new OAuthHttp(auth.url);
+}, 60_000);
+
+afterAll(async () => {
+  await auth?.close();
+});
+
+describe('code expiry (RFC 6749 §4.1.2)', () => {
+  it('a code used within its lifetime is exchanged', async () => {
+    const issued = await issueCode(auth.rpc);
+    expectTokenResponse(await http.exchange(A, issued.code, issued.verifier, issued.redirectUri));
+  });
+
+  it('a code used after AUTH_CODE_TTL_SECONDS=1 has passed → 400 invalid_grant', async () => {
+    const issued = await issueCode(auth.rpc);
+    await new Promise((r) => setTimeout(r, 2200));
+    expectOAuthError(
+      await http.exchange(A, issued.code, issued.verifier, issued.redirectUri),
+      400,
+      'invalid_grant',
+    );
+  });
+});
