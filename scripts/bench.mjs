@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm run bench`: what one request costs on the way through the foundation, as ratios to a bare
+// `npm run bench [-- http|oauth]`. `oauth`: see scripts/bench/oauth.mjs.
+// `http` (the default): what one request costs on the way through the foundation, as ratios to a bare
 // Fastify JSON route measured in the same run (absolute numbers vary by machine; ratios much less).
 //   bare      Fastify alone                                   (baseline = 1.00)
 //   platform  the route inside createHttpApp (every app's HTTP stack)
@@ -105,7 +106,21 @@ async function main() {
   );
 }
 
-main()
+async function selected() {
+  const which = process.argv[2] ?? 'http';
+  if (which === 'http') return main();
+  if (which === 'oauth') {
+    if (!fs.existsSync(path.join(ROOT, 'dist/apps/auth-server/src/main.js'))) {
+      execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
+    }
+    const { benchOAuth } = await import('./bench/oauth.mjs');
+    await benchOAuth();
+    return;
+  }
+  throw new Error(`unknown bench ${which}: use http or oauth`);
+}
+
+selected()
   .catch((err) => {
     console.error(`bench failed: ${err.message}`);
     process.exitCode = 1;
