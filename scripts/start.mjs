@@ -240,7 +240,7 @@ function sandboxCredentials(base, webhook, env) {
     table(SANDBOX_CREW),
     '',
     yellow(
-      '  Not seeded yet: these partners, members and seats arrive with the OAuth, crew-data and sponsorship features.',
+      '  Partners and sign-in credentials are seeded; crew records and seats arrive with the crew-data and sponsorship features.',
     ),
   ];
 }
