@@ -25,3 +25,4 @@ export * from './outbox/outbox-relay';
 export * from './outbox/outbox.module';
 export * from './redis/redis.module';
 export * from './app/app-runner';
+export * from './http/conditional-get';
