@@ -46,6 +46,8 @@ function expectErrorRedirect(
   expect(codes).toContain(q.get('error'));
   expect(q.get('error_description')).toEqual(expect.any(String));
   expect(q.get('error_description')!.length).toBeGreaterThan(0);
+  // RFC 6749 §4.1.2.1: error_description is limited to %x20-21 / %x23-5B / %x5D-7E.
+  expect(q.get('error_description')).toMatch(/^[\x20-\x21\x23-\x5B\x5D-\x7E]+$/);
   expect(q.get('state')).toBe(state ?? null);
   expect(q.get('iss')).toBe(auth.issuer);
   expect(q.has('code')).toBe(false);
@@ -209,6 +211,20 @@ describe('other errors → redirect with error, error_description, state and iss
       expect(q.has('code')).toBe(false);
     },
   );
+});
+
+describe('error descriptions never echo what the request sent', () => {
+  it('an unknown scope with quotes, a backslash and non-ASCII letters → error_description within RFC 6749 §4.1.2.1', async () => {
+    const req = authorizeRequest({ scope: 'profile:read "bösartig\\<script>' });
+    expectErrorRedirect(await validate(auth.rpc, req.params), req.redirectUri, ['invalid_scope'], req.state);
+  });
+
+  it('a 20 000-character unknown scope → an error redirect that still fits the auth.authorize.validate contract', async () => {
+    const req = authorizeRequest({ scope: `profile:read ${'x'.repeat(20_000)}` });
+    // The RPC client parses the answer with the contract (redirect_to at most 16 384 characters).
+    const outcome = await validate(auth.rpc, req.params);
+    expectErrorRedirect(outcome, req.redirectUri, ['invalid_scope'], req.state);
+  });
 });
 
 describe('auth.authorize.decide re-checks what it is given (consent-ui passes parameters through)', () => {

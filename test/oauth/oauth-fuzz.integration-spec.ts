@@ -180,6 +180,9 @@ function checkOAuthError(res: HttpResponse, usedBasic: boolean): void {
   if (parsed.error_description !== undefined && typeof parsed.error_description !== 'string') {
     throw new Error(`error_description is not a string: ${what}`);
   }
+  if (!/^[\x20-\x21\x23-\x5B\x5D-\x7E]*$/.test((parsed.error_description as string | undefined) ?? '')) {
+    throw new Error(`error_description outside RFC 6749 §5.2: ${what}`);
+  }
   if ('type' in parsed || 'instance' in parsed) throw new Error(`a Problem Details body: ${what}`);
   if ((res.status === 401) !== (parsed.error === 'invalid_client')) {
     throw new Error(`invalid_client must be exactly the 401s: ${what}`);
@@ -379,6 +382,9 @@ function checkOutcome(c: AuthorizeCase, outcome: AuthorizeOutcome): void {
     }
     if (to.searchParams.has('code')) throw new Error(`validate issued a code: ${what}`);
     if (!to.searchParams.get('error')) throw new Error(`redirect without error: ${what}`);
+    if (!/^[\x20-\x21\x23-\x5B\x5D-\x7E]*$/.test(to.searchParams.get('error_description') ?? '')) {
+      throw new Error(`error_description outside RFC 6749 §4.1.2.1: ${what}`);
+    }
     if (to.searchParams.get('iss') !== auth.issuer) throw new Error(`redirect without iss: ${what}`);
     if (
       c.params.state !== undefined &&
@@ -415,20 +421,36 @@ describe('auth.authorize.validate with random and malformed parameters', () => {
   });
 });
 
-function query(c: AuthorizeCase): string {
+function authorizeParamsWith(overrides: Record<string, string>): Record<string, string> {
+  return {
+    response_type: 'code',
+    client_id: A.client_id,
+    redirect_uri: A.redirect_uris[0],
+    scope: 'profile:read',
+    state: 'fuzz-state',
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: 'S256',
+    ...overrides,
+  };
+}
+
+/** The case as sent in a URL: values cut to 4 000 characters so the request line stays under Node's limit. */
+function asSent(c: AuthorizeCase): { sent: AuthorizeCase; query: string } {
+  const params = Object.fromEntries(Object.entries(c.params).map(([k, v]) => [k, v.slice(0, 4000)]));
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(c.params)) {
-    q.append(k, v.length > 4000 ? v.slice(0, 4000) : v);
+  for (const [k, v] of Object.entries(params)) {
+    q.append(k, v);
     if (c.repeated.includes(k)) q.append(k, v.slice(0, 100));
   }
-  return q.toString();
+  return { sent: { ...c, params }, query: q.toString() };
 }
 
 describe('GET /oauth/authorize (consent-ui) with random and malformed parameters', () => {
   it('signed in: consent page (200), error page (400) or an error redirect to a registered URI; never 500', async () => {
     await fc.assert(
-      fc.asyncProperty(authorizeCase, async (c) => {
-        const res = await signedIn.fetch(`/oauth/authorize?${query(c)}`);
+      fc.asyncProperty(authorizeCase, async (generated) => {
+        const { sent: c, query } = asSent(generated);
+        const res = await signedIn.fetch(`/oauth/authorize?${query}`);
         const text = await res.text();
         const what = `${res.status} ${res.headers.get('location') ?? ''} ${text.slice(0, 200)}`;
         if (res.status >= 500) throw new Error(`server error: ${what}`);
@@ -450,11 +472,24 @@ describe('GET /oauth/authorize (consent-ui) with random and malformed parameters
     );
   });
 
+  it('signed in, a 12 000-character unknown scope: an error redirect, not a server error', async () => {
+    const c: AuthorizeCase = {
+      params: authorizeParamsWith({ scope: `profile:read ${'x'.repeat(12_000)}` }),
+      repeated: [],
+      expected: 'redirect_error',
+    };
+    const res = await signedIn.fetch(`/oauth/authorize?${new URLSearchParams(c.params).toString()}`);
+    expect(res.status).toBeLessThan(500);
+    expect([302, 303]).toContain(res.status);
+    checkOutcome(c, { outcome: 'redirect', redirect_to: res.headers.get('location') ?? '' });
+  });
+
   it('not signed in: a redirect to /login (or an error page / error redirect); never 500', async () => {
     const anonymous = ui.client();
     await fc.assert(
-      fc.asyncProperty(authorizeCase, async (c) => {
-        const res = await anonymous.fetch(`/oauth/authorize?${query(c)}`);
+      fc.asyncProperty(authorizeCase, async (generated) => {
+        const { sent: c, query } = asSent(generated);
+        const res = await anonymous.fetch(`/oauth/authorize?${query}`);
         const location = res.headers.get('location') ?? '';
         const what = `${res.status} ${location}`;
         if (res.status >= 500) throw new Error(`server error: ${what}`);

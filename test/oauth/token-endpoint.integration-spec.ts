@@ -223,7 +223,13 @@ describe('invalid_client → 401 (RFC 6749 §5.2)', () => {
     expect(res.header('www-authenticate')).toMatch(/^Basic\b/i);
   });
 
-  it('malformed Basic header → 401 invalid_client', async () => {
+  it('an empty Basic header → 401 invalid_client with WWW-Authenticate: Basic (RFC 6749 §5.2)', async () => {
+    const res = await http.token(await exchangeFields(), { headers: { authorization: 'Basic ' } });
+    expectOAuthError(res, 401, 'invalid_client');
+    expect(res.header('www-authenticate')).toMatch(/^Basic\b/i);
+  });
+
+  it('malformed Basic header → 401 invalid_client with WWW-Authenticate: Basic', async () => {
     const res = await http.token(await exchangeFields(), {
       headers: { authorization: 'Basic !!!not-base64' },
     });
@@ -294,8 +300,8 @@ describe('invalid_grant (RFC 6749 §5.2, §4.1.3; RFC 7636 §4.6)', () => {
     const issued = await issueCode(auth.rpc, { partner: A, scope: 'profile:read' });
     const res = await http.exchange(B, issued.code, issued.verifier, issued.redirectUri);
     expectOAuthError(res, 400, 'invalid_grant');
-    // …and the rightful client can still use it: a stranger's attempt is not a replay.
-    expectTokenResponse(await http.exchange(A, issued.code, issued.verifier, issued.redirectUri));
+    // The foreign client got no tokens. (Whether the code stays usable for its rightful client
+    // afterwards is left open: RFC 6749 §4.1.3 only requires refusing the foreign client.)
   });
 
   it('an unknown refresh token → 400 invalid_grant', async () => {
@@ -384,6 +390,16 @@ describe('invalid_scope (RFC 6749 §5.2, §6)', () => {
   it('a refresh asking for a scope that does not exist → 400 invalid_scope', async () => {
     const { tokens } = await issueTokens(auth.rpc, http);
     expectOAuthError(await http.refresh(A, tokens.refresh_token, 'profile:read admin'), 400, 'invalid_scope');
+  });
+
+  it('a refresh asking for a scope with quotes and non-ASCII letters → invalid_scope with an RFC 6749 §5.2 error_description', async () => {
+    const { tokens } = await issueTokens(auth.rpc, http);
+    // expectOAuthError checks the error_description character set.
+    expectOAuthError(
+      await http.refresh(A, tokens.refresh_token, 'profile:read "bösartig\\'),
+      400,
+      'invalid_scope',
+    );
   });
 
   it('a refresh asking for a scope the partner was never allowed → 400 invalid_scope', async () => {
