@@ -7,9 +7,18 @@ import {
   type AppDefinition,
 } from '@svc/platform';
 import { CONSENT_UI_CONFIG } from './config';
+import { ConsentUiFeaturesModule } from './consent-ui.module';
+import { mapConsentUiError } from './errors';
 import { CONSENT_UI_MIGRATIONS } from './migrations';
+import { SessionEntity } from './sessions/session.entity';
+import { SessionStoreModule } from './sessions/sessions.module';
+import { renderConsentUiError } from './views/error-page.view';
 
-const database = { schema: APP_SCHEMAS['consent-ui'], entities: [], migrations: CONSENT_UI_MIGRATIONS };
+const database = {
+  schema: APP_SCHEMAS['consent-ui'],
+  entities: [SessionEntity],
+  migrations: CONSENT_UI_MIGRATIONS,
+};
 
 /** consent-ui: sign-in, the consent screen and the connected-partners page, server-rendered. */
 export const CONSENT_UI: AppDefinition<typeof CONSENT_UI_CONFIG> = {
@@ -17,6 +26,8 @@ export const CONSENT_UI: AppDefinition<typeof CONSENT_UI_CONFIG> = {
   config: CONSENT_UI_CONFIG,
   database,
   formBodies: true,
+  mapDomainError: mapConsentUiError,
+  renderError: renderConsentUiError,
   rootModule: (platform) => ({
     module: class ConsentUiModule {},
     imports: [
@@ -24,6 +35,8 @@ export const CONSENT_UI: AppDefinition<typeof CONSENT_UI_CONFIG> = {
       DatabaseModule.forRoot(database),
       MessagingModule.forRoot(),
       RpcModule,
+      SessionStoreModule,
+      ConsentUiFeaturesModule,
     ],
   }),
 };

@@ -1,2 +1,3 @@
-// Browser-session tables arrive with the consent feature; the schema itself is created by the CLI.
-export const CONSENT_UI_MIGRATIONS = [];
+import { CreateSessions1763760000000 } from './1763760000000-createSessions';
+
+export const CONSENT_UI_MIGRATIONS = [CreateSessions1763760000000];

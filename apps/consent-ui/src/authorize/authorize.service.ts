@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { AUTH_AUTHORIZE_DECIDE, AUTH_AUTHORIZE_VALIDATE, type AuthorizeOutcome } from '@svc/contracts';
+import { RpcClient } from '@svc/platform';
+import { loginLocation } from '../login/return-to';
+import { SessionsService } from '../sessions/sessions.service';
+import { assertUnreachable } from '../views/assert-unreachable';
+import { parseAuthorizeQuery, type DecisionForm } from './authorize-request';
+import { AuthorizeException } from './authorize.exception';
+
+/** What GET /oauth/authorize shows. */
+export type AuthorizePage =
+  | { readonly outcome: 'sign_in'; readonly location: string }
+  | {
+      readonly outcome: 'consent';
+      readonly clientName: string;
+      readonly scopes: readonly { readonly scope: string; readonly description: string }[];
+      readonly params: Readonly<Record<string, string>>;
+      readonly csrfToken: string;
+    }
+  | { readonly outcome: 'redirect'; readonly location: string }
+  | { readonly outcome: 'error_page'; readonly error: string; readonly description: string };
+
+export type DecisionResult =
+  | { readonly outcome: 'redirect'; readonly location: string }
+  | { readonly outcome: 'error_page'; readonly error: string; readonly description: string };
+
+/**
+ * The consent screen. auth-server owns every rule of the authorization request (client,
+ * redirect URI, scopes, PKCE, state) and builds every redirect; this service only makes sure a
+ * signed-in member decides, on a page of this origin, through a CSRF-protected form.
+ */
+@Injectable()
+export class AuthorizeService {
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly sessions: SessionsService,
+  ) {}
+
+  /** `url` is the request's path and query as received. */
+  async show(cookieHeader: string | undefined, url: string): Promise<AuthorizePage> {
+    const session = await this.sessions.resolve(cookieHeader);
+    // RFC 6749 §3.1: how the authorization server authenticates the resource owner is its own
+    // business; here, the sign-in page, which brings the member back to this very request.
+    if (!session) return { outcome: 'sign_in', location: loginLocation(url) };
+    const answer = await this.rpc.call(AUTH_AUTHORIZE_VALIDATE, parseAuthorizeQuery(url));
+    switch (answer.outcome) {
+      case 'consent':
+        // Always shown, even when the member allowed this partner before: repeated requests are
+        // not granted without the member's active interaction, since anyone can present a
+        // public client_id (RFC 6749 §10.2).
+        return {
+          outcome: 'consent',
+          clientName: answer.client_name,
+          scopes: answer.scopes,
+          params: answer.params,
+          csrfToken: session.csrfToken,
+        };
+      case 'redirect':
+      case 'error_page':
+        return fromOutcome(answer);
+      default:
+        return assertUnreachable(answer);
+    }
+  }
+
+  /**
+   * The member pressed Allow or Deny. The form is CSRF-protected: otherwise a page the member
+   * visits could post "allow" on their behalf and obtain a code for any partner (RFC 6749
+   * §10.12, RFC 9700 §4.7). auth-server re-validates every posted parameter.
+   */
+  async decide(cookieHeader: string | undefined, form: DecisionForm): Promise<DecisionResult> {
+    const session = await this.sessions.requireForPost(cookieHeader, form.csrf);
+    if (form.decision !== 'allow' && form.decision !== 'deny')
+      throw new AuthorizeException('invalid_decision');
+    const answer = await this.rpc.call(AUTH_AUTHORIZE_DECIDE, {
+      user_id: session.userId,
+      params: form.params,
+      decision: form.decision,
+    });
+    if (answer.outcome === 'consent') {
+      throw new Error('auth.authorize.decide answered "consent"; it must redirect or show an error');
+    }
+    return fromOutcome(answer);
+  }
+}
+
+function fromOutcome(answer: Exclude<AuthorizeOutcome, { outcome: 'consent' }>): DecisionResult {
+  switch (answer.outcome) {
+    case 'redirect':
+      return { outcome: 'redirect', location: answer.redirect_to };
+    case 'error_page':
+      return { outcome: 'error_page', error: answer.error, description: answer.error_description };
+    default:
+      return assertUnreachable(answer);
+  }
+}

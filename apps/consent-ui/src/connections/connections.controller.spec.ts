@@ -1,0 +1,163 @@
+import {
+  AUTH_CONSENTS_LIST,
+  AUTH_CONSENTS_REVOKE,
+  SCOPE_DESCRIPTIONS,
+  type Connection,
+} from '@svc/contracts';
+import { DependencyUnavailableError, RpcRemoteError } from '@svc/platform';
+import { cookieHeader, form, hiddenField, setCookies, startTestApp, type TestApp } from '../testing/test-app';
+
+let t: TestApp;
+let connections: Connection[];
+
+beforeEach(async () => {
+  t = await startTestApp();
+  connections = [
+    {
+      client_id: 'sandbox-partner',
+      client_name: 'Sandbox Partner',
+      scopes: ['profile:read', 'vessels:read'],
+      connected_at: '2026-03-05T14:05:09.000Z',
+    },
+    {
+      client_id: 'partner/with odd&id',
+      client_name: 'Odd <Partner>',
+      scopes: ['future:scope'],
+      connected_at: '2026-01-01T00:00:00.000Z',
+    },
+  ];
+  t.rpc.on(AUTH_CONSENTS_LIST, () => ({ connections }));
+  t.rpc.on(AUTH_CONSENTS_REVOKE, ({ client_id }) => {
+    const before = connections.length;
+    connections = connections.filter((c) => c.client_id !== client_id);
+    return { revoked: connections.length < before };
+  });
+});
+afterEach(() => t.close());
+
+function disconnect(clientId: string, cookie: string, fields: Record<string, string>) {
+  const body = form(fields);
+  return t.app.inject({
+    method: 'POST',
+    url: `/account/connections/${encodeURIComponent(clientId)}/disconnect`,
+    payload: body.payload,
+    headers: { ...body.headers, cookie },
+  });
+}
+
+describe('GET /account/connections', () => {
+  it('sends a browser without a session to sign in and back', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/account/connections' });
+    expect(response.statusCode).toBe(302);
+    expect(response.headers.location).toBe('/login?return_to=%2Faccount%2Fconnections');
+  });
+
+  it('lists each partner with its scopes in plain words, the date connected and a Disconnect button', async () => {
+    const { cookie, csrf } = await t.signIn('usr_alex');
+    const response = await t.app.inject({ method: 'GET', url: '/account/connections', headers: { cookie } });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['x-frame-options']).toBe('DENY');
+    expect(t.rpc.callsOf(AUTH_CONSENTS_LIST)).toEqual([{ user_id: 'usr_alex' }]);
+    const body = response.body;
+    expect(body).toContain('<h2>Sandbox Partner</h2>');
+    expect(body).toContain(`<li>${SCOPE_DESCRIPTIONS['profile:read']}</li>`);
+    expect(body).toContain(`<li>${SCOPE_DESCRIPTIONS['vessels:read']}</li>`);
+    expect(body).toContain('<time datetime="2026-03-05T14:05:09.000Z">5 March 2026, 14:05 UTC</time>');
+    expect(body).toContain('<form method="post" action="/account/connections/sandbox-partner/disconnect"');
+    expect(body).toContain('action="/account/connections/partner%2Fwith%20odd%26id/disconnect"');
+    expect(body).toContain('<h2>Odd &lt;Partner&gt;</h2>');
+    expect(body).toContain('<li>future:scope</li>');
+    expect(body.match(/<button type="submit" class="danger">Disconnect<\/button>/g)).toHaveLength(2);
+    expect(body).toMatch(/<form method="post" action="\/logout"[\s\S]*>Sign out<\/button>/);
+    expect(hiddenField(body, 'csrf')).toBe(csrf);
+  });
+
+  it('says so when no partner is connected', async () => {
+    connections = [];
+    const { cookie } = await t.signIn();
+    const response = await t.app.inject({ method: 'GET', url: '/account/connections', headers: { cookie } });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toContain('You have not connected any partners.');
+    expect(response.body).not.toContain('Disconnect</button>');
+  });
+
+  it('shows a 503 page when auth-server does not answer', async () => {
+    t.rpc.failWith(AUTH_CONSENTS_LIST, new DependencyUnavailableError('rpc.auth-server'));
+    const { cookie } = await t.signIn();
+    const response = await t.app.inject({ method: 'GET', url: '/account/connections', headers: { cookie } });
+    expect(response.statusCode).toBe(503);
+    expect(response.body).toContain('The service is temporarily unavailable');
+  });
+});
+
+describe('POST /account/connections/:client_id/disconnect', () => {
+  it('revokes the partner and confirms it once on the next page', async () => {
+    const { cookie, csrf } = await t.signIn('usr_alex');
+    const response = await disconnect('sandbox-partner', cookie, { csrf });
+    expect(response.statusCode).toBe(303);
+    expect(response.headers.location).toBe('/account/connections');
+    expect(t.rpc.callsOf(AUTH_CONSENTS_REVOKE)).toEqual([
+      { user_id: 'usr_alex', client_id: 'sandbox-partner' },
+    ]);
+    const flash = setCookies(response);
+    expect(flash).toEqual([
+      expect.stringMatching(
+        /^svc_flash=[^;]+; Path=\/account\/connections; Max-Age=60; HttpOnly; SameSite=Lax$/,
+      ),
+    ]);
+
+    const next = await t.app.inject({
+      method: 'GET',
+      url: '/account/connections',
+      headers: { cookie: `${cookie}; ${cookieHeader(flash)}` },
+    });
+    expect(next.body).toContain(
+      '<p class="notice" role="status">Sandbox Partner can no longer read your record.</p>',
+    );
+    expect(next.body).not.toContain('<h2>Sandbox Partner</h2>');
+    expect(setCookies(next)).toEqual([
+      expect.stringMatching(/^svc_flash=; Path=\/account\/connections; Max-Age=0/),
+    ]);
+  });
+
+  it('decodes the client id of the path', async () => {
+    const { cookie, csrf } = await t.signIn('usr_alex');
+    const response = await disconnect('partner/with odd&id', cookie, { csrf });
+    expect(response.statusCode).toBe(303);
+    expect(t.rpc.callsOf(AUTH_CONSENTS_REVOKE)).toEqual([
+      { user_id: 'usr_alex', client_id: 'partner/with odd&id' },
+    ]);
+  });
+
+  it('refuses a disconnect without the CSRF token', async () => {
+    const { cookie } = await t.signIn();
+    const response = await disconnect('sandbox-partner', cookie, { csrf: 'forged' });
+    expect(response.statusCode).toBe(403);
+    expect(t.rpc.callsOf(AUTH_CONSENTS_REVOKE)).toEqual([]);
+  });
+
+  it('says "Could not disconnect right now" with 503 when auth-server answers temporarily_unavailable', async () => {
+    t.rpc.failWith(
+      AUTH_CONSENTS_REVOKE,
+      new RpcRemoteError('auth.consents.revoke', { error: 'temporarily_unavailable', message: 'cache' }),
+    );
+    const { cookie, csrf } = await t.signIn();
+    const response = await disconnect('sandbox-partner', cookie, { csrf });
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(response.body).toContain('Could not disconnect right now, please try again');
+    expect(setCookies(response)).toEqual([]);
+  });
+
+  it('shows any other remote error as a 500 page with the request id', async () => {
+    t.rpc.failWith(
+      AUTH_CONSENTS_REVOKE,
+      new RpcRemoteError('auth.consents.revoke', { status: 'error', message: 'Internal server error' }),
+    );
+    const { cookie, csrf } = await t.signIn();
+    const response = await disconnect('sandbox-partner', cookie, { csrf });
+    expect(response.statusCode).toBe(500);
+    expect(response.body).toContain('Something went wrong');
+    expect(response.body).toContain(`<code>${response.headers['x-request-id'] as string}</code>`);
+  });
+});

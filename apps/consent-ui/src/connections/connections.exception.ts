@@ -1,0 +1,14 @@
+/** Why a disconnect did not happen. No HTTP in here: see errors.ts. */
+export type ConnectionsErrorCode =
+  /**
+   * auth-server could not make the revocation visible to every replica (its token cache), so it
+   * refused rather than leave a token that still works somewhere; trying again is safe.
+   */
+  'disconnect_unavailable';
+
+export class ConnectionsException extends Error {
+  constructor(readonly code: ConnectionsErrorCode) {
+    super('the partner could not be disconnected right now');
+    this.name = 'ConnectionsException';
+  }
+}

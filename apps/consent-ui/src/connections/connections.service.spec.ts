@@ -1,0 +1,68 @@
+import { AUTH_CONSENTS_LIST, AUTH_CONSENTS_REVOKE } from '@svc/contracts';
+import { RpcRemoteError } from '@svc/platform';
+import { SessionsService } from '../sessions/sessions.service';
+import { FakeClock, FakeRpcClient, FakeSessionsRepository } from '../testing/fakes';
+import { cookieHeader } from '../testing/test-app';
+import { ConnectionsException } from './connections.exception';
+import { ConnectionsService } from './connections.service';
+
+async function setup() {
+  const rpc = new FakeRpcClient().on(AUTH_CONSENTS_LIST, () => ({ connections: [] }));
+  const policy = { secure: true };
+  const sessions = new SessionsService(
+    new FakeSessionsRepository().asRepository(),
+    policy,
+    new FakeClock().read,
+  );
+  const { session, cookies } = await sessions.start('usr_1', undefined);
+  return {
+    rpc,
+    service: new ConnectionsService(rpc.asRpcClient(), sessions, policy),
+    cookie: cookieHeader(cookies),
+    csrf: session.csrfToken,
+  };
+}
+
+describe('ConnectionsService', () => {
+  it('still revokes a partner that is no longer listed, and confirms without a name', async () => {
+    const { rpc, service, cookie, csrf } = await setup();
+    rpc.on(AUTH_CONSENTS_REVOKE, () => ({ revoked: false }));
+    const cookies = await service.disconnect(cookie, 'gone-partner', csrf);
+    expect(rpc.callsOf(AUTH_CONSENTS_REVOKE)).toEqual([{ user_id: 'usr_1', client_id: 'gone-partner' }]);
+    expect(decodeURIComponent(cookies[0].split(';')[0].split('=')[1])).toBe(
+      'That partner can no longer read your record.',
+    );
+    expect(cookies[0]).toContain('; Secure;');
+  });
+
+  it.each([
+    ['an object', { error: 'temporarily_unavailable' }],
+    ['a string', 'temporarily_unavailable: cache not reachable'],
+    ['a nested message', { status: 'error', message: { code: 'temporarily_unavailable' } }],
+  ])('maps temporarily_unavailable in %s to its own exception', async (_label, remote) => {
+    const { rpc, service, cookie, csrf } = await setup();
+    rpc.failWith(AUTH_CONSENTS_REVOKE, new RpcRemoteError('auth.consents.revoke', remote));
+    await expect(service.disconnect(cookie, 'p', csrf)).rejects.toEqual(
+      new ConnectionsException('disconnect_unavailable'),
+    );
+  });
+
+  it('lets any other remote error through', async () => {
+    const { rpc, service, cookie, csrf } = await setup();
+    const error = new RpcRemoteError('auth.consents.revoke', {
+      status: 'error',
+      message: 'Internal server error',
+    });
+    rpc.failWith(AUTH_CONSENTS_REVOKE, error);
+    await expect(service.disconnect(cookie, 'p', csrf)).rejects.toBe(error);
+  });
+
+  it('ignores a flash cookie it cannot decode', async () => {
+    const { service, cookie } = await setup();
+    await expect(service.list(`${cookie}; svc_flash=%E0%A4%A`)).resolves.toMatchObject({
+      outcome: 'list',
+      notice: undefined,
+      cookies: [],
+    });
+  });
+});

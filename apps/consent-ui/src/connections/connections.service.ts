@@ -1,0 +1,104 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  AUTH_CONSENTS_LIST,
+  AUTH_CONSENTS_REVOKE,
+  isScope,
+  SCOPE_DESCRIPTIONS,
+  type Connection,
+} from '@svc/contracts';
+import { RpcClient } from '@svc/platform';
+import { isTemporarilyUnavailable } from '../errors';
+import { loginLocation } from '../login/return-to';
+import { parseCookies } from '../sessions/cookies';
+import { clearFlashCookie, COOKIE_POLICY, flashCookie, type CookiePolicy } from '../sessions/session-cookies';
+import { SessionsService } from '../sessions/sessions.service';
+import { ConnectionsException } from './connections.exception';
+
+export const CONNECTIONS_PATH = '/account/connections';
+const FLASH_COOKIE = 'svc_flash';
+const MAX_FLASH_LENGTH = 300;
+
+export interface ConnectionItem {
+  readonly clientId: string;
+  readonly clientName: string;
+  /** Each granted scope in plain words (the scope name itself when it has no description). */
+  readonly scopes: readonly string[];
+  /** ISO 8601 UTC, as auth-server gave it. */
+  readonly connectedAt: string;
+}
+
+export type ConnectionsPage =
+  | { readonly outcome: 'sign_in'; readonly location: string }
+  | {
+      readonly outcome: 'list';
+      readonly connections: readonly ConnectionItem[];
+      readonly csrfToken: string;
+      /** The confirmation of the disconnect that led here, shown once. */
+      readonly notice?: string;
+      readonly cookies: readonly string[];
+    };
+
+/** The member's connected partners, and disconnecting one. */
+@Injectable()
+export class ConnectionsService {
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly sessions: SessionsService,
+    @Inject(COOKIE_POLICY) private readonly policy: CookiePolicy,
+  ) {}
+
+  async list(cookieHeader: string | undefined): Promise<ConnectionsPage> {
+    const session = await this.sessions.resolve(cookieHeader);
+    if (!session) return { outcome: 'sign_in', location: loginLocation(CONNECTIONS_PATH) };
+    const { connections } = await this.rpc.call(AUTH_CONSENTS_LIST, { user_id: session.userId });
+    const notice = readNotice(parseCookies(cookieHeader).get(FLASH_COOKIE));
+    return {
+      outcome: 'list',
+      connections: connections.map(toItem),
+      csrfToken: session.csrfToken,
+      notice,
+      cookies: notice === undefined ? [] : [clearFlashCookie(this.policy, FLASH_COOKIE, CONNECTIONS_PATH)],
+    };
+  }
+
+  /**
+   * Revokes every token of the partner for this member at once (auth-server does it, and
+   * announces `user.consent.revoked`). CSRF-protected: no other site may disconnect a partner
+   * on the member's behalf. Answers the cookie carrying the confirmation for the next page.
+   */
+  async disconnect(cookieHeader: string | undefined, clientId: string, csrf: unknown): Promise<string[]> {
+    const session = await this.sessions.requireForPost(cookieHeader, csrf);
+    // The name comes from auth-server, not from the form, so the confirmation cannot be forged.
+    const { connections } = await this.rpc.call(AUTH_CONSENTS_LIST, { user_id: session.userId });
+    const name = connections.find((c) => c.client_id === clientId)?.client_name;
+    try {
+      await this.rpc.call(AUTH_CONSENTS_REVOKE, { user_id: session.userId, client_id: clientId });
+    } catch (err) {
+      if (isTemporarilyUnavailable(err)) {
+        throw new ConnectionsException('disconnect_unavailable');
+      }
+      throw err;
+    }
+    const notice = `${name ?? 'That partner'} can no longer read your record.`;
+    return [flashCookie(this.policy, FLASH_COOKIE, CONNECTIONS_PATH, notice.slice(0, MAX_FLASH_LENGTH))];
+  }
+}
+
+function toItem(connection: Connection): ConnectionItem {
+  return {
+    clientId: connection.client_id,
+    clientName: connection.client_name,
+    scopes: connection.scopes.map((scope) => (isScope(scope) ? SCOPE_DESCRIPTIONS[scope] : scope)),
+    connectedAt: connection.connected_at,
+  };
+}
+
+function readNotice(cookie: string | undefined): string | undefined {
+  if (!cookie) return undefined;
+  try {
+    const text = decodeURIComponent(cookie);
+    return text.length > 0 && text.length <= MAX_FLASH_LENGTH ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,89 @@
+import { signOutForm } from '../login/login.view';
+import { assertUnreachable } from '../views/assert-unreachable';
+import { html, type SafeHtml } from '../views/html';
+import { layout } from '../views/layout';
+import { page, redirect, type WebResult } from '../views/web-result';
+import { CONNECTIONS_PATH, type ConnectionItem, type ConnectionsPage } from './connections.service';
+
+type ListPage = Extract<ConnectionsPage, { outcome: 'list' }>;
+
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/** "5 March 2026, 14:05 UTC": unambiguous wherever the member is; the raw text if unparseable. */
+export function formatUtc(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}, ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())} UTC`;
+}
+
+export function disconnectPath(clientId: string): string {
+  return `${CONNECTIONS_PATH}/${encodeURIComponent(clientId)}/disconnect`;
+}
+
+function connectionCard(connection: ConnectionItem, csrfToken: string): SafeHtml {
+  return html`<li class="connection">
+    <h2>${connection.clientName}</h2>
+    <p class="muted">
+      Connected <time datetime="${connection.connectedAt}">${formatUtc(connection.connectedAt)}</time>
+    </p>
+    <p>Can see:</p>
+    <ul class="scopes">
+      ${connection.scopes.map((s) => html` <li>${s}</li> `)}
+    </ul>
+    <form method="post" action="${disconnectPath(connection.clientId)}" class="inline">
+      <input type="hidden" name="csrf" value="${csrfToken}" />
+      <button type="submit" class="danger">Disconnect</button>
+    </form>
+  </li> `;
+}
+
+export function connectionsPage(view: ListPage): SafeHtml {
+  const list =
+    view.connections.length === 0
+      ? html`<p class="empty">
+          You have not connected any partners. When you allow a partner to read your crew record, it appears
+          here.
+        </p>`
+      : html`<ul class="connections">
+          ${view.connections.map((c) => connectionCard(c, view.csrfToken))}
+        </ul>`;
+  return layout(
+    'Connected partners',
+    html`<h1>Connected partners</h1>
+      ${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : null}
+      <p class="lead">
+        These partners can read parts of your crew record. Disconnect one and it loses access at once.
+      </p>
+      ${list}
+      <footer class="account">${signOutForm(view.csrfToken)}</footer>`,
+  );
+}
+
+export function connectionsPageResult(view: ConnectionsPage): WebResult {
+  switch (view.outcome) {
+    case 'sign_in':
+      return redirect(302, view.location);
+    case 'list':
+      return page(200, connectionsPage(view), view.cookies);
+    default:
+      return assertUnreachable(view);
+  }
+}
+
+export function disconnectedResult(cookies: readonly string[]): WebResult {
+  return redirect(303, CONNECTIONS_PATH, cookies);
+}

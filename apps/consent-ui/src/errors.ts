@@ -1,0 +1,64 @@
+import type { AuthRpcError } from '@svc/contracts';
+import { ApiProblem, RpcRemoteError } from '@svc/platform';
+import { AuthorizeException } from './authorize/authorize.exception';
+import { ConnectionsException } from './connections/connections.exception';
+import { SessionException } from './sessions/sessions.exception';
+import { assertUnreachable } from './views/assert-unreachable';
+
+/**
+ * consent-ui's feature exceptions, classified for the platform's error filter (status, and "not a
+ * bug", so they are not logged as errors). The browser never sees the Problem: the HTML
+ * renderer (views/error-page.view.ts) turns the classification into a page, so a code here only
+ * picks the status (`insufficient_scope` for the 403s of a missing session or CSRF token).
+ */
+export function mapConsentUiError(error: unknown): ApiProblem | undefined {
+  if (error instanceof SessionException) {
+    switch (error.code) {
+      case 'session_required':
+        return new ApiProblem('insufficient_scope', 'Signing in is required for this action.');
+      case 'csrf_mismatch':
+        return new ApiProblem('insufficient_scope', 'The form’s CSRF token is missing or wrong.');
+      default:
+        return assertUnreachable(error.code);
+    }
+  }
+  if (error instanceof AuthorizeException) {
+    switch (error.code) {
+      case 'invalid_decision':
+        return new ApiProblem('bad_request', 'The consent form carried no valid decision.');
+      default:
+        return assertUnreachable(error.code);
+    }
+  }
+  if (error instanceof ConnectionsException) {
+    switch (error.code) {
+      case 'disconnect_unavailable':
+        return new ApiProblem('service_unavailable', 'The partner could not be disconnected right now.');
+      default:
+        return assertUnreachable(error.code);
+    }
+  }
+  if (isTemporarilyUnavailable(error)) {
+    return new ApiProblem('service_unavailable', 'auth-server cannot answer this right now.');
+  }
+  return undefined;
+}
+
+const TEMPORARILY_UNAVAILABLE: AuthRpcError = 'temporarily_unavailable';
+
+/**
+ * auth-server answered, but with `temporarily_unavailable` (its database or cache could not do
+ * the work right now): a reason to retry, not a bug. The code may come as a string or as a field
+ * of the error object, so any mention counts.
+ */
+export function isTemporarilyUnavailable(error: unknown): boolean {
+  if (!(error instanceof RpcRemoteError)) return false;
+  const remote = error.remote;
+  if (typeof remote === 'string') return remote.includes(TEMPORARILY_UNAVAILABLE);
+  if (typeof remote !== 'object' || remote === null) return false;
+  try {
+    return JSON.stringify(remote).includes(TEMPORARILY_UNAVAILABLE);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { AUTH_LOGIN } from '@svc/contracts';
+import { RpcClient } from '@svc/platform';
+import { SessionsService } from '../sessions/sessions.service';
+import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH, type LoginForm } from './login-form.dto';
+import { safeReturnTo } from './return-to';
+
+/** What the sign-in page shows. */
+export interface LoginFormState {
+  readonly returnTo: string;
+  readonly csrfToken: string;
+  readonly email: string;
+  readonly problem?: LoginProblem;
+}
+
+export type LoginProblem =
+  /** Wrong e-mail or password; which one is never said (no account enumeration). */
+  | 'invalid_credentials'
+  | 'missing_fields'
+  /** The form's CSRF token did not match its cookie (stale form, or a cross-site post). */
+  | 'form_expired';
+
+export type SignInOutcome =
+  | { readonly outcome: 'signed_in'; readonly returnTo: string; readonly cookies: readonly string[] }
+  | { readonly outcome: 'retry'; readonly form: LoginFormState; readonly cookies: readonly string[] };
+
+export type SignOutPage =
+  | { readonly outcome: 'confirm'; readonly csrfToken: string }
+  | { readonly outcome: 'signed_out'; readonly cookies: readonly string[] };
+
+/** Sign-in and sign-out. auth-server checks the password; this app owns the browser session. */
+@Injectable()
+export class LoginService {
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly sessions: SessionsService,
+  ) {}
+
+  showForm(cookieHeader: string | undefined, returnTo: unknown): { form: LoginFormState; cookies: string[] } {
+    const csrf = this.sessions.loginCsrf(cookieHeader);
+    return {
+      form: { returnTo: safeReturnTo(returnTo), csrfToken: csrf.token, email: '' },
+      cookies: csrf.cookies,
+    };
+  }
+
+  async signIn(cookieHeader: string | undefined, form: LoginForm): Promise<SignInOutcome> {
+    const returnTo = safeReturnTo(form.returnTo);
+    const retry = (problem: LoginProblem): SignInOutcome => {
+      const csrf = this.sessions.loginCsrf(cookieHeader);
+      return {
+        outcome: 'retry',
+        form: { returnTo, csrfToken: csrf.token, email: form.email, problem },
+        cookies: csrf.cookies,
+      };
+    };
+    if (!this.sessions.loginCsrfMatches(cookieHeader, form.csrf)) return retry('form_expired');
+    if (form.email === '' || form.password === '') return retry('missing_fields');
+    if (form.email.length > MAX_EMAIL_LENGTH || form.password.length > MAX_PASSWORD_LENGTH) {
+      return retry('invalid_credentials');
+    }
+    const result = await this.rpc.call(AUTH_LOGIN, { email: form.email, password: form.password });
+    if (!result.ok) return retry('invalid_credentials');
+    const { cookies } = await this.sessions.start(result.user_id, cookieHeader);
+    return { outcome: 'signed_in', returnTo, cookies };
+  }
+
+  /** GET /logout: a confirmation form (a GET must not change state), or straight to sign-in. */
+  async signOutPage(cookieHeader: string | undefined): Promise<SignOutPage> {
+    const session = await this.sessions.resolve(cookieHeader);
+    if (!session) return { outcome: 'signed_out', cookies: [] };
+    return { outcome: 'confirm', csrfToken: session.csrfToken };
+  }
+
+  /**
+   * POST /logout: CSRF-checked, so no other site can sign a member out. Without a live session
+   * there is nothing to end; the answer is the same as after a sign-out.
+   */
+  async signOut(cookieHeader: string | undefined, csrf: unknown): Promise<readonly string[]> {
+    const session = await this.sessions.resolve(cookieHeader);
+    if (session) this.sessions.assertCsrf(session, csrf);
+    return this.sessions.end(cookieHeader);
+  }
+}

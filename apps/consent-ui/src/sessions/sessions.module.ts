@@ -1,0 +1,29 @@
+import { Global, Module } from '@nestjs/common';
+import { APP_CONFIG } from '@svc/platform';
+import { sessionCookieSecure, type ConsentUiConfig } from '../config';
+import { COOKIE_POLICY, type CookiePolicy } from './session-cookies';
+import { CLOCK, SessionsService, type Clock } from './sessions.service';
+import { SessionsRepository } from './sessions.repository';
+
+/**
+ * Sessions for the features. The repository comes from SessionStoreModule (the app's root
+ * imports it next to the database), so unit tests can put a fake store in its place.
+ */
+@Module({
+  providers: [
+    SessionsService,
+    {
+      provide: COOKIE_POLICY,
+      inject: [APP_CONFIG],
+      useFactory: (config: ConsentUiConfig): CookiePolicy => ({ secure: sessionCookieSecure(config) }),
+    },
+    { provide: CLOCK, useValue: (() => new Date()) satisfies Clock },
+  ],
+  exports: [SessionsService, COOKIE_POLICY],
+})
+export class SessionsModule {}
+
+/** The PostgreSQL-backed session store. */
+@Global()
+@Module({ providers: [SessionsRepository], exports: [SessionsRepository] })
+export class SessionStoreModule {}

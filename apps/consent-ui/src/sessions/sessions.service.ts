@@ -1,0 +1,130 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { parseCookies } from './cookies';
+import { constantTimeEqual, digestSessionId, isRandomToken, randomToken, sessionCsrfToken } from './secrets';
+import {
+  clearLoginCsrfCookie,
+  clearSessionCookie,
+  COOKIE_POLICY,
+  LOGIN_CSRF_COOKIE,
+  loginCsrfCookie,
+  SESSION_COOKIE,
+  SESSION_TTL_SECONDS,
+  sessionCookie,
+  type CookiePolicy,
+} from './session-cookies';
+import { SessionException } from './sessions.exception';
+import { SessionsRepository } from './sessions.repository';
+
+export type Clock = () => Date;
+export const CLOCK = Symbol('CLOCK');
+
+/** A signed-in browser, as the features see it. */
+export interface ActiveSession {
+  readonly userId: string;
+  /** The token every POST form of this session must carry. */
+  readonly csrfToken: string;
+  readonly expiresAt: Date;
+}
+
+const EXPIRED_PURGE_BATCH = 100;
+
+/**
+ * Browser sessions and their CSRF protection. The session id lives only in the HttpOnly cookie;
+ * the database keeps its SHA-256, the user, the expiry (12 h, absolute) and a per-session CSRF
+ * secret.
+ */
+@Injectable()
+export class SessionsService {
+  constructor(
+    private readonly sessions: SessionsRepository,
+    @Inject(COOKIE_POLICY) private readonly policy: CookiePolicy,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** The live session the request's cookie names, if any. */
+  async resolve(cookieHeader: string | undefined): Promise<ActiveSession | undefined> {
+    const id = sessionIdFrom(cookieHeader);
+    if (!id) return undefined;
+    const stored = await this.sessions.findLive(digestSessionId(id), this.clock());
+    if (!stored) return undefined;
+    return {
+      userId: stored.userId,
+      csrfToken: sessionCsrfToken(stored.csrfSecret, id),
+      expiresAt: stored.expiresAt,
+    };
+  }
+
+  /**
+   * The live session of a state-changing request whose form carried `presentedCsrf`. Without it
+   * any site could make a signed-in member's browser allow a partner or disconnect one (RFC 6749
+   * §10.12, RFC 9700 §4.7).
+   */
+  async requireForPost(cookieHeader: string | undefined, presentedCsrf: unknown): Promise<ActiveSession> {
+    const session = await this.resolve(cookieHeader);
+    if (!session) throw new SessionException('session_required');
+    this.assertCsrf(session, presentedCsrf);
+    return session;
+  }
+
+  assertCsrf(session: ActiveSession, presentedCsrf: unknown): void {
+    if (!constantTimeEqual(session.csrfToken, presentedCsrf)) throw new SessionException('csrf_mismatch');
+  }
+
+  /**
+   * Signs `userId` in with a brand-new session id, ending the browser's previous session if it
+   * had one: an id planted before sign-in never becomes a signed-in session (session fixation).
+   */
+  async start(
+    userId: string,
+    cookieHeader: string | undefined,
+  ): Promise<{ session: ActiveSession; cookies: string[] }> {
+    const now = this.clock();
+    const previous = sessionIdFrom(cookieHeader);
+    if (previous) await this.sessions.delete(digestSessionId(previous));
+    await this.sessions.deleteExpired(now, EXPIRED_PURGE_BATCH);
+    const id = randomToken();
+    const csrfSecret = randomToken();
+    const expiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000);
+    await this.sessions.insert({
+      idDigest: digestSessionId(id),
+      userId,
+      csrfSecret,
+      createdAt: now,
+      expiresAt,
+    });
+    return {
+      session: { userId, csrfToken: sessionCsrfToken(csrfSecret, id), expiresAt },
+      cookies: [sessionCookie(this.policy, id), clearLoginCsrfCookie(this.policy)],
+    };
+  }
+
+  /** Ends the session the cookie names (if any) and returns the cookie that clears it. */
+  async end(cookieHeader: string | undefined): Promise<string[]> {
+    const id = sessionIdFrom(cookieHeader);
+    if (id) await this.sessions.delete(digestSessionId(id));
+    return [clearSessionCookie(this.policy)];
+  }
+
+  /**
+   * The sign-in form has no session yet, so its CSRF protection is a double-submit cookie: a
+   * random value in an HttpOnly, SameSite cookie that the form must echo. It stops a site from
+   * signing a member into the attacker's account (login CSRF). An existing value is reused, so
+   * two open sign-in tabs both keep working.
+   */
+  loginCsrf(cookieHeader: string | undefined): { token: string; cookies: string[] } {
+    const existing = parseCookies(cookieHeader).get(LOGIN_CSRF_COOKIE);
+    const token = isRandomToken(existing) ? existing : randomToken();
+    return { token, cookies: [loginCsrfCookie(this.policy, token)] };
+  }
+
+  loginCsrfMatches(cookieHeader: string | undefined, presented: unknown): boolean {
+    const cookie = parseCookies(cookieHeader).get(LOGIN_CSRF_COOKIE);
+    return isRandomToken(cookie) && constantTimeEqual(cookie, presented);
+  }
+}
+
+/** The session id of the cookie, when it has the shape of one (no lookup for garbage). */
+function sessionIdFrom(cookieHeader: string | undefined): string | undefined {
+  const value = parseCookies(cookieHeader).get(SESSION_COOKIE);
+  return isRandomToken(value) ? value : undefined;
+}
