@@ -96,6 +96,8 @@ export function submission(
 /** A browser-like client: a cookie jar, manual redirects, form posts. */
 export class FormClient {
   readonly cookies = new Map<string, string>();
+  /** Every cookie value any response ever set (for tests that look for them where they must not be). */
+  readonly seenCookieValues = new Set<string>();
 
   /** `aliases`: other origins that mean this server (PUBLIC_BASE_URL when it is not the one called). */
   constructor(
@@ -136,7 +138,10 @@ export class FormClient {
       const name = pair.slice(0, eq).trim();
       const value = pair.slice(eq + 1).trim();
       if (/max-age=0|expires=thu, 01 jan 1970/i.test(line) || value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
+      else {
+        this.cookies.set(name, value);
+        this.seenCookieValues.add(value);
+      }
     }
     return res;
   }
