@@ -86,7 +86,7 @@ describe('AuthorizeService.validate (RFC 6749 §4.1.2.1)', () => {
     expect(params.get('error')).toBe(error);
     expect(params.get('error_description')).toBeTruthy();
     expect(params.get('iss')).toBe('https://crew.example');
-    if (change.state === undefined) expect(params.get('state')).toBe('s-1');
+    if (!('state' in change)) expect(params.get('state')).toBe('s-1');
   });
 
   it('refuses repeated parameters (RFC 6749 §3.1)', async () => {

@@ -77,19 +77,7 @@ export class PartnersService {
     }
     const clientSecret = newSecret('cs_');
     const webhookSecret = registration.webhookUrl ? newSecret('whsec_') : undefined;
-    await this.partners.insert({
-      clientId: registration.clientId,
-      secretDigest: sha256Hex(clientSecret),
-      name: registration.name,
-      redirectUris: [...registration.redirectUris],
-      allowedScopes: [...registration.scopes],
-      webhookUrl: registration.webhookUrl ?? null,
-      webhookSecretCurrent: webhookSecret ? this.box.seal(webhookSecret) : null,
-      webhookSecretNext: null,
-      sponsorship: registration.sponsorship,
-      memberLeft: registration.memberLeft,
-      suspended: false,
-    });
+    await this.partners.insert(this.row(registration, clientSecret, webhookSecret, false));
     return { clientSecret, webhookSecret };
   }
 
@@ -101,19 +89,7 @@ export class PartnersService {
     suspended: boolean,
   ) {
     this.check(registration);
-    await this.partners.upsert({
-      clientId: registration.clientId,
-      secretDigest: sha256Hex(clientSecret),
-      name: registration.name,
-      redirectUris: [...registration.redirectUris],
-      allowedScopes: [...registration.scopes],
-      webhookUrl: registration.webhookUrl ?? null,
-      webhookSecretCurrent: webhookSecret ? this.box.seal(webhookSecret) : null,
-      webhookSecretNext: null,
-      sponsorship: registration.sponsorship,
-      memberLeft: registration.memberLeft,
-      suspended,
-    });
+    await this.partners.upsert(this.row(registration, clientSecret, webhookSecret, suspended));
   }
 
   async rotateSecret(clientId: string): Promise<string> {
@@ -161,6 +137,27 @@ export class PartnersService {
       await this.cache.tombstone(digests);
       return digests.length;
     });
+  }
+
+  private row(
+    registration: PartnerRegistration,
+    clientSecret: string,
+    webhookSecret: string | undefined,
+    suspended: boolean,
+  ) {
+    return {
+      clientId: registration.clientId,
+      secretDigest: sha256Hex(clientSecret),
+      name: registration.name,
+      redirectUris: [...registration.redirectUris],
+      allowedScopes: [...registration.scopes],
+      webhookUrl: registration.webhookUrl ?? null,
+      webhookSecretCurrent: webhookSecret ? this.box.seal(webhookSecret) : null,
+      webhookSecretNext: null,
+      sponsorship: registration.sponsorship,
+      memberLeft: registration.memberLeft,
+      suspended,
+    };
   }
 
   private check(registration: PartnerRegistration): void {
