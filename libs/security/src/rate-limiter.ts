@@ -1,0 +1,138 @@
+import { DependencyUnavailableError } from '@svc/platform';
+import type Redis from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import type { RateLimitPolicy } from './rate-limit.config';
+import { decide, type RateLimitDecision } from './rate-limit-decision';
+import { RATE_LIMIT_LUA, RATE_LIMIT_SHA, rateLimitKey } from './rate-limit.script';
+
+/**
+ * Checks and records one request of a client against its rate limits. The injection token of
+ * RateLimitGuard's limiter (SecurityModule provides the Redis one).
+ *
+ * Contract: resolves with the decision (a refused request is not recorded); rejects with
+ * DependencyUnavailableError when the shared counter cannot be asked, so that the request fails
+ * closed with 503.
+ */
+export abstract class RateLimiter {
+  abstract consume(clientId: string): Promise<RateLimitDecision>;
+}
+
+/** Redis did not answer the rate limiter (down, unreachable, over its 1 s timeout, loading…). */
+export class RateLimiterUnavailableError extends DependencyUnavailableError {
+  constructor(cause?: unknown) {
+    super('redis (rate limiter)', cause);
+    this.name = 'RateLimiterUnavailableError';
+  }
+}
+
+/** Replies that mean "Redis cannot serve this now", as opposed to a fault in the script. */
+const UNAVAILABLE_REPLIES =
+  /^(LOADING|BUSY|READONLY|MASTERDOWN|OOM|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|MISCONF)\b/;
+
+function isReplyError(err: unknown): err is Error {
+  return err instanceof Error && err.name === 'ReplyError';
+}
+
+/**
+ * Connection failures and timeouts (no offline queue, 1 s command timeout: they arrive fast) and
+ * Redis refusing to serve are unavailability; any other error reply is a fault in this code and
+ * stays what it is (a logged 500). Either way nothing is admitted.
+ */
+function classify(err: unknown): unknown {
+  if (isReplyError(err) && !UNAVAILABLE_REPLIES.test(err.message)) return err;
+  return new RateLimiterUnavailableError(err);
+}
+
+const US_PER_MS = 1000;
+
+function assertPolicy(policy: RateLimitPolicy): void {
+  for (const [name, w] of Object.entries(policy)) {
+    if (!Number.isInteger(w.limit) || w.limit < 1)
+      throw new Error(`${name} limit must be a positive integer`);
+    if (!Number.isInteger(w.windowMs) || w.windowMs < 1) {
+      throw new Error(`${name} window must be a positive number of milliseconds`);
+    }
+  }
+  // The script trims the set to the day window: a longer minute window would lose entries.
+  if (policy.day.windowMs < policy.minute.windowMs) throw new Error('the day window must not be shorter');
+}
+
+/**
+ * The rate limiter every app and replica shares: one Lua script call per request (EVALSHA; EVAL
+ * once if Redis has not seen the script, e.g. after a restart), which is the request's only Redis
+ * round trip for rate limiting.
+ *
+ * Redis unavailable: fail closed, 503 `service_unavailable` (RateLimiterUnavailableError). The
+ * limits are exact promises ("no client is ever admitted more than 600 requests in any rolling
+ * 60 s", decisions.md) and only the shared counter can keep them across replicas; a per-replica
+ * fallback would multiply the limit by the number of replicas, and admitting unmetered would
+ * break it outright. The platform's client has no offline queue and a 1 s command timeout, so
+ * the refusal is fast, and `/readyz` reports Redis at the same time.
+ */
+export class RedisRateLimiter extends RateLimiter {
+  /** Unique per limiter instance; with a sequence number, unique per request across replicas. */
+  private readonly memberPrefix = randomBytes(9).toString('base64url');
+  private sequence = 0;
+  private readonly windowArgs: readonly string[];
+
+  constructor(
+    private readonly redis: Redis,
+    readonly policy: RateLimitPolicy,
+  ) {
+    super();
+    assertPolicy(policy);
+    const { minute, day } = policy;
+    this.windowArgs = [minute.limit, minute.windowMs * US_PER_MS, day.limit, day.windowMs * US_PER_MS].map(
+      String,
+    );
+  }
+
+  async consume(clientId: string): Promise<RateLimitDecision> {
+    const args = [
+      rateLimitKey(clientId),
+      ...this.windowArgs,
+      `${this.memberPrefix}.${(this.sequence++).toString(36)}`,
+    ];
+    let reply: unknown;
+    try {
+      reply = await this.redis.evalsha(RATE_LIMIT_SHA, 1, ...args);
+    } catch (err) {
+      // NOSCRIPT: this Redis has not cached the script (first use, restart, failover, SCRIPT FLUSH).
+      // EVAL runs it and caches it; nothing was counted by the failed EVALSHA.
+      if (!(isReplyError(err) && err.message.startsWith('NOSCRIPT'))) throw classify(err);
+      try {
+        reply = await this.redis.eval(RATE_LIMIT_LUA, 1, ...args);
+      } catch (evalErr) {
+        throw classify(evalErr);
+      }
+    }
+    return this.toDecision(reply);
+  }
+
+  private toDecision(reply: unknown): RateLimitDecision {
+    if (!Array.isArray(reply) || reply.length !== 6 || !reply.every((n) => Number.isSafeInteger(n))) {
+      throw new Error(`unexpected reply from the rate limit script: ${JSON.stringify(reply)}`);
+    }
+    const [admitted, nowUs, minuteCount, minuteNextFreeUs, dayCount, dayNextFreeUs] = reply as number[];
+    return decide(admitted === 1, nowUs, {
+      minute: { limit: this.policy.minute.limit, count: minuteCount, nextFreeUs: minuteNextFreeUs },
+      day: { limit: this.policy.day.limit, count: dayCount, nextFreeUs: dayNextFreeUs },
+    });
+  }
+}
+
+/**
+ * The limiter of an app whose config spec lacks RATE_LIMIT_CONFIG. Such an app may use
+ * `@BearerAuth()` on routes that are not metered (auth-server's `/oauth/userinfo`); a metered
+ * route there is a wiring mistake, answered with a logged 500 rather than with limits nobody
+ * configured.
+ */
+export class UnconfiguredRateLimiter extends RateLimiter {
+  consume(): Promise<RateLimitDecision> {
+    return Promise.reject(
+      new Error(
+        "a /v1/* route is rate-limited, but the app's config spec lacks RATE_LIMIT_CONFIG from @svc/security",
+      ),
+    );
+  }
+}
