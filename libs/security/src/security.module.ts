@@ -10,10 +10,15 @@ import {
   type Type,
   type ValueProvider,
 } from '@nestjs/common';
+import { APP_CONFIG, REDIS } from '@svc/platform';
+import type Redis from 'ioredis';
 import { BearerAuthGuard } from './bearer-auth.guard';
 import { BearerStrategy } from './bearer.strategy';
 import { IntrospectionCache } from './introspection-cache';
 import { INTROSPECTOR, RpcIntrospector, type Introspector } from './introspector';
+import { rateLimitConfigOf, rateLimitPolicy } from './rate-limit.config';
+import { RateLimitGuard } from './rate-limit.guard';
+import { RateLimiter, RedisRateLimiter, UnconfiguredRateLimiter } from './rate-limiter';
 import { ScopeGuard } from './scope.guard';
 import { TokenAuthenticator } from './token-authenticator';
 
@@ -38,10 +43,21 @@ function introspectorProvider(recipe: IntrospectorProvider | undefined): Provide
   return { ...recipe, provide: INTROSPECTOR } as Provider;
 }
 
+/** The shared Redis limiter, with the limits the app validated at start-up (RATE_LIMIT_CONFIG). */
+const rateLimiterProvider: FactoryProvider<RateLimiter> = {
+  provide: RateLimiter,
+  inject: [REDIS, APP_CONFIG],
+  useFactory: (redis: Redis, appConfig: object) => {
+    const config = rateLimitConfigOf(appConfig);
+    return config ? new RedisRateLimiter(redis, rateLimitPolicy(config)) : new UnconfiguredRateLimiter();
+  },
+};
+
 /**
- * Bearer authentication for an app's resource endpoints. Import once, in the root module, next to
- * PlatformModule.forRoot (APP_CONFIG), RedisModule.forRoot (REDIS) and, for the default
- * introspector, RpcModule (RpcClient). Global: every feature module can use the guards.
+ * Bearer authentication and the per-partner rate limits for an app's resource endpoints. Import
+ * once, in the root module, next to PlatformModule.forRoot (APP_CONFIG; with RATE_LIMIT_CONFIG in
+ * an app that serves `/v1/*`), RedisModule.forRoot (REDIS) and, for the default introspector,
+ * RpcModule (RpcClient). Global: every feature module can use the guards.
  */
 @Global()
 @Module({})
@@ -56,9 +72,19 @@ export class SecurityModule {
         TokenAuthenticator,
         BearerStrategy,
         BearerAuthGuard,
+        rateLimiterProvider,
+        RateLimitGuard,
         ScopeGuard,
       ],
-      exports: [INTROSPECTOR, IntrospectionCache, TokenAuthenticator, BearerAuthGuard, ScopeGuard],
+      exports: [
+        INTROSPECTOR,
+        IntrospectionCache,
+        TokenAuthenticator,
+        BearerAuthGuard,
+        RateLimiter,
+        RateLimitGuard,
+        ScopeGuard,
+      ],
     };
   }
 }
