@@ -1,11 +1,50 @@
-import { AMQP_CONFIG, BASE_CONFIG, DATABASE_CONFIG, REDIS_CONFIG, str } from '@svc/platform';
+import {
+  AMQP_CONFIG,
+  BASE_CONFIG,
+  DATABASE_CONFIG,
+  REDIS_CONFIG,
+  str,
+  type AppEnv,
+  type ConfigOf,
+  type VarSpec,
+} from '@svc/platform';
+import { RATE_LIMIT_CONFIG } from '@svc/security';
+
+/** The shortest HMAC key accepted: 32 characters, as many bytes as the SHA-256 output. */
+export const MIN_CURSOR_KEY_LENGTH = 32;
+
+/**
+ * `CURSOR_SIGNING_KEY`: the HMAC-SHA256 key that makes `/v1/me/vessels` cursors tamper-evident
+ * (decisions.md, Crew records). Sandbox has a fixed default; production has none, so a replica
+ * cannot start with a key an attacker knows. Every replica must share the key, or a cursor issued
+ * by one is refused by another.
+ */
+function cursorSigningKeyVar(): VarSpec<string> {
+  const base = str('HMAC-SHA256 key of the vessel-history cursors (at least 32 characters)', {
+    sandboxDefault: 'sandbox-only-cursor-signing-key-0123456789',
+  });
+  return {
+    description: base.description,
+    parse(raw: string | undefined, appEnv: AppEnv) {
+      const value = base.parse(raw, appEnv);
+      if (value.length < MIN_CURSOR_KEY_LENGTH) {
+        throw new Error(`must be at least ${MIN_CURSOR_KEY_LENGTH} characters`);
+      }
+      return value;
+    },
+  };
+}
 
 export const CREW_API_CONFIG = {
   ...BASE_CONFIG,
   ...DATABASE_CONFIG,
   ...REDIS_CONFIG,
   ...AMQP_CONFIG,
+  ...RATE_LIMIT_CONFIG,
   INTERNAL_API_TOKEN: str('bearer token of the internal records API; no default in production', {
     sandboxDefault: 'sandbox-internal-token',
   }),
+  CURSOR_SIGNING_KEY: cursorSigningKeyVar(),
 };
+
+export type CrewApiConfig = ConfigOf<typeof CREW_API_CONFIG>;
