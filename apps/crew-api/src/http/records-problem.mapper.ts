@@ -1,0 +1,20 @@
+import { ApiProblem, ValidationProblem } from '@svc/platform';
+import { RecordsException } from '../records/records.exception';
+import { assertUnreachable } from './assert-unreachable';
+
+/** The one place where a crew-record error becomes an HTTP answer (RFC 7807 Problem Details). */
+export function recordsProblem(error: unknown): ApiProblem | undefined {
+  if (!(error instanceof RecordsException)) return undefined;
+  switch (error.code) {
+    case 'member_not_found':
+      return new ApiProblem('not_found', error.message);
+    case 'period_not_found':
+      return new ApiProblem('not_found', error.message);
+    case 'invalid_cursor':
+      return new ValidationProblem([{ field: 'cursor', message: error.message }]);
+    case 'invalid_period':
+      return new ValidationProblem([{ field: 'period_end', message: error.message }]);
+    default:
+      return assertUnreachable(error.code);
+  }
+}

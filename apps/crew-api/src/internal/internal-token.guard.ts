@@ -1,0 +1,39 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { ApiProblem, APP_CONFIG } from '@svc/platform';
+import type { CrewApiConfig } from '../config';
+
+const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+
+/**
+ * Whether `authorization` is `Bearer <expected token>`. Both sides are hashed first, so the
+ * comparison takes the same time whatever the length or content of the guess (decisions.md:
+ * comparisons of secrets are constant-time).
+ */
+export function isInternalToken(authorization: string | undefined, expected: string): boolean {
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
+  const given = digest(match ? match[1] : '');
+  return timingSafeEqual(given, digest(expected)) && match !== null;
+}
+
+/**
+ * The internal records API (decisions.md, Record changes) answers only the service's own crew
+ * apps: `Authorization: Bearer <INTERNAL_API_TOKEN>`, else 401 `invalid_token` (RFC 6750 §3.1).
+ */
+@Injectable()
+export class InternalTokenGuard implements CanActivate {
+  constructor(@Inject(APP_CONFIG) private readonly config: Pick<CrewApiConfig, 'INTERNAL_API_TOKEN'>) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<{ headers: { authorization?: string } }>();
+    if (isInternalToken(request.headers.authorization, this.config.INTERNAL_API_TOKEN)) return true;
+    const sent = request.headers.authorization !== undefined;
+    throw new ApiProblem(
+      'invalid_token',
+      sent
+        ? 'The internal API token is not valid.'
+        : 'The internal records API needs `Authorization: Bearer <INTERNAL_API_TOKEN>`.',
+      { headers: { 'www-authenticate': sent ? 'Bearer error="invalid_token"' : 'Bearer' } },
+    );
+  }
+}

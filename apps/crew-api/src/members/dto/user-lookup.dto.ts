@@ -1,0 +1,24 @@
+import { FieldReader } from '../../validation/field-reader';
+
+/** Trimmed and lower-cased, as auth-server stores sign-in e-mails. */
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** `GET /internal/v1/users?email=…` */
+export function parseUserLookup(query: unknown): { readonly email: string } {
+  const reader = FieldReader.query(query).onlyFields(['email']);
+  const email = reader.queryString('email', 320);
+  if (email === undefined) {
+    if (!reader.has('email')) reader.fail('email', 'is required');
+  } else if (!/^[^\s@]+@[^\s@]+$/.test(email.trim())) {
+    reader.fail('email', 'must be an e-mail address');
+  }
+  reader.done();
+  return { email: normaliseEmail(email ?? '') };
+}
+
+export interface UserLookupResponse {
+  readonly user_id: string;
+  readonly email: string;
+}

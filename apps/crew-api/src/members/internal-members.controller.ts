@@ -1,0 +1,24 @@
+import { Body, Controller, Get, Param, Patch, Query } from '@nestjs/common';
+import { InternalApi } from '../internal/internal-api.decorator';
+import type { MemberProfileResponse } from './dto/member-profile.response';
+import { parseProfilePatch } from './dto/profile-patch.dto';
+import { parseUserLookup, type UserLookupResponse } from './dto/user-lookup.dto';
+import { MembersService } from './members.service';
+
+/** The internal records API's profile and user look-up (decisions.md, Record changes). */
+@Controller('internal/v1')
+export class InternalMembersController {
+  constructor(private readonly members: MembersService) {}
+
+  @InternalApi()
+  @Patch('crew/:userId/profile')
+  updateProfile(@Param('userId') userId: string, @Body() body: unknown): Promise<MemberProfileResponse> {
+    return this.members.updateProfile(userId, parseProfilePatch(body));
+  }
+
+  @InternalApi()
+  @Get('users')
+  findUser(@Query() query: unknown): Promise<UserLookupResponse> {
+    return this.members.findByEmail(parseUserLookup(query).email);
+  }
+}

@@ -1,0 +1,22 @@
+import { Controller, Get, Req, Res } from '@nestjs/common';
+import { BearerAuth, Principal } from '@svc/security';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { answerConditionally } from '../http/conditional';
+import type { ProfileResponse } from './dto/profile.response';
+import { MembersService } from './members.service';
+
+@Controller('v1/me')
+export class MeController {
+  constructor(private readonly members: MembersService) {}
+
+  /** The caller's profile and membership (interface.md, Profile). */
+  @Get()
+  @BearerAuth('profile:read')
+  async me(
+    @Principal() principal: Principal,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ProfileResponse | undefined> {
+    return answerConditionally(request, reply, await this.members.profile(principal));
+  }
+}

@@ -1,0 +1,111 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionRunner, type Transaction } from '@svc/platform';
+import { isoMs, isoUs } from '../records/sql-time';
+import type { MembershipSource, MembershipTier } from './membership.entity';
+
+/** `/v1/me` in one row: the profile and its membership. Timestamps are API-ready strings. */
+export interface ProfileRow {
+  readonly userId: string;
+  readonly name: string;
+  readonly role: string;
+  readonly country: string;
+  readonly photoUrl: string | null;
+  /** The later of the profile's and the membership's last change, ms (shown) and µs (compared). */
+  readonly updatedAt: string;
+  readonly updatedAtExact: string;
+  readonly tier: MembershipTier;
+  readonly source: MembershipSource;
+  readonly since: string;
+  readonly sponsorClientId: string | null;
+  readonly expiresAt: string | null;
+}
+
+export interface ProfileChanges {
+  readonly name?: string;
+  readonly role?: string;
+  readonly country?: string;
+  readonly photoUrl?: string | null;
+}
+
+const COLUMNS: Readonly<Record<keyof ProfileChanges, string>> = {
+  name: 'name',
+  role: 'role',
+  country: 'country',
+  photoUrl: 'photo_url',
+};
+
+@Injectable()
+export class MembersRepository {
+  constructor(private readonly transactions: TransactionRunner) {}
+
+  /**
+   * One query. A member without a membership row (none is created without one, but the block is
+   * always shown) reads as free and self-paid since the record was created.
+   */
+  async profile(userId: string): Promise<ProfileRow | undefined> {
+    const rows = await this.transactions.outside.query<
+      {
+        user_id: string;
+        name: string;
+        role: string;
+        country: string;
+        photo_url: string | null;
+        updated_at: string;
+        updated_at_exact: string;
+        tier: MembershipTier;
+        source: MembershipSource;
+        since: string;
+        sponsor_client_id: string | null;
+        expires_at: string | null;
+      }[]
+    >(
+      `SELECT m.user_id, m.name, m.role, m.country, m.photo_url,
+              ${isoMs('greatest(m.record_updated_at, ms.updated_at)')} AS updated_at,
+              ${isoUs('greatest(m.record_updated_at, ms.updated_at)')} AS updated_at_exact,
+              coalesce(ms.tier, 'free') AS tier,
+              coalesce(ms.source, 'self') AS source,
+              ${isoMs('coalesce(ms.since, m.created_at)')} AS since,
+              ms.sponsor_client_id,
+              ${isoMs('ms.expires_at')} AS expires_at
+         FROM crew_members m
+         LEFT JOIN memberships ms ON ms.user_id = m.user_id
+        WHERE m.user_id = $1`,
+      [userId],
+    );
+    const r = rows[0];
+    if (!r) return undefined;
+    return {
+      userId: r.user_id,
+      name: r.name,
+      role: r.role,
+      country: r.country,
+      photoUrl: r.photo_url,
+      updatedAt: r.updated_at,
+      updatedAtExact: r.updated_at_exact,
+      tier: r.tier,
+      source: r.source,
+      since: r.since,
+      sponsorClientId: r.sponsor_client_id,
+      expiresAt: r.expires_at,
+    };
+  }
+
+  /** Writes the given fields (the caller holds the member's lock). */
+  async updateProfile(tx: Transaction, userId: string, changes: ProfileChanges): Promise<void> {
+    const fields = (Object.keys(COLUMNS) as (keyof ProfileChanges)[]).filter((k) => changes[k] !== undefined);
+    if (fields.length === 0) return;
+    await tx.query(
+      `UPDATE crew_members SET ${fields.map((f, i) => `${COLUMNS[f]} = $${i + 2}`).join(', ')}
+        WHERE user_id = $1`,
+      [userId, ...fields.map((f) => changes[f])],
+    );
+  }
+
+  async findByEmail(email: string): Promise<{ userId: string; email: string } | undefined> {
+    const rows = await this.transactions.outside.query<{ user_id: string; email: string }[]>(
+      'SELECT user_id, email FROM crew_members WHERE email = $1',
+      [email],
+    );
+    return rows[0] ? { userId: rows[0].user_id, email: rows[0].email } : undefined;
+  }
+}

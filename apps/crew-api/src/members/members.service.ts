@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { strongEtag } from '@svc/platform';
+import type { Principal } from '@svc/security';
+import { scopeKey, type Representation } from '../http/conditional';
+import { RecordWriter } from '../records/record-writer.service';
+import { noCrewRecord, RecordsException } from '../records/records.exception';
+import { toMemberProfileResponse, type MemberProfileResponse } from './dto/member-profile.response';
+import { toProfileResponse, type ProfileResponse } from './dto/profile.response';
+import type { UserLookupResponse } from './dto/user-lookup.dto';
+import { MembersRepository, type ProfileChanges } from './members.repository';
+
+@Injectable()
+export class MembersService {
+  constructor(
+    private readonly members: MembersRepository,
+    private readonly writer: RecordWriter,
+  ) {}
+
+  /**
+   * `/v1/me` for the caller. The body depends on the calling partner (the sponsor sees the term),
+   * so the ETag covers the client as well as the record's state and the token's scopes.
+   */
+  async profile(principal: Principal): Promise<Representation<ProfileResponse>> {
+    const row = await this.members.profile(principal.user_id);
+    if (!row) throw noCrewRecord(principal.user_id);
+    return {
+      body: toProfileResponse(row, principal.client_id),
+      etag: strongEtag('me.v1', row.userId, row.updatedAtExact, scopeKey(principal), principal.client_id),
+      lastModified: new Date(row.updatedAt),
+    };
+  }
+
+  /**
+   * A profile change commits with its `user.profile.updated` event. A PATCH that changes
+   * nothing is answered with the profile as it is: no new write time, no event.
+   */
+  updateProfile(userId: string, changes: ProfileChanges): Promise<MemberProfileResponse> {
+    return this.writer.write(userId, async (write) => {
+      const current = write.member;
+      const next = {
+        ...current,
+        name: changes.name ?? current.name,
+        role: changes.role ?? current.role,
+        country: changes.country ?? current.country,
+        photoUrl: changes.photoUrl === undefined ? current.photoUrl : changes.photoUrl,
+      };
+      const changed =
+        next.name !== current.name ||
+        next.role !== current.role ||
+        next.country !== current.country ||
+        next.photoUrl !== current.photoUrl;
+      if (!changed) return toMemberProfileResponse(current, current.recordUpdatedAt);
+      const time = await write.stamp();
+      await this.members.updateProfile(write.tx, userId, changes);
+      write.emit('user.profile.updated');
+      return toMemberProfileResponse(next, time.iso);
+    });
+  }
+
+  async findByEmail(email: string): Promise<UserLookupResponse> {
+    const found = await this.members.findByEmail(email);
+    if (!found) throw new RecordsException('member_not_found', 'No crew member has this e-mail address.');
+    return { user_id: found.userId, email: found.email };
+  }
+}

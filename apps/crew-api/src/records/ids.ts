@@ -1,0 +1,8 @@
+import { randomBytes } from 'node:crypto';
+
+/** Prefixed, random, URL-safe identifiers (decisions.md, Identifiers): `vp_…`, `ste_…`, `evt_…`. */
+export type IdPrefix = 'vp' | 'ste' | 'evt';
+
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${randomBytes(15).toString('base64url')}`;
+}

@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { CREW_EVENTS_EXCHANGE, type EventType, type ServiceEvent } from '@svc/contracts';
+import { OutboxRepository, TransactionRunner, type Transaction } from '@svc/platform';
+import { newId } from './ids';
+import { RecordsException } from './records.exception';
+import { RecordsRepository, type LockedMember, type WriteTime } from './records.repository';
+
+/** What a write's work gets: its transaction, the locked member, the clock and the event list. */
+export interface RecordWrite {
+  readonly tx: Transaction;
+  readonly member: LockedMember;
+  /**
+   * Takes the write time (once per write) and marks the record, and with `vessels` the vessel
+   * history, as changed at that time. A write that turns out to change nothing does not call it.
+   */
+  stamp(options?: { readonly vessels?: boolean }): Promise<WriteTime>;
+  /** Announces the change: one `crew.events` message of this type, committed with the write. */
+  emit(type: EventType): void;
+}
+
+/**
+ * Every change of a crew record goes through here (decisions.md, Record changes): one
+ * transaction that locks the member's row first, takes the write time under that lock, makes
+ * the change, and adds its events to the outbox. A throw anywhere rolls all of it back, events
+ * included; a commit publishes them (the relay, at least once).
+ */
+@Injectable()
+export class RecordWriter {
+  constructor(
+    private readonly transactions: TransactionRunner,
+    private readonly records: RecordsRepository,
+    private readonly outbox: OutboxRepository,
+  ) {}
+
+  write<T>(userId: string, work: (write: RecordWrite) => Promise<T>): Promise<T> {
+    return this.transactions.run(async (tx) => {
+      const member = await this.records.lockMember(tx, userId);
+      if (!member) throw new RecordsException('member_not_found', `There is no crew member ${userId}.`);
+      let time: WriteTime | undefined;
+      const events = new Set<EventType>();
+      const result = await work({
+        tx,
+        member,
+        stamp: async (options = {}) => {
+          if (time) throw new Error('a record write takes its write time once');
+          time = await this.records.stamp(tx, userId, options.vessels === true);
+          return time;
+        },
+        emit: (type) => void events.add(type),
+      });
+      if (events.size > 0 && !time) throw new Error('an event needs the write time: stamp() first');
+      for (const type of events) {
+        const id = newId('evt');
+        const event: ServiceEvent = { id, type, user_id: userId, created_at: time!.iso };
+        await this.outbox.add(tx, {
+          messageId: id,
+          exchange: CREW_EVENTS_EXCHANGE,
+          routingKey: type,
+          payload: event,
+        });
+      }
+      return result;
+    });
+  }
+}

@@ -1,0 +1,17 @@
+/** What can go wrong with a crew record, without HTTP: the problem mapper decides the answer. */
+export type RecordsErrorCode = 'member_not_found' | 'period_not_found' | 'invalid_cursor' | 'invalid_period';
+
+export class RecordsException extends Error {
+  constructor(
+    readonly code: RecordsErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RecordsException';
+  }
+}
+
+/** The caller's member has no crew record (a sign-in identity without one, or an unknown id). */
+export function noCrewRecord(userId: string): RecordsException {
+  return new RecordsException('member_not_found', `There is no crew record for ${userId}.`);
+}

@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { OutboxRepository } from '@svc/platform';
+import { RecordWriter } from './record-writer.service';
+import { RecordsRepository } from './records.repository';
+
+/** The write path shared by every feature: member lock, write time, outbox. */
+@Module({
+  providers: [RecordsRepository, RecordWriter, OutboxRepository],
+  exports: [RecordWriter],
+})
+export class RecordsModule {}

@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import type { Transaction } from '@svc/platform';
+import { isoMs, isoUs } from './sql-time';
+
+/** The member row as a write sees it, locked until the write commits. */
+export interface LockedMember {
+  readonly userId: string;
+  readonly email: string;
+  readonly name: string;
+  readonly role: string;
+  readonly country: string;
+  readonly photoUrl: string | null;
+  /** The record's last change before this write, as shown (ms). */
+  readonly recordUpdatedAt: string;
+}
+
+/** When a write happened: `exact` (microseconds) is stored and compared, `iso` is shown. */
+export interface WriteTime {
+  readonly exact: string;
+  readonly iso: string;
+}
+
+/** The lock and the clock every record write goes through. */
+@Injectable()
+export class RecordsRepository {
+  /**
+   * Locks the member's row for the rest of the transaction: every write of one member's record
+   * queues here, so their write times (taken after the lock) are in commit order.
+   */
+  async lockMember(tx: Transaction, userId: string): Promise<LockedMember | undefined> {
+    const rows = await tx.query<
+      {
+        user_id: string;
+        email: string;
+        name: string;
+        role: string;
+        country: string;
+        photo_url: string | null;
+        record_updated_at: string;
+      }[]
+    >(
+      `SELECT user_id, email, name, role, country, photo_url,
+              ${isoMs('record_updated_at')} AS record_updated_at
+         FROM crew_members WHERE user_id = $1 FOR UPDATE`,
+      [userId],
+    );
+    const r = rows[0];
+    return r
+      ? {
+          userId: r.user_id,
+          email: r.email,
+          name: r.name,
+          role: r.role,
+          country: r.country,
+          photoUrl: r.photo_url,
+          recordUpdatedAt: r.record_updated_at,
+        }
+      : undefined;
+  }
+
+  /**
+   * Takes the write time under the lock and records it as the record's (and, for vessel-period
+   * writes, the vessel history's) latest change. `clock_timestamp()`, not `now()`: now() is
+   * when the transaction began, possibly before an earlier writer committed; and never less than
+   * 1 µs after the previous write, whatever the clock does. So a write time is always later than
+   * every `vessels_updated_at` a reader could have seen before this write commits, which is what
+   * keeps a vessel-history scan's snapshot (`as_of`) stable.
+   */
+  async stamp(tx: Transaction, userId: string, vessels: boolean): Promise<WriteTime> {
+    const rows = await tx.query<{ exact: string; iso: string }[]>(
+      `WITH w AS (
+         SELECT greatest(clock_timestamp(), record_updated_at + interval '1 microsecond') AS t
+           FROM crew_members WHERE user_id = $1
+       )
+       UPDATE crew_members m
+          SET record_updated_at = w.t,
+              vessels_updated_at = CASE WHEN $2::boolean THEN w.t ELSE m.vessels_updated_at END
+         FROM w
+        WHERE m.user_id = $1
+       RETURNING ${isoUs('w.t')} AS exact, ${isoMs('w.t')} AS iso`,
+      [userId, vessels],
+    );
+    // The row is locked by this transaction, so it is there.
+    return rows[0];
+  }
+}

@@ -1,0 +1,36 @@
+import { FieldReader } from '../../validation/field-reader';
+
+export interface SeaTimeEntryInput {
+  readonly date: string;
+  readonly daysAtSea: number;
+  readonly nauticalMiles: number;
+  readonly role: string;
+  readonly verified: boolean;
+}
+
+const FIELDS = ['date', 'days_at_sea', 'nautical_miles', 'role', 'verified'] as const;
+const DAY_MS = 86_400_000;
+
+/**
+ * `POST /internal/v1/crew/{user_id}/sea-time-entries`: `date` (YYYY-MM-DD, from 1900 to
+ * tomorrow in UTC, so a member east of UTC can log their today), `days_at_sea` (0-366),
+ * `nautical_miles` (0-1,000,000), `role` (1-100 characters) and `verified` (a boolean; false
+ * when absent: sea time is crew-declared until someone confirms it).
+ */
+export function parseSeaTimeEntry(body: unknown, nowMs = Date.now()): SeaTimeEntryInput {
+  const reader = FieldReader.body(body).onlyFields(FIELDS);
+  const date = reader.date('date');
+  if (reader.has('date')) {
+    const latest = new Date(nowMs + DAY_MS).toISOString().slice(0, 10);
+    if (date < '1900-01-01' || date > latest) reader.fail('date', `must be from 1900-01-01 to ${latest}`);
+  }
+  const entry: SeaTimeEntryInput = {
+    date,
+    daysAtSea: reader.integer('days_at_sea', 0, 366),
+    nauticalMiles: reader.integer('nautical_miles', 0, 1_000_000),
+    role: reader.string('role', { max: 100 }),
+    verified: reader.optionalBoolean('verified') ?? false,
+  };
+  reader.done();
+  return entry;
+}

@@ -1,0 +1,67 @@
+import type { MonthTotals, NewSeaTimeEntry, RecentRow, RoleDays, TotalsRow } from '../sea-time.repository';
+import { usToMs } from '../../records/sql-time';
+
+/** `GET /v1/me/sea-time` (interface.md, Sea-time totals). */
+export interface SeaTimeResponse {
+  readonly user_id: string;
+  readonly record_updated_at: string;
+  readonly totals: {
+    readonly days_at_sea: number;
+    readonly nautical_miles: number;
+    readonly vessels_served: number;
+    readonly years_active: number;
+  };
+  readonly verified: { readonly days_at_sea: number; readonly nautical_miles: number };
+  readonly by_role: readonly RoleDays[];
+}
+
+/** `GET /v1/me/sea-time/recent` (interface.md, Recent trend). */
+export interface RecentResponse {
+  readonly user_id: string;
+  readonly record_updated_at: string;
+  readonly months: readonly MonthTotals[];
+}
+
+/** What the internal API answers for a new entry. */
+export interface SeaTimeEntryResponse {
+  readonly id: string;
+  readonly user_id: string;
+  readonly date: string;
+  readonly days_at_sea: number;
+  readonly nautical_miles: number;
+  readonly role: string;
+  readonly verified: boolean;
+  readonly created_at: string;
+}
+
+export function toSeaTimeResponse(row: TotalsRow): SeaTimeResponse {
+  return {
+    user_id: row.userId,
+    record_updated_at: row.recordUpdatedAt,
+    totals: {
+      days_at_sea: row.daysAtSea,
+      nautical_miles: row.nauticalMiles,
+      vessels_served: row.vesselsServed,
+      years_active: row.yearsActive,
+    },
+    verified: { days_at_sea: row.verifiedDays, nautical_miles: row.verifiedMiles },
+    by_role: row.byRole,
+  };
+}
+
+export function toRecentResponse(row: RecentRow): RecentResponse {
+  return { user_id: row.userId, record_updated_at: row.recordUpdatedAt, months: row.months };
+}
+
+export function toSeaTimeEntryResponse(entry: NewSeaTimeEntry): SeaTimeEntryResponse {
+  return {
+    id: entry.id,
+    user_id: entry.userId,
+    date: entry.date,
+    days_at_sea: entry.daysAtSea,
+    nautical_miles: entry.nauticalMiles,
+    role: entry.role,
+    verified: entry.verified,
+    created_at: usToMs(entry.createdAt),
+  };
+}

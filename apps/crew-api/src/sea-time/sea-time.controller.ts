@@ -1,0 +1,33 @@
+import { Controller, Get, Req, Res } from '@nestjs/common';
+import { BearerAuth, Principal } from '@svc/security';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { answerConditionally } from '../http/conditional';
+import type { RecentResponse, SeaTimeResponse } from './dto/sea-time.response';
+import { SeaTimeService } from './sea-time.service';
+
+@Controller('v1/me/sea-time')
+export class SeaTimeController {
+  constructor(private readonly seaTime: SeaTimeService) {}
+
+  /** Totals, verified subset and days by role (interface.md, Sea-time totals). */
+  @Get()
+  @BearerAuth('seatime:read')
+  async totals(
+    @Principal() principal: Principal,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<SeaTimeResponse | undefined> {
+    return answerConditionally(request, reply, await this.seaTime.totals(principal));
+  }
+
+  /** The rolling twelve months (interface.md, Recent trend). */
+  @Get('recent')
+  @BearerAuth('seatime:read')
+  async recent(
+    @Principal() principal: Principal,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RecentResponse | undefined> {
+    return answerConditionally(request, reply, await this.seaTime.recent(principal));
+  }
+}

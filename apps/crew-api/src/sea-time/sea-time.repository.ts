@@ -1,0 +1,203 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionRunner, type Transaction } from '@svc/platform';
+import { isoMs, isoUs } from '../records/sql-time';
+
+export interface RoleDays {
+  readonly role: string;
+  readonly days: number;
+}
+
+export interface TotalsRow {
+  readonly userId: string;
+  readonly recordUpdatedAt: string;
+  readonly recordUpdatedAtExact: string;
+  readonly daysAtSea: number;
+  readonly nauticalMiles: number;
+  readonly verifiedDays: number;
+  readonly verifiedMiles: number;
+  readonly vesselsServed: number;
+  readonly yearsActive: number;
+  readonly byRole: RoleDays[];
+}
+
+export interface MonthTotals {
+  readonly month: string;
+  readonly days_at_sea: number;
+  readonly nautical_miles: number;
+}
+
+export interface RecentRow {
+  readonly userId: string;
+  readonly recordUpdatedAt: string;
+  readonly recordUpdatedAtExact: string;
+  /** The current UTC month, `YYYY-MM`: the last of the twelve. */
+  readonly currentMonth: string;
+  readonly months: MonthTotals[];
+}
+
+export interface NewSeaTimeEntry {
+  readonly id: string;
+  readonly userId: string;
+  readonly date: string;
+  readonly daysAtSea: number;
+  readonly nauticalMiles: number;
+  readonly role: string;
+  readonly verified: boolean;
+  /** Write time (µs). */
+  readonly createdAt: string;
+}
+
+/**
+ * Set-based reads of the sea-time record: one statement each, aggregated by PostgreSQL over the
+ * (user_id, date) index that carries every column they read. No history is loaded into memory.
+ */
+@Injectable()
+export class SeaTimeRepository {
+  constructor(private readonly transactions: TransactionRunner) {}
+
+  /**
+   * Totals, verified subset, vessels served, years active and days by role, in one query: the
+   * entries are grouped by role once and the totals are sums of those groups.
+   *
+   * `years_active` is the span of recorded sea time: from the earliest to the latest entry date,
+   * both days counted, in years of 365.25 days, rounded to 2 decimals (0 without entries). A
+   * member with entries from 2015-01-01 to 2024-12-31 has been active 10.00 years, whatever the
+   * gaps between.
+   *
+   * `vessels_served` counts the distinct IMO numbers of the member's current vessel periods.
+   */
+  async totals(userId: string): Promise<TotalsRow | undefined> {
+    const rows = await this.transactions.outside.query<
+      {
+        user_id: string;
+        record_updated_at: string;
+        record_updated_at_exact: string;
+        days_at_sea: string;
+        nautical_miles: string;
+        verified_days: string;
+        verified_miles: string;
+        vessels_served: string;
+        years_active: string;
+        by_role: RoleDays[];
+      }[]
+    >(
+      `WITH m AS (
+         SELECT user_id, record_updated_at FROM crew_members WHERE user_id = $1
+       ), by_role AS (
+         SELECT role,
+                sum(days_at_sea) AS days,
+                sum(nautical_miles) AS miles,
+                coalesce(sum(days_at_sea) FILTER (WHERE verified), 0) AS verified_days,
+                coalesce(sum(nautical_miles) FILTER (WHERE verified), 0) AS verified_miles,
+                min(date) AS first_day,
+                max(date) AS last_day
+           FROM sea_time_entries
+          WHERE user_id = $1
+          GROUP BY role
+       )
+       SELECT m.user_id,
+              ${isoMs('m.record_updated_at')} AS record_updated_at,
+              ${isoUs('m.record_updated_at')} AS record_updated_at_exact,
+              t.days_at_sea, t.nautical_miles, t.verified_days, t.verified_miles, t.years_active, t.by_role,
+              (SELECT count(DISTINCT imo) FROM vessel_period_versions
+                WHERE user_id = $1 AND valid_to IS NULL) AS vessels_served
+         FROM m
+        CROSS JOIN (
+          SELECT coalesce(sum(days), 0) AS days_at_sea,
+                 coalesce(sum(miles), 0) AS nautical_miles,
+                 coalesce(sum(verified_days), 0) AS verified_days,
+                 coalesce(sum(verified_miles), 0) AS verified_miles,
+                 coalesce(round((max(last_day) - min(first_day) + 1) / 365.25, 2), 0) AS years_active,
+                 coalesce(json_agg(json_build_object('role', role, 'days', days) ORDER BY days DESC, role COLLATE "C"), '[]')
+                   AS by_role
+            FROM by_role
+        ) t`,
+      [userId],
+    );
+    const r = rows[0];
+    if (!r) return undefined;
+    return {
+      userId: r.user_id,
+      recordUpdatedAt: r.record_updated_at,
+      recordUpdatedAtExact: r.record_updated_at_exact,
+      daysAtSea: Number(r.days_at_sea),
+      nauticalMiles: Number(r.nautical_miles),
+      verifiedDays: Number(r.verified_days),
+      verifiedMiles: Number(r.verified_miles),
+      vesselsServed: Number(r.vessels_served),
+      yearsActive: Number(r.years_active),
+      byRole: r.by_role,
+    };
+  }
+
+  /**
+   * The twelve UTC calendar months ending with the current one, oldest first, zeros where
+   * nothing was recorded: a generate_series of months left-joined to the entries of the window.
+   */
+  async recent(userId: string): Promise<RecentRow | undefined> {
+    const rows = await this.transactions.outside.query<
+      {
+        user_id: string;
+        record_updated_at: string;
+        record_updated_at_exact: string;
+        current_month: string;
+        months: MonthTotals[];
+      }[]
+    >(
+      `WITH m AS (
+         SELECT user_id, record_updated_at,
+                date_trunc('month', now() AT TIME ZONE 'UTC')::date AS this_month
+           FROM crew_members WHERE user_id = $1
+       ), months AS (
+         SELECT (m.this_month - make_interval(months => k))::date AS month
+           FROM m, generate_series(11, 0, -1) AS k
+       ), sums AS (
+         SELECT date_trunc('month', e.date::timestamp)::date AS month,
+                sum(e.days_at_sea) AS days,
+                sum(e.nautical_miles) AS miles
+           FROM sea_time_entries e, m
+          WHERE e.user_id = $1
+            AND e.date >= (m.this_month - interval '11 months')::date
+            AND e.date < (m.this_month + interval '1 month')::date
+          GROUP BY 1
+       )
+       SELECT m.user_id,
+              ${isoMs('m.record_updated_at')} AS record_updated_at,
+              ${isoUs('m.record_updated_at')} AS record_updated_at_exact,
+              to_char(m.this_month, 'YYYY-MM') AS current_month,
+              (SELECT json_agg(json_build_object(
+                        'month', to_char(months.month, 'YYYY-MM'),
+                        'days_at_sea', coalesce(sums.days, 0),
+                        'nautical_miles', coalesce(sums.miles, 0)) ORDER BY months.month)
+                 FROM months LEFT JOIN sums ON sums.month = months.month) AS months
+         FROM m`,
+      [userId],
+    );
+    const r = rows[0];
+    if (!r) return undefined;
+    return {
+      userId: r.user_id,
+      recordUpdatedAt: r.record_updated_at,
+      recordUpdatedAtExact: r.record_updated_at_exact,
+      currentMonth: r.current_month,
+      months: r.months,
+    };
+  }
+
+  async insertEntry(tx: Transaction, entry: NewSeaTimeEntry): Promise<void> {
+    await tx.query(
+      `INSERT INTO sea_time_entries (id, user_id, date, days_at_sea, nautical_miles, role, verified, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        entry.id,
+        entry.userId,
+        entry.date,
+        entry.daysAtSea,
+        entry.nauticalMiles,
+        entry.role,
+        entry.verified,
+        entry.createdAt,
+      ],
+    );
+  }
+}

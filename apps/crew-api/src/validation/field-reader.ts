@@ -1,0 +1,194 @@
+import type { FieldError } from '@svc/contracts';
+import { ValidationProblem } from '@svc/platform';
+
+/** `YYYY-MM-DD` that names a real calendar day (Date.parse would turn 02-30 into 03-01). */
+export function isCalendarDate(text: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+}
+
+/**
+ * ISO 8601 instants as the API takes them: a date-time with `Z` or an offset (seconds and up to
+ * six fractional digits optional), or a bare date meaning 00:00 UTC.
+ */
+const TIMESTAMP =
+  /^(\d{4}-\d{2}-\d{2})(?:T([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,6})?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d))?$/;
+
+export function parseTimestamp(text: string): Date | undefined {
+  const m = TIMESTAMP.exec(text);
+  if (!m || !isCalendarDate(m[1])) return undefined;
+  const ms = Date.parse(m[2] === undefined ? `${m[1]}T00:00:00Z` : text);
+  return Number.isNaN(ms) ? undefined : new Date(ms);
+}
+
+interface StringRule {
+  readonly min?: number;
+  readonly max: number;
+  readonly pattern?: RegExp;
+  readonly patternMessage?: string;
+}
+
+/**
+ * Reads a JSON body (or a query string) field by field and collects every problem, so one 422
+ * answer names all the fields that failed (`errors: [{field, message}]`). Readers return a
+ * placeholder for a bad field; `done()` throws before a placeholder can be used.
+ */
+export class FieldReader {
+  private readonly errors: FieldError[] = [];
+
+  private constructor(private readonly input: Readonly<Record<string, unknown>>) {}
+
+  /** A JSON object body; anything else (an array, a string, no body) is one error on `body`. */
+  static body(body: unknown): FieldReader {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new ValidationProblem([{ field: 'body', message: 'must be a JSON object' }]);
+    }
+    return new FieldReader(body as Record<string, unknown>);
+  }
+
+  /** Query parameters as Fastify parses them (a repeated name becomes an array). */
+  static query(query: unknown): FieldReader {
+    return new FieldReader(
+      typeof query === 'object' && query !== null ? (query as Record<string, unknown>) : {},
+    );
+  }
+
+  has(field: string): boolean {
+    return this.input[field] !== undefined;
+  }
+
+  fail(field: string, message: string): void {
+    this.errors.push({ field, message });
+  }
+
+  /** Every field not in `allowed` is an error: a misspelt field is refused, not silently ignored. */
+  onlyFields(allowed: readonly string[]): this {
+    for (const key of Object.keys(this.input)) {
+      if (!allowed.includes(key))
+        this.fail(key, `is not a field of this request; expected ${allowed.join(', ')}`);
+    }
+    return this;
+  }
+
+  string(field: string, rule: StringRule): string {
+    const value = this.input[field];
+    const min = rule.min ?? 1;
+    if (typeof value !== 'string') {
+      this.fail(field, value === undefined ? 'is required' : 'must be a string');
+      return '';
+    }
+    const trimmed = value.trim();
+    if (trimmed.length < min || trimmed.length > rule.max) {
+      this.fail(field, `must be ${min}-${rule.max} characters long`);
+    } else if (rule.pattern && !rule.pattern.test(trimmed)) {
+      this.fail(field, rule.patternMessage ?? `has an invalid format`);
+    }
+    return trimmed;
+  }
+
+  optionalString(field: string, rule: StringRule): string | undefined {
+    return this.has(field) ? this.string(field, rule) : undefined;
+  }
+
+  integer(field: string, min: number, max: number): number {
+    const value = this.input[field];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      this.fail(field, value === undefined ? 'is required' : `must be an integer from ${min} to ${max}`);
+      return min;
+    }
+    return value;
+  }
+
+  optionalInteger(field: string, min: number, max: number): number | undefined {
+    return this.has(field) ? this.integer(field, min, max) : undefined;
+  }
+
+  /** An integer sent as a query-string parameter (`?limit=20`). */
+  queryInteger(field: string, min: number, max: number): number | undefined {
+    const value = this.input[field];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string' || !/^\d{1,9}$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.fail(field, `must be an integer from ${min} to ${max}`);
+      return undefined;
+    }
+    return Number(value);
+  }
+
+  queryString(field: string, max: number): string | undefined {
+    const value = this.input[field];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string' || value.length === 0 || value.length > max) {
+      this.fail(field, `must be given once, 1-${max} characters long`);
+      return undefined;
+    }
+    return value;
+  }
+
+  boolean(field: string): boolean {
+    const value = this.input[field];
+    if (typeof value !== 'boolean') {
+      this.fail(field, value === undefined ? 'is required' : 'must be true or false');
+      return false;
+    }
+    return value;
+  }
+
+  optionalBoolean(field: string): boolean | undefined {
+    return this.has(field) ? this.boolean(field) : undefined;
+  }
+
+  /** `YYYY-MM-DD`, a real calendar day. */
+  date(field: string): string {
+    const value = this.input[field];
+    if (typeof value !== 'string' || !isCalendarDate(value)) {
+      this.fail(field, value === undefined ? 'is required' : 'must be a calendar date (YYYY-MM-DD)');
+      return '1970-01-01';
+    }
+    return value;
+  }
+
+  timestamp(field: string): Date {
+    const value = this.input[field];
+    const parsed = typeof value === 'string' ? parseTimestamp(value) : undefined;
+    if (!parsed) {
+      this.fail(
+        field,
+        value === undefined ? 'is required' : 'must be an ISO 8601 timestamp with Z or an offset, or a date',
+      );
+      return new Date(0);
+    }
+    return parsed;
+  }
+
+  optionalTimestamp(field: string): Date | undefined {
+    return this.has(field) ? this.timestamp(field) : undefined;
+  }
+
+  /** A URL with http or https, or null. */
+  nullableUrl(field: string, max: number): string | null {
+    const value = this.input[field];
+    if (value === null) return null;
+    if (typeof value !== 'string' || value.length > max || !isHttpUrl(value)) {
+      this.fail(field, `must be an absolute http(s) URL of at most ${max} characters, or null`);
+      return null;
+    }
+    return value;
+  }
+
+  /** Throws the 422 with every collected error; returns when the input was valid. */
+  done(): void {
+    if (this.errors.length > 0) throw new ValidationProblem(this.errors);
+  }
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,77 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { RecordsException } from '../records/records.exception';
+import { ISO_US } from '../records/sql-time';
+
+/**
+ * Where a vessel-history scan stands: the snapshot it reads (`as_of`, the member's
+ * vessels_updated_at when the first page was read) and the keyset position of the last period
+ * shown (`period_start`, `id`), all with microseconds. `limit` carries the page size forward.
+ */
+export interface VesselCursor {
+  readonly asOf: string;
+  readonly start: string;
+  readonly id: string;
+  readonly limit: number;
+}
+
+const MAX_CURSOR_LENGTH = 1024;
+const ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+function invalid(reason: string): RecordsException {
+  return new RecordsException(
+    'invalid_cursor',
+    `The cursor is not one this API issued (${reason}); start again from the first page.`,
+  );
+}
+
+/**
+ * Opaque, tamper-evident cursors (decisions.md, Crew records):
+ * `base64url(JSON) "." base64url(HMAC-SHA256(key, user_id "\n" base64url(JSON)))`. The member's id
+ * is signed with the payload, so one member's cursor does not verify for another.
+ */
+export class CursorCodec {
+  constructor(private readonly key: string) {}
+
+  encode(userId: string, cursor: VesselCursor): string {
+    const payload = Buffer.from(
+      JSON.stringify({ as_of: cursor.asOf, start: cursor.start, id: cursor.id, limit: cursor.limit }),
+    ).toString('base64url');
+    return `${payload}.${this.sign(userId, payload).toString('base64url')}`;
+  }
+
+  /** The cursor, or RecordsException `invalid_cursor` for anything malformed or tampered with. */
+  decode(userId: string, text: string): VesselCursor {
+    if (text.length > MAX_CURSOR_LENGTH) throw invalid('too long');
+    const m = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(text);
+    if (!m) throw invalid('malformed');
+    const given = Buffer.from(m[2], 'base64url');
+    const expected = this.sign(userId, m[1]);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid('bad signature');
+    let data: unknown;
+    try {
+      data = JSON.parse(Buffer.from(m[1], 'base64url').toString('utf8'));
+    } catch {
+      throw invalid('unreadable');
+    }
+    const c = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
+    if (
+      typeof c.as_of !== 'string' ||
+      !ISO_US.test(c.as_of) ||
+      typeof c.start !== 'string' ||
+      !ISO_US.test(c.start) ||
+      typeof c.id !== 'string' ||
+      !ID.test(c.id) ||
+      typeof c.limit !== 'number' ||
+      !Number.isInteger(c.limit) ||
+      c.limit < 1 ||
+      c.limit > 200
+    ) {
+      throw invalid('unreadable');
+    }
+    return { asOf: c.as_of, start: c.start, id: c.id, limit: c.limit };
+  }
+
+  private sign(userId: string, payload: string): Buffer {
+    return createHmac('sha256', this.key).update(`${userId}\n${payload}`).digest();
+  }
+}

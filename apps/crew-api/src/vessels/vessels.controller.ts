@@ -1,0 +1,24 @@
+import { Controller, Get, Query, Req, Res } from '@nestjs/common';
+import { BearerAuth, Principal } from '@svc/security';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { answerConditionally } from '../http/conditional';
+import { parseVesselsQuery } from './dto/vessels-query.dto';
+import type { VesselsResponse } from './dto/vessels.response';
+import { VesselsService } from './vessels.service';
+
+@Controller('v1/me/vessels')
+export class VesselsController {
+  constructor(private readonly vessels: VesselsService) {}
+
+  /** The vessel history, keyset-paginated (interface.md, Vessel history). */
+  @Get()
+  @BearerAuth('vessels:read')
+  async page(
+    @Principal() principal: Principal,
+    @Query() query: unknown,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<VesselsResponse | undefined> {
+    return answerConditionally(request, reply, await this.vessels.page(principal, parseVesselsQuery(query)));
+  }
+}

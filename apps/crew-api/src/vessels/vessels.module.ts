@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { APP_CONFIG } from '@svc/platform';
+import type { CrewApiConfig } from '../config';
+import { RecordsModule } from '../records/records.module';
+import { CursorCodec } from './cursor';
+import { InternalVesselsController } from './internal-vessels.controller';
+import { VesselsController } from './vessels.controller';
+import { VesselsRepository } from './vessels.repository';
+import { VESSEL_CURSOR_CODEC, VesselsService } from './vessels.service';
+
+@Module({
+  imports: [RecordsModule],
+  controllers: [VesselsController, InternalVesselsController],
+  providers: [
+    VesselsRepository,
+    VesselsService,
+    {
+      provide: VESSEL_CURSOR_CODEC,
+      inject: [APP_CONFIG],
+      useFactory: (config: Pick<CrewApiConfig, 'CURSOR_SIGNING_KEY'>) =>
+        new CursorCodec(config.CURSOR_SIGNING_KEY),
+    },
+  ],
+})
+export class VesselsModule {}

@@ -1,0 +1,139 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { strongEtag } from '@svc/platform';
+import type { Principal } from '@svc/security';
+import { scopeKey, type Representation } from '../http/conditional';
+import { newId } from '../records/ids';
+import { RecordWriter, type RecordWrite } from '../records/record-writer.service';
+import { noCrewRecord, RecordsException } from '../records/records.exception';
+import { CursorCodec } from './cursor';
+import type { VesselPeriodInput, VesselPeriodPatch } from './dto/vessel-period.dto';
+import { DEFAULT_VESSELS_LIMIT, type VesselsQuery } from './dto/vessels-query.dto';
+import {
+  toVesselPeriodResponse,
+  toWrittenPeriodResponse,
+  type VesselsResponse,
+  type WrittenPeriodResponse,
+} from './dto/vessels.response';
+import { VesselsRepository, type PeriodVersion } from './vessels.repository';
+
+export const VESSEL_CURSOR_CODEC = Symbol('VESSEL_CURSOR_CODEC');
+
+@Injectable()
+export class VesselsService {
+  constructor(
+    private readonly vessels: VesselsRepository,
+    private readonly writer: RecordWriter,
+    @Inject(VESSEL_CURSOR_CODEC) private readonly cursors: CursorCodec,
+  ) {}
+
+  /**
+   * One page of the vessel history. A scan reads the periods as they were at its `as_of` (the
+   * member's vessels_updated_at when its first page was read) on every page, so periods added or
+   * amended meanwhile neither repeat nor skip any: they show in the next scan. `record_updated_at`
+   * is that `as_of` on every page, and with the position and page size it makes the ETag.
+   * Fetches limit + 1 rows to know whether another page follows.
+   */
+  async page(principal: Principal, query: VesselsQuery): Promise<Representation<VesselsResponse>> {
+    const userId = principal.user_id;
+    const cursor = query.cursor === undefined ? undefined : this.cursors.decode(userId, query.cursor);
+    const limit = query.limit ?? cursor?.limit ?? DEFAULT_VESSELS_LIMIT;
+    const page = await this.vessels.page(userId, limit + 1, cursor);
+    if (!page) throw noCrewRecord(userId);
+    const shown = page.periods.slice(0, limit);
+    const last = shown[shown.length - 1];
+    const next =
+      page.periods.length > limit && last
+        ? this.cursors.encode(userId, { asOf: page.asOfExact, start: last.startExact, id: last.id, limit })
+        : null;
+    return {
+      body: {
+        user_id: page.userId,
+        record_updated_at: page.asOf,
+        vessels: shown.map(toVesselPeriodResponse),
+        next_cursor: next,
+      },
+      etag: strongEtag(
+        'vessels.v1',
+        page.userId,
+        page.asOfExact,
+        scopeKey(principal),
+        principal.client_id,
+        cursor ? [cursor.start, cursor.id] : null,
+        limit,
+      ),
+      lastModified: new Date(page.asOf),
+    };
+  }
+
+  /** A new period: `user.vessels.updated`, and `user.sea_time.updated` if it is a new vessel. */
+  addPeriod(userId: string, input: VesselPeriodInput): Promise<WrittenPeriodResponse> {
+    return this.writer.write(userId, async (write) => {
+      const servedBefore = await this.vessels.vesselsServed(write.tx, userId);
+      const time = await write.stamp({ vessels: true });
+      const version: PeriodVersion = { id: newId('vp'), version: 1, userId, ...input, validFrom: time.exact };
+      await this.vessels.insert(write.tx, version);
+      await this.announce(write, userId, servedBefore);
+      return toWrittenPeriodResponse(version);
+    });
+  }
+
+  /**
+   * An amendment closes the current version at the write time and adds the next one; scans
+   * begun before still read the old version. Nothing changed: no write, no event.
+   */
+  amendPeriod(userId: string, periodId: string, patch: VesselPeriodPatch): Promise<WrittenPeriodResponse> {
+    return this.writer.write(userId, async (write) => {
+      const current = await this.vessels.current(write.tx, userId, periodId);
+      if (!current) {
+        throw new RecordsException(
+          'period_not_found',
+          `Crew member ${userId} has no vessel period ${periodId}.`,
+        );
+      }
+      const next = {
+        imo: patch.imo ?? current.imo,
+        name: patch.name ?? current.name,
+        role: patch.role ?? current.role,
+        periodStart: patch.periodStart ?? current.periodStart,
+        periodEnd: patch.periodEnd ?? current.periodEnd,
+        days: patch.days ?? current.days,
+        nauticalMiles: patch.nauticalMiles ?? current.nauticalMiles,
+      };
+      if (next.periodEnd.getTime() < next.periodStart.getTime()) {
+        // Checked again against the stored period: only one of the two dates may have been sent.
+        throw new RecordsException('invalid_period', 'period_end must not be before period_start.');
+      }
+      const unchanged =
+        next.imo === current.imo &&
+        next.name === current.name &&
+        next.role === current.role &&
+        next.periodStart.getTime() === current.periodStart.getTime() &&
+        next.periodEnd.getTime() === current.periodEnd.getTime() &&
+        next.days === current.days &&
+        next.nauticalMiles === current.nauticalMiles;
+      if (unchanged) {
+        return toWrittenPeriodResponse({ ...current, userId });
+      }
+      const servedBefore = await this.vessels.vesselsServed(write.tx, userId);
+      const time = await write.stamp({ vessels: true });
+      await this.vessels.close(write.tx, periodId, current.version, time.exact);
+      const version: PeriodVersion = {
+        id: periodId,
+        version: current.version + 1,
+        userId,
+        ...next,
+        validFrom: time.exact,
+      };
+      await this.vessels.insert(write.tx, version);
+      await this.announce(write, userId, servedBefore);
+      return toWrittenPeriodResponse(version);
+    });
+  }
+
+  /** Vessel periods changed; the totals changed too when the number of distinct vessels did. */
+  private async announce(write: RecordWrite, userId: string, servedBefore: number): Promise<void> {
+    write.emit('user.vessels.updated');
+    if ((await this.vessels.vesselsServed(write.tx, userId)) !== servedBefore)
+      write.emit('user.sea_time.updated');
+  }
+}
