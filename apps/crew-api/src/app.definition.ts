@@ -3,27 +3,38 @@ import {
   DatabaseModule,
   EventExchangeModule,
   MessagingModule,
-  OutboxMessageEntity,
   OutboxModule,
   PlatformModule,
   RedisModule,
   RpcModule,
   type AppDefinition,
 } from '@svc/platform';
+import { SecurityModule } from '@svc/security';
 import { CREW_API_CONFIG } from './config';
+import { CREW_API_ENTITIES } from './entities';
+import { recordsProblem } from './http/records-problem.mapper';
+import { MembersModule } from './members/members.module';
 import { CREW_API_MIGRATIONS } from './migrations';
+import { SeaTimeModule } from './sea-time/sea-time.module';
+import { seedSandbox } from './seed/sandbox-seed';
+import { VesselsModule } from './vessels/vessels.module';
 
 const database = {
   schema: APP_SCHEMAS['crew-api'],
-  entities: [OutboxMessageEntity],
+  entities: CREW_API_ENTITIES,
   migrations: CREW_API_MIGRATIONS,
 };
 
-/** crew-api: crew records, the crew-data API, the internal records API and their outbox. */
+/**
+ * crew-api: crew records, the crew-data API (`/v1/me*`, bearer tokens checked against
+ * auth-server), the internal records API (`/internal/v1/*`) and the outbox of record events.
+ */
 export const CREW_API: AppDefinition<typeof CREW_API_CONFIG> = {
   name: 'crew-api',
   config: CREW_API_CONFIG,
   database,
+  mapDomainError: recordsProblem,
+  seed: seedSandbox,
   rootModule: (platform) => ({
     module: class CrewApiModule {},
     imports: [
@@ -34,6 +45,10 @@ export const CREW_API: AppDefinition<typeof CREW_API_CONFIG> = {
       RpcModule,
       OutboxModule.forRoot(),
       EventExchangeModule.forRoot(CREW_EVENTS_EXCHANGE),
+      SecurityModule.forRoot(),
+      MembersModule,
+      SeaTimeModule,
+      VesselsModule,
     ],
   }),
 };

@@ -1,0 +1,228 @@
+import { createHash } from 'node:crypto';
+import { SANDBOX_MEMBERS } from '@svc/contracts';
+import type { MembershipSource, MembershipTier } from '../members/membership.entity';
+import { imoCheckDigit } from '../vessels/imo';
+
+/** The sandbox crew records of decisions.md, generated (deterministically) around `now`. */
+export interface SeedPeriod {
+  readonly id: string;
+  readonly imo: string;
+  readonly name: string;
+  readonly role: string;
+  readonly start: Date;
+  readonly end: Date;
+  readonly days: number;
+  readonly nauticalMiles: number;
+}
+
+export interface SeedEntry {
+  readonly id: string;
+  readonly date: string;
+  readonly daysAtSea: number;
+  readonly nauticalMiles: number;
+  readonly role: string;
+  readonly verified: boolean;
+}
+
+export interface SeedMember {
+  readonly userId: string;
+  readonly email: string;
+  readonly name: string;
+  readonly role: string;
+  readonly country: string;
+  readonly photoUrl: string | null;
+  readonly membership: {
+    readonly tier: MembershipTier;
+    readonly source: MembershipSource;
+    readonly since: Date;
+    readonly sponsorClientId: string | null;
+    readonly expiresAt: Date | null;
+  };
+  readonly periods: readonly SeedPeriod[];
+  readonly entries: readonly SeedEntry[];
+}
+
+const DAY_MS = 86_400_000;
+/** Entries older than this are verified; the newest ones still wait for confirmation. */
+const VERIFIED_AFTER_DAYS = 90;
+
+/** Fictional ships with well-formed IMO numbers (six digits + check digit). */
+export const SANDBOX_VESSELS = [
+  ['931214', 'Nordic Aurora'],
+  ['924578', 'Atlantic Meridian'],
+  ['945012', 'Cape Fortitude'],
+  ['918833', 'Baltic Horizon'],
+  ['937706', 'Pacific Endeavour'],
+  ['952341', 'Sea Kestrel'],
+  ['908127', 'Polar Wren'],
+  ['961450', 'Harbour Spirit'],
+  ['972218', 'Coral Voyager'],
+  ['915670', 'Stella Maris'],
+].map(([six, name]) => ({ imo: `${six}${imoCheckDigit(six)}`, name }));
+
+const ALEX_ROLES = ['Deck Cadet', 'Third Officer', 'Second Officer', 'Chief Officer'];
+
+/** A deterministic id with the look of a random one: the same on every seed, so nothing doubles. */
+function seededId(prefix: 'vp' | 'ste', key: string): string {
+  return `${prefix}_${createHash('sha256').update(`sandbox:${key}`).digest('base64url').slice(0, 20)}`;
+}
+
+/** mulberry32: a small fixed-seed generator, so every sandbox gets the same career shape. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function utcDay(date: Date): Date {
+  return new Date(Math.floor(date.getTime() / DAY_MS) * DAY_MS);
+}
+
+const ymd = (date: Date) => date.toISOString().slice(0, 10);
+
+/**
+ * Entries of a period, one per calendar month it touches: the days at sea in that month and the
+ * matching share of the miles, dated the period's last day in that month.
+ */
+function entriesOf(memberKey: string, index: number, p: SeedPeriod, now: Date): SeedEntry[] {
+  const entries: SeedEntry[] = [];
+  let from = p.start;
+  while (from < p.end) {
+    const monthEnd = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1));
+    const to = monthEnd < p.end ? monthEnd : p.end;
+    const days = Math.round((to.getTime() - from.getTime()) / DAY_MS);
+    const lastDay = new Date(to.getTime() - DAY_MS);
+    entries.push({
+      id: seededId('ste', `${memberKey}:${index}:${ymd(from).slice(0, 7)}`),
+      date: ymd(lastDay),
+      daysAtSea: days,
+      nauticalMiles: p.days === 0 ? 0 : Math.round((p.nauticalMiles * days) / p.days),
+      role: p.role,
+      verified: now.getTime() - lastDay.getTime() > VERIFIED_AFTER_DAYS * DAY_MS,
+    });
+    from = to;
+  }
+  return entries;
+}
+
+/**
+ * A career of `count` periods ending a few days before `now`, built backwards: contracts of
+ * 20-60 days with 3-15 days ashore between, one longer leave (`longLeaveBefore`).
+ */
+function career(
+  memberKey: string,
+  count: number,
+  now: Date,
+  pick: (index: number) => { vessel: number; role: string },
+  seed: number,
+  longLeaveBefore?: number,
+): { periods: SeedPeriod[]; entries: SeedEntry[] } {
+  const rand = random(seed);
+  const periods: SeedPeriod[] = [];
+  let end = new Date(utcDay(now).getTime() - 3 * DAY_MS);
+  for (let i = count - 1; i >= 0; i -= 1) {
+    const days = 20 + Math.floor(rand() * 41);
+    const start = new Date(end.getTime() - days * DAY_MS);
+    const { vessel, role } = pick(i);
+    const ship = SANDBOX_VESSELS[vessel % SANDBOX_VESSELS.length];
+    periods.push({
+      id: seededId('vp', `${memberKey}:${i}`),
+      imo: ship.imo,
+      name: ship.name,
+      role,
+      start,
+      end,
+      days,
+      nauticalMiles: Math.round(days * (140 + rand() * 160)),
+    });
+    const ashore = i === longLeaveBefore ? 50 : 3 + Math.floor(rand() * 13);
+    end = new Date(start.getTime() - ashore * DAY_MS);
+  }
+  periods.reverse();
+  return { periods, entries: periods.flatMap((p, i) => entriesOf(memberKey, i, p, now)) };
+}
+
+function member(email: string) {
+  const found = SANDBOX_MEMBERS.find((m) => m.email === email);
+  if (!found) throw new Error(`no sandbox member ${email}`);
+  return found;
+}
+
+export const SANDBOX_SPONSOR_CLIENT_ID = 'sandbox-partner';
+
+export function sandboxRecords(now: Date): SeedMember[] {
+  const alex = member('alex.morgan@sandbox.test');
+  const sam = member('sam.lee@sandbox.test');
+  const jo = member('jo.kim@sandbox.test');
+  const yearAhead = new Date(now);
+  yearAhead.setUTCFullYear(now.getUTCFullYear() + 1);
+  const twoYearsAgo = new Date(now);
+  twoYearsAgo.setUTCFullYear(now.getUTCFullYear() - 2);
+
+  // 120 periods, 12 on each of 10 ships, in four ranks of 30; one long leave in the last year.
+  const alexCareer = career(
+    'alex',
+    120,
+    now,
+    (i) => ({ vessel: Math.floor(i / 12), role: ALEX_ROLES[Math.floor(i / 30)] }),
+    20_240_601,
+    115,
+  );
+  const samCareer = career(
+    'sam',
+    3,
+    now,
+    (i) => ({ vessel: i === 2 ? 4 : 7, role: 'Second Engineer' }),
+    20_240_602,
+  );
+
+  return [
+    {
+      userId: alex.user_id,
+      email: alex.email,
+      name: alex.name,
+      role: 'Chief Officer',
+      country: 'GB',
+      photoUrl: 'https://sandbox.example/photos/alex-morgan.jpg',
+      membership: {
+        tier: 'premium',
+        source: 'sponsored',
+        since: now,
+        sponsorClientId: SANDBOX_SPONSOR_CLIENT_ID,
+        expiresAt: yearAhead,
+      },
+      ...alexCareer,
+    },
+    {
+      userId: sam.user_id,
+      email: sam.email,
+      name: sam.name,
+      role: 'Second Engineer',
+      country: 'SG',
+      photoUrl: null,
+      membership: {
+        tier: 'premium',
+        source: 'self',
+        since: twoYearsAgo,
+        sponsorClientId: null,
+        expiresAt: null,
+      },
+      ...samCareer,
+    },
+    {
+      userId: jo.user_id,
+      email: jo.email,
+      name: jo.name,
+      role: 'Deck Cadet',
+      country: 'KR',
+      photoUrl: null,
+      membership: { tier: 'free', source: 'self', since: now, sponsorClientId: null, expiresAt: null },
+      periods: [],
+      entries: [],
+    },
+  ];
+}

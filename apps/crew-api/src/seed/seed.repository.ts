@@ -1,0 +1,81 @@
+import type { DataSource } from 'typeorm';
+import type { SeedMember } from './sandbox-records';
+
+/**
+ * Writes the sandbox records directly (no outbox: seeding announces nothing). A member's record is
+ * written once, in one transaction, when its row is created; a member that exists is left as it
+ * is (only a missing membership is added), so seeding again never doubles or resets anything.
+ */
+export class SeedRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** True when the member's record was written now, false when it was there already. */
+  seedMember(m: SeedMember): Promise<boolean> {
+    return this.dataSource.transaction(async (tx) => {
+      // now() is the transaction's start: the record's times and its versions' valid_from agree.
+      const created = await tx.query<{ user_id: string }[]>(
+        `INSERT INTO crew_members (user_id, email, name, role, country, photo_url,
+                                   record_updated_at, vessels_updated_at, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, now(), now(), now())
+         ON CONFLICT (user_id) DO NOTHING
+         RETURNING user_id`,
+        [m.userId, m.email, m.name, m.role, m.country, m.photoUrl],
+      );
+      await tx.query(
+        `INSERT INTO memberships (user_id, tier, source, since, sponsor_client_id, expires_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, now())
+         ON CONFLICT (user_id) DO NOTHING`,
+        [
+          m.userId,
+          m.membership.tier,
+          m.membership.source,
+          m.membership.since,
+          m.membership.sponsorClientId,
+          m.membership.expiresAt,
+        ],
+      );
+      if (created.length === 0) return false;
+      if (m.periods.length > 0) {
+        await tx.query(
+          `INSERT INTO vessel_period_versions
+             (period_id, version, user_id, imo, name, role, period_start, period_end, days, nautical_miles, valid_from)
+           SELECT id, 1, $1, imo, name, role, period_start, period_end, days, nautical_miles, now()
+             FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::timestamptz[],
+                         $8::int[], $9::int[])
+                  AS p(id, imo, name, role, period_start, period_end, days, nautical_miles)
+           ON CONFLICT DO NOTHING`,
+          [
+            m.userId,
+            m.periods.map((p) => p.id),
+            m.periods.map((p) => p.imo),
+            m.periods.map((p) => p.name),
+            m.periods.map((p) => p.role),
+            m.periods.map((p) => p.start.toISOString()),
+            m.periods.map((p) => p.end.toISOString()),
+            m.periods.map((p) => p.days),
+            m.periods.map((p) => p.nauticalMiles),
+          ],
+        );
+      }
+      if (m.entries.length > 0) {
+        await tx.query(
+          `INSERT INTO sea_time_entries (id, user_id, date, days_at_sea, nautical_miles, role, verified, created_at)
+           SELECT id, $1, date, days_at_sea, nautical_miles, role, verified, now()
+             FROM unnest($2::text[], $3::date[], $4::int[], $5::int[], $6::text[], $7::boolean[])
+                  AS e(id, date, days_at_sea, nautical_miles, role, verified)
+           ON CONFLICT DO NOTHING`,
+          [
+            m.userId,
+            m.entries.map((e) => e.id),
+            m.entries.map((e) => e.date),
+            m.entries.map((e) => e.daysAtSea),
+            m.entries.map((e) => e.nauticalMiles),
+            m.entries.map((e) => e.role),
+            m.entries.map((e) => e.verified),
+          ],
+        );
+      }
+      return true;
+    });
+  }
+}
