@@ -434,9 +434,12 @@ function authorizeParamsWith(overrides: Record<string, string>): Record<string, 
   };
 }
 
-/** The case as sent in a URL: values cut to 4 000 characters so the request line stays under Node's limit. */
+/**
+ * The case as sent in a URL: values cut to 1 000 characters, so the request line stays within what
+ * the gateway passes on (nginx's 8 KiB header buffers) and under Node's 16 KiB header limit.
+ */
 function asSent(c: AuthorizeCase): { sent: AuthorizeCase; query: string } {
-  const params = Object.fromEntries(Object.entries(c.params).map(([k, v]) => [k, v.slice(0, 4000)]));
+  const params = Object.fromEntries(Object.entries(c.params).map(([k, v]) => [k, v.slice(0, 1000)]));
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) {
     q.append(k, v);
