@@ -1,0 +1,683 @@
+import { Controller, Get, Module, Req, Res } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { IntrospectResponse } from '@svc/contracts';
+import { createRedis, loadConfig, PlatformModule, REDIS, RedisModule } from '@svc/platform';
+import {
+  BearerAuth,
+  Principal,
+  RATE_LIMIT_CONFIG,
+  RateLimiter,
+  RedisRateLimiter,
+  SecurityModule,
+  tokenDigest,
+  type Introspector,
+} from '@svc/security';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type Redis from 'ioredis';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import { startHttpApp } from '../../../test/integration/support/http-app';
+import { eventually, testServices } from '../../../test/integration/support/services';
+
+/**
+ * The per-partner rate limiter against real Redis (decisions.md "Rate limits"): a probe app wired
+ * the way crew-api is (PlatformModule, RedisModule, SecurityModule, `@BearerAuth()` on `/v1/*`),
+ * a stand-in introspector instead of auth-server, and two replica processes for exactness.
+ * Every test uses client_ids of its own, so no two tests share a bucket.
+ */
+const services = testServices();
+const ROOT = path.resolve(__dirname, '../../..');
+
+jest.setTimeout(60_000);
+
+// ---- tokens -----------------------------------------------------------------------------------
+
+/** What auth-server would answer for each token digest; unknown digests are inactive. */
+const answers = new Map<string, IntrospectResponse>();
+const standInIntrospector: Introspector = {
+  introspect: async (digest) => answers.get(digest) ?? { active: false },
+};
+
+const newClientId = () => `partner-${randomBytes(6).toString('hex')}`;
+
+/** A live token of this partner; another token of the same partner shares its bucket. */
+function issueToken(clientId: string, scopes: string[] = ['profile:read']) {
+  const token = `at_${randomBytes(32).toString('base64url')}`;
+  const answer: IntrospectResponse = {
+    active: true,
+    user_id: `usr_${randomBytes(8).toString('hex')}`,
+    client_id: clientId,
+    scopes,
+    expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+  };
+  answers.set(tokenDigest(token), answer);
+  return token;
+}
+
+// ---- probe app --------------------------------------------------------------------------------
+
+@Controller('v1/rate-probe')
+class RateProbeController {
+  /** Any live token (the shape of `/v1/webhooks/test`). */
+  @Get('any')
+  @BearerAuth()
+  any(@Principal() principal: Principal) {
+    return { client_id: principal.client_id };
+  }
+
+  /** Needs a scope: a token without it gets 403, after the rate limit. */
+  @Get('vessels')
+  @BearerAuth('vessels:read')
+  vessels() {
+    return { vessels: [] };
+  }
+
+  /** A conditional GET the way crew-api answers it: 304 without a body when the tag matches. */
+  @Get('conditional')
+  @BearerAuth()
+  conditional(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    reply.header('etag', '"v1"');
+    if (request.headers['if-none-match'] === '"v1"') {
+      reply.status(304);
+      return undefined;
+    }
+    return { version: 1 };
+  }
+}
+
+@Module({ controllers: [RateProbeController] })
+class RateProbeModule {}
+
+/**
+ * Windows short enough to watch them slide (2 s and 5 s, 3 and 5 requests). The guard of this
+ * module takes the limiter of its own module before the global one SecurityModule provides.
+ */
+const SLIDING = { minute: { limit: 3, windowMs: 2_000 }, day: { limit: 5, windowMs: 5_000 } };
+
+@Controller('v1/sliding-probe')
+class SlidingProbeController {
+  @Get()
+  @BearerAuth()
+  get() {
+    return {};
+  }
+}
+
+@Module({
+  controllers: [SlidingProbeController],
+  providers: [
+    {
+      provide: RateLimiter,
+      inject: [REDIS],
+      useFactory: (redis: Redis) => new RedisRateLimiter(redis, SLIDING),
+    },
+  ],
+})
+class SlidingProbeModule {}
+
+interface ProbeApp {
+  readonly app: NestFastifyApplication;
+  readonly url: string;
+  readonly redis: Redis;
+}
+
+/** Limits through the app's validated config, exactly as an app gets them. */
+async function startProbeApp(redisUrl: string, limits: Record<string, string> = {}): Promise<ProbeApp> {
+  const { app, url } = await startHttpApp(
+    'crew-api',
+    (platform) => ({
+      module: class RateProbeRoot {},
+      imports: [
+        PlatformModule.forRoot(platform),
+        RedisModule.forRoot(),
+        SecurityModule.forRoot({ introspector: { useValue: standInIntrospector } }),
+        RateProbeModule,
+        SlidingProbeModule,
+      ],
+    }),
+    {
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: services.redisKeyPrefix,
+      ...loadConfig(RATE_LIMIT_CONFIG, limits),
+    },
+  );
+  const redis = app.get<Redis>(REDIS);
+  return { app, url, redis };
+}
+
+/** Until its connection is up, an app's Redis commands fail (no offline queue): wait for it. */
+async function redisReady(probe: ProbeApp): Promise<ProbeApp> {
+  await eventually(async () => (probe.redis.status === 'ready' ? true : undefined));
+  return probe;
+}
+
+/** A port nothing listens on: Redis "unreachable" without touching the shared server. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * A relay in front of the real Redis that can stop passing Redis's answers on while keeping the
+ * connection open: a Redis that hangs, which only the client's command timeout can detect.
+ */
+class FreezableRelay {
+  private readonly server: net.Server;
+  private readonly sockets = new Set<net.Socket>();
+  private frozen = false;
+
+  constructor(private readonly target: URL) {
+    this.server = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port || 6379), target.hostname);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('error', () => s.destroy());
+        s.on('close', () => this.sockets.delete(s));
+      }
+      client.pipe(upstream);
+      upstream.on('data', (chunk: Buffer) => {
+        if (!this.frozen) client.write(chunk);
+      });
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+  }
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    const relayed = new URL(this.target.toString());
+    relayed.hostname = '127.0.0.1';
+    relayed.port = String((this.server.address() as net.AddressInfo).port);
+    return relayed.toString();
+  }
+
+  freeze() {
+    this.frozen = true;
+  }
+
+  async stop() {
+    for (const s of this.sockets) s.destroy();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+// ---- HTTP helpers -----------------------------------------------------------------------------
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: string;
+}
+
+async function get(
+  base: string,
+  route: string,
+  token?: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const response = await fetch(`${base}${route}`, {
+    headers: token === undefined ? headers : { ...headers, authorization: `Bearer ${token}` },
+  });
+  return { status: response.status, headers: response.headers, body: await response.text() };
+}
+
+/** The three headers as numbers (undefined when absent). */
+function rateHeaders(answer: Answer) {
+  const n = (name: string) => {
+    const value = answer.headers.get(name);
+    return value === null ? undefined : Number(value);
+  };
+  return {
+    limit: n('x-ratelimit-limit'),
+    remaining: n('x-ratelimit-remaining'),
+    reset: n('x-ratelimit-reset'),
+  };
+}
+
+function expectProblem(answer: Answer, status: number, code: string) {
+  expect(answer.status).toBe(status);
+  expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  const body = JSON.parse(answer.body) as Record<string, unknown>;
+  expect(body).toMatchObject({ type: `https://docs.test/docs/errors/${code}`, status });
+  expect(body.instance).toBe(answer.headers.get('x-request-id'));
+  return body;
+}
+
+const nowSeconds = () => Date.now() / 1000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// ---- replica processes ------------------------------------------------------------------------
+
+/**
+ * One replica: a process of its own with its own Redis connection, booting the same probe
+ * controller through the real libs (TypeScript compiled on load by SWC, as Jest does). Prints
+ * `listening <url>` once it serves.
+ */
+const REPLICA_SOURCE = String.raw`
+const fs = require('node:fs');
+const Module = require('node:module');
+const path = require('node:path');
+const { transformSync } = require('@swc/core');
+const root = process.env.PROBE_ROOT;
+const aliases = {
+  '@svc/contracts': path.join(root, 'libs/contracts/src/index.ts'),
+  '@svc/platform': path.join(root, 'libs/platform/src/index.ts'),
+  '@svc/security': path.join(root, 'libs/security/src/index.ts'),
+};
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  return resolve.call(this, aliases[request] ?? request, ...rest);
+};
+require.extensions['.ts'] = (module, filename) => {
+  const { code } = transformSync(fs.readFileSync(filename, 'utf8'), {
+    filename,
+    jsc: {
+      target: 'es2022',
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+      keepClassNames: true,
+    },
+    module: { type: 'commonjs' },
+  });
+  module._compile(code, filename);
+};
+
+const { Controller, Get, Module: NestModule } = require('@nestjs/common');
+const { loadConfig, PlatformModule, RedisModule } = require('@svc/platform');
+const { BearerAuth, RATE_LIMIT_CONFIG, SecurityModule } = require('@svc/security');
+const { startHttpApp } = require(path.join(root, 'test/integration/support/http-app.ts'));
+
+class RateProbeController {
+  any() {
+    return {};
+  }
+}
+const any = Object.getOwnPropertyDescriptor(RateProbeController.prototype, 'any');
+Get('any')(RateProbeController.prototype, 'any', any);
+BearerAuth()(RateProbeController.prototype, 'any', any);
+Controller('v1/rate-probe')(RateProbeController);
+class ProbeModule {}
+NestModule({ controllers: [RateProbeController] })(ProbeModule);
+
+const answers = new Map(JSON.parse(process.env.PROBE_TOKENS));
+const introspector = { introspect: async (digest) => answers.get(digest) ?? { active: false } };
+
+startHttpApp(
+  'crew-api',
+  (platform) => ({
+    module: class ReplicaRoot {},
+    imports: [
+      PlatformModule.forRoot(platform),
+      RedisModule.forRoot(),
+      SecurityModule.forRoot({ introspector: { useValue: introspector } }),
+      ProbeModule,
+    ],
+  }),
+  {
+    REDIS_URL: process.env.REDIS_URL,
+    REDIS_KEY_PREFIX: process.env.REDIS_KEY_PREFIX,
+    ...loadConfig(RATE_LIMIT_CONFIG, {}),
+  },
+).then(async ({ app, url }) => {
+  const { REDIS } = require('@svc/platform');
+  const redis = app.get(REDIS);
+  while (redis.status !== 'ready') await new Promise((r) => setTimeout(r, 50));
+  process.on('SIGTERM', () => void app.close().finally(() => process.exit(0)));
+  process.stdout.write('listening ' + url + '\n');
+}, (err) => {
+  process.stderr.write(String(err && err.stack) + '\n');
+  process.exit(1);
+});
+`;
+
+interface Replica {
+  readonly process: ChildProcess;
+  readonly url: string;
+}
+
+function startReplica(tokens: string[]): Promise<Replica> {
+  const child = spawn(process.execPath, ['-e', REPLICA_SOURCE], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      PROBE_ROOT: ROOT,
+      REDIS_URL: services.redisUrl,
+      REDIS_KEY_PREFIX: services.redisKeyPrefix,
+      PROBE_TOKENS: JSON.stringify(tokens.map((t) => [tokenDigest(t), answers.get(tokenDigest(t))])),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`replica did not start within 30 s:\n${stderr}`));
+    }, 30_000);
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /listening (\S+)/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ process: child, url: match[1] });
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`replica exited with ${code}:\n${stderr}`));
+    });
+  });
+}
+
+async function stopReplica(replica: Replica | undefined) {
+  if (!replica || replica.process.exitCode !== null) return;
+  const exited = new Promise((resolve) => replica.process.once('exit', resolve));
+  replica.process.kill('SIGTERM');
+  const timer = setTimeout(() => replica.process.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+// ---- lifecycle --------------------------------------------------------------------------------
+
+/** 5 per minute, 8 per day, real windows: small enough to count down by hand. */
+let small: ProbeApp;
+/** Default limits (600/10,000). */
+let standard: ProbeApp;
+let inspector: Redis;
+
+beforeAll(async () => {
+  small = await redisReady(
+    await startProbeApp(services.redisUrl, { RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_PER_DAY: '8' }),
+  );
+  standard = await redisReady(await startProbeApp(services.redisUrl));
+  inspector = createRedis({ REDIS_URL: services.redisUrl, REDIS_KEY_PREFIX: services.redisKeyPrefix });
+  await eventually(async () => (inspector.status === 'ready' ? true : undefined));
+});
+
+afterAll(async () => {
+  await Promise.all([small?.app.close(), standard?.app.close()]);
+  await inspector?.quit();
+});
+
+const bucketSize = (clientId: string) => inspector.zcard(`ratelimit:${clientId}`);
+
+// ---- tests ------------------------------------------------------------------------------------
+
+describe('exactness under concurrency (decisions.md: no client ever admitted more than its limit)', () => {
+  let replicas: Replica[] = [];
+
+  afterAll(async () => {
+    await Promise.all(replicas.map(stopReplica));
+  });
+
+  it('admits exactly 600 of 1,000 parallel requests of one client spread over two replica processes', async () => {
+    const clientId = newClientId();
+    // Two tokens (two crew members) of one partner: the bucket is the partner's, not the token's.
+    const tokens = [issueToken(clientId), issueToken(clientId)];
+    replicas = await Promise.all([startReplica(tokens), startReplica(tokens)]);
+    expect(new Set(replicas.map((r) => r.process.pid)).size).toBe(2);
+
+    const started = nowSeconds();
+    const answers = await Promise.all(
+      Array.from({ length: 1000 }, (_, i) =>
+        get(replicas[i % 2].url, '/v1/rate-probe/any', tokens[(i >> 1) % 2]),
+      ),
+    );
+
+    const admitted = answers.filter((a) => a.status === 200);
+    const refused = answers.filter((a) => a.status === 429);
+    expect({ admitted: admitted.length, refused: refused.length }).toEqual({ admitted: 600, refused: 400 });
+    // Each replica got 500 and admitted some of them: per-replica counting would have admitted all
+    // 1,000; the 600 come out of the one bucket both share.
+    const admittedBy = replicas.map(
+      (_, r) => answers.filter((a, i) => i % 2 === r && a.status === 200).length,
+    );
+    expect(admittedBy.every((n) => n > 0 && n <= 500)).toBe(true);
+
+    // Every admission saw a different count: the remaining values are exactly 599, 598, …, 0.
+    const remaining = admitted.map((a) => rateHeaders(a).remaining).sort((a, b) => a! - b!);
+    expect(remaining).toEqual(Array.from({ length: 600 }, (_, i) => i));
+    for (const a of admitted) expect(rateHeaders(a).limit).toBe(600);
+
+    for (const a of refused) {
+      const body = expectProblem(a, 429, 'rate_limit_exceeded');
+      expect(body.title).toBe('Rate limit exceeded');
+      const retryAfter = Number(a.headers.get('retry-after'));
+      expect(Number.isInteger(retryAfter)).toBe(true);
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      const headers = rateHeaders(a);
+      expect(headers).toMatchObject({ limit: 600, remaining: 0 });
+      expect(headers.reset).toBeGreaterThanOrEqual(Math.floor(started) + 59);
+      expect(headers.reset).toBeLessThanOrEqual(Math.ceil(nowSeconds()) + 60);
+    }
+    // Refusals were not recorded: the bucket holds the 600 admissions only.
+    expect(await bucketSize(clientId)).toBe(600);
+  });
+});
+
+describe('headers and counting (interface.md "Limits")', () => {
+  it('counts down in the tighter window, refuses the sixth request per minute, and refusals are not counted', async () => {
+    const clientId = newClientId();
+    const token = issueToken(clientId);
+    const before = nowSeconds();
+
+    const seen: ReturnType<typeof rateHeaders>[] = [];
+    for (let i = 0; i < 5; i++) {
+      const answer = await get(small.url, '/v1/rate-probe/any', token);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('retry-after')).toBeNull();
+      seen.push(rateHeaders(answer));
+    }
+    // Minute: 4, 3, 2, 1, 0 left; day: 7, 6, 5, 4, 3 left: the minute window is the tighter one.
+    expect(seen.map((h) => [h.limit, h.remaining])).toEqual([
+      [5, 4],
+      [5, 3],
+      [5, 2],
+      [5, 1],
+      [5, 0],
+    ]);
+    // The minute window frees its next slot when the first request is 60 s old.
+    const reset = seen[0].reset!;
+    expect(seen.every((h) => h.reset === reset)).toBe(true);
+    expect(reset).toBeGreaterThanOrEqual(Math.floor(before) + 60);
+    expect(reset).toBeLessThanOrEqual(Math.ceil(nowSeconds()) + 60);
+
+    const refused = await get(small.url, '/v1/rate-probe/any', token);
+    expectProblem(refused, 429, 'rate_limit_exceeded');
+    expect(rateHeaders(refused)).toEqual({ limit: 5, remaining: 0, reset });
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(Math.abs(nowSeconds() + retryAfter - reset)).toBeLessThanOrEqual(1.5);
+
+    // Knocking again changes nothing: no refusal is recorded, the wait does not grow.
+    for (let i = 0; i < 3; i++) {
+      const again = await get(small.url, '/v1/rate-probe/any', token);
+      expect(again.status).toBe(429);
+      expect(rateHeaders(again).reset).toBe(reset);
+      expect(Number(again.headers.get('retry-after'))).toBeLessThanOrEqual(retryAfter);
+    }
+    expect(await bucketSize(clientId)).toBe(5);
+  });
+
+  it('keeps one sorted set per client under the environment’s key prefix, expiring after 24 h', async () => {
+    const clientId = newClientId();
+    expect((await get(small.url, '/v1/rate-probe/any', issueToken(clientId))).status).toBe(200);
+    const ttl = await inspector.pttl(`ratelimit:${clientId}`);
+    expect(ttl).toBeGreaterThan(86_400_000 - 60_000);
+    expect(ttl).toBeLessThanOrEqual(86_400_000);
+    expect(await inspector.exists(`ratelimit:${clientId}`)).toBe(1);
+    // The prefix isolates environments: the raw key carries it.
+    const raw = createRedis({ REDIS_URL: services.redisUrl, REDIS_KEY_PREFIX: '' });
+    try {
+      await eventually(async () => (raw.status === 'ready' ? true : undefined));
+      expect(await raw.exists(`${services.redisKeyPrefix}ratelimit:${clientId}`)).toBe(1);
+    } finally {
+      await raw.quit();
+    }
+  });
+
+  it('counts a 403 (missing scope) and puts the headers on it', async () => {
+    const clientId = newClientId();
+    const token = issueToken(clientId, ['profile:read']);
+
+    const forbidden = await get(small.url, '/v1/rate-probe/vessels', token);
+    expectProblem(forbidden, 403, 'insufficient_scope');
+    expect(forbidden.headers.get('www-authenticate')).toBe(
+      'Bearer error="insufficient_scope", scope="vessels:read"',
+    );
+    expect(rateHeaders(forbidden)).toMatchObject({ limit: 5, remaining: 4 });
+
+    const next = await get(small.url, '/v1/rate-probe/any', token);
+    expect(rateHeaders(next)).toMatchObject({ limit: 5, remaining: 3 });
+  });
+
+  it('counts a 304 and puts the headers on it', async () => {
+    const clientId = newClientId();
+    const token = issueToken(clientId);
+
+    const full = await get(small.url, '/v1/rate-probe/conditional', token);
+    expect(full.status).toBe(200);
+    expect(rateHeaders(full)).toMatchObject({ limit: 5, remaining: 4 });
+
+    const notModified = await get(small.url, '/v1/rate-probe/conditional', token, {
+      'if-none-match': '"v1"',
+    });
+    expect(notModified.status).toBe(304);
+    expect(notModified.body).toBe('');
+    expect(rateHeaders(notModified)).toMatchObject({ limit: 5, remaining: 3 });
+    expect(rateHeaders(notModified).reset).toBe(rateHeaders(full).reset);
+    expect(await bucketSize(clientId)).toBe(2);
+  });
+
+  it('neither counts nor describes a request that fails authentication (401)', async () => {
+    const clientId = newClientId();
+    const unknown = await get(small.url, '/v1/rate-probe/any', `at_${randomBytes(32).toString('base64url')}`);
+    expectProblem(unknown, 401, 'invalid_token');
+    expect(rateHeaders(unknown)).toEqual({ limit: undefined, remaining: undefined, reset: undefined });
+    expect(await bucketSize(clientId)).toBe(0);
+  });
+
+  it('leaves a second client untouched by the first one’s exhaustion', async () => {
+    const first = newClientId();
+    const second = newClientId();
+    const firstToken = issueToken(first);
+    for (let i = 0; i < 5; i++) await get(small.url, '/v1/rate-probe/any', firstToken);
+    expect((await get(small.url, '/v1/rate-probe/any', firstToken)).status).toBe(429);
+
+    const other = await get(small.url, '/v1/rate-probe/any', issueToken(second));
+    expect(other.status).toBe(200);
+    expect(rateHeaders(other)).toMatchObject({ limit: 5, remaining: 4 });
+  });
+
+  it('costs an admitted request exactly one Redis round trip for the limit (two with the token)', async () => {
+    const token = issueToken(newClientId());
+    // Warm: the token's answer is cached and the script is known to Redis.
+    expect((await get(standard.url, '/v1/rate-probe/any', token)).status).toBe(200);
+
+    const commands = jest.spyOn(standard.redis, 'sendCommand');
+    try {
+      const answer = await get(standard.url, '/v1/rate-probe/any', token);
+      expect(answer.status).toBe(200);
+      expect(rateHeaders(answer)).toMatchObject({ limit: 600, remaining: 598 });
+      expect(commands.mock.calls.map(([command]) => command.name)).toEqual(['get', 'evalsha']);
+    } finally {
+      commands.mockRestore();
+    }
+  });
+});
+
+describe('the windows slide (2 s and 5 s windows, 3 and 5 requests)', () => {
+  it('frees the minute window as its requests age out, then the day window becomes the tighter one', async () => {
+    const token = issueToken(newClientId());
+    const hit = () => get(small.url, '/v1/sliding-probe', token);
+
+    for (const remaining of [2, 1, 0]) {
+      const answer = await hit();
+      expect(answer.status).toBe(200);
+      expect(rateHeaders(answer)).toMatchObject({ limit: 3, remaining });
+    }
+    const refusedByMinute = await hit();
+    expect(refusedByMinute.status).toBe(429);
+    expect(rateHeaders(refusedByMinute)).toMatchObject({ limit: 3, remaining: 0 });
+    const minuteWait = Number(refusedByMinute.headers.get('retry-after'));
+    expect(minuteWait).toBeGreaterThanOrEqual(1);
+    expect(minuteWait).toBeLessThanOrEqual(2);
+
+    // Waiting as told is the way back in; the day window (5) has now fewer left than the minute's.
+    await sleep(minuteWait * 1000);
+    const afterWait = await hit();
+    expect(afterWait.status).toBe(200);
+    expect(rateHeaders(afterWait)).toMatchObject({ limit: 5, remaining: 1 });
+    const last = await hit();
+    expect(last.status).toBe(200);
+    expect(rateHeaders(last)).toMatchObject({ limit: 5, remaining: 0 });
+
+    const refusedByDay = await hit();
+    expect(refusedByDay.status).toBe(429);
+    expect(rateHeaders(refusedByDay)).toMatchObject({ limit: 5, remaining: 0 });
+    const dayWait = Number(refusedByDay.headers.get('retry-after'));
+    expect(dayWait).toBeGreaterThanOrEqual(1);
+    expect(dayWait).toBeLessThanOrEqual(5);
+
+    await sleep(dayWait * 1000);
+    expect((await hit()).status).toBe(200);
+  });
+});
+
+describe('with Redis unavailable: fail closed, fast (503 service_unavailable)', () => {
+  let unreachable: ProbeApp;
+  let relay: FreezableRelay;
+  let hanging: ProbeApp;
+
+  beforeAll(async () => {
+    const deadUrl = new URL(services.redisUrl);
+    deadUrl.hostname = '127.0.0.1';
+    deadUrl.port = String(await closedPort());
+    unreachable = await startProbeApp(deadUrl.toString());
+    relay = new FreezableRelay(new URL(services.redisUrl));
+    hanging = await redisReady(await startProbeApp(await relay.start()));
+  });
+
+  afterAll(async () => {
+    await Promise.all([unreachable?.app.close(), hanging?.app.close()]);
+    await relay?.stop();
+  });
+
+  it('answers at once when Redis cannot be reached (the token still checks out with auth-server)', async () => {
+    const token = issueToken(newClientId());
+    const started = Date.now();
+    const answer = await get(unreachable.url, '/v1/rate-probe/any', token);
+    expectProblem(answer, 503, 'service_unavailable');
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(rateHeaders(answer)).toEqual({ limit: undefined, remaining: undefined, reset: undefined });
+  });
+
+  it('answers within the 1 s command timeout when Redis stops answering mid-connection', async () => {
+    const clientId = newClientId();
+    const token = issueToken(clientId);
+    expect((await get(hanging.url, '/v1/rate-probe/any', token)).status).toBe(200);
+
+    relay.freeze();
+    // The token is cached in this app's Redis: its GET times out too, auth-server answers, and the
+    // limiter's EVALSHA times out: two command timeouts at most.
+    const started = Date.now();
+    const answer = await get(hanging.url, '/v1/rate-probe/any', token);
+    expectProblem(answer, 503, 'service_unavailable');
+    expect(Date.now() - started).toBeLessThan(2_500);
+  });
+
+  it('still answers /healthz, which is never metered', async () => {
+    const response = await fetch(`${unreachable.url}/healthz`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+});
