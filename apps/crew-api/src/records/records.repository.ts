@@ -71,16 +71,20 @@ export class RecordsRepository {
       `WITH w AS (
          SELECT greatest(clock_timestamp(), record_updated_at + interval '1 microsecond') AS t
            FROM crew_members WHERE user_id = $1
+       ), updated AS (
+         UPDATE crew_members m
+            SET record_updated_at = w.t,
+                vessels_updated_at = CASE WHEN $2::boolean THEN w.t ELSE m.vessels_updated_at END
+           FROM w
+          WHERE m.user_id = $1
+         RETURNING w.t
        )
-       UPDATE crew_members m
-          SET record_updated_at = w.t,
-              vessels_updated_at = CASE WHEN $2::boolean THEN w.t ELSE m.vessels_updated_at END
-         FROM w
-        WHERE m.user_id = $1
-       RETURNING ${isoUs('w.t')} AS exact, ${isoMs('w.t')} AS iso`,
+       SELECT ${isoUs('t')} AS exact, ${isoMs('t')} AS iso FROM updated`,
       [userId, vessels],
     );
-    // The row is locked by this transaction, so it is there.
-    return rows[0];
+    // A top-level SELECT, so the driver hands back the rows (not [rows, count] as for an UPDATE).
+    const time = rows[0];
+    if (!time?.exact) throw new Error(`no write time for ${userId}: stamp() needs the locked member row`);
+    return time;
   }
 }
