@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench [-- http|oauth]`. `oauth`: see scripts/bench/oauth.mjs.
+// `npm run bench [-- http|oauth|crew]`. `oauth`, `crew`: see scripts/bench/<name>.mjs.
 // `http` (the default): what one request costs on the way through the foundation, as ratios to a bare
 // Fastify JSON route measured in the same run (absolute numbers vary by machine; ratios much less).
 //   bare      Fastify alone                                   (baseline = 1.00)
@@ -117,7 +117,15 @@ async function selected() {
     await benchOAuth();
     return;
   }
-  throw new Error(`unknown bench ${which}: use http or oauth`);
+  if (which === 'crew') {
+    if (!fs.existsSync(path.join(ROOT, 'dist/apps/crew-api/src/main.js'))) {
+      execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
+    }
+    const { benchCrew } = await import('./bench/crew.mjs');
+    await benchCrew();
+    return;
+  }
+  throw new Error(`unknown bench ${which}: use http, oauth or crew`);
 }
 
 selected()

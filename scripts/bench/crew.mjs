@@ -1,0 +1,308 @@
+// `npm run bench -- crew`: the crew-data API under load, in an isolated database, vhost and Redis
+// prefix. Scenarios run interleaved (round after round), each with autocannon (50 connections):
+//   baseline      a bare Fastify JSON route (same machine, same moment)
+//   me direct     GET /v1/me on crew-api with a cached token
+//   me gateway    the same through the nginx gateway
+//   me 304        GET /v1/me with If-None-Match (revalidation)
+//   vessels page  GET /v1/me/vessels?limit=50 (alex.morgan's 120 periods)
+// For each: requests/s, p50, p99, the ratio to the baseline, and CPU µs per request of the app
+// processes (crew-api; plus nginx for the gateway) and Redis, read from /proc. Results go to
+// bench/results/crew-<time>.json. BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50).
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync, fork, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const autocannon = require('autocannon');
+const { ROOT } = require('../lib/deps.cjs');
+const apps = require('../lib/apps.cjs');
+const { which } = require('../lib/procs.cjs');
+const { freePort, waitForHttpOk, redisCommands } = require('../lib/net.cjs');
+const { provision } = require('../lib/services.cjs');
+const { createRunResources } = require('../lib/isolation.cjs');
+const { SANDBOX_MEMBERS } = require(path.join(ROOT, 'dist/libs/contracts/src'));
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? '4');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '3');
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
+const TICK_US = 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim() || 100);
+
+/** CPU time (µs) a process and its children-by-pid have used so far. */
+function cpuMicros(pids) {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+    } catch {
+      // The process is gone; it adds nothing.
+    }
+  }
+  return ticks * TICK_US;
+}
+
+function childrenOf(pid) {
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+function run(url, headers) {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers }, (err, result) =>
+      err ? reject(err) : resolve(result),
+    );
+  });
+}
+
+export async function benchCrew() {
+  const children = [];
+  let resources;
+  try {
+    const servers = await provision({ log: (l) => console.error(l) });
+    resources = await createRunResources(servers.env, { log: (l) => console.error(l) });
+    const [authPort, crewPort, gatewayPort, barePort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
+    const common = {
+      services: { ...servers.env, ...resources.env },
+      fixed: {
+        APP_ENV: 'sandbox',
+        LOG_LEVEL: 'info',
+        // Each scenario is its own partner; the limiter runs (one Lua call per request) but never refuses.
+        RATE_LIMIT_PER_MINUTE: 100_000,
+        RATE_LIMIT_PER_DAY: 1_000_000,
+      },
+    };
+    const envFor = (port) => apps.appEnv({ ...common, fixed: { ...common.fixed, PORT: port } });
+    for (const app of ['auth-server', 'crew-api']) {
+      await apps.runCli(app, 'migrate', envFor(0));
+      await apps.runCli(app, 'seed', envFor(0));
+    }
+    const start = (app, port) => {
+      const child = spawn(process.execPath, [apps.mainJs(app)], {
+        env: envFor(port),
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      children.push(child);
+      return child;
+    };
+    start('auth-server', authPort);
+    const crew = start('crew-api', crewPort);
+    await waitForHttpOk(`http://127.0.0.1:${authPort}/readyz`, { timeoutMs: 60000 });
+    await waitForHttpOk(`http://127.0.0.1:${crewPort}/readyz`, { timeoutMs: 60000 });
+
+    const gatewayDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-crew-gw-'));
+    fs.chmodSync(gatewayDir, 0o755);
+    execFileSync(process.execPath, [apps.GENERATOR_JS, '--out', gatewayDir], {
+      env: {
+        ...process.env,
+        GATEWAY_PORT: String(gatewayPort),
+        GATEWAY_LISTEN_HOST: '127.0.0.1',
+        CREW_API_UPSTREAMS: `127.0.0.1:${crewPort}`,
+        AUTH_SERVER_UPSTREAMS: `127.0.0.1:${authPort}`,
+        GATEWAY_WORKER_PROCESSES: '1',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const nginx = spawn(
+      process.env.NGINX_BIN || which('nginx'),
+      ['-p', `${gatewayDir}/`, '-c', `${gatewayDir}/nginx.conf`],
+      {
+        stdio: ['ignore', fs.openSync('/dev/null', 'w'), 'inherit'],
+      },
+    );
+    children.push(nginx);
+    await waitForHttpOk(`http://127.0.0.1:${gatewayPort}/healthz`, { timeoutMs: 15000 });
+    const bare = fork(path.join(ROOT, 'scripts/bench/servers.cjs'), ['bare', String(barePort)], {
+      stdio: 'inherit',
+    });
+    children.push(bare);
+    await new Promise((resolve) => bare.once('message', resolve));
+
+    const tokens = [];
+    for (let i = 0; i < 4; i += 1)
+      tokens.push(await mintToken(envFor(0), authPort, await onboard(envFor(0), `bench-${i}`)));
+    const [meAuth, gatewayAuth, revalidateAuth, vesselsAuth] = tokens.map((t) => ({
+      authorization: `Bearer ${t}`,
+    }));
+    const me = await fetch(`http://127.0.0.1:${crewPort}/v1/me`, { headers: revalidateAuth });
+    if (me.status !== 200) throw new Error(`GET /v1/me answered ${me.status}: ${await me.text()}`);
+    const etag = me.headers.get('etag');
+
+    const [redisInfo] = await redisCommands(servers.env.REDIS_URL, [['INFO', 'server']]);
+    const redisPid = Number(/process_id:(\d+)/.exec(String(redisInfo))?.[1]);
+    const scenarios = [
+      {
+        name: 'baseline (bare Fastify)',
+        url: `http://127.0.0.1:${barePort}/v1/me`,
+        headers: {},
+        pids: () => [bare.pid],
+      },
+      {
+        name: 'GET /v1/me direct',
+        url: `http://127.0.0.1:${crewPort}/v1/me`,
+        headers: meAuth,
+        pids: () => [crew.pid, redisPid],
+      },
+      {
+        name: 'GET /v1/me via gateway',
+        url: `http://127.0.0.1:${gatewayPort}/v1/me`,
+        headers: gatewayAuth,
+        pids: () => [crew.pid, redisPid, nginx.pid, ...childrenOf(nginx.pid)],
+      },
+      {
+        name: 'GET /v1/me 304 revalidation',
+        url: `http://127.0.0.1:${crewPort}/v1/me`,
+        headers: { ...revalidateAuth, 'if-none-match': etag },
+        pids: () => [crew.pid, redisPid],
+        expect: 304,
+      },
+      {
+        name: 'GET /v1/me/vessels page',
+        url: `http://127.0.0.1:${crewPort}/v1/me/vessels?limit=50`,
+        headers: vesselsAuth,
+        pids: () => [crew.pid, redisPid],
+      },
+    ];
+    const best = new Map();
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (const s of scenarios) {
+        const before = cpuMicros(s.pids());
+        const r = await run(s.url, s.headers);
+        const cpu = cpuMicros(s.pids()) - before;
+        const wrong = r.non2xx - (s.expect === 304 ? (r['3xx'] ?? 0) : 0);
+        if (r.errors > 0 || (s.expect !== 304 && r.non2xx > 0) || (s.expect === 304 && wrong > 0)) {
+          throw new Error(`${s.name}: ${r.errors} errors, ${r.non2xx} non-2xx answers`);
+        }
+        const result = {
+          name: s.name,
+          rps: Math.round(r.requests.average),
+          p50_ms: r.latency.p50,
+          p99_ms: r.latency.p99,
+          cpu_us_per_request: Math.round(cpu / Math.max(1, r.requests.total)),
+        };
+        if (!best.has(s.name) || result.rps > best.get(s.name).rps) best.set(s.name, result);
+      }
+    }
+    const results = [...best.values()];
+    const base = results[0].rps;
+    for (const r of results) r.ratio_to_baseline = Number((r.rps / base).toFixed(3));
+    report(results);
+    return results;
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    await resources?.cleanup();
+  }
+}
+
+/** Onboards a partner with the operators' CLI; returns its credentials. */
+async function onboard(env, clientId) {
+  const out = execFileSync(
+    process.execPath,
+    [
+      apps.cliJs('auth-server'),
+      'partners',
+      'create',
+      '--client-id',
+      clientId,
+      '--name',
+      `Bench ${clientId}`,
+      '--redirect-uri',
+      'http://localhost:8765/callback',
+      '--scopes',
+      'profile:read seatime:read vessels:read',
+    ],
+    { env: { ...env, LOG_LEVEL: 'warn' }, encoding: 'utf8' },
+  );
+  return { client_id: clientId, client_secret: /client_secret\s+(\S+)/.exec(out)[1] };
+}
+
+/** A token for alex.morgan with every scope, minted the way a partner gets one. */
+async function mintToken(env, authPort, client) {
+  require('reflect-metadata');
+  const { ClientRMQ } = require('@nestjs/microservices');
+  const { firstValueFrom, timeout } = require('rxjs');
+  const rpc = new ClientRMQ({
+    urls: [env.AMQP_URL],
+    queue: 'rpc.auth-server',
+    queueOptions: { durable: true },
+  });
+  await rpc.connect();
+  const verifier = crypto.randomBytes(32).toString('base64url');
+  const params = {
+    response_type: 'code',
+    client_id: client.client_id,
+    redirect_uri: 'http://localhost:8765/callback',
+    scope: 'profile:read seatime:read vessels:read',
+    state: 'bench',
+    code_challenge: crypto.createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  };
+  const outcome = await firstValueFrom(
+    rpc
+      .send('auth.authorize.decide', { user_id: SANDBOX_MEMBERS[0].user_id, params, decision: 'allow' })
+      .pipe(timeout(10000)),
+  );
+  await rpc.close();
+  const res = await fetch(`http://127.0.0.1:${authPort}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: new URL(outcome.redirect_to).searchParams.get('code'),
+      redirect_uri: params.redirect_uri,
+      code_verifier: verifier,
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    }),
+  });
+  return (await res.json()).access_token;
+}
+
+const TARGETS = {
+  'GET /v1/me direct': { ratio: 0.3, p99: 25 },
+  'GET /v1/me via gateway': { ratio: 0.25, p99: 30 },
+};
+
+function report(results) {
+  const when = new Date().toISOString();
+  const dir = path.join(ROOT, 'bench', 'results');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `crew-${when.replace(/[:.]/g, '-')}.json`);
+  fs.writeFileSync(
+    file,
+    `${JSON.stringify({ when, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, results, targets: TARGETS }, null, 2)}\n`,
+  );
+  console.log(
+    `\ncrew-api, ${CONNECTIONS} connections, best of ${ROUNDS} interleaved rounds (results: ${path.relative(ROOT, file)})`,
+  );
+  console.log('scenario                         req/s   ratio   p50 ms   p99 ms   CPU µs/req');
+  for (const r of results) {
+    const target = TARGETS[r.name];
+    const verdict = target
+      ? r.ratio_to_baseline >= target.ratio && r.p99_ms <= target.p99
+        ? `  target met (≥ ${target.ratio * 100} %, p99 ≤ ${target.p99} ms)`
+        : `  target MISSED (≥ ${target.ratio * 100} %, p99 ≤ ${target.p99} ms)`
+      : '';
+    console.log(
+      `${r.name.padEnd(30)} ${String(r.rps).padStart(7)}   ${r.ratio_to_baseline.toFixed(2)}   ${String(r.p50_ms).padStart(6)}   ${String(r.p99_ms).padStart(6)}   ${String(r.cpu_us_per_request).padStart(10)}${verdict}`,
+    );
+  }
+}
