@@ -41,7 +41,7 @@ describe('RATE_LIMIT_CONFIG', () => {
     ['-5', 'must be >= 1'],
     ['1.5', 'must be an integer'],
     ['lots', 'must be an integer'],
-    ['100001', 'must be <= 100000'],
+    ['1000001', 'must be <= 1000000'],
   ])('refuses RATE_LIMIT_PER_MINUTE=%s and says why', (value, reason) => {
     expect(problemsOf({ RATE_LIMIT_PER_MINUTE: value })).toEqual([
       { variable: 'RATE_LIMIT_PER_MINUTE', reason: expect.stringContaining(reason) as string },
