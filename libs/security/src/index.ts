@@ -8,7 +8,6 @@ export * from './bearer.strategy';
 export * from './bearer-auth.guard';
 export * from './rate-limit.config';
 export * from './rate-limit-decision';
-export * from './rate-limit.script';
 export * from './rate-limiter';
 export * from './rate-limit.guard';
 export * from './scope.guard';
