@@ -1,0 +1,110 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platform';
+import { Pool } from 'pg';
+import { CREW_API } from '../../../apps/crew-api/src/app.definition';
+import type { AuthServerHarness } from '../../oauth/support/auth-server';
+import { request, type HttpResponse } from '../../support/http';
+
+export const INTERNAL_TOKEN = 'crew-it-internal-token';
+
+/**
+ * crew-api's environment in the tests: this run's services, the same issuer as the in-process
+ * auth-server, and `overrides` last.
+ */
+export function crewApiEnv(
+  auth: AuthServerHarness,
+  overrides: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const services = auth.services;
+  return {
+    APP_ENV: 'sandbox',
+    PUBLIC_BASE_URL: auth.issuer,
+    DOCS_URL: `${auth.issuer}/docs`,
+    DATABASE_URL: services.databaseUrl,
+    REDIS_URL: services.redisUrl,
+    REDIS_KEY_PREFIX: services.redisKeyPrefix,
+    AMQP_URL: services.amqpUrl,
+    RPC_TIMEOUT_MS: '5000',
+    INTERNAL_API_TOKEN: INTERNAL_TOKEN,
+    // The run's Redis holds every spec's buckets (rate-limit specs included): these tests are
+    // about records, so the limits stay out of their way.
+    RATE_LIMIT_PER_MINUTE: '100000',
+    RATE_LIMIT_PER_DAY: '1000000',
+    LOG_LEVEL: 'silent',
+    ...overrides,
+  };
+}
+
+/** crew-api's sandbox seed, as `cli.js seed` runs it. Idempotent: every spec file seeds. */
+export async function seedCrewRecords(auth: AuthServerHarness): Promise<void> {
+  if (!CREW_API.seed) throw new Error('crew-api has no sandbox seed (CREW_API.seed)');
+  const config = loadConfig(CREW_API.config, { PORT: '1', ...crewApiEnv(auth) });
+  await CREW_API.seed(config, createLogger('crew-api', 'silent'));
+}
+
+/**
+ * crew-api booted in-process as `serveApp` boots it (its real root module and error mapping), on a
+ * free port, after its sandbox seed, next to an in-process auth-server (test/oauth/support) that
+ * it asks about tokens over RPC. `db` is a pool on the run's database for factories and checks.
+ */
+export interface CrewApiHarness {
+  readonly url: string;
+  readonly app: NestFastifyApplication;
+  readonly db: Pool;
+  /** GET a crew-data endpoint with a bearer token (undefined: no Authorization header). */
+  get(path: string, token: string | undefined, headers?: Record<string, string>): Promise<HttpResponse>;
+  /** A call of the internal records API with the internal token (or `token`). */
+  internal(method: string, path: string, body?: unknown, token?: string): Promise<HttpResponse>;
+  close(): Promise<void>;
+}
+
+export async function startCrewApi(
+  auth: AuthServerHarness,
+  env: Readonly<Record<string, string>> = {},
+): Promise<CrewApiHarness> {
+  const config = loadConfig(CREW_API.config, { PORT: '1', ...crewApiEnv(auth, env) });
+  const logger = createLogger('crew-api', process.env.CREW_TEST_LOG_LEVEL ?? 'silent');
+  await seedCrewRecords(auth);
+
+  const routes = new RouteIndex();
+  const app: NestFastifyApplication = await createHttpApp(
+    CREW_API.rootModule({ app: 'crew-api', config, logger, routes }),
+    { app: 'crew-api', logger, routes, config, mapDomainError: CREW_API.mapDomainError },
+  );
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  const db = new Pool({ connectionString: auth.services.databaseUrl, max: 4 });
+  const client = crewClient(url);
+
+  return {
+    url,
+    app,
+    db,
+    ...client,
+    async close() {
+      await app.close();
+      await db.end();
+    },
+  };
+}
+
+/** HTTP calls of a partner (`get`) and of the service's crew apps (`internal`) to a crew-api. */
+export function crewClient(url: string): Pick<CrewApiHarness, 'get' | 'internal'> {
+  return {
+    get: (path, token, headers = {}) =>
+      request(`${url}${path}`, {
+        headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...headers },
+        timeoutMs: 10_000,
+      }),
+    internal: (method, path, body, token = INTERNAL_TOKEN) =>
+      request(`${url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        timeoutMs: 10_000,
+      }),
+  };
+}
