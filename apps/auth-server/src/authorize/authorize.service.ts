@@ -126,18 +126,22 @@ export class AuthorizeService {
     }
 
     const state = params.state;
+    // A state too long to send back cannot be returned unchanged (RFC 6749 §4.1.2), so it is not
+    // returned at all: the member sees an error page.
+    if (state !== undefined && state.length > MAX_STATE_LENGTH) {
+      return page('invalid_request', `state is longer than ${MAX_STATE_LENGTH} characters.`);
+    }
+    // Descriptions never quote the request: RFC 6749 §4.1.2.1 limits their characters, and an
+    // echo would let anyone write into the partner's callback URL.
     const fail = (error: string, description: string): Validation => ({
       ok: false,
       outcome: this.redirect(redirectUri, { error, error_description: description, state }),
     });
-    if (repeated.length > 0)
-      return fail('invalid_request', `Parameters must not repeat: ${repeated.join(', ')}.`);
+    if (repeated.length > 0) return fail('invalid_request', 'Request parameters must not repeat.');
     if (!params.response_type) return fail('invalid_request', 'response_type is missing.');
     if (params.response_type !== 'code')
       return fail('unsupported_response_type', 'Only response_type=code is supported.');
     if (!state) return fail('invalid_request', 'state is missing.');
-    if (state.length > MAX_STATE_LENGTH)
-      return fail('invalid_request', `state is longer than ${MAX_STATE_LENGTH} characters.`);
     if (!params.code_challenge)
       return fail('invalid_request', 'code_challenge is missing (PKCE is required).');
     if (params.code_challenge_method !== 'S256') {
@@ -153,10 +157,7 @@ export class AuthorizeService {
     const requested = [...new Set(params.scope.split(' ').filter((s) => s !== ''))];
     const unknown = requested.filter((s) => !isScope(s) || !partner.allowedScopes.includes(s));
     if (requested.length === 0 || unknown.length > 0) {
-      return fail(
-        'invalid_scope',
-        `Not allowed for this application: ${unknown.join(' ') || '(empty scope)'}.`,
-      );
+      return fail('invalid_scope', 'The requested scope is not allowed for this application.');
     }
     if (partner.suspended) return fail('access_denied', 'This application is suspended.');
     return {

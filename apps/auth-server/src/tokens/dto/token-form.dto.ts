@@ -58,7 +58,8 @@ function decodeBasic(header: string): { id: string; secret: string } | undefined
  * (RFC 6749 §2.3: a client must not use more than one method in a request).
  */
 export function readClientCredentials(authorization: string | undefined, form: OAuthForm): ClientCredentials {
-  if (authorization !== undefined && /^Basic\s/i.test(authorization)) {
+  // "Basic" with nothing after it is still an attempt at Basic: it gets the Basic challenge.
+  if (authorization !== undefined && /^Basic(\s|$)/i.test(authorization.trim())) {
     const basic = decodeBasic(authorization);
     if (!basic) {
       throw new OAuthException('invalid_client', 'The Basic credentials are malformed.', {
