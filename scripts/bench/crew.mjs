@@ -86,7 +86,7 @@ export async function benchCrew() {
         APP_ENV: 'sandbox',
         LOG_LEVEL: 'info',
         // Each scenario is its own partner; the limiter runs (one Lua call per request) but never refuses.
-        RATE_LIMIT_PER_MINUTE: 100_000,
+        RATE_LIMIT_PER_MINUTE: 1_000_000,
         RATE_LIMIT_PER_DAY: 1_000_000,
       },
     };
