@@ -33,7 +33,14 @@ const ALL_APPS: readonly AppName[] = [...NEST_APPS, 'gateway'];
 /** Apps that serve HTTP traffic through the gateway (and the gateway itself) scale on CPU. */
 const HTTP_APPS: readonly AppName[] = ALL_APPS.filter((a) => a !== 'webhook-dispatcher');
 const UPSTREAM_APPS: readonly NestAppName[] = NEST_APPS.filter((a) => a !== 'webhook-dispatcher');
-const SECRET_VARS = ['DATABASE_URL', 'REDIS_URL', 'AMQP_URL', 'INTERNAL_API_TOKEN', 'SECRETS_ENCRYPTION_KEY'] as const;
+const SECRET_VARS = [
+  'DATABASE_URL',
+  'REDIS_URL',
+  'AMQP_URL',
+  'INTERNAL_API_TOKEN',
+  'SECRETS_ENCRYPTION_KEY',
+  'CURSOR_SIGNING_KEY',
+] as const;
 /** Secrets that production expects to find, managed outside these manifests. */
 const EXTERNAL_SECRETS = ['crew-record-secrets', 'postgres-app-credentials', 'redis-auth'];
 /** Namespaces of the operators that must reach the backing services. */
@@ -483,6 +490,7 @@ describe('k8s/ rendered with kustomize', () => {
         AMQP_URL: source.includes('AMQP_CONFIG'),
         INTERNAL_API_TOKEN: source.includes('INTERNAL_API_TOKEN'),
         SECRETS_ENCRYPTION_KEY: source.includes('SECRETS_ENCRYPTION_KEY'),
+        CURSOR_SIGNING_KEY: source.includes('CURSOR_SIGNING_KEY'),
       };
       for (const name of SECRET_VARS) {
         const value = r().envValue(container, name);
