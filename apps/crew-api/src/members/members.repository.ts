@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner, type Transaction } from '@svc/platform';
+import { PreparedReads } from '../records/prepared-reads';
 import { isoMs, isoUs } from '../records/sql-time';
 import type { MembershipSource, MembershipTier } from './membership.entity';
 
@@ -36,29 +37,31 @@ const COLUMNS: Readonly<Record<keyof ProfileChanges, string>> = {
 
 @Injectable()
 export class MembersRepository {
-  constructor(private readonly transactions: TransactionRunner) {}
+  constructor(
+    private readonly transactions: TransactionRunner,
+    private readonly reads: PreparedReads,
+  ) {}
 
   /**
    * One query. A member without a membership row (none is created without one, but the block is
    * always shown) reads as free and self-paid since the record was created.
    */
   async profile(userId: string): Promise<ProfileRow | undefined> {
-    const rows = await this.transactions.outside.query<
-      {
-        user_id: string;
-        name: string;
-        role: string;
-        country: string;
-        photo_url: string | null;
-        updated_at: string;
-        updated_at_exact: string;
-        tier: MembershipTier;
-        source: MembershipSource;
-        since: string;
-        sponsor_client_id: string | null;
-        expires_at: string | null;
-      }[]
-    >(
+    const rows = await this.reads.rows<{
+      user_id: string;
+      name: string;
+      role: string;
+      country: string;
+      photo_url: string | null;
+      updated_at: string;
+      updated_at_exact: string;
+      tier: MembershipTier;
+      source: MembershipSource;
+      since: string;
+      sponsor_client_id: string | null;
+      expires_at: string | null;
+    }>(
+      'profile',
       `SELECT m.user_id, m.name, m.role, m.country, m.photo_url,
               ${isoMs('greatest(m.record_updated_at, ms.updated_at)')} AS updated_at,
               ${isoUs('greatest(m.record_updated_at, ms.updated_at)')} AS updated_at_exact,

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { OutboxRepository } from '@svc/platform';
+import { PreparedReads } from './prepared-reads';
 import { RecordWriter } from './record-writer.service';
 import { RecordsRepository } from './records.repository';
 
-/** The write path shared by every feature: member lock, write time, outbox. */
+/** What every feature shares: the write path (member lock, write time, outbox) and prepared reads. */
 @Module({
-  providers: [RecordsRepository, RecordWriter, OutboxRepository],
-  exports: [RecordWriter],
+  providers: [RecordsRepository, RecordWriter, OutboxRepository, PreparedReads],
+  exports: [RecordWriter, PreparedReads],
 })
 export class RecordsModule {}

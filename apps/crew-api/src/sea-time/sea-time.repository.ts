@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner, type Transaction } from '@svc/platform';
+import type { Transaction } from '@svc/platform';
+import { PreparedReads } from '../records/prepared-reads';
 import { isoMs, isoUs } from '../records/sql-time';
 
 export interface RoleDays {
@@ -53,7 +54,7 @@ export interface NewSeaTimeEntry {
  */
 @Injectable()
 export class SeaTimeRepository {
-  constructor(private readonly transactions: TransactionRunner) {}
+  constructor(private readonly reads: PreparedReads) {}
 
   /**
    * Totals, verified subset, vessels served, years active and days by role, in one query: the
@@ -67,20 +68,19 @@ export class SeaTimeRepository {
    * `vessels_served` counts the distinct IMO numbers of the member's current vessel periods.
    */
   async totals(userId: string): Promise<TotalsRow | undefined> {
-    const rows = await this.transactions.outside.query<
-      {
-        user_id: string;
-        record_updated_at: string;
-        record_updated_at_exact: string;
-        days_at_sea: string;
-        nautical_miles: string;
-        verified_days: string;
-        verified_miles: string;
-        vessels_served: string;
-        years_active: string;
-        by_role: RoleDays[];
-      }[]
-    >(
+    const rows = await this.reads.rows<{
+      user_id: string;
+      record_updated_at: string;
+      record_updated_at_exact: string;
+      days_at_sea: string;
+      nautical_miles: string;
+      verified_days: string;
+      verified_miles: string;
+      vessels_served: string;
+      years_active: string;
+      by_role: RoleDays[];
+    }>(
+      'sea-time-totals',
       `WITH m AS (
          SELECT user_id, record_updated_at FROM crew_members WHERE user_id = $1
        ), by_role AS (
@@ -135,15 +135,14 @@ export class SeaTimeRepository {
    * nothing was recorded: a generate_series of months left-joined to the entries of the window.
    */
   async recent(userId: string): Promise<RecentRow | undefined> {
-    const rows = await this.transactions.outside.query<
-      {
-        user_id: string;
-        record_updated_at: string;
-        record_updated_at_exact: string;
-        current_month: string;
-        months: MonthTotals[];
-      }[]
-    >(
+    const rows = await this.reads.rows<{
+      user_id: string;
+      record_updated_at: string;
+      record_updated_at_exact: string;
+      current_month: string;
+      months: MonthTotals[];
+    }>(
+      'sea-time-recent',
       `WITH m AS (
          SELECT user_id, record_updated_at,
                 date_trunc('month', now() AT TIME ZONE 'UTC')::date AS this_month

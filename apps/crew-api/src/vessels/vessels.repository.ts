@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner, type Transaction } from '@svc/platform';
+import type { Transaction } from '@svc/platform';
+import { PreparedReads } from '../records/prepared-reads';
 import { isoMs, isoUs } from '../records/sql-time';
 
 /** A vessel period as the API shows it, plus its keyset position with microseconds. */
@@ -82,7 +83,7 @@ type PageRecord = {
 
 @Injectable()
 export class VesselsRepository {
-  constructor(private readonly transactions: TransactionRunner) {}
+  constructor(private readonly reads: PreparedReads) {}
 
   /**
    * One page in one query, `limit` rows at most, newest first (period_start DESC, id DESC).
@@ -97,7 +98,8 @@ export class VesselsRepository {
     after?: { readonly asOf: string; readonly start: string; readonly id: string },
   ): Promise<VesselsPage | undefined> {
     const rows = after
-      ? await this.transactions.outside.query<PageRecord[]>(
+      ? await this.reads.rows<PageRecord>(
+          'vessels-next-page',
           `${PAGE_SELECT}
              FROM crew_members m
             CROSS JOIN (SELECT $2::timestamptz AS as_of) s
@@ -112,7 +114,8 @@ export class VesselsRepository {
             ORDER BY p.period_start DESC, p.period_id DESC`,
           [userId, after.asOf, after.start, after.id, limit],
         )
-      : await this.transactions.outside.query<PageRecord[]>(
+      : await this.reads.rows<PageRecord>(
+          'vessels-first-page',
           `${PAGE_SELECT}
              FROM crew_members m
             CROSS JOIN LATERAL (SELECT m.vessels_updated_at AS as_of) s
