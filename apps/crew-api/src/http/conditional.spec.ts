@@ -1,0 +1,56 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { answerConditionally } from './conditional';
+
+function fakeReply() {
+  const headers: Record<string, string> = {};
+  let status = 200;
+  const reply = {
+    header(name: string, value: string) {
+      headers[name] = value;
+      return reply;
+    },
+    status(code: number) {
+      status = code;
+      return reply;
+    },
+  };
+  return { reply: reply as unknown as FastifyReply, headers, status: () => status };
+}
+
+const representation = {
+  body: { ok: true },
+  etag: '"abc"',
+  lastModified: new Date('2026-01-31T12:00:00.900Z'),
+};
+const request = (headers: Record<string, string>) => ({ headers }) as unknown as FastifyRequest;
+
+describe('answerConditionally (RFC 9110 §13)', () => {
+  it('sends the body with ETag, Last-Modified (seconds) and Cache-Control', () => {
+    const { reply, headers, status } = fakeReply();
+    expect(answerConditionally(request({}), reply, representation)).toEqual({ ok: true });
+    expect(status()).toBe(200);
+    expect(headers).toEqual({
+      etag: '"abc"',
+      'last-modified': 'Sat, 31 Jan 2026 12:00:00 GMT',
+      'cache-control': 'private, no-cache',
+    });
+  });
+
+  it('answers 304 without a body, with the same headers', () => {
+    const { reply, headers, status } = fakeReply();
+    expect(answerConditionally(request({ 'if-none-match': '"abc"' }), reply, representation)).toBeUndefined();
+    expect(status()).toBe(304);
+    expect(headers.etag).toBe('"abc"');
+  });
+
+  it('lets If-None-Match win over If-Modified-Since', () => {
+    const { reply, status } = fakeReply();
+    const body = answerConditionally(
+      request({ 'if-none-match': '"other"', 'if-modified-since': 'Sat, 31 Jan 2026 12:00:00 GMT' }),
+      reply,
+      representation,
+    );
+    expect(body).toEqual({ ok: true });
+    expect(status()).toBe(200);
+  });
+});
