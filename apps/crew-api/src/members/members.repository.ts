@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner, type Transaction } from '@svc/platform';
 import { PreparedReads } from '../records/prepared-reads';
-import { isoMs, isoUs } from '../records/sql-time';
+import { instant, utc } from '../records/sql-time';
 import type { MembershipSource, MembershipTier } from './membership.entity';
 
 /** `/v1/me` in one row: the profile and its membership. Timestamps are API-ready strings. */
@@ -54,7 +54,6 @@ export class MembersRepository {
       country: string;
       photo_url: string | null;
       updated_at: string;
-      updated_at_exact: string;
       tier: MembershipTier;
       source: MembershipSource;
       since: string;
@@ -63,13 +62,12 @@ export class MembersRepository {
     }>(
       'profile',
       `SELECT m.user_id, m.name, m.role, m.country, m.photo_url,
-              ${isoMs('greatest(m.record_updated_at, ms.updated_at)')} AS updated_at,
-              ${isoUs('greatest(m.record_updated_at, ms.updated_at)')} AS updated_at_exact,
+              ${utc('greatest(m.record_updated_at, ms.updated_at)')} AS updated_at,
               coalesce(ms.tier, 'free') AS tier,
               coalesce(ms.source, 'self') AS source,
-              ${isoMs('coalesce(ms.since, m.created_at)')} AS since,
+              ${utc('coalesce(ms.since, m.created_at)')} AS since,
               ms.sponsor_client_id,
-              ${isoMs('ms.expires_at')} AS expires_at
+              ${utc('ms.expires_at')} AS expires_at
          FROM crew_members m
          LEFT JOIN memberships ms ON ms.user_id = m.user_id
         WHERE m.user_id = $1`,
@@ -77,19 +75,20 @@ export class MembersRepository {
     );
     const r = rows[0];
     if (!r) return undefined;
+    const updated = instant(r.updated_at);
     return {
       userId: r.user_id,
       name: r.name,
       role: r.role,
       country: r.country,
       photoUrl: r.photo_url,
-      updatedAt: r.updated_at,
-      updatedAtExact: r.updated_at_exact,
+      updatedAt: updated.iso,
+      updatedAtExact: updated.exact,
       tier: r.tier,
       source: r.source,
-      since: r.since,
+      since: instant(r.since).iso,
       sponsorClientId: r.sponsor_client_id,
-      expiresAt: r.expires_at,
+      expiresAt: r.expires_at === null ? null : instant(r.expires_at).iso,
     };
   }
 

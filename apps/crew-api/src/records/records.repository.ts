@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from '@svc/platform';
-import { isoMs, isoUs } from './sql-time';
+import { instant, utc, type Instant } from './sql-time';
 
 /** The member row as a write sees it, locked until the write commits. */
 export interface LockedMember {
@@ -15,10 +15,7 @@ export interface LockedMember {
 }
 
 /** When a write happened: `exact` (microseconds) is stored and compared, `iso` is shown. */
-export interface WriteTime {
-  readonly exact: string;
-  readonly iso: string;
-}
+export type WriteTime = Instant;
 
 /** The lock and the clock every record write goes through. */
 @Injectable()
@@ -40,7 +37,7 @@ export class RecordsRepository {
       }[]
     >(
       `SELECT user_id, email, name, role, country, photo_url,
-              ${isoMs('record_updated_at')} AS record_updated_at
+              ${utc('record_updated_at')} AS record_updated_at
          FROM crew_members WHERE user_id = $1 FOR UPDATE`,
       [userId],
     );
@@ -53,7 +50,7 @@ export class RecordsRepository {
           role: r.role,
           country: r.country,
           photoUrl: r.photo_url,
-          recordUpdatedAt: r.record_updated_at,
+          recordUpdatedAt: instant(r.record_updated_at).iso,
         }
       : undefined;
   }
@@ -67,7 +64,7 @@ export class RecordsRepository {
    * keeps a vessel-history scan's snapshot (`as_of`) stable.
    */
   async stamp(tx: Transaction, userId: string, vessels: boolean): Promise<WriteTime> {
-    const rows = await tx.query<{ exact: string; iso: string }[]>(
+    const rows = await tx.query<{ t: string }[]>(
       `WITH w AS (
          SELECT greatest(clock_timestamp(), record_updated_at + interval '1 microsecond') AS t
            FROM crew_members WHERE user_id = $1
@@ -79,12 +76,11 @@ export class RecordsRepository {
           WHERE m.user_id = $1
          RETURNING w.t
        )
-       SELECT ${isoUs('t')} AS exact, ${isoMs('t')} AS iso FROM updated`,
+       SELECT ${utc('t')} AS t FROM updated`,
       [userId, vessels],
     );
     // A top-level SELECT, so the driver hands back the rows (not [rows, count] as for an UPDATE).
-    const time = rows[0];
-    if (!time?.exact) throw new Error(`no write time for ${userId}: stamp() needs the locked member row`);
-    return time;
+    if (!rows[0]?.t) throw new Error(`no write time for ${userId}: stamp() needs the locked member row`);
+    return instant(rows[0].t);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from '@svc/platform';
 import { PreparedReads } from '../records/prepared-reads';
-import { isoMs, isoUs } from '../records/sql-time';
+import { instant, utc } from '../records/sql-time';
 
 export interface RoleDays {
   readonly role: string;
@@ -71,7 +71,6 @@ export class SeaTimeRepository {
     const rows = await this.reads.rows<{
       user_id: string;
       record_updated_at: string;
-      record_updated_at_exact: string;
       days_at_sea: string;
       nautical_miles: string;
       verified_days: string;
@@ -96,8 +95,7 @@ export class SeaTimeRepository {
           GROUP BY role
        )
        SELECT m.user_id,
-              ${isoMs('m.record_updated_at')} AS record_updated_at,
-              ${isoUs('m.record_updated_at')} AS record_updated_at_exact,
+              ${utc('m.record_updated_at')} AS record_updated_at,
               t.days_at_sea, t.nautical_miles, t.verified_days, t.verified_miles, t.years_active, t.by_role,
               (SELECT count(DISTINCT imo) FROM vessel_period_versions
                 WHERE user_id = $1 AND valid_to IS NULL) AS vessels_served
@@ -116,10 +114,11 @@ export class SeaTimeRepository {
     );
     const r = rows[0];
     if (!r) return undefined;
+    const updated = instant(r.record_updated_at);
     return {
       userId: r.user_id,
-      recordUpdatedAt: r.record_updated_at,
-      recordUpdatedAtExact: r.record_updated_at_exact,
+      recordUpdatedAt: updated.iso,
+      recordUpdatedAtExact: updated.exact,
       daysAtSea: Number(r.days_at_sea),
       nauticalMiles: Number(r.nautical_miles),
       verifiedDays: Number(r.verified_days),
@@ -138,7 +137,6 @@ export class SeaTimeRepository {
     const rows = await this.reads.rows<{
       user_id: string;
       record_updated_at: string;
-      record_updated_at_exact: string;
       current_month: string;
       months: MonthTotals[];
     }>(
@@ -161,8 +159,7 @@ export class SeaTimeRepository {
           GROUP BY 1
        )
        SELECT m.user_id,
-              ${isoMs('m.record_updated_at')} AS record_updated_at,
-              ${isoUs('m.record_updated_at')} AS record_updated_at_exact,
+              ${utc('m.record_updated_at')} AS record_updated_at,
               to_char(m.this_month, 'YYYY-MM') AS current_month,
               (SELECT json_agg(json_build_object(
                         'month', to_char(months.month, 'YYYY-MM'),
@@ -174,10 +171,11 @@ export class SeaTimeRepository {
     );
     const r = rows[0];
     if (!r) return undefined;
+    const updated = instant(r.record_updated_at);
     return {
       userId: r.user_id,
-      recordUpdatedAt: r.record_updated_at,
-      recordUpdatedAtExact: r.record_updated_at_exact,
+      recordUpdatedAt: updated.iso,
+      recordUpdatedAtExact: updated.exact,
       currentMonth: r.current_month,
       months: r.months,
     };

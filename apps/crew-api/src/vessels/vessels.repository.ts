@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from '@svc/platform';
 import { PreparedReads } from '../records/prepared-reads';
-import { isoMs, isoUs } from '../records/sql-time';
+import { instant, utc } from '../records/sql-time';
 
 /** A vessel period as the API shows it, plus its keyset position with microseconds. */
 export interface PeriodRow {
@@ -61,21 +61,18 @@ const PAGE_COLUMNS =
 const VALID_AT = (at: string) => `v.valid_from <= ${at} AND (v.valid_to IS NULL OR v.valid_to > ${at})`;
 
 const PAGE_SELECT = `SELECT m.user_id,
-              ${isoMs('s.as_of')} AS as_of, ${isoUs('s.as_of')} AS as_of_exact,
-              p.period_id, p.imo, p.name, p.role,
-              ${isoMs('p.period_start')} AS period_start, ${isoUs('p.period_start')} AS start_exact,
-              ${isoMs('p.period_end')} AS period_end, p.days, p.nautical_miles`;
+              ${utc('s.as_of')} AS as_of, p.period_id, p.imo, p.name, p.role,
+              ${utc('p.period_start')} AS period_start, ${utc('p.period_end')} AS period_end,
+              p.days, p.nautical_miles`;
 
 type PageRecord = {
   user_id: string;
   as_of: string;
-  as_of_exact: string;
   period_id: string | null;
   imo: string;
   name: string;
   role: string;
   period_start: string;
-  start_exact: string;
   period_end: string;
   days: number;
   nautical_miles: number;
@@ -131,23 +128,27 @@ export class VesselsRepository {
         );
     const first = rows[0];
     if (!first) return undefined;
+    const asOf = instant(first.as_of);
     return {
       userId: first.user_id,
-      asOf: first.as_of,
-      asOfExact: first.as_of_exact,
+      asOf: asOf.iso,
+      asOfExact: asOf.exact,
       periods: rows
         .filter((r) => r.period_id !== null)
-        .map((r) => ({
-          id: r.period_id!,
-          imo: r.imo,
-          name: r.name,
-          role: r.role,
-          periodStart: r.period_start,
-          periodEnd: r.period_end,
-          days: r.days,
-          nauticalMiles: r.nautical_miles,
-          startExact: r.start_exact,
-        })),
+        .map((r) => {
+          const start = instant(r.period_start);
+          return {
+            id: r.period_id!,
+            imo: r.imo,
+            name: r.name,
+            role: r.role,
+            periodStart: start.iso,
+            periodEnd: instant(r.period_end).iso,
+            days: r.days,
+            nauticalMiles: r.nautical_miles,
+            startExact: start.exact,
+          };
+        }),
     };
   }
 
@@ -167,7 +168,7 @@ export class VesselsRepository {
       }[]
     >(
       `SELECT period_id, version, imo, name, role, period_start, period_end, days, nautical_miles,
-              ${isoUs('valid_from')} AS valid_from
+              ${utc('valid_from')} AS valid_from
          FROM vessel_period_versions
         WHERE period_id = $1 AND user_id = $2 AND valid_to IS NULL`,
       [periodId, userId],
@@ -184,7 +185,7 @@ export class VesselsRepository {
           periodEnd: r.period_end,
           days: r.days,
           nauticalMiles: r.nautical_miles,
-          validFrom: r.valid_from,
+          validFrom: instant(r.valid_from).exact,
         }
       : undefined;
   }
