@@ -208,6 +208,8 @@ export async function benchCrew() {
     return results;
   } finally {
     for (const c of children) c.kill('SIGTERM');
+    // Let crew-api drain and write its profile before the database goes away.
+    await new Promise((r) => setTimeout(r, 1500));
     await resources?.cleanup();
   }
 }
