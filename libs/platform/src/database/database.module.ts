@@ -23,10 +23,17 @@ export interface DatabaseOptions {
  * One pool per process, confined to the app's schema. Migrations are run by the app's CLI (a
  * Kubernetes Job in production), never by `synchronize`, and never on boot of a serving replica.
  */
+/**
+ * Serving apps answer within seconds or not at all: a statement that runs past the budget is
+ * cancelled and the request answered 503. Migrations (the CLI) pass `statementTimeoutMs: 0`.
+ */
+export const SERVING_STATEMENT_TIMEOUT_MS = 3000;
+
 export function dataSourceOptions(
   app: string,
   config: DatabaseConfig,
   options: DatabaseOptions,
+  statementTimeoutMs = SERVING_STATEMENT_TIMEOUT_MS,
 ): DataSourceOptions {
   return {
     type: 'postgres',
@@ -43,8 +50,9 @@ export function dataSourceOptions(
       max: config.DATABASE_POOL_SIZE,
       // Fail fast instead of queueing requests behind a database that does not answer.
       connectionTimeoutMillis: 2000,
-      query_timeout: 10_000,
-      options: `-c search_path=${options.schema},public -c statement_timeout=8000 -c lock_timeout=5000`,
+      // The client-side timeout backs up the server's, for a database that stopped answering at all.
+      query_timeout: statementTimeoutMs === 0 ? undefined : statementTimeoutMs + 1000,
+      options: `-c search_path=${options.schema},public -c statement_timeout=${statementTimeoutMs} -c lock_timeout=${statementTimeoutMs === 0 ? 0 : 2000}`,
     },
   };
 }

@@ -13,7 +13,8 @@ export async function runMigrations(
   logger: Logger,
   direction: 'up' | 'down' = 'up',
 ): Promise<void> {
-  const dataSource = new DataSource(dataSourceOptions(app, config, options));
+  // No statement budget: building an index on a large table may take minutes.
+  const dataSource = new DataSource(dataSourceOptions(app, config, options, 0));
   await dataSource.initialize();
   const runner = dataSource.createQueryRunner();
   try {

@@ -19,6 +19,8 @@ export interface ProblemContext {
 }
 
 const PG_CONNECTION_CODES = new Set([
+  // 57014: cancelled by statement_timeout, the database is too slow to answer.
+  '57014',
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',
@@ -31,12 +33,19 @@ const PG_CONNECTION_CODES = new Set([
   '08006',
 ]);
 
+/**
+ * Duck-typed on purpose: errors raised by Node's own socket code may come from another realm
+ * (a test runner's VM context, say) and then fail `instanceof Error`.
+ */
 function isDatabaseUnreachable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && PG_CONNECTION_CODES.has(code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(
-    error.message,
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Query read timeout/i.test(
+      message,
+    )
   );
 }
 
