@@ -240,7 +240,7 @@ function sandboxCredentials(base, webhook, env) {
     table(SANDBOX_CREW),
     '',
     yellow(
-      '  Partners and sign-in credentials are seeded; crew records and seats arrive with the crew-data and sponsorship features.',
+      '  Partners, sign-in credentials and crew records are seeded; seats arrive with the sponsorship feature.',
     ),
   ];
 }
