@@ -70,7 +70,10 @@ export const AUTH_AUTHORIZE_VALIDATE: RpcContract<AuthorizeValidateRequest, Auth
   queue: RPC_QUEUES.authServer,
   parseRequest(input) {
     const r = readRecord(VALIDATE, input);
-    return { params: readStringMap(VALIDATE, r, 'params'), repeated: readStringArray(VALIDATE, r, 'repeated') };
+    return {
+      params: readStringMap(VALIDATE, r, 'params'),
+      repeated: readStringArray(VALIDATE, r, 'repeated'),
+    };
   },
   parseResponse: (input) => parseOutcome(VALIDATE, input),
 };
