@@ -22,6 +22,9 @@ import { UsersRepository } from '../users/users.repository';
 import { UsersService } from '../users/users.service';
 import { UserinfoController } from '../userinfo/userinfo.controller';
 import { UserinfoService } from '../userinfo/userinfo.service';
+import { WebhookRecipientsHandler } from '../webhooks/webhook-recipients.handler';
+import { WebhookRecipientsRepository } from '../webhooks/webhook-recipients.repository';
+import { WebhookRecipientsService } from '../webhooks/webhook-recipients.service';
 
 const repositories = [
   PartnersRepository,
@@ -29,6 +32,7 @@ const repositories = [
   ConsentsRepository,
   AuthorizationCodesRepository,
   TokenPairsRepository,
+  WebhookRecipientsRepository,
 ];
 const services = [
   PartnersService,
@@ -37,6 +41,7 @@ const services = [
   AuthorizeService,
   TokensService,
   UserinfoService,
+  WebhookRecipientsService,
 ];
 
 /**
@@ -74,6 +79,7 @@ export class OAuthCoreModule {}
     ConsentsHandler,
     LoginHandler,
     IntrospectHandler,
+    WebhookRecipientsHandler,
   ],
 })
 export class OAuthModule {}
