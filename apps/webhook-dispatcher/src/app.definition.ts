@@ -7,6 +7,7 @@ import {
   type AppDefinition,
 } from '@svc/platform';
 import { WEBHOOK_DISPATCHER_CONFIG } from './config';
+import { DeliveriesModule } from './deliveries/deliveries.module';
 import { WEBHOOK_DISPATCHER_MIGRATIONS } from './migrations';
 
 const database = {
@@ -27,6 +28,7 @@ export const WEBHOOK_DISPATCHER: AppDefinition<typeof WEBHOOK_DISPATCHER_CONFIG>
       DatabaseModule.forRoot(database),
       MessagingModule.forRoot(),
       RpcModule,
+      DeliveriesModule,
     ],
   }),
 };

@@ -1,2 +1,3 @@
-// Delivery tables arrive with the webhook feature; the schema itself is created by the CLI.
-export const WEBHOOK_DISPATCHER_MIGRATIONS = [];
+import { CreateDeliveries1763900000000 } from './1763900000000-createDeliveries';
+
+export const WEBHOOK_DISPATCHER_MIGRATIONS = [CreateDeliveries1763900000000];

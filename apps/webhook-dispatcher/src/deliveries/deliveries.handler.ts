@@ -1,0 +1,52 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { ContractViolation } from '@svc/contracts';
+import { AmqpConnection, APP_LOGGER, type InboundMessage } from '@svc/platform';
+import type { Logger } from 'pino';
+import { parseServiceEvent } from '../events/service-event';
+import { DeliveriesService } from './deliveries.service';
+import { parseDeliveryMessage } from './delivery-message';
+import { retryDelays } from './retry-policy';
+import { declareWebhookTopology, DELIVERIES_QUEUE, EVENTS_QUEUE } from './webhook-queues';
+
+/**
+ * The dispatcher's two consumers, as thin as controllers: validate, one service call. A message is
+ * acked when the call resolves; a throw nacks it (retried once, then parked and retried later). A
+ * malformed message is logged and dropped: no retry can fix it.
+ */
+@Injectable()
+export class DeliveriesHandler implements OnModuleInit {
+  constructor(
+    private readonly amqp: AmqpConnection,
+    private readonly deliveries: DeliveriesService,
+    @Inject(APP_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.amqp.addTopology(declareWebhookTopology(retryDelays(this.deliveries.retryPolicy)));
+    await this.amqp.consume(EVENTS_QUEUE, (m) => this.onEvent(m));
+    await this.amqp.consume(DELIVERIES_QUEUE, (m) => this.onDelivery(m));
+  }
+
+  private async onEvent(message: InboundMessage): Promise<void> {
+    const event = this.read(message, parseServiceEvent);
+    if (event) await this.deliveries.fanOut(event);
+  }
+
+  private async onDelivery(message: InboundMessage): Promise<void> {
+    const delivery = this.read(message, parseDeliveryMessage);
+    if (delivery) await this.deliveries.attempt(delivery);
+  }
+
+  private read<T>(message: InboundMessage, parse: (input: unknown) => T): T | undefined {
+    try {
+      return parse(JSON.parse(message.content.toString('utf8')));
+    } catch (err) {
+      if (!(err instanceof ContractViolation) && !(err instanceof SyntaxError)) throw err;
+      this.logger.warn(
+        { err: err.message, routing_key: message.routingKey, message_id: message.properties.messageId },
+        'malformed message dropped',
+      );
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,142 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AUTH_WEBHOOK_RECIPIENTS, type ServiceEvent } from '@svc/contracts';
+import { AmqpConnection, APP_CONFIG, APP_LOGGER, RpcClient } from '@svc/platform';
+import type { Logger } from 'pino';
+import type { WebhookDispatcherConfig } from '../config';
+import { DeliveriesRepository, type Delivery } from './deliveries.repository';
+import type { DeliveryMessage } from './delivery-message';
+import { nextAttemptAt, type RetryPolicy } from './retry-policy';
+import { DELIVERIES_QUEUE, retryQueue } from './webhook-queues';
+import { WebhookSender } from './webhook-sender';
+import { canonicalBody, newDeliveryId, signatureHeader } from './webhook-signature';
+
+/**
+ * Fans an event out to the partners auth-server names, and runs delivery attempts. Every step is
+ * written down before its message is acked, so a crash repeats work (at least once) but never
+ * loses it; duplicates carry the same event id.
+ */
+@Injectable()
+export class DeliveriesService {
+  private readonly policy: RetryPolicy;
+
+  constructor(
+    private readonly deliveries: DeliveriesRepository,
+    private readonly rpc: RpcClient,
+    private readonly amqp: AmqpConnection,
+    private readonly sender: WebhookSender,
+    @Inject(APP_CONFIG) private readonly config: WebhookDispatcherConfig,
+    @Inject(APP_LOGGER) private readonly logger: Logger,
+  ) {
+    this.policy = { schedule: config.WEBHOOK_RETRY_SCHEDULE, giveUpAfterMs: config.WEBHOOK_GIVE_UP_AFTER };
+  }
+
+  get retryPolicy(): RetryPolicy {
+    return this.policy;
+  }
+
+  /** One delivery per recipient (idempotent per event and partner), each queued for its first attempt. */
+  async fanOut(event: ServiceEvent): Promise<void> {
+    const { recipients } = await this.rpc.call(AUTH_WEBHOOK_RECIPIENTS, {
+      user_id: event.user_id,
+      event_type: event.type,
+      ...(event.client_id === undefined ? {} : { client_id: event.client_id }),
+    });
+    const body = canonicalBody(event);
+    const pending = await this.deliveries.createForEvent(
+      event.id,
+      recipients.map((r) => ({
+        deliveryId: newDeliveryId(),
+        eventId: event.id,
+        eventType: event.type,
+        userId: event.user_id,
+        clientId: r.client_id,
+        targetUrl: r.webhook_url,
+        body,
+      })),
+    );
+    await Promise.all(
+      pending.map((d) => this.enqueue(DELIVERIES_QUEUE, { delivery_id: d.deliveryId, attempt: 1 })),
+    );
+  }
+
+  /** Runs one attempt, logs it, and queues the next one after a failure, if there is one. */
+  async attempt(message: DeliveryMessage): Promise<void> {
+    const delivery = await this.deliveries.findById(message.delivery_id);
+    // Already recorded (a duplicate message) or finished: nothing to do.
+    if (!delivery || delivery.status !== 'pending' || delivery.attempts !== message.attempt - 1) return;
+    const { recipients } = await this.rpc.call(AUTH_WEBHOOK_RECIPIENTS, {
+      user_id: delivery.userId,
+      event_type: delivery.eventType as ServiceEvent['type'],
+      client_id: delivery.clientId,
+    });
+    const startedAt = new Date();
+    const outcome = await this.post(delivery, recipients, message.attempt);
+    const durationMs = Date.now() - startedAt.getTime();
+    const next = outcome.ok
+      ? null
+      : nextAttemptAt(this.policy, message.attempt, delivery.firstAttemptAt ?? startedAt, new Date());
+    const recorded = await this.deliveries.recordAttempt({
+      deliveryId: delivery.deliveryId,
+      attempt: message.attempt,
+      startedAt,
+      durationMs,
+      statusCode: outcome.statusCode,
+      error: outcome.error,
+      nextAttemptAt: next?.at ?? null,
+      status: outcome.ok ? 'delivered' : next ? 'pending' : 'failed',
+    });
+    if (recorded && next) {
+      await this.enqueue(retryQueue(next.delayMs), {
+        delivery_id: delivery.deliveryId,
+        attempt: message.attempt + 1,
+      });
+    }
+    this.logger.info(
+      {
+        delivery_id: delivery.deliveryId,
+        event_id: delivery.eventId,
+        client_id: delivery.clientId,
+        attempt: message.attempt,
+        status_code: outcome.statusCode,
+        error: outcome.error,
+        duration_ms: durationMs,
+        next_attempt_at: next?.at.toISOString() ?? null,
+      },
+      outcome.ok ? 'webhook delivered' : 'webhook attempt failed',
+    );
+  }
+
+  private async post(
+    delivery: Delivery,
+    recipients: readonly { client_id: string; webhook_url: string; secrets: string[] }[],
+    attempt: number,
+  ) {
+    // The partner's current secrets sign every attempt (a rotation applies at once); the target
+    // stays the URL the delivery was created for.
+    const recipient = recipients.find((r) => r.client_id === delivery.clientId);
+    if (!recipient) {
+      return { ok: false, statusCode: null, error: 'partner no longer receives webhooks' } as const;
+    }
+    const timestamp = Math.floor(Date.now() / 1000);
+    return this.sender.post({
+      url: delivery.targetUrl,
+      body: delivery.body,
+      timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
+      headers: {
+        'content-type': 'application/json',
+        'x-svc-event-id': delivery.eventId,
+        'x-svc-event-type': delivery.eventType,
+        'x-svc-delivery-id': delivery.deliveryId,
+        'x-svc-delivery-attempt': String(attempt),
+        'x-svc-timestamp': String(timestamp),
+        'x-svc-signature': signatureHeader(recipient.secrets, timestamp, delivery.body),
+      },
+    });
+  }
+
+  private enqueue(queue: string, message: DeliveryMessage): Promise<void> {
+    return this.amqp.publish('', queue, Buffer.from(JSON.stringify(message)), {
+      messageId: `${message.delivery_id}:${message.attempt}`,
+    });
+  }
+}

@@ -1,0 +1,48 @@
+import type { Channel } from 'amqplib';
+import { CREW_EVENTS_EXCHANGE } from '@svc/contracts';
+
+/** crew.events → this queue (every routing key): one message per event to fan out. */
+export const EVENTS_QUEUE = 'webhooks.events';
+/** One message per attempt to run: `{delivery_id, attempt}`. */
+export const DELIVERIES_QUEUE = 'webhooks.deliveries';
+/** Where a message waits out a retry delay before it dead-letters back to DELIVERIES_QUEUE. */
+export const retryQueue = (delayMs: number) => `webhooks.retry.${delayMs}`;
+/** A handler that failed twice (database or auth-server down) parks its message here a while. */
+export const parkingQueue = (queue: string) => `${queue}.parked`;
+export const PARKING_MS = 5000;
+
+// Quorum queues (replicated, durable); dead-lettering at-least-once so that a message moving from
+// a delay queue back to work is never dropped on the way (it needs overflow reject-publish).
+const QUORUM = {
+  'x-queue-type': 'quorum',
+  'x-dead-letter-strategy': 'at-least-once',
+  'x-overflow': 'reject-publish',
+};
+
+function deadLetterTo(queue: string) {
+  return { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': queue };
+}
+
+/** Declares every queue of the dispatcher; runs on every (re)connect. */
+export function declareWebhookTopology(delays: readonly number[]) {
+  return async (channel: Channel): Promise<void> => {
+    await channel.assertExchange(CREW_EVENTS_EXCHANGE, 'topic', { durable: true });
+    for (const queue of [EVENTS_QUEUE, DELIVERIES_QUEUE]) {
+      await channel.assertQueue(queue, {
+        durable: true,
+        arguments: { ...QUORUM, ...deadLetterTo(parkingQueue(queue)) },
+      });
+      await channel.assertQueue(parkingQueue(queue), {
+        durable: true,
+        arguments: { ...QUORUM, ...deadLetterTo(queue), 'x-message-ttl': PARKING_MS },
+      });
+    }
+    await channel.bindQueue(EVENTS_QUEUE, CREW_EVENTS_EXCHANGE, '#');
+    for (const delay of delays) {
+      await channel.assertQueue(retryQueue(delay), {
+        durable: true,
+        arguments: { ...QUORUM, ...deadLetterTo(DELIVERIES_QUEUE), 'x-message-ttl': delay },
+      });
+    }
+  };
+}

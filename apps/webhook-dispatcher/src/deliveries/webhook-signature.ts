@@ -1,0 +1,27 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { ServiceEvent } from '@svc/contracts';
+
+/**
+ * The webhook body of decisions.md (Webhooks): `created_at`, `id`, `type`, `user_id`, keys sorted,
+ * no whitespace, UTF-8. Built once per delivery and stored, so every attempt sends the same bytes.
+ */
+export function canonicalBody(event: ServiceEvent): string {
+  const body = { created_at: event.created_at, id: event.id, type: event.type, user_id: event.user_id };
+  return JSON.stringify(
+    Object.fromEntries(Object.entries(body).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+  );
+}
+
+/**
+ * `X-SVC-Signature: t=<ts>,v1=<hex>[,v1=<hex>…]`: HMAC-SHA256 of `<ts>.<raw body>` with every valid
+ * secret (current and next while rotating) — Stripe's layout, so partners can verify with its tools.
+ */
+export function signatureHeader(secrets: readonly string[], timestamp: number, body: string): string {
+  const signed = `${timestamp}.${body}`;
+  const v1 = secrets.map((s) => `v1=${createHmac('sha256', s).update(signed, 'utf8').digest('hex')}`);
+  return [`t=${timestamp}`, ...v1].join(',');
+}
+
+export function newDeliveryId(): string {
+  return `dlv_${randomBytes(16).toString('base64url')}`;
+}

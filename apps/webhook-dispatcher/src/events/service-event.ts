@@ -1,0 +1,28 @@
+import {
+  ContractViolation,
+  EVENT_TYPES,
+  readOneOf,
+  readOptionalString,
+  readRecord,
+  readString,
+  type ServiceEvent,
+} from '@svc/contracts';
+
+const NAME = 'crew.events';
+
+/** Every message taken from crew.events is checked before anything is done with it. */
+export function parseServiceEvent(input: unknown): ServiceEvent {
+  const r = readRecord(NAME, input);
+  const id = readString(NAME, r, 'id', 100);
+  if (!id.startsWith('evt_')) throw new ContractViolation(NAME, '`id` must start with evt_');
+  const type = readOneOf(NAME, r, 'type', EVENT_TYPES);
+  const user_id = readString(NAME, r, 'user_id', 200);
+  const created_at = readString(NAME, r, 'created_at', 64);
+  if (Number.isNaN(Date.parse(created_at))) {
+    throw new ContractViolation(NAME, '`created_at` must be an ISO 8601 time');
+  }
+  const client_id = readOptionalString(NAME, r, 'client_id', 200);
+  return client_id === undefined
+    ? { id, type, user_id, created_at }
+    : { id, type, user_id, created_at, client_id };
+}

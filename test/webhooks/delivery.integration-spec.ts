@@ -1,0 +1,242 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import Stripe from 'stripe';
+import { eventually } from '../integration/support/services';
+import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+import {
+  attemptsOf,
+  createPartner,
+  deliveriesOf,
+  grantConsent,
+  newEvent,
+  newMember,
+  startDispatcher,
+  type DispatcherHarness,
+} from './support/dispatcher';
+import { WebhookReceiver, type ReceivedWebhook } from './support/receiver';
+
+// decisions.md (Webhooks). One dispatcher for the whole file, with a schedule in seconds and a
+// short attempt budget, so retries and timeouts are observable within the test's time.
+jest.setTimeout(40_000);
+
+const stripe = new Stripe('sk_test_not_used');
+
+let auth: AuthServerHarness;
+let dispatcher: DispatcherHarness;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  auth = await startAuthServer();
+  dispatcher = await startDispatcher(auth, {
+    WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
+    WEBHOOK_TIMEOUT_MS: '1000',
+  });
+  receiver = await WebhookReceiver.start();
+});
+
+afterAll(async () => {
+  await receiver?.close();
+  await dispatcher?.close();
+  await auth?.close();
+});
+
+function header(request: ReceivedWebhook, name: string): string {
+  const value = request.headers[name];
+  if (typeof value !== 'string') throw new Error(`no ${name} header`);
+  return value;
+}
+
+/** The v1 signatures of X-SVC-Signature, checked by plain HMAC-SHA256 of "<ts>.<raw body>". */
+function hmacValid(request: ReceivedWebhook, secret: string): boolean {
+  const parts = header(request, 'x-svc-signature').split(',');
+  const t = parts.find((p) => p.startsWith('t='))?.slice(2);
+  const expected = createHmac('sha256', secret)
+    .update(Buffer.concat([Buffer.from(`${t}.`), request.rawBody]))
+    .digest();
+  return parts
+    .filter((p) => p.startsWith('v1='))
+    .some((p) => {
+      const given = Buffer.from(p.slice(3), 'hex');
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    });
+}
+
+function stripeVerifies(request: ReceivedWebhook, secret: string): { id: string; type: string } {
+  return stripe.webhooks.constructEvent(
+    request.rawBody,
+    header(request, 'x-svc-signature'),
+    secret,
+  ) as unknown as { id: string; type: string };
+}
+
+describe('webhook deliveries (decisions.md, Webhooks)', () => {
+  it('delivers the canonical body, signed, to each consenting partner with the scope, and to no other', async () => {
+    const userId = await newMember(dispatcher.db);
+    const pathA = '/fanout-a';
+    const a = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(pathA) });
+    const pathB = '/fanout-b';
+    const b = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(pathB) });
+    const pathC = '/fanout-suspended';
+    const c = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(pathC), suspended: true });
+    await grantConsent(dispatcher.db, userId, a.clientId, ['profile:read', 'seatime:read']);
+    await grantConsent(dispatcher.db, userId, b.clientId, ['vessels:read']);
+    await grantConsent(dispatcher.db, userId, c.clientId, ['profile:read']);
+
+    const event = newEvent('user.profile.updated', userId);
+    await dispatcher.publish(event);
+
+    const [request] = await eventually(async () => {
+      const got = receiver.requests(pathA);
+      return got.length > 0 ? got : undefined;
+    });
+    expect(request.rawBody.toString('utf8')).toBe(
+      `{"created_at":"${event.created_at}","id":"${event.id}","type":"user.profile.updated","user_id":"${userId}"}`,
+    );
+    expect(header(request, 'content-type')).toBe('application/json');
+    expect(header(request, 'x-svc-event-id')).toBe(event.id);
+    expect(header(request, 'x-svc-event-type')).toBe('user.profile.updated');
+    expect(header(request, 'x-svc-signature')).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(header(request, 'x-svc-signature')).toContain(`t=${header(request, 'x-svc-timestamp')},`);
+    expect(hmacValid(request, a.secrets[0])).toBe(true);
+    expect(hmacValid(request, 'whsec_wrong')).toBe(false);
+    expect(stripeVerifies(request, a.secrets[0])).toMatchObject({ id: event.id, type: event.type });
+    expect(() => stripeVerifies(request, 'whsec_wrong')).toThrow();
+
+    const rows = await eventually(async () => {
+      const r = await deliveriesOf(dispatcher.db, event.id);
+      return r[0]?.status === 'delivered' ? r : undefined;
+    });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ client_id: a.clientId, attempts: 1, body: request.rawBody.toString() });
+    expect(header(request, 'x-svc-delivery-id')).toBe(rows[0].delivery_id);
+
+    // The same event again (the outbox relay publishes at least once): no new delivery.
+    await dispatcher.publish(event);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await deliveriesOf(dispatcher.db, event.id)).toHaveLength(1);
+    expect(receiver.requests(pathA)).toHaveLength(1);
+    expect(receiver.requests(pathB)).toHaveLength(0);
+    expect(receiver.requests(pathC)).toHaveLength(0);
+  });
+
+  it('retries a failing receiver on the schedule: fails twice, then 3 attempts with the same event, each freshly signed', async () => {
+    const userId = await newMember(dispatcher.db);
+    const path = '/flaky';
+    const p = await createPartner(dispatcher.db, {
+      webhookUrl: receiver.endpoint(path, (n) => (n <= 2 ? 503 : 200)),
+    });
+    await grantConsent(dispatcher.db, userId, p.clientId, ['seatime:read']);
+    const event = newEvent('user.sea_time.updated', userId);
+    await dispatcher.publish(event);
+
+    const [delivery] = await eventually(async () => {
+      const r = await deliveriesOf(dispatcher.db, event.id);
+      return r[0]?.status === 'delivered' ? r : undefined;
+    }, 20_000);
+    const requests = receiver.requests(path);
+    expect(requests).toHaveLength(3);
+    expect(new Set(requests.map((r) => header(r, 'x-svc-event-id')))).toEqual(new Set([event.id]));
+    expect(new Set(requests.map((r) => r.rawBody.toString()))).toEqual(new Set([delivery.body]));
+    const stamps = requests.map((r) => Number(header(r, 'x-svc-timestamp')));
+    expect(stamps[1]).toBeGreaterThan(stamps[0]);
+    expect(stamps[2]).toBeGreaterThan(stamps[1]);
+    for (const r of requests) {
+      expect(hmacValid(r, p.secrets[0])).toBe(true);
+      expect(stripeVerifies(r, p.secrets[0]).id).toBe(event.id);
+    }
+    const attempts = await attemptsOf(dispatcher.db, delivery.delivery_id);
+    expect(attempts.map((a) => [a.attempt, a.status_code])).toEqual([
+      [1, 503],
+      [2, 503],
+      [3, 200],
+    ]);
+    expect(attempts[0].next_attempt_at).not.toBeNull();
+    expect(attempts[2].next_attempt_at).toBeNull();
+  });
+
+  it('gives up after 6 attempts and marks the delivery failed', async () => {
+    const userId = await newMember(dispatcher.db);
+    const path = '/always-500';
+    const p = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(path, () => 500) });
+    await grantConsent(dispatcher.db, userId, p.clientId, ['vessels:read']);
+    const event = newEvent('user.vessels.updated', userId);
+    await dispatcher.publish(event);
+
+    const [delivery] = await eventually(async () => {
+      const r = await deliveriesOf(dispatcher.db, event.id);
+      return r[0]?.status === 'failed' ? r : undefined;
+    }, 25_000);
+    expect(delivery.attempts).toBe(6);
+    const attempts = await attemptsOf(dispatcher.db, delivery.delivery_id);
+    expect(attempts.map((a) => a.status_code)).toEqual([500, 500, 500, 500, 500, 500]);
+    expect(attempts.slice(0, 5).every((a) => a.next_attempt_at !== null)).toBe(true);
+    expect(attempts[5].next_attempt_at).toBeNull();
+    // No seventh attempt is ever made.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.requests(path)).toHaveLength(6);
+  });
+
+  it('counts a receiver that never answers as a failed attempt (the budget covers the whole exchange)', async () => {
+    const userId = await newMember(dispatcher.db);
+    const path = '/hangs-once';
+    const p = await createPartner(dispatcher.db, {
+      webhookUrl: receiver.endpoint(path, (n) => (n === 1 ? 'hang' : 204)),
+    });
+    await grantConsent(dispatcher.db, userId, p.clientId, ['profile:read']);
+    const event = newEvent('user.profile.updated', userId);
+    await dispatcher.publish(event);
+
+    const [delivery] = await eventually(async () => {
+      const r = await deliveriesOf(dispatcher.db, event.id);
+      return r[0]?.status === 'delivered' ? r : undefined;
+    }, 20_000);
+    const attempts = await attemptsOf(dispatcher.db, delivery.delivery_id);
+    expect(attempts).toHaveLength(2);
+    expect(attempts[0]).toMatchObject({ attempt: 1, status_code: null, error: 'timeout' });
+    expect(attempts[1]).toMatchObject({ attempt: 2, status_code: 204, error: null });
+  });
+
+  it('signs with both secrets while a secret is being rotated (current and next)', async () => {
+    const userId = await newMember(dispatcher.db);
+    const path = '/rotating';
+    const p = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(path), secrets: 2 });
+    await grantConsent(dispatcher.db, userId, p.clientId, ['profile:read']);
+    const event = newEvent('user.profile.updated', userId);
+    await dispatcher.publish(event);
+
+    const [request] = await eventually(async () => {
+      const got = receiver.requests(path);
+      return got.length > 0 ? got : undefined;
+    });
+    expect(header(request, 'x-svc-signature')).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    for (const secret of p.secrets) {
+      expect(hmacValid(request, secret)).toBe(true);
+      expect(stripeVerifies(request, secret).id).toBe(event.id);
+    }
+  });
+
+  it('sends user.consent.revoked only to the partner it names, without a consent', async () => {
+    const userId = await newMember(dispatcher.db);
+    const namedPath = '/revoked-named';
+    const named = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(namedPath) });
+    const otherPath = '/revoked-other';
+    const other = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(otherPath) });
+    await grantConsent(dispatcher.db, userId, other.clientId, ['profile:read']);
+    const event = newEvent('user.consent.revoked', userId, named.clientId);
+    await dispatcher.publish(event);
+
+    const [request] = await eventually(async () => {
+      const got = receiver.requests(namedPath);
+      return got.length > 0 ? got : undefined;
+    });
+    expect(JSON.parse(request.rawBody.toString())).toEqual({
+      created_at: event.created_at,
+      id: event.id,
+      type: 'user.consent.revoked',
+      user_id: userId,
+    });
+    expect(stripeVerifies(request, named.secrets[0]).id).toBe(event.id);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.requests(otherPath)).toHaveLength(0);
+    expect((await deliveriesOf(dispatcher.db, event.id)).map((d) => d.client_id)).toEqual([named.clientId]);
+  });
+});

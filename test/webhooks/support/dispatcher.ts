@@ -1,0 +1,157 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { CREW_EVENTS_EXCHANGE, type EventType, type ServiceEvent } from '@svc/contracts';
+import { AmqpConnection, createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platform';
+import { randomBytes } from 'node:crypto';
+import { Pool } from 'pg';
+import { SecretBox } from '../../../apps/auth-server/src/crypto/secrets';
+import { WEBHOOK_DISPATCHER } from '../../../apps/webhook-dispatcher/src/app.definition';
+import { createCrewMember } from '../../factories/crew';
+import type { AuthServerHarness } from '../../oauth/support/auth-server';
+
+// auth-server's sandbox default key (its config): the in-process auth-server opens with it.
+const SANDBOX_SECRETS_KEY = 'c2FuZGJveC1vbmx5LWtleS1mb3Itd2ViaG9vay1zZWM=';
+
+export interface DispatcherHarness {
+  readonly app: NestFastifyApplication;
+  readonly db: Pool;
+  /** Publishes an event to crew.events as the outbox relays do (message id = event id). */
+  publish(event: ServiceEvent): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** webhook-dispatcher booted in-process as `serveApp` boots it, next to an in-process auth-server. */
+export async function startDispatcher(
+  auth: AuthServerHarness,
+  env: Readonly<Record<string, string>> = {},
+): Promise<DispatcherHarness> {
+  const services = auth.services;
+  const config = loadConfig(WEBHOOK_DISPATCHER.config, {
+    PORT: '1',
+    APP_ENV: 'sandbox',
+    PUBLIC_BASE_URL: auth.issuer,
+    DOCS_URL: `${auth.issuer}/docs`,
+    DATABASE_URL: services.databaseUrl,
+    AMQP_URL: services.amqpUrl,
+    RPC_TIMEOUT_MS: '5000',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const logger = createLogger('webhook-dispatcher', process.env.WEBHOOKS_TEST_LOG_LEVEL ?? 'silent');
+  const routes = new RouteIndex();
+  const app: NestFastifyApplication = await createHttpApp(
+    WEBHOOK_DISPATCHER.rootModule({ app: 'webhook-dispatcher', config, logger, routes }),
+    { app: 'webhook-dispatcher', logger, routes, config },
+  );
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const amqp = app.get(AmqpConnection);
+  // Connected means the topology (queues and the crew.events binding) is declared.
+  await amqp.waitUntilConnected(15_000);
+  const db = new Pool({ connectionString: services.databaseUrl, max: 4 });
+  return {
+    app,
+    db,
+    publish: (event) =>
+      amqp.publish(CREW_EVENTS_EXCHANGE, event.type, Buffer.from(JSON.stringify(event)), {
+        messageId: event.id,
+      }),
+    async close() {
+      await app.close();
+      await db.end();
+    },
+  };
+}
+
+export function newEvent(type: EventType, userId: string, clientId?: string): ServiceEvent {
+  return {
+    id: `evt_${randomBytes(12).toString('base64url')}`,
+    type,
+    user_id: userId,
+    created_at: new Date().toISOString(),
+    ...(clientId === undefined ? {} : { client_id: clientId }),
+  };
+}
+
+export interface TestPartner {
+  readonly clientId: string;
+  readonly secrets: string[];
+}
+
+/** A partner of its own for one test, with a webhook URL (or none) and one or two secrets. */
+export async function createPartner(
+  db: Pool,
+  options: { webhookUrl: string | null; secrets?: number; suspended?: boolean },
+): Promise<TestPartner> {
+  const box = new SecretBox(SANDBOX_SECRETS_KEY);
+  const clientId = `wh-it-${randomBytes(6).toString('hex')}`;
+  const secrets = Array.from(
+    { length: options.webhookUrl ? (options.secrets ?? 1) : 0 },
+    () => `whsec_${randomBytes(24).toString('base64url')}`,
+  );
+  await db.query(
+    `INSERT INTO auth.partners (client_id, secret_digest, name, redirect_uris, allowed_scopes, webhook_url,
+                                webhook_secret_current, webhook_secret_next, suspended)
+     VALUES ($1, 'x', $1, ARRAY['https://partner.example/callback'],
+             ARRAY['profile:read','seatime:read','vessels:read'], $2, $3, $4, $5)`,
+    [
+      clientId,
+      options.webhookUrl,
+      secrets[0] ? box.seal(secrets[0]) : null,
+      secrets[1] ? box.seal(secrets[1]) : null,
+      options.suspended ?? false,
+    ],
+  );
+  return { clientId, secrets };
+}
+
+export async function grantConsent(
+  db: Pool,
+  userId: string,
+  clientId: string,
+  scopes: readonly string[],
+): Promise<void> {
+  await db.query(`INSERT INTO auth.consents (user_id, client_id, scopes) VALUES ($1, $2, $3)`, [
+    userId,
+    clientId,
+    [...scopes],
+  ]);
+}
+
+export async function newMember(db: Pool): Promise<string> {
+  return (await createCrewMember(db, { crewRecord: false })).user_id;
+}
+
+export interface DeliveryRow {
+  delivery_id: string;
+  event_id: string;
+  client_id: string;
+  target_url: string;
+  body: string;
+  status: string;
+  attempts: number;
+}
+
+export interface AttemptRow {
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  next_attempt_at: Date | null;
+  duration_ms: number;
+}
+
+export async function deliveriesOf(db: Pool, eventId: string): Promise<DeliveryRow[]> {
+  const { rows } = await db.query<DeliveryRow>(
+    `SELECT delivery_id, event_id, client_id, target_url, body, status, attempts
+       FROM webhooks.deliveries WHERE event_id = $1 ORDER BY client_id`,
+    [eventId],
+  );
+  return rows;
+}
+
+export async function attemptsOf(db: Pool, deliveryId: string): Promise<AttemptRow[]> {
+  const { rows } = await db.query<AttemptRow>(
+    `SELECT attempt, status_code, error, next_attempt_at, duration_ms
+       FROM webhooks.delivery_attempts WHERE delivery_id = $1 ORDER BY attempt`,
+    [deliveryId],
+  );
+  return rows;
+}
