@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { AUTH_CONSENTS_REVOKE } from '@svc/contracts';
 import Stripe from 'stripe';
 import { eventually } from '../integration/support/services';
 import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
@@ -238,5 +239,34 @@ describe('webhook deliveries (decisions.md, Webhooks)', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(receiver.requests(otherPath)).toHaveLength(0);
     expect((await deliveriesOf(dispatcher.db, event.id)).map((d) => d.client_id)).toEqual([named.clientId]);
+  });
+});
+
+describe('a disconnect, end to end (interface.md, Events)', () => {
+  it('tells the partner with user.consent.revoked through auth-server’s outbox; later record events reach it no more', async () => {
+    const userId = await newMember(dispatcher.db);
+    const path = '/disconnected';
+    const p = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(path) });
+    await grantConsent(dispatcher.db, userId, p.clientId, ['profile:read']);
+
+    expect(await auth.rpc.call(AUTH_CONSENTS_REVOKE, { user_id: userId, client_id: p.clientId })).toEqual({
+      revoked: true,
+    });
+    const [request] = await eventually(async () => {
+      const got = receiver.requests(path);
+      return got.length > 0 ? got : undefined;
+    }, 15_000);
+    expect(header(request, 'x-svc-event-type')).toBe('user.consent.revoked');
+    expect(JSON.parse(request.rawBody.toString())).toMatchObject({
+      type: 'user.consent.revoked',
+      user_id: userId,
+    });
+    expect(hmacValid(request, p.secrets[0])).toBe(true);
+
+    const later = newEvent('user.profile.updated', userId);
+    await dispatcher.publish(later);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await deliveriesOf(dispatcher.db, later.id)).toHaveLength(0);
+    expect(receiver.requests(path)).toHaveLength(1);
   });
 });

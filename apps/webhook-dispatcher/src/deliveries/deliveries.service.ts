@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AUTH_WEBHOOK_RECIPIENTS, type ServiceEvent } from '@svc/contracts';
+import { AUTH_WEBHOOK_RECIPIENTS, type ServiceEvent, type WebhookRecipient } from '@svc/contracts';
 import { AmqpConnection, APP_CONFIG, APP_LOGGER, RpcClient } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
@@ -7,7 +7,7 @@ import { DeliveriesRepository, type Delivery } from './deliveries.repository';
 import type { DeliveryMessage } from './delivery-message';
 import { nextAttemptAt, type RetryPolicy } from './retry-policy';
 import { DELIVERIES_QUEUE, retryQueue } from './webhook-queues';
-import { WebhookSender } from './webhook-sender';
+import { WebhookSender, type WebhookOutcome } from './webhook-sender';
 import { canonicalBody, newDeliveryId, signatureHeader } from './webhook-signature';
 
 /**
@@ -72,9 +72,10 @@ export class DeliveriesService {
     const startedAt = new Date();
     const outcome = await this.post(delivery, recipients, message.attempt);
     const durationMs = Date.now() - startedAt.getTime();
-    const next = outcome.ok
-      ? null
-      : nextAttemptAt(this.policy, message.attempt, delivery.firstAttemptAt ?? startedAt, new Date());
+    const next =
+      outcome.ok || outcome.final
+        ? null
+        : nextAttemptAt(this.policy, message.attempt, delivery.firstAttemptAt ?? startedAt, new Date());
     const recorded = await this.deliveries.recordAttempt({
       deliveryId: delivery.deliveryId,
       attempt: message.attempt,
@@ -108,17 +109,19 @@ export class DeliveriesService {
 
   private async post(
     delivery: Delivery,
-    recipients: readonly { client_id: string; webhook_url: string; secrets: string[] }[],
+    recipients: readonly WebhookRecipient[],
     attempt: number,
-  ) {
+  ): Promise<WebhookOutcome & { final: boolean }> {
     // The partner's current secrets sign every attempt (a rotation applies at once); the target
     // stays the URL the delivery was created for.
+    // A partner that lost its consent, its URL or its standing since the event gets nothing more:
+    // the attempt is logged and the delivery ends, as no retry can change that.
     const recipient = recipients.find((r) => r.client_id === delivery.clientId);
     if (!recipient) {
-      return { ok: false, statusCode: null, error: 'partner no longer receives webhooks' } as const;
+      return { ok: false, statusCode: null, error: 'partner no longer receives webhooks', final: true };
     }
     const timestamp = Math.floor(Date.now() / 1000);
-    return this.sender.post({
+    const outcome = await this.sender.post({
       url: delivery.targetUrl,
       body: delivery.body,
       timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
@@ -132,6 +135,7 @@ export class DeliveriesService {
         'x-svc-signature': signatureHeader(recipient.secrets, timestamp, delivery.body),
       },
     });
+    return { ...outcome, final: false };
   }
 
   private enqueue(queue: string, message: DeliveryMessage): Promise<void> {
