@@ -15,3 +15,4 @@ export * from './rpc/auth/authorize';
 export * from './rpc/auth/consents';
 export * from './rpc/auth/errors';
 export * from './rpc/auth/webhook-recipients';
+export * from './service-event';

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ContractViolation } from '@svc/contracts';
 import { AmqpConnection, APP_LOGGER, type InboundMessage } from '@svc/platform';
 import type { Logger } from 'pino';
-import { parseServiceEvent } from '../events/service-event';
+import { parseServiceEvent } from '@svc/contracts';
 import { DeliveriesService } from './deliveries.service';
 import { parseDeliveryMessage } from './delivery-message';
 import { retryDelays } from './retry-policy';

@@ -1,16 +1,10 @@
-import {
-  ContractViolation,
-  EVENT_TYPES,
-  readOneOf,
-  readOptionalString,
-  readRecord,
-  readString,
-  type ServiceEvent,
-} from '@svc/contracts';
+import { EVENT_TYPES, type ServiceEvent } from './messaging';
+import { ContractViolation } from './rpc/rpc';
+import { readOneOf, readOptionalString, readRecord, readString } from './validate';
 
 const NAME = 'crew.events';
 
-/** Every message taken from crew.events is checked before anything is done with it. */
+/** The validator every consumer of `crew.events` runs on each message before acting on it. */
 export function parseServiceEvent(input: unknown): ServiceEvent {
   const r = readRecord(NAME, input);
   const id = readString(NAME, r, 'id', 100);
