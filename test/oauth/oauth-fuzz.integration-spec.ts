@@ -361,9 +361,11 @@ const authorizeCase: fc.Arbitrary<AuthorizeCase> = fc
     let expected: Expect;
     const clientOk = tagged.client_id.verdict === 'valid' && tagged.redirect_uri.verdict === 'valid';
     const clientRepeated = repeated.includes('client_id') || repeated.includes('redirect_uri');
-    // A state too long to send back unchanged is never reflected into a redirect: an error page.
-    const stateTooLong = (params.state?.length ?? 0) > 1024;
-    if (!clientOk || clientRepeated || stateTooLong) expected = 'error_page';
+    // A state too long to send back unchanged gets an error page rather than a redirect; senders may
+    // truncate values (asSent), so its exact outcome is pinned by the service's unit test instead.
+    const stateTooLong = (params.state?.length ?? 0) > 1000;
+    if (!clientOk || clientRepeated) expected = 'error_page';
+    else if (stateTooLong) expected = 'any';
     else if (repeated.length > 0 || Object.values(tagged).some((t) => t.verdict === 'invalid'))
       expected = 'redirect_error';
     else if (Object.values(tagged).some((t) => t.verdict === 'unknown')) expected = 'any';

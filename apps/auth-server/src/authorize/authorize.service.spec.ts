@@ -89,6 +89,26 @@ describe('AuthorizeService.validate (RFC 6749 §4.1.2.1)', () => {
     if (!('state' in change)) expect(params.get('state')).toBe('s-1');
   });
 
+  it('never reflects a state longer than 1024 characters: an error page instead of a redirect', async () => {
+    expect((await setup().service.validate({ ...valid, state: 'x'.repeat(1025) }, [])).outcome).toBe(
+      'error_page',
+    );
+    expect((await setup().service.validate({ ...valid, state: 'x'.repeat(1024) }, [])).outcome).toBe(
+      'consent',
+    );
+    expect(
+      (await setup().service.validate({ ...valid, state: 'x'.repeat(2000), scope: 'admin' }, [])).outcome,
+    ).toBe('error_page');
+  });
+
+  it('does not quote the request in error descriptions (RFC 6749 §4.1.2.1 character set)', async () => {
+    const params = redirectParams(
+      await setup().service.validate({ ...valid, scope: 'profile:read "weird\\ é' }, []),
+    );
+    expect(params.get('error')).toBe('invalid_scope');
+    expect(params.get('error_description')).toMatch(/^[\x20-\x21\x23-\x5B\x5D-\x7E]+$/);
+  });
+
   it('refuses repeated parameters (RFC 6749 §3.1)', async () => {
     expect(redirectParams(await setup().service.validate(valid, ['scope'])).get('error')).toBe(
       'invalid_request',
