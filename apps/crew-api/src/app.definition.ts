@@ -16,6 +16,7 @@ import { recordsProblem } from './http/records-problem.mapper';
 import { MembersModule } from './members/members.module';
 import { CREW_API_MIGRATIONS } from './migrations';
 import { SeaTimeModule } from './sea-time/sea-time.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 import { seedSandbox } from './seed/sandbox-seed';
 import { VesselsModule } from './vessels/vessels.module';
 
@@ -49,6 +50,7 @@ export const CREW_API: AppDefinition<typeof CREW_API_CONFIG> = {
       MembersModule,
       SeaTimeModule,
       VesselsModule,
+      WebhooksModule,
     ],
   }),
 };

@@ -22,4 +22,9 @@ export interface ServiceEvent {
   /** ISO 8601 UTC. */
   readonly created_at: string;
   readonly client_id?: string;
+  /**
+   * `webhook.test` only: the delivery id the crew-data API already answered the partner with, so
+   * the dispatcher records the delivery under it. Never part of the webhook body.
+   */
+  readonly delivery_id?: string;
 }

@@ -18,6 +18,12 @@ describe('parseServiceEvent', () => {
     });
   });
 
+  it('keeps the delivery id a webhook.test event was announced with', () => {
+    const test = { ...event, type: 'webhook.test', client_id: 'acme', delivery_id: 'dlv_1' };
+    expect(parseServiceEvent(test)).toEqual(test);
+    expect(() => parseServiceEvent({ ...test, delivery_id: 'x' })).toThrow(ContractViolation);
+  });
+
   it.each([
     ['an id without the evt_ prefix', { ...event, id: 'x1' }],
     ['an unknown type', { ...event, type: 'user.deleted' }],

@@ -16,7 +16,16 @@ export function parseServiceEvent(input: unknown): ServiceEvent {
     throw new ContractViolation(NAME, '`created_at` must be an ISO 8601 time');
   }
   const client_id = readOptionalString(NAME, r, 'client_id', 200);
-  return client_id === undefined
-    ? { id, type, user_id, created_at }
-    : { id, type, user_id, created_at, client_id };
+  const delivery_id = readOptionalString(NAME, r, 'delivery_id', 100);
+  if (delivery_id !== undefined && !delivery_id.startsWith('dlv_')) {
+    throw new ContractViolation(NAME, '`delivery_id` must start with dlv_');
+  }
+  return {
+    id,
+    type,
+    user_id,
+    created_at,
+    ...(client_id === undefined ? {} : { client_id }),
+    ...(delivery_id === undefined ? {} : { delivery_id }),
+  };
 }

@@ -1,9 +1,12 @@
 import { ApiProblem, ValidationProblem } from '@svc/platform';
 import { RecordsException } from '../records/records.exception';
+import { WebhookNotRegisteredException } from '../webhooks/webhook-test.exception';
 import { assertUnreachable } from './assert-unreachable';
 
 /** The one place where a crew-record error becomes an HTTP answer (RFC 7807 Problem Details). */
 export function recordsProblem(error: unknown): ApiProblem | undefined {
+  if (error instanceof WebhookNotRegisteredException)
+    return new ApiProblem('webhook_not_registered', error.message);
   if (!(error instanceof RecordsException)) return undefined;
   switch (error.code) {
     case 'member_not_found':

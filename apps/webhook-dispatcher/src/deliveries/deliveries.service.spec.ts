@@ -73,6 +73,22 @@ describe('DeliveriesService', () => {
     ]);
   });
 
+  it('records a webhook.test delivery under the id the partner was already given, with the usual body', async () => {
+    const s = setup({ recipients: { recipients: [recipient] } });
+    await s.service.fanOut({ ...event, type: 'webhook.test', client_id: 'p1', delivery_id: 'dlv_announced' });
+    expect(s.delivery()).toMatchObject({
+      deliveryId: 'dlv_announced',
+      clientId: 'p1',
+      eventType: 'webhook.test',
+    });
+    expect(JSON.parse(s.delivery()!.body)).toEqual({
+      created_at: event.created_at,
+      id: 'evt_1',
+      type: 'webhook.test',
+      user_id: 'usr_1',
+    });
+  });
+
   it('schedules the next attempt on the retry queue of its delay after a failure', async () => {
     const s = setup({
       recipients: { recipients: [recipient] },

@@ -45,7 +45,11 @@ export class DeliveriesService {
     const pending = await this.deliveries.createForEvent(
       event.id,
       recipients.map((r) => ({
-        deliveryId: newDeliveryId(),
+        // A test event names its delivery: the partner was already told its id.
+        deliveryId:
+          event.delivery_id !== undefined && r.client_id === event.client_id
+            ? event.delivery_id
+            : newDeliveryId(),
         eventId: event.id,
         eventType: event.type,
         userId: event.user_id,

@@ -1,0 +1,7 @@
+/** Webhook test result (interface.md, Resources). */
+export interface WebhookTestResponse {
+  readonly event_id: string;
+  readonly delivery_id: string;
+  /** The registered URL the delivery was enqueued against. */
+  readonly target_url: string;
+}

@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { AUTH_WEBHOOK_RECIPIENTS, CREW_EVENTS_EXCHANGE, type ServiceEvent } from '@svc/contracts';
+import { OutboxRepository, RpcClient, TransactionRunner } from '@svc/platform';
+import type { Principal } from '@svc/security';
+import { newId } from '../records/ids';
+import type { WebhookTestResponse } from './dto/webhook-test.response';
+import { WebhookNotRegisteredException } from './webhook-test.exception';
+
+@Injectable()
+export class WebhookTestService {
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly outbox: OutboxRepository,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  /**
+   * Enqueues a `webhook.test` event for the calling partner about the token's subject. The ids are
+   * chosen here so the partner can match the delivery it receives; the event goes through the
+   * outbox like every record event, so an accepted test is never lost.
+   */
+  async send(principal: Principal): Promise<WebhookTestResponse> {
+    const { recipients } = await this.rpc.call(AUTH_WEBHOOK_RECIPIENTS, {
+      user_id: principal.user_id,
+      event_type: 'webhook.test',
+      client_id: principal.client_id,
+    });
+    const target = recipients.find((r) => r.client_id === principal.client_id);
+    if (!target) throw new WebhookNotRegisteredException(principal.client_id);
+    const event: ServiceEvent = {
+      id: newId('evt'),
+      type: 'webhook.test',
+      user_id: principal.user_id,
+      client_id: principal.client_id,
+      delivery_id: newId('dlv'),
+      created_at: new Date().toISOString(),
+    };
+    await this.transactions.run((tx) =>
+      this.outbox.add(tx, {
+        messageId: event.id,
+        exchange: CREW_EVENTS_EXCHANGE,
+        routingKey: event.type,
+        payload: event,
+      }),
+    );
+    return { event_id: event.id, delivery_id: event.delivery_id!, target_url: target.webhook_url };
+  }
+}
