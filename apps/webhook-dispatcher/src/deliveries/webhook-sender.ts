@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppEnv } from '@svc/platform';
+import { checkTarget } from './target-guard';
 
 export interface WebhookRequest {
   readonly url: string;
@@ -22,7 +24,11 @@ export const RESPONSE_BODY_CAP = 4096;
  */
 @Injectable()
 export class WebhookSender {
+  constructor(@Inject(APP_CONFIG) private readonly config: { readonly APP_ENV: AppEnv }) {}
+
   async post(request: WebhookRequest): Promise<WebhookOutcome> {
+    const verdict = await checkTarget(request.url, this.config.APP_ENV);
+    if (!verdict.ok) return { ok: false, statusCode: null, error: `target refused: ${verdict.reason}` };
     const signal = AbortSignal.timeout(request.timeoutMs);
     try {
       const response = await fetch(request.url, {

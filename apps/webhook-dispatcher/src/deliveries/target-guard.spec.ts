@@ -1,0 +1,76 @@
+import { checkTarget, nonPublicKind } from './target-guard';
+
+const resolvesTo =
+  (...addresses: string[]) =>
+  () =>
+    Promise.resolve(addresses);
+
+describe('SSRF guard (decisions.md, Webhooks)', () => {
+  it.each([
+    ['127.0.0.1', 'loopback'],
+    ['10.1.2.3', 'private'],
+    ['172.31.255.1', 'private'],
+    ['192.168.0.10', 'private'],
+    ['169.254.169.254', 'link-local'],
+    ['100.64.0.1', 'shared (CGNAT)'],
+    ['0.0.0.0', 'unspecified'],
+    ['::1', 'loopback'],
+    ['fe80::1', 'link-local'],
+    ['fd12::1', 'private (unique local)'],
+    ['::ffff:10.0.0.1', 'private'],
+  ])('knows %s as %s', (address, kind) => {
+    expect(nonPublicKind(address)).toBe(kind);
+  });
+
+  it.each([['93.184.216.34'], ['172.32.0.1'], ['2606:4700::1111']])('knows %s as public', (address) => {
+    expect(nonPublicKind(address)).toBeUndefined();
+  });
+
+  it('accepts an HTTPS target that resolves only to public addresses', async () => {
+    await expect(
+      checkTarget('https://partner.example/hooks', 'production', resolvesTo('93.184.216.34')),
+    ).resolves.toEqual({
+      ok: true,
+    });
+  });
+
+  it('refuses plain HTTP in production', async () => {
+    const verdict = await checkTarget(
+      'http://partner.example/hooks',
+      'production',
+      resolvesTo('93.184.216.34'),
+    );
+    expect(verdict).toEqual({ ok: false, reason: 'the target must use HTTPS' });
+  });
+
+  it.each([
+    ['a name that resolves to a private address', 'https://intranet.example/x', ['10.0.0.5']],
+    [
+      'a name with one private address among public ones',
+      'https://mixed.example/x',
+      ['93.184.216.34', '192.168.1.1'],
+    ],
+    ['the cloud metadata address', 'https://169.254.169.254/latest', []],
+    ['loopback', 'https://localhost:8443/x', ['127.0.0.1']],
+  ])('refuses %s in production', async (_name, url, addresses) => {
+    const verdict = await checkTarget(url, 'production', resolvesTo(...addresses));
+    expect(verdict.ok).toBe(false);
+  });
+
+  it('lets the sandbox deliver to a local receiver over plain HTTP, and nothing private', async () => {
+    await expect(checkTarget('http://127.0.0.1:8765/webhooks', 'sandbox')).resolves.toEqual({ ok: true });
+    await expect(
+      checkTarget('http://localhost:8765/webhooks', 'sandbox', resolvesTo('127.0.0.1', '::1')),
+    ).resolves.toEqual({
+      ok: true,
+    });
+    expect((await checkTarget('http://10.0.0.5/x', 'sandbox')).ok).toBe(false);
+    expect((await checkTarget('https://169.254.169.254/x', 'sandbox')).ok).toBe(false);
+  });
+
+  it('refuses what is not a URL or does not resolve', async () => {
+    expect(await checkTarget('not a url', 'production')).toEqual({ ok: false, reason: 'not a URL' });
+    const failing = () => Promise.reject(new Error('ENOTFOUND'));
+    expect((await checkTarget('https://nowhere.invalid/x', 'production', failing)).ok).toBe(false);
+  });
+});
