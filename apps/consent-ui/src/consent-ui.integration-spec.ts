@@ -1,12 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { RPC_QUEUES, SANDBOX_PASSWORD, SCOPE_DESCRIPTIONS } from '@svc/contracts';
-import { connectRpcServer, createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platform';
+import { SANDBOX_PASSWORD, SCOPE_DESCRIPTIONS } from '@svc/contracts';
 import { Client } from 'pg';
-// eslint-disable-next-line no-restricted-imports -- the test boots the real auth-server in-process; app code never imports it
-import { AUTH_SERVER } from '../../auth-server/src/app.definition';
 import { testServices } from '../../../test/integration/support/services';
-import { CONSENT_UI } from './app.definition';
+import { ISSUER, startAuthServer, type AuthServerHarness } from '../../../test/oauth/support/auth-server';
+import { startConsentUi, type ConsentUiHarness } from '../../../test/oauth/support/consent-ui';
 
 /**
  * consent-ui against the real auth-server (its app definition, booted in-process, answering the
@@ -14,70 +11,15 @@ import { CONSENT_UI } from './app.definition';
  * a browser, request by request, with a cookie jar.
  */
 const services = testServices();
-const ISSUER = 'http://localhost:8080';
 const PARTNER = { clientId: 'sandbox-partner', secret: 'sandbox-secret', name: 'Sandbox Partner' };
 const REDIRECT_URI = 'http://localhost:8765/callback';
 const ALEX = 'alex.morgan@sandbox.test';
 
-let authServer: NestFastifyApplication | undefined;
+let auth: AuthServerHarness | undefined;
 let authServerUrl: string;
-let consentUi: NestFastifyApplication;
+let consentUi: ConsentUiHarness;
 let baseUrl: string;
 let db: Client;
-
-async function startAuthServer(): Promise<NestFastifyApplication> {
-  const config = loadConfig(AUTH_SERVER.config, {
-    PORT: '1',
-    APP_ENV: 'sandbox',
-    PUBLIC_BASE_URL: ISSUER,
-    DATABASE_URL: services.databaseUrl,
-    REDIS_URL: services.redisUrl,
-    REDIS_KEY_PREFIX: services.redisKeyPrefix,
-    AMQP_URL: services.amqpUrl,
-  });
-  const logger = createLogger('auth-server', 'silent');
-  await AUTH_SERVER.seed?.(config, logger);
-  const routes = new RouteIndex();
-  const app = await createHttpApp(AUTH_SERVER.rootModule({ app: 'auth-server', config, logger, routes }), {
-    app: 'auth-server',
-    logger,
-    routes,
-    config,
-    formBodies: AUTH_SERVER.formBodies,
-    mapDomainError: AUTH_SERVER.mapDomainError,
-    renderError: AUTH_SERVER.renderError,
-  });
-  connectRpcServer(app, config, RPC_QUEUES.authServer);
-  await app.startAllMicroservices();
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  authServerUrl = (await app.getUrl()).replace('[::1]', '127.0.0.1');
-  return app;
-}
-
-async function startConsentUi(): Promise<NestFastifyApplication> {
-  const config = loadConfig(CONSENT_UI.config, {
-    PORT: '1',
-    APP_ENV: 'sandbox',
-    PUBLIC_BASE_URL: ISSUER,
-    DATABASE_URL: services.databaseUrl,
-    AMQP_URL: services.amqpUrl,
-    RPC_TIMEOUT_MS: '3000',
-  });
-  const logger = createLogger('consent-ui', 'silent');
-  const routes = new RouteIndex();
-  const app = await createHttpApp(CONSENT_UI.rootModule({ app: 'consent-ui', config, logger, routes }), {
-    app: 'consent-ui',
-    logger,
-    routes,
-    config,
-    formBodies: CONSENT_UI.formBodies,
-    mapDomainError: CONSENT_UI.mapDomainError,
-    renderError: CONSENT_UI.renderError,
-  });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  baseUrl = (await app.getUrl()).replace('[::1]', '127.0.0.1');
-  return app;
-}
 
 /** A browser as far as these pages care: a cookie jar, no redirects followed, form posts. */
 class Browser {
@@ -169,13 +111,16 @@ function authorizePath(overrides: Record<string, string> = {}) {
 beforeAll(async () => {
   db = new Client({ connectionString: services.databaseUrl });
   await db.connect();
-  authServer = await startAuthServer();
-  consentUi = await startConsentUi();
+  auth = await startAuthServer();
+  authServerUrl = auth.url.replace('[::1]', '127.0.0.1');
+  // A short RPC budget, so the "auth-server is down" page comes quickly.
+  consentUi = await startConsentUi(auth, { RPC_TIMEOUT_MS: '3000' });
+  baseUrl = consentUi.url;
 });
 
 afterAll(async () => {
   await consentUi?.close();
-  await authServer?.close();
+  await auth?.close();
   await db?.end();
 });
 
@@ -351,8 +296,8 @@ describe('connected partners', () => {
   it('shows a 503 page within the RPC timeout when auth-server is down', async () => {
     const browser = new Browser();
     await signIn(browser);
-    await authServer?.close();
-    authServer = undefined;
+    await auth?.close();
+    auth = undefined;
     const started = Date.now();
     const page = await browser.get('/account/connections');
     expect(page.status).toBe(503);

@@ -18,7 +18,10 @@ export interface ConsentUiHarness {
   client(): FormClient;
 }
 
-export async function startConsentUi(auth: AuthServerHarness): Promise<ConsentUiHarness> {
+export async function startConsentUi(
+  auth: AuthServerHarness,
+  env: Readonly<Record<string, string>> = {},
+): Promise<ConsentUiHarness> {
   const config = loadConfig(CONSENT_UI.config, {
     PORT: '1',
     APP_ENV: 'sandbox',
@@ -29,6 +32,7 @@ export async function startConsentUi(auth: AuthServerHarness): Promise<ConsentUi
     REDIS_KEY_PREFIX: auth.services.redisKeyPrefix,
     AMQP_URL: auth.services.amqpUrl,
     RPC_TIMEOUT_MS: '10000',
+    ...env,
   });
   const logger = createLogger('consent-ui', process.env.OAUTH_TEST_LOG_LEVEL ?? 'silent');
   const routes = new RouteIndex();
