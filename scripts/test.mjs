@@ -9,6 +9,7 @@
 // typecheck, lint or build, and a tier without its JSON file count as failures too); the exit
 // code is non-zero on any failure.
 //   --only unit|integration|e2e   just that tier (plus the build and services it needs)
+//   --only <tier> -- <paths…>     only those test files of that tier (paths go to Jest)
 // Environment: SVC_KEEP_SERVICES=1 leaves servers this run started running even under CI;
 // SVC_STOP_SERVICES=1 stops them outside CI too (the default outside CI keeps them for speed).
 import fs from 'node:fs';
@@ -34,14 +35,17 @@ let resources = null; // per-run database/vhost/prefix
 let servers = null; // provisioning result
 
 function parseArgs(argv) {
-  const i = argv.indexOf('--only');
-  if (i < 0) return { tiers: TIERS, checks: true };
-  const tier = argv[i + 1];
-  if (!TIERS.includes(tier)) {
-    console.error(`usage: node scripts/test.mjs [--only ${TIERS.join('|')}]`);
+  const dash = argv.indexOf('--');
+  const paths = dash < 0 ? [] : argv.slice(dash + 1);
+  const own = dash < 0 ? argv : argv.slice(0, dash);
+  const i = own.indexOf('--only');
+  if (i < 0 && paths.length === 0) return { tiers: TIERS, checks: true, paths };
+  const tier = own[i + 1];
+  if (i < 0 || !TIERS.includes(tier)) {
+    console.error(`usage: node scripts/test.mjs [--only ${TIERS.join('|')} [-- <test paths>]]`);
     process.exit(64);
   }
-  return { tiers: [tier], checks: false };
+  return { tiers: [tier], checks: false, paths };
 }
 
 function header(stage) {
@@ -105,7 +109,7 @@ function countJest(file, res) {
   return { passed, failed, note: notes.join('; ') || (failed ? '' : 'ok') };
 }
 
-async function jestStage(tier, env) {
+async function jestStage(tier, env, paths) {
   const file = path.join(RUN_DIR, `jest-${tier}.json`);
   fs.rmSync(file, { force: true });
   const args = [
@@ -118,6 +122,7 @@ async function jestStage(tier, env) {
     '--passWithNoTests',
   ];
   if (tier !== 'unit') args.push('--runInBand', '--forceExit');
+  args.push(...paths);
   const res = await stage(tier, process.execPath, args, env);
   const counted = countJest(file, res);
   results.push({ stage: tier, ...counted });
@@ -169,7 +174,7 @@ async function finish() {
 }
 
 async function main() {
-  const { tiers, checks } = parseArgs(process.argv.slice(2));
+  const { tiers, checks, paths } = parseArgs(process.argv.slice(2));
   for (const sig of ['SIGINT', 'SIGTERM']) {
     process.on(sig, () => {
       if (interrupted) return;
@@ -230,7 +235,7 @@ async function main() {
       results.push({ stage: tier, passed: 0, failed: 1, note: 'not run: services unavailable' });
       continue;
     }
-    await jestStage(tier, env);
+    await jestStage(tier, env, paths);
   }
 }
 
