@@ -19,6 +19,8 @@ export * from './messaging/event-exchange.module';
 export * from './rpc/rpc-client';
 export * from './rpc/rpc-server';
 export * from './rpc/rpc.module';
+export * from './rpc/answer-rpc';
+export * from './http/field-reader';
 export * from './outbox/outbox-message.entity';
 export * from './outbox/outbox.repository';
 export * from './outbox/outbox-relay';

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { answerRpc } from '@svc/platform';
 import { AUTH_AUTHORIZE_DECIDE, AUTH_AUTHORIZE_VALIDATE, type AuthorizeOutcome } from '@svc/contracts';
-import { answerRpc } from '../oauth/rpc-errors';
 import { AuthorizeService } from './authorize.service';
 
 /** consent-ui's questions about an authorization request; auth-server owns every rule. */

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { answerRpc } from '@svc/platform';
 import { AUTH_CONSENTS_LIST, AUTH_CONSENTS_REVOKE, type Connection } from '@svc/contracts';
-import { answerRpc } from '../oauth/rpc-errors';
 import { ConsentsService } from './consents.service';
 
 /** The connected-partners page of consent-ui. */

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { answerRpc } from '@svc/platform';
 import { AUTH_INTROSPECT, type IntrospectResponse } from '@svc/contracts';
-import { answerRpc } from '../oauth/rpc-errors';
 import { TokensService } from './tokens.service';
 
 /** Resource apps ask this on an introspection-cache miss. */

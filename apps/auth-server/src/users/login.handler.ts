@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { answerRpc } from '@svc/platform';
 import { AUTH_LOGIN, type LoginResponse } from '@svc/contracts';
-import { answerRpc } from '../oauth/rpc-errors';
 import { UsersService } from './users.service';
 
 /** consent-ui's sign-in check. The answer never says whether the e-mail exists. */

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { answerRpc } from '@svc/platform';
 import { AUTH_WEBHOOK_RECIPIENTS, type WebhookRecipientsResponse } from '@svc/contracts';
-import { answerRpc } from '../oauth/rpc-errors';
 import { WebhookRecipientsService } from './webhook-recipients.service';
 
 /** webhook-dispatcher asks this for every event it fans out. */

@@ -1,5 +1,5 @@
 import type { ProfileChanges } from '../members.repository';
-import { FieldReader } from '../../validation/field-reader';
+import { FieldReader } from '@svc/platform';
 
 const FIELDS = ['name', 'role', 'country', 'photo_url'] as const;
 

@@ -1,4 +1,4 @@
-import { FieldReader } from '../../validation/field-reader';
+import { FieldReader } from '@svc/platform';
 
 /** Trimmed and lower-cased, as auth-server stores sign-in e-mails. */
 export function normaliseEmail(email: string): string {

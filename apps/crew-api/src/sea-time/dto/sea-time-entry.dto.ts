@@ -1,4 +1,4 @@
-import { FieldReader } from '../../validation/field-reader';
+import { FieldReader } from '@svc/platform';
 
 export interface SeaTimeEntryInput {
   readonly date: string;

@@ -1,4 +1,4 @@
-import { FieldReader } from '../../validation/field-reader';
+import { FieldReader } from '@svc/platform';
 import { normaliseImo } from '../imo';
 
 export interface VesselPeriodInput {

@@ -1,4 +1,4 @@
-import { FieldReader } from '../../validation/field-reader';
+import { FieldReader } from '@svc/platform';
 
 export const DEFAULT_VESSELS_LIMIT = 50;
 export const MAX_VESSELS_LIMIT = 200;

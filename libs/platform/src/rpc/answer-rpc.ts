@@ -1,6 +1,6 @@
 import { RpcException } from '@nestjs/microservices';
 import { ContractViolation } from '@svc/contracts';
-import { DependencyUnavailableError } from '@svc/platform';
+import { DependencyUnavailableError } from '../http/problem';
 
 /**
  * Runs an RPC handler and turns the failures a caller should act on into answers it can read:

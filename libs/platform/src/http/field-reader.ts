@@ -1,5 +1,5 @@
 import type { FieldError } from '@svc/contracts';
-import { ValidationProblem } from '@svc/platform';
+import { ValidationProblem } from './problem';
 
 /** `YYYY-MM-DD` that names a real calendar day (Date.parse would turn 02-30 into 03-01). */
 export function isCalendarDate(text: string): boolean {
