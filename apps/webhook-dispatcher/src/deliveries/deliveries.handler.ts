@@ -1,8 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { ContractViolation } from '@svc/contracts';
+import { ContractViolation, EVENT_TYPES, parseServiceEvent } from '@svc/contracts';
 import { AmqpConnection, APP_LOGGER, type InboundMessage } from '@svc/platform';
 import type { Logger } from 'pino';
-import { parseServiceEvent } from '@svc/contracts';
 import { DeliveriesService } from './deliveries.service';
 import { parseDeliveryMessage } from './delivery-message';
 import { retryDelays } from './retry-policy';
@@ -11,7 +10,9 @@ import { declareWebhookTopology, DELIVERIES_QUEUE, EVENTS_QUEUE } from './webhoo
 /**
  * The dispatcher's two consumers, as thin as controllers: validate, one service call. A message is
  * acked when the call resolves; a throw nacks it (retried once, then parked and retried later). A
- * malformed message is logged and dropped: no retry can fix it.
+ * malformed message is logged and dropped: no retry can fix it. So is an event of a type that is
+ * not a webhook (crew.events also carries internal events; the queue is bound to the webhook types
+ * only, but a message published before a re-binding, or straight to the queue, may still arrive).
  */
 @Injectable()
 export class DeliveriesHandler implements OnModuleInit {
@@ -28,13 +29,26 @@ export class DeliveriesHandler implements OnModuleInit {
   }
 
   private async onEvent(message: InboundMessage): Promise<void> {
-    const event = this.read(message, parseServiceEvent);
+    const event = this.read(message, (input) => {
+      const type = (input as { type?: unknown } | null)?.type;
+      return typeof type === 'string' && !(EVENT_TYPES as readonly string[]).includes(type)
+        ? this.ignore(message, type)
+        : parseServiceEvent(input);
+    });
     if (event) await this.deliveries.fanOut(event);
   }
 
   private async onDelivery(message: InboundMessage): Promise<void> {
     const delivery = this.read(message, parseDeliveryMessage);
     if (delivery) await this.deliveries.attempt(delivery);
+  }
+
+  private ignore(message: InboundMessage, type: string): undefined {
+    this.logger.info(
+      { event_type: type, routing_key: message.routingKey, message_id: message.properties.messageId },
+      'not a webhook event type: acked and ignored',
+    );
+    return undefined;
   }
 
   private read<T>(message: InboundMessage, parse: (input: unknown) => T): T | undefined {

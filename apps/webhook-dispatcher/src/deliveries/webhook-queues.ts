@@ -1,7 +1,7 @@
 import type { Channel } from 'amqplib';
-import { CREW_EVENTS_EXCHANGE } from '@svc/contracts';
+import { CREW_EVENTS_EXCHANGE, EVENT_TYPES } from '@svc/contracts';
 
-/** crew.events → this queue (every routing key): one message per event to fan out. */
+/** crew.events → this queue (the webhook event types only): one message per event to fan out. */
 export const EVENTS_QUEUE = 'webhooks.events';
 /** One message per attempt to run: `{delivery_id, attempt}`. */
 export const DELIVERIES_QUEUE = 'webhooks.deliveries';
@@ -37,7 +37,11 @@ export function declareWebhookTopology(delays: readonly number[]) {
         arguments: { ...QUORUM, ...deadLetterTo(queue), 'x-message-ttl': PARKING_MS },
       });
     }
-    await channel.bindQueue(EVENTS_QUEUE, CREW_EVENTS_EXCHANGE, '#');
+    // Only the webhook event types: crew.events also carries internal events (crew.member.registered)
+    // that partners never receive. Deployments made before this bound `#`; unbinding it is a no-op
+    // where the binding does not exist.
+    for (const type of EVENT_TYPES) await channel.bindQueue(EVENTS_QUEUE, CREW_EVENTS_EXCHANGE, type);
+    await channel.unbindQueue(EVENTS_QUEUE, CREW_EVENTS_EXCHANGE, '#');
     for (const delay of delays) {
       await channel.assertQueue(retryQueue(delay), {
         durable: true,

@@ -1,0 +1,84 @@
+import { CREW_EVENTS_EXCHANGE, EVENT_TYPES } from '@svc/contracts';
+import { AmqpConnection } from '@svc/platform';
+import {
+  declareWebhookTopology,
+  EVENTS_QUEUE,
+  parkingQueue,
+} from '../../apps/webhook-dispatcher/src/deliveries/webhook-queues';
+import { eventually } from '../integration/support/services';
+import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+import {
+  createPartner,
+  deliveriesOf,
+  grantConsent,
+  newEvent,
+  newMember,
+  startDispatcher,
+  type DispatcherHarness,
+} from './support/dispatcher';
+import { queueBindings } from './support/broker';
+import { WebhookReceiver } from './support/receiver';
+
+// crew.events also carries internal events (crew.member.registered, for the sponsorship work);
+// the dispatcher's queue must take only the webhook event types.
+jest.setTimeout(30_000);
+
+let auth: AuthServerHarness;
+let dispatcher: DispatcherHarness;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  auth = await startAuthServer();
+  dispatcher = await startDispatcher(auth);
+  receiver = await WebhookReceiver.start();
+});
+
+afterAll(async () => {
+  await receiver?.close();
+  await dispatcher?.close();
+  await auth?.close();
+});
+
+const eventBindings = async () =>
+  (await queueBindings(auth.services.amqpUrl, EVENTS_QUEUE))
+    .filter((b) => b.source === CREW_EVENTS_EXCHANGE)
+    .map((b) => b.routing_key)
+    .sort();
+
+describe('the dispatcher’s event queue', () => {
+  it('is bound to the webhook event types only, and drops the `#` binding of earlier deployments', async () => {
+    expect(await eventBindings()).toEqual([...EVENT_TYPES].sort());
+
+    // An earlier deployment bound every routing key; the topology (declared on every connect) removes it.
+    const amqp = dispatcher.app.get(AmqpConnection);
+    await amqp.withChannel((ch) => ch.bindQueue(EVENTS_QUEUE, CREW_EVENTS_EXCHANGE, '#'));
+    expect(await eventBindings()).toContain('#');
+    await amqp.withChannel(declareWebhookTopology([60_000]));
+    expect(await eventBindings()).toEqual([...EVENT_TYPES].sort());
+  });
+
+  it('acks and ignores an internal event that still reaches it, and goes on delivering', async () => {
+    const amqp = dispatcher.app.get(AmqpConnection);
+    const userId = await newMember(dispatcher.db);
+    const internal = { ...newEvent('user.profile.updated', userId), type: 'crew.member.registered' };
+    // Straight onto the queue, as a message published before the re-binding would sit there.
+    await amqp.publish('', EVENTS_QUEUE, Buffer.from(JSON.stringify(internal)), { messageId: internal.id });
+
+    const path = '/after-internal';
+    const partner = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(path) });
+    await grantConsent(dispatcher.db, userId, partner.clientId, ['profile:read']);
+    const event = newEvent('user.profile.updated', userId);
+    await dispatcher.publish(event);
+    await eventually(async () => (receiver.requests(path).length > 0 ? true : undefined));
+
+    // A requeued message would be back on the queue, or parked after its second failure.
+    await new Promise((r) => setTimeout(r, 1000));
+    const [queued, parked] = await amqp.withChannel(async (ch) => [
+      await ch.checkQueue(EVENTS_QUEUE),
+      await ch.checkQueue(parkingQueue(EVENTS_QUEUE)),
+    ]);
+    expect(queued.messageCount).toBe(0);
+    expect(parked.messageCount).toBe(0);
+    expect(await deliveriesOf(dispatcher.db, internal.id)).toEqual([]);
+  });
+});
