@@ -1,4 +1,4 @@
-import { checkTarget, nonPublicKind } from './target-guard';
+import { checkTarget, nonPublicKind, pinnedLookup } from './target-guard';
 
 const resolvesTo =
   (...addresses: string[]) =>
@@ -28,9 +28,14 @@ describe('SSRF guard (decisions.md, Webhooks)', () => {
 
   it('accepts an HTTPS target that resolves only to public addresses', async () => {
     await expect(
-      checkTarget('https://partner.example/hooks', 'production', resolvesTo('93.184.216.34')),
-    ).resolves.toEqual({
+      checkTarget(
+        'https://partner.example/hooks',
+        'production',
+        resolvesTo('93.184.216.34', '2606:4700::1111'),
+      ),
+    ).resolves.toMatchObject({
       ok: true,
+      addresses: ['93.184.216.34', '2606:4700::1111'],
     });
   });
 
@@ -58,11 +63,15 @@ describe('SSRF guard (decisions.md, Webhooks)', () => {
   });
 
   it('lets the sandbox deliver to a local receiver over plain HTTP, and nothing private', async () => {
-    await expect(checkTarget('http://127.0.0.1:8765/webhooks', 'sandbox')).resolves.toEqual({ ok: true });
+    await expect(checkTarget('http://127.0.0.1:8765/webhooks', 'sandbox')).resolves.toMatchObject({
+      ok: true,
+      addresses: ['127.0.0.1'],
+    });
     await expect(
       checkTarget('http://localhost:8765/webhooks', 'sandbox', resolvesTo('127.0.0.1', '::1')),
-    ).resolves.toEqual({
+    ).resolves.toMatchObject({
       ok: true,
+      addresses: ['127.0.0.1', '::1'],
     });
     expect((await checkTarget('http://10.0.0.5/x', 'sandbox')).ok).toBe(false);
     expect((await checkTarget('https://169.254.169.254/x', 'sandbox')).ok).toBe(false);
@@ -72,5 +81,37 @@ describe('SSRF guard (decisions.md, Webhooks)', () => {
     expect(await checkTarget('not a url', 'production')).toEqual({ ok: false, reason: 'not a URL' });
     const failing = () => Promise.reject(new Error('ENOTFOUND'));
     expect((await checkTarget('https://nowhere.invalid/x', 'production', failing)).ok).toBe(false);
+  });
+});
+
+describe('pinnedLookup (the connection goes where the guard looked)', () => {
+  const ask = (lookupFn: ReturnType<typeof pinnedLookup>, hostname: string, options: object) =>
+    new Promise<{ err: NodeJS.ErrnoException | null; address: unknown; family?: number }>((resolve) =>
+      lookupFn(hostname, options, (err, address, family) => resolve({ err, address, family })),
+    );
+
+  it('answers with the approved addresses whatever the name, never asking DNS again', async () => {
+    const pinned = pinnedLookup(['93.184.216.34', '2606:4700::1111']);
+    await expect(ask(pinned, 'rebinding.example', {})).resolves.toEqual({
+      err: null,
+      address: '93.184.216.34',
+      family: 4,
+    });
+    await expect(ask(pinned, 'rebinding.example', { all: true })).resolves.toMatchObject({
+      err: null,
+      address: [
+        { address: '93.184.216.34', family: 4 },
+        { address: '2606:4700::1111', family: 6 },
+      ],
+    });
+    await expect(ask(pinned, 'rebinding.example', { family: 6 })).resolves.toMatchObject({
+      address: '2606:4700::1111',
+      family: 6,
+    });
+  });
+
+  it('fails rather than connect to a family it has no approved address of', async () => {
+    const { err } = await ask(pinnedLookup(['93.184.216.34']), 'partner.example', { family: 6 });
+    expect(err?.code).toBe('ENOTFOUND');
   });
 });

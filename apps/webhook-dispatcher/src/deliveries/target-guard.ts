@@ -1,8 +1,16 @@
+import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import type { AppEnv } from '@svc/platform';
 
-export type TargetVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+export type TargetVerdict =
+  | {
+      readonly ok: true;
+      readonly url: URL;
+      /** The addresses the guard approved: the connection goes to one of these, never elsewhere. */
+      readonly addresses: readonly string[];
+    }
+  | { readonly ok: false; readonly reason: string };
 export type Resolver = (hostname: string) => Promise<readonly string[]>;
 
 const resolveAll: Resolver = async (hostname) =>
@@ -51,8 +59,9 @@ export function nonPublicKind(address: string): string | undefined {
  * SSRF guard (decisions.md, Webhooks): a delivery target must be HTTPS and must not resolve to a
  * loopback, private, link-local or otherwise non-public address. The sandbox also accepts plain
  * HTTP to loopback, so partners can test against a local receiver. Every address the name resolves
- * to is checked. (The connection resolves the name again; pinning the checked address would also
- * close DNS rebinding, which this check alone does not.)
+ * to is checked, and the approved addresses are returned so that the connection is pinned to them
+ * (`pinnedLookup`): a name that answers differently the second time (DNS rebinding) cannot steer
+ * the request to an address that was never checked.
  */
 export async function checkTarget(
   url: string,
@@ -77,7 +86,7 @@ export async function checkTarget(
   const sandboxLoopback = appEnv === 'sandbox' && kinds.every((k) => k === 'loopback');
   if (sandboxLoopback) {
     return target.protocol === 'http:' || target.protocol === 'https:'
-      ? { ok: true }
+      ? { ok: true, url: target, addresses }
       : { ok: false, reason: 'not HTTP' };
   }
   if (target.protocol !== 'https:') return { ok: false, reason: 'the target must use HTTPS' };
@@ -85,5 +94,29 @@ export async function checkTarget(
   if (blocked !== undefined) {
     return { ok: false, reason: `${host} resolves to a ${nonPublicKind(blocked)} address` };
   }
-  return { ok: true };
+  return { ok: true, url: target, addresses };
+}
+
+/**
+ * A `lookup` for `net.connect` that answers only with the addresses the guard approved, whatever
+ * the name: the socket connects where the check looked, while the request keeps the partner's
+ * hostname for the Host header and TLS (SNI and certificate check).
+ */
+export function pinnedLookup(addresses: readonly string[]): LookupFunction {
+  const answers: LookupAddress[] = addresses.map((address) => ({
+    address,
+    family: isIP(address) === 6 ? 6 : 4,
+  }));
+  return (_hostname, options, callback) => {
+    const family = options.family === 4 || options.family === 6 ? options.family : 0;
+    const usable = family === 0 ? answers : answers.filter((a) => a.family === family);
+    if (usable.length === 0) {
+      const err: NodeJS.ErrnoException = new Error('no approved address of the requested family');
+      err.code = 'ENOTFOUND';
+      callback(err, '', 4);
+      return;
+    }
+    if (options.all) callback(null, usable);
+    else callback(null, usable[0].address, usable[0].family);
+  };
 }

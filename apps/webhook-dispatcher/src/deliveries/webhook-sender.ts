@@ -1,6 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import http from 'node:http';
+import https from 'node:https';
+import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, type AppEnv } from '@svc/platform';
-import { checkTarget } from './target-guard';
+import { checkTarget, pinnedLookup, type Resolver } from './target-guard';
 
 export interface WebhookRequest {
   readonly url: string;
@@ -18,47 +20,77 @@ export interface WebhookOutcome {
 /** Response bodies are read only this far: enough to log, never enough to exhaust memory. */
 export const RESPONSE_BODY_CAP = 4096;
 
+/** Where the guard resolves names; tests replace it to play a rebinding DNS. */
+export const TARGET_RESOLVER = Symbol('TARGET_RESOLVER');
+
 /**
- * One POST. The timeout covers the whole exchange (connect, headers and reading the body), redirects
- * are never followed (a 3xx is a failure), and at most RESPONSE_BODY_CAP bytes of the answer are read.
+ * One POST. The target passes the SSRF guard first, and the connection is pinned to the addresses
+ * the guard approved (no second resolution), while Host and TLS keep the partner's hostname. The
+ * timeout covers the whole exchange (connect, headers and reading the body), redirects are never
+ * followed (a 3xx is a failure), and at most RESPONSE_BODY_CAP bytes of the answer are read.
+ * Connections are kept alive per origin: a pooled socket was pinned when it was opened.
  */
 @Injectable()
-export class WebhookSender {
-  constructor(@Inject(APP_CONFIG) private readonly config: { readonly APP_ENV: AppEnv }) {}
+export class WebhookSender implements OnModuleDestroy {
+  private readonly httpAgent = new http.Agent({ keepAlive: true, maxFreeSockets: 64 });
+  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxFreeSockets: 64 });
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: { readonly APP_ENV: AppEnv },
+    @Optional() @Inject(TARGET_RESOLVER) private readonly resolver?: Resolver,
+  ) {}
 
   async post(request: WebhookRequest): Promise<WebhookOutcome> {
-    const verdict = await checkTarget(request.url, this.config.APP_ENV);
+    const verdict = await checkTarget(request.url, this.config.APP_ENV, this.resolver);
     if (!verdict.ok) return { ok: false, statusCode: null, error: `target refused: ${verdict.reason}` };
     const signal = AbortSignal.timeout(request.timeoutMs);
     try {
-      const response = await fetch(request.url, {
-        method: 'POST',
-        headers: request.headers,
-        body: request.body,
-        redirect: 'manual',
-        signal,
-      });
-      await readCapped(response);
-      const ok = response.status >= 200 && response.status < 300;
-      return { ok, statusCode: response.status, error: ok ? null : `HTTP ${response.status}` };
+      const statusCode = await this.exchange(verdict.url, verdict.addresses, request, signal);
+      const ok = statusCode >= 200 && statusCode < 300;
+      return { ok, statusCode, error: ok ? null : `HTTP ${statusCode}` };
     } catch (err) {
       return { ok: false, statusCode: null, error: describe(err, signal) };
     }
   }
-}
 
-async function readCapped(response: Response): Promise<void> {
-  if (!response.body) return;
-  const reader = response.body.getReader();
-  let read = 0;
-  try {
-    while (read < RESPONSE_BODY_CAP) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      read += value.byteLength;
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
+  onModuleDestroy(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+
+  private exchange(
+    url: URL,
+    addresses: readonly string[],
+    request: WebhookRequest,
+    signal: AbortSignal,
+  ): Promise<number> {
+    const secure = url.protocol === 'https:';
+    const body = Buffer.from(request.body, 'utf8');
+    return new Promise<number>((resolve, reject) => {
+      const req = (secure ? https : http).request(url, {
+        method: 'POST',
+        headers: { ...request.headers, 'content-length': String(body.length) },
+        agent: secure ? this.httpsAgent : this.httpAgent,
+        lookup: pinnedLookup(addresses),
+        signal,
+      });
+      req.once('error', reject);
+      req.once('response', (response) => {
+        const status = response.statusCode ?? 0;
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          // Enough of the answer: drop the connection rather than read the rest.
+          if (read >= RESPONSE_BODY_CAP) {
+            response.destroy();
+            resolve(status);
+          }
+        });
+        response.once('end', () => resolve(status));
+        response.once('error', reject);
+      });
+      req.end(body);
+    });
   }
 }
 

@@ -1,0 +1,170 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import tls, { type TLSSocket } from 'node:tls';
+import { WebhookSender } from './webhook-sender';
+
+// A local receiver stands in for the partner; a fake resolver plays the partner's DNS, including
+// one that rebinds (answers a checked address first, an internal one afterwards).
+
+interface Seen {
+  host: string | undefined;
+  servername: string | false | null | undefined;
+  body: string;
+}
+
+function listen(server: http.Server | https.Server): Promise<number> {
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+  );
+}
+
+function receiver(seen: Seen[], status = 204, headers: http.OutgoingHttpHeaders = {}) {
+  return (req: http.IncomingMessage, res: http.ServerResponse) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      seen.push({ host: req.headers.host, servername: (req.socket as TLSSocket).servername, body });
+      res.writeHead(status, headers).end();
+    });
+  };
+}
+
+const request = (url: string) => ({
+  url,
+  headers: { 'content-type': 'application/json', 'x-svc-event-id': 'evt_1' },
+  body: '{"id":"evt_1"}',
+  timeoutMs: 2000,
+});
+
+describe('WebhookSender: the connection is pinned to the address the SSRF guard approved', () => {
+  const seen: Seen[] = [];
+  const server = http.createServer(receiver(seen));
+  let port = 0;
+  let sender: WebhookSender;
+  let answers: string[][];
+  let lookups = 0;
+
+  beforeAll(async () => {
+    port = await listen(server);
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  beforeEach(() => {
+    seen.length = 0;
+    lookups = 0;
+    // First answer: loopback (approved in the sandbox); every later one: an internal address.
+    answers = [['127.0.0.1'], ['10.0.0.5']];
+    sender = new WebhookSender({ APP_ENV: 'sandbox' }, () => {
+      lookups += 1;
+      return Promise.resolve(answers[Math.min(lookups, answers.length) - 1]);
+    });
+  });
+  afterEach(() => sender.onModuleDestroy());
+
+  it('connects to the checked address, resolving the name once, with the partner’s name as Host', async () => {
+    // `.invalid` never resolves (RFC 6761): only the pinned address can have reached the receiver.
+    const outcome = await sender.post(request(`http://partner.invalid:${port}/hook`));
+    expect(outcome).toEqual({ ok: true, statusCode: 204, error: null });
+    expect(lookups).toBe(1);
+    expect(seen).toEqual([
+      { host: `partner.invalid:${port}`, servername: undefined, body: '{"id":"evt_1"}' },
+    ]);
+  });
+
+  it('refuses the next attempt when the name now points inside, and sends nothing', async () => {
+    await sender.post(request(`http://partner.invalid:${port}/hook`));
+    const second = await sender.post(request(`http://partner.invalid:${port}/hook`));
+    // Not loopback any more, so the sandbox's plain-HTTP exception no longer applies either.
+    expect(second).toEqual({
+      ok: false,
+      statusCode: null,
+      error: 'target refused: the target must use HTTPS',
+    });
+    const secure = await sender.post(request(`https://partner.invalid:${port}/hook`));
+    expect(secure).toEqual({
+      ok: false,
+      statusCode: null,
+      error: 'target refused: partner.invalid resolves to a private address',
+    });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('does not follow a redirect: a 3xx is a failed attempt', async () => {
+    const hops: Seen[] = [];
+    const redirecting = http.createServer(receiver(hops, 302, { location: `http://127.0.0.1:${port}/hook` }));
+    const redirectPort = await listen(redirecting);
+    try {
+      const outcome = await sender.post(request(`http://127.0.0.1:${redirectPort}/start`));
+      expect(outcome).toEqual({ ok: false, statusCode: 302, error: 'HTTP 302' });
+      expect(hops).toHaveLength(1);
+      expect(seen).toHaveLength(0);
+    } finally {
+      redirecting.closeAllConnections();
+      await new Promise((r) => redirecting.close(r));
+    }
+  });
+});
+
+describe('WebhookSender over HTTPS', () => {
+  let dir: string;
+  let server: https.Server;
+  let port = 0;
+  const seen: Seen[] = [];
+  const sniNames: string[] = [];
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wh-sender-'));
+    const [keyFile, certFile] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=partner.invalid'].concat([
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+      ]),
+      { stdio: 'ignore' },
+    );
+    const context = tls.createSecureContext({
+      key: fs.readFileSync(keyFile),
+      cert: fs.readFileSync(certFile),
+    });
+    server = https.createServer(
+      {
+        SNICallback: (name, done) => {
+          sniNames.push(name);
+          done(null, context);
+        },
+      },
+      receiver(seen),
+    );
+    server.on('tlsClientError', () => undefined);
+    port = await listen(server);
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('pins the address but keeps the partner’s hostname for SNI and the certificate check', async () => {
+    const sender = new WebhookSender({ APP_ENV: 'sandbox' }, () => Promise.resolve(['127.0.0.1']));
+    try {
+      const outcome = await sender.post(request(`https://partner.invalid:${port}/hook`));
+      expect(sniNames).toEqual(['partner.invalid']);
+      // The certificate is self-signed, so the client's check fails: it ran, on the pinned socket.
+      expect(outcome.ok).toBe(false);
+      expect(outcome.error).toMatch(/self[- ]signed certificate/);
+      expect(seen).toHaveLength(0);
+    } finally {
+      sender.onModuleDestroy();
+    }
+  });
+});
