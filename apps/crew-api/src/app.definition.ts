@@ -1,4 +1,4 @@
-import { APP_SCHEMAS, CREW_EVENTS_EXCHANGE } from '@svc/contracts';
+import { APP_SCHEMAS, CREW_EVENTS_EXCHANGE, RPC_QUEUES } from '@svc/contracts';
 import {
   DatabaseModule,
   EventExchangeModule,
@@ -14,6 +14,7 @@ import { CREW_API_CONFIG } from './config';
 import { CREW_API_ENTITIES } from './entities';
 import { recordsProblem } from './http/records-problem.mapper';
 import { MembersModule } from './members/members.module';
+import { MembershipsModule } from './memberships/memberships.module';
 import { CREW_API_MIGRATIONS } from './migrations';
 import { SeaTimeModule } from './sea-time/sea-time.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -34,6 +35,7 @@ export const CREW_API: AppDefinition<typeof CREW_API_CONFIG> = {
   name: 'crew-api',
   config: CREW_API_CONFIG,
   database,
+  rpcQueue: RPC_QUEUES.crewApi,
   mapDomainError: recordsProblem,
   seed: seedSandbox,
   rootModule: (platform) => ({
@@ -48,6 +50,7 @@ export const CREW_API: AppDefinition<typeof CREW_API_CONFIG> = {
       EventExchangeModule.forRoot(CREW_EVENTS_EXCHANGE),
       SecurityModule.forRoot(),
       MembersModule,
+      MembershipsModule,
       SeaTimeModule,
       VesselsModule,
       WebhooksModule,

@@ -16,3 +16,6 @@ export * from './rpc/auth/consents';
 export * from './rpc/auth/errors';
 export * from './rpc/auth/webhook-recipients';
 export * from './service-event';
+export * from './rpc/auth/partner-credentials';
+export * from './rpc/crew/membership';
+export * from './member-events';

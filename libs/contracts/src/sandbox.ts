@@ -73,3 +73,57 @@ export const SANDBOX_MEMBERS: readonly SandboxMember[] = [
   { user_id: 'usr_sandbox_sam_lee', email: 'sam.lee@sandbox.test', name: 'Sam Lee' },
   { user_id: 'usr_sandbox_jo_kim', email: 'jo.kim@sandbox.test', name: 'Jo Kim' },
 ];
+
+/** A sandbox seat of decisions.md, seeded by sponsorship-api (active ones also by crew-api's membership). */
+export interface SandboxSeat {
+  readonly sponsorship_id: string;
+  readonly client_id: string;
+  readonly email: string;
+  readonly external_ref: string | null;
+  readonly status: 'invited' | 'active';
+  /** The member of an active seat. */
+  readonly user_id: string | null;
+}
+
+export const SANDBOX_SEATS: readonly SandboxSeat[] = [
+  {
+    sponsorship_id: 'sps_sandbox_alex_morgan',
+    client_id: 'sandbox-partner',
+    email: 'alex.morgan@sandbox.test',
+    external_ref: 'crew-alex',
+    status: 'active',
+    user_id: 'usr_sandbox_alex_morgan',
+  },
+  {
+    sponsorship_id: 'sps_sandbox_sam_lee',
+    client_id: 'sandbox-partner',
+    email: 'sam.lee@sandbox.test',
+    external_ref: 'crew-sam',
+    status: 'active',
+    user_id: 'usr_sandbox_sam_lee',
+  },
+  ...[1, 2, 3, 4].map((n) => ({
+    sponsorship_id: `sps_sandbox_invitee${n}`,
+    client_id: 'sandbox-partner',
+    email: `invitee${n}@sandbox.test`,
+    external_ref: `ext-${n}`,
+    status: 'invited' as const,
+    user_id: null,
+  })),
+  ...[1, 2].map((n) => ({
+    sponsorship_id: `sps_sandbox_b_invitee${n}`,
+    client_id: 'sandbox-partner-b',
+    email: `b-invitee${n}@sandbox.test`,
+    external_ref: `b-ext-${n}`,
+    status: 'invited' as const,
+    user_id: null,
+  })),
+];
+
+/**
+ * The end of the sandbox seats' term: the last second of next year (UTC), so crew-api's membership
+ * and sponsorship-api's seat, seeded separately, show the same `expires_at`.
+ */
+export function sandboxSeatExpiry(now: Date = new Date()): Date {
+  return new Date(Date.UTC(now.getUTCFullYear() + 1, 11, 31, 23, 59, 59));
+}

@@ -13,3 +13,8 @@ export * from './rate-limit.guard';
 export * from './scope.guard';
 export * from './bearer-auth.decorator';
 export * from './security.module';
+export * from './partner-verifier';
+export * from './partner-principal';
+export * from './basic.strategy';
+export * from './basic-auth.guard';
+export * from './partner-program.guard';

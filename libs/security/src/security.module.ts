@@ -12,10 +12,14 @@ import {
 } from '@nestjs/common';
 import { APP_CONFIG, REDIS } from '@svc/platform';
 import type Redis from 'ioredis';
+import { BasicAuthGuard } from './basic-auth.guard';
+import { BasicStrategy } from './basic.strategy';
 import { BearerAuthGuard } from './bearer-auth.guard';
 import { BearerStrategy } from './bearer.strategy';
 import { IntrospectionCache } from './introspection-cache';
 import { INTROSPECTOR, RpcIntrospector, type Introspector } from './introspector';
+import { PartnerProgramGuard } from './partner-program.guard';
+import { PartnerVerifier, RpcPartnerVerifier } from './partner-verifier';
 import { rateLimitConfigOf, rateLimitPolicy } from './rate-limit.config';
 import { RateLimitGuard } from './rate-limit.guard';
 import { RateLimiter, RedisRateLimiter, UnconfiguredRateLimiter } from './rate-limiter';
@@ -31,6 +35,8 @@ export type IntrospectorProvider =
   | Omit<ValueProvider<Introspector>, 'provide'>;
 
 export interface SecurityModuleOptions {
+  /** HTTP Basic for the partner endpoints (sponsorship-api): credentials checked with auth-server. */
+  readonly partners?: boolean;
   /** Default: RpcIntrospector (asks auth-server over RPC; needs RpcModule). */
   readonly introspector?: IntrospectorProvider;
   /** Modules the introspector's dependencies come from (auth-server's own token store). */
@@ -75,6 +81,14 @@ export class SecurityModule {
         rateLimiterProvider,
         RateLimitGuard,
         ScopeGuard,
+        ...(options.partners
+          ? [
+              { provide: PartnerVerifier, useClass: RpcPartnerVerifier },
+              BasicStrategy,
+              BasicAuthGuard,
+              PartnerProgramGuard,
+            ]
+          : []),
       ],
       exports: [
         INTROSPECTOR,
@@ -84,6 +98,7 @@ export class SecurityModule {
         RateLimiter,
         RateLimitGuard,
         ScopeGuard,
+        ...(options.partners ? [PartnerVerifier, BasicAuthGuard, PartnerProgramGuard] : []),
       ],
     };
   }

@@ -10,6 +10,7 @@ import { ConsentsRepository } from '../consents/consents.repository';
 import { ConsentsService } from '../consents/consents.service';
 import { SecretBox } from '../crypto/secrets';
 import { MetadataController } from '../metadata/metadata.controller';
+import { PartnerCredentialsHandler } from '../partners/partner-credentials.handler';
 import { PartnersRepository } from '../partners/partners.repository';
 import { PartnersService } from '../partners/partners.service';
 import { IntrospectHandler } from '../tokens/introspect.handler';
@@ -78,6 +79,7 @@ export class OAuthCoreModule {}
     AuthorizeHandler,
     ConsentsHandler,
     LoginHandler,
+    PartnerCredentialsHandler,
     IntrospectHandler,
     WebhookRecipientsHandler,
   ],

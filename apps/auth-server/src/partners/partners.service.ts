@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { isScope } from '@svc/contracts';
+import { isScope, type PartnerVerifyRequest, type PartnerVerifyResponse } from '@svc/contracts';
 import { TransactionRunner } from '@svc/platform';
 import { IntrospectionCache } from '@svc/security';
 import { constantTimeEqual, newSecret, SecretBox, sha256Hex } from '../crypto/secrets';
@@ -57,6 +57,26 @@ export class PartnersService {
       throw new OAuthException('invalid_client', 'This partner account is suspended.', challenge);
     }
     return partner;
+  }
+
+  /**
+   * Partner endpoints' Basic credentials, presented as the secret's digest: a suspended partner is
+   * still answered (valid, suspended) so the caller can say 403 rather than 401.
+   */
+  async verifyDigest(request: PartnerVerifyRequest): Promise<PartnerVerifyResponse> {
+    const partner = await this.partners.findById(request.client_id);
+    const matches = constantTimeEqual(partner?.secretDigest ?? NO_SECRET_DIGEST, request.secret_digest);
+    if (!partner || !matches) return { valid: false };
+    return {
+      valid: true,
+      partner: {
+        client_id: partner.clientId,
+        name: partner.name,
+        sponsorship: partner.sponsorship,
+        member_left: partner.memberLeft,
+        suspended: partner.suspended,
+      },
+    };
   }
 
   findById(clientId: string): Promise<PartnerEntity | null> {

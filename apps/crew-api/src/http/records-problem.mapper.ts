@@ -11,6 +11,8 @@ export function recordsProblem(error: unknown): ApiProblem | undefined {
   switch (error.code) {
     case 'member_not_found':
       return new ApiProblem('not_found', error.message);
+    case 'member_exists':
+      return new ApiProblem('conflict', error.message);
     case 'period_not_found':
       return new ApiProblem('not_found', error.message);
     case 'invalid_cursor':

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { TransactionRunner, type Transaction } from '@svc/platform';
 import { PreparedReads } from '../records/prepared-reads';
 import { instant, utc } from '../records/sql-time';
+import type { MemberProfileResponse } from './dto/member-profile.response';
+import type { MemberRegistration } from './dto/member-registration.dto';
 import type { MembershipSource, MembershipTier } from './membership.entity';
 
 /** `/v1/me` in one row: the profile and its membership. Timestamps are API-ready strings. */
@@ -101,6 +103,50 @@ export class MembersRepository {
         WHERE user_id = $1`,
       [userId, ...fields.map((f) => changes[f])],
     );
+  }
+
+  /**
+   * A new member's record head and free membership; false when the id or the e-mail is taken
+   * (the unique keys decide, so two registrations of one e-mail cannot both succeed).
+   */
+  async insertMember(tx: Transaction, m: MemberRegistration & { userId: string }): Promise<boolean> {
+    const rows = await tx.query<{ user_id: string }[]>(
+      `INSERT INTO crew_members (user_id, email, name, role, country, photo_url,
+                                 record_updated_at, vessels_updated_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp(), clock_timestamp(), clock_timestamp())
+       ON CONFLICT DO NOTHING
+       RETURNING user_id`,
+      [m.userId, m.email, m.name, m.role, m.country, m.photoUrl],
+    );
+    if (rows.length === 0) return false;
+    await tx.query(
+      `INSERT INTO memberships (user_id, tier, source, since, updated_at)
+       VALUES ($1, 'free', 'self', clock_timestamp(), clock_timestamp())`,
+      [m.userId],
+    );
+    return true;
+  }
+
+  /** The profile as written, inside the writing transaction. */
+  async head(tx: Transaction, userId: string): Promise<MemberProfileResponse> {
+    const rows = await tx.query<
+      {
+        user_id: string;
+        email: string;
+        name: string;
+        role: string;
+        country: string;
+        photo_url: string | null;
+        record_updated_at: string;
+      }[]
+    >(
+      `SELECT user_id, email, name, role, country, photo_url, ${utc('record_updated_at')} AS record_updated_at
+         FROM crew_members WHERE user_id = $1`,
+      [userId],
+    );
+    const r = rows[0];
+    if (!r) throw new Error(`member ${userId} vanished inside its own transaction`);
+    return { ...r, record_updated_at: instant(r.record_updated_at).iso };
   }
 
   async findByEmail(email: string): Promise<{ userId: string; email: string } | undefined> {

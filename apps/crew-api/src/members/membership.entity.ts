@@ -23,6 +23,10 @@ export class MembershipEntity {
   @Column({ name: 'sponsor_client_id', type: 'text', nullable: true })
   sponsorClientId!: string | null;
 
+  /** The seat (sponsorship-api) of a sponsored membership. */
+  @Column({ name: 'sponsorship_id', type: 'text', nullable: true })
+  sponsorshipId!: string | null;
+
   @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
   expiresAt!: Date | null;
 

@@ -1,5 +1,6 @@
 /** What can go wrong with a crew record, without HTTP: the problem mapper decides the answer. */
-export type RecordsErrorCode = 'member_not_found' | 'period_not_found' | 'invalid_cursor' | 'invalid_period';
+export type RecordsErrorCode =
+  'member_not_found' | 'member_exists' | 'period_not_found' | 'invalid_cursor' | 'invalid_period';
 
 export class RecordsException extends Error {
   constructor(

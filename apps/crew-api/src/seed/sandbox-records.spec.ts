@@ -40,13 +40,14 @@ describe('sandbox crew records (decisions.md, Sandbox)', () => {
       expect(p.days).toBe(Math.round((p.end.getTime() - p.start.getTime()) / DAY_MS));
   });
 
-  it('sponsors alex.morgan by sandbox-partner for 12 months', () => {
+  it("sponsors alex.morgan through sandbox-partner's seat until the end of next year", () => {
     expect(alex.membership).toMatchObject({
       tier: 'premium',
       source: 'sponsored',
       sponsorClientId: 'sandbox-partner',
+      sponsorshipId: 'sps_sandbox_alex_morgan',
     });
-    expect(alex.membership.expiresAt?.toISOString()).toBe('2027-03-15T10:30:00.000Z');
+    expect(alex.membership.expiresAt?.toISOString()).toBe('2027-12-31T23:59:59.000Z');
   });
 
   it('gives sam.lee 3 periods and self-paid premium, jo.kim an empty free record', () => {

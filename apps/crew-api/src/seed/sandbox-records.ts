@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { SANDBOX_MEMBERS } from '@svc/contracts';
+import { SANDBOX_MEMBERS, SANDBOX_SEATS, sandboxSeatExpiry } from '@svc/contracts';
 import type { MembershipSource, MembershipTier } from '../members/membership.entity';
 import { imoCheckDigit } from '../vessels/imo';
 
@@ -36,6 +36,8 @@ export interface SeedMember {
     readonly source: MembershipSource;
     readonly since: Date;
     readonly sponsorClientId: string | null;
+    /** The seat of sponsorship-api that gave a sponsored membership. */
+    readonly sponsorshipId: string | null;
     readonly expiresAt: Date | null;
   };
   readonly periods: readonly SeedPeriod[];
@@ -152,14 +154,17 @@ function member(email: string) {
   return found;
 }
 
-export const SANDBOX_SPONSOR_CLIENT_ID = 'sandbox-partner';
+function seat(userId: string) {
+  const found = SANDBOX_SEATS.find((s) => s.user_id === userId);
+  if (!found) throw new Error(`no sandbox seat of ${userId}`);
+  return found;
+}
 
 export function sandboxRecords(now: Date): SeedMember[] {
   const alex = member('alex.morgan@sandbox.test');
   const sam = member('sam.lee@sandbox.test');
   const jo = member('jo.kim@sandbox.test');
-  const yearAhead = new Date(now);
-  yearAhead.setUTCFullYear(now.getUTCFullYear() + 1);
+  const alexSeat = seat(alex.user_id);
   const twoYearsAgo = new Date(now);
   twoYearsAgo.setUTCFullYear(now.getUTCFullYear() - 2);
 
@@ -192,8 +197,9 @@ export function sandboxRecords(now: Date): SeedMember[] {
         tier: 'premium',
         source: 'sponsored',
         since: now,
-        sponsorClientId: SANDBOX_SPONSOR_CLIENT_ID,
-        expiresAt: yearAhead,
+        sponsorClientId: alexSeat.client_id,
+        sponsorshipId: alexSeat.sponsorship_id,
+        expiresAt: sandboxSeatExpiry(now),
       },
       ...alexCareer,
     },
@@ -209,6 +215,7 @@ export function sandboxRecords(now: Date): SeedMember[] {
         source: 'self',
         since: twoYearsAgo,
         sponsorClientId: null,
+        sponsorshipId: null,
         expiresAt: null,
       },
       ...samCareer,
@@ -220,7 +227,14 @@ export function sandboxRecords(now: Date): SeedMember[] {
       role: 'Deck Cadet',
       country: 'KR',
       photoUrl: null,
-      membership: { tier: 'free', source: 'self', since: now, sponsorClientId: null, expiresAt: null },
+      membership: {
+        tier: 'free',
+        source: 'self',
+        since: now,
+        sponsorClientId: null,
+        sponsorshipId: null,
+        expiresAt: null,
+      },
       periods: [],
       entries: [],
     },

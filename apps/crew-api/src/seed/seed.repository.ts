@@ -22,8 +22,9 @@ export class SeedRepository {
         [m.userId, m.email, m.name, m.role, m.country, m.photoUrl],
       );
       await tx.query(
-        `INSERT INTO memberships (user_id, tier, source, since, sponsor_client_id, expires_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, now())
+        `INSERT INTO memberships (user_id, tier, source, since, sponsor_client_id, sponsorship_id, expires_at,
+                                  updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, now())
          ON CONFLICT (user_id) DO NOTHING`,
         [
           m.userId,
@@ -31,6 +32,7 @@ export class SeedRepository {
           m.membership.source,
           m.membership.since,
           m.membership.sponsorClientId,
+          m.membership.sponsorshipId,
           m.membership.expiresAt,
         ],
       );

@@ -1,0 +1,39 @@
+import { FieldReader } from '@svc/platform';
+import { normaliseEmail } from './user-lookup.dto';
+
+const FIELDS = ['user_id', 'email', 'name', 'role', 'country', 'photo_url'] as const;
+
+export interface MemberRegistration {
+  /** The member's sign-in identity in auth-server, when it exists already; else a new `usr_…`. */
+  readonly userId?: string;
+  readonly email: string;
+  readonly name: string;
+  readonly role: string;
+  readonly country: string;
+  readonly photoUrl: string | null;
+}
+
+/** `POST /internal/v1/crew`: a new crew member's record head (profile), free tier. */
+export function parseMemberRegistration(body: unknown): MemberRegistration {
+  const reader = FieldReader.body(body).onlyFields(FIELDS);
+  const registration: MemberRegistration = {
+    userId: reader.optionalString('user_id', {
+      max: 100,
+      pattern: /^usr_[A-Za-z0-9_-]+$/,
+      patternMessage: 'must be a user id (usr_…)',
+    }),
+    email: normaliseEmail(
+      reader.string('email', {
+        max: 320,
+        pattern: /^[^\s@]+@[^\s@]+$/,
+        patternMessage: 'must be an e-mail address',
+      }),
+    ),
+    name: reader.string('name', { max: 200 }),
+    role: reader.string('role', { max: 100 }),
+    country: reader.string('country', { max: 100 }),
+    photoUrl: reader.has('photo_url') ? reader.nullableUrl('photo_url', 2048) : null,
+  };
+  reader.done();
+  return registration;
+}

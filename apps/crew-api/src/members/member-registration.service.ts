@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { CREW_EVENTS_EXCHANGE, MEMBER_REGISTERED, type MemberRegisteredEvent } from '@svc/contracts';
+import { OutboxRepository, TransactionRunner } from '@svc/platform';
+import { newId } from '../records/ids';
+import { RecordsException } from '../records/records.exception';
+import type { MemberProfileResponse } from './dto/member-profile.response';
+import type { MemberRegistration } from './dto/member-registration.dto';
+import { MembersRepository } from './members.repository';
+
+@Injectable()
+export class MemberRegistrationService {
+  constructor(
+    private readonly members: MembersRepository,
+    private readonly transactions: TransactionRunner,
+    private readonly outbox: OutboxRepository,
+  ) {}
+
+  /**
+   * A new crew member (a crew app's sign-up): the record head, a free membership, and the internal
+   * `crew.member.registered` event in the same transaction, on which sponsorship-api activates the
+   * seats that invited this e-mail. A taken id or e-mail is a conflict.
+   */
+  register(registration: MemberRegistration): Promise<MemberProfileResponse> {
+    const userId = registration.userId ?? newId('usr');
+    return this.transactions.run(async (tx) => {
+      if (!(await this.members.insertMember(tx, { ...registration, userId }))) {
+        throw new RecordsException(
+          'member_exists',
+          'A crew member with this user id or e-mail exists already.',
+        );
+      }
+      const member = await this.members.head(tx, userId);
+      const event: MemberRegisteredEvent = {
+        id: newId('evt'),
+        type: MEMBER_REGISTERED,
+        user_id: userId,
+        email: member.email,
+        name: member.name,
+        created_at: member.record_updated_at,
+      };
+      await this.outbox.add(tx, {
+        messageId: event.id,
+        exchange: CREW_EVENTS_EXCHANGE,
+        routingKey: MEMBER_REGISTERED,
+        payload: event,
+      });
+      return member;
+    });
+  }
+}

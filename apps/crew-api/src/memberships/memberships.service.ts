@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import type {
+  MembersByEmailResponse,
+  MembershipDropRequest,
+  MembershipDropResponse,
+  MembershipGrantRequest,
+  MembershipGrantResponse,
+} from '@svc/contracts';
+import { normaliseEmail } from '../members/dto/user-lookup.dto';
+import { RecordWriter } from '../records/record-writer.service';
+import { MembershipsRepository } from './memberships.repository';
+
+/**
+ * Sponsored premium, granted and dropped for sponsorship-api's seats. Each change is a record
+ * write: the member's lock, a new record time (so `/v1/me`'s ETag changes) and a
+ * `user.profile.updated` event, since the membership block is part of the profile partners see.
+ * Both calls are idempotent per seat, and neither ever touches premium the member holds another
+ * way (paid by themselves, through a vessel, or from another seat).
+ */
+@Injectable()
+export class MembershipsService {
+  constructor(
+    private readonly writer: RecordWriter,
+    private readonly memberships: MembershipsRepository,
+  ) {}
+
+  grant(request: MembershipGrantRequest): Promise<MembershipGrantResponse> {
+    return this.writer.write(request.user_id, async (write) => {
+      const name = write.member.name;
+      const current = await this.memberships.current(write.tx, request.user_id);
+      const expiresAt = new Date(request.expires_at);
+      const sameSeat = current?.source === 'sponsored' && current.sponsorshipId === request.sponsorship_id;
+      if (!sameSeat && current?.tier === 'premium') return { granted: false, name };
+      if (sameSeat && current.expiresAt?.getTime() === expiresAt.getTime()) return { granted: true, name };
+      await write.stamp();
+      await this.memberships.sponsor(
+        write.tx,
+        request.user_id,
+        { sponsorClientId: request.sponsor_client_id, sponsorshipId: request.sponsorship_id, expiresAt },
+        sameSeat,
+      );
+      write.emit('user.profile.updated');
+      return { granted: true, name };
+    });
+  }
+
+  drop(request: MembershipDropRequest): Promise<MembershipDropResponse> {
+    return this.writer.write(request.user_id, async (write) => {
+      const current = await this.memberships.current(write.tx, request.user_id);
+      if (current?.source !== 'sponsored' || current.sponsorshipId !== request.sponsorship_id) {
+        return { downgraded: false };
+      }
+      await write.stamp();
+      await this.memberships.unsponsor(write.tx, request.user_id);
+      write.emit('user.profile.updated');
+      return { downgraded: true };
+    });
+  }
+
+  async findByEmails(emails: readonly string[]): Promise<MembersByEmailResponse> {
+    return { members: await this.memberships.findByEmails([...new Set(emails.map(normaliseEmail))]) };
+  }
+}

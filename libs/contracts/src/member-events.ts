@@ -1,0 +1,33 @@
+import { readRecord, readString } from './validate';
+
+/**
+ * Internal events of crew-api on `crew.events` that are not webhooks: the webhook dispatcher binds
+ * only EVENT_TYPES, so partners never see these. sponsorship-api listens for a new crew member to
+ * activate the seats that invited their e-mail.
+ */
+export const MEMBER_REGISTERED = 'crew.member.registered';
+
+export interface MemberRegisteredEvent {
+  readonly id: string;
+  readonly type: typeof MEMBER_REGISTERED;
+  readonly user_id: string;
+  /** Normalised: trimmed, lower-case. */
+  readonly email: string;
+  readonly name: string;
+  readonly created_at: string;
+}
+
+export function parseMemberRegistered(input: unknown): MemberRegisteredEvent {
+  const name = MEMBER_REGISTERED;
+  const r = readRecord(name, input);
+  readString(name, r, 'type');
+  if (r.type !== MEMBER_REGISTERED) throw new Error(`${name}: unexpected type ${String(r.type)}`);
+  return {
+    id: readString(name, r, 'id', 100),
+    type: MEMBER_REGISTERED,
+    user_id: readString(name, r, 'user_id', 200),
+    email: readString(name, r, 'email', 320),
+    name: readString(name, r, 'name'),
+    created_at: readString(name, r, 'created_at', 40),
+  };
+}

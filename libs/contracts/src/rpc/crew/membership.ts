@@ -1,0 +1,133 @@
+import { readBoolean, readOptionalString, readRecord, readString } from '../../validate';
+import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
+
+/**
+ * Entitlements: sponsorship-api grants and drops sponsored premium on crew-api, the owner of
+ * memberships. Both are idempotent for one seat (`sponsorship_id`), so a retried call after a lost
+ * answer does the same thing once.
+ */
+
+/** A crew member found by e-mail (normalised: trimmed, lower-case). */
+export interface CrewMemberSummary {
+  readonly user_id: string;
+  readonly email: string;
+  readonly name: string;
+}
+
+export interface MembersByEmailRequest {
+  readonly emails: string[];
+}
+export interface MembersByEmailResponse {
+  readonly members: CrewMemberSummary[];
+}
+
+export interface MembershipGrantRequest {
+  readonly user_id: string;
+  readonly sponsor_client_id: string;
+  readonly sponsorship_id: string;
+  /** ISO 8601 UTC: the end of the sponsored term. */
+  readonly expires_at: string;
+}
+
+export interface MembershipGrantResponse {
+  /** Premium now comes from this seat; false when the member already held premium otherwise. */
+  readonly granted: boolean;
+  readonly name: string;
+}
+
+export interface MembershipDropRequest {
+  readonly user_id: string;
+  readonly sponsorship_id: string;
+}
+
+export interface MembershipDropResponse {
+  /** Sponsored premium from this seat was dropped (false: the member held premium otherwise, or none). */
+  readonly downgraded: boolean;
+}
+
+function readMember(name: string, input: unknown): CrewMemberSummary {
+  const m = readRecord(name, input);
+  return {
+    user_id: readString(name, m, 'user_id', 200),
+    email: readString(name, m, 'email', 320),
+    name: readString(name, m, 'name'),
+  };
+}
+
+const BY_EMAIL = 'crew.members.by_email';
+/** At most this many e-mails per question. */
+export const MEMBERS_BY_EMAIL_MAX = 1000;
+
+export const CREW_MEMBERS_BY_EMAIL: RpcContract<MembersByEmailRequest, MembersByEmailResponse> = {
+  pattern: BY_EMAIL,
+  queue: RPC_QUEUES.crewApi,
+  parseRequest(input) {
+    const r = readRecord(BY_EMAIL, input);
+    const emails = r.emails;
+    if (
+      !Array.isArray(emails) ||
+      emails.length > MEMBERS_BY_EMAIL_MAX ||
+      !emails.every((e) => typeof e === 'string' && e.length <= 320)
+    ) {
+      throw new ContractViolation(BY_EMAIL, `\`emails\` must be at most ${MEMBERS_BY_EMAIL_MAX} strings`);
+    }
+    return { emails: emails as string[] };
+  },
+  parseResponse(input) {
+    const r = readRecord(BY_EMAIL, input);
+    if (!Array.isArray(r.members)) throw new ContractViolation(BY_EMAIL, '`members` must be an array');
+    return { members: r.members.map((m) => readMember(BY_EMAIL, m)) };
+  },
+};
+
+const GRANT = 'crew.membership.grant';
+
+export const CREW_MEMBERSHIP_GRANT: RpcContract<MembershipGrantRequest, MembershipGrantResponse> = {
+  pattern: GRANT,
+  queue: RPC_QUEUES.crewApi,
+  parseRequest(input) {
+    const r = readRecord(GRANT, input);
+    const expires_at = readString(GRANT, r, 'expires_at', 40);
+    if (Number.isNaN(Date.parse(expires_at)))
+      throw new ContractViolation(GRANT, '`expires_at` must be a timestamp');
+    return {
+      user_id: readString(GRANT, r, 'user_id', 200),
+      sponsor_client_id: readString(GRANT, r, 'sponsor_client_id', 200),
+      sponsorship_id: readString(GRANT, r, 'sponsorship_id', 100),
+      expires_at,
+    };
+  },
+  parseResponse(input) {
+    const r = readRecord(GRANT, input);
+    return { granted: readBoolean(GRANT, r, 'granted'), name: readString(GRANT, r, 'name') };
+  },
+};
+
+const DROP = 'crew.membership.drop';
+
+export const CREW_MEMBERSHIP_DROP: RpcContract<MembershipDropRequest, MembershipDropResponse> = {
+  pattern: DROP,
+  queue: RPC_QUEUES.crewApi,
+  parseRequest(input) {
+    const r = readRecord(DROP, input);
+    return {
+      user_id: readString(DROP, r, 'user_id', 200),
+      sponsorship_id: readString(DROP, r, 'sponsorship_id', 100),
+    };
+  },
+  parseResponse(input) {
+    return { downgraded: readBoolean(DROP, readRecord(DROP, input), 'downgraded') };
+  },
+};
+
+/** Answer of a crew RPC whose member does not exist (the caller decides what that means). */
+export const CREW_RPC_ERRORS = ['member_not_found'] as const;
+
+/** Reads `{ error: 'member_not_found' }`-style remote errors; undefined for anything else. */
+export function crewRpcError(remote: unknown): (typeof CREW_RPC_ERRORS)[number] | undefined {
+  if (typeof remote !== 'object' || remote === null) return undefined;
+  const code = readOptionalString('crew rpc error', remote as Record<string, unknown>, 'error', 100);
+  return (CREW_RPC_ERRORS as readonly string[]).includes(code ?? '')
+    ? (code as (typeof CREW_RPC_ERRORS)[number])
+    : undefined;
+}

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { AUTH_PARTNER_VERIFY, type VerifiedPartner } from '@svc/contracts';
+import { DependencyUnavailableError, RpcClient, RpcRemoteError } from '@svc/platform';
+
+/**
+ * The authority on partners' Basic credentials (auth-server). Resolves with the partner when the
+ * credentials are right, undefined when they are not; rejects with DependencyUnavailableError when
+ * no answer can be had (the request then fails closed with 503).
+ */
+export abstract class PartnerVerifier {
+  abstract verify(clientId: string, clientSecret: string): Promise<VerifiedPartner | undefined>;
+}
+
+/** How long a confirmed answer is reused: a rotated secret or a suspension bites within this. */
+export const PARTNER_CREDENTIALS_TTL_MS = 5_000;
+const MAX_CACHED = 10_000;
+
+interface Cached {
+  readonly partner: VerifiedPartner;
+  readonly until: number;
+}
+
+/**
+ * Asks auth-server (`auth.partners.verify`), sending only the secret's SHA-256, and keeps a
+ * confirmed answer in this process for a few seconds, keyed by client id and that digest (never
+ * the secret). A partner integration calls in bursts, so nearly every request of a burst is
+ * answered here; wrong credentials are never cached, so they always reach auth-server.
+ */
+@Injectable()
+export class RpcPartnerVerifier extends PartnerVerifier {
+  private readonly cache = new Map<string, Cached>();
+  /** The clock of the cache's lifetimes (tests move it). */
+  now: () => number = Date.now;
+
+  constructor(private readonly rpc: RpcClient) {
+    super();
+  }
+
+  async verify(clientId: string, clientSecret: string): Promise<VerifiedPartner | undefined> {
+    const digest = createHash('sha256').update(clientSecret, 'utf8').digest('hex');
+    const key = `${clientId}\n${digest}`;
+    const hit = this.cache.get(key);
+    if (hit && hit.until > this.now()) return hit.partner;
+    this.cache.delete(key);
+
+    let answer;
+    try {
+      answer = await this.rpc.call(AUTH_PARTNER_VERIFY, { client_id: clientId, secret_digest: digest });
+    } catch (err) {
+      if (err instanceof RpcRemoteError) throw new DependencyUnavailableError('auth-server', err);
+      throw err;
+    }
+    if (!answer.valid) return undefined;
+    if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(key, { partner: answer.partner, until: this.now() + PARTNER_CREDENTIALS_TTL_MS });
+    return answer.partner;
+  }
+}
