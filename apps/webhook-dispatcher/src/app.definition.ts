@@ -8,6 +8,7 @@ import {
 } from '@svc/platform';
 import { WEBHOOK_DISPATCHER_CONFIG } from './config';
 import { DeliveriesModule } from './deliveries/deliveries.module';
+import { deliveriesCommand } from './delivery-log/delivery-log.cli';
 import { WEBHOOK_DISPATCHER_MIGRATIONS } from './migrations';
 
 const database = {
@@ -21,6 +22,7 @@ export const WEBHOOK_DISPATCHER: AppDefinition<typeof WEBHOOK_DISPATCHER_CONFIG>
   name: 'webhook-dispatcher',
   config: WEBHOOK_DISPATCHER_CONFIG,
   database,
+  commands: { deliveries: deliveriesCommand },
   rootModule: (platform) => ({
     module: class WebhookDispatcherModule {},
     imports: [

@@ -31,6 +31,48 @@ export interface AttemptRecord {
   readonly status: DeliveryStatus;
 }
 
+/** A delivery as the operators' log shows it (no body). */
+export interface LoggedDelivery {
+  readonly deliveryId: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly userId: string;
+  readonly clientId: string;
+  readonly targetUrl: string;
+  readonly status: DeliveryStatus;
+  readonly attempts: number;
+  readonly createdAt: Date;
+  readonly nextAttemptAt: Date | null;
+  /** The delivery this one repeats (an operator's redelivery), or null. */
+  readonly redeliveryOf: string | null;
+}
+
+export interface LoggedAttempt {
+  readonly attempt: number;
+  readonly startedAt: Date;
+  readonly durationMs: number;
+  readonly statusCode: number | null;
+  readonly error: string | null;
+  readonly nextAttemptAt: Date | null;
+}
+
+interface LoggedRow {
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  user_id: string;
+  client_id: string;
+  target_url: string;
+  status: DeliveryStatus;
+  attempts: number;
+  created_at: Date;
+  next_attempt_at: Date | null;
+  redelivery_of: string | null;
+}
+
+const LOGGED_COLUMNS = `delivery_id, event_id, event_type, user_id, client_id, target_url, status, attempts,
+                        created_at, next_attempt_at, redelivery_of`;
+
 interface Row {
   delivery_id: string;
   event_id: string;
@@ -61,7 +103,7 @@ export class DeliveriesRepository {
       await this.transactions.outside.query(
         `INSERT INTO deliveries (delivery_id, event_id, event_type, user_id, client_id, target_url, body)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-         ON CONFLICT (event_id, client_id) DO NOTHING`,
+         ON CONFLICT (event_id, client_id) WHERE redelivery_of IS NULL DO NOTHING`,
         [
           deliveries.map((d) => d.deliveryId),
           deliveries.map((d) => d.eventId),
@@ -75,7 +117,8 @@ export class DeliveriesRepository {
     }
     const rows = await this.transactions.outside.query<Row[]>(
       `SELECT ${COLUMNS} FROM deliveries
-        WHERE event_id = $1 AND status = 'pending' AND attempts = 0 ORDER BY client_id`,
+        WHERE event_id = $1 AND status = 'pending' AND attempts = 0 AND redelivery_of IS NULL
+        ORDER BY client_id`,
       [eventId],
     );
     return rows.map(toDelivery);
@@ -121,6 +164,93 @@ export class DeliveriesRepository {
       return true;
     });
   }
+
+  /** A partner's deliveries, newest first (index deliveries_client_status). */
+  async listForClient(
+    clientId: string,
+    status: DeliveryStatus | undefined,
+    limit: number,
+  ): Promise<LoggedDelivery[]> {
+    const rows = await this.transactions.outside.query<LoggedRow[]>(
+      `SELECT ${LOGGED_COLUMNS} FROM deliveries
+        WHERE client_id = $1 AND ($2::text IS NULL OR status = $2)
+        ORDER BY created_at DESC, delivery_id DESC LIMIT $3`,
+      [clientId, status ?? null, limit],
+    );
+    return rows.map(toLogged);
+  }
+
+  async findLogged(deliveryId: string): Promise<LoggedDelivery | null> {
+    const rows = await this.transactions.outside.query<LoggedRow[]>(
+      `SELECT ${LOGGED_COLUMNS} FROM deliveries WHERE delivery_id = $1`,
+      [deliveryId],
+    );
+    return rows[0] ? toLogged(rows[0]) : null;
+  }
+
+  async attemptsOf(deliveryId: string): Promise<LoggedAttempt[]> {
+    const rows = await this.transactions.outside.query<
+      {
+        attempt: number;
+        started_at: Date;
+        duration_ms: number;
+        status_code: number | null;
+        error: string | null;
+        next_attempt_at: Date | null;
+      }[]
+    >(
+      `SELECT attempt, started_at, duration_ms, status_code, error, next_attempt_at
+         FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt`,
+      [deliveryId],
+    );
+    return rows.map((r) => ({
+      attempt: r.attempt,
+      startedAt: r.started_at,
+      durationMs: r.duration_ms,
+      statusCode: r.status_code,
+      error: r.error,
+      nextAttemptAt: r.next_attempt_at,
+    }));
+  }
+
+  /**
+   * A new delivery repeating `sourceId`: same event, partner, target and body bytes, no attempts
+   * yet. Null when the source does not exist.
+   */
+  async createRedelivery(sourceId: string, deliveryId: string): Promise<LoggedDelivery | null> {
+    const rows = await this.transactions.outside.query<LoggedRow[]>(
+      `INSERT INTO deliveries (delivery_id, event_id, event_type, user_id, client_id, target_url, body,
+                               redelivery_of)
+       SELECT $2, event_id, event_type, user_id, client_id, target_url, body, delivery_id
+         FROM deliveries WHERE delivery_id = $1
+       RETURNING ${LOGGED_COLUMNS}`,
+      [sourceId, deliveryId],
+    );
+    return rows[0] ? toLogged(rows[0]) : null;
+  }
+
+  /** Removes a delivery that never had an attempt (a redelivery whose message was refused). */
+  async deleteUnattempted(deliveryId: string): Promise<void> {
+    await this.transactions.outside.query(`DELETE FROM deliveries WHERE delivery_id = $1 AND attempts = 0`, [
+      deliveryId,
+    ]);
+  }
+}
+
+function toLogged(r: LoggedRow): LoggedDelivery {
+  return {
+    deliveryId: r.delivery_id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    userId: r.user_id,
+    clientId: r.client_id,
+    targetUrl: r.target_url,
+    status: r.status,
+    attempts: r.attempts,
+    createdAt: r.created_at,
+    nextAttemptAt: r.next_attempt_at,
+    redeliveryOf: r.redelivery_of,
+  };
 }
 
 function toDelivery(r: Row): Delivery {

@@ -4,7 +4,7 @@ import { AmqpConnection, APP_CONFIG, APP_LOGGER, RpcClient } from '@svc/platform
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
 import { DeliveriesRepository, type Delivery } from './deliveries.repository';
-import type { DeliveryMessage } from './delivery-message';
+import { enqueueAttempt, type DeliveryMessage } from './delivery-message';
 import { nextAttemptAt, type RetryPolicy } from './retry-policy';
 import { DELIVERIES_QUEUE, retryQueue } from './webhook-queues';
 import { WebhookSender, type WebhookOutcome } from './webhook-sender';
@@ -143,8 +143,6 @@ export class DeliveriesService {
   }
 
   private enqueue(queue: string, message: DeliveryMessage): Promise<void> {
-    return this.amqp.publish('', queue, Buffer.from(JSON.stringify(message)), {
-      messageId: `${message.delivery_id}:${message.attempt}`,
-    });
+    return enqueueAttempt(this.amqp, queue, message);
   }
 }

@@ -1,4 +1,5 @@
 import { ContractViolation, readRecord, readString } from '@svc/contracts';
+import type { AmqpConnection } from '@svc/platform';
 
 /** The message of DELIVERIES_QUEUE: run attempt `attempt` of this delivery. */
 export interface DeliveryMessage {
@@ -16,4 +17,11 @@ export function parseDeliveryMessage(input: unknown): DeliveryMessage {
     throw new ContractViolation(NAME, '`attempt` must be a positive integer');
   }
   return { delivery_id, attempt };
+}
+
+/** Puts attempt `message.attempt` of a delivery on `queue` (the delivery queue or a retry queue). */
+export function enqueueAttempt(amqp: AmqpConnection, queue: string, message: DeliveryMessage): Promise<void> {
+  return amqp.publish('', queue, Buffer.from(JSON.stringify(message)), {
+    messageId: `${message.delivery_id}:${message.attempt}`,
+  });
 }

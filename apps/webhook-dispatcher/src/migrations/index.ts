@@ -1,3 +1,4 @@
 import { CreateDeliveries1763900000000 } from './1763900000000-createDeliveries';
+import { Redeliveries1764100000000 } from './1764100000000-redeliveries';
 
-export const WEBHOOK_DISPATCHER_MIGRATIONS = [CreateDeliveries1763900000000];
+export const WEBHOOK_DISPATCHER_MIGRATIONS = [CreateDeliveries1763900000000, Redeliveries1764100000000];

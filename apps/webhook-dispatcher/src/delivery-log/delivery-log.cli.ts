@@ -1,0 +1,299 @@
+import { parseArgs } from 'node:util';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { APP_SCHEMAS } from '@svc/contracts';
+import {
+  AmqpConnection,
+  createLogger,
+  DatabaseModule,
+  MessagingModule,
+  PlatformModule,
+  RouteIndex,
+  type ConfigOf,
+} from '@svc/platform';
+import pino, { type Logger } from 'pino';
+import type { WEBHOOK_DISPATCHER_CONFIG } from '../config';
+import type { DeliveryStatus, LoggedAttempt, LoggedDelivery } from '../deliveries/deliveries.repository';
+import { WEBHOOK_DISPATCHER_MIGRATIONS } from '../migrations';
+import { DeliveryLogErrorCode, DeliveryLogException } from './delivery-log.exception';
+import { DeliveryLogModule } from './delivery-log.module';
+import { DeliveryLogService } from './delivery-log.service';
+import { RedeliveryService } from './redelivery.service';
+
+const USAGE = `Webhook delivery log (operators and partner support).
+
+  deliveries list --client CLIENT_ID [--status pending|delivered|failed] [--limit N] [--json]
+      the partner's deliveries, newest first (default limit 50)
+  deliveries show DELIVERY_ID [--json]
+      one delivery and every attempt: number, time, status code, duration, error, next attempt
+  deliveries redeliver DELIVERY_ID [--json]
+      a fresh attempt series for a delivered or failed delivery: a new delivery id, the same event
+      id and body, queued for its first attempt now
+
+Exit codes: 0 done, 2 unknown delivery or not redeliverable now, 64 bad command line,
+69 RabbitMQ unavailable, 1 anything else (e.g. PostgreSQL unreachable).`;
+
+const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
+const EXIT = { usage: 64, refused: 2, unavailable: 69, failed: 1 } as const;
+
+type Config = ConfigOf<typeof WEBHOOK_DISPATCHER_CONFIG>;
+
+class UsageError extends Error {}
+
+const out = (line = '') => process.stdout.write(`${line}\n`);
+
+/** `cli.js deliveries ...`, run through `npm run deliveries -- ...`. */
+export async function deliveriesCommand(
+  args: readonly string[],
+  config: Config,
+  _logger: Logger,
+): Promise<void> {
+  const [command, ...rest] = args;
+  if (!command || command === 'help' || command === '--help') {
+    out(USAGE);
+    return;
+  }
+  try {
+    await run(command, rest, config);
+  } catch (err) {
+    const [code, message] = describeFailure(err);
+    process.stderr.write(`deliveries ${command}: ${message}\n`);
+    if (code === EXIT.usage) process.stderr.write(`\n${USAGE}\n`);
+    process.exitCode = code;
+  }
+}
+
+function describeFailure(err: unknown): [number, string] {
+  if (err instanceof UsageError) return [EXIT.usage, err.message];
+  // node:util parseArgs: unknown option, missing value, unexpected argument.
+  if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
+    return [EXIT.usage, err.message];
+  }
+  if (err instanceof DeliveryLogException) {
+    switch (err.code) {
+      case DeliveryLogErrorCode.UnknownDelivery:
+      case DeliveryLogErrorCode.StillPending:
+        return [EXIT.refused, err.message];
+      case DeliveryLogErrorCode.QueuesMissing:
+      case DeliveryLogErrorCode.BrokerUnavailable:
+        return [EXIT.unavailable, err.message];
+      default:
+        return assertUnreachable(err.code);
+    }
+  }
+  return [EXIT.failed, err instanceof Error ? err.message : String(err)];
+}
+
+function assertUnreachable(value: never): never {
+  throw new Error(`unhandled delivery log error ${String(value)}`);
+}
+
+async function run(command: string, rest: readonly string[], config: Config): Promise<void> {
+  switch (command) {
+    case 'list': {
+      // Strict: an unknown option or a stray argument is a usage error.
+      const { values } = parseArgs({
+        args: [...rest],
+        options: {
+          client: { type: 'string' },
+          status: { type: 'string' },
+          limit: { type: 'string', default: '50' },
+          json: { type: 'boolean', default: false },
+        },
+      });
+      if (!values.client) throw new UsageError('--client CLIENT_ID is required');
+      const status = values.status;
+      if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
+        throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`);
+      }
+      const limit = Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+        throw new UsageError('--limit must be an integer from 1 to 1000');
+      }
+      const client = values.client;
+      const rows = await withContext(config, false, (c) =>
+        c.get(DeliveryLogService).list(client, status as DeliveryStatus | undefined, limit),
+      );
+      if (values.json) out(JSON.stringify(rows.map(deliveryJson), null, 2));
+      else printList(rows);
+      return;
+    }
+    case 'show': {
+      const { id, json } = oneId(rest);
+      const detail = await withContext(config, false, (c) => c.get(DeliveryLogService).show(id));
+      if (json) {
+        out(
+          JSON.stringify(
+            { ...deliveryJson(detail.delivery), attempt_log: detail.attempts.map(attemptJson) },
+            null,
+            2,
+          ),
+        );
+      } else {
+        printDetail(detail.delivery, detail.attempts);
+      }
+      return;
+    }
+    case 'redeliver': {
+      const { id, json } = oneId(rest);
+      const redelivery = await withContext(config, true, (c) => c.get(RedeliveryService).redeliver(id));
+      if (json) out(JSON.stringify(deliveryJson(redelivery), null, 2));
+      else {
+        out(
+          `${redelivery.deliveryId} queued: event ${redelivery.eventId} to ${redelivery.clientId} again ` +
+            `(${redelivery.targetUrl}), a fresh series of attempts repeating ${id}.`,
+        );
+        out(`Follow it with: npm run deliveries -- show ${redelivery.deliveryId}`);
+      }
+      return;
+    }
+    default:
+      throw new UsageError(`unknown command ${command}`);
+  }
+}
+
+function oneId(rest: readonly string[]): { id: string; json: boolean } {
+  const { values, positionals } = parseArgs({
+    args: [...rest],
+    options: { json: { type: 'boolean', default: false } },
+    allowPositionals: true,
+  });
+  if (positionals.length !== 1) throw new UsageError('exactly one DELIVERY_ID is required');
+  return { id: positionals[0], json: values.json ?? false };
+}
+
+/**
+ * The dispatcher's database (and RabbitMQ, to redeliver) without its consumers. Nest's own
+ * logging is off and the app's logs go to stderr, so stdout carries only the answer.
+ */
+async function withContext<T>(
+  config: Config,
+  messaging: boolean,
+  work: (context: INestApplicationContext) => Promise<T>,
+): Promise<T> {
+  const logger = createLogger('webhook-dispatcher', config.LOG_LEVEL, pino.destination(2));
+  const context = await NestFactory.createApplicationContext(
+    {
+      module: class DeliveriesCliModule {},
+      imports: [
+        PlatformModule.forRoot({ app: 'webhook-dispatcher-cli', config, logger, routes: new RouteIndex() }),
+        DatabaseModule.forRoot({
+          schema: APP_SCHEMAS['webhook-dispatcher'],
+          entities: [],
+          migrations: WEBHOOK_DISPATCHER_MIGRATIONS,
+        }),
+        ...(messaging ? [MessagingModule.forRoot()] : []),
+        DeliveryLogModule.forCli({ redelivery: messaging }),
+      ],
+    },
+    { logger: false, abortOnError: false },
+  );
+  try {
+    // Connected before any work, so that closing never races a connection still being opened.
+    if (messaging) await waitForBroker(context);
+    return await work(context);
+  } finally {
+    await context.close();
+  }
+}
+
+async function waitForBroker(context: INestApplicationContext): Promise<void> {
+  try {
+    await context.get(AmqpConnection).waitUntilConnected(10_000);
+  } catch (err) {
+    throw new DeliveryLogException(
+      DeliveryLogErrorCode.BrokerUnavailable,
+      `RabbitMQ is not reachable: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function deliveryJson(d: LoggedDelivery) {
+  return {
+    delivery_id: d.deliveryId,
+    event_id: d.eventId,
+    event_type: d.eventType,
+    user_id: d.userId,
+    client_id: d.clientId,
+    target_url: d.targetUrl,
+    status: d.status,
+    attempts: d.attempts,
+    created_at: iso(d.createdAt),
+    next_attempt_at: iso(d.nextAttemptAt),
+    redelivery_of: d.redeliveryOf,
+  };
+}
+
+function attemptJson(a: LoggedAttempt) {
+  return {
+    attempt: a.attempt,
+    started_at: iso(a.startedAt),
+    status_code: a.statusCode,
+    duration_ms: a.durationMs,
+    error: a.error,
+    next_attempt_at: iso(a.nextAttemptAt),
+  };
+}
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  out(line(header));
+  for (const r of rows) out(line(r));
+}
+
+function printList(rows: readonly LoggedDelivery[]): void {
+  if (rows.length === 0) {
+    out('no deliveries');
+    return;
+  }
+  table(
+    ['DELIVERY', 'EVENT', 'TYPE', 'STATUS', 'ATTEMPTS', 'CREATED', 'NEXT ATTEMPT'],
+    rows.map((d) => [
+      d.deliveryId,
+      d.eventId,
+      d.eventType,
+      d.status,
+      String(d.attempts),
+      iso(d.createdAt) ?? '-',
+      iso(d.nextAttemptAt) ?? '-',
+    ]),
+  );
+}
+
+function printDetail(d: LoggedDelivery, attempts: readonly LoggedAttempt[]): void {
+  const fields: [string, string][] = [
+    ['delivery', d.deliveryId],
+    ['event', `${d.eventId} (${d.eventType})`],
+    ['partner', d.clientId],
+    ['member', d.userId],
+    ['target', d.targetUrl],
+    ['status', `${d.status}, ${d.attempts} attempt(s)`],
+    ['created', iso(d.createdAt) ?? '-'],
+    ['next attempt', iso(d.nextAttemptAt) ?? '-'],
+  ];
+  if (d.redeliveryOf) fields.push(['redelivery of', d.redeliveryOf]);
+  for (const [k, v] of fields) out(`${k.padEnd(14)}${v}`);
+  out();
+  if (attempts.length === 0) {
+    out('no attempts yet');
+    return;
+  }
+  table(
+    ['#', 'STARTED', 'STATUS', 'DURATION', 'ERROR', 'NEXT ATTEMPT'],
+    attempts.map((a) => [
+      String(a.attempt),
+      iso(a.startedAt) ?? '-',
+      a.statusCode === null ? '-' : String(a.statusCode),
+      `${a.durationMs} ms`,
+      a.error ?? '-',
+      iso(a.nextAttemptAt) ?? '-',
+    ]),
+  );
+}
