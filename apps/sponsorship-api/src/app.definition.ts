@@ -7,20 +7,31 @@ import {
   RpcModule,
   type AppDefinition,
 } from '@svc/platform';
-import { SPONSORSHIP_API_MIGRATIONS } from './migrations';
+import { SecurityModule } from '@svc/security';
 import { SPONSORSHIP_API_CONFIG } from './config';
+import { SPONSORSHIP_API_ENTITIES } from './entities';
+import { MembersLeftModule } from './members-left/members-left.module';
+import { SPONSORSHIP_API_MIGRATIONS } from './migrations';
+import { seatsProblem } from './seats/seats-problem.mapper';
+import { SeatsModule } from './seats/seats.module';
+import { seedSandbox } from './seed/sandbox-seed';
 
 const database = {
   schema: APP_SCHEMAS['sponsorship-api'],
-  entities: [],
+  entities: SPONSORSHIP_API_ENTITIES,
   migrations: SPONSORSHIP_API_MIGRATIONS,
 };
 
-/** sponsorship-api: partners' sponsored seats, behind HTTP Basic. */
+/**
+ * sponsorship-api: partners' sponsored seats (`/v1/partners/*`), behind HTTP Basic checked with
+ * auth-server and the shared per-partner rate limits; premium is granted and dropped on crew-api.
+ */
 export const SPONSORSHIP_API: AppDefinition<typeof SPONSORSHIP_API_CONFIG> = {
   name: 'sponsorship-api',
   config: SPONSORSHIP_API_CONFIG,
   database,
+  mapDomainError: seatsProblem,
+  seed: seedSandbox,
   rootModule: (platform) => ({
     module: class SponsorshipApiModule {},
     imports: [
@@ -29,6 +40,9 @@ export const SPONSORSHIP_API: AppDefinition<typeof SPONSORSHIP_API_CONFIG> = {
       RedisModule.forRoot(),
       MessagingModule.forRoot(),
       RpcModule,
+      SecurityModule.forRoot({ partners: true }),
+      SeatsModule,
+      MembersLeftModule,
     ],
   }),
 };

@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platform';
+import { RPC_QUEUES } from '@svc/contracts';
+import { connectRpcServer, createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platform';
 import { Pool } from 'pg';
 import { CREW_API } from '../../../apps/crew-api/src/app.definition';
 import type { AuthServerHarness } from '../../oauth/support/auth-server';
@@ -58,9 +59,15 @@ export interface CrewApiHarness {
   close(): Promise<void>;
 }
 
+export interface CrewApiStartOptions {
+  /** Also answer crew-api's RPC queue (entitlements for sponsorship-api), as `serveApp` does. */
+  readonly rpc?: boolean;
+}
+
 export async function startCrewApi(
   auth: AuthServerHarness,
   env: Readonly<Record<string, string>> = {},
+  options: CrewApiStartOptions = {},
 ): Promise<CrewApiHarness> {
   const config = loadConfig(CREW_API.config, { PORT: '1', ...crewApiEnv(auth, env) });
   const logger = createLogger('crew-api', process.env.CREW_TEST_LOG_LEVEL ?? 'silent');
@@ -71,6 +78,10 @@ export async function startCrewApi(
     CREW_API.rootModule({ app: 'crew-api', config, logger, routes }),
     { app: 'crew-api', logger, routes, config, mapDomainError: CREW_API.mapDomainError },
   );
+  if (options.rpc) {
+    connectRpcServer(app, config, RPC_QUEUES.crewApi);
+    await app.startAllMicroservices();
+  }
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   const db = new Pool({ connectionString: auth.services.databaseUrl, max: 4 });

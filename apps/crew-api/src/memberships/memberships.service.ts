@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type {
   MembersByEmailResponse,
+  MembershipDrop,
   MembershipDropRequest,
   MembershipDropResponse,
   MembershipGrantRequest,
@@ -8,6 +9,7 @@ import type {
 } from '@svc/contracts';
 import { normaliseEmail } from '../members/dto/user-lookup.dto';
 import { RecordWriter } from '../records/record-writer.service';
+import { RecordsException } from '../records/records.exception';
 import { MembershipsRepository } from './memberships.repository';
 
 /**
@@ -44,17 +46,32 @@ export class MembershipsService {
     });
   }
 
-  drop(request: MembershipDropRequest): Promise<MembershipDropResponse> {
-    return this.writer.write(request.user_id, async (write) => {
-      const current = await this.memberships.current(write.tx, request.user_id);
-      if (current?.source !== 'sponsored' || current.sponsorshipId !== request.sponsorship_id) {
-        return { downgraded: false };
-      }
-      await write.stamp();
-      await this.memberships.unsponsor(write.tx, request.user_id);
-      write.emit('user.profile.updated');
-      return { downgraded: true };
-    });
+  /**
+   * Each drop is its own record write (one member's lock at a time), so a long list never holds
+   * many members' locks; a member that no longer exists has nothing to drop.
+   */
+  async drop(request: MembershipDropRequest): Promise<MembershipDropResponse> {
+    const downgraded: string[] = [];
+    for (const drop of request.drops) {
+      if (await this.dropOne(drop)) downgraded.push(drop.sponsorship_id);
+    }
+    return { downgraded };
+  }
+
+  private async dropOne(drop: MembershipDrop): Promise<boolean> {
+    try {
+      return await this.writer.write(drop.user_id, async (write) => {
+        const current = await this.memberships.current(write.tx, drop.user_id);
+        if (current?.source !== 'sponsored' || current.sponsorshipId !== drop.sponsorship_id) return false;
+        await write.stamp();
+        await this.memberships.unsponsor(write.tx, drop.user_id);
+        write.emit('user.profile.updated');
+        return true;
+      });
+    } catch (err) {
+      if (err instanceof RecordsException && err.code === 'member_not_found') return false;
+      throw err;
+    }
   }
 
   async findByEmails(emails: readonly string[]): Promise<MembersByEmailResponse> {

@@ -1,2 +1,3 @@
-// Seat tables arrive with the sponsorship feature; the schema itself is created by the CLI.
-export const SPONSORSHIP_API_MIGRATIONS = [];
+import { CreateSeats1764000100000 } from './1764000100000-createSeats';
+
+export const SPONSORSHIP_API_MIGRATIONS = [CreateSeats1764000100000];

@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DEFAULT_BODY_LIMIT_BYTES } from '@svc/contracts';
+import { DEFAULT_BODY_LIMIT_BYTES, findGatewayRoute } from '@svc/contracts';
 import type { Logger } from 'pino';
 import { ReadinessRegistry } from '../health/readiness';
 import { NestPinoLogger } from '../logging/logger';
@@ -45,7 +45,12 @@ export async function createHttpApp(
     forceCloseConnections: 'idle',
   });
   const fastify = adapter.getInstance();
-  fastify.addHook('onRoute', (route) => options.routes.add(route.method, route.url));
+  fastify.addHook('onRoute', (route) => {
+    options.routes.add(route.method, route.url);
+    // A route the gateway lets carry a larger body (reconcile: 5 MiB) gets the same ceiling here.
+    const larger = findGatewayRoute(route.url)?.bodyLimitBytes;
+    if (larger !== undefined && route.bodyLimit === undefined) route.bodyLimit = larger;
+  });
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     requestContext.run({ requestId: request.id }, done);

@@ -1,4 +1,4 @@
-import { readBoolean, readOptionalString, readRecord, readString } from '../../validate';
+import { readBoolean, readOptionalString, readRecord, readString, readStringArray } from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
 
 /**
@@ -35,14 +35,22 @@ export interface MembershipGrantResponse {
   readonly name: string;
 }
 
-export interface MembershipDropRequest {
+/** Take away the premium one seat gave its member. */
+export interface MembershipDrop {
   readonly user_id: string;
   readonly sponsorship_id: string;
 }
 
+export interface MembershipDropRequest {
+  readonly drops: MembershipDrop[];
+}
+
 export interface MembershipDropResponse {
-  /** Sponsored premium from this seat was dropped (false: the member held premium otherwise, or none). */
-  readonly downgraded: boolean;
+  /**
+   * The seats whose sponsored premium was dropped now. A seat missing here gave nothing to drop:
+   * the member holds premium another way, or none, or was dropped already.
+   */
+  readonly downgraded: string[];
 }
 
 function readMember(name: string, input: unknown): CrewMemberSummary {
@@ -104,19 +112,29 @@ export const CREW_MEMBERSHIP_GRANT: RpcContract<MembershipGrantRequest, Membersh
 };
 
 const DROP = 'crew.membership.drop';
+/** At most this many drops per call (reconcile cancels in batches of this size). */
+export const MEMBERSHIP_DROP_MAX = 1000;
 
 export const CREW_MEMBERSHIP_DROP: RpcContract<MembershipDropRequest, MembershipDropResponse> = {
   pattern: DROP,
   queue: RPC_QUEUES.crewApi,
   parseRequest(input) {
     const r = readRecord(DROP, input);
+    if (!Array.isArray(r.drops) || r.drops.length > MEMBERSHIP_DROP_MAX) {
+      throw new ContractViolation(DROP, `\`drops\` must be an array of at most ${MEMBERSHIP_DROP_MAX}`);
+    }
     return {
-      user_id: readString(DROP, r, 'user_id', 200),
-      sponsorship_id: readString(DROP, r, 'sponsorship_id', 100),
+      drops: r.drops.map((item) => {
+        const d = readRecord(DROP, item);
+        return {
+          user_id: readString(DROP, d, 'user_id', 200),
+          sponsorship_id: readString(DROP, d, 'sponsorship_id', 100),
+        };
+      }),
     };
   },
   parseResponse(input) {
-    return { downgraded: readBoolean(DROP, readRecord(DROP, input), 'downgraded') };
+    return { downgraded: readStringArray(DROP, readRecord(DROP, input), 'downgraded') };
   },
 };
 

@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import {
+  CREW_MEMBERS_BY_EMAIL,
+  CREW_MEMBERSHIP_DROP,
+  CREW_MEMBERSHIP_GRANT,
+  crewRpcError,
+  MEMBERSHIP_DROP_MAX,
+  type CrewMemberSummary,
+  type MembershipDrop,
+  type MembershipGrantRequest,
+  type MembershipGrantResponse,
+} from '@svc/contracts';
+import { DependencyUnavailableError, RpcClient, RpcRemoteError } from '@svc/platform';
+
+/** crew-api answered that the member does not exist (gone since we looked). */
+export class MemberGoneError extends Error {}
+
+/**
+ * Premium for sponsored members lives in crew-api (memberships); this is the only way in. Every
+ * failure to get an answer is DependencyUnavailableError; the caller decides what it means for
+ * its operation (502 for a provision's grant, 503 for member-left).
+ */
+@Injectable()
+export class EntitlementsClient {
+  constructor(private readonly rpc: RpcClient) {}
+
+  async memberByEmail(email: string): Promise<CrewMemberSummary | undefined> {
+    const answer = await this.call(() => this.rpc.call(CREW_MEMBERS_BY_EMAIL, { emails: [email] }));
+    return answer.members.find((m) => m.email === email);
+  }
+
+  async grant(request: MembershipGrantRequest): Promise<MembershipGrantResponse> {
+    return this.call(() => this.rpc.call(CREW_MEMBERSHIP_GRANT, request));
+  }
+
+  /** Drops what each seat gave; answers the seat ids that were downgraded. */
+  async drop(drops: readonly MembershipDrop[]): Promise<Set<string>> {
+    const downgraded = new Set<string>();
+    for (let i = 0; i < drops.length; i += MEMBERSHIP_DROP_MAX) {
+      const batch = drops.slice(i, i + MEMBERSHIP_DROP_MAX);
+      const answer = await this.call(() => this.rpc.call(CREW_MEMBERSHIP_DROP, { drops: batch }));
+      for (const id of answer.downgraded) downgraded.add(id);
+    }
+    return downgraded;
+  }
+
+  private async call<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof RpcRemoteError) {
+        if (crewRpcError(err.remote) === 'member_not_found') throw new MemberGoneError(err.message);
+        throw new DependencyUnavailableError('crew-api', err);
+      }
+      throw err;
+    }
+  }
+}

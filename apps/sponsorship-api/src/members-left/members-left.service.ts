@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionRunner } from '@svc/platform';
+import type { PartnerPrincipal } from '@svc/security';
+import { EntitlementsClient } from '../entitlements/entitlements.client';
+import { SeatsException } from '../seats/seats.exception';
+import { SeatsRepository, type SeatRow } from '../seats/seats.repository';
+import type { MemberLeft, MemberLeftResponse } from './dto/member-left.dto';
+
+/**
+ * Member-left (decisions.md, Sponsorship): closes the member's open billed seat of the calling
+ * partner. The seat row is locked first, so of concurrent calls for one member exactly one closes
+ * it and the others find nothing open (`ended: false`). Premium is dropped inside the same
+ * transaction: if crew-api cannot be reached, the transaction rolls back (503, nothing changed).
+ */
+@Injectable()
+export class MembersLeftService {
+  constructor(
+    private readonly seats: SeatsRepository,
+    private readonly transactions: TransactionRunner,
+    private readonly entitlements: EntitlementsClient,
+  ) {}
+
+  memberLeft(partner: PartnerPrincipal, request: MemberLeft): Promise<MemberLeftResponse> {
+    const clientId = partner.client_id;
+    if (request.userId === null && request.externalRef === null) throw notIdentified();
+    return this.transactions.run(async (tx) => {
+      let seat: SeatRow | undefined;
+      let userId: string;
+      if (request.userId !== null) {
+        userId = request.userId;
+        seat = await this.seats.lockActiveOf(tx, clientId, { userId });
+      } else {
+        const externalRef = request.externalRef as string;
+        seat = await this.seats.lockActiveOf(tx, clientId, { externalRef });
+        const known = seat ?? (await this.seats.latestByRef(tx, clientId, externalRef));
+        if (!known?.userId) throw notIdentified();
+        userId = known.userId;
+      }
+      if (!seat) return { user_id: userId, ended: false, downgraded: false };
+      const downgraded = await this.entitlements.drop([
+        { user_id: seat.userId as string, sponsorship_id: seat.sponsorshipId },
+      ]);
+      await this.seats.close(tx, [seat.sponsorshipId], 'ended');
+      await this.seats.record(tx, [
+        {
+          sponsorshipId: seat.sponsorshipId,
+          from: 'active',
+          to: 'ended',
+          actor: clientId,
+          reason: `member_left:${request.reason ?? 'unspecified'}`,
+        },
+      ]);
+      return { user_id: userId, ended: true, downgraded: downgraded.has(seat.sponsorshipId) };
+    });
+  }
+}
+
+function notIdentified(): SeatsException {
+  return new SeatsException(
+    'member_not_identified',
+    'Name the member: give their user_id, or the external_ref of a seat of yours that a crew member holds.',
+  );
+}

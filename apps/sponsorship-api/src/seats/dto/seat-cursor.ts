@@ -1,0 +1,54 @@
+import { SEAT_STATUSES, type SeatStatus } from '../seat.entity';
+import { SeatsException } from '../seats.exception';
+import type { ListPosition } from '../seats.repository';
+
+/**
+ * The list's keyset position, opaque to partners: `base64url(JSON {t, id, s})`, where `t` is the
+ * last seat's invited_at in microseconds and `s` the status filter the scan started with. Only
+ * the caller's own seats are ever read, so a forged cursor can show nothing it could not list.
+ */
+export interface SeatCursor extends ListPosition {
+  readonly status: SeatStatus | null;
+}
+
+const EXACT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+function invalid(): SeatsException {
+  return new SeatsException(
+    'invalid_cursor',
+    'The cursor is not one this API issued for this list; start again from the first page.',
+  );
+}
+
+export function encodeSeatCursor(cursor: SeatCursor): string {
+  return Buffer.from(
+    JSON.stringify({ t: cursor.invitedAt, id: cursor.sponsorshipId, s: cursor.status }),
+  ).toString('base64url');
+}
+
+export function decodeSeatCursor(text: string): SeatCursor {
+  if (!/^[A-Za-z0-9_-]{1,400}$/.test(text)) throw invalid();
+  let data: unknown;
+  try {
+    data = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  const c = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
+  const status = c.s;
+  if (
+    typeof c.t !== 'string' ||
+    !EXACT.test(c.t) ||
+    Number.isNaN(Date.parse(c.t)) ||
+    typeof c.id !== 'string' ||
+    !ID.test(c.id) ||
+    !(
+      status === null ||
+      (typeof status === 'string' && (SEAT_STATUSES as readonly string[]).includes(status))
+    )
+  ) {
+    throw invalid();
+  }
+  return { invitedAt: c.t, sponsorshipId: c.id, status: status as SeatStatus | null };
+}

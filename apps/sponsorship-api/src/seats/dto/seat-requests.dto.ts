@@ -1,0 +1,69 @@
+import { FieldReader } from '@svc/platform';
+import { SEAT_STATUSES, type SeatStatus } from '../seat.entity';
+
+export const DEFAULT_SEATS_LIMIT = 50;
+export const MAX_SEATS_LIMIT = 200;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const SEAT_ID = /^sps_[A-Za-z0-9_-]{1,96}$/;
+/** The longest sponsored term a provision may ask for. */
+export const MAX_TERM_YEARS = 10;
+
+/** Trimmed and lower-cased: how seats store and compare e-mails. */
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export interface SeatListQuery {
+  readonly status?: SeatStatus;
+  readonly limit: number;
+  readonly cursor?: string;
+}
+
+/** `GET /v1/partners/sponsorships?status=&limit=&cursor=` */
+export function parseSeatListQuery(query: unknown): SeatListQuery {
+  const reader = FieldReader.query(query);
+  const status = reader.queryString('status', 20);
+  if (status !== undefined && !(SEAT_STATUSES as readonly string[]).includes(status)) {
+    reader.fail('status', `must be one of ${SEAT_STATUSES.join(', ')}`);
+  }
+  const limit = reader.queryInteger('limit', 1, MAX_SEATS_LIMIT);
+  const cursor = reader.queryString('cursor', 400);
+  reader.done();
+  return { status: status as SeatStatus | undefined, limit: limit ?? DEFAULT_SEATS_LIMIT, cursor };
+}
+
+/** A `{sponsorship_id}` path parameter: anything else cannot be a seat, so it is simply not found. */
+export function isSeatId(text: string): boolean {
+  return SEAT_ID.test(text);
+}
+
+export interface Provision {
+  readonly email: string;
+  readonly externalRef: string | null;
+  readonly expiresAt: Date | null;
+}
+
+/** `POST /v1/partners/sponsorships` `{email, external_ref?, expires_at?}` (decisions.md, Sponsorship). */
+export function parseProvision(body: unknown, now: Date): Provision {
+  const reader = FieldReader.body(body).onlyFields(['email', 'external_ref', 'expires_at']);
+  const email = reader.string('email', {
+    max: 320,
+    pattern: EMAIL,
+    patternMessage: 'must be an e-mail address',
+  });
+  const externalRef =
+    reader.has('external_ref') && (body as Record<string, unknown>).external_ref !== null
+      ? reader.string('external_ref', { max: 320 })
+      : null;
+  let expiresAt: Date | null = null;
+  if (reader.has('expires_at') && (body as Record<string, unknown>).expires_at !== null) {
+    expiresAt = reader.timestamp('expires_at');
+    const latest = new Date(now);
+    latest.setUTCFullYear(latest.getUTCFullYear() + MAX_TERM_YEARS);
+    if (expiresAt.getTime() !== 0 && (expiresAt <= now || expiresAt > latest)) {
+      reader.fail('expires_at', `must be in the future and at most ${MAX_TERM_YEARS} years ahead`);
+    }
+  }
+  reader.done();
+  return { email: normaliseEmail(email), externalRef, expiresAt };
+}

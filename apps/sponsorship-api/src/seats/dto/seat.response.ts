@@ -1,0 +1,32 @@
+import type { SeatRow } from '../seats.repository';
+import type { SeatStatus } from '../seat.entity';
+
+/** A sponsored seat as partners see it (interface.md, Sponsored seat). */
+export interface SeatResponse {
+  readonly sponsorship_id: string;
+  readonly email: string;
+  readonly crew_name: string | null;
+  readonly status: SeatStatus;
+  readonly external_ref: string | null;
+  readonly invited_at: string | null;
+  readonly activated_at: string | null;
+  readonly expires_at: string | null;
+}
+
+export function toSeatResponse(seat: SeatRow): SeatResponse {
+  return {
+    sponsorship_id: seat.sponsorshipId,
+    email: seat.email,
+    crew_name: seat.crewName,
+    status: seat.status,
+    external_ref: seat.externalRef,
+    invited_at: seat.invitedAt.toISOString(),
+    activated_at: seat.activatedAt?.toISOString() ?? null,
+    expires_at: seat.expiresAt.toISOString(),
+  };
+}
+
+export interface SeatListResponse {
+  readonly items: SeatResponse[];
+  readonly next_cursor: string | null;
+}

@@ -1,0 +1,211 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { MemberRegisteredEvent } from '@svc/contracts';
+import { APP_CONFIG, APP_LOGGER, DependencyUnavailableError, TransactionRunner } from '@svc/platform';
+import type { PartnerPrincipal } from '@svc/security';
+import type { Logger } from 'pino';
+import type { SponsorshipApiConfig } from '../config';
+import { EntitlementsClient, MemberGoneError } from '../entitlements/entitlements.client';
+import { decodeSeatCursor, encodeSeatCursor } from './dto/seat-cursor';
+import { isSeatId, type Provision, type SeatListQuery } from './dto/seat-requests.dto';
+import { toSeatResponse, type SeatListResponse, type SeatResponse } from './dto/seat.response';
+import { newSeatId } from './ids';
+import { LIVE_STATUSES } from './seat.entity';
+import { SeatsException } from './seats.exception';
+import { SeatsRepository, type SeatChange } from './seats.repository';
+
+export interface ProvisionResult {
+  readonly seat: SeatResponse;
+  /** False when the e-mail already had a live seat of this partner (answered with 200, unchanged). */
+  readonly created: boolean;
+}
+
+export function seatNotFound(): SeatsException {
+  return new SeatsException('seat_not_found', 'You have no seat with this sponsorship_id.');
+}
+
+/**
+ * A partner's seats: list, get, provision, remove, and activation when an invited member signs up
+ * (decisions.md, Sponsorship). Every answer is scoped to the calling partner; another partner's
+ * seat is simply not found.
+ */
+@Injectable()
+export class SeatsService {
+  constructor(
+    private readonly seats: SeatsRepository,
+    private readonly transactions: TransactionRunner,
+    private readonly entitlements: EntitlementsClient,
+    @Inject(APP_CONFIG) private readonly config: SponsorshipApiConfig,
+    @Inject(APP_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async list(partner: PartnerPrincipal, query: SeatListQuery): Promise<SeatListResponse> {
+    const position = query.cursor === undefined ? undefined : decodeSeatCursor(query.cursor);
+    if (position && position.status !== (query.status ?? null)) {
+      throw new SeatsException(
+        'invalid_cursor',
+        'The cursor belongs to a list with another status filter; start again from the first page.',
+      );
+    }
+    const rows = await this.seats.page(partner.client_id, query.status, position, query.limit + 1);
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(toSeatResponse),
+      next_cursor:
+        rows.length > query.limit && last
+          ? encodeSeatCursor({
+              invitedAt: last.invitedAtExact,
+              sponsorshipId: last.sponsorshipId,
+              status: query.status ?? null,
+            })
+          : null,
+    };
+  }
+
+  async get(partner: PartnerPrincipal, sponsorshipId: string): Promise<SeatResponse> {
+    const seat = isSeatId(sponsorshipId) ? await this.seats.get(partner.client_id, sponsorshipId) : undefined;
+    if (!seat) throw seatNotFound();
+    return toSeatResponse(seat);
+  }
+
+  /**
+   * Idempotent per e-mail. The partner's sponsor row is locked first, so the quota holds under
+   * concurrent provisions. When the e-mail is a crew member's, premium is granted inside the same
+   * transaction: if the grant fails, the seat is never committed (502, nothing billed), and a grant
+   * that may have landed anyway is taken back.
+   */
+  async provision(partner: PartnerPrincipal, request: Provision): Promise<ProvisionResult> {
+    const clientId = partner.client_id;
+    const sponsorshipId = newSeatId();
+    let grantTried: { user_id: string; sponsorship_id: string } | undefined;
+    try {
+      return await this.transactions.run(async (tx) => {
+        const quota = (await this.seats.lockSponsor(tx, clientId)) ?? this.config.SEAT_QUOTA;
+        const same = await this.seats.findLive(tx, clientId, { email: request.email });
+        if (same) return { seat: toSeatResponse(same), created: false };
+        if (
+          request.externalRef !== null &&
+          (await this.seats.findLive(tx, clientId, { externalRef: request.externalRef }))
+        ) {
+          throw new SeatsException(
+            'external_ref_taken',
+            'Another live seat of yours has this external_ref; remove it first or use another reference.',
+          );
+        }
+        if ((await this.seats.countLive(tx, clientId)) >= quota) {
+          throw new SeatsException(
+            'quota_exceeded',
+            `You hold ${quota} live seats, your quota; remove seats or ask your account contact for more.`,
+          );
+        }
+        let seat = await this.seats.insert(tx, {
+          sponsorshipId,
+          clientId,
+          email: request.email,
+          externalRef: request.externalRef,
+          expiresAt: request.expiresAt ?? this.defaultTermEnd(),
+        });
+        const changes: SeatChange[] = [
+          { sponsorshipId, from: null, to: 'invited', actor: clientId, reason: 'provisioned' },
+        ];
+        try {
+          const member = await this.entitlements.memberByEmail(request.email);
+          if (member) {
+            grantTried = { user_id: member.user_id, sponsorship_id: sponsorshipId };
+            const grant = await this.entitlements.grant({
+              user_id: member.user_id,
+              sponsor_client_id: clientId,
+              sponsorship_id: sponsorshipId,
+              expires_at: seat.expiresAt.toISOString(),
+            });
+            seat = await this.seats.activate(tx, sponsorshipId, member.user_id, grant.name);
+            changes.push({
+              sponsorshipId,
+              from: 'invited',
+              to: 'active',
+              actor: clientId,
+              reason: 'member_found',
+            });
+          }
+        } catch (err) {
+          if (err instanceof DependencyUnavailableError || err instanceof MemberGoneError) {
+            throw new SeatsException(
+              'entitlement_write_failed',
+              'Premium could not be granted to this member just now. No seat was created and nothing is billed; retry the request.',
+            );
+          }
+          throw err;
+        }
+        await this.seats.record(tx, changes);
+        return { seat: toSeatResponse(seat), created: true };
+      });
+    } catch (err) {
+      if (grantTried) await this.takeBack(grantTried);
+      throw err;
+    }
+  }
+
+  /** Idempotent: a closed seat is answered as it is. Dropping premium and cancelling go together. */
+  async remove(partner: PartnerPrincipal, sponsorshipId: string): Promise<SeatResponse> {
+    if (!isSeatId(sponsorshipId)) throw seatNotFound();
+    return this.transactions.run(async (tx) => {
+      const seat = await this.seats.lock(tx, partner.client_id, sponsorshipId);
+      if (!seat) throw seatNotFound();
+      if (!LIVE_STATUSES.includes(seat.status)) return toSeatResponse(seat);
+      if (seat.status === 'active' && seat.userId) {
+        await this.entitlements.drop([{ user_id: seat.userId, sponsorship_id: sponsorshipId }]);
+      }
+      const [closed] = await this.seats.close(tx, [sponsorshipId], 'cancelled');
+      await this.seats.record(tx, [
+        { sponsorshipId, from: seat.status, to: 'cancelled', actor: partner.client_id, reason: 'removed' },
+      ]);
+      return toSeatResponse(closed);
+    });
+  }
+
+  /**
+   * A new crew member: the oldest invited seat of their e-mail becomes active (premium granted). A
+   * member holds one sponsorship at a time, so other partners' invitations of the same e-mail stay
+   * invited. A failed grant throws, and the event is retried.
+   */
+  async activateInvited(event: MemberRegisteredEvent): Promise<void> {
+    await this.transactions.run(async (tx) => {
+      const seat = await this.seats.lockOldestInvited(tx, event.email);
+      if (!seat) return;
+      const grant = await this.entitlements.grant({
+        user_id: event.user_id,
+        sponsor_client_id: seat.clientId,
+        sponsorship_id: seat.sponsorshipId,
+        expires_at: seat.expiresAt.toISOString(),
+      });
+      await this.seats.activate(tx, seat.sponsorshipId, event.user_id, grant.name);
+      await this.seats.record(tx, [
+        {
+          sponsorshipId: seat.sponsorshipId,
+          from: 'invited',
+          to: 'active',
+          actor: 'system',
+          reason: 'member_registered',
+        },
+      ]);
+    });
+  }
+
+  private defaultTermEnd(): Date {
+    const end = new Date();
+    end.setUTCMonth(end.getUTCMonth() + this.config.SEAT_TERM_MONTHS);
+    return end;
+  }
+
+  /** A grant whose seat was not committed must not leave premium behind (drop is keyed by the seat). */
+  private async takeBack(grant: { user_id: string; sponsorship_id: string }): Promise<void> {
+    try {
+      await this.entitlements.drop([grant]);
+    } catch (err) {
+      this.logger.error(
+        { err, user_id: grant.user_id, sponsorship_id: grant.sponsorship_id },
+        'a premium grant of an uncommitted seat could not be taken back',
+      );
+    }
+  }
+}

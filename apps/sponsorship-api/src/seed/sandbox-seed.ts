@@ -1,0 +1,69 @@
+import { APP_SCHEMAS, SANDBOX_MEMBERS, SANDBOX_SEATS, sandboxSeatExpiry } from '@svc/contracts';
+import { dataSourceOptions } from '@svc/platform';
+import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import type { SponsorshipApiConfig } from '../config';
+import { SPONSORSHIP_API_ENTITIES } from '../entities';
+import { SPONSORSHIP_API_MIGRATIONS } from '../migrations';
+
+/**
+ * The sandbox seats of decisions.md (`cli.js seed`, sandbox only): alex.morgan's and sam.lee's
+ * active seats of sandbox-partner (crew-api's seed gives alex the matching sponsored membership),
+ * four invitations of sandbox-partner and two of sandbox-partner-b. Idempotent: a seat already
+ * there is left as it is, even if a test or a partner has closed it since.
+ */
+export async function seedSandbox(config: SponsorshipApiConfig, logger: Logger): Promise<void> {
+  const dataSource = new DataSource(
+    dataSourceOptions(
+      'sponsorship-api',
+      { DATABASE_URL: config.DATABASE_URL, DATABASE_POOL_SIZE: 2 },
+      {
+        schema: APP_SCHEMAS['sponsorship-api'],
+        entities: SPONSORSHIP_API_ENTITIES,
+        migrations: SPONSORSHIP_API_MIGRATIONS,
+      },
+    ),
+  );
+  await dataSource.initialize();
+  try {
+    const expiresAt = sandboxSeatExpiry(new Date());
+    const seeded = await dataSource.transaction(async (tx) => {
+      const created: string[] = [];
+      for (const seat of SANDBOX_SEATS) {
+        const name = SANDBOX_MEMBERS.find((m) => m.user_id === seat.user_id)?.name ?? null;
+        const rows = await tx.query<{ sponsorship_id: string }[]>(
+          `INSERT INTO seats (sponsorship_id, client_id, email, external_ref, status, user_id, crew_name,
+                             invited_at, activated_at, expires_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, clock_timestamp(),
+                   CASE WHEN $5 = 'active' THEN clock_timestamp() END, $8, clock_timestamp())
+           ON CONFLICT DO NOTHING
+           RETURNING sponsorship_id`,
+          [
+            seat.sponsorship_id,
+            seat.client_id,
+            seat.email,
+            seat.external_ref,
+            seat.status,
+            seat.user_id,
+            name,
+            expiresAt,
+          ],
+        );
+        if (rows.length === 0) continue;
+        created.push(seat.sponsorship_id);
+        await tx.query(
+          `INSERT INTO seat_events (sponsorship_id, from_status, to_status, actor, reason)
+           VALUES ($1, NULL, $2, 'system', 'sandbox seed')`,
+          [seat.sponsorship_id, seat.status],
+        );
+      }
+      return created;
+    });
+    logger.info(
+      { seeded },
+      seeded.length ? 'sponsorship-api: sandbox seeded' : 'sponsorship-api: sandbox already seeded',
+    );
+  } finally {
+    await dataSource.destroy();
+  }
+}

@@ -1,0 +1,107 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platform';
+import { Pool } from 'pg';
+import { SPONSORSHIP_API } from '../../../apps/sponsorship-api/src/app.definition';
+import { SeatExpiryJob } from '../../../apps/sponsorship-api/src/seats/seat-expiry.job';
+import type { AuthServerHarness } from '../../oauth/support/auth-server';
+import { request, type HttpResponse } from '../../support/http';
+
+/** The sandbox partners' Basic credentials (decisions.md, Sandbox). */
+export const PARTNER = { id: 'sandbox-partner', secret: 'sandbox-secret' } as const;
+export const PARTNER_B = { id: 'sandbox-partner-b', secret: 'sandbox-secret-b' } as const;
+export const SUSPENDED = { id: 'sandbox-partner-suspended', secret: 'sandbox-secret-suspended' } as const;
+
+export interface Credentials {
+  readonly id: string;
+  readonly secret: string;
+}
+
+export function basic(c: Credentials): string {
+  return `Basic ${Buffer.from(`${c.id}:${c.secret}`).toString('base64')}`;
+}
+
+/** sponsorship-api's environment in the tests: this run's services and `overrides` last. */
+export function sponsorshipApiEnv(
+  auth: AuthServerHarness,
+  overrides: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const services = auth.services;
+  return {
+    APP_ENV: 'sandbox',
+    PUBLIC_BASE_URL: auth.issuer,
+    DOCS_URL: `${auth.issuer}/docs`,
+    DATABASE_URL: services.databaseUrl,
+    REDIS_URL: services.redisUrl,
+    REDIS_KEY_PREFIX: services.redisKeyPrefix,
+    AMQP_URL: services.amqpUrl,
+    RPC_TIMEOUT_MS: '5000',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    RATE_LIMIT_PER_DAY: '1000000',
+    // The tests run the expiry job themselves (runOnce), when they want it.
+    SEAT_EXPIRY_INTERVAL: '0s',
+    LOG_LEVEL: 'silent',
+    ...overrides,
+  };
+}
+
+/**
+ * sponsorship-api booted in-process as `serveApp` boots it (its real root module and error
+ * mapping), on a free port, after its sandbox seed. It checks Basic credentials with the
+ * in-process auth-server and grants premium on a crew-api started with `{ rpc: true }`.
+ */
+export interface SponsorshipApiHarness {
+  readonly url: string;
+  readonly app: NestFastifyApplication;
+  readonly db: Pool;
+  /** A call with Basic credentials (undefined: no Authorization header). */
+  call(
+    method: string,
+    path: string,
+    credentials: Credentials | undefined,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<HttpResponse>;
+  /** Runs the seat-expiry job once, as each replica's timer does. */
+  expireDueSeats(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function startSponsorshipApi(
+  auth: AuthServerHarness,
+  env: Readonly<Record<string, string>> = {},
+): Promise<SponsorshipApiHarness> {
+  const config = loadConfig(SPONSORSHIP_API.config, { PORT: '1', ...sponsorshipApiEnv(auth, env) });
+  const logger = createLogger('sponsorship-api', process.env.SPONSORSHIP_TEST_LOG_LEVEL ?? 'silent');
+  if (!SPONSORSHIP_API.seed) throw new Error('sponsorship-api has no sandbox seed');
+  await SPONSORSHIP_API.seed(config, logger);
+
+  const routes = new RouteIndex();
+  const app: NestFastifyApplication = await createHttpApp(
+    SPONSORSHIP_API.rootModule({ app: 'sponsorship-api', config, logger, routes }),
+    { app: 'sponsorship-api', logger, routes, config, mapDomainError: SPONSORSHIP_API.mapDomainError },
+  );
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  const db = new Pool({ connectionString: auth.services.databaseUrl, max: 4 });
+  return {
+    url,
+    app,
+    db,
+    call: (method, path, credentials, body, headers = {}) =>
+      request(`${url}${path}`, {
+        method,
+        headers: {
+          ...(credentials ? { authorization: basic(credentials) } : {}),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+        timeoutMs: 30_000,
+      }),
+    expireDueSeats: () => app.get(SeatExpiryJob).runOnce(),
+    async close() {
+      await app.close();
+      await db.end();
+    },
+  };
+}
