@@ -234,14 +234,11 @@ function sandboxCredentials(base, webhook, env) {
     bold('Sandbox partners'),
     table(SANDBOX_PARTNERS),
     `  sandbox-partner's webhook URL: ${webhook} (secret whsec_sandbox_secret)`,
-    `  seats: sandbox-partner has 4 invited (invitee1..4@sandbox.test, ext-1..4), sandbox-partner-b has 2`,
+    `  seats: sandbox-partner has alex.morgan and sam.lee active and 4 invited (invitee1..4@sandbox.test,`,
+    `         ext-1..4); sandbox-partner-b has 2 invited. Try: curl -u sandbox-partner:sandbox-secret ${base}/v1/partners/sponsorships`,
     '',
     bold('Sandbox crew members'),
     table(SANDBOX_CREW),
-    '',
-    yellow(
-      '  Partners, sign-in credentials and crew records are seeded; seats arrive with the sponsorship feature.',
-    ),
   ];
 }
 
