@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run build`: compiles apps/ and libs/ with SWC into dist/ (dist/apps/<app>/src/main.js,
-// dist/libs/...), then generates the gateway's nginx configuration and static files into
+// dist/libs/...), builds the docs site (docs/partners → dist/apps/gateway/static), then generates
+// the gateway's nginx configuration and static files into
 // dist/gateway from the route table (GATEWAY_PORT, DOCS_URL, APP_ENV and the *_UPSTREAMS
 // variables of the environment; see apps/gateway).
 import fs from 'node:fs';
@@ -34,6 +35,19 @@ async function main() {
       `${path.relative(ROOT, GENERATOR_JS)} was not produced: apps/gateway/src/generate.ts is missing`,
     );
   }
+  // The docs site the gateway serves under /docs/ (guides, error pages, the Redoc reference page).
+  const site = await run(
+    process.execPath,
+    [
+      path.join(dist, 'apps', 'gateway', 'src', 'site', 'build-site.js'),
+      '--out',
+      path.join(dist, 'apps', 'gateway', 'static'),
+      '--source',
+      path.join(ROOT, 'docs', 'partners'),
+    ],
+    { cwd: ROOT },
+  );
+  if (site.code !== 0) throw new Error(`docs site build failed (exit ${site.code ?? site.signal})`);
   const out = path.join(dist, 'gateway');
   const gen = await run(process.execPath, [GENERATOR_JS, '--out', out], { cwd: ROOT });
   if (gen.code !== 0) throw new Error(`gateway generator failed (exit ${gen.code ?? gen.signal})`);

@@ -12,7 +12,9 @@ export interface GatewayOptions {
   /** As nginx's `listen` wants it: an IPv4 address, a host name, or a bracketed IPv6 address. */
   readonly listenHost: string;
   readonly port: number;
-  /** Base of every Problem `type`, without a trailing slash. */
+  /** PUBLIC_BASE_URL without a trailing slash: the server of the API description. */
+  readonly publicBaseUrl: string;
+  /** Base of every Problem `type`, without a trailing slash; default `{PUBLIC_BASE_URL}/docs`. */
   readonly docsUrl: string;
   /** `host:port` entries per app, at least one each. */
   readonly upstreams: Readonly<Record<UpstreamApp, readonly string[]>>;
@@ -66,7 +68,14 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
 
   const port = parsePort('GATEWAY_PORT', get('GATEWAY_PORT') ?? String(DEFAULT_PORTS.gateway));
   const listenHost = parseListenHost(get('GATEWAY_LISTEN_HOST') ?? '0.0.0.0');
-  const docsUrl = parseDocsUrl(get('DOCS_URL') ?? `http://localhost:${DEFAULT_PORTS.gateway}/docs`);
+  // As the apps read it (libs/platform config): a sandbox default, required in production.
+  const rawBase =
+    get('PUBLIC_BASE_URL') ??
+    (appEnvRaw === 'sandbox' ? `http://localhost:${DEFAULT_PORTS.gateway}` : undefined);
+  if (rawBase === undefined) throw new GatewayConfigError('PUBLIC_BASE_URL', 'is required in production');
+  const publicBaseUrl = parseHttpUrl('PUBLIC_BASE_URL', rawBase);
+  // The gateway serves the docs itself, so by default Problem types point at its own /docs.
+  const docsUrl = parseHttpUrl('DOCS_URL', get('DOCS_URL') ?? `${publicBaseUrl}/docs`);
 
   const upstreams = {} as Record<UpstreamApp, readonly string[]>;
   for (const app of UPSTREAM_APPS) {
@@ -102,6 +111,7 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
     appEnv: appEnvRaw,
     listenHost,
     port,
+    publicBaseUrl,
     docsUrl,
     upstreams,
     connectTimeoutMs,
@@ -128,26 +138,23 @@ function parseListenHost(raw: string): string {
   );
 }
 
-function parseDocsUrl(raw: string): string {
+function parseHttpUrl(variable: string, raw: string): string {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new GatewayConfigError('DOCS_URL', `must be an absolute http(s) URL (got ${JSON.stringify(raw)})`);
+    throw new GatewayConfigError(variable, `must be an absolute http(s) URL (got ${JSON.stringify(raw)})`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new GatewayConfigError('DOCS_URL', `must be an http or https URL (got ${JSON.stringify(raw)})`);
+    throw new GatewayConfigError(variable, `must be an http or https URL (got ${JSON.stringify(raw)})`);
   }
   if (url.search || url.hash || raw.includes('?') || raw.includes('#')) {
-    throw new GatewayConfigError(
-      'DOCS_URL',
-      `must not carry a query or fragment (got ${JSON.stringify(raw)})`,
-    );
+    throw new GatewayConfigError(variable, `must not carry a query or fragment (got ${JSON.stringify(raw)})`);
   }
   // The URL lands inside nginx strings and JSON bodies; `$` would be read by nginx as a variable.
   if (!/^[A-Za-z0-9._~:/@!&'()*+,;=%-]+$/.test(raw)) {
     throw new GatewayConfigError(
-      'DOCS_URL',
+      variable,
       `contains characters that are not allowed (got ${JSON.stringify(raw)})`,
     );
   }

@@ -1,16 +1,18 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { GATEWAY_ROUTES } from '@svc/contracts';
+import { writeApiDescription } from './api-description';
 import { writeGatewayBundle } from './bundle';
 import { GatewayConfigError, gatewayOptionsFromEnv, type GatewayEnv } from './gateway-options';
 import { renderNginxConfig } from './nginx-config';
 
 const USAGE = `Usage: node dist/apps/gateway/src/generate.js --out <dir> [--static <dir>]
 
-Writes <dir>/nginx.conf (from GATEWAY_ROUTES in @svc/contracts), <dir>/temp/* and <dir>/html/
-(a copy of apps/gateway/static, or of --static). Then run: nginx -p <dir> -c <dir>/nginx.conf
+Writes <dir>/nginx.conf (from GATEWAY_ROUTES in @svc/contracts), <dir>/temp/* and <dir>/html/:
+the docs site built by \`npm run build\` (dist/apps/gateway/static, or --static), with this
+environment's openapi.json and openapi.yaml. Then run: nginx -p <dir> -c <dir>/nginx.conf
 
-Environment: APP_ENV (sandbox|production), GATEWAY_PORT, GATEWAY_LISTEN_HOST, DOCS_URL,
+Environment: APP_ENV (sandbox|production), GATEWAY_PORT, GATEWAY_LISTEN_HOST, PUBLIC_BASE_URL, DOCS_URL,
 AUTH_SERVER_UPSTREAMS, CONSENT_UI_UPSTREAMS, CREW_API_UPSTREAMS, SPONSORSHIP_API_UPSTREAMS
 (comma-separated host:port), GATEWAY_UPSTREAM_CONNECT_TIMEOUT, GATEWAY_UPSTREAM_READ_TIMEOUT,
 GATEWAY_WORKER_PROCESSES (auto or a number).`;
@@ -49,6 +51,7 @@ export async function main(
     const staticDir = args.staticDir ?? findStaticDir();
     const out = resolve(args.out);
     await writeGatewayBundle(out, config, staticDir);
+    await writeApiDescription(join(out, 'html'), options);
     io.stdout(
       `gateway: wrote ${join(out, 'nginx.conf')} (APP_ENV=${options.appEnv}); run: nginx -p ${out} -c ${join(out, 'nginx.conf')}`,
     );
@@ -86,17 +89,20 @@ function parseArgs(argv: readonly string[]): { out: string; staticDir?: string }
   return { out, staticDir };
 }
 
-/** apps/gateway/static, whether this runs from source (Jest) or from dist/ (SWC keeps the tree). */
+/**
+ * The static site `npm run build` writes (dist/apps/gateway/static: the docs pages, their assets and
+ * the Redoc bundle), whether this runs from dist/ or from source (Jest).
+ */
 function findStaticDir(): string {
   const candidates = [
     resolve(__dirname, '../static'),
-    resolve(__dirname, '../../../../apps/gateway/static'),
-    resolve(process.cwd(), 'apps/gateway/static'),
+    resolve(__dirname, '../../../../dist/apps/gateway/static'),
+    resolve(process.cwd(), 'dist/apps/gateway/static'),
   ];
-  const found = candidates.find((dir) => existsSync(join(dir, 'openapi.json')));
+  const found = candidates.find((dir) => existsSync(join(dir, 'docs', 'reference.html')));
   if (!found)
     throw new Error(
-      `apps/gateway/static not found (looked in ${candidates.join(', ')}); pass --static <dir>`,
+      `the built docs site was not found (looked in ${candidates.join(', ')}); run \`npm run build\` or pass --static <dir>`,
     );
   return found;
 }

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import {
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_PORTS,
@@ -26,7 +27,7 @@ import { main, type GenerateIo } from './generate';
 import { errorLocation, renderNginxConfig, upstreamName } from './nginx-config';
 
 const render = (env: GatewayEnv = {}, routes: readonly GatewayRoute[] = GATEWAY_ROUTES) =>
-  renderNginxConfig(routes, gatewayOptionsFromEnv(env));
+  renderNginxConfig(routes, gatewayOptionsFromEnv({ PUBLIC_BASE_URL: 'https://api.example.test', ...env }));
 
 /** The text of one `location <selector> { ... }` block, or undefined when there is none. */
 function location(conf: string, selector: string): string | undefined {
@@ -198,6 +199,7 @@ describe('gatewayOptionsFromEnv', () => {
       appEnv: 'sandbox',
       listenHost: '0.0.0.0',
       port: 8080,
+      publicBaseUrl: 'http://localhost:8080',
       docsUrl: 'http://localhost:8080/docs',
       upstreams: {
         'auth-server': ['127.0.0.1:3001'],
@@ -220,6 +222,7 @@ describe('gatewayOptionsFromEnv', () => {
       APP_ENV: 'production',
       GATEWAY_PORT: '9090',
       GATEWAY_LISTEN_HOST: '::',
+      PUBLIC_BASE_URL: 'https://api.example.test/',
       DOCS_URL: 'https://docs.example.test',
       AUTH_SERVER_UPSTREAMS: 'auth-1:3001,auth-2:3001',
       GATEWAY_UPSTREAM_CONNECT_TIMEOUT: '500ms',
@@ -230,6 +233,7 @@ describe('gatewayOptionsFromEnv', () => {
       appEnv: 'production',
       port: 9090,
       listenHost: '[::]',
+      publicBaseUrl: 'https://api.example.test',
       docsUrl: 'https://docs.example.test',
       connectTimeoutMs: 500,
       readTimeoutMs: 60_000,
@@ -243,8 +247,20 @@ describe('gatewayOptionsFromEnv', () => {
     expect(conf).toContain('proxy_read_timeout 60s;');
   });
 
+  it('defaults DOCS_URL to the gateway’s own /docs under PUBLIC_BASE_URL', () => {
+    expect(gatewayOptionsFromEnv({ PUBLIC_BASE_URL: 'https://sandbox.example.test' }).docsUrl).toBe(
+      'https://sandbox.example.test/docs',
+    );
+  });
+
+  it('needs PUBLIC_BASE_URL in production, as the apps do', () => {
+    expect(() => gatewayOptionsFromEnv({ APP_ENV: 'production' })).toThrow(/PUBLIC_BASE_URL is required/);
+  });
+
   const bad: [string, string][] = [
     ['APP_ENV', 'staging'],
+    ['PUBLIC_BASE_URL', 'localhost:8080'],
+    ['PUBLIC_BASE_URL', 'https://api.example.test/$x'],
     ['GATEWAY_PORT', '0'],
     ['GATEWAY_PORT', '65536'],
     ['GATEWAY_PORT', '80a'],
@@ -306,14 +322,34 @@ describe('generate CLI', () => {
     expect(io.err.join('\n')).toContain('--out');
   });
 
+  /** A built site as `npm run build` lays it out, with the placeholders the generator fills. */
+  async function siteFixture(): Promise<string> {
+    const site = join(dir, 'site');
+    await mkdir(join(site, 'docs'), { recursive: true });
+    await writeFile(join(site, 'docs', 'reference.html'), '<!doctype html><title>reference</title>');
+    await writeFile(
+      join(site, 'docs', 'index.html'),
+      '<!doctype html><p>Base @@PUBLIC_BASE_URL@@, errors @@DOCS_URL@@/errors/</p>',
+    );
+    return site;
+  }
+
   it.each(['sandbox', 'production'])(
     'writes an nginx prefix (%s) that `nginx -t -p <out> -c <out>/nginx.conf` accepts',
     async (appEnv) => {
       const io = capture();
       const out = join(dir, appEnv);
-      await expect(main([`--out=${out}`], { APP_ENV: appEnv, GATEWAY_PORT: '18080' }, io)).resolves.toBe(0);
-      expect(await readFile(join(out, 'nginx.conf'), 'utf8')).toBe(
-        render({ APP_ENV: appEnv, GATEWAY_PORT: '18080' }),
+      const env = { APP_ENV: appEnv, GATEWAY_PORT: '18080', PUBLIC_BASE_URL: 'https://api.example.test' };
+      await expect(main([`--out=${out}`, '--static', await siteFixture()], env, io)).resolves.toBe(0);
+      expect(await readFile(join(out, 'nginx.conf'), 'utf8')).toBe(render(env));
+      const description = JSON.parse(await readFile(join(out, 'html/openapi.json'), 'utf8'));
+      expect(description).toMatchObject({ openapi: '3.1.0', info: { version: '1.0.0' } });
+      expect(description.servers).toEqual([
+        { url: 'https://api.example.test', description: 'This environment' },
+      ]);
+      expect(parseYaml(await readFile(join(out, 'html/openapi.yaml'), 'utf8'))).toEqual(description);
+      expect(await readFile(join(out, 'html/docs/index.html'), 'utf8')).toContain(
+        '<p>Base https://api.example.test, errors https://api.example.test/docs/errors/</p>',
       );
       for (const file of [
         'html/openapi.json',

@@ -11,6 +11,7 @@ import {
   RECONCILE_BODY_LIMIT_BYTES,
   type ProblemCode,
 } from '@svc/contracts';
+import { parse as parseYaml } from 'yaml';
 import { main } from '../src/generate';
 import { nginxBinary } from './nginx-binary';
 
@@ -272,6 +273,7 @@ beforeAll(async () => {
     freePort(),
   ]);
   const env = {
+    PUBLIC_BASE_URL: 'https://api.example.test',
     DOCS_URL,
     CREW_API_UPSTREAMS: `${crewA.address},${crewB.address}`,
     SPONSORSHIP_API_UPSTREAMS: crewA.address,
@@ -304,6 +306,13 @@ describe('gateway (nginx) in front of fake apps', () => {
     expect(res.headers.get('x-request-id')).toMatch(GENERATED_ID);
     expect(await res.json()).toEqual({ status: 'ok' });
     expect(receivedBy(crewA, crewB)).toHaveLength(before);
+  });
+
+  it('answers /healthz with a 405 Problem for methods other than GET and HEAD', async () => {
+    const res = await fetch(`${sandbox.base}/healthz`, { method: 'POST' });
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
+    await expectProblem(res, 'method_not_allowed');
+    expect((await fetch(`${sandbox.base}/healthz`, { method: 'HEAD' })).status).toBe(200);
   });
 
   it.each(['partner-42.abc_DEF:7', 'x'.repeat(128)])(
@@ -486,14 +495,19 @@ describe('gateway (nginx) in front of fake apps', () => {
       expect(json.status).toBe(200);
       expect(json.headers.get('content-type')).toBe('application/json');
       expect(json.headers.get('x-request-id')).toMatch(GENERATED_ID);
-      const doc = (await json.json()) as { openapi: string; info: { version: string } };
+      const doc = (await json.json()) as { openapi: string; info: { version: string }; servers: unknown };
       expect(doc.openapi).toBe('3.1.0');
       expect(doc.info.version).toBe('1.0.0');
+      // This environment's values: the server is PUBLIC_BASE_URL, Problem types use DOCS_URL.
+      expect(doc.servers).toEqual([{ url: 'https://api.example.test', description: 'This environment' }]);
+      expect(JSON.stringify(doc)).toContain(`${DOCS_URL}/errors/invalid_token`);
 
       const yaml = await fetch(`${sandbox.base}/openapi.yaml`);
       expect(yaml.status).toBe(200);
       expect(yaml.headers.get('content-type')).toBe('application/yaml');
-      expect(await yaml.text()).toMatch(/^openapi: 3\.1\.0$/m);
+      const text = await yaml.text();
+      expect(text).toMatch(/^openapi: 3\.1\.0$/m);
+      expect(parseYaml(text)).toEqual(doc);
     });
 
     it('answers a revalidation with 304 and the request id', async () => {
@@ -514,9 +528,18 @@ describe('gateway (nginx) in front of fake apps', () => {
       const page = await fetch(`${sandbox.base}/docs/`);
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/^text\/html(;|$)/);
-      expect(await page.text()).toMatch(/not published yet/);
+      expect(await page.text()).toContain('href="/docs/reference"');
+
+      // Every Problem type resolves: /docs/errors/<code> is a page, without ".html".
+      for (const code of Object.keys(PROBLEMS)) {
+        const errorPage = await fetch(`${sandbox.base}/docs/errors/${code}`);
+        expect({ code, status: errorPage.status }).toEqual({ code, status: 200 });
+        expect(errorPage.headers.get('content-type')).toMatch(/^text\/html(;|$)/);
+        expect(await errorPage.text()).toContain(`${DOCS_URL}/errors/${code}`);
+      }
 
       await expectProblem(await fetch(`${sandbox.base}/docs/missing.html`), 'not_found');
+      await expectProblem(await fetch(`${sandbox.base}/docs/errors/no_such_code`), 'not_found');
     });
 
     it('answers other methods with a 405 Problem, not an nginx page', async () => {

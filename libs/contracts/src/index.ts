@@ -19,3 +19,4 @@ export * from './service-event';
 export * from './rpc/auth/partner-credentials';
 export * from './rpc/crew/membership';
 export * from './member-events';
+export * from './openapi';

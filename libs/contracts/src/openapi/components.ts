@@ -1,0 +1,691 @@
+import { EVENT_TYPES } from '../messaging';
+import { PROBLEMS, type ProblemCode } from '../problems';
+import { SCOPES, type Scope } from '../scopes';
+import {
+  API_LIMITS,
+  count,
+  prefixedId,
+  problemSchema,
+  problemSchemaName,
+  REQUEST_ID_PATTERN,
+  schemaRef,
+  timestamp,
+  type JsonObject,
+} from './kit';
+
+/** Seat lifecycle (decisions.md, Sponsorship). */
+export const SEAT_STATUS_VALUES = ['invited', 'active', 'ended', 'cancelled'] as const;
+
+/** What each scope lets a partner read (interface.md, Authentication item 7). */
+export const SCOPE_GRANTS: Readonly<Record<Scope, string>> = {
+  'profile:read': 'Name, role, country, photo URL and the membership block (`GET /v1/me`).',
+  'seatime:read': 'Aggregate sea-time totals and the 12-month trend (`GET /v1/me/sea-time`, `/recent`).',
+  'vessels:read': 'Vessel history (`GET /v1/me/vessels`).',
+};
+
+const OAUTH_ERROR_CODES = [
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'invalid_token',
+  'insufficient_scope',
+  'server_error',
+  'temporarily_unavailable',
+] as const;
+
+function schemas(docsUrl: string): JsonObject {
+  const problems: JsonObject = {};
+  for (const code of Object.keys(PROBLEMS) as ProblemCode[]) {
+    problems[problemSchemaName(code)] = problemSchema(code, docsUrl);
+  }
+  const seatProperties: JsonObject = {
+    sponsorship_id: prefixedId('sps', 'The seat id.'),
+    email: {
+      type: 'string',
+      format: 'email',
+      maxLength: API_LIMITS.emailMaxLength,
+      description: 'The member’s e-mail address, normalised (trimmed, lower-case).',
+    },
+    crew_name: {
+      type: ['string', 'null'],
+      description: 'The member’s display name, once a crew member is linked.',
+    },
+    status: schemaRef('SeatStatus'),
+    external_ref: {
+      type: ['string', 'null'],
+      description: 'The reference you supplied when provisioning the seat.',
+    },
+    invited_at: timestamp('When the seat was created (provisioned).', true),
+    activated_at: timestamp('When premium was granted; null while `invited`.', true),
+    expires_at: timestamp('End of the member’s sponsored term.', true),
+  };
+  return {
+    FieldError: {
+      type: 'object',
+      description: 'One field that failed validation. Entries may carry further keys.',
+      required: ['field', 'message'],
+      additionalProperties: true,
+      properties: {
+        field: {
+          type: 'string',
+          description: 'The query parameter or body field, e.g. `limit` or `active_refs`.',
+        },
+        message: { type: 'string', description: 'What the field must be.' },
+      },
+    },
+    ...problems,
+    OAuthError: {
+      type: 'object',
+      description:
+        'RFC 6749 §5.2 error of the OAuth endpoints (never Problem Details). `error_description` is printable ASCII without `"` and `\\`.',
+      required: ['error', 'error_description'],
+      additionalProperties: false,
+      properties: {
+        error: { type: 'string', enum: [...OAUTH_ERROR_CODES] },
+        error_description: { type: 'string', pattern: '^[\\x20-\\x21\\x23-\\x5B\\x5D-\\x7E]*$' },
+      },
+    },
+    Scope: { type: 'string', enum: [...SCOPES], description: 'An OAuth scope.' },
+    TokenResponse: {
+      type: 'object',
+      description:
+        'RFC 6749 §5.1 token response. Answers carry `Cache-Control: no-store` and `Pragma: no-cache`.',
+      required: ['access_token', 'token_type', 'expires_in', 'refresh_token', 'scope'],
+      additionalProperties: false,
+      properties: {
+        access_token: {
+          type: 'string',
+          minLength: 32,
+          description: 'Opaque; send as `Authorization: Bearer <token>`.',
+        },
+        token_type: { type: 'string', const: 'Bearer' },
+        expires_in: {
+          type: 'integer',
+          minimum: 1,
+          description: `Seconds until the access token expires: ${API_LIMITS.accessTokenSeconds}.`,
+          examples: [API_LIMITS.accessTokenSeconds],
+        },
+        refresh_token: {
+          type: 'string',
+          minLength: 32,
+          description: `Opaque; lives ${API_LIMITS.refreshTokenDays} days and rotates on every use.`,
+        },
+        scope: {
+          type: 'string',
+          pattern: `^(${SCOPES.join('|')})( (${SCOPES.join('|')}))*$`,
+          description: 'The granted scopes, space-separated.',
+        },
+      },
+    },
+    Userinfo: {
+      type: 'object',
+      description:
+        'OIDC-style basic profile (OpenID Connect Core §5.3.2). `sub` always; `name`, `picture` and `updated_at` only when the token has `profile:read`.',
+      required: ['sub'],
+      additionalProperties: false,
+      properties: {
+        sub: {
+          type: 'string',
+          description: 'The crew member’s user id (`usr_…`), the same as `user_id` of `/v1/me`.',
+        },
+        name: { type: 'string' },
+        picture: { type: ['string', 'null'], description: 'A photo URL; null when none is known.' },
+        updated_at: {
+          type: 'integer',
+          minimum: 0,
+          description: 'When the sign-in identity changed, in Unix seconds.',
+        },
+      },
+    },
+    AuthorizationServerMetadata: {
+      type: 'object',
+      description: 'RFC 8414 authorization server metadata.',
+      required: [
+        'issuer',
+        'authorization_endpoint',
+        'token_endpoint',
+        'revocation_endpoint',
+        'userinfo_endpoint',
+        'scopes_supported',
+        'response_types_supported',
+        'grant_types_supported',
+        'token_endpoint_auth_methods_supported',
+        'code_challenge_methods_supported',
+      ],
+      additionalProperties: true,
+      properties: {
+        issuer: { type: 'string', format: 'uri' },
+        authorization_endpoint: { type: 'string', format: 'uri' },
+        token_endpoint: { type: 'string', format: 'uri' },
+        revocation_endpoint: { type: 'string', format: 'uri' },
+        userinfo_endpoint: { type: 'string', format: 'uri' },
+        scopes_supported: { type: 'array', items: schemaRef('Scope') },
+        response_types_supported: { type: 'array', items: { type: 'string', enum: ['code'] } },
+        response_modes_supported: { type: 'array', items: { type: 'string', enum: ['query'] } },
+        grant_types_supported: {
+          type: 'array',
+          items: { type: 'string', enum: ['authorization_code', 'refresh_token'] },
+        },
+        token_endpoint_auth_methods_supported: {
+          type: 'array',
+          items: { type: 'string', enum: ['client_secret_post', 'client_secret_basic'] },
+        },
+        revocation_endpoint_auth_methods_supported: {
+          type: 'array',
+          items: { type: 'string', enum: ['client_secret_post', 'client_secret_basic'] },
+        },
+        code_challenge_methods_supported: { type: 'array', items: { type: 'string', enum: ['S256'] } },
+        authorization_response_iss_parameter_supported: { type: 'boolean' },
+        service_documentation: { type: 'string', format: 'uri' },
+      },
+    },
+    Membership: {
+      type: 'object',
+      description:
+        'Always present, readable with `profile:read` (no new consent). `expires_at` and `sponsored_by_you` appear only when the calling client sponsors the member; because the body depends on the caller, so does the `ETag`.',
+      required: ['tier', 'source', 'since'],
+      additionalProperties: false,
+      properties: {
+        tier: { type: 'string', enum: ['free', 'premium'] },
+        source: {
+          type: 'string',
+          enum: ['self', 'sponsored', 'vessel'],
+          description: 'How the membership is held.',
+        },
+        since: timestamp('Start of the membership.'),
+        expires_at: timestamp('End of the sponsored term; only for the sponsor.', true),
+        sponsored_by_you: {
+          type: 'boolean',
+          const: true,
+          description: 'Only for the sponsor, and then true.',
+        },
+      },
+    },
+    Profile: {
+      type: 'object',
+      description:
+        'The authenticated crew member’s profile. Every field is present; only `photo_url` may be null.',
+      required: ['user_id', 'name', 'role', 'country', 'photo_url', 'record_updated_at', 'membership'],
+      additionalProperties: false,
+      properties: {
+        user_id: prefixedId('usr', 'The crew member’s identifier in the service.'),
+        name: { type: 'string', description: 'Display name.' },
+        role: { type: 'string', description: 'Crew role.' },
+        country: { type: 'string', description: 'Country.' },
+        photo_url: { type: ['string', 'null'], format: 'uri', description: 'URL of the photo, or null.' },
+        record_updated_at: timestamp('Most recent update of the record.'),
+        membership: schemaRef('Membership'),
+      },
+    },
+    SeaTime: {
+      type: 'object',
+      description:
+        'Sea-time totals. Every field is present and non-null; `verified` holds zeros when nothing is verified.',
+      required: ['user_id', 'record_updated_at', 'totals', 'verified', 'by_role'],
+      additionalProperties: false,
+      properties: {
+        user_id: prefixedId('usr', 'The crew member.'),
+        record_updated_at: timestamp('Most recent update of the record.'),
+        totals: {
+          type: 'object',
+          description: 'Crew-declared aggregate.',
+          required: ['days_at_sea', 'nautical_miles', 'vessels_served', 'years_active'],
+          additionalProperties: false,
+          properties: {
+            days_at_sea: count('Days at sea.'),
+            nautical_miles: count('Nautical miles.'),
+            vessels_served: count('Distinct vessels (IMO numbers) of the current vessel periods.'),
+            years_active: { type: 'number', minimum: 0, description: 'Years active, fractional.' },
+          },
+        },
+        verified: {
+          type: 'object',
+          description: 'Independently confirmed subset of the declared totals.',
+          required: ['days_at_sea', 'nautical_miles'],
+          additionalProperties: false,
+          properties: {
+            days_at_sea: count('Verified days at sea.'),
+            nautical_miles: count('Verified nautical miles.'),
+          },
+        },
+        by_role: {
+          type: 'array',
+          description: 'Days at sea per crew role; may be empty.',
+          items: {
+            type: 'object',
+            required: ['role', 'days'],
+            additionalProperties: false,
+            properties: { role: { type: 'string' }, days: count('Days at sea in this role.') },
+          },
+        },
+      },
+    },
+    RecentTrend: {
+      type: 'object',
+      description:
+        'Exactly 12 items: the 12 calendar months (UTC) ending with the current month, oldest first; months without data carry zeros.',
+      required: ['user_id', 'record_updated_at', 'months'],
+      additionalProperties: false,
+      properties: {
+        user_id: prefixedId('usr', 'The crew member.'),
+        record_updated_at: timestamp('Most recent update of the record.'),
+        months: {
+          type: 'array',
+          minItems: 12,
+          maxItems: 12,
+          items: {
+            type: 'object',
+            required: ['month', 'days_at_sea', 'nautical_miles'],
+            additionalProperties: false,
+            properties: {
+              month: { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: '`YYYY-MM`.' },
+              days_at_sea: count('Days at sea in the month.'),
+              nautical_miles: count('Nautical miles in the month.'),
+            },
+          },
+        },
+      },
+    },
+    VesselPeriod: {
+      type: 'object',
+      required: ['id', 'imo', 'name', 'role', 'period_start', 'period_end', 'days', 'nautical_miles'],
+      additionalProperties: false,
+      properties: {
+        id: prefixedId('vp', 'The vessel period id.'),
+        imo: { type: 'string', pattern: '^\\d{7}$', description: 'IMO number (7 digits).' },
+        name: { type: 'string', description: 'Vessel name.' },
+        role: { type: 'string', description: 'Crew role on board.' },
+        period_start: timestamp('Start of the period.'),
+        period_end: timestamp('End of the period (not before the start).'),
+        days: count('Days of the period.'),
+        nautical_miles: count('Nautical miles of the period.'),
+      },
+    },
+    VesselPage: {
+      type: 'object',
+      description:
+        'One page of the vessel history, ordered by `period_start` descending, then `id` descending. `record_updated_at` is fixed by the first page of a scan and is the same on every page of it.',
+      required: ['user_id', 'record_updated_at', 'vessels', 'next_cursor'],
+      additionalProperties: false,
+      properties: {
+        user_id: prefixedId('usr', 'The crew member.'),
+        record_updated_at: timestamp(
+          'Most recently updated crew-list record of the member; identical on every page of one scan and part of the page-stable `ETag`.',
+        ),
+        vessels: { type: 'array', maxItems: API_LIMITS.pageLimitMax, items: schemaRef('VesselPeriod') },
+        next_cursor: {
+          type: ['string', 'null'],
+          description: 'Opaque, signed cursor of the next page; null on the last page.',
+        },
+      },
+    },
+    WebhookTestResult: {
+      type: 'object',
+      required: ['event_id', 'delivery_id', 'target_url'],
+      additionalProperties: false,
+      properties: {
+        event_id: prefixedId('evt', 'The `id` of the `webhook.test` event you will receive.'),
+        delivery_id: prefixedId('dlv', 'The delivery, also sent as `X-SVC-Delivery-Id`.'),
+        target_url: {
+          type: 'string',
+          format: 'uri',
+          description: 'The registered URL the delivery was enqueued against.',
+        },
+      },
+    },
+    SeatStatus: {
+      type: 'string',
+      enum: [...SEAT_STATUS_VALUES],
+      description:
+        '`invited`: provisioned, no crew member linked yet. `active`: premium granted, billed. `ended`: closed by member-left or at `expires_at`. `cancelled`: removed by you or by reconcile. Moves: invited→active, invited→cancelled, active→cancelled, active→ended; `ended` and `cancelled` are final. Live seats are `invited` and `active`.',
+    },
+    Seat: {
+      type: 'object',
+      description: 'A sponsored seat. Only your own seats are ever visible.',
+      required: Object.keys(seatProperties),
+      additionalProperties: false,
+      properties: seatProperties,
+    },
+    SeatPage: {
+      type: 'object',
+      description: 'Your seats, newest first: `invited_at` descending, then `sponsorship_id` descending.',
+      required: ['items', 'next_cursor'],
+      additionalProperties: false,
+      properties: {
+        items: { type: 'array', maxItems: API_LIMITS.pageLimitMax, items: schemaRef('Seat') },
+        next_cursor: {
+          type: ['string', 'null'],
+          description: 'Opaque cursor of the next page; null on the last page.',
+        },
+      },
+    },
+    ProvisionSeatRequest: {
+      type: 'object',
+      required: ['email'],
+      additionalProperties: false,
+      properties: {
+        email: {
+          type: 'string',
+          format: 'email',
+          maxLength: API_LIMITS.emailMaxLength,
+          description: 'The member’s e-mail address; matched case-insensitively after trimming.',
+        },
+        external_ref: {
+          type: 'string',
+          minLength: 1,
+          maxLength: API_LIMITS.refMaxLength,
+          description: 'Your own id for the member; unique among your live seats.',
+        },
+        expires_at: timestamp(
+          `End of the sponsored term; default ${API_LIMITS.sponsorshipTermMonths} months after provisioning.`,
+        ),
+      },
+    },
+    ReconcileRequest: {
+      type: 'object',
+      required: ['active_refs'],
+      additionalProperties: false,
+      properties: {
+        active_refs: {
+          type: 'array',
+          minItems: 1,
+          maxItems: API_LIMITS.reconcileMaxRefs,
+          description:
+            'Your list of active members. Each entry is matched against the seat `email` (case-insensitively, after trimming) and the seat `external_ref` (exactly). An empty list is refused with 400 `bad_request`; more than 50,000 entries or a bad entry with 422.',
+          items: { type: 'string', minLength: 1, maxLength: API_LIMITS.refMaxLength },
+        },
+        apply: {
+          type: 'boolean',
+          default: false,
+          description:
+            'False (default): dry run, the diff only. True: cancel the diff, unless the guard trips.',
+        },
+        max_cancel: {
+          type: 'integer',
+          minimum: 0,
+          description:
+            'Hard ceiling on cancellations. Default: `max(1, ceil(0.10 × active_seats))`. A diff above the ceiling trips the guard.',
+        },
+        override_threshold: {
+          type: 'boolean',
+          default: false,
+          description: 'True applies the diff even when the guard trips.',
+        },
+      },
+    },
+    ReconcileResult: {
+      type: 'object',
+      description:
+        'The diff of your live seats against `active_refs`. When the guard trips (diff above the ceiling, `override_threshold` false), the answer is still 200, with `applied: false`, `threshold_exceeded: true`, `cancelled_count: 0` and the full diff.',
+      required: [
+        'active_seats',
+        'applied',
+        'cancelled_count',
+        'missing_refs',
+        'threshold_exceeded',
+        'to_cancel',
+      ],
+      additionalProperties: false,
+      properties: {
+        active_seats: count('Your live seats (`invited` and `active`) compared.'),
+        applied: { type: 'boolean', description: 'Whether the diff was cancelled.' },
+        cancelled_count: count('Seats cancelled by this call.'),
+        missing_refs: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Entries of `active_refs` that match no live seat.',
+        },
+        threshold_exceeded: { type: 'boolean', description: 'Whether the diff exceeds the guard’s ceiling.' },
+        to_cancel: {
+          type: 'array',
+          description: 'Live seats whose `email` and `external_ref` are both absent from `active_refs`.',
+          items: {
+            type: 'object',
+            required: ['email', 'sponsorship_id'],
+            additionalProperties: false,
+            properties: { email: { type: 'string' }, sponsorship_id: prefixedId('sps', 'The seat.') },
+          },
+        },
+      },
+    },
+    MemberLeftRequest: {
+      type: 'object',
+      description: 'At least one of `user_id` and `external_ref`; `user_id` wins when both are given.',
+      additionalProperties: false,
+      properties: {
+        user_id: { type: ['string', 'null'], description: 'The service’s user id (`usr_…`); preferred.' },
+        external_ref: {
+          type: ['string', 'null'],
+          description: 'Your own id of the member, as given when provisioning.',
+        },
+        reason: {
+          type: ['string', 'null'],
+          enum: ['account_deleted', 'membership_lapsed', null],
+          description: 'Both reasons close the seat identically.',
+        },
+      },
+    },
+    MemberLeftResult: {
+      type: 'object',
+      required: ['user_id', 'ended', 'downgraded'],
+      additionalProperties: false,
+      properties: {
+        user_id: { type: 'string', description: 'The member.' },
+        ended: { type: 'boolean', description: 'True when an open billed seat was closed by this call.' },
+        downgraded: {
+          type: 'boolean',
+          description:
+            'True when sponsored premium was dropped; false when the member was already self-paying.',
+        },
+      },
+    },
+    WebhookEvent: {
+      type: 'object',
+      description:
+        'The body of every delivery: a pointer, not data. Canonical JSON: keys sorted, no whitespace, UTF-8; the same bytes on every attempt. Receivers must ignore unknown fields and return 2xx for unknown event types.',
+      required: ['created_at', 'id', 'type', 'user_id'],
+      additionalProperties: false,
+      properties: {
+        created_at: timestamp('When the event happened.'),
+        id: prefixedId('evt', 'The event id: the idempotency key, stable across attempts. Dedupe on it.'),
+        type: { type: 'string', enum: [...EVENT_TYPES] },
+        user_id: prefixedId(
+          'usr',
+          'The crew member concerned (for `webhook.test`, the subject of the calling token).',
+        ),
+      },
+    },
+    Health: {
+      type: 'object',
+      required: ['status'],
+      additionalProperties: false,
+      properties: { status: { type: 'string', const: 'ok' } },
+    },
+  };
+}
+
+function header(
+  description: string,
+  schema: JsonObject,
+  required: boolean,
+  example?: string | number,
+): JsonObject {
+  return {
+    description,
+    required,
+    schema: example === undefined ? schema : { ...schema, examples: [example] },
+  };
+}
+
+/** Each header twice: `Name` (always present on that answer) and `NameOptional` (may be absent). */
+function headers(): JsonObject {
+  const base: Record<string, [string, JsonObject, (string | number)?]> = {
+    XRequestId: [
+      'The request id: a valid incoming `X-Request-Id` (`^[A-Za-z0-9._:-]{1,128}$`) is kept, anything else is replaced. Every response carries it; error bodies repeat it in `instance`.',
+      { type: 'string', pattern: REQUEST_ID_PATTERN },
+      'req_5f2c9a7e4b1d4c08a3e6f1b2c3d4e5f6',
+    ],
+    ETag: [
+      'Strong validator derived from the caller-visible representation (member, `record_updated_at`, scopes, caller, page parameters). Send it back in `If-None-Match`.',
+      { type: 'string', pattern: '^"[!#-~]+"$' },
+      '"mK3b1xV0q9h3sE8yQz2T4wA6uN5pR7c"',
+    ],
+    LastModified: [
+      '`record_updated_at` truncated to the second, as an HTTP date.',
+      { type: 'string', pattern: '^[A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} \\d{2}:\\d{2}:\\d{2} GMT$' },
+      'Tue, 03 Mar 2026 09:15:00 GMT',
+    ],
+    CacheControlPrivate: [
+      'The body depends on the caller; caches must revalidate.',
+      { type: 'string', const: 'private, no-cache' },
+    ],
+    CacheControlNoStore: ['Never stored by caches.', { type: 'string', pattern: 'no-store' }, 'no-store'],
+    Pragma: [
+      'HTTP/1.0 twin of `Cache-Control: no-store` (RFC 6749 §5.1).',
+      { type: 'string', const: 'no-cache' },
+    ],
+    XRateLimitLimit: [
+      'Requests allowed in the window with fewer requests remaining (600 per minute or 10,000 per day).',
+      { type: 'integer', minimum: 1 },
+      API_LIMITS.ratePerMinute,
+    ],
+    XRateLimitRemaining: ['Requests left in that window.', { type: 'integer', minimum: 0 }, 599],
+    XRateLimitReset: [
+      'Unix time in seconds when that window frees its next slot.',
+      { type: 'integer', minimum: 0 },
+      1767225600,
+    ],
+    RetryAfter: ['Seconds to wait before retrying (429 only).', { type: 'integer', minimum: 1 }, 12],
+    WwwAuthenticateBearer: [
+      'RFC 6750 §3.1 challenge: `Bearer` when no bearer credentials were sent, `Bearer error="invalid_token"` when the token is malformed, unknown, expired or revoked.',
+      { type: 'string', pattern: '^Bearer( error="invalid_token")?$' },
+      'Bearer error="invalid_token"',
+    ],
+    WwwAuthenticateScope: [
+      'RFC 6750 §3.1 challenge naming the scope the endpoint needs.',
+      { type: 'string', pattern: '^Bearer error="insufficient_scope", scope="[a-z:]+( [a-z:]+)*"$' },
+      'Bearer error="insufficient_scope", scope="vessels:read"',
+    ],
+    WwwAuthenticateBasic: [
+      'HTTP Basic challenge of the partner endpoints.',
+      { type: 'string', const: 'Basic realm="partners"' },
+      'Basic realm="partners"',
+    ],
+    WwwAuthenticateOAuthClient: [
+      'Sent with `invalid_client` when the client tried HTTP Basic authentication.',
+      { type: 'string', pattern: '^Basic realm="[^"]+"$' },
+      'Basic realm="oauth"',
+    ],
+    Allow: ['The methods this path serves.', { type: 'string' }, 'GET, HEAD'],
+    Location: ['Where the browser goes next.', { type: 'string' }],
+  };
+  const out: JsonObject = {};
+  for (const [name, [description, schema, example]] of Object.entries(base)) {
+    out[name] = header(description, schema, true, example);
+    out[`${name}Optional`] = header(
+      `${description} (Not on every answer of this status.)`,
+      schema,
+      false,
+      example,
+    );
+  }
+  return out;
+}
+
+function parameters(): JsonObject {
+  return {
+    IfNoneMatch: {
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description:
+        'An `ETag` from an earlier answer; still current → 304 with no body. Wins over `If-Modified-Since` (RFC 9110 §13.2.2).',
+      schema: { type: 'string' },
+    },
+    IfModifiedSince: {
+      name: 'If-Modified-Since',
+      in: 'header',
+      required: false,
+      description:
+        'A `Last-Modified` from an earlier answer; unchanged since → 304. Ignored when `If-None-Match` is sent.',
+      schema: { type: 'string' },
+    },
+    XRequestIdIn: {
+      name: 'X-Request-Id',
+      in: 'header',
+      required: false,
+      description:
+        'Your own correlation id; kept when it matches `^[A-Za-z0-9._:-]{1,128}$`, replaced otherwise.',
+      schema: { type: 'string' },
+    },
+    PageLimit: {
+      name: 'limit',
+      in: 'query',
+      required: false,
+      description: `Page size, an integer from 1 to ${API_LIMITS.pageLimitMax}; anything else is 422 with an \`errors\` entry for \`limit\`.`,
+      schema: {
+        type: 'integer',
+        minimum: 1,
+        maximum: API_LIMITS.pageLimitMax,
+        default: API_LIMITS.pageLimitDefault,
+      },
+    },
+    Cursor: {
+      name: 'cursor',
+      in: 'query',
+      required: false,
+      description:
+        'The `next_cursor` of the previous page; omit for the first page. Opaque and tamper-evident: an altered cursor, or one of another listing, is 422 with an `errors` entry for `cursor`.',
+      schema: { type: 'string', minLength: 1, maxLength: 2048 },
+    },
+  };
+}
+
+export function securitySchemes(publicBaseUrl: string): JsonObject {
+  const scopes: JsonObject = {};
+  for (const scope of SCOPES) scopes[scope] = SCOPE_GRANTS[scope];
+  return {
+    oauth2: {
+      type: 'oauth2',
+      description: `OAuth 2.0 authorization code flow with PKCE (RFC 7636): every authorization request carries a fresh \`code_challenge\` = base64url(sha256(\`code_verifier\`)) with \`code_challenge_method=S256\` (\`plain\` is refused); the verifier is ${API_LIMITS.codeVerifierMin}-${API_LIMITS.codeVerifierMax} characters. Codes live ${API_LIMITS.authorizationCodeSeconds} seconds and are single-use; access tokens ${API_LIMITS.accessTokenSeconds} seconds; refresh tokens ${API_LIMITS.refreshTokenDays} days, rotating on every use. Tokens are opaque: send them as \`Authorization: Bearer <token>\` (never as a query parameter).`,
+      flows: {
+        authorizationCode: {
+          authorizationUrl: `${publicBaseUrl}/oauth/authorize`,
+          tokenUrl: `${publicBaseUrl}/oauth/token`,
+          refreshUrl: `${publicBaseUrl}/oauth/token`,
+          scopes,
+        },
+      },
+    },
+    partnerBasic: {
+      type: 'http',
+      scheme: 'basic',
+      description:
+        'Partner endpoints (`/v1/partners/*`): HTTP Basic with your `client_id` as the user name and your `client_secret` as the password. Missing or wrong credentials: 401 with `WWW-Authenticate: Basic realm="partners"`.',
+    },
+    clientBasic: {
+      type: 'http',
+      scheme: 'basic',
+      description:
+        'Client authentication at `/oauth/token` and `/oauth/revoke` (`client_secret_basic`, RFC 6749 §2.3.1), as an alternative to `client_id` and `client_secret` in the form body (`client_secret_post`). Use one method per request, not both.',
+    },
+    memberSession: {
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'svc_session',
+      description:
+        'The crew member’s browser session on the service’s own sign-in page (HttpOnly, SameSite=Lax, Secure outside local development). Partners never handle it: they redirect the member’s browser to `/oauth/authorize`.',
+    },
+  };
+}
+
+export function components(publicBaseUrl: string, docsUrl: string): JsonObject {
+  return {
+    schemas: schemas(docsUrl),
+    headers: headers(),
+    parameters: parameters(),
+    securitySchemes: securitySchemes(publicBaseUrl),
+  };
+}

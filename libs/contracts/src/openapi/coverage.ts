@@ -1,0 +1,25 @@
+/**
+ * Routes served through the gateway that the API description leaves out on purpose: the crew
+ * member's own browser pages around the consent screen, and the documentation site. Partners
+ * never call them. The route-drift test fails when an app serves a public route that is neither
+ * in the description nor here, and when an entry here is served by nobody.
+ */
+export interface UndescribedRoute {
+  readonly method: string;
+  /** OpenAPI path syntax (`{param}`). */
+  readonly path: string;
+  readonly reason: string;
+}
+
+const BROWSER = 'a page of the crew member’s browser session (consent UI), not an API operation';
+
+export const ROUTES_OUTSIDE_API_DESCRIPTION: readonly UndescribedRoute[] = [
+  { method: 'GET', path: '/login', reason: BROWSER },
+  { method: 'POST', path: '/login', reason: BROWSER },
+  { method: 'GET', path: '/logout', reason: BROWSER },
+  { method: 'POST', path: '/logout', reason: BROWSER },
+  { method: 'GET', path: '/account/connections', reason: BROWSER },
+  { method: 'POST', path: '/account/connections/{clientId}/disconnect', reason: BROWSER },
+  { method: 'GET', path: '/account/assets/consent.css', reason: 'the consent pages’ stylesheet' },
+  { method: 'GET', path: '/docs', reason: 'the documentation site rendered from this description' },
+];

@@ -1,0 +1,214 @@
+import { PROBLEMS, type ProblemCode } from '../problems';
+import { PROBLEM_GUIDE } from './problem-guide';
+
+/** A JSON value of the document; the builders below keep the document plain data. */
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json | undefined };
+export type JsonObject = { [key: string]: Json | undefined };
+
+export const ref = (kind: 'schemas' | 'headers' | 'parameters' | 'responses', name: string): JsonObject => ({
+  $ref: `#/components/${kind}/${name}`,
+});
+export const schemaRef = (name: string) => ref('schemas', name);
+
+/** The limits partners build against (interface.md "Limits", decisions.md). */
+export const API_LIMITS = {
+  ratePerMinute: 600,
+  ratePerDay: 10_000,
+  pageLimitDefault: 50,
+  pageLimitMax: 200,
+  reconcileMaxRefs: 50_000,
+  refMaxLength: 320,
+  emailMaxLength: 320,
+  codeVerifierMin: 43,
+  codeVerifierMax: 128,
+  authorizationCodeSeconds: 60,
+  accessTokenSeconds: 3600,
+  refreshTokenDays: 90,
+  webhookBudgetSeconds: 5,
+  webhookAttempts: 6,
+  webhookRetrySchedule: ['1m', '5m', '30m', '2h', '6h'],
+  webhookGiveUpHours: 24,
+  webhookReplayWindowMinutes: 5,
+  sponsorshipTermMonths: 12,
+} as const;
+
+/** ISO 8601 UTC with `Z` (decisions.md, Crew records). */
+export const TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?Z$';
+export const REQUEST_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
+
+export function timestamp(description: string, nullable = false): JsonObject {
+  return {
+    type: nullable ? ['string', 'null'] : 'string',
+    format: 'date-time',
+    pattern: TIMESTAMP_PATTERN,
+    description,
+  };
+}
+
+export function prefixedId(prefix: string, description: string): JsonObject {
+  return { type: 'string', pattern: `^${prefix}_[A-Za-z0-9_-]+$`, description };
+}
+
+const count = (description: string): JsonObject => ({ type: 'integer', minimum: 0, description });
+export { count };
+
+/** The component name of a code's Problem schema: `invalid_token` → `ProblemInvalidToken`. */
+export function problemSchemaName(code: ProblemCode): string {
+  return `Problem${code
+    .split('_')
+    .map((w) => w[0].toUpperCase() + w.slice(1))
+    .join('')}`;
+}
+
+/**
+ * One Problem Details schema (RFC 7807) per code: `type` ends in `/errors/<code>`, `status` and
+ * `title` are fixed. Only `invalid_request` has `errors`; no other member appears.
+ */
+export function problemSchema(code: ProblemCode, docsUrl: string): JsonObject {
+  const problem = PROBLEMS[code];
+  const properties: JsonObject = {
+    type: {
+      type: 'string',
+      format: 'uri',
+      pattern: `/errors/${code}$`,
+      description: `Always \`{DOCS_URL}/errors/${code}\`; here \`${docsUrl}/errors/${code}\`.`,
+    },
+    title: { type: 'string', const: problem.title },
+    status: { type: 'integer', const: problem.status },
+    detail: { type: 'string', description: 'What went wrong with this request, for a developer.' },
+    instance: {
+      type: 'string',
+      pattern: REQUEST_ID_PATTERN,
+      description: 'The request id: the same value as the `X-Request-Id` response header.',
+    },
+  };
+  if (code === 'invalid_request') {
+    properties.errors = {
+      type: 'array',
+      minItems: 1,
+      description: 'One entry per field that failed validation.',
+      items: schemaRef('FieldError'),
+    };
+  }
+  return {
+    type: 'object',
+    title: `Problem: ${code}`,
+    description: `${PROBLEM_GUIDE[code].meaning} See ${docsUrl}/errors/${code}.`,
+    required: [
+      'type',
+      'title',
+      'status',
+      'detail',
+      'instance',
+      ...(code === 'invalid_request' ? ['errors'] : []),
+    ],
+    additionalProperties: false,
+    properties,
+  };
+}
+
+export function problemExample(code: ProblemCode, docsUrl: string, detail: string): JsonObject {
+  const problem = PROBLEMS[code];
+  return {
+    type: `${docsUrl}/errors/${code}`,
+    title: problem.title,
+    status: problem.status,
+    detail,
+    instance: 'req_5f2c9a7e4b1d4c08a3e6f1b2c3d4e5f6',
+    ...(code === 'invalid_request'
+      ? { errors: [{ field: 'limit', message: 'must be an integer from 1 to 200' }] }
+      : {}),
+  };
+}
+
+/** Headers of an answer, by component name; `required` says whether every such answer has it. */
+export type HeaderSet = Readonly<Record<string, { readonly component: string; readonly required: boolean }>>;
+
+export function headerObjects(headers: HeaderSet): JsonObject {
+  const out: JsonObject = {};
+  for (const [name, { component, required }] of Object.entries(headers)) {
+    // A $ref cannot carry `required`, so optional headers point at their "Optional" twin.
+    out[name] = ref('headers', required ? component : `${component}Optional`);
+  }
+  return out;
+}
+
+export const REQUEST_ID_HEADER: HeaderSet = { 'X-Request-Id': { component: 'XRequestId', required: true } };
+
+/** What every metered answer carries (interface.md "Limits"); `required` where the limiter has run. */
+export function rateLimitHeaders(required: boolean): HeaderSet {
+  return {
+    'X-RateLimit-Limit': { component: 'XRateLimitLimit', required },
+    'X-RateLimit-Remaining': { component: 'XRateLimitRemaining', required },
+    'X-RateLimit-Reset': { component: 'XRateLimitReset', required },
+  };
+}
+
+export interface ProblemAnswer {
+  readonly codes: readonly ProblemCode[];
+  readonly description: string;
+  readonly headers?: HeaderSet;
+  readonly detail?: string;
+}
+
+/** A response whose body is one of these codes' Problems, with an example of the first. */
+export function problemResponse(answer: ProblemAnswer, docsUrl: string): JsonObject {
+  const [first] = answer.codes;
+  const schemas = answer.codes.map((code) => schemaRef(problemSchemaName(code)));
+  const examples: JsonObject = {};
+  for (const code of answer.codes) {
+    examples[code] = {
+      summary: PROBLEMS[code].title,
+      value: problemExample(
+        code,
+        docsUrl,
+        answer.detail && code === first ? answer.detail : PROBLEM_GUIDE[code].meaning,
+      ),
+    };
+  }
+  return {
+    description: answer.description,
+    headers: headerObjects({ ...REQUEST_ID_HEADER, ...answer.headers }),
+    content: {
+      'application/problem+json': {
+        schema: schemas.length === 1 ? schemas[0] : { oneOf: schemas },
+        examples,
+      },
+    },
+  };
+}
+
+/** RFC 6749 §5.2 error answer of the OAuth endpoints, limited to the codes it can carry. */
+export function oauthErrorResponse(
+  description: string,
+  codes: readonly string[],
+  headers: HeaderSet = {},
+): JsonObject {
+  const [first] = codes;
+  return {
+    description,
+    headers: headerObjects({
+      ...REQUEST_ID_HEADER,
+      'Cache-Control': { component: 'CacheControlNoStore', required: true },
+      ...headers,
+    }),
+    content: {
+      'application/json': {
+        schema: {
+          allOf: [schemaRef('OAuthError')],
+          properties: { error: { enum: [...codes] } },
+        },
+        example: { error: first, error_description: 'A human-readable explanation of the error.' },
+      },
+    },
+  };
+}
+
+/** An HTML page of the consent UI (what a crew member's browser shows). */
+export function htmlResponse(description: string, headers: HeaderSet = {}): JsonObject {
+  return {
+    description,
+    headers: headerObjects({ ...REQUEST_ID_HEADER, ...headers }),
+    content: { 'text/html': { schema: { type: 'string' } } },
+  };
+}

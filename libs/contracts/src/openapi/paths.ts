@@ -1,0 +1,955 @@
+import { DEFAULT_BODY_LIMIT_BYTES, RECONCILE_BODY_LIMIT_BYTES } from '../routes';
+import { SCOPES, type Scope } from '../scopes';
+import {
+  API_LIMITS,
+  headerObjects,
+  htmlResponse,
+  oauthErrorResponse,
+  problemResponse,
+  rateLimitHeaders,
+  REQUEST_ID_HEADER,
+  ref,
+  schemaRef,
+  type HeaderSet,
+  type JsonObject,
+  type ProblemAnswer,
+} from './kit';
+
+export interface DocumentContext {
+  readonly publicBaseUrl: string;
+  readonly docsUrl: string;
+}
+
+const SAMPLE_USER = 'usr_sandbox_alex_morgan';
+const SAMPLE_TIME = '2026-03-03T09:15:00.000Z';
+const SAMPLE_SEAT = {
+  sponsorship_id: 'sps_7fQ2kX9mB3vN1cR8',
+  email: 'invitee1@sandbox.test',
+  crew_name: null,
+  status: 'invited',
+  external_ref: 'ext-1',
+  invited_at: SAMPLE_TIME,
+  activated_at: null,
+  expires_at: '2027-03-03T09:15:00.000Z',
+};
+
+const RL = rateLimitHeaders(true);
+const RL_MAYBE = rateLimitHeaders(false);
+const NO_STORE: HeaderSet = { 'Cache-Control': { component: 'CacheControlNoStore', required: true } };
+const VALIDATORS: HeaderSet = {
+  ETag: { component: 'ETag', required: true },
+  'Last-Modified': { component: 'LastModified', required: true },
+  'Cache-Control': { component: 'CacheControlPrivate', required: true },
+};
+
+function json(description: string, schema: string, example: unknown, headers: HeaderSet): JsonObject {
+  return {
+    description,
+    headers: headerObjects({ ...REQUEST_ID_HEADER, ...headers }),
+    content: { 'application/json': { schema: schemaRef(schema), example: example as JsonObject } },
+  };
+}
+
+function empty(description: string, headers: HeaderSet = {}): JsonObject {
+  return { description, headers: headerObjects({ ...REQUEST_ID_HEADER, ...headers }) };
+}
+
+/** Builds the responses of one operation: every Problem answer, plus the gateway's own 502 and 504. */
+class Responses {
+  private readonly out: Record<string, JsonObject> = {};
+  constructor(private readonly ctx: DocumentContext) {}
+
+  add(status: number, response: JsonObject): this {
+    this.out[String(status)] = response;
+    return this;
+  }
+
+  problem(status: number, answer: ProblemAnswer): this {
+    return this.add(status, problemResponse(answer, this.ctx.docsUrl));
+  }
+
+  /** 502 and 504 of the gateway (Problem Details, also in front of the OAuth endpoints). */
+  build(): JsonObject {
+    if (!this.out['502'])
+      this.problem(502, {
+        codes: ['bad_gateway'],
+        description: 'The gateway could not reach the service behind this path. Retry with backoff.',
+      });
+    this.problem(504, {
+      codes: ['gateway_timeout'],
+      description: 'The service behind this path did not answer in time. Retry with backoff.',
+    });
+    const sorted: JsonObject = {};
+    for (const key of Object.keys(this.out).sort()) sorted[key] = this.out[key];
+    return sorted;
+  }
+}
+
+// ---- answers shared by the resource endpoints (/v1/*) ------------------------------------------
+
+function bearer401(r: Responses): Responses {
+  return r.problem(401, {
+    codes: ['invalid_token'],
+    description:
+      'Missing, malformed, unknown, expired or revoked access token (not counted against the rate limit).',
+    headers: { 'WWW-Authenticate': { component: 'WwwAuthenticateBearer', required: true } },
+    detail: 'The access token is malformed, unknown, expired or revoked; obtain a new one.',
+  });
+}
+
+function basic401(r: Responses): Responses {
+  return r.problem(401, {
+    codes: ['invalid_token'],
+    description: 'Missing or wrong client credentials (not counted against the rate limit).',
+    headers: { 'WWW-Authenticate': { component: 'WwwAuthenticateBasic', required: true } },
+    detail:
+      'This endpoint needs HTTP Basic credentials: your client_id as the user name and your client_secret as the password.',
+  });
+}
+
+function limited(r: Responses): Responses {
+  return r
+    .problem(429, {
+      codes: ['rate_limit_exceeded'],
+      description: `Rate limit reached: ${API_LIMITS.ratePerMinute} requests per rolling minute and ${API_LIMITS.ratePerDay} per rolling day per \`client_id\`. The refused request is not counted.`,
+      headers: { ...RL, 'Retry-After': { component: 'RetryAfter', required: true } },
+    })
+    .problem(500, {
+      codes: ['internal_error'],
+      description: 'Unexpected error; quote `instance` to partner support.',
+      headers: RL_MAYBE,
+    })
+    .problem(503, {
+      codes: ['service_unavailable'],
+      description:
+        'A dependency failed (database, the shared rate-limit store, another service); retry with backoff. Rate limiting fails closed: when requests cannot be counted they are refused.',
+      headers: RL_MAYBE,
+    });
+}
+
+function bodyErrors(r: Responses, limitBytes: number): Responses {
+  return r
+    .problem(413, {
+      codes: ['payload_too_large'],
+      description: `Body larger than ${limitBytes / (1024 * 1024)} MiB.`,
+    })
+    .problem(415, {
+      codes: ['unsupported_media_type'],
+      description: 'The body is not `application/json`.',
+    });
+}
+
+function invalid422(r: Responses, fields: string): Responses {
+  return r.problem(422, {
+    codes: ['invalid_request'],
+    description: `Validation failed; \`errors\` names each field (${fields}).`,
+    headers: RL,
+  });
+}
+
+// ---- crew data ------------------------------------------------------------------------------------
+
+function crewRead(
+  ctx: DocumentContext,
+  options: {
+    id: string;
+    summary: string;
+    description: string;
+    scope: Scope;
+    schema: string;
+    example: unknown;
+    query?: boolean;
+  },
+): JsonObject {
+  const r = new Responses(ctx)
+    .add(200, json('The record.', options.schema, options.example, { ...VALIDATORS, ...RL }))
+    .add(
+      304,
+      empty(
+        'Not modified: the `If-None-Match` or `If-Modified-Since` still matches. No body; counts as one request.',
+        { ...VALIDATORS, ...RL },
+      ),
+    );
+  bearer401(r)
+    .problem(403, {
+      codes: ['insufficient_scope'],
+      description: `The token lacks \`${options.scope}\`.`,
+      headers: { 'WWW-Authenticate': { component: 'WwwAuthenticateScope', required: true }, ...RL },
+      detail: `This endpoint needs an access token with the scope ${options.scope}.`,
+    })
+    .problem(404, {
+      codes: ['not_found'],
+      description: 'The token’s member has no crew record.',
+      headers: RL,
+    });
+  if (options.query) invalid422(r, '`limit`, `cursor`');
+  limited(r);
+  return {
+    get: {
+      operationId: options.id,
+      tags: ['Crew data'],
+      summary: options.summary,
+      description: `${options.description}\n\nScope: \`${options.scope}\`. Conditional requests: every answer carries \`ETag\` and \`Last-Modified\`; send them back in \`If-None-Match\` / \`If-Modified-Since\` to get 304 without a body.`,
+      security: [{ oauth2: [options.scope] }],
+      parameters: [
+        ...(options.query ? [ref('parameters', 'PageLimit'), ref('parameters', 'Cursor')] : []),
+        ref('parameters', 'IfNoneMatch'),
+        ref('parameters', 'IfModifiedSince'),
+        ref('parameters', 'XRequestIdIn'),
+      ],
+      responses: r.build(),
+    },
+  };
+}
+
+function crewPaths(ctx: DocumentContext): JsonObject {
+  const profile = {
+    user_id: SAMPLE_USER,
+    name: 'Alex Morgan',
+    role: 'Chief Officer',
+    country: 'GB',
+    photo_url: null,
+    record_updated_at: SAMPLE_TIME,
+    membership: {
+      tier: 'premium',
+      source: 'sponsored',
+      since: '2025-03-03T09:15:00.000Z',
+      expires_at: '2027-03-03T09:15:00.000Z',
+      sponsored_by_you: true,
+    },
+  };
+  const months = Array.from({ length: 12 }, (_, i) => ({
+    month: `${i < 10 ? 2025 : 2026}-${String(((i + 3) % 12) + 1).padStart(2, '0')}`,
+    days_at_sea: i % 3 === 0 ? 0 : 18,
+    nautical_miles: i % 3 === 0 ? 0 : 2700,
+  }));
+  const webhookTest = new Responses(ctx).add(
+    200,
+    json(
+      'The `webhook.test` delivery is enqueued; it arrives signed like every event.',
+      'WebhookTestResult',
+      {
+        event_id: 'evt_Xq7bN2cV9kL4mP1s',
+        delivery_id: 'dlv_R5tY8uI1oP3aS6dF',
+        target_url: 'https://partner.example/webhooks',
+      },
+      { ...NO_STORE, ...RL },
+    ),
+  );
+  bearer401(webhookTest).problem(409, {
+    codes: ['webhook_not_registered'],
+    description: 'Your platform has no registered webhook URL.',
+    headers: RL,
+  });
+  limited(webhookTest);
+
+  return {
+    '/v1/me': crewRead(ctx, {
+      id: 'getProfile',
+      summary: 'The crew member’s profile and membership',
+      description:
+        'The authenticated crew member’s profile. `membership` is always present; `expires_at` and `sponsored_by_you` appear only when your platform sponsors the member, so the `ETag` depends on the caller. Recommended polling: at most hourly (use the `user.profile.updated` webhook).',
+      scope: 'profile:read',
+      schema: 'Profile',
+      example: profile,
+    }),
+    '/v1/me/sea-time': crewRead(ctx, {
+      id: 'getSeaTime',
+      summary: 'Sea-time totals',
+      description:
+        'Crew-declared totals, the verified subset and days by role. Every field is present and non-null; `verified` is zeros when nothing is verified; `by_role` may be empty. Recommended polling: at most every 15 minutes.',
+      scope: 'seatime:read',
+      schema: 'SeaTime',
+      example: {
+        user_id: SAMPLE_USER,
+        record_updated_at: SAMPLE_TIME,
+        totals: { days_at_sea: 1460, nautical_miles: 212000, vessels_served: 9, years_active: 6.5 },
+        verified: { days_at_sea: 1200, nautical_miles: 180000 },
+        by_role: [
+          { role: 'Chief Officer', days: 800 },
+          { role: 'Second Officer', days: 660 },
+        ],
+      },
+    }),
+    '/v1/me/sea-time/recent': crewRead(ctx, {
+      id: 'getSeaTimeRecent',
+      summary: 'The rolling 12-month sea-time trend',
+      description:
+        'Exactly 12 items: the 12 calendar months (UTC) ending with the current month, oldest first; months without data carry zeros. Recommended polling: at most hourly.',
+      scope: 'seatime:read',
+      schema: 'RecentTrend',
+      example: { user_id: SAMPLE_USER, record_updated_at: SAMPLE_TIME, months },
+    }),
+    '/v1/me/vessels': crewRead(ctx, {
+      id: 'listVessels',
+      summary: 'Vessel history, one page',
+      description: `Vessel periods ordered by \`period_start\` descending, then \`id\` descending, keyset-paginated (default \`limit\` ${API_LIMITS.pageLimitDefault}, at most ${API_LIMITS.pageLimitMax}). A scan is stable under concurrent writes: its first page fixes \`record_updated_at\`, and every later page shows the periods as they were then, without duplicates or gaps. After a \`user.vessels.updated\` event, restart from the first page. Recommended polling: at most hourly.`,
+      scope: 'vessels:read',
+      schema: 'VesselPage',
+      query: true,
+      example: {
+        user_id: SAMPLE_USER,
+        record_updated_at: SAMPLE_TIME,
+        vessels: [
+          {
+            id: 'vp_9K2mXq4TzL7bN1cV',
+            imo: '9074729',
+            name: 'Nordic Aurora',
+            role: 'Chief Officer',
+            period_start: '2025-11-02T00:00:00.000Z',
+            period_end: '2026-01-30T12:00:00.000Z',
+            days: 90,
+            nautical_miles: 11200,
+          },
+        ],
+        next_cursor: 'eyJ2IjoxLCJzIjoiMjAyNS0xMS0wMiJ9.c2lnbmF0dXJl',
+      },
+    }),
+    '/v1/webhooks/test': {
+      get: {
+        operationId: 'sendWebhookTest',
+        tags: ['Webhooks'],
+        summary: 'Send a test webhook to your registered URL',
+        description:
+          'Enqueues a `webhook.test` delivery to your registered URL, about the subject of the calling token. Any valid access token may call it (no particular scope). A 2xx from your endpoint proves reachability, signature verification and the 5-second budget.',
+        security: [{ oauth2: [] }],
+        parameters: [ref('parameters', 'XRequestIdIn')],
+        responses: webhookTest.build(),
+      },
+    },
+  };
+}
+
+// ---- sponsorship ----------------------------------------------------------------------------------
+
+function partnerOperation(
+  ctx: DocumentContext,
+  op: {
+    id: string;
+    summary: string;
+    description: string;
+    responses: (r: Responses) => Responses;
+    body?: { schema: string; example: unknown; limit: number };
+    parameters?: JsonObject[];
+    memberLeft?: boolean;
+    seat404?: boolean;
+  },
+): JsonObject {
+  const r = op.responses(new Responses(ctx));
+  basic401(r).problem(403, {
+    codes: ['insufficient_scope'],
+    description: op.memberLeft
+      ? 'Your partner account is suspended, not in a sponsorship program, or not the partner allowed to report members who left.'
+      : 'Your partner account is suspended or not in a sponsorship program.',
+    headers: RL,
+  });
+  if (op.seat404)
+    r.problem(404, {
+      codes: ['not_found'],
+      description: 'No such seat among yours; another partner’s seat is 404 too, never 403.',
+      headers: RL,
+    });
+  if (op.body) bodyErrors(r, op.body.limit);
+  limited(r);
+  return {
+    operationId: op.id,
+    tags: ['Sponsorship'],
+    summary: op.summary,
+    description: op.description,
+    security: [{ partnerBasic: [] }],
+    parameters: [...(op.parameters ?? []), ref('parameters', 'XRequestIdIn')],
+    ...(op.body
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: schemaRef(op.body.schema),
+                example: op.body.example as JsonObject,
+              },
+            },
+          },
+        }
+      : {}),
+    responses: r.build(),
+  };
+}
+
+function sponsorshipPaths(ctx: DocumentContext): JsonObject {
+  const seatId: JsonObject = {
+    name: 'sponsorship_id',
+    in: 'path',
+    required: true,
+    description: 'The seat id (`sps_…`).',
+    schema: { type: 'string', minLength: 1, maxLength: 100 },
+  };
+  const seat = (description: string, status: 'cancelled' | 'invited' = 'invited') =>
+    json(description, 'Seat', { ...SAMPLE_SEAT, status }, RL);
+  const badJson = (r: Responses, extra = '') =>
+    r.problem(400, {
+      codes: ['bad_request'],
+      description: `The body is not valid JSON${extra}.`,
+      headers: RL_MAYBE,
+    });
+  return {
+    '/v1/partners/sponsorships': {
+      get: partnerOperation(ctx, {
+        id: 'listSeats',
+        summary: 'List your sponsored seats',
+        description: `Your seats, newest first (\`invited_at\` descending, then \`sponsorship_id\` descending), keyset-paginated: default \`limit\` ${API_LIMITS.pageLimitDefault}, at most ${API_LIMITS.pageLimitMax}.`,
+        parameters: [
+          {
+            name: 'status',
+            in: 'query',
+            required: false,
+            description: 'Only seats with this status.',
+            schema: schemaRef('SeatStatus'),
+          },
+          ref('parameters', 'PageLimit'),
+          ref('parameters', 'Cursor'),
+        ],
+        responses: (r) =>
+          invalid422(
+            r.add(
+              200,
+              json('One page of your seats.', 'SeatPage', { items: [SAMPLE_SEAT], next_cursor: null }, RL),
+            ),
+            '`status`, `limit`, `cursor`',
+          ),
+      }),
+      post: partnerOperation(ctx, {
+        id: 'provisionSeat',
+        summary: 'Provision a sponsored seat',
+        description: `Creates a seat for an e-mail address (default term ${API_LIMITS.sponsorshipTermMonths} months). Idempotent per e-mail: when that e-mail already has a live seat of yours, that seat is returned with 200. If the e-mail belongs to a crew member, premium is granted in the same request and the seat is \`active\`; otherwise it is \`invited\` until a crew member with that e-mail exists or signs up. If granting premium fails, the answer is 502 \`entitlement_write_failed\` and the seat is released before the answer: nothing is billed and the request can be retried.`,
+        body: {
+          schema: 'ProvisionSeatRequest',
+          example: {
+            email: 'invitee1@sandbox.test',
+            external_ref: 'ext-1',
+            expires_at: '2027-03-03T09:15:00Z',
+          },
+          limit: DEFAULT_BODY_LIMIT_BYTES,
+        },
+        responses: (r) => {
+          r.add(201, seat('The seat was created.'));
+          r.add(200, seat('This e-mail already has a live seat of yours: that seat, unchanged.'));
+          badJson(r);
+          r.problem(409, {
+            codes: ['conflict', 'seat_quota_exceeded'],
+            description:
+              '`conflict`: the `external_ref` belongs to another live seat of yours with another e-mail. `seat_quota_exceeded`: your live seats fill your quota.',
+            headers: RL,
+          });
+          r.problem(502, {
+            codes: ['entitlement_write_failed', 'bad_gateway'],
+            description:
+              '`entitlement_write_failed`: premium could not be granted; the seat was released, nothing is billed, retry safely. `bad_gateway`: the gateway could not reach the service.',
+            headers: RL_MAYBE,
+          });
+          return invalid422(r, '`email`, `external_ref`, `expires_at`');
+        },
+      }),
+    },
+    '/v1/partners/sponsorships/{sponsorship_id}': {
+      get: partnerOperation(ctx, {
+        id: 'getSeat',
+        summary: 'One of your seats',
+        description: 'A seat of another partner is answered with 404 `not_found`, never 403.',
+        parameters: [seatId],
+        seat404: true,
+        responses: (r) => r.add(200, seat('The seat.')),
+      }),
+      delete: partnerOperation(ctx, {
+        id: 'removeSeat',
+        summary: 'Remove (cancel) one of your seats',
+        description:
+          'Cancels a live seat and answers with it, now `cancelled`. Idempotent: a seat already cancelled is answered the same way. A seat that has `ended` stays ended (both are final): 409 `conflict`. Another partner’s seat is 404.',
+        parameters: [seatId],
+        seat404: true,
+        responses: (r) =>
+          r.add(200, seat('The seat, now `cancelled`.', 'cancelled')).problem(409, {
+            codes: ['conflict'],
+            description: 'The seat has `ended`; ended seats are final and cannot be cancelled.',
+            headers: RL,
+          }),
+      }),
+    },
+    '/v1/partners/sponsorships/reconcile': {
+      post: partnerOperation(ctx, {
+        id: 'reconcileSeats',
+        summary: 'Reconcile your seats against your active members',
+        description: `Compares your live seats (\`invited\` and \`active\`) with your own list of active members. A seat whose \`email\` (case-insensitive, trimmed) and \`external_ref\` (exact) are both absent from \`active_refs\` is in the diff (\`to_cancel\`). With \`apply: false\` (the default) nothing changes: always run a dry run first. With \`apply: true\` the diff is cancelled, unless it exceeds the guard's ceiling, \`max_cancel\` when given, else \`max(1, ceil(0.10 × active_seats))\`: then the answer is still 200 with \`applied: false\`, \`threshold_exceeded: true\`, \`cancelled_count: 0\` and the full diff, and only \`override_threshold: true\` applies it. \`active_refs\` holds 1 to ${API_LIMITS.reconcileMaxRefs} entries of at most ${API_LIMITS.refMaxLength} characters; the body may be up to 5 MiB.`,
+        body: {
+          schema: 'ReconcileRequest',
+          example: { active_refs: ['ext-1', 'invitee2@sandbox.test'], apply: false },
+          limit: RECONCILE_BODY_LIMIT_BYTES,
+        },
+        responses: (r) => {
+          r.add(
+            200,
+            json(
+              'The diff, and what was applied.',
+              'ReconcileResult',
+              {
+                active_seats: 6,
+                applied: false,
+                cancelled_count: 0,
+                missing_refs: [],
+                threshold_exceeded: false,
+                to_cancel: [{ email: 'invitee3@sandbox.test', sponsorship_id: 'sps_3hJ6kL9zX2cV5bN8' }],
+              },
+              RL,
+            ),
+          );
+          r.problem(400, {
+            codes: ['bad_request'],
+            description: '`active_refs` is empty, or the body is not valid JSON.',
+            headers: RL_MAYBE,
+            detail: 'active_refs must list at least one active member.',
+          });
+          return invalid422(r, '`active_refs`, `apply`, `max_cancel`, `override_threshold`');
+        },
+      }),
+    },
+    '/v1/partners/members/left': {
+      post: partnerOperation(ctx, {
+        id: 'reportMemberLeft',
+        summary: 'Report a member who left your platform',
+        description:
+          'Closes the billed seat of a member who is no longer in your system (status `ended`). `user_id` wins over `external_ref`. Idempotent: repeating it, or a member without an open seat, answers 200 with `ended: false`; an unknown `user_id` answers 200 with `ended: false, downgraded: false`. Closing the seat and dropping sponsored premium happen together or not at all: if the membership write fails, 503 and nothing changed (retry with backoff). Only the partner allowed to report members who left may call it.',
+        memberLeft: true,
+        body: {
+          schema: 'MemberLeftRequest',
+          example: { user_id: SAMPLE_USER, reason: 'membership_lapsed' },
+          limit: DEFAULT_BODY_LIMIT_BYTES,
+        },
+        responses: (r) => {
+          r.add(
+            200,
+            json(
+              'The outcome (also when the seat was already closed).',
+              'MemberLeftResult',
+              {
+                user_id: SAMPLE_USER,
+                ended: true,
+                downgraded: true,
+              },
+              RL,
+            ),
+          );
+          r.problem(400, {
+            codes: ['bad_request'],
+            description: 'Neither `user_id` nor a resolvable `external_ref`, or the body is not valid JSON.',
+            headers: RL_MAYBE,
+            detail: 'Send the member’s user_id, or the external_ref of one of your seats.',
+          });
+          return invalid422(r, '`user_id`, `external_ref`, `reason`');
+        },
+      }),
+    },
+  };
+}
+
+// ---- OAuth ----------------------------------------------------------------------------------------
+
+function oauthPaths(ctx: DocumentContext): JsonObject {
+  const html413 = (r: Responses) =>
+    r.add(413, {
+      ...htmlResponse('Body larger than 1 MiB: an error page, or Problem Details from the gateway.'),
+      content: {
+        'text/html': { schema: { type: 'string' } },
+        'application/problem+json': { schema: schemaRef('ProblemPayloadTooLarge') },
+      },
+    });
+  const scopeList = `^(${SCOPES.join('|')})( (${SCOPES.join('|')}))*$`;
+  const authorizeParams: JsonObject[] = [
+    ['response_type', 'Always `code`.', { type: 'string', enum: ['code'] }],
+    ['client_id', 'Your client id.', { type: 'string', minLength: 1 }],
+    [
+      'redirect_uri',
+      'Must exactly equal one of your registered URIs (a trailing slash counts). HTTPS, except `http://localhost*` and `http://127.0.0.1*`.',
+      { type: 'string', format: 'uri' },
+    ],
+    ['scope', 'Space-separated subset of your allowed scopes.', { type: 'string', pattern: scopeList }],
+    ['state', 'Anti-CSRF value, returned unchanged in the redirect.', { type: 'string', minLength: 1 }],
+    [
+      'code_challenge',
+      '`base64url(sha256(code_verifier))` without padding: 43 characters.',
+      { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' },
+    ],
+    ['code_challenge_method', 'Always `S256`; `plain` is refused.', { type: 'string', enum: ['S256'] }],
+  ].map(
+    ([name, description, schema]) =>
+      ({ name, in: 'query', required: true, description, schema }) as JsonObject,
+  );
+
+  const client = {
+    client_id: { type: 'string', description: 'Your client id (omit when using HTTP Basic).' },
+    client_secret: { type: 'string', description: 'Your client secret (omit when using HTTP Basic).' },
+  };
+  const tokenErrors = (r: Responses, codes: string[]) => {
+    r.add(400, oauthErrorResponse('The request is invalid (RFC 6749 §5.2).', codes));
+    r.add(
+      401,
+      oauthErrorResponse('Client authentication failed (`invalid_client`).', ['invalid_client'], {
+        'WWW-Authenticate': { component: 'WwwAuthenticateOAuthClient', required: false },
+      }),
+    );
+    r.add(413, {
+      ...oauthErrorResponse('Body larger than 1 MiB.', ['invalid_request']),
+      content: {
+        'application/json': { schema: schemaRef('OAuthError') },
+        'application/problem+json': { schema: schemaRef('ProblemPayloadTooLarge') },
+      },
+    });
+    r.add(500, oauthErrorResponse('Unexpected error (`server_error`).', ['server_error']));
+    r.add(
+      503,
+      oauthErrorResponse('Temporarily unavailable; retry with backoff.', ['temporarily_unavailable']),
+    );
+    return r;
+  };
+
+  return {
+    '/oauth/authorize': {
+      get: {
+        operationId: 'authorize',
+        tags: ['OAuth'],
+        summary: 'Authorization request (the crew member’s browser)',
+        description:
+          'Redirect the crew member’s browser here. Without a session the member is sent to the sign-in page first (302 to `/login`) and comes back to this request. The consent screen lists your platform and the requested scopes in plain words, with Allow and Deny; it is always shown (no silent re-consent) and cannot be framed. On approval the browser is redirected to `redirect_uri` with `code`, `state` and `iss` (RFC 9207); on denial with `error=access_denied`, `state` and `iss`. An unknown `client_id` or an unregistered `redirect_uri` shows an error page (400) and never redirects; every other error redirects with `error`, `error_description` and `state`.',
+        security: [{ memberSession: [] }, {}],
+        parameters: authorizeParams,
+        responses: html413(
+          new Responses(ctx)
+            .add(200, htmlResponse('The consent screen (the member is signed in).'))
+            .add(
+              302,
+              empty(
+                'To the sign-in page (no session), or to your `redirect_uri` with an error (`error`, `error_description`, `state`, `iss`).',
+                { Location: { component: 'Location', required: true } },
+              ),
+            )
+            .add(
+              400,
+              htmlResponse('Unknown `client_id` or unregistered `redirect_uri`: an error page, no redirect.'),
+            )
+            .add(500, htmlResponse('Unexpected error page.'))
+            .add(503, htmlResponse('The service cannot answer right now; the page asks to try again.')),
+        ).build(),
+      },
+      post: {
+        operationId: 'authorizeDecision',
+        tags: ['OAuth'],
+        summary: 'The crew member’s decision on the consent screen',
+        description:
+          'Posted by the consent screen’s form, never by partners: it records consent (Allow) and issues the code. The form is CSRF-protected and carries the validated authorization request, which is checked again.',
+        security: [{ memberSession: [] }],
+        requestBody: {
+          required: true,
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: {
+                type: 'object',
+                required: ['csrf', 'decision'],
+                properties: {
+                  csrf: { type: 'string', description: 'The session’s CSRF token, from the form.' },
+                  decision: { type: 'string', enum: ['allow', 'deny'] },
+                },
+                additionalProperties: {
+                  type: 'string',
+                  description: 'The authorization request’s parameters, each as `param.<name>`.',
+                },
+              },
+            },
+          },
+        },
+        responses: html413(
+          new Responses(ctx)
+            .add(
+              303,
+              empty(
+                'To your `redirect_uri`: with `code`, `state` and `iss` on Allow; with `error=access_denied`, `state` and `iss` on Deny.',
+                { Location: { component: 'Location', required: true } },
+              ),
+            )
+            .add(400, htmlResponse('No valid decision, or the request is no longer valid: an error page.'))
+            .add(403, htmlResponse('No session, or the CSRF token is missing or wrong: nothing was changed.'))
+            .add(415, htmlResponse('The body is not a form.'))
+            .add(500, htmlResponse('Unexpected error page.'))
+            .add(503, htmlResponse('The service cannot answer right now; nothing was changed.')),
+        ).build(),
+      },
+    },
+    '/oauth/token': {
+      post: {
+        operationId: 'token',
+        tags: ['OAuth'],
+        summary: 'Exchange a code, or refresh a token pair',
+        description: `RFC 6749 §4.1.3 and §6. Client authentication: \`client_id\` and \`client_secret\` in the form body, or HTTP Basic, not both. A code is single-use and lives ${API_LIMITS.authorizationCodeSeconds} seconds; its \`redirect_uri\` and PKCE \`code_verifier\` must match. Replaying a code answers \`invalid_grant\` and revokes every token issued from it (RFC 9700). A refresh revokes the old pair and issues a new one; \`scope\` may only narrow. Of concurrent refreshes with one token exactly one wins; the others get \`invalid_grant\` and the winner's pair stays valid.`,
+        security: [{}, { clientBasic: [] }],
+        requestBody: {
+          required: true,
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: {
+                oneOf: [
+                  {
+                    title: 'authorization_code',
+                    type: 'object',
+                    required: ['grant_type', 'code', 'redirect_uri', 'code_verifier'],
+                    properties: {
+                      grant_type: { type: 'string', const: 'authorization_code' },
+                      code: { type: 'string' },
+                      redirect_uri: { type: 'string', format: 'uri' },
+                      code_verifier: {
+                        type: 'string',
+                        pattern: `^[A-Za-z0-9._~-]{${API_LIMITS.codeVerifierMin},${API_LIMITS.codeVerifierMax}}$`,
+                      },
+                      ...client,
+                    },
+                  },
+                  {
+                    title: 'refresh_token',
+                    type: 'object',
+                    required: ['grant_type', 'refresh_token'],
+                    properties: {
+                      grant_type: { type: 'string', const: 'refresh_token' },
+                      refresh_token: { type: 'string' },
+                      scope: {
+                        type: 'string',
+                        pattern: scopeList,
+                        description: 'Narrower scopes; never wider.',
+                      },
+                      ...client,
+                    },
+                  },
+                ],
+              },
+            },
+          },
+        },
+        responses: tokenErrors(
+          new Responses(ctx).add(
+            200,
+            json(
+              'A new token pair.',
+              'TokenResponse',
+              {
+                access_token: 'at_Qm9xYXJkIHRoZSBzaGlwLCBsb25nIGxpdmUgdGhlIHNlYQ',
+                token_type: 'Bearer',
+                expires_in: API_LIMITS.accessTokenSeconds,
+                refresh_token: 'rt_U2VhIHNlcnZpY2UgcmVjb3JkcyBmb3IgY3JldyBtZW1iZXJz',
+                scope: 'profile:read seatime:read',
+              },
+              { ...NO_STORE, Pragma: { component: 'Pragma', required: true } },
+            ),
+          ),
+          ['invalid_request', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope'],
+        ).build(),
+      },
+    },
+    '/oauth/revoke': {
+      post: {
+        operationId: 'revoke',
+        tags: ['OAuth'],
+        summary: 'Revoke a token pair',
+        description:
+          'RFC 7009. Revoking either the access or the refresh token revokes both; the next request with either fails at once, on every replica. Always 200 with an empty body, also for an unknown token or another client’s token.',
+        security: [{}, { clientBasic: [] }],
+        requestBody: {
+          required: true,
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: {
+                type: 'object',
+                required: ['token'],
+                properties: {
+                  token: { type: 'string', description: 'An access or refresh token.' },
+                  token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] },
+                  ...client,
+                },
+              },
+            },
+          },
+        },
+        responses: tokenErrors(
+          new Responses(ctx).add(200, empty('Revoked (or unknown): no body.', NO_STORE)),
+          ['invalid_request'],
+        ).build(),
+      },
+    },
+    '/oauth/userinfo': {
+      get: {
+        operationId: 'userinfo',
+        tags: ['OAuth'],
+        summary: 'Basic profile of the token’s member',
+        description:
+          'Any valid access token. `sub` always; `name`, `picture` and `updated_at` only with `profile:read`. Not rate-limited per partner. Errors use the RFC 6749/6750 shape.',
+        security: [{ oauth2: [] }],
+        responses: new Responses(ctx)
+          .add(
+            200,
+            json(
+              'The basic profile.',
+              'Userinfo',
+              { sub: SAMPLE_USER, name: 'Alex Morgan', picture: null, updated_at: 1772529300 },
+              NO_STORE,
+            ),
+          )
+          .add(
+            401,
+            oauthErrorResponse(
+              'Missing, malformed, unknown, expired or revoked access token.',
+              ['invalid_token'],
+              {
+                'WWW-Authenticate': { component: 'WwwAuthenticateBearer', required: true },
+              },
+            ),
+          )
+          .add(500, oauthErrorResponse('Unexpected error.', ['server_error']))
+          .add(
+            503,
+            oauthErrorResponse('Temporarily unavailable; retry with backoff.', ['temporarily_unavailable']),
+          )
+          .build(),
+      },
+    },
+    '/.well-known/oauth-authorization-server': {
+      get: {
+        operationId: 'authorizationServerMetadata',
+        tags: ['OAuth'],
+        summary: 'Authorization server metadata',
+        description:
+          'RFC 8414: endpoints, scopes, grant types, client authentication methods and PKCE methods.',
+        security: [],
+        responses: new Responses(ctx)
+          .add(
+            405,
+            oauthErrorResponse('Only GET and HEAD.', ['invalid_request'], {
+              Allow: { component: 'Allow', required: true },
+            }),
+          )
+          .add(
+            200,
+            json(
+              'The metadata.',
+              'AuthorizationServerMetadata',
+              {
+                issuer: ctx.publicBaseUrl,
+                authorization_endpoint: `${ctx.publicBaseUrl}/oauth/authorize`,
+                token_endpoint: `${ctx.publicBaseUrl}/oauth/token`,
+                revocation_endpoint: `${ctx.publicBaseUrl}/oauth/revoke`,
+                userinfo_endpoint: `${ctx.publicBaseUrl}/oauth/userinfo`,
+                scopes_supported: [...SCOPES],
+                response_types_supported: ['code'],
+                response_modes_supported: ['query'],
+                grant_types_supported: ['authorization_code', 'refresh_token'],
+                token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+                revocation_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+                code_challenge_methods_supported: ['S256'],
+                authorization_response_iss_parameter_supported: true,
+                service_documentation: ctx.docsUrl,
+              },
+              {},
+            ),
+          )
+          .add(500, oauthErrorResponse('Unexpected error.', ['server_error']))
+          .build(),
+      },
+    },
+  };
+}
+
+// ---- the gateway's own paths ------------------------------------------------------------------------
+
+function gatewayPaths(ctx: DocumentContext): JsonObject {
+  const validators: HeaderSet = {
+    ETag: { component: 'ETag', required: true },
+    'Last-Modified': { component: 'LastModified', required: true },
+  };
+  const description = (format: string) =>
+    `This description as ${format}. Served by the gateway as a static file, not rate-limited; revalidate with \`If-None-Match\`.`;
+  const notModified = empty('Not modified.', validators);
+  return {
+    '/healthz': {
+      get: {
+        operationId: 'health',
+        tags: ['Service'],
+        summary: 'Liveness of the gateway',
+        description: 'Answered by the gateway itself; not rate-limited.',
+        security: [],
+        responses: {
+          '200': json('The gateway is up.', 'Health', { status: 'ok' }, {}),
+          '405': problemResponse(
+            {
+              codes: ['method_not_allowed'],
+              description: 'Only GET and HEAD.',
+              headers: { Allow: { component: 'Allow', required: true } },
+            },
+            ctx.docsUrl,
+          ),
+        },
+      },
+    },
+    '/openapi.json': {
+      get: {
+        operationId: 'openapiJson',
+        tags: ['Service'],
+        summary: 'This API description (JSON)',
+        description: description('JSON'),
+        security: [],
+        responses: {
+          '200': {
+            description: 'The OpenAPI 3.1 document.',
+            headers: headerObjects({ ...REQUEST_ID_HEADER, ...validators }),
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+          '304': notModified,
+          '405': problemResponse(
+            {
+              codes: ['method_not_allowed'],
+              description: 'Only GET and HEAD.',
+              headers: { Allow: { component: 'Allow', required: true } },
+            },
+            ctx.docsUrl,
+          ),
+        },
+      },
+    },
+    '/openapi.yaml': {
+      get: {
+        operationId: 'openapiYaml',
+        tags: ['Service'],
+        summary: 'This API description (YAML)',
+        description: description('YAML; the same document as `/openapi.json`'),
+        security: [],
+        responses: {
+          '200': {
+            description: 'The OpenAPI 3.1 document.',
+            headers: headerObjects({ ...REQUEST_ID_HEADER, ...validators }),
+            content: { 'application/yaml': { schema: { type: 'string' } } },
+          },
+          '304': notModified,
+          '405': problemResponse(
+            {
+              codes: ['method_not_allowed'],
+              description: 'Only GET and HEAD.',
+              headers: { Allow: { component: 'Allow', required: true } },
+            },
+            ctx.docsUrl,
+          ),
+        },
+      },
+    },
+  };
+}
+
+export function paths(ctx: DocumentContext): JsonObject {
+  return {
+    ...oauthPaths(ctx),
+    ...crewPaths(ctx),
+    ...sponsorshipPaths(ctx),
+    ...gatewayPaths(ctx),
+  };
+}
