@@ -61,6 +61,36 @@ export async function startDispatcher(
   };
 }
 
+export type EventPublisher = Pick<DispatcherHarness, 'db' | 'publish' | 'close'>;
+
+/**
+ * What a test needs beside a dispatcher running as a process: crew.events to publish to, as the
+ * outbox relays do, and the database to look at. It consumes nothing.
+ */
+export async function startPublisher(
+  auth: AuthServerHarness,
+  amqpUrl = auth.services.amqpUrl,
+): Promise<EventPublisher> {
+  const amqp = new AmqpConnection(
+    { url: amqpUrl, name: 'webhooks-test-publisher', prefetch: 1 },
+    createLogger('webhooks-test', 'silent'),
+  );
+  amqp.start();
+  await amqp.waitUntilConnected(15_000);
+  const db = new Pool({ connectionString: auth.services.databaseUrl, max: 4 });
+  return {
+    db,
+    publish: (event) =>
+      amqp.publish(CREW_EVENTS_EXCHANGE, event.type, Buffer.from(JSON.stringify(event)), {
+        messageId: event.id,
+      }),
+    async close() {
+      await amqp.close();
+      await db.end();
+    },
+  };
+}
+
 export function newEvent(type: EventType, userId: string, clientId?: string): ServiceEvent {
   return {
     id: `evt_${randomBytes(12).toString('base64url')}`,

@@ -1,0 +1,82 @@
+import { eventually } from '../integration/support/services';
+import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+import {
+  attemptsOf,
+  createPartner,
+  deliveriesOf,
+  grantConsent,
+  newEvent,
+  newMember,
+  startPublisher,
+  type EventPublisher,
+} from './support/dispatcher';
+import { spawnDispatcher, type DispatcherProcess } from './support/dispatcher-process';
+import { WebhookReceiver } from './support/receiver';
+
+// Issue 5, "at least once, never lost": the dispatcher killed with SIGKILL while a partner holds
+// its request open. Nothing was recorded or acked, so the broker hands the attempt to the next
+// dispatcher, which delivers it: a duplicate for the partner, with the same event id.
+jest.setTimeout(60_000);
+
+let auth: AuthServerHarness;
+let publisher: EventPublisher;
+let receiver: WebhookReceiver;
+const processes: DispatcherProcess[] = [];
+
+beforeAll(async () => {
+  auth = await startAuthServer();
+  publisher = await startPublisher(auth);
+  receiver = await WebhookReceiver.start();
+});
+
+afterAll(async () => {
+  await Promise.all(processes.map((p) => p.stop()));
+  await receiver?.close();
+  await publisher?.close();
+  await auth?.close();
+});
+
+describe('a dispatcher killed mid-delivery (SIGKILL)', () => {
+  it('delivers after a restart, with the same event and delivery id', async () => {
+    const userId = await newMember(publisher.db);
+    const path = '/held-then-killed';
+    // The first request is held open (the dispatcher is killed while waiting); later ones succeed.
+    const partner = await createPartner(publisher.db, {
+      webhookUrl: receiver.endpoint(path, (n) => (n === 1 ? 'hang' : 204)),
+    });
+    await grantConsent(publisher.db, userId, partner.clientId, ['profile:read']);
+
+    // A long attempt budget: only the kill can end the first attempt.
+    const env = { WEBHOOK_TIMEOUT_MS: '30000', WEBHOOK_RETRY_SCHEDULE: '1s' };
+    const first = await spawnDispatcher(auth, 'crash-first', env);
+    processes.push(first);
+    const event = newEvent('user.profile.updated', userId);
+    await publisher.publish(event);
+
+    await eventually(async () => (receiver.requests(path).length === 1 ? true : undefined), 15_000);
+    await first.kill();
+
+    const [held] = await deliveriesOf(publisher.db, event.id);
+    // The killed attempt left no trace: not recorded, not acked.
+    expect(held).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(await attemptsOf(publisher.db, held.delivery_id)).toEqual([]);
+
+    const second = await spawnDispatcher(auth, 'crash-second', env);
+    processes.push(second);
+    const [delivered] = await eventually(async () => {
+      const rows = await deliveriesOf(publisher.db, event.id);
+      return rows[0]?.status === 'delivered' ? rows : undefined;
+    }, 20_000);
+
+    const requests = receiver.requests(path);
+    expect(requests).toHaveLength(2);
+    expect(requests.map((r) => r.headers['x-svc-event-id'])).toEqual([event.id, event.id]);
+    expect(requests.map((r) => r.headers['x-svc-delivery-id'])).toEqual([held.delivery_id, held.delivery_id]);
+    expect(requests[1].rawBody.equals(requests[0].rawBody)).toBe(true);
+    expect(delivered).toMatchObject({ delivery_id: held.delivery_id, attempts: 1 });
+    expect(await attemptsOf(publisher.db, held.delivery_id)).toEqual([
+      expect.objectContaining({ attempt: 1, status_code: 204, error: null }),
+    ]);
+    expect(await deliveriesOf(publisher.db, event.id)).toHaveLength(1);
+  });
+});
