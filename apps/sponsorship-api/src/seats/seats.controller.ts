@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { Partner, PartnerAuth, type PartnerPrincipal } from '@svc/security';
 import type { FastifyReply } from 'fastify';
 import { parseReconcile, type ReconcileResponse } from './dto/reconcile.dto';
@@ -34,6 +34,7 @@ export class SeatsController {
   }
 
   @Post('reconcile')
+  @HttpCode(200)
   reconcile(@Partner() partner: PartnerPrincipal, @Body() body: unknown): Promise<ReconcileResponse> {
     return this.reconciler.reconcile(partner, parseReconcile(body));
   }
