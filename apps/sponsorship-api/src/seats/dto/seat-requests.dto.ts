@@ -1,4 +1,4 @@
-import { FieldReader } from '@svc/platform';
+import { FieldReader, parseTimestamp } from '@svc/platform';
 import { SEAT_STATUSES, type SeatStatus } from '../seat.entity';
 
 export const DEFAULT_SEATS_LIMIT = 50;
@@ -56,11 +56,15 @@ export function parseProvision(body: unknown, now: Date): Provision {
       ? reader.string('external_ref', { max: 320 })
       : null;
   let expiresAt: Date | null = null;
-  if (reader.has('expires_at') && (body as Record<string, unknown>).expires_at !== null) {
+  const rawExpiry = (body as Record<string, unknown>).expires_at;
+  if (rawExpiry !== undefined && rawExpiry !== null) {
     expiresAt = reader.timestamp('expires_at');
     const latest = new Date(now);
     latest.setUTCFullYear(latest.getUTCFullYear() + MAX_TERM_YEARS);
-    if (expiresAt.getTime() !== 0 && (expiresAt <= now || expiresAt > latest)) {
+    // Only a timestamp that parsed gets the range check (an unparsable one has its error already);
+    // the epoch is a real, past instant, not a marker of "unparsable".
+    const parsed = typeof rawExpiry === 'string' && parseTimestamp(rawExpiry) !== undefined;
+    if (parsed && (expiresAt <= now || expiresAt > latest)) {
       reader.fail('expires_at', `must be in the future and at most ${MAX_TERM_YEARS} years ahead`);
     }
   }
