@@ -1,0 +1,185 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Pool } from 'pg';
+import type { CrewApiHarness } from '../../crew/support/crew-api';
+import type { HttpResponse } from '../../support/http';
+import type { Credentials } from './sponsorship-api';
+
+/**
+ * Test data of the sponsorship specs. The sandbox seats are shared by every spec file of a run,
+ * so tests that change seats work with partners and e-mails of their own.
+ */
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+function suffix(): string {
+  return randomBytes(5).toString('hex');
+}
+
+/** A lower-case e-mail nobody else in the run uses. */
+export function freshEmail(tag: string): string {
+  return `${tag}-${suffix()}@it.test`;
+}
+
+export interface PartnerFlags {
+  readonly sponsorship?: boolean;
+  readonly memberLeft?: boolean;
+  readonly suspended?: boolean;
+}
+
+/**
+ * A partner of this test alone, onboarded the way auth-server stores partners (its secret only
+ * as a SHA-256 digest): in the sponsorship program unless told otherwise.
+ */
+export async function createPartner(db: Pool, flags: PartnerFlags = {}): Promise<Credentials> {
+  const id = `it-sps-${suffix()}`;
+  const secret = `it-secret-${randomBytes(12).toString('hex')}`;
+  await db.query(
+    `INSERT INTO auth.partners (client_id, secret_digest, name, redirect_uris, allowed_scopes,
+                                sponsorship, member_left, suspended)
+     VALUES ($1, $2, $3, ARRAY['https://partner.example/callback'], ARRAY['profile:read'], $4, $5, $6)`,
+    [
+      id,
+      sha256Hex(secret),
+      `IT ${id}`,
+      flags.sponsorship ?? true,
+      flags.memberLeft ?? false,
+      flags.suspended ?? false,
+    ],
+  );
+  return { id, secret };
+}
+
+export interface Member {
+  readonly user_id: string;
+  readonly email: string;
+  readonly name: string;
+}
+
+/** A new crew member, registered through crew-api's internal API (free tier). */
+export async function registerMember(
+  crew: CrewApiHarness,
+  email: string,
+  name = 'Test Sailor',
+): Promise<Member> {
+  const res = await crew.internal('POST', '/internal/v1/crew', {
+    email,
+    name,
+    role: 'Deckhand',
+    country: 'NO',
+  });
+  expect({ status: res.status, text: res.text }).toMatchObject({ status: 201 });
+  const body = res.json<Member>();
+  return { user_id: body.user_id, email: body.email, name: body.name };
+}
+
+export interface MembershipRow {
+  readonly tier: string;
+  readonly source: string;
+  readonly sponsor_client_id: string | null;
+  readonly sponsorship_id: string | null;
+  readonly expires_at: Date | null;
+}
+
+export async function membershipOf(db: Pool, userId: string): Promise<MembershipRow> {
+  const { rows } = await db.query<MembershipRow>(
+    `SELECT tier, source, sponsor_client_id, sponsorship_id, expires_at FROM crew.memberships WHERE user_id = $1`,
+    [userId],
+  );
+  if (!rows[0]) throw new Error(`no membership row for ${userId}`);
+  return rows[0];
+}
+
+export interface SeatEventRow {
+  readonly from_status: string | null;
+  readonly to_status: string;
+  readonly actor: string;
+  readonly reason: string;
+}
+
+/** A seat's history, oldest first. */
+export async function seatEvents(db: Pool, sponsorshipId: string): Promise<SeatEventRow[]> {
+  const { rows } = await db.query<SeatEventRow>(
+    `SELECT from_status, to_status, actor, reason FROM sponsorship.seat_events
+      WHERE sponsorship_id = $1 ORDER BY id`,
+    [sponsorshipId],
+  );
+  return rows;
+}
+
+export async function seatCount(db: Pool, where: string, params: unknown[]): Promise<number> {
+  const { rows } = await db.query<{ n: string }>(
+    `SELECT count(*) AS n FROM sponsorship.seats WHERE ${where}`,
+    params,
+  );
+  return Number(rows[0].n);
+}
+
+/** Polls `probe` until it answers something truthy, or fails after `timeoutMs`. */
+export async function eventually<T>(
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs: number,
+  what: string,
+  intervalMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+export interface SeatBody {
+  readonly sponsorship_id: string;
+  readonly email: string;
+  readonly crew_name: string | null;
+  readonly status: string;
+  readonly external_ref: string | null;
+  readonly invited_at: string | null;
+  readonly activated_at: string | null;
+  readonly expires_at: string | null;
+}
+
+export function seatOf(res: HttpResponse): SeatBody {
+  return res.json<SeatBody>();
+}
+
+/** Status and a bit of the body, so a failed expectation says what came back. */
+export function statusOf(res: HttpResponse): { status: number; body: string } {
+  return { status: res.status, body: res.text.slice(0, 300) };
+}
+
+/**
+ * `count` invited seats of `clientId`, written straight into the table in one statement (fast
+ * set-up for lists and reconcile): seat i (1-based) is `sps_<tag>_<i, 6 digits>`, e-mail
+ * `<tag>-<i>@it.test`, external_ref `<tag>-ref-<i>`, and every three consecutive seats share one
+ * invited_at (ties the list must break by sponsorship_id), older as i grows.
+ */
+export async function insertInvitedSeats(
+  db: Pool,
+  clientId: string,
+  tag: string,
+  count: number,
+): Promise<void> {
+  await db.query(
+    `WITH base AS (SELECT clock_timestamp() - interval '1 hour' AS t)
+     INSERT INTO sponsorship.seats (sponsorship_id, client_id, email, external_ref, status, invited_at,
+                                    expires_at, updated_at)
+     SELECT 'sps_' || $2 || '_' || lpad(i::text, 6, '0'), $1, $2 || '-' || i || '@it.test',
+            $2 || '-ref-' || i, 'invited', base.t - ((i - 1) / 3) * interval '1 second',
+            now() + interval '1 year', now()
+       FROM base, generate_series(1, $3::int) AS i`,
+    [clientId, tag, count],
+  );
+}
+
+export function seatIdOf(tag: string, i: number): string {
+  return `sps_${tag}_${String(i).padStart(6, '0')}`;
+}
+
+export function fresh(tag: string): string {
+  return `${tag}${suffix()}`;
+}
