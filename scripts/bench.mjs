@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench [-- http|oauth|crew]`. `oauth`, `crew`: see scripts/bench/<name>.mjs.
+// `npm run bench [-- http|oauth|crew|sponsorship]`. The named ones: see scripts/bench/<name>.mjs.
 // `http` (the default): what one request costs on the way through the foundation, as ratios to a bare
 // Fastify JSON route measured in the same run (absolute numbers vary by machine; ratios much less).
 //   bare      Fastify alone                                   (baseline = 1.00)
@@ -125,7 +125,15 @@ async function selected() {
     await benchCrew();
     return;
   }
-  throw new Error(`unknown bench ${which}: use http, oauth or crew`);
+  if (which === 'sponsorship') {
+    if (!fs.existsSync(path.join(ROOT, 'dist/apps/sponsorship-api/src/main.js'))) {
+      execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
+    }
+    const { benchSponsorship } = await import('./bench/sponsorship.mjs');
+    await benchSponsorship();
+    return;
+  }
+  throw new Error(`unknown bench ${which}: use http, oauth, crew or sponsorship`);
 }
 
 selected()

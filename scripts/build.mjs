@@ -18,18 +18,35 @@ const TESTS = ['**/*.spec.ts', '**/*.integration-spec.ts', '**/*.e2e-spec.ts'];
 async function main() {
   ensureNodeModules((l) => console.log(l));
   const dist = path.join(ROOT, 'dist');
-  // A clean tree: a migration deleted from the source must not linger in dist and run again.
-  fs.rmSync(dist, { recursive: true, force: true });
+  // A clean tree (a migration deleted from the source must not linger in dist and run again),
+  // compiled aside and swapped in at once: apps and tests already running from dist/ (another
+  // terminal, a benchmark) never see it half-empty.
+  const staging = path.join(ROOT, `.dist-staging-${process.pid}`);
+  fs.rmSync(staging, { recursive: true, force: true });
   const sources = ['apps', 'libs'].filter((d) => fs.existsSync(path.join(ROOT, d)));
   const swc = path.join(ROOT, 'node_modules', '.bin', 'swc');
   const compiled = await run(
     swc,
-    [...sources, '-d', 'dist', '--copy-files', '--ignore', TESTS.join(','), '--config-file', '.swcrc'],
-    {
-      cwd: ROOT,
-    },
+    [
+      ...sources,
+      '-d',
+      path.relative(ROOT, staging),
+      '--copy-files',
+      '--ignore',
+      TESTS.join(','),
+      '--config-file',
+      '.swcrc',
+    ],
+    { cwd: ROOT },
   );
-  if (compiled.code !== 0) throw new Error(`swc failed (exit ${compiled.code ?? compiled.signal})`);
+  if (compiled.code !== 0) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    throw new Error(`swc failed (exit ${compiled.code ?? compiled.signal})`);
+  }
+  const retired = path.join(ROOT, `.dist-retired-${process.pid}`);
+  if (fs.existsSync(dist)) fs.renameSync(dist, retired);
+  fs.renameSync(staging, dist);
+  fs.rmSync(retired, { recursive: true, force: true });
   if (!fs.existsSync(GENERATOR_JS)) {
     throw new Error(
       `${path.relative(ROOT, GENERATOR_JS)} was not produced: apps/gateway/src/generate.ts is missing`,
