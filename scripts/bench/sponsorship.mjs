@@ -3,7 +3,7 @@
 //   list        GET /v1/partners/sponsorships?limit=50 for a partner with 100,000 seats: the first page
 //               and a page deep in the list (a cursor near seat 90,000), one connection (latency) and
 //               BENCH_CONNECTIONS connections (throughput)
-//   reconcile   50,000 refs against 50,000 live seats (e-mails in mixed case and padded, external
+//   reconcile   (first, on a fresh process, so its peak memory is its own) 50,000 refs against 50,000 live seats (e-mails in mixed case and padded, external
 //               refs, 2,500 refs matching nothing, 2,500 seats matched by nothing): dry run, then apply
 //               (2,500 cancellations, within the 10 % guard); wall time of each, and the peak resident
 //               memory of the sponsorship-api process (VmHWM) before and after
@@ -132,37 +132,6 @@ export async function benchSponsorship() {
     await insertSeats(db, 'bench-list', LIST_SEATS, 'list.bench.test');
     await insertSeats(db, 'bench-reconcile', RECONCILE_SEATS, 'reconcile.bench.test');
 
-    // A cursor deep in the list: follow next_cursor to the page holding seat ~90,000.
-    let deepCursor;
-    {
-      let url = `${base}?limit=200`;
-      for (let page = 0; page < 450; page += 1) {
-        const res = await fetch(url, { headers: lister });
-        if (res.status !== 200) throw new Error(`list answered ${res.status}: ${await res.text()}`);
-        const body = await res.json();
-        deepCursor = body.next_cursor;
-        url = `${base}?limit=200&cursor=${deepCursor}`;
-      }
-    }
-    const list = [];
-    for (const [name, url] of [
-      ['first page (limit 50)', `${base}?limit=50`],
-      ['page at seat 90,000 (limit 50)', `${base}?limit=50&cursor=${deepCursor}`],
-      ['status=invited first page', `${base}?limit=50&status=invited`],
-    ]) {
-      for (const connections of [1, CONNECTIONS]) {
-        const r = await run(url, lister, connections);
-        if (r.errors > 0 || r.non2xx > 0) throw new Error(`${name}: ${r.errors} errors, ${r.non2xx} non-2xx`);
-        list.push({
-          name,
-          connections,
-          rps: Math.round(r.requests.average),
-          p50_ms: r.latency.p50,
-          p99_ms: r.latency.p99,
-        });
-      }
-    }
-
     // 50,000 refs: seats 1..47,500 named by e-mail (every other one upper-cased and padded) or by
     // external_ref; 2,500 refs that match nothing. Seats 47,501..50,000 are matched by nothing.
     const refs = [];
@@ -198,6 +167,37 @@ export async function benchSponsorship() {
       throw new Error(`reconcile cancelled ${applied.result.cancelled_count}, expected ${UNMATCHED}`);
     }
     const memoryAfter = memory(api.pid);
+    // A cursor deep in the list: follow next_cursor to the page holding seat ~90,000.
+    let deepCursor;
+    {
+      let url = `${base}?limit=200`;
+      for (let page = 0; page < 450; page += 1) {
+        const res = await fetch(url, { headers: lister });
+        if (res.status !== 200) throw new Error(`list answered ${res.status}: ${await res.text()}`);
+        const body = await res.json();
+        deepCursor = body.next_cursor;
+        url = `${base}?limit=200&cursor=${deepCursor}`;
+      }
+    }
+    const list = [];
+    for (const [name, url] of [
+      ['first page (limit 50)', `${base}?limit=50`],
+      ['page at seat 90,000 (limit 50)', `${base}?limit=50&cursor=${deepCursor}`],
+      ['status=invited first page', `${base}?limit=50&status=invited`],
+    ]) {
+      for (const connections of [1, CONNECTIONS]) {
+        const r = await run(url, lister, connections);
+        if (r.errors > 0 || r.non2xx > 0) throw new Error(`${name}: ${r.errors} errors, ${r.non2xx} non-2xx`);
+        list.push({
+          name,
+          connections,
+          rps: Math.round(r.requests.average),
+          p50_ms: r.latency.p50,
+          p99_ms: r.latency.p99,
+        });
+      }
+    }
+
     const results = {
       list,
       reconcile: {
