@@ -55,6 +55,19 @@ export const oauthErrorRenderer: ErrorRenderer = (error, problem, request, reply
   reply.header('cache-control', 'no-store');
   reply.header('pragma', 'no-cache');
   reply.header('content-type', 'application/json; charset=utf-8');
-  void reply.send(JSON.stringify({ error: code, error_description: description }));
+  void reply.send(JSON.stringify({ error: code, error_description: asciiDescription(description) }));
   return true;
 };
+
+/**
+ * RFC 6749 §5.2: `error_description` holds only %x20-21 / %x23-5B / %x5D-7E. Messages shared with
+ * the Problem Details answers may cite "§" or quote; they are spelled in those characters here.
+ */
+export function asciiDescription(text: string): string {
+  return text
+    .replace(/§/g, 'section ')
+    .replace(/["\u201c\u201d]/g, "'")
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/\\/g, '/')
+    .replace(/[^\x20-\x21\x23-\x5B\x5D-\x7E]/g, '');
+}
