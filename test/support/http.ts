@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { assertContract } from './contract';
 
 /** A response as the e2e tests look at it. Header names are lower-case. */
 export interface HttpResponse {
@@ -44,6 +45,13 @@ export function request(url: string, options: RequestOptions = {}): Promise<Http
         res.on('error', reject);
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
+          // Every answer a test receives must match the OpenAPI description (test/support/contract.ts).
+          try {
+            assertContract(method, url, { status: res.statusCode ?? 0, headers: res.headers, text });
+          } catch (violation) {
+            reject(violation as Error);
+            return;
+          }
           resolve({
             status: res.statusCode ?? 0,
             headers: res.headers,

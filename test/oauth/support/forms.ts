@@ -1,3 +1,5 @@
+import { assertFetchContract } from '../../support/contract';
+
 /**
  * Just enough HTML form handling for tests that drive the consent UI without a browser: forms
  * are read from the page as a person would use them (fields found by their label, buttons by
@@ -132,6 +134,8 @@ export class FormClient {
       body: init.body?.toString(),
       redirect: 'manual',
     });
+    // Every answer must match the OpenAPI description (test/support/contract.ts).
+    await assertFetchContract(init.method ?? 'GET', url.toString(), res);
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const eq = pair.indexOf('=');
