@@ -43,11 +43,9 @@ async function main() {
     fs.rmSync(staging, { recursive: true, force: true });
     throw new Error(`swc failed (exit ${compiled.code ?? compiled.signal})`);
   }
-  const retired = path.join(ROOT, `.dist-retired-${process.pid}`);
-  if (fs.existsSync(dist)) fs.renameSync(dist, retired);
-  fs.renameSync(staging, dist);
-  fs.rmSync(retired, { recursive: true, force: true });
-  if (!fs.existsSync(GENERATOR_JS)) {
+  const stagedGenerator = path.join(staging, path.relative(dist, GENERATOR_JS));
+  if (!fs.existsSync(stagedGenerator)) {
+    fs.rmSync(staging, { recursive: true, force: true });
     throw new Error(
       `${path.relative(ROOT, GENERATOR_JS)} was not produced: apps/gateway/src/generate.ts is missing`,
     );
@@ -56,15 +54,22 @@ async function main() {
   const site = await run(
     process.execPath,
     [
-      path.join(dist, 'apps', 'gateway', 'src', 'site', 'build-site.js'),
+      path.join(staging, 'apps', 'gateway', 'src', 'site', 'build-site.js'),
       '--out',
-      path.join(dist, 'apps', 'gateway', 'static'),
+      path.join(staging, 'apps', 'gateway', 'static'),
       '--source',
       path.join(ROOT, 'docs', 'partners'),
     ],
     { cwd: ROOT },
   );
-  if (site.code !== 0) throw new Error(`docs site build failed (exit ${site.code ?? site.signal})`);
+  if (site.code !== 0) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    throw new Error(`docs site build failed (exit ${site.code ?? site.signal})`);
+  }
+  const retired = path.join(ROOT, `.dist-retired-${process.pid}`);
+  if (fs.existsSync(dist)) fs.renameSync(dist, retired);
+  fs.renameSync(staging, dist);
+  fs.rmSync(retired, { recursive: true, force: true });
   const out = path.join(dist, 'gateway');
   const gen = await run(process.execPath, [GENERATOR_JS, '--out', out], { cwd: ROOT });
   if (gen.code !== 0) throw new Error(`gateway generator failed (exit ${gen.code ?? gen.signal})`);
