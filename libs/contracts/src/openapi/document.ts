@@ -162,6 +162,15 @@ One HTTPS URL per partner, registered at onboarding with a signing secret separa
 
 Seats are \`invited\` (no crew member linked yet), \`active\` (premium granted, billed), \`ended\` (closed by member-left or at \`expires_at\`) or \`cancelled\` (removed by you or by reconcile); \`ended\` and \`cancelled\` are final; \`invited\` and \`active\` seats are live. Provisioning is idempotent per e-mail; a live \`external_ref\` is unique per partner. Reconcile compares live seats with your list of active members and has a guard against mass cancellation: run it as a dry run first. See the [sponsorship guide](${ctx.docsUrl}/sponsorship).
 
+## Sandbox: changing records
+
+Crew data is written by the service's own crew apps, never by partners, through an internal records API authenticated with \`Authorization: Bearer <INTERNAL_API_TOKEN>\` (\`sandbox-internal-token\` in the sandbox). The gateway routes \`/internal/*\` only in the sandbox, so you can change a test member's record and watch the webhooks; in production it stays inside the service. Each write commits the change and its event together:
+
+- \`PATCH /internal/v1/crew/{user_id}/profile\`: any of \`name\`, \`role\`, \`country\`, \`photo_url\` → \`user.profile.updated\`
+- \`POST /internal/v1/crew/{user_id}/sea-time-entries\`: \`{date, days_at_sea, nautical_miles, role, verified}\` → \`user.sea_time.updated\`
+- \`POST /internal/v1/crew/{user_id}/vessel-periods\` and \`PATCH /internal/v1/crew/{user_id}/vessel-periods/{id}\`: a vessel period → \`user.vessels.updated\` (and \`user.sea_time.updated\` when totals change)
+- \`GET /internal/v1/users?email=…\`: a user by e-mail (\`user_id\`, \`email\`)
+
 ## Versioning
 
 The version is in the path (\`/v1/\`); this description is version ${API_DESCRIPTION_VERSION}. \`/v1/*\` runs at least 12 months after a \`/v2\` launch; deprecations are announced on the documentation site and by e-mail to every active partner contact. Breaking: removing or renaming a field, endpoint, header, error code or scope; tightening a validation rule; changing a webhook payload's shape; removing or changing the meaning of an event type. Not breaking: adding an endpoint, field, header, error code, scope or event type; loosening a validation rule; adding an optional query parameter. Clients must ignore unknown fields and unknown events.

@@ -38,6 +38,17 @@ describe('loadConfig', () => {
     expect((error as ConfigError).message).toContain('PORT must be an integer');
   });
 
+  it('defaults DOCS_URL to the gateway’s own /docs under PUBLIC_BASE_URL, in both environments', () => {
+    expect(loadConfig(spec, { ...valid, PUBLIC_BASE_URL: 'https://sandbox.example.test/' }).DOCS_URL).toBe(
+      'https://sandbox.example.test/docs',
+    );
+    const production = { ...valid, APP_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test' };
+    expect(loadConfig(spec, production).DOCS_URL).toBe('https://api.example.test/docs');
+    expect(loadConfig(spec, { ...production, DOCS_URL: 'https://docs.example.test' }).DOCS_URL).toBe(
+      'https://docs.example.test',
+    );
+  });
+
   it('has no sandbox defaults in production', () => {
     expect(() => loadConfig(spec, { ...valid, APP_ENV: 'production' })).toThrow(
       /PUBLIC_BASE_URL is required/,

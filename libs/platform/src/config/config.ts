@@ -7,8 +7,11 @@ export type AppEnv = 'sandbox' | 'production';
 
 export interface VarSpec<T> {
   readonly description: string;
-  /** Parses the raw value (undefined when unset); throws a plain Error with the reason. */
-  parse(raw: string | undefined, appEnv: AppEnv): T;
+  /**
+   * Parses the raw value (undefined when unset); throws a plain Error with the reason. `env` is
+   * the whole environment, for defaults derived from another variable.
+   */
+  parse(raw: string | undefined, appEnv: AppEnv, env?: NodeJS.ProcessEnv): T;
 }
 
 export class ConfigError extends Error {
@@ -122,6 +125,26 @@ export type ConfigOf<S extends ConfigSpec> = {
   readonly [K in keyof S]: S[K] extends VarSpec<infer T> ? T : never;
 };
 
+/**
+ * The base of the error documentation: Problem types are `{DOCS_URL}/errors/<code>`. By default
+ * the gateway's own `/docs`, i.e. `{PUBLIC_BASE_URL}/docs`, which the gateway serves.
+ */
+function docsUrl(): VarSpec<string> {
+  const spec = url('base of the error documentation; Problem types are {DOCS_URL}/errors/<code>', [
+    'http',
+    'https',
+  ]);
+  return {
+    description: `${spec.description} (default: {PUBLIC_BASE_URL}/docs)`,
+    parse(raw, appEnv, env = {}) {
+      if (raw !== undefined && raw.trim() !== '') return spec.parse(raw, appEnv);
+      const base = withDefault(env.PUBLIC_BASE_URL, appEnv, { sandboxDefault: 'http://localhost:8080' });
+      if (base === undefined) throw new Error('is required (or set PUBLIC_BASE_URL)');
+      return spec.parse(`${base.replace(/\/+$/, '')}/docs`, appEnv);
+    },
+  };
+}
+
 /** Variables every app reads. */
 export const BASE_CONFIG = {
   APP_ENV: oneOf(
@@ -142,13 +165,7 @@ export const BASE_CONFIG = {
   PUBLIC_BASE_URL: url('base URL partners use (the gateway)', ['http', 'https'], {
     sandboxDefault: 'http://localhost:8080',
   }),
-  DOCS_URL: url(
-    'base of the error documentation; Problem types are {DOCS_URL}/errors/<code>',
-    ['http', 'https'],
-    {
-      sandboxDefault: 'http://localhost:8080/docs',
-    },
-  ),
+  DOCS_URL: docsUrl(),
   SHUTDOWN_DELAY_MS: int(
     'after SIGTERM, time readiness reports "draining" before the server stops accepting',
     {
@@ -187,7 +204,7 @@ export function loadConfig<S extends ConfigSpec>(spec: S, env: NodeJS.ProcessEnv
   const out: Record<string, unknown> = {};
   for (const [name, varSpec] of Object.entries(spec)) {
     try {
-      out[name] = varSpec.parse(env[name], appEnv);
+      out[name] = varSpec.parse(env[name], appEnv, env);
     } catch (err) {
       problems.push({ variable: name, reason: err instanceof Error ? err.message : String(err) });
     }
