@@ -213,7 +213,10 @@ export class SeatsRepository {
   /**
    * Reconcile's diff in one statement: the partner's live seats matched by neither their e-mail
    * (against the trimmed, lower-cased refs) nor their external_ref (exact), and the refs (first
-   * occurrence, in the order given) that match no live seat. Hash anti-joins: one pass over each side.
+   * occurrence, in the order given) that match no live seat. One pass over each side: the seats are
+   * tested against the ref arrays with `= ANY`, which PostgreSQL hashes for a bound array (a
+   * correlated NOT EXISTS under an OR runs once per seat instead: 10,000 × 10,000 took 20 s), and
+   * the refs against the seats with hash anti-joins.
    */
   async diff(
     clientId: string,
@@ -229,8 +232,8 @@ export class SeatsRepository {
        SELECT 'count' AS kind, count(*)::text AS a, NULL AS b, 0 AS i FROM live
        UNION ALL
        (SELECT 'cancel', l.sponsorship_id, l.email, 0 FROM live l
-         WHERE NOT EXISTS (SELECT 1 FROM refs WHERE refs.n = l.email)
-           AND (l.external_ref IS NULL OR NOT EXISTS (SELECT 1 FROM refs WHERE refs.r = l.external_ref))
+         WHERE NOT (l.email = ANY($3::text[]))
+           AND (l.external_ref IS NULL OR NOT (l.external_ref = ANY($2::text[])))
          ORDER BY l.email, l.sponsorship_id)
        UNION ALL
        (SELECT 'missing', m.r, NULL, m.i FROM (
