@@ -373,13 +373,14 @@ function schemas(docsUrl: string): JsonObject {
           description: 'The member’s e-mail address; matched case-insensitively after trimming.',
         },
         external_ref: {
-          type: 'string',
+          type: ['string', 'null'],
           minLength: 1,
           maxLength: API_LIMITS.refMaxLength,
           description: 'Your own id for the member; unique among your live seats.',
         },
         expires_at: timestamp(
-          `End of the sponsored term; default ${API_LIMITS.sponsorshipTermMonths} months after provisioning.`,
+          `End of the sponsored term, in the future and at most ${API_LIMITS.sponsorshipMaxTermYears} years ahead; default (absent or null) ${API_LIMITS.sponsorshipTermMonths} months after provisioning.`,
+          true,
         ),
       },
     },

@@ -30,6 +30,7 @@ export const API_LIMITS = {
   webhookGiveUpHours: 24,
   webhookReplayWindowMinutes: 5,
   sponsorshipTermMonths: 12,
+  sponsorshipMaxTermYears: 10,
 } as const;
 
 /** ISO 8601 UTC with `Z` (decisions.md, Crew records). */

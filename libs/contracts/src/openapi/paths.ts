@@ -463,15 +463,11 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
         id: 'removeSeat',
         summary: 'Remove (cancel) one of your seats',
         description:
-          'Cancels a live seat and answers with it, now `cancelled`. Idempotent: a seat already cancelled is answered the same way. A seat that has `ended` stays ended (both are final): 409 `conflict`. Another partner’s seat is 404.',
+          'Cancels a live seat (dropping the sponsored premium with it) and answers with the seat, now `cancelled`. Idempotent: a seat that is already closed (`cancelled` or `ended`, both final) is answered as it is. Another partner’s seat is 404.',
         parameters: [seatId],
         seat404: true,
         responses: (r) =>
-          r.add(200, seat('The seat, now `cancelled`.', 'cancelled')).problem(409, {
-            codes: ['conflict'],
-            description: 'The seat has `ended`; ended seats are final and cannot be cancelled.',
-            headers: RL,
-          }),
+          r.add(200, seat('The seat, now `cancelled` (or as it was, when already closed).', 'cancelled')),
       }),
     },
     '/v1/partners/sponsorships/reconcile': {
