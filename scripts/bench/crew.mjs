@@ -6,7 +6,7 @@
 //   me 304        GET /v1/me with If-None-Match (revalidation)
 //   vessels page  GET /v1/me/vessels?limit=50 (alex.morgan's 120 periods)
 // For each: requests/s, p50, p99, the ratio to the baseline, and CPU µs per request of the app
-// processes (crew-api; plus nginx for the gateway) and Redis, read from /proc. Results go to
+// processes (crew-api; plus nginx for the gateway) and Redis, and of PostgreSQL, read from /proc. Results go to
 // bench/results/crew-<time>.json. BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -60,6 +60,22 @@ function childrenOf(pid) {
     .map(Number);
 }
 
+/** The PostgreSQL backends serving this run's database (their title names it: `postgres: svc <db> …`). */
+function postgresBackends(database) {
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const title = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ');
+        return title.startsWith('postgres: ') && title.split(' ').includes(database);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
 function run(url, headers) {
   return new Promise((resolve, reject) => {
     autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers }, (err, result) =>
@@ -90,6 +106,7 @@ export async function benchCrew() {
         RATE_LIMIT_PER_DAY: 1_000_000,
       },
     };
+    const database = new URL(resources.env.DATABASE_URL).pathname.slice(1);
     const envFor = (port) => apps.appEnv({ ...common, fixed: { ...common.fixed, PORT: port } });
     for (const app of ['auth-server', 'crew-api']) {
       await apps.runCli(app, 'migrate', envFor(0));
@@ -184,9 +201,12 @@ export async function benchCrew() {
     const best = new Map();
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const s of scenarios) {
+        const pg = postgresBackends(database);
         const before = cpuMicros(s.pids());
+        const pgBefore = cpuMicros(pg);
         const r = await run(s.url, s.headers);
         const cpu = cpuMicros(s.pids()) - before;
+        const pgCpu = cpuMicros(pg) - pgBefore;
         const wrong = r.non2xx - (s.expect === 304 ? (r['3xx'] ?? 0) : 0);
         if (r.errors > 0 || (s.expect !== 304 && r.non2xx > 0) || (s.expect === 304 && wrong > 0)) {
           throw new Error(`${s.name}: ${r.errors} errors, ${r.non2xx} non-2xx answers`);
@@ -197,6 +217,7 @@ export async function benchCrew() {
           p50_ms: r.latency.p50,
           p99_ms: r.latency.p99,
           cpu_us_per_request: Math.round(cpu / Math.max(1, r.requests.total)),
+          postgres_cpu_us_per_request: Math.round(pgCpu / Math.max(1, r.requests.total)),
         };
         if (!best.has(s.name) || result.rps > best.get(s.name).rps) best.set(s.name, result);
       }
@@ -295,7 +316,7 @@ function report(results) {
   console.log(
     `\ncrew-api, ${CONNECTIONS} connections, best of ${ROUNDS} interleaved rounds (results: ${path.relative(ROOT, file)})`,
   );
-  console.log('scenario                         req/s   ratio   p50 ms   p99 ms   CPU µs/req');
+  console.log('scenario                         req/s   ratio   p50 ms   p99 ms   CPU µs/req   PG µs/req');
   for (const r of results) {
     const target = TARGETS[r.name];
     const verdict = target
@@ -304,7 +325,7 @@ function report(results) {
         : `  target MISSED (≥ ${target.ratio * 100} %, p99 ≤ ${target.p99} ms)`
       : '';
     console.log(
-      `${r.name.padEnd(30)} ${String(r.rps).padStart(7)}   ${r.ratio_to_baseline.toFixed(2)}   ${String(r.p50_ms).padStart(6)}   ${String(r.p99_ms).padStart(6)}   ${String(r.cpu_us_per_request).padStart(10)}${verdict}`,
+      `${r.name.padEnd(30)} ${String(r.rps).padStart(7)}   ${r.ratio_to_baseline.toFixed(2)}   ${String(r.p50_ms).padStart(6)}   ${String(r.p99_ms).padStart(6)}   ${String(r.cpu_us_per_request).padStart(10)}   ${String(r.postgres_cpu_us_per_request).padStart(9)}${verdict}`,
     );
   }
 }
