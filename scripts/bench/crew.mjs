@@ -7,7 +7,8 @@
 //   vessels page  GET /v1/me/vessels?limit=50 (alex.morgan's 120 periods)
 // For each: requests/s, p50, p99, the ratio to the baseline, and CPU µs per request of the app
 // processes (crew-api; plus nginx for the gateway) and Redis, and of PostgreSQL, read from /proc. Results go to
-// bench/results/crew-<time>.json. BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50).
+// bench/results/crew-<time>.json. BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50);
+// BENCH_PROFILE=1 writes crew-api's CPU profile to bench/profiles/crew-api.cpuprofile.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,6 +27,7 @@ const { createRunResources } = require('../lib/isolation.cjs');
 const { SANDBOX_MEMBERS } = require(path.join(ROOT, 'dist/libs/contracts/src'));
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '4');
+const PROFILE = process.env.BENCH_PROFILE === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '3');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
 const TICK_US = 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim() || 100);
@@ -112,8 +114,14 @@ export async function benchCrew() {
       await apps.runCli(app, 'migrate', envFor(0));
       await apps.runCli(app, 'seed', envFor(0));
     }
+    const profileDir = path.join(ROOT, 'bench', 'profiles');
     const start = (app, port) => {
-      const child = spawn(process.execPath, [apps.mainJs(app)], {
+      // BENCH_PROFILE=1: crew-api writes a V8 CPU profile (chrome://inspect, or any .cpuprofile viewer).
+      const profile =
+        PROFILE && app === 'crew-api'
+          ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-name=crew-api.cpuprofile']
+          : [];
+      const child = spawn(process.execPath, [...profile, apps.mainJs(app)], {
         env: envFor(port),
         stdio: ['ignore', 'ignore', 'inherit'],
       });
