@@ -1,10 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import {
-  ContractViolation,
-  CREW_EVENTS_EXCHANGE,
-  MEMBER_REGISTERED,
-  parseMemberRegistered,
-} from '@svc/contracts';
+import { CREW_EVENTS_EXCHANGE, MEMBER_REGISTERED, parseMemberRegistered } from '@svc/contracts';
 import { AmqpConnection, APP_LOGGER, type InboundMessage } from '@svc/platform';
 import type { Channel } from 'amqplib';
 import type { Logger } from 'pino';
@@ -62,11 +57,9 @@ export class MemberRegisteredHandler implements OnModuleInit {
     try {
       event = parseMemberRegistered(JSON.parse(message.content.toString('utf8')));
     } catch (err) {
-      if (!(err instanceof ContractViolation) && !(err instanceof SyntaxError) && !(err instanceof Error))
-        throw err;
       this.logger.warn(
         { err: (err as Error).message, message_id: message.properties.messageId },
-        'malformed member event dropped',
+        'malformed crew.member.registered message dropped',
       );
       return;
     }
