@@ -31,6 +31,11 @@ describe('sponsorship-api smoke', () => {
       email: 'Jo.Kim@sandbox.test ',
     });
     expect(res.status).toBe(201);
-    expect(res.json()).toMatchObject({ status: 'active', email: 'jo.kim@sandbox.test', crew_name: 'Jo Kim' });
+    const seat = res.json<{ sponsorship_id: string }>();
+    expect(seat).toMatchObject({ status: 'active', email: 'jo.kim@sandbox.test', crew_name: 'Jo Kim' });
+    // jo.kim is the sandbox's free-tier member for every other spec file of the run: the seat
+    // goes again, and with it the premium.
+    const removed = await api.call('DELETE', `/v1/partners/sponsorships/${seat.sponsorship_id}`, PARTNER);
+    expect(removed.json()).toMatchObject({ status: 'cancelled' });
   });
 });
