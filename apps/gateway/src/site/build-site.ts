@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { PROBLEM_GUIDE, PROBLEMS, type ProblemCode } from '@svc/contracts';
 import type { Marked as MarkedClass } from 'marked';
@@ -48,6 +48,7 @@ function layout(page: Page): string {
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>${escapeHtml(page.title)}</title>
+    <link rel="icon" href="/docs/assets/favicon.svg" type="image/svg+xml" />
     <link rel="stylesheet" href="/docs/assets/docs.css" />
   </head>
   <body>
@@ -159,6 +160,7 @@ function referencePage(): string {
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>API reference: crew record service</title>
+    <link rel="icon" href="/docs/assets/favicon.svg" type="image/svg+xml" />
     <style>
       body { margin: 0; }
       .back { display: block; padding: 0.5rem 1rem; font-family: system-ui, sans-serif; border-bottom: 1px solid #d8e0e8; }
@@ -171,6 +173,19 @@ function referencePage(): string {
   </body>
 </html>
 `;
+}
+
+/** Redoc's sidebar loads its logo from Redocly's CDN; the docs load nothing from elsewhere. */
+const REDOC_CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+const LOCAL_LOGO = '/docs/assets/redoc-logo.svg';
+
+/** The Redoc browser bundle from npm, with its one CDN URL pointed at this site. */
+export function redocBundle(): string {
+  const bundle = readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'), 'utf8');
+  if (!bundle.includes(REDOC_CDN_LOGO)) {
+    throw new Error(`the Redoc bundle no longer loads ${REDOC_CDN_LOGO}: check it for other CDN URLs`);
+  }
+  return bundle.split(REDOC_CDN_LOGO).join(LOCAL_LOGO);
 }
 
 /** Where a page's file goes: `/docs/x` → `docs/x.html`, `/docs/x/` → `docs/x/index.html`. */
@@ -196,10 +211,7 @@ export function buildSite(outDir: string, sourceDir: string): string[] {
   };
   for (const page of pages) write(fileOf(page.path), layout(page));
   write(fileOf('/docs/reference'), referencePage());
-  const redoc = require.resolve('redoc/bundles/redoc.standalone.js');
-  mkdirSync(join(outDir, 'docs', 'assets'), { recursive: true });
-  copyFileSync(redoc, join(outDir, 'docs', 'assets', 'redoc.standalone.js'));
-  written.push('docs/assets/redoc.standalone.js');
+  write('docs/assets/redoc.standalone.js', redocBundle());
   return written;
 }
 
