@@ -159,7 +159,10 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     await Promise.all(names.map(spawnApp));
 
     if (withGateway) {
-      const gatewayDir = path.join(logDir, 'gateway');
+      // The nginx prefix (configuration, the docs site with the sandbox's published credentials)
+      // sits beside the logs, not among them: tests read every log file for leaked secrets.
+      const gatewayDir = `${logDir}-gateway`;
+      fs.rmSync(gatewayDir, { recursive: true, force: true });
       await generateGateway(gatewayDir, {
         gatewayPort,
         ports,
