@@ -189,7 +189,7 @@ describe('sponsorship-api: Basic authentication and the partner program', () => 
     }
 
     it('carries the headers on every 200, does not count 401s, and answers the sixth call with 429 and Retry-After', async () => {
-      const partner = await createPartner(limited.db);
+      const partner = await createPartner(limited.db, { memberLeft: true });
       for (let i = 0; i < 3; i += 1) {
         expectUnauthorized(await limited.call('GET', SEATS, { id: partner.id, secret: 'wrong' }));
       }
@@ -214,8 +214,17 @@ describe('sponsorship-api: Basic authentication and the partner program', () => 
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(60);
       // The bucket is per partner, not per endpoint.
-      const post = await limited.call('POST', SEATS, partner, { email: freshEmail('limited') });
-      expectProblem(post, 429, 'rate_limit_exceeded');
+      const email = freshEmail('limited');
+      expectProblem(await limited.call('POST', SEATS, partner, { email }), 429, 'rate_limit_exceeded');
+      expect(await seatCount(limited.db, 'email = $1', [email])).toBe(0);
+      const reconcile = await limited.call('POST', `${SEATS}/reconcile`, partner, {
+        active_refs: ['a@it.test'],
+      });
+      expectProblem(reconcile, 429, 'rate_limit_exceeded');
+      expect(reconcile.header('retry-after')).toEqual(expect.any(String));
+      const left = await limited.call('POST', '/v1/partners/members/left', partner, { user_id: 'usr_x' });
+      expectProblem(left, 429, 'rate_limit_exceeded');
+      expect(limits(left)).toMatchObject({ limit: '5', remaining: '0' });
     });
 
     it('counts a 403 and carries the headers on it', async () => {

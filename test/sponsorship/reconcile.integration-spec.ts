@@ -318,6 +318,37 @@ describe('POST /v1/partners/sponsorships/reconcile', () => {
       expect(answer).toMatchObject({ to_cancel: [], missing_refs: ['y'.repeat(320)] });
     });
 
+    it('takes 50,000 entries in a body over 1 MiB (its limit is 5 MiB) and refuses a larger body with 413', async () => {
+      const big = Array.from(
+        { length: 50_000 },
+        (_, i) => `member-${String(i).padStart(6, '0')}@partner-export.example`,
+      );
+      expect(Buffer.byteLength(JSON.stringify({ active_refs: big }))).toBeGreaterThan(1024 * 1024);
+      const answer = await reconcile(s.partner, {
+        active_refs: [...big.slice(0, 49_997), ...s.range(1, 3).map(s.ref)],
+      });
+      expect(answer).toMatchObject({ active_seats: 3, to_cancel: [] });
+      expect(answer.missing_refs).toHaveLength(49_997);
+
+      const huge = Array.from({ length: 20_000 }, () => 'z'.repeat(300)); // about 6 MB
+      expectProblem(
+        await api.call('POST', RECONCILE, s.partner, { active_refs: huge, apply: true }),
+        413,
+        'payload_too_large',
+      );
+    }, 30_000);
+
+    it('answers a body that is not JSON with 415, and malformed JSON with 400', async () => {
+      expectProblem(
+        await api.call('POST', RECONCILE, s.partner, 'active_refs=a', {
+          'content-type': 'application/x-www-form-urlencoded',
+        }),
+        415,
+        'unsupported_media_type',
+      );
+      expectProblem(await api.call('POST', RECONCILE, s.partner, '{"active_refs": ['), 400, 'bad_request');
+    });
+
     it('names many bad entries in a bounded errors list', async () => {
       const res = await api.call('POST', RECONCILE, s.partner, {
         active_refs: Array.from({ length: 500 }, () => ''),
