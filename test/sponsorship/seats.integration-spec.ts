@@ -97,6 +97,22 @@ describe('sponsorship seats: provision, get, remove', () => {
       expect(await seatEvents(api.db, seatOf(first).sponsorship_id)).toHaveLength(1);
     });
 
+    it('creates one seat when the same e-mail is provisioned several times at once (one 201, the rest 200)', async () => {
+      const member = await registerMember(crew, freshEmail('twice'));
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, (_, i) =>
+          provision({ email: i % 2 ? member.email.toUpperCase() : member.email }),
+        ),
+      );
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 201]);
+      expect(new Set(answers.map((r) => seatOf(r).sponsorship_id)).size).toBe(1);
+      expect(answers.every((r) => seatOf(r).status === 'active')).toBe(true);
+      expect(await seatCount(api.db, 'client_id = $1 AND email = $2', [partner.id, member.email])).toBe(1);
+      expect((await membershipOf(api.db, member.user_id)).sponsorship_id).toBe(
+        seatOf(answers[0]).sponsorship_id,
+      );
+    });
+
     it("grants premium at once when the e-mail is a crew member's: 201 active, crew_name, sponsored membership", async () => {
       const member = await registerMember(crew, freshEmail('member'), 'Rita Hansen');
       const expiresAt = new Date(Date.now() + 90 * DAY_MS);
