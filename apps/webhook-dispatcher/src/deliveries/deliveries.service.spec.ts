@@ -24,10 +24,13 @@ function setup(options: {
   recipients: WebhookRecipientsResponse;
   outcome?: WebhookOutcome;
   existing?: Delivery;
+  cacheTtlMs?: number;
 }) {
+  const steps: string[] = [];
   const published: { queue: string; body: unknown }[] = [];
   const recorded: AttemptRecord[] = [];
   const posted: WebhookRequest[] = [];
+  let rpcCalls = 0;
   let stored: Delivery | undefined = options.existing;
   const repository = {
     createForEvent: (_id: string, rows: readonly NewDelivery[]) => {
@@ -36,41 +39,84 @@ function setup(options: {
     },
     findById: () => Promise.resolve(stored ?? null),
     recordAttempt: (r: AttemptRecord) => {
+      steps.push(`record ${r.attempt}`);
       recorded.push(r);
+      if (stored) stored = { ...stored, attempts: r.attempt, status: r.status };
       return Promise.resolve(true);
     },
   } as unknown as DeliveriesRepository;
-  const rpc = { call: () => Promise.resolve(options.recipients) } as unknown as RpcClient;
+  const rpc = {
+    call: () => {
+      rpcCalls += 1;
+      return Promise.resolve(options.recipients);
+    },
+  } as unknown as RpcClient;
   const amqp = {
     publish: (_x: string, queue: string, content: Buffer) => {
-      published.push({ queue, body: JSON.parse(content.toString()) });
+      const body = JSON.parse(content.toString()) as { attempt: number };
+      steps.push(`queue ${body.attempt}`);
+      published.push({ queue, body });
       return Promise.resolve();
     },
   } as unknown as AmqpConnection;
   const sender = {
     post: (r: WebhookRequest) => {
+      steps.push(`post ${r.headers['x-svc-delivery-attempt']}`);
       posted.push(r);
       return Promise.resolve(options.outcome ?? { ok: true, statusCode: 204, error: null });
     },
   } as unknown as WebhookSender;
-  const service = new DeliveriesService(repository, rpc, amqp, sender, config, logger);
-  return { service, published, recorded, posted, delivery: () => stored };
+  const service = new DeliveriesService(
+    repository,
+    rpc,
+    amqp,
+    sender,
+    { ...config, WEBHOOK_RECIPIENT_CACHE_TTL: options.cacheTtlMs ?? 5000 },
+    logger,
+  );
+  return { service, steps, published, recorded, posted, rpcCalls: () => rpcCalls, delivery: () => stored };
 }
 
 const recipient = { client_id: 'p1', webhook_url: 'https://p1.example/hook', secrets: ['whsec_a'] };
 
+const pendingDelivery = (attempts: number): Delivery => ({
+  deliveryId: 'dlv_1',
+  eventId: 'evt_1',
+  eventType: 'user.profile.updated',
+  userId: 'usr_1',
+  clientId: 'p1',
+  targetUrl: recipient.webhook_url,
+  body: '{}',
+  status: 'pending',
+  attempts,
+  firstAttemptAt: attempts > 0 ? new Date() : null,
+});
+
 describe('DeliveriesService', () => {
-  it('fans an event out: one delivery per recipient, queued for attempt 1', async () => {
+  it('fans an event out: one delivery per recipient, first attempt at once with the answer just given', async () => {
     const s = setup({ recipients: { recipients: [recipient] } });
     await s.service.fanOut(event);
     expect(s.delivery()).toMatchObject({
       clientId: 'p1',
       targetUrl: recipient.webhook_url,
       eventId: 'evt_1',
+      status: 'delivered',
     });
-    expect(s.published).toEqual([
-      { queue: 'webhooks.deliveries', body: { delivery_id: s.delivery()?.deliveryId, attempt: 1 } },
-    ]);
+    expect(s.rpcCalls()).toBe(1);
+    expect(s.posted).toHaveLength(1);
+    expect(s.posted[0].headers).toMatchObject({
+      'x-svc-event-id': 'evt_1',
+      'x-svc-delivery-id': s.delivery()?.deliveryId,
+      'x-svc-delivery-attempt': '1',
+    });
+    expect(s.recorded[0]).toMatchObject({
+      attempt: 1,
+      statusCode: 204,
+      status: 'delivered',
+      nextAttemptAt: null,
+    });
+    // Nothing travels through the delivery queue when the first attempt succeeds.
+    expect(s.published).toEqual([]);
   });
 
   it('records a webhook.test delivery under the id the partner was already given, with the usual body', async () => {
@@ -89,49 +135,57 @@ describe('DeliveriesService', () => {
     });
   });
 
-  it('schedules the next attempt on the retry queue of its delay after a failure', async () => {
+  it('queues the next attempt on the retry queue of its delay after a failure, before recording the failure', async () => {
     const s = setup({
       recipients: { recipients: [recipient] },
       outcome: { ok: false, statusCode: 500, error: 'HTTP 500' },
     });
     await s.service.fanOut(event);
-    await s.service.attempt({ delivery_id: s.delivery()!.deliveryId, attempt: 1 });
     expect(s.posted[0].headers['x-svc-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(s.recorded[0]).toMatchObject({ attempt: 1, statusCode: 500, status: 'pending' });
-    expect(s.published[1]).toEqual({
-      queue: 'webhooks.retry.60000',
-      body: { delivery_id: s.delivery()!.deliveryId, attempt: 2 },
-    });
+    expect(s.published).toEqual([
+      { queue: 'webhooks.retry.60000', body: { delivery_id: s.delivery()!.deliveryId, attempt: 2 } },
+    ]);
+    // A crash after the record would have lost the retry; one before it repeats the attempt.
+    expect(s.steps).toEqual(['post 1', 'queue 2', 'record 1']);
   });
 
   it('ends a delivery at once when the partner no longer receives webhooks', async () => {
-    const s = setup({ recipients: { recipients: [recipient] } });
-    await s.service.fanOut(event);
-    const none = setup({ recipients: { recipients: [] }, existing: s.delivery() });
-    await none.service.attempt({ delivery_id: s.delivery()!.deliveryId, attempt: 1 });
+    const none = setup({ recipients: { recipients: [] }, existing: pendingDelivery(0) });
+    await none.service.attempt({ delivery_id: 'dlv_1', attempt: 1 });
     expect(none.posted).toHaveLength(0);
     expect(none.recorded[0]).toMatchObject({ status: 'failed', nextAttemptAt: null });
     expect(none.published).toHaveLength(0);
   });
 
   it('ignores a duplicate message of an attempt already recorded', async () => {
-    const s = setup({
-      recipients: { recipients: [recipient] },
-      existing: {
-        deliveryId: 'dlv_1',
-        eventId: 'evt_1',
-        eventType: 'user.profile.updated',
-        userId: 'usr_1',
-        clientId: 'p1',
-        targetUrl: recipient.webhook_url,
-        body: '{}',
-        status: 'pending',
-        attempts: 2,
-        firstAttemptAt: new Date(),
-      },
-    });
+    const s = setup({ recipients: { recipients: [recipient] }, existing: pendingDelivery(2) });
     await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 });
     expect(s.posted).toHaveLength(0);
     expect(s.recorded).toHaveLength(0);
+  });
+
+  it('lets a retry reuse auth-server’s answer within the cache TTL (per partner, member and event type)', async () => {
+    const s = setup({
+      recipients: { recipients: [recipient] },
+      outcome: { ok: false, statusCode: 503, error: 'HTTP 503' },
+      existing: pendingDelivery(1),
+    });
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 });
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 3 });
+    expect(s.posted.map((p) => p.headers['x-svc-delivery-attempt'])).toEqual(['2', '3']);
+    expect(s.rpcCalls()).toBe(1);
+  });
+
+  it('asks auth-server on every retry with a TTL of 0', async () => {
+    const s = setup({
+      recipients: { recipients: [recipient] },
+      outcome: { ok: false, statusCode: 503, error: 'HTTP 503' },
+      existing: pendingDelivery(1),
+      cacheTtlMs: 0,
+    });
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 });
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 3 });
+    expect(s.rpcCalls()).toBe(2);
   });
 });

@@ -1,12 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AUTH_WEBHOOK_RECIPIENTS, type ServiceEvent, type WebhookRecipient } from '@svc/contracts';
+import {
+  AUTH_WEBHOOK_RECIPIENTS,
+  type EventType,
+  type ServiceEvent,
+  type WebhookRecipient,
+} from '@svc/contracts';
 import { AmqpConnection, APP_CONFIG, APP_LOGGER, RpcClient } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
 import { DeliveriesRepository, type Delivery } from './deliveries.repository';
 import { enqueueAttempt, type DeliveryMessage } from './delivery-message';
+import { RecipientCache } from './recipient-cache';
 import { nextAttemptAt, type RetryPolicy } from './retry-policy';
-import { DELIVERIES_QUEUE, retryQueue } from './webhook-queues';
+import { retryQueue } from './webhook-queues';
 import { WebhookSender, type WebhookOutcome } from './webhook-sender';
 import { canonicalBody, newDeliveryId, signatureHeader } from './webhook-signature';
 
@@ -18,6 +24,7 @@ import { canonicalBody, newDeliveryId, signatureHeader } from './webhook-signatu
 @Injectable()
 export class DeliveriesService {
   private readonly policy: RetryPolicy;
+  private readonly recipientCache: RecipientCache;
 
   constructor(
     private readonly deliveries: DeliveriesRepository,
@@ -28,19 +35,28 @@ export class DeliveriesService {
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {
     this.policy = { schedule: config.WEBHOOK_RETRY_SCHEDULE, giveUpAfterMs: config.WEBHOOK_GIVE_UP_AFTER };
+    this.recipientCache = new RecipientCache(config.WEBHOOK_RECIPIENT_CACHE_TTL);
   }
 
   get retryPolicy(): RetryPolicy {
     return this.policy;
   }
 
-  /** One delivery per recipient (idempotent per event and partner), each queued for its first attempt. */
+  /**
+   * One delivery per recipient (idempotent per event and partner), and its first attempt, here and
+   * now, with the answer auth-server just gave: only retries (and operators' redeliveries) travel
+   * through the delivery queue. The event is acked once every first attempt is recorded; a crash
+   * before that brings the event back, and the deliveries still without an attempt are attempted
+   * again under the same ids.
+   */
   async fanOut(event: ServiceEvent): Promise<void> {
+    // Always asked, never cached: a consent revoked a moment ago stops this event.
     const { recipients } = await this.rpc.call(AUTH_WEBHOOK_RECIPIENTS, {
       user_id: event.user_id,
       event_type: event.type,
       ...(event.client_id === undefined ? {} : { client_id: event.client_id }),
     });
+    this.recipientCache.remember(event.user_id, event.type, recipients);
     const body = canonicalBody(event);
     const pending = await this.deliveries.createForEvent(
       event.id,
@@ -59,30 +75,49 @@ export class DeliveriesService {
       })),
     );
     await Promise.all(
-      pending.map((d) => this.enqueue(DELIVERIES_QUEUE, { delivery_id: d.deliveryId, attempt: 1 })),
+      pending.map((d) =>
+        this.run(
+          d,
+          1,
+          recipients.find((r) => r.client_id === d.clientId),
+        ),
+      ),
     );
   }
 
-  /** Runs one attempt, logs it, and queues the next one after a failure, if there is one. */
+  /** Runs the attempt a message of the delivery queue asks for, unless it already ran. */
   async attempt(message: DeliveryMessage): Promise<void> {
     const delivery = await this.deliveries.findById(message.delivery_id);
     // Already recorded (a duplicate message) or finished: nothing to do.
     if (!delivery || delivery.status !== 'pending' || delivery.attempts !== message.attempt - 1) return;
-    const { recipients } = await this.rpc.call(AUTH_WEBHOOK_RECIPIENTS, {
-      user_id: delivery.userId,
-      event_type: delivery.eventType as ServiceEvent['type'],
-      client_id: delivery.clientId,
-    });
+    await this.run(delivery, message.attempt, await this.recipientOf(delivery));
+  }
+
+  /** One attempt: POST, queue the next one after a failure (if there is one), record it. */
+  private async run(
+    delivery: Delivery,
+    attempt: number,
+    recipient: WebhookRecipient | undefined,
+  ): Promise<void> {
     const startedAt = new Date();
-    const outcome = await this.post(delivery, recipients, message.attempt);
+    const outcome = await this.post(delivery, recipient, attempt);
     const durationMs = Date.now() - startedAt.getTime();
     const next =
       outcome.ok || outcome.final
         ? null
-        : nextAttemptAt(this.policy, message.attempt, delivery.firstAttemptAt ?? startedAt, new Date());
+        : nextAttemptAt(this.policy, attempt, delivery.firstAttemptAt ?? startedAt, new Date());
+    // The retry is queued before the attempt is recorded: a crash in between repeats this attempt
+    // (its message is not acked) but never loses the retry. A retry whose attempt was never
+    // recorded finds the delivery behind it and is dropped.
+    if (next) {
+      await this.enqueue(retryQueue(next.delayMs), {
+        delivery_id: delivery.deliveryId,
+        attempt: attempt + 1,
+      });
+    }
     const recorded = await this.deliveries.recordAttempt({
       deliveryId: delivery.deliveryId,
-      attempt: message.attempt,
+      attempt,
       startedAt,
       durationMs,
       statusCode: outcome.statusCode,
@@ -90,37 +125,48 @@ export class DeliveriesService {
       nextAttemptAt: next?.at ?? null,
       status: outcome.ok ? 'delivered' : next ? 'pending' : 'failed',
     });
-    if (recorded && next) {
-      await this.enqueue(retryQueue(next.delayMs), {
-        delivery_id: delivery.deliveryId,
-        attempt: message.attempt + 1,
-      });
-    }
     this.logger.info(
       {
         delivery_id: delivery.deliveryId,
         event_id: delivery.eventId,
         client_id: delivery.clientId,
-        attempt: message.attempt,
+        attempt,
         status_code: outcome.statusCode,
         error: outcome.error,
         duration_ms: durationMs,
         next_attempt_at: next?.at.toISOString() ?? null,
+        ...(recorded ? {} : { duplicate: true }),
       },
       outcome.ok ? 'webhook delivered' : 'webhook attempt failed',
     );
   }
 
+  /**
+   * The partner as auth-server sees it now (or within the cache's TTL): its secrets sign the
+   * attempt, and its absence ends the delivery. Undefined: no longer a recipient.
+   */
+  private async recipientOf(delivery: Delivery): Promise<WebhookRecipient | undefined> {
+    const eventType = delivery.eventType as EventType;
+    const cached = this.recipientCache.get(delivery.clientId, delivery.userId, eventType);
+    if (cached) return cached;
+    const { recipients } = await this.rpc.call(AUTH_WEBHOOK_RECIPIENTS, {
+      user_id: delivery.userId,
+      event_type: eventType,
+      client_id: delivery.clientId,
+    });
+    this.recipientCache.remember(delivery.userId, eventType, recipients);
+    return recipients.find((r) => r.client_id === delivery.clientId);
+  }
+
   private async post(
     delivery: Delivery,
-    recipients: readonly WebhookRecipient[],
+    recipient: WebhookRecipient | undefined,
     attempt: number,
   ): Promise<WebhookOutcome & { final: boolean }> {
-    // The partner's current secrets sign every attempt (a rotation applies at once); the target
-    // stays the URL the delivery was created for.
+    // The partner's current secrets sign every attempt (a rotation applies within the recipient
+    // cache's TTL); the target stays the URL the delivery was created for.
     // A partner that lost its consent, its URL or its standing since the event gets nothing more:
     // the attempt is logged and the delivery ends, as no retry can change that.
-    const recipient = recipients.find((r) => r.client_id === delivery.clientId);
     if (!recipient) {
       return { ok: false, statusCode: null, error: 'partner no longer receives webhooks', final: true };
     }
