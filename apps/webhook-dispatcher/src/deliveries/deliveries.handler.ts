@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ContractViolation, EVENT_TYPES, parseServiceEvent } from '@svc/contracts';
-import { AmqpConnection, APP_LOGGER, type InboundMessage } from '@svc/platform';
+import { AmqpConnection, APP_CONFIG, APP_LOGGER, type InboundMessage } from '@svc/platform';
 import type { Logger } from 'pino';
+import type { WebhookDispatcherConfig } from '../config';
 import { DeliveriesService } from './deliveries.service';
 import { parseDeliveryMessage } from './delivery-message';
 import { retryDelays } from './retry-policy';
@@ -19,13 +20,17 @@ export class DeliveriesHandler implements OnModuleInit {
   constructor(
     private readonly amqp: AmqpConnection,
     private readonly deliveries: DeliveriesService,
+    @Inject(APP_CONFIG) private readonly config: Pick<WebhookDispatcherConfig, 'WEBHOOK_CONCURRENCY'>,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
 
   async onModuleInit(): Promise<void> {
     await this.amqp.addTopology(declareWebhookTopology(retryDelays(this.deliveries.retryPolicy)));
-    await this.amqp.consume(EVENTS_QUEUE, (m) => this.onEvent(m));
-    await this.amqp.consume(DELIVERIES_QUEUE, (m) => this.onDelivery(m));
+    // Most of an attempt is waiting (partner, database, auth-server): many run at once, and the
+    // database writes of those finishing together share a statement.
+    const prefetch = this.config.WEBHOOK_CONCURRENCY;
+    await this.amqp.consume(EVENTS_QUEUE, (m) => this.onEvent(m), { prefetch });
+    await this.amqp.consume(DELIVERIES_QUEUE, (m) => this.onDelivery(m), { prefetch });
   }
 
   private async onEvent(message: InboundMessage): Promise<void> {

@@ -1,5 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@svc/platform';
+import type { Pool, QueryResultRow } from 'pg';
+import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { StatementBatcher } from './statement-batcher';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -91,41 +95,84 @@ const COLUMNS = `delivery_id, event_id, event_type, user_id, client_id, target_u
 
 @Injectable()
 export class DeliveriesRepository {
-  constructor(private readonly transactions: TransactionRunner) {}
+  constructor(
+    private readonly transactions: TransactionRunner,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  /**
+   * The statements of every delivery (fan-out, attempt, record) run as named prepared statements
+   * on TypeORM's pool: each connection parses and plans them once. Same pool, same timeouts.
+   * Statements name their columns, so a later migration never changes a cached result type.
+   */
+  private async prepared<T extends QueryResultRow>(
+    name: string,
+    text: string,
+    values: unknown[],
+  ): Promise<T[]> {
+    const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
+    return (await pool.query<T>({ name: `webhooks.${name}`, text, values })).rows;
+  }
 
   /**
    * Inserts the deliveries of one event, skipping partners that already have one (a redelivered
    * event), and returns every delivery of the event that has not had an attempt yet: those still
-   * need their message on the delivery queue.
+   * need their first attempt. Events fanned out at the same moment share one statement.
    */
-  async createForEvent(eventId: string, deliveries: readonly NewDelivery[]): Promise<Delivery[]> {
-    if (deliveries.length > 0) {
-      await this.transactions.outside.query(
-        `INSERT INTO deliveries (delivery_id, event_id, event_type, user_id, client_id, target_url, body)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-         ON CONFLICT (event_id, client_id) WHERE redelivery_of IS NULL DO NOTHING`,
-        [
-          deliveries.map((d) => d.deliveryId),
-          deliveries.map((d) => d.eventId),
-          deliveries.map((d) => d.eventType),
-          deliveries.map((d) => d.userId),
-          deliveries.map((d) => d.clientId),
-          deliveries.map((d) => d.targetUrl),
-          deliveries.map((d) => d.body),
-        ],
-      );
-    }
-    const rows = await this.transactions.outside.query<Row[]>(
-      `SELECT ${COLUMNS} FROM deliveries
-        WHERE event_id = $1 AND status = 'pending' AND attempts = 0 AND redelivery_of IS NULL
-        ORDER BY client_id`,
-      [eventId],
-    );
-    return rows.map(toDelivery);
+  createForEvent(eventId: string, deliveries: readonly NewDelivery[]): Promise<Delivery[]> {
+    return this.creations.submit({ eventId, deliveries });
   }
 
+  private readonly creations = new StatementBatcher<
+    { eventId: string; deliveries: readonly NewDelivery[] },
+    Delivery[]
+  >(async (events) => {
+    // A second copy of an event in the same batch gets nothing: the first copy's caller works on it.
+    const firstOf = new Map<string, number>();
+    events.forEach((e, i) => firstOf.has(e.eventId) || firstOf.set(e.eventId, i));
+    const all = [...firstOf.values()].flatMap((i) => events[i].deliveries);
+    // One statement: the SELECT part reads the snapshot from before the INSERT, so it adds only
+    // the rows an earlier copy of an event created, never the ones inserted here.
+    const rows = await this.prepared<Row>(
+      'create-for-events',
+      `WITH created AS (
+         INSERT INTO deliveries (delivery_id, event_id, event_type, user_id, client_id, target_url, body)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+         ON CONFLICT (event_id, client_id) WHERE redelivery_of IS NULL DO NOTHING
+         RETURNING ${COLUMNS})
+       SELECT ${COLUMNS} FROM created
+       UNION ALL
+       SELECT ${COLUMNS} FROM deliveries
+        WHERE event_id = ANY($8::text[]) AND status = 'pending' AND attempts = 0 AND redelivery_of IS NULL`,
+      [
+        all.map((d) => d.deliveryId),
+        all.map((d) => d.eventId),
+        all.map((d) => d.eventType),
+        all.map((d) => d.userId),
+        all.map((d) => d.clientId),
+        all.map((d) => d.targetUrl),
+        all.map((d) => d.body),
+        [...firstOf.keys()],
+      ],
+    );
+    const byEvent = new Map<string, Delivery[]>();
+    for (const row of rows) {
+      const list = byEvent.get(row.event_id) ?? [];
+      list.push(toDelivery(row));
+      byEvent.set(row.event_id, list);
+    }
+    return events.map((e, i) =>
+      firstOf.get(e.eventId) === i
+        ? (byEvent.get(e.eventId) ?? []).sort((a, b) =>
+            a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0,
+          )
+        : [],
+    );
+  });
+
   async findById(deliveryId: string): Promise<Delivery | null> {
-    const rows = await this.transactions.outside.query<Row[]>(
+    const rows = await this.prepared<Row>(
+      'find-by-id',
       `SELECT ${COLUMNS} FROM deliveries WHERE delivery_id = $1`,
       [deliveryId],
     );
@@ -133,37 +180,50 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Logs attempt `attempt` and moves the delivery on, in one transaction. Only the first recording
-   * of an attempt counts: a duplicate message that ran the same attempt returns false, and must not
-   * schedule another.
+   * Logs attempt `attempt` and moves the delivery on, atomically. Only the first recording of an
+   * attempt counts: a duplicate message that ran the same attempt returns false, and must not
+   * schedule another. Attempts finishing at the same moment share one statement (one commit).
    */
-  async recordAttempt(record: AttemptRecord): Promise<boolean> {
-    return this.transactions.run(async (tx) => {
-      const updated = await tx.query<[unknown[], number]>(
-        `UPDATE deliveries
-            SET attempts = $2, status = $3, next_attempt_at = $4,
-                first_attempt_at = COALESCE(first_attempt_at, $5)
-          WHERE delivery_id = $1 AND attempts = $2 - 1 AND status = 'pending'`,
-        [record.deliveryId, record.attempt, record.status, record.nextAttemptAt, record.startedAt],
-      );
-      if (updated[1] !== 1) return false;
-      await tx.query(
-        `INSERT INTO delivery_attempts
-           (delivery_id, attempt, started_at, duration_ms, status_code, error, next_attempt_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [
-          record.deliveryId,
-          record.attempt,
-          record.startedAt,
-          record.durationMs,
-          record.statusCode,
-          record.error,
-          record.nextAttemptAt,
-        ],
-      );
-      return true;
-    });
+  recordAttempt(record: AttemptRecord): Promise<boolean> {
+    return this.records.submit(record);
   }
+
+  private readonly records = new StatementBatcher<AttemptRecord, boolean>(async (batch) => {
+    // The same attempt twice in one batch: only the first can count.
+    const firstOf = new Map<string, number>();
+    batch.forEach((r, i) => firstOf.has(r.deliveryId) || firstOf.set(r.deliveryId, i));
+    const unique = [...firstOf.values()].map((i) => batch[i]);
+    const moved = await this.prepared<{ delivery_id: string }>(
+      'record-attempts',
+      `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[],
+                              $6::int[], $7::int[], $8::text[])
+                    AS i (delivery_id, attempt, status, next_attempt_at, started_at, duration_ms, status_code, error)),
+       moved AS (
+         UPDATE deliveries d
+            SET attempts = i.attempt, status = i.status, next_attempt_at = i.next_attempt_at,
+                first_attempt_at = COALESCE(d.first_attempt_at, i.started_at)
+           FROM input i
+          WHERE d.delivery_id = i.delivery_id AND d.attempts = i.attempt - 1 AND d.status = 'pending'
+          RETURNING i.*)
+       INSERT INTO delivery_attempts
+         (delivery_id, attempt, started_at, duration_ms, status_code, error, next_attempt_at)
+       SELECT delivery_id, attempt, started_at, duration_ms, status_code, error, next_attempt_at FROM moved
+       RETURNING delivery_id`,
+      [
+        unique.map((r) => r.deliveryId),
+        unique.map((r) => r.attempt),
+        unique.map((r) => r.status),
+        unique.map((r) => r.nextAttemptAt),
+        unique.map((r) => r.startedAt),
+        unique.map((r) => r.durationMs),
+        unique.map((r) => r.statusCode),
+        unique.map((r) => r.error),
+      ],
+    );
+    const counted = new Set(moved.map((m) => m.delivery_id));
+    return batch.map((r, i) => firstOf.get(r.deliveryId) === i && counted.has(r.deliveryId));
+  });
 
   /** A partner's deliveries, newest first (index deliveries_client_status). */
   async listForClient(

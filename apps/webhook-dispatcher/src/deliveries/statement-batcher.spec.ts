@@ -1,0 +1,77 @@
+import { StatementBatcher } from './statement-batcher';
+
+function deferred<T>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+describe('StatementBatcher', () => {
+  it('writes a lone call at once, and the calls that queue up meanwhile together', async () => {
+    const writes: number[][] = [];
+    const pending: ReturnType<typeof deferred<number[]>>[] = [];
+    const batcher = new StatementBatcher<number, number>(
+      (items) => {
+        writes.push([...items]);
+        const d = deferred<number[]>();
+        pending.push(d);
+        return d.promise;
+      },
+      100,
+      1,
+    );
+    const first = batcher.submit(1);
+    expect(writes).toEqual([[1]]);
+    const rest = [2, 3, 4].map((n) => batcher.submit(n));
+    expect(writes).toHaveLength(1);
+    pending[0].resolve([10]);
+    await expect(first).resolves.toBe(10);
+    expect(writes).toEqual([[1], [2, 3, 4]]);
+    pending[1].resolve([20, 30, 40]);
+    await expect(Promise.all(rest)).resolves.toEqual([20, 30, 40]);
+  });
+
+  it('keeps batches within their bound and at most maxInFlight writes at a time', async () => {
+    const writes: number[][] = [];
+    let open = 0;
+    let maxOpen = 0;
+    const batcher = new StatementBatcher<number, number>(
+      async (items) => {
+        writes.push([...items]);
+        open += 1;
+        maxOpen = Math.max(maxOpen, open);
+        await new Promise((r) => setTimeout(r, 5));
+        open -= 1;
+        return items.map((n) => n * 2);
+      },
+      3,
+      2,
+    );
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => batcher.submit(i)));
+    expect(results).toEqual(Array.from({ length: 10 }, (_, i) => i * 2));
+    expect(Math.max(...writes.map((w) => w.length))).toBeLessThanOrEqual(3);
+    expect(maxOpen).toBe(2);
+    expect(writes.flat().sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('fails every call of a failed batch, and goes on with the next', async () => {
+    let calls = 0;
+    const batcher = new StatementBatcher<number, number>(
+      async (items) => {
+        calls += 1;
+        if (calls === 1) throw new Error('database unavailable');
+        return items.map((n) => n);
+      },
+      10,
+      1,
+    );
+    const failed = [batcher.submit(1), batcher.submit(2)];
+    await expect(failed[0]).rejects.toThrow('database unavailable');
+    await expect(failed[1]).resolves.toBe(2);
+    await expect(batcher.submit(3)).resolves.toBe(3);
+  });
+});

@@ -1,0 +1,39 @@
+/**
+ * Group commit for one statement: calls that arrive while a batch is being written wait and go
+ * together in the next one, so under load one round trip (and one commit, one WAL flush) serves
+ * many deliveries, and an idle dispatcher still writes each call at once. A failed batch fails
+ * each of its calls (each message is then retried on its own).
+ */
+export class StatementBatcher<I, O> {
+  private queue: { item: I; resolve: (o: O) => void; reject: (err: unknown) => void }[] = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly write: (items: readonly I[]) => Promise<O[]>,
+    private readonly maxBatch = 200,
+    private readonly maxInFlight = 2,
+  ) {}
+
+  submit(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      this.inFlight += 1;
+      void this.write(batch.map((b) => b.item))
+        .then(
+          (results) => batch.forEach((b, i) => b.resolve(results[i])),
+          (err: unknown) => batch.forEach((b) => b.reject(err)),
+        )
+        .finally(() => {
+          this.inFlight -= 1;
+          this.pump();
+        });
+    }
+  }
+}
