@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench [-- http|oauth|crew|sponsorship]`. The named ones: see scripts/bench/<name>.mjs.
+// `npm run bench [-- http|oauth|crew|sponsorship|webhooks]`. The named ones: see scripts/bench/<name>.mjs.
 // `http` (the default): what one request costs on the way through the foundation, as ratios to a bare
 // Fastify JSON route measured in the same run (absolute numbers vary by machine; ratios much less).
 //   bare      Fastify alone                                   (baseline = 1.00)
@@ -133,7 +133,15 @@ async function selected() {
     await benchSponsorship();
     return;
   }
-  throw new Error(`unknown bench ${which}: use http, oauth, crew or sponsorship`);
+  if (which === 'webhooks') {
+    if (!fs.existsSync(path.join(ROOT, 'dist/apps/webhook-dispatcher/src/main.js'))) {
+      execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
+    }
+    const { benchWebhooks } = await import('./bench/webhooks.mjs');
+    await benchWebhooks();
+    return;
+  }
+  throw new Error(`unknown bench ${which}: use http, oauth, crew, sponsorship or webhooks`);
 }
 
 selected()

@@ -1,0 +1,356 @@
+// `npm run bench -- webhooks`: webhook delivery end to end, in an isolated database, vhost and Redis
+// prefix. Record events are written as crew-api writes them, as rows of its outbox
+// (crew.outbox_messages); crew-api's outbox relay publishes them to crew.events; webhook-dispatcher
+// asks auth-server for the recipients, records one delivery each, signs and POSTs it to a local
+// receiver (its own process) that answers 204 at once. Scenarios:
+//   burst, 1 dispatcher    BENCH_EVENTS (10,000) events written in chunks as fast as PostgreSQL
+//                          takes them: deliveries/s end to end (first write → last receipt)
+//   burst, 2 dispatchers   the same with two dispatcher processes
+//   paced, 1 dispatcher    the same number of events at half the rate the first scenario reached
+//                          (or BENCH_PACED_RATE per second): write-to-receipt latency below saturation
+// Each reports deliveries/s, p50/p99 from the record write to the receipt, and the CPU time of
+// every process involved (read from /proc; PostgreSQL and RabbitMQ are shared with whatever else
+// runs on the machine). BENCH_PROFILE=1 runs the dispatchers with --cpu-prof and prints their
+// hottest functions. Results go to bench/results/webhooks-<time>.json.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync, fork, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { ROOT } = require('../lib/deps.cjs');
+const apps = require('../lib/apps.cjs');
+const { freePort, waitForHttpOk } = require('../lib/net.cjs');
+const { provision } = require('../lib/services.cjs');
+const { createRunResources } = require('../lib/isolation.cjs');
+const { SANDBOX_MEMBERS, CREW_EVENTS_EXCHANGE } = require(path.join(ROOT, 'dist/libs/contracts/src'));
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? '10000');
+const PACED_RATE = process.env.BENCH_PACED_RATE ? Number(process.env.BENCH_PACED_RATE) : undefined;
+const CHUNK = 500;
+const PROFILE = process.env.BENCH_PROFILE === '1';
+// BENCH_LOGS=1 keeps every app's output in bench/results/webhooks-logs-<time>/ (else /dev/null).
+const LOGS = process.env.BENCH_LOGS === '1';
+const TICK_S = 1 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim() || 100);
+const TARGETS = { one: 2000, scaling: 1.4 };
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** CPU seconds used so far by each process whose command name matches, or by the given pids. */
+function cpuSeconds(pids) {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone
+    }
+  }
+  return ticks * TICK_S;
+}
+
+/** Busy and total jiffies of the whole machine (every process, ours or not). */
+function machineTicks() {
+  const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const idle = cpu[3] + (cpu[4] ?? 0);
+  const total = cpu.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
+function pidsNamed(name, cmdlineIncludes = '') {
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return (
+          fs.readFileSync(`/proc/${d}/comm`, 'utf8').trim() === name &&
+          fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(cmdlineIncludes)
+        );
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+function ask(child, msg) {
+  return new Promise((resolve) => {
+    child.once('message', resolve);
+    child.send(msg);
+  });
+}
+
+function newEventId() {
+  return `evt_${randomBytes(12).toString('base64url')}`;
+}
+
+export async function benchWebhooks() {
+  const { Pool } = require('pg');
+  const children = [];
+  let resources;
+  let db;
+  const profileDir = path.join(ROOT, 'bench', 'results', `webhooks-profiles-${Date.now()}`);
+  try {
+    const servers = await provision({ log: (l) => console.error(l) });
+    resources = await createRunResources(servers.env, { log: (l) => console.error(l) });
+    const services = { ...servers.env, ...resources.env };
+    const [authPort, crewPort, receiverPort] = [await freePort(), await freePort(), await freePort()];
+    const envFor = (port) =>
+      apps.appEnv({
+        services,
+        fixed: {
+          APP_ENV: 'sandbox',
+          LOG_LEVEL: 'info',
+          PORT: port,
+          RATE_LIMIT_PER_MINUTE: 1_000_000,
+          RATE_LIMIT_PER_DAY: 1_000_000,
+        },
+      });
+    for (const app of ['auth-server', 'crew-api', 'webhook-dispatcher']) {
+      await apps.runCli(app, 'migrate', envFor(0));
+      await apps.runCli(app, 'seed', envFor(0));
+    }
+    db = new Pool({ connectionString: services.DATABASE_URL, max: 4 });
+
+    const receiver = fork(path.join(ROOT, 'scripts/bench/webhooks-receiver.mjs'), [String(receiverPort)], {
+      stdio: 'inherit',
+    });
+    children.push(receiver);
+    await new Promise((resolve) => receiver.once('message', resolve));
+
+    // One partner, receiving every record event of the sandbox members.
+    const clientId = 'bench-webhooks';
+    execFileSync(
+      process.execPath,
+      [
+        apps.cliJs('auth-server'),
+        'partners',
+        'create',
+        '--client-id',
+        clientId,
+        '--name',
+        'Bench webhooks',
+        '--redirect-uri',
+        'http://localhost:8765/callback',
+        '--scopes',
+        'profile:read seatime:read vessels:read',
+        '--webhook-url',
+        `http://127.0.0.1:${receiverPort}/hook`,
+      ],
+      { env: { ...envFor(0), LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    for (const m of SANDBOX_MEMBERS) {
+      await db.query(
+        `INSERT INTO auth.consents (user_id, client_id, scopes)
+         VALUES ($1, $2, ARRAY['profile:read','seatime:read','vessels:read'])`,
+        [m.user_id, clientId],
+      );
+    }
+
+    const logDir = path.join(ROOT, 'bench', 'results', `webhooks-logs-${Date.now()}`);
+    if (LOGS) fs.mkdirSync(logDir, { recursive: true });
+    const start = (app, port, args = []) => {
+      const out = LOGS ? fs.openSync(path.join(logDir, `${app}-${port}.log`), 'a') : 'ignore';
+      const child = spawn(process.execPath, [...args, apps.mainJs(app)], {
+        env: envFor(port),
+        stdio: ['ignore', out, 'inherit'],
+      });
+      children.push(child);
+      return child;
+    };
+    const auth = start('auth-server', authPort);
+    const crew = start('crew-api', crewPort);
+    await waitForHttpOk(`http://127.0.0.1:${authPort}/readyz`, { timeoutMs: 60000 });
+    await waitForHttpOk(`http://127.0.0.1:${crewPort}/readyz`, { timeoutMs: 60000 });
+
+    /** Writes `count` record events to crew-api's outbox; `rate` per second, or as fast as possible. */
+    async function write(count, rate) {
+      const ids = [];
+      const started = Date.now();
+      for (let done = 0; done < count;) {
+        const n = Math.min(rate ? Math.max(1, Math.round(rate / 50)) : CHUNK, count - done);
+        if (rate) {
+          const due = started + (done / rate) * 1000;
+          if (due > Date.now()) await sleep(due - Date.now());
+        }
+        const createdAt = new Date().toISOString();
+        const rows = Array.from({ length: n }, (_, i) => {
+          const user = SANDBOX_MEMBERS[(done + i) % SANDBOX_MEMBERS.length].user_id;
+          const id = newEventId();
+          ids.push(id);
+          return { id, type: 'user.profile.updated', user_id: user, created_at: createdAt };
+        });
+        await db.query(
+          `INSERT INTO crew.outbox_messages (message_id, exchange, routing_key, payload)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[])`,
+          [
+            rows.map((r) => r.id),
+            rows.map(() => CREW_EVENTS_EXCHANGE),
+            rows.map((r) => r.type),
+            rows.map((r) => JSON.stringify(r)),
+          ],
+        );
+        done += n;
+      }
+      return { ids, started };
+    }
+
+    async function waitForAll(count, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const s = await ask(receiver, { cmd: 'stats' });
+        if (s.unique >= count) return;
+        if (Date.now() > deadline) throw new Error(`only ${s.unique} of ${count} events arrived in time`);
+        await sleep(200);
+      }
+    }
+
+    async function scenario(name, dispatchers, rate) {
+      const dispatcherPorts = [];
+      const procs = [];
+      for (let i = 0; i < dispatchers; i += 1) {
+        const port = await freePort();
+        dispatcherPorts.push(port);
+        const args = PROFILE
+          ? [
+              '--cpu-prof',
+              `--cpu-prof-dir=${profileDir}`,
+              `--cpu-prof-name=${name.replace(/\W+/g, '-')}-${i}.cpuprofile`,
+            ]
+          : [];
+        procs.push(start('webhook-dispatcher', port, args));
+      }
+      for (const port of dispatcherPorts) {
+        await waitForHttpOk(`http://127.0.0.1:${port}/readyz`, { timeoutMs: 60000 });
+      }
+      // Warm-up: connections, JIT, prepared statements.
+      await ask(receiver, { cmd: 'reset' });
+      await write(300, null);
+      await waitForAll(300, 60000);
+      await ask(receiver, { cmd: 'reset' });
+
+      // RabbitMQ is one process for every vhost (other runs' work counts too); PostgreSQL has a
+      // process per connection, whose title names its database: only this bench's count.
+      const beam = pidsNamed('beam.smp');
+      const database = new URL(services.DATABASE_URL).pathname.slice(1);
+      const backends = () => pidsNamed('postgres', ` ${database} `);
+      const postgres = backends();
+      const groups = {
+        dispatchers: () => procs.map((p) => p.pid),
+        'auth-server': () => [auth.pid],
+        'crew-api (relay)': () => [crew.pid],
+        receiver: () => [receiver.pid],
+        rabbitmq: () => beam,
+        'postgresql (this database)': () => [...new Set([...postgres, ...backends()])],
+      };
+      const before = Object.fromEntries(Object.entries(groups).map(([k, f]) => [k, cpuSeconds(f())]));
+      const machineBefore = machineTicks();
+      const { ids, started } = await write(EVENTS, rate);
+      await waitForAll(EVENTS, 300000);
+      const stats = await ask(receiver, { cmd: 'stats', want: ids });
+      const seconds = (stats.last_ms - started) / 1000;
+      const cpu = Object.fromEntries(
+        Object.entries(groups).map(([k, f]) => [k, Number((cpuSeconds(f()) - before[k]).toFixed(2))]),
+      );
+      const machineAfter = machineTicks();
+      const machineBusy =
+        (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total);
+      for (const p of procs) p.kill('SIGTERM');
+      await Promise.all(
+        procs.map((p) => new Promise((r) => (p.exitCode !== null ? r() : p.once('exit', r)))),
+      );
+      const result = {
+        name,
+        dispatchers,
+        events: EVENTS,
+        paced_rate: rate,
+        seconds: Number(seconds.toFixed(2)),
+        deliveries_per_s: Math.round(EVENTS / seconds),
+        p50_ms: stats.p50_ms,
+        p99_ms: stats.p99_ms,
+        duplicates: stats.requests - stats.unique,
+        missing: stats.missing,
+        cpu_seconds: cpu,
+        cores: os.cpus().length,
+        // Share of all cores busy during the scenario (this bench and anything else running).
+        machine_busy: Number(machineBusy.toFixed(2)),
+        // Cores the dispatcher processes kept busy, on average.
+        dispatcher_cores: Number((cpu.dispatchers / seconds).toFixed(2)),
+        cpu_ms_per_delivery: Object.fromEntries(
+          Object.entries(cpu).map(([k, v]) => [k, Number(((v * 1000) / EVENTS).toFixed(3))]),
+        ),
+      };
+      console.error(`${name}: ${JSON.stringify(result)}`);
+      return result;
+    }
+
+    const results = [];
+    results.push(await scenario('burst, 1 dispatcher', 1, null));
+    results.push(await scenario('burst, 2 dispatchers', 2, null));
+    const paced = PACED_RATE ?? Math.max(50, Math.round(results[0].deliveries_per_s / 2 / 50) * 50);
+    results.push(await scenario(`paced ${paced}/s, 1 dispatcher`, 1, paced));
+    report(results);
+    if (PROFILE) summariseProfiles(profileDir);
+    return results;
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    await sleep(1500);
+    await db?.end().catch(() => undefined);
+    await resources?.cleanup();
+  }
+}
+
+function report(results) {
+  const when = new Date().toISOString();
+  const dir = path.join(ROOT, 'bench', 'results');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `webhooks-${when.replace(/[:.]/g, '-')}.json`);
+  const [one, two] = results;
+  const scaling = Number((two.deliveries_per_s / one.deliveries_per_s).toFixed(2));
+  fs.writeFileSync(
+    file,
+    `${JSON.stringify({ when, events: EVENTS, targets: TARGETS, scaling_2_over_1: scaling, results }, null, 2)}\n`,
+  );
+  console.log(
+    `\nwebhook deliveries end to end, ${EVENTS} record events each (results: ${path.relative(ROOT, file)})`,
+  );
+  console.log(
+    'scenario                      deliveries/s   p50 ms   p99 ms  dup  machine busy  dispatcher cores  CPU ms/delivery: dispatcher auth relay pg rabbit',
+  );
+  for (const r of results) {
+    const c = r.cpu_ms_per_delivery;
+    console.log(
+      `${r.name.padEnd(28)} ${String(r.deliveries_per_s).padStart(13)}   ${String(r.p50_ms).padStart(6)}   ${String(r.p99_ms).padStart(6)}  ${String(r.duplicates).padStart(3)}  ${`${Math.round(r.machine_busy * 100)} %`.padStart(12)}  ${String(r.dispatcher_cores).padStart(16)}  ${[c.dispatchers, c['auth-server'], c['crew-api (relay)'], c['postgresql (this database)'], c.rabbitmq].join(' ')}`,
+    );
+  }
+  console.log(
+    `one dispatcher: ${one.deliveries_per_s}/s (target ≥ ${TARGETS.one}: ${one.deliveries_per_s >= TARGETS.one ? 'met' : 'MISSED'}); ` +
+      `two: ${scaling}× one (target ≥ ${TARGETS.scaling}×: ${scaling >= TARGETS.scaling ? 'met' : 'MISSED — see the CPU columns for where the time goes'})`,
+  );
+}
+
+/** The hottest functions (self time) of each dispatcher profile. */
+function summariseProfiles(dir) {
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
+    const profile = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
+    const self = new Map();
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    const dt = profile.timeDeltas;
+    for (let i = 0; i < profile.samples.length; i += 1) {
+      const node = byId.get(profile.samples[i]);
+      const f = node.callFrame;
+      const key = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*node_modules\//, '').replace(ROOT, '')}:${f.lineNumber}`;
+      self.set(key, (self.get(key) ?? 0) + (dt[i] ?? 0));
+    }
+    const total = [...self.values()].reduce((a, b) => a + b, 0);
+    console.log(`\n${file}: top self time`);
+    for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
+      console.log(`${((v / total) * 100).toFixed(1).padStart(5)} %  ${k}`);
+    }
+  }
+}
