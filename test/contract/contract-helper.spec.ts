@@ -1,4 +1,4 @@
-import { assertContract, ContractViolation } from '../support/contract';
+import { assertContract, ContractViolation, webhookViolations } from '../support/contract';
 
 /** The shared contract check itself: what passes, and that each kind of drift fails. */
 const id = 'req_0123456789abcdef';
@@ -112,5 +112,36 @@ describe('assertContract', () => {
     expect(
       violation(() => assertContract('GET', 'http://h/readyz', { status: 500, headers: {}, text: 'x' })),
     ).toBeUndefined();
+  });
+});
+
+describe('webhookViolations', () => {
+  const body = Buffer.from(
+    '{"created_at":"2026-03-03T09:15:00.000Z","id":"evt_abc","type":"webhook.test","user_id":"usr_sandbox_alex_morgan"}',
+  );
+  const headers = {
+    'content-type': 'application/json',
+    'x-svc-event-id': 'evt_abc',
+    'x-svc-event-type': 'webhook.test',
+    'x-svc-delivery-id': 'dlv_abc',
+    'x-svc-timestamp': '1772529300',
+    'x-svc-signature': `t=1772529300,v1=${'a'.repeat(64)}`,
+  };
+
+  it('accepts a delivery as the description has it', () => {
+    expect(webhookViolations(headers, body)).toEqual([]);
+  });
+
+  it('names a missing header, a bad signature header, an extra field and a non-canonical body', () => {
+    const { 'x-svc-delivery-id': _dropped, ...withoutDelivery } = headers;
+    expect(webhookViolations(withoutDelivery, body)).toEqual(['header X-SVC-Delivery-Id is missing']);
+    expect(webhookViolations({ ...headers, 'x-svc-signature': 'v1=abc' }, body)[0]).toMatch(
+      /X-SVC-Signature/,
+    );
+    const extra = Buffer.from(body.toString().replace('"user_id"', '"data":1,"user_id"'));
+    expect(webhookViolations(headers, extra).join()).toMatch(/additional properties/);
+    expect(
+      webhookViolations(headers, Buffer.from(JSON.stringify(JSON.parse(body.toString()), null, 1))),
+    ).toEqual(['the body is not canonical JSON (sorted keys, no whitespace)']);
   });
 });

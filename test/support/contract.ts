@@ -239,3 +239,53 @@ export async function assertFetchContract(method: string, url: string, res: Resp
   res.headers.forEach((value, name) => (headers[name] = value));
   assertContract(method, url, { status: res.status, headers, text });
 }
+
+/**
+ * A webhook delivery as a partner receives it, against the description's `webhooks` section:
+ * the signed headers and the body schema of its event type. Returns what departs (empty: none).
+ */
+export function webhookViolations(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  rawBody: Buffer,
+): string[] {
+  const problems: string[] = [];
+  let body: { type?: unknown };
+  try {
+    body = JSON.parse(rawBody.toString('utf8')) as { type?: unknown };
+  } catch {
+    return ['the body is not JSON'];
+  }
+  const webhooks = document.webhooks as Record<
+    string,
+    { post: Operation & { parameters: JsonObject[]; requestBody: JsonObject } }
+  >;
+  const type = String(body.type);
+  const operation = webhooks[type]?.post;
+  if (!operation) return [`event type ${JSON.stringify(type)} is not in the description`];
+  const value = (name: string) => {
+    const v = headers[name.toLowerCase()];
+    return Array.isArray(v) ? v.join(', ') : v;
+  };
+  if (!/^application\/json(;|$)/.test(value('content-type') ?? ''))
+    problems.push(`Content-Type ${value('content-type')}`);
+  for (const parameter of operation.parameters) {
+    const name = String(parameter.name);
+    const given = value(name);
+    if (given === undefined) {
+      if (parameter.required) problems.push(`header ${name} is missing`);
+      continue;
+    }
+    const error = checkHeader(name, given, parameter.schema as JsonObject, `webhook ${type} ${name}`);
+    if (error) problems.push(error);
+  }
+  const content = (operation.requestBody.content as Record<string, JsonObject>)['application/json'];
+  const validate = compile(content.schema as JsonObject, `webhook ${type} body`);
+  if (!validate(body)) problems.push(`body: ${ajv!.errorsText(validate.errors, { dataVar: 'body' })}`);
+  // Canonical form: keys sorted, no whitespace (decisions.md, Webhooks).
+  const canonical = JSON.stringify(
+    Object.fromEntries(Object.entries(body).sort(([a], [b]) => (a < b ? -1 : 1))),
+  );
+  if (rawBody.toString('utf8') !== canonical)
+    problems.push('the body is not canonical JSON (sorted keys, no whitespace)');
+  return problems;
+}

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { webhookViolations } from '../../support/contract';
 
 /** One request as the receiver saw it: the raw bytes and the headers (lower-case names). */
 export interface ReceivedWebhook {
@@ -19,6 +20,8 @@ export type Behaviour = (n: number) => number | 'hang';
 export class WebhookReceiver {
   private readonly received: ReceivedWebhook[] = [];
   private readonly behaviours = new Map<string, Behaviour>();
+  /** Deliveries that depart from the description's `webhooks` section, by path. */
+  private readonly violations = new Map<string, string[]>();
 
   private constructor(private readonly server: http.Server) {}
 
@@ -37,7 +40,14 @@ export class WebhookReceiver {
     return `http://127.0.0.1:${port}${path}`;
   }
 
+  /** What `path` received; throws when a delivery departs from the OpenAPI description. */
   requests(path: string): ReceivedWebhook[] {
+    const violations = this.violations.get(path);
+    if (violations?.length) {
+      throw new Error(
+        `A delivery to ${path} departs from the OpenAPI description's webhooks:\n  - ${violations.join('\n  - ')}`,
+      );
+    }
     return this.received.filter((r) => r.path === path);
   }
 
@@ -51,14 +61,12 @@ export class WebhookReceiver {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = req.url ?? '/';
-      this.received.push({
-        path,
-        headers: req.headers,
-        rawBody: Buffer.concat(chunks),
-        receivedAt: Date.now(),
-      });
+      const rawBody = Buffer.concat(chunks);
+      this.received.push({ path, headers: req.headers, rawBody, receivedAt: Date.now() });
+      const departs = webhookViolations(req.headers, rawBody);
+      if (departs.length) this.violations.set(path, [...(this.violations.get(path) ?? []), ...departs]);
       const behaviour = this.behaviours.get(path) ?? (() => 404);
-      const answer = behaviour(this.requests(path).length);
+      const answer = behaviour(this.received.filter((r) => r.path === path).length);
       if (answer === 'hang') return;
       res.writeHead(answer, { 'content-type': 'text/plain' }).end('x'.repeat(answer >= 300 ? 64 * 1024 : 0));
     });
