@@ -11,7 +11,7 @@
 // Each reports deliveries/s, p50/p99 from the record write to the receipt, and the CPU time of
 // every process involved (read from /proc; PostgreSQL and RabbitMQ are shared with whatever else
 // runs on the machine). BENCH_PROFILE=1 runs the dispatchers with --cpu-prof and prints their
-// hottest functions. Results go to bench/results/webhooks-<time>.json.
+// hottest functions (profiles in bench/profiles/). Results go to bench/results/webhooks-<time>.json.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,7 +31,7 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? '10000');
 const PACED_RATE = process.env.BENCH_PACED_RATE ? Number(process.env.BENCH_PACED_RATE) : undefined;
 const CHUNK = 500;
 const PROFILE = process.env.BENCH_PROFILE === '1';
-// BENCH_LOGS=1 keeps every app's output in bench/results/webhooks-logs-<time>/ (else /dev/null).
+// BENCH_LOGS=1 keeps every app's output in bench/profiles/webhooks-logs-<time>/ (else /dev/null).
 const LOGS = process.env.BENCH_LOGS === '1';
 const TICK_S = 1 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim() || 100);
 const TARGETS = { one: 2000, scaling: 1.4 };
@@ -94,7 +94,7 @@ export async function benchWebhooks() {
   const children = [];
   let resources;
   let db;
-  const profileDir = path.join(ROOT, 'bench', 'results', `webhooks-profiles-${Date.now()}`);
+  const profileDir = path.join(ROOT, 'bench', 'profiles', `webhooks-profiles-${Date.now()}`);
   try {
     const servers = await provision({ log: (l) => console.error(l) });
     resources = await createRunResources(servers.env, { log: (l) => console.error(l) });
@@ -152,7 +152,7 @@ export async function benchWebhooks() {
       );
     }
 
-    const logDir = path.join(ROOT, 'bench', 'results', `webhooks-logs-${Date.now()}`);
+    const logDir = path.join(ROOT, 'bench', 'profiles', `webhooks-logs-${Date.now()}`);
     if (LOGS) fs.mkdirSync(logDir, { recursive: true });
     const start = (app, port, args = []) => {
       const out = LOGS ? fs.openSync(path.join(logDir, `${app}-${port}.log`), 'a') : 'ignore';
