@@ -1,4 +1,5 @@
 import { buildOpenApiDocument, PROBLEMS, type JsonObject } from '@svc/contracts';
+import { appendFileSync } from 'node:fs';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 
@@ -109,6 +110,12 @@ function checkHeader(name: string, value: string, schema: JsonObject, key: strin
     : `header ${name}: ${JSON.stringify(value)} ${ajv!.errorsText(validate.errors)}`;
 }
 
+/** CONTRACT_TALLY_FILE=<file>: one line per checked answer, to see what the suites cover. */
+function tally(line: string): void {
+  const file = process.env.CONTRACT_TALLY_FILE;
+  if (file) appendFileSync(file, `${line}\n`);
+}
+
 export class ContractViolation extends Error {
   constructor(message: string) {
     super(message);
@@ -147,6 +154,7 @@ export function assertContract(method: string, url: string, res: ContractRespons
   }
   const response = resolve(documented);
   const key = `${found.template} ${method} ${res.status}`;
+  tally(`${method.toUpperCase()} ${found.template} ${res.status}`);
 
   for (const [name, headerRef] of Object.entries((response.headers ?? {}) as Record<string, JsonObject>)) {
     const header = resolve(headerRef);

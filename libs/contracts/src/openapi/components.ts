@@ -456,9 +456,16 @@ function schemas(docsUrl: string): JsonObject {
       description: 'At least one of `user_id` and `external_ref`; `user_id` wins when both are given.',
       additionalProperties: false,
       properties: {
-        user_id: { type: ['string', 'null'], description: 'The service’s user id (`usr_…`); preferred.' },
+        user_id: {
+          type: ['string', 'null'],
+          minLength: 1,
+          maxLength: 200,
+          description: 'The service’s user id (`usr_…`); preferred.',
+        },
         external_ref: {
           type: ['string', 'null'],
+          minLength: 1,
+          maxLength: API_LIMITS.refMaxLength,
           description: 'Your own id of the member, as given when provisioning.',
         },
         reason: {
