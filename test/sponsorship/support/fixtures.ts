@@ -64,14 +64,7 @@ export async function registerMember(
   name = 'Test Sailor',
 ): Promise<Member> {
   const request = { email, name, role: 'Deckhand', country: 'NO' };
-  let res = await crew.internal('POST', '/internal/v1/crew', request);
-  // Known crew-api defect (reported; not this suite's subject): the registration's INSERT sets
-  // record_updated_at and vessels_updated_at from two clock_timestamp() calls, and now and then
-  // the second is later than the first, which crew_members' CHECK refuses (500). Nothing was
-  // written then, so another attempt is a clean one.
-  for (let attempt = 1; res.status === 500 && attempt < 3; attempt += 1) {
-    res = await crew.internal('POST', '/internal/v1/crew', request);
-  }
+  const res = await crew.internal('POST', '/internal/v1/crew', request);
   expect({ status: res.status, text: res.text }).toMatchObject({ status: 201 });
   const body = res.json<Member>();
   return { user_id: body.user_id, email: body.email, name: body.name };

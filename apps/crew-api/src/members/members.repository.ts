@@ -106,14 +106,15 @@ export class MembersRepository {
   }
 
   /**
-   * A new member's record head and free membership; false when the id or the e-mail is taken
+   * A new member's record head and free membership (one write time for every column: the table
+   * requires vessels_updated_at <= record_updated_at); false when the id or the e-mail is taken
    * (the unique keys decide, so two registrations of one e-mail cannot both succeed).
    */
   async insertMember(tx: Transaction, m: MemberRegistration & { userId: string }): Promise<boolean> {
     const rows = await tx.query<{ user_id: string }[]>(
       `INSERT INTO crew_members (user_id, email, name, role, country, photo_url,
                                  record_updated_at, vessels_updated_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp(), clock_timestamp(), clock_timestamp())
+       SELECT $1, $2, $3, $4, $5, $6, t, t, t FROM clock_timestamp() AS t
        ON CONFLICT DO NOTHING
        RETURNING user_id`,
       [m.userId, m.email, m.name, m.role, m.country, m.photoUrl],
