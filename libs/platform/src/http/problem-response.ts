@@ -21,6 +21,8 @@ export interface ProblemContext {
 const PG_CONNECTION_CODES = new Set([
   // 57014: cancelled by statement_timeout, the database is too slow to answer.
   '57014',
+  // 55P03: lock_timeout, a row stayed locked too long (its holder waits on another app): retry.
+  '55P03',
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',

@@ -4,6 +4,9 @@ import { currentRequestId } from './request-context';
 
 /** Never written to a log line, wherever they appear. */
 export const REDACTED_PATHS = [
+  // A failed query's bound values (e-mails, digests, whole reconcile lists): the SQL is enough.
+  'err.parameters',
+  'err.cause.parameters',
   'authorization',
   'cookie',
   'password',
