@@ -9,10 +9,10 @@ import { request, type HttpResponse } from '../../support/http';
 export const INTERNAL_TOKEN = 'crew-it-internal-token';
 
 /**
- * crew-api's environment in the tests: this run's services, the same issuer as the in-process
- * auth-server, and `overrides` last.
+ * The environment of a resource app (crew-api, sponsorship-api) in the tests: this run's services,
+ * the same issuer as the in-process auth-server, limits out of the way, and `overrides` last.
  */
-export function crewApiEnv(
+export function resourceAppEnv(
   auth: AuthServerHarness,
   overrides: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
@@ -26,14 +26,21 @@ export function crewApiEnv(
     REDIS_KEY_PREFIX: services.redisKeyPrefix,
     AMQP_URL: services.amqpUrl,
     RPC_TIMEOUT_MS: '5000',
-    INTERNAL_API_TOKEN: INTERNAL_TOKEN,
-    // The run's Redis holds every spec's buckets (rate-limit specs included): these tests are
-    // about records, so the limits stay out of their way.
+    // The run's Redis holds every spec's buckets (rate-limit specs included): specs that are not
+    // about rate limits keep the limits out of their way.
     RATE_LIMIT_PER_MINUTE: '100000',
     RATE_LIMIT_PER_DAY: '1000000',
     LOG_LEVEL: 'silent',
     ...overrides,
   };
+}
+
+/** crew-api's environment in the tests. */
+export function crewApiEnv(
+  auth: AuthServerHarness,
+  overrides: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  return resourceAppEnv(auth, { INTERNAL_API_TOKEN: INTERNAL_TOKEN, ...overrides });
 }
 
 /** crew-api's sandbox seed, as `cli.js seed` runs it. Idempotent: every spec file seeds. */

@@ -3,6 +3,7 @@ import { createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platfo
 import { Pool } from 'pg';
 import { SPONSORSHIP_API } from '../../../apps/sponsorship-api/src/app.definition';
 import { SeatExpiryJob } from '../../../apps/sponsorship-api/src/seats/seat-expiry.job';
+import { resourceAppEnv } from '../../crew/support/crew-api';
 import type { AuthServerHarness } from '../../oauth/support/auth-server';
 import { request, type HttpResponse } from '../../support/http';
 
@@ -20,28 +21,12 @@ export function basic(c: Credentials): string {
   return `Basic ${Buffer.from(`${c.id}:${c.secret}`).toString('base64')}`;
 }
 
-/** sponsorship-api's environment in the tests: this run's services and `overrides` last. */
+/** sponsorship-api's environment in the tests; the tests run the expiry job themselves (runOnce). */
 export function sponsorshipApiEnv(
   auth: AuthServerHarness,
   overrides: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
-  const services = auth.services;
-  return {
-    APP_ENV: 'sandbox',
-    PUBLIC_BASE_URL: auth.issuer,
-    DOCS_URL: `${auth.issuer}/docs`,
-    DATABASE_URL: services.databaseUrl,
-    REDIS_URL: services.redisUrl,
-    REDIS_KEY_PREFIX: services.redisKeyPrefix,
-    AMQP_URL: services.amqpUrl,
-    RPC_TIMEOUT_MS: '5000',
-    RATE_LIMIT_PER_MINUTE: '100000',
-    RATE_LIMIT_PER_DAY: '1000000',
-    // The tests run the expiry job themselves (runOnce), when they want it.
-    SEAT_EXPIRY_INTERVAL: '0s',
-    LOG_LEVEL: 'silent',
-    ...overrides,
-  };
+  return resourceAppEnv(auth, { SEAT_EXPIRY_INTERVAL: '0s', ...overrides });
 }
 
 /**
