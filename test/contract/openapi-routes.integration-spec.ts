@@ -1,4 +1,3 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
   buildOpenApiDocument,
   findGatewayRoute,
@@ -6,68 +5,17 @@ import {
   PROBE_PATHS,
   ROUTES_OUTSIDE_API_DESCRIPTION,
 } from '@svc/contracts';
-import {
-  createHttpApp,
-  createLogger,
-  loadConfig,
-  RouteIndex,
-  type AppDefinition,
-  type ConfigSpec,
-} from '@svc/platform';
-import { AUTH_SERVER } from '../../apps/auth-server/src/app.definition';
-import { CONSENT_UI } from '../../apps/consent-ui/src/app.definition';
-import { CREW_API } from '../../apps/crew-api/src/app.definition';
-import { SPONSORSHIP_API } from '../../apps/sponsorship-api/src/app.definition';
-import { WEBHOOK_DISPATCHER } from '../../apps/webhook-dispatcher/src/app.definition';
-import { testServices } from '../integration/support/services';
-
-/**
- * Route drift: the OpenAPI description and the apps must list the same public operations. Every
- * route an app serves through the gateway (in production: sandbox-only routes are not public) is in
- * the description or in its short list of deliberate exceptions, and every operation the
- * description lists is served by an app or by the gateway itself.
- */
-const services = testServices();
-const definitions = [
-  AUTH_SERVER,
-  CONSENT_UI,
-  CREW_API,
-  SPONSORSHIP_API,
-  WEBHOOK_DISPATCHER,
-] as unknown as AppDefinition<ConfigSpec>[];
+import { APP_DEFINITIONS as definitions, servedRoutes } from '../integration/support/app-routes';
 
 /** `GET /v1/partners/sponsorships/{}`: parameter names do not matter, their places do. */
 const key = (method: string, path: string) =>
   `${method.toUpperCase()} ${path.replace(/\{[^}]+\}|:[^/]+/g, '{}')}`;
 
-async function appRoutes(definition: AppDefinition<ConfigSpec>): Promise<{ method: string; url: string }[]> {
-  const config = loadConfig(definition.config, {
-    PORT: '1',
-    APP_ENV: 'sandbox',
-    DATABASE_URL: services.databaseUrl,
-    REDIS_URL: services.redisUrl,
-    REDIS_KEY_PREFIX: services.redisKeyPrefix,
-    AMQP_URL: services.amqpUrl,
-  });
-  const routes = new RouteIndex();
-  const logger = createLogger(definition.name, 'silent');
-  const app: NestFastifyApplication = await createHttpApp(
-    definition.rootModule({ app: definition.name, config, logger, routes }),
-    { app: definition.name, logger, routes, config: config as never },
-  );
-  try {
-    await app.init();
-    return routes.list();
-  } finally {
-    await app.close();
-  }
-}
-
 /** Public operations as `METHOD /path/{}`: the apps' routes the production gateway routes, and its own paths. */
 async function servedOperations(): Promise<Set<string>> {
   const served = new Set<string>();
   for (const definition of definitions) {
-    const routes = await appRoutes(definition);
+    const routes = await servedRoutes(definition);
     const gets = new Set(routes.filter((r) => r.method === 'GET').map((r) => r.url));
     for (const { method, url } of routes) {
       if ((PROBE_PATHS as readonly string[]).includes(url)) continue;
@@ -94,6 +42,12 @@ function documentedOperations(): Set<string> {
   return documented;
 }
 
+/**
+ * Route drift: the OpenAPI description and the apps must list the same public operations. Every
+ * route an app serves through the gateway (in production: sandbox-only routes are not public) is in
+ * the description or in its short list of deliberate exceptions, and every operation the
+ * description lists is served by an app or by the gateway itself.
+ */
 describe('route drift between the apps and the OpenAPI description', () => {
   let served: Set<string>;
   const documented = documentedOperations();
