@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner, type Transaction } from '@svc/platform';
+import { returnedRows, TransactionRunner, type Transaction } from '@svc/platform';
 import { TokenPairEntity } from './token-pair.entity';
 
 export type RevocationReason = 'revoked' | 'rotated' | 'code_replayed' | 'disconnected' | 'partner_suspended';
@@ -32,13 +32,13 @@ export class TokenPairsRepository {
    * Concurrent callers queue on the row lock and re-check the condition, so exactly one wins.
    */
   async revokeIfLive(tx: Transaction, id: string, reason: RevocationReason): Promise<boolean> {
-    const rows = await tx.query<unknown[]>(
+    const result: unknown = await tx.query(
       `UPDATE token_pairs SET revoked_at = now(), revoked_reason = $2
         WHERE id = $1 AND revoked_at IS NULL AND refresh_expires_at > now()
         RETURNING id`,
       [id, reason],
     );
-    return firstResult(rows).length > 0;
+    return returnedRows(result).length > 0;
   }
 
   /** Revokes every live pair matching the filter; returns the access digests to tombstone. */
@@ -59,13 +59,13 @@ export class TokenPairsRepository {
           : 'userId' in filter
             ? ['user_id = $2 AND client_id = $3', [filter.userId, filter.clientId]]
             : ['client_id = $2', [filter.clientId]];
-    const rows = await tx.query<unknown[]>(
+    const result: unknown = await tx.query(
       `UPDATE token_pairs SET revoked_at = now(), revoked_reason = $1
         WHERE ${where} AND revoked_at IS NULL
         RETURNING access_digest`,
       [reason, ...params],
     );
-    return firstResult(rows).map((r) => (r as { access_digest: string }).access_digest);
+    return returnedRows<{ access_digest: string }>(result).map((r) => r.access_digest);
   }
 
   /** Access digests of every pair of a code, live or not (a replay must blank their cache too). */
@@ -73,9 +73,4 @@ export class TokenPairsRepository {
     const rows = await tx.find(TokenPairEntity, { where: { codeDigest }, select: { accessDigest: true } });
     return rows.map((r) => r.accessDigest);
   }
-}
-
-/** node-postgres gives `[rows, count]` for UPDATE … RETURNING through TypeORM's query(). */
-function firstResult(result: unknown[]): unknown[] {
-  return Array.isArray(result[0]) ? (result[0] as unknown[]) : result;
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner, type Transaction } from '@svc/platform';
+import { returnedRows, TransactionRunner, type Transaction } from '@svc/platform';
 import type { SeatStatus } from './seat.entity';
 
 /** A seat as the service works with it; `invitedAtExact` (µs, UTC) is the list's keyset value. */
@@ -64,12 +64,6 @@ const COLUMNS = `sponsorship_id, client_id, email, external_ref, status, user_id
   activated_at, expires_at`;
 const LIVE = `status IN ('invited', 'active')`;
 
-/** TypeORM answers an UPDATE … RETURNING with `[rows, affected]`, an INSERT or SELECT with the rows. */
-function returned(result: unknown): Row[] {
-  const list = result as unknown[];
-  return (Array.isArray(list[0]) ? list[0] : list) as Row[];
-}
-
 function toSeat(r: Row): SeatRow {
   return {
     sponsorshipId: r.sponsorship_id,
@@ -133,7 +127,7 @@ export class SeatsRepository {
   }
 
   async activate(tx: Transaction, sponsorshipId: string, userId: string, crewName: string): Promise<SeatRow> {
-    const rows = returned(
+    const rows = returnedRows<Row>(
       await tx.query(
         `UPDATE seats SET status = 'active', user_id = $2, crew_name = $3, activated_at = clock_timestamp(),
                         updated_at = clock_timestamp()
@@ -149,7 +143,7 @@ export class SeatsRepository {
   /** Closes live seats (set-based): `ended` or `cancelled`. Answers the seats as closed. */
   async close(tx: Transaction, ids: readonly string[], to: 'ended' | 'cancelled'): Promise<SeatRow[]> {
     if (ids.length === 0) return [];
-    const rows = returned(
+    const rows = returnedRows<Row>(
       await tx.query(
         `UPDATE seats SET status = $2, closed_at = clock_timestamp(), updated_at = clock_timestamp()
         WHERE sponsorship_id = ANY($1::text[]) AND ${LIVE}
