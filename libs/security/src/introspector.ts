@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AUTH_INTROSPECT, type IntrospectResponse } from '@svc/contracts';
+import { AUTH_INTROSPECT, type IntrospectResponse, type RpcContract } from '@svc/contracts';
 import { DependencyUnavailableError, RpcClient, RpcRemoteError } from '@svc/platform';
 
 /**
@@ -17,18 +17,29 @@ export interface Introspector {
 /** Injection token of the app's Introspector. */
 export const INTROSPECTOR = Symbol('INTROSPECTOR');
 
+/**
+ * An auth-server question whose only acceptable answers are auth-server's own: when it answers with
+ * an error of its own (its database is down, say) there is no answer, and the request fails closed.
+ */
+export async function askAuthServer<Req, Res>(
+  rpc: RpcClient,
+  contract: RpcContract<Req, Res>,
+  payload: Req,
+): Promise<Res> {
+  try {
+    return await rpc.call(contract, payload);
+  } catch (err) {
+    if (err instanceof RpcRemoteError) throw new DependencyUnavailableError('auth-server', err);
+    throw err;
+  }
+}
+
 /** Asks auth-server (`auth.introspect` on its RPC queue); only the digest travels. */
 @Injectable()
 export class RpcIntrospector implements Introspector {
   constructor(private readonly rpc: RpcClient) {}
 
-  async introspect(tokenDigest: string): Promise<IntrospectResponse> {
-    try {
-      return await this.rpc.call(AUTH_INTROSPECT, { token_digest: tokenDigest });
-    } catch (err) {
-      // auth-server answered with an error of its own (its database is down, say): no answer.
-      if (err instanceof RpcRemoteError) throw new DependencyUnavailableError('auth-server', err);
-      throw err;
-    }
+  introspect(tokenDigest: string): Promise<IntrospectResponse> {
+    return askAuthServer(this.rpc, AUTH_INTROSPECT, { token_digest: tokenDigest });
   }
 }

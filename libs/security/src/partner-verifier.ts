@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AUTH_PARTNER_VERIFY, type VerifiedPartner } from '@svc/contracts';
-import { DependencyUnavailableError, RpcClient, RpcRemoteError } from '@svc/platform';
+import { RpcClient } from '@svc/platform';
+import { askAuthServer } from './introspector';
 
 /**
  * The authority on partners' Basic credentials (auth-server). Resolves with the partner when the
@@ -44,13 +45,10 @@ export class RpcPartnerVerifier extends PartnerVerifier {
     if (hit && hit.until > this.now()) return hit.partner;
     this.cache.delete(key);
 
-    let answer;
-    try {
-      answer = await this.rpc.call(AUTH_PARTNER_VERIFY, { client_id: clientId, secret_digest: digest });
-    } catch (err) {
-      if (err instanceof RpcRemoteError) throw new DependencyUnavailableError('auth-server', err);
-      throw err;
-    }
+    const answer = await askAuthServer(this.rpc, AUTH_PARTNER_VERIFY, {
+      client_id: clientId,
+      secret_digest: digest,
+    });
     if (!answer.valid) return undefined;
     if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(key, { partner: answer.partner, until: this.now() + PARTNER_CREDENTIALS_TTL_MS });
