@@ -20,3 +20,4 @@ export * from './rpc/auth/partner-credentials';
 export * from './rpc/crew/membership';
 export * from './member-events';
 export * from './openapi';
+export * from './email';

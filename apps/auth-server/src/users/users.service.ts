@@ -1,11 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { normaliseEmail } from '@svc/contracts';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../crypto/secrets';
 import type { UserEntity } from './user.entity';
 import { UsersRepository } from './users.repository';
-
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
 
 @Injectable()
 export class UsersService {

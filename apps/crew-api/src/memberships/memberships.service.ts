@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import type {
-  MembersByEmailResponse,
-  MembershipDrop,
-  MembershipDropRequest,
-  MembershipDropResponse,
-  MembershipGrantRequest,
-  MembershipGrantResponse,
+import {
+  normaliseEmail,
+  type MembersByEmailResponse,
+  type MembershipDrop,
+  type MembershipDropRequest,
+  type MembershipDropResponse,
+  type MembershipGrantRequest,
+  type MembershipGrantResponse,
 } from '@svc/contracts';
-import { normaliseEmail } from '../members/dto/user-lookup.dto';
 import { RecordWriter } from '../records/record-writer.service';
 import { RecordsException } from '../records/records.exception';
 import { MembershipsRepository } from './memberships.repository';

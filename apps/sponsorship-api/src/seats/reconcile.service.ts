@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { normaliseEmail } from '@svc/contracts';
 import { TransactionRunner } from '@svc/platform';
 import type { PartnerPrincipal } from '@svc/security';
 import { EntitlementsClient } from '../entitlements/entitlements.client';
-import { normaliseEmail } from './dto/seat-requests.dto';
 import type { ReconcileRequest, ReconcileResponse } from './dto/reconcile.dto';
 import { SeatsRepository } from './seats.repository';
 

@@ -1,5 +1,5 @@
+import { normaliseEmail } from '@svc/contracts';
 import { FieldReader } from '@svc/platform';
-import { normaliseEmail } from './user-lookup.dto';
 
 const FIELDS = ['user_id', 'email', 'name', 'role', 'country', 'photo_url'] as const;
 

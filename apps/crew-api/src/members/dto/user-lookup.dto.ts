@@ -1,9 +1,5 @@
+import { normaliseEmail } from '@svc/contracts';
 import { FieldReader } from '@svc/platform';
-
-/** Trimmed and lower-cased, as auth-server stores sign-in e-mails. */
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
 
 /** `GET /internal/v1/users?email=…` */
 export function parseUserLookup(query: unknown): { readonly email: string } {

@@ -1,3 +1,4 @@
+import { normaliseEmail } from '@svc/contracts';
 import { FieldReader, parseTimestamp } from '@svc/platform';
 import { SEAT_STATUSES, type SeatStatus } from '../seat.entity';
 
@@ -7,11 +8,6 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const SEAT_ID = /^sps_[A-Za-z0-9_-]{1,96}$/;
 /** The longest sponsored term a provision may ask for. */
 export const MAX_TERM_YEARS = 10;
-
-/** Trimmed and lower-cased: how seats store and compare e-mails. */
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
 
 export interface SeatListQuery {
   readonly status?: SeatStatus;
