@@ -6,10 +6,11 @@ import {
   type NestInterceptor,
 } from '@nestjs/common';
 import {
-  Transport,
+  ServerRMQ,
   type MicroserviceOptions,
   type NestMicroservice,
   type RmqContext,
+  type RmqOptions,
 } from '@nestjs/microservices';
 import { finalize, type Observable } from 'rxjs';
 
@@ -37,6 +38,35 @@ export class RpcAckInterceptor implements NestInterceptor {
   }
 }
 
+interface ReplyChannel {
+  sendToQueue(...args: unknown[]): Promise<unknown>;
+}
+
+/**
+ * Nest's RMQ server, whose replies cannot crash the process: Nest sends a reply without waiting on
+ * it, so a reply lost because the broker went away (a restart, a failover) would be an unhandled
+ * rejection. Here it is a warning; the caller times out and asks again.
+ */
+export class RpcServer extends ServerRMQ {
+  private guarded?: unknown;
+
+  override sendMessage(...args: Parameters<ServerRMQ['sendMessage']>): void {
+    const channel = this.channel as unknown as ReplyChannel | null;
+    if (channel && this.guarded !== channel) {
+      const send = channel.sendToQueue.bind(channel);
+      channel.sendToQueue = (...sendArgs: unknown[]) => {
+        const sent = send(...sendArgs);
+        sent.catch((err: unknown) =>
+          this.logger.warn(`an RPC reply was lost (${err instanceof Error ? err.message : String(err)})`),
+        );
+        return sent;
+      };
+      this.guarded = channel;
+    }
+    super.sendMessage(...args);
+  }
+}
+
 /** Serves the app's `@MessagePattern` handlers on its RPC queue. */
 export function connectRpcServer(
   app: INestApplication,
@@ -46,17 +76,15 @@ export function connectRpcServer(
   // Deferred, so the ack interceptor is in place before the handlers are bound (an interceptor
   // added later is ignored, and unacked requests would stall the queue at `prefetch`). The app's
   // own init runs the module hooks; the microservice must not run them a second time.
+  const options: RmqOptions['options'] = {
+    urls: [config.AMQP_URL],
+    queue,
+    queueOptions: RPC_QUEUE_OPTIONS,
+    noAck: false,
+    prefetchCount: config.AMQP_PREFETCH,
+  };
   const server = app.connectMicroservice<MicroserviceOptions>(
-    {
-      transport: Transport.RMQ,
-      options: {
-        urls: [config.AMQP_URL],
-        queue,
-        queueOptions: RPC_QUEUE_OPTIONS,
-        noAck: false,
-        prefetchCount: config.AMQP_PREFETCH,
-      },
-    } satisfies MicroserviceOptions,
+    { strategy: new RpcServer(options) },
     { deferInitialization: true },
   );
   server.useGlobalInterceptors(new RpcAckInterceptor());
