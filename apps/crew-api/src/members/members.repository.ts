@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner, type Transaction } from '@svc/platform';
+import { BatchedLookup } from '../records/batched-lookup';
 import { PreparedReads } from '../records/prepared-reads';
 import { instant, utc } from '../records/sql-time';
 import type { MemberProfileResponse } from './dto/member-profile.response';
@@ -37,6 +38,20 @@ const COLUMNS: Readonly<Record<keyof ProfileChanges, string>> = {
   photoUrl: 'photo_url',
 };
 
+interface ProfileDbRow {
+  readonly user_id: string;
+  readonly name: string;
+  readonly role: string;
+  readonly country: string;
+  readonly photo_url: string | null;
+  readonly updated_at: string;
+  readonly tier: MembershipTier;
+  readonly source: MembershipSource;
+  readonly since: string;
+  readonly sponsor_client_id: string | null;
+  readonly expires_at: string | null;
+}
+
 @Injectable()
 export class MembersRepository {
   constructor(
@@ -45,36 +60,31 @@ export class MembersRepository {
   ) {}
 
   /**
-   * One query. A member without a membership row (none is created without one, but the block is
-   * always shown) reads as free and self-paid since the record was created.
+   * One statement for every `/v1/me` asked in the same turn (BatchedLookup). A member without a
+   * membership row (none is created without one, but the block is always shown) reads as free and
+   * self-paid since the record was created.
    */
+  private readonly profiles = new BatchedLookup<ProfileDbRow>(
+    (userIds) =>
+      this.reads.rows<ProfileDbRow>(
+        'profiles',
+        `SELECT m.user_id, m.name, m.role, m.country, m.photo_url,
+                ${utc('greatest(m.record_updated_at, ms.updated_at)')} AS updated_at,
+                coalesce(ms.tier, 'free') AS tier,
+                coalesce(ms.source, 'self') AS source,
+                ${utc('coalesce(ms.since, m.created_at)')} AS since,
+                ms.sponsor_client_id,
+                ${utc('ms.expires_at')} AS expires_at
+           FROM crew_members m
+           LEFT JOIN memberships ms ON ms.user_id = m.user_id
+          WHERE m.user_id = ANY($1::text[])`,
+        [userIds],
+      ),
+    (row) => row.user_id,
+  );
+
   async profile(userId: string): Promise<ProfileRow | undefined> {
-    const rows = await this.reads.rows<{
-      user_id: string;
-      name: string;
-      role: string;
-      country: string;
-      photo_url: string | null;
-      updated_at: string;
-      tier: MembershipTier;
-      source: MembershipSource;
-      since: string;
-      sponsor_client_id: string | null;
-      expires_at: string | null;
-    }>(
-      'profile',
-      `SELECT m.user_id, m.name, m.role, m.country, m.photo_url,
-              ${utc('greatest(m.record_updated_at, ms.updated_at)')} AS updated_at,
-              coalesce(ms.tier, 'free') AS tier,
-              coalesce(ms.source, 'self') AS source,
-              ${utc('coalesce(ms.since, m.created_at)')} AS since,
-              ms.sponsor_client_id,
-              ${utc('ms.expires_at')} AS expires_at
-         FROM crew_members m
-         LEFT JOIN memberships ms ON ms.user_id = m.user_id
-        WHERE m.user_id = $1`,
-      [userId],
-    );
+    const rows = await this.profiles.load(userId);
     const r = rows[0];
     if (!r) return undefined;
     const updated = instant(r.updated_at);
