@@ -1,4 +1,4 @@
-import { pickRequestId } from './request-id';
+import { newRequestId, pickRequestId } from './request-id';
 
 describe('pickRequestId', () => {
   it('keeps a well-formed incoming id', () => {
@@ -15,5 +15,13 @@ describe('pickRequestId', () => {
   it('creates a fresh id when none came', () => {
     expect(pickRequestId(undefined)).toMatch(/^req_/);
     expect(pickRequestId(undefined)).not.toBe(pickRequestId(undefined));
+  });
+});
+
+describe('newRequestId', () => {
+  it('never repeats across many refills of its random pool', () => {
+    const ids = new Set(Array.from({ length: 2000 }, () => newRequestId()));
+    expect(ids.size).toBe(2000);
+    for (const id of ids) expect(id).toMatch(/^req_[A-Za-z0-9_-]{16}$/);
   });
 });

