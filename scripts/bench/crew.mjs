@@ -8,7 +8,8 @@
 // For each: requests/s, p50, p99, the ratio to the baseline, and CPU µs per request of the app
 // processes (crew-api; plus nginx for the gateway) and Redis, and of PostgreSQL, read from /proc. Results go to
 // bench/results/crew-<time>.json. BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50);
-// BENCH_PROFILE=1 writes crew-api's CPU profile to bench/profiles/crew-api.cpuprofile.
+// BENCH_PROFILE=1 writes crew-api's CPU profile to bench/profiles/crew-api.cpuprofile;
+// BENCH_ONLY=<regex> keeps the baseline and the scenarios whose name matches (BENCH_ONLY=direct).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -34,17 +35,36 @@ const TICK_US = 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'u
 
 /** CPU time (µs) a process and its children-by-pid have used so far. */
 function cpuMicros(pids) {
-  let ticks = 0;
+  let total = 0;
+  for (const us of cpuByPid(pids).values()) total += us;
+  return total;
+}
+
+/** CPU time (µs) of each live process of the list; a process that is gone is left out. */
+function cpuByPid(pids) {
+  const byPid = new Map();
   for (const pid of pids) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+      byPid.set(pid, (Number(fields[11]) + Number(fields[12])) * TICK_US); // utime, stime
     } catch {
       // The process is gone; it adds nothing.
     }
   }
-  return ticks * TICK_US;
+  return byPid;
+}
+
+/**
+ * CPU used since `before` by the processes it lists. A process that ended in between (a pooled
+ * database connection closed when idle) took its figures with it: it counts nothing, never a
+ * negative. Backends opened in between are not counted either (the pool is warm by then).
+ */
+function cpuSince(before) {
+  const after = cpuByPid([...before.keys()]);
+  let used = 0;
+  for (const [pid, us] of before) used += (after.get(pid) ?? us) - us;
+  return used;
 }
 
 function childrenOf(pid) {
@@ -206,15 +226,22 @@ export async function benchCrew() {
         pids: () => [crew.pid, redisPid],
       },
     ];
+    if (process.env.BENCH_ONLY) {
+      const keep = new RegExp(process.env.BENCH_ONLY);
+      for (let i = scenarios.length - 1; i > 0; i -= 1)
+        if (!keep.test(scenarios[i].name)) scenarios.splice(i, 1);
+    }
     const best = new Map();
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const s of scenarios) {
         const pg = postgresBackends(database);
         const before = cpuMicros(s.pids());
-        const pgBefore = cpuMicros(pg);
+        const pgBefore = cpuByPid(pg);
+        const redisBefore = cpuMicros([redisPid]);
         const r = await run(s.url, s.headers);
         const cpu = cpuMicros(s.pids()) - before;
-        const pgCpu = cpuMicros(pg) - pgBefore;
+        const redisCpu = s.pids().includes(redisPid) ? cpuMicros([redisPid]) - redisBefore : 0;
+        const pgCpu = cpuSince(pgBefore);
         const wrong = r.non2xx - (s.expect === 304 ? (r['3xx'] ?? 0) : 0);
         if (r.errors > 0 || (s.expect !== 304 && r.non2xx > 0) || (s.expect === 304 && wrong > 0)) {
           throw new Error(`${s.name}: ${r.errors} errors, ${r.non2xx} non-2xx answers`);
@@ -225,6 +252,7 @@ export async function benchCrew() {
           p50_ms: r.latency.p50,
           p99_ms: r.latency.p99,
           cpu_us_per_request: Math.round(cpu / Math.max(1, r.requests.total)),
+          redis_cpu_us_per_request: Math.round(redisCpu / Math.max(1, r.requests.total)),
           postgres_cpu_us_per_request: Math.round(pgCpu / Math.max(1, r.requests.total)),
         };
         if (!best.has(s.name) || result.rps > best.get(s.name).rps) best.set(s.name, result);
@@ -324,7 +352,9 @@ function report(results) {
   console.log(
     `\ncrew-api, ${CONNECTIONS} connections, best of ${ROUNDS} interleaved rounds (results: ${path.relative(ROOT, file)})`,
   );
-  console.log('scenario                         req/s   ratio   p50 ms   p99 ms   CPU µs/req   PG µs/req');
+  console.log(
+    'scenario                         req/s   ratio   p50 ms   p99 ms   CPU µs/req  (of it Redis)   PG µs/req',
+  );
   for (const r of results) {
     const target = TARGETS[r.name];
     const verdict = target
@@ -333,7 +363,7 @@ function report(results) {
         : `  target MISSED (≥ ${target.ratio * 100} %, p99 ≤ ${target.p99} ms)`
       : '';
     console.log(
-      `${r.name.padEnd(30)} ${String(r.rps).padStart(7)}   ${r.ratio_to_baseline.toFixed(2)}   ${String(r.p50_ms).padStart(6)}   ${String(r.p99_ms).padStart(6)}   ${String(r.cpu_us_per_request).padStart(10)}   ${String(r.postgres_cpu_us_per_request).padStart(9)}${verdict}`,
+      `${r.name.padEnd(30)} ${String(r.rps).padStart(7)}   ${r.ratio_to_baseline.toFixed(2)}   ${String(r.p50_ms).padStart(6)}   ${String(r.p99_ms).padStart(6)}   ${String(r.cpu_us_per_request).padStart(10)}  ${String(r.redis_cpu_us_per_request).padStart(13)}   ${String(r.postgres_cpu_us_per_request).padStart(9)}${verdict}`,
     );
   }
 }
