@@ -14,31 +14,43 @@ interface Row {
   webhook_secret_next: string | null;
 }
 
-/** One set-based statement per question: partners joined with the member's active consents. */
+/** One question of a batch about consenting partners: member and the scope its event needs. */
+export interface ConsentQuestion {
+  readonly userId: string;
+  readonly scope: string;
+}
+
+/** Set-based statements, one per kind of question, however many questions a batch holds. */
 @Injectable()
 export class WebhookRecipientsRepository {
   constructor(private readonly transactions: TransactionRunner) {}
 
-  /** Partners with an active consent of `userId` that includes `scope`, a URL, not suspended. */
-  async consenting(userId: string, scope: string): Promise<RecipientRow[]> {
-    const rows = await this.transactions.outside.query<Row[]>(
-      `SELECT p.client_id, p.webhook_url, p.webhook_secret_current, p.webhook_secret_next
-         FROM consents c JOIN partners p ON p.client_id = c.client_id
-        WHERE c.user_id = $1 AND c.revoked_at IS NULL AND $2 = ANY (c.scopes)
-          AND p.webhook_url IS NOT NULL AND NOT p.suspended
-        ORDER BY p.client_id`,
-      [userId, scope],
+  /**
+   * For each question, the partners with an active consent of its member that includes its scope,
+   * a URL, and not suspended; `index` is the question's position in the list.
+   */
+  async consenting(questions: readonly ConsentQuestion[]): Promise<{ index: number; row: RecipientRow }[]> {
+    if (questions.length === 0) return [];
+    const rows = await this.transactions.outside.query<(Row & { i: string })[]>(
+      `SELECT q.i, p.client_id, p.webhook_url, p.webhook_secret_current, p.webhook_secret_next
+         FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS q (user_id, scope, i)
+         JOIN consents c ON c.user_id = q.user_id AND c.revoked_at IS NULL AND q.scope = ANY (c.scopes)
+         JOIN partners p ON p.client_id = c.client_id
+        WHERE p.webhook_url IS NOT NULL AND NOT p.suspended
+        ORDER BY q.i, p.client_id`,
+      [questions.map((q) => q.userId), questions.map((q) => q.scope)],
     );
-    return rows.map(toRow);
+    return rows.map((r) => ({ index: Number(r.i) - 1, row: toRow(r) }));
   }
 
-  /** The one partner an event names (consent revoked, test event), if it can receive webhooks. */
-  async named(clientId: string): Promise<RecipientRow[]> {
+  /** The partners named (consent revoked, test event) that can receive webhooks. */
+  async named(clientIds: readonly string[]): Promise<RecipientRow[]> {
+    if (clientIds.length === 0) return [];
     const rows = await this.transactions.outside.query<Row[]>(
       `SELECT client_id, webhook_url, webhook_secret_current, webhook_secret_next
          FROM partners
-        WHERE client_id = $1 AND webhook_url IS NOT NULL AND NOT suspended`,
-      [clientId],
+        WHERE client_id = ANY ($1::text[]) AND webhook_url IS NOT NULL AND NOT suspended`,
+      [[...clientIds]],
     );
     return rows.map(toRow);
   }

@@ -1,19 +1,25 @@
 import { SecretBox } from '../crypto/secrets';
-import type { RecipientRow, WebhookRecipientsRepository } from './webhook-recipients.repository';
+import type {
+  ConsentQuestion,
+  RecipientRow,
+  WebhookRecipientsRepository,
+} from './webhook-recipients.repository';
 import { scopeForEvent, WebhookRecipientsService } from './webhook-recipients.service';
 
 const box = new SecretBox(Buffer.alloc(32, 7).toString('base64'));
 
+/** Every member consents to every partner of `rows`; `named` finds the partners of `rows`. */
 function fakeRepository(rows: RecipientRow[]) {
   const calls: string[] = [];
   const repo = {
-    consenting: (userId: string, scope: string) => {
-      calls.push(`consenting ${userId} ${scope}`);
-      return Promise.resolve(rows);
+    consenting: (questions: readonly ConsentQuestion[]) => {
+      if (questions.length > 0)
+        calls.push(`consenting ${questions.map((q) => `${q.userId} ${q.scope}`).join(', ')}`);
+      return Promise.resolve(questions.flatMap((_q, index) => rows.map((row) => ({ index, row }))));
     },
-    named: (clientId: string) => {
-      calls.push(`named ${clientId}`);
-      return Promise.resolve(rows);
+    named: (clientIds: readonly string[]) => {
+      if (clientIds.length > 0) calls.push(`named ${clientIds.join(', ')}`);
+      return Promise.resolve(rows.filter((r) => clientIds.includes(r.clientId)));
     },
   } as unknown as WebhookRecipientsRepository;
   return { repo, calls };
@@ -56,5 +62,24 @@ describe('WebhookRecipientsService', () => {
     await service.find({ user_id: 'usr_1', event_type: 'user.consent.revoked', client_id: 'p1' });
     expect(await service.find({ user_id: 'usr_1', event_type: 'webhook.test' })).toEqual({ recipients: [] });
     expect(calls).toEqual(['named p1']);
+  });
+
+  it('answers a batch with one statement per kind of question, each partner once', async () => {
+    const other: RecipientRow = { clientId: 'p2', webhookUrl: 'https://p2.example/hook', sealedSecrets: [] };
+    const { repo, calls } = fakeRepository([row, other]);
+    const answer = await new WebhookRecipientsService(repo, box).findMany([
+      { user_id: 'usr_1', event_type: 'user.profile.updated' },
+      { user_id: 'usr_2', event_type: 'webhook.test', client_id: 'p1' },
+      { user_id: 'usr_3', event_type: 'user.consent.revoked', client_id: 'p9' },
+      { user_id: 'usr_2', event_type: 'user.sea_time.updated' },
+    ]);
+    expect(calls).toEqual(['consenting usr_1 profile:read, usr_2 seatime:read', 'named p1, p9']);
+    // p2 has no secret to sign with: it receives nothing, and is not listed.
+    expect(answer).toEqual({
+      partners: [
+        { client_id: 'p1', webhook_url: 'https://p1.example/hook', secrets: ['whsec_current', 'whsec_next'] },
+      ],
+      answers: [{ client_ids: ['p1'] }, { client_ids: ['p1'] }, { client_ids: [] }, { client_ids: ['p1'] }],
+    });
   });
 });

@@ -1,7 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import type { EventType, Scope, WebhookRecipientsRequest, WebhookRecipientsResponse } from '@svc/contracts';
+import {
+  recipientsOfBatch,
+  type EventType,
+  type Scope,
+  type WebhookRecipientsBatchResponse,
+  type WebhookRecipientsRequest,
+  type WebhookRecipientsResponse,
+} from '@svc/contracts';
 import { SecretBox } from '../crypto/secrets';
-import { WebhookRecipientsRepository, type RecipientRow } from './webhook-recipients.repository';
+import {
+  WebhookRecipientsRepository,
+  type ConsentQuestion,
+  type RecipientRow,
+} from './webhook-recipients.repository';
 
 /** The scope a partner needs to hear of an event; null: only the partner the event names. */
 export function scopeForEvent(type: EventType): Scope | null {
@@ -31,20 +42,50 @@ export class WebhookRecipientsService {
     private readonly box: SecretBox,
   ) {}
 
+  /** One question: the batch of one. */
   async find(request: WebhookRecipientsRequest): Promise<WebhookRecipientsResponse> {
-    const scope = scopeForEvent(request.event_type);
-    let rows: RecipientRow[];
-    if (scope !== null) rows = await this.recipients.consenting(request.user_id, scope);
-    else if (request.client_id !== undefined) rows = await this.recipients.named(request.client_id);
-    else rows = [];
+    const [recipients] = recipientsOfBatch([request], await this.findMany([request]));
+    return { recipients };
+  }
+
+  /**
+   * Every question of a batch with at most two statements (consenting partners, named partners),
+   * each partner's secrets opened once. A partner without a valid secret cannot sign, so it
+   * receives nothing.
+   */
+  async findMany(questions: readonly WebhookRecipientsRequest[]): Promise<WebhookRecipientsBatchResponse> {
+    const consentQuestions: (ConsentQuestion & { index: number })[] = [];
+    const namedQuestions: { index: number; clientId: string }[] = [];
+    questions.forEach((q, index) => {
+      const scope = scopeForEvent(q.event_type);
+      if (scope !== null) consentQuestions.push({ index, userId: q.user_id, scope });
+      else if (q.client_id !== undefined) namedQuestions.push({ index, clientId: q.client_id });
+    });
+    const [consenting, named] = await Promise.all([
+      this.recipients.consenting(consentQuestions),
+      this.recipients.named([...new Set(namedQuestions.map((q) => q.clientId))]),
+    ]);
+
+    const answers = questions.map(() => ({ client_ids: [] as string[] }));
+    const partners = new Map<string, RecipientRow>();
+    const add = (index: number, row: RecipientRow) => {
+      if (row.sealedSecrets.length === 0) return;
+      partners.set(row.clientId, row);
+      answers[index].client_ids.push(row.clientId);
+    };
+    for (const { index, row } of consenting) add(consentQuestions[index].index, row);
+    const namedById = new Map(named.map((r) => [r.clientId, r]));
+    for (const q of namedQuestions) {
+      const row = namedById.get(q.clientId);
+      if (row) add(q.index, row);
+    }
     return {
-      recipients: rows
-        .filter((r) => r.sealedSecrets.length > 0)
-        .map((r) => ({
-          client_id: r.clientId,
-          webhook_url: r.webhookUrl,
-          secrets: r.sealedSecrets.map((s) => this.box.open(s)),
-        })),
+      partners: [...partners.values()].map((r) => ({
+        client_id: r.clientId,
+        webhook_url: r.webhookUrl,
+        secrets: r.sealedSecrets.map((s) => this.box.open(s)),
+      })),
+      answers,
     };
   }
 }
