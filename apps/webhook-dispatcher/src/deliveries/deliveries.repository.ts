@@ -3,7 +3,7 @@ import { TransactionRunner } from '@svc/platform';
 import type { Pool, QueryResultRow } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import { StatementBatcher } from './statement-batcher';
+import { GroupBatcher } from './group-batcher';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -123,7 +123,7 @@ export class DeliveriesRepository {
     return this.creations.submit({ eventId, deliveries });
   }
 
-  private readonly creations = new StatementBatcher<
+  private readonly creations = new GroupBatcher<
     { eventId: string; deliveries: readonly NewDelivery[] },
     Delivery[]
   >(async (events) => {
@@ -188,7 +188,7 @@ export class DeliveriesRepository {
     return this.records.submit(record);
   }
 
-  private readonly records = new StatementBatcher<AttemptRecord, boolean>(async (batch) => {
+  private readonly records = new GroupBatcher<AttemptRecord, boolean>(async (batch) => {
     // The same attempt twice in one batch: only the first can count.
     const firstOf = new Map<string, number>();
     batch.forEach((r, i) => firstOf.has(r.deliveryId) || firstOf.set(r.deliveryId, i));

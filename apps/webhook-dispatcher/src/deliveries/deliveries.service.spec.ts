@@ -1,4 +1,4 @@
-import type { ServiceEvent, WebhookRecipientsResponse } from '@svc/contracts';
+import type { ServiceEvent, WebhookRecipientsBatchRequest, WebhookRecipientsResponse } from '@svc/contracts';
 import type { AmqpConnection, RpcClient } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
@@ -11,7 +11,12 @@ const config = {
   WEBHOOK_TIMEOUT_MS: 5000,
   WEBHOOK_GIVE_UP_AFTER: 86_400_000,
 } as unknown as WebhookDispatcherConfig;
-const logger = { info: () => undefined } as unknown as Logger;
+const logger = {
+  info: () => undefined,
+  child(): Logger {
+    return this as unknown as Logger;
+  },
+} as unknown as Logger;
 
 const event: ServiceEvent = {
   id: 'evt_1',
@@ -45,10 +50,15 @@ function setup(options: {
       return Promise.resolve(true);
     },
   } as unknown as DeliveriesRepository;
+  // auth-server's batch answer: every question gets the recipients of the options.
   const rpc = {
-    call: () => {
+    call: (_contract: unknown, payload: WebhookRecipientsBatchRequest) => {
       rpcCalls += 1;
-      return Promise.resolve(options.recipients);
+      const ids = options.recipients.recipients.map((r) => r.client_id);
+      return Promise.resolve({
+        partners: options.recipients.recipients,
+        answers: payload.questions.map(() => ({ client_ids: ids })),
+      });
     },
   } as unknown as RpcClient;
   const amqp = {
@@ -93,6 +103,14 @@ const pendingDelivery = (attempts: number): Delivery => ({
 });
 
 describe('DeliveriesService', () => {
+  it('asks auth-server once for the events that are fanned out while a question is under way', async () => {
+    const s = setup({ recipients: { recipients: [recipient] } });
+    const events = Array.from({ length: 12 }, (_, i) => ({ ...event, id: `evt_${i}`, user_id: `usr_${i}` }));
+    await Promise.all(events.map((e) => s.service.fanOut(e)));
+    // Two questions go out at once; the other ten wait and share the third.
+    expect(s.rpcCalls()).toBe(3);
+  });
+
   it('fans an event out: one delivery per recipient, first attempt at once with the answer just given', async () => {
     const s = setup({ recipients: { recipients: [recipient] } });
     await s.service.fanOut(event);

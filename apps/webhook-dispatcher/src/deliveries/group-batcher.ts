@@ -1,10 +1,10 @@
 /**
- * Group commit for one statement: calls that arrive while a batch is being written wait and go
- * together in the next one, so under load one round trip (and one commit, one WAL flush) serves
- * many deliveries, and an idle dispatcher still writes each call at once. A failed batch fails
- * each of its calls (each message is then retried on its own).
+ * Group commit for one statement or one question: calls that arrive while a batch is in flight
+ * wait and go together in the next one, so under load one round trip (one commit and WAL flush,
+ * one RPC to auth-server) serves many deliveries, and an idle dispatcher still sends each call at
+ * once. A failed batch fails each of its calls (each message is then retried on its own).
  */
-export class StatementBatcher<I, O> {
+export class GroupBatcher<I, O> {
   private queue: { item: I; resolve: (o: O) => void; reject: (err: unknown) => void }[] = [];
   private inFlight = 0;
 

@@ -1,4 +1,4 @@
-import { StatementBatcher } from './statement-batcher';
+import { GroupBatcher } from './group-batcher';
 
 function deferred<T>() {
   let resolve!: (v: T) => void;
@@ -10,11 +10,11 @@ function deferred<T>() {
   return { promise, resolve, reject };
 }
 
-describe('StatementBatcher', () => {
+describe('GroupBatcher', () => {
   it('writes a lone call at once, and the calls that queue up meanwhile together', async () => {
     const writes: number[][] = [];
     const pending: ReturnType<typeof deferred<number[]>>[] = [];
-    const batcher = new StatementBatcher<number, number>(
+    const batcher = new GroupBatcher<number, number>(
       (items) => {
         writes.push([...items]);
         const d = deferred<number[]>();
@@ -39,7 +39,7 @@ describe('StatementBatcher', () => {
     const writes: number[][] = [];
     let open = 0;
     let maxOpen = 0;
-    const batcher = new StatementBatcher<number, number>(
+    const batcher = new GroupBatcher<number, number>(
       async (items) => {
         writes.push([...items]);
         open += 1;
@@ -60,7 +60,7 @@ describe('StatementBatcher', () => {
 
   it('fails every call of a failed batch, and goes on with the next', async () => {
     let calls = 0;
-    const batcher = new StatementBatcher<number, number>(
+    const batcher = new GroupBatcher<number, number>(
       async (items) => {
         calls += 1;
         if (calls === 1) throw new Error('database unavailable');
