@@ -1,6 +1,14 @@
 import * as amqp from 'amqplib';
 import type { Logger } from 'pino';
 
+/**
+ * Socket options of every connection to RabbitMQ (this class, the RPC client and server).
+ * amqplib leaves Nagle's algorithm on: a small frame (a publish, an RPC reply, an ack) written
+ * while an earlier one is unacknowledged waits for the peer's delayed ACK, ~40 ms. Measured: the
+ * dispatcher's question to auth-server took ~60 ms with it, whatever the load.
+ */
+export const AMQP_SOCKET_OPTIONS = { noDelay: true } as const;
+
 export interface InboundMessage {
   readonly content: Buffer;
   readonly routingKey: string;
@@ -201,6 +209,7 @@ export class AmqpConnection {
     if (this.closing) return;
     try {
       const connection = await amqp.connect(this.options.url, {
+        ...AMQP_SOCKET_OPTIONS,
         clientProperties: { connection_name: this.options.name },
         heartbeat: 15,
         timeout: 5000,

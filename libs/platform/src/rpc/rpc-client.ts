@@ -5,6 +5,7 @@ import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
 import { DependencyUnavailableError } from '../http/problem';
 import { APP_CONFIG } from '../platform.module';
 import type { AmqpConfig } from '../messaging/messaging.module';
+import { AMQP_SOCKET_OPTIONS } from '../messaging/amqp-connection';
 import { RPC_QUEUE_OPTIONS } from './rpc-server';
 
 /** The other app answered, with an error of its own (not a transport failure). */
@@ -65,6 +66,7 @@ export class RpcClient implements OnApplicationShutdown {
         queue,
         queueOptions: RPC_QUEUE_OPTIONS,
         persistent: false,
+        socketOptions: { connectionOptions: AMQP_SOCKET_OPTIONS },
       });
       // Connection errors surface through `send`; keep them from becoming unhandled rejections.
       client.connect().catch(() => undefined);

@@ -1,3 +1,4 @@
+import { AMQP_SOCKET_OPTIONS } from '../messaging/amqp-connection';
 import {
   Injectable,
   type CallHandler,
@@ -82,6 +83,7 @@ export function connectRpcServer(
     queueOptions: RPC_QUEUE_OPTIONS,
     noAck: false,
     prefetchCount: config.AMQP_PREFETCH,
+    socketOptions: { connectionOptions: AMQP_SOCKET_OPTIONS },
   };
   const server = app.connectMicroservice<MicroserviceOptions>(
     { strategy: new RpcServer(options) },
