@@ -24,7 +24,11 @@ export const WEBHOOK_DISPATCHER_CONFIG = {
   WEBHOOK_GIVE_UP_AFTER: duration('no attempt later than this after the first', { default: '24h' }),
   WEBHOOK_CONCURRENCY: int(
     'messages each consumer (events, attempts) works on at once: concurrent deliveries, and how many share one database write',
-    { default: '100', min: 1, max: 1000 },
+    { default: '400', min: 1, max: 1000 },
+  ),
+  WEBHOOK_CONNECTIONS_PER_TARGET: int(
+    'most connections open to one partner endpoint at once; further attempts wait for one (inside their budget)',
+    { default: '64', min: 1, max: 1000 },
   ),
   WEBHOOK_RECIPIENT_CACHE_TTL: duration(
     'how long an attempt may reuse auth-server’s answer (URL, secrets, consent) instead of asking again; 0s: always ask',

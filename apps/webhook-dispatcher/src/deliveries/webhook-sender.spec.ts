@@ -61,7 +61,7 @@ describe('WebhookSender: the connection is pinned to the address the SSRF guard 
     lookups = 0;
     // First answer: loopback (approved in the sandbox); every later one: an internal address.
     answers = [['127.0.0.1'], ['10.0.0.5']];
-    sender = new WebhookSender({ APP_ENV: 'sandbox' }, () => {
+    sender = new WebhookSender({ APP_ENV: 'sandbox', WEBHOOK_CONNECTIONS_PER_TARGET: 4 }, () => {
       lookups += 1;
       return Promise.resolve(answers[Math.min(lookups, answers.length) - 1]);
     });
@@ -155,7 +155,9 @@ describe('WebhookSender over HTTPS', () => {
   });
 
   it('pins the address but keeps the partner’s hostname for SNI and the certificate check', async () => {
-    const sender = new WebhookSender({ APP_ENV: 'sandbox' }, () => Promise.resolve(['127.0.0.1']));
+    const sender = new WebhookSender({ APP_ENV: 'sandbox', WEBHOOK_CONNECTIONS_PER_TARGET: 4 }, () =>
+      Promise.resolve(['127.0.0.1']),
+    );
     try {
       const outcome = await sender.post(request(`https://partner.invalid:${port}/hook`));
       expect(sniNames).toEqual(['partner.invalid']);
@@ -165,6 +167,44 @@ describe('WebhookSender over HTTPS', () => {
       expect(seen).toHaveLength(0);
     } finally {
       sender.onModuleDestroy();
+    }
+  });
+});
+
+describe('WebhookSender: connections per partner endpoint', () => {
+  it('never opens more than WEBHOOK_CONNECTIONS_PER_TARGET, and reuses them for a burst', async () => {
+    let open = 0;
+    let mostOpen = 0;
+    let opened = 0;
+    let answered = 0;
+    const server = http.createServer((req, res) => {
+      req.resume();
+      // Answer a little later, so that the burst really competes for connections.
+      req.on('end', () => setTimeout(() => res.writeHead(204).end(), 5));
+      answered += 1;
+    });
+    server.on('connection', (socket) => {
+      opened += 1;
+      open += 1;
+      mostOpen = Math.max(mostOpen, open);
+      socket.on('close', () => (open -= 1));
+    });
+    const port = await listen(server);
+    const sender = new WebhookSender({ APP_ENV: 'sandbox', WEBHOOK_CONNECTIONS_PER_TARGET: 3 }, () =>
+      Promise.resolve(['127.0.0.1']),
+    );
+    try {
+      const outcomes = await Promise.all(
+        Array.from({ length: 30 }, () => sender.post(request(`http://partner.invalid:${port}/hook`))),
+      );
+      expect(outcomes.every((o) => o.ok)).toBe(true);
+      expect(answered).toBe(30);
+      expect(mostOpen).toBeLessThanOrEqual(3);
+      expect(opened).toBeLessThanOrEqual(3);
+    } finally {
+      sender.onModuleDestroy();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
     }
   });
 });
