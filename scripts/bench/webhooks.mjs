@@ -250,8 +250,21 @@ export async function benchWebhooks() {
       };
       const before = Object.fromEntries(Object.entries(groups).map(([k, f]) => [k, cpuSeconds(f())]));
       const machineBefore = machineTicks();
+      // When the relay has published the last event: the rate the dispatchers were offered.
+      let writing = true;
+      const relayDone = (async () => {
+        for (;;) {
+          await sleep(50);
+          const { rows } = await db.query(
+            'SELECT count(*)::int AS n FROM crew.outbox_messages WHERE published_at IS NULL',
+          );
+          if (!writing && rows[0].n === 0) return Date.now();
+        }
+      })();
       const { ids, started } = await write(EVENTS, rate);
+      writing = false;
       await waitForAll(EVENTS, 300000);
+      const relaySeconds = ((await relayDone) - started) / 1000;
       const stats = await ask(receiver, { cmd: 'stats', want: ids });
       const seconds = (stats.last_ms - started) / 1000;
       const cpu = Object.fromEntries(
@@ -271,6 +284,8 @@ export async function benchWebhooks() {
         paced_rate: rate,
         seconds: Number(seconds.toFixed(2)),
         deliveries_per_s: Math.round(EVENTS / seconds),
+        // Events/s the outbox relay published (first write → outbox empty, polled every 50 ms).
+        relay_published_per_s: Math.round(EVENTS / relaySeconds),
         p50_ms: stats.p50_ms,
         p99_ms: stats.p99_ms,
         duplicates: stats.requests - stats.unique,
@@ -320,12 +335,12 @@ function report(results) {
     `\nwebhook deliveries end to end, ${EVENTS} record events each (results: ${path.relative(ROOT, file)})`,
   );
   console.log(
-    'scenario                      deliveries/s   p50 ms   p99 ms  dup  machine busy  dispatcher cores  CPU ms/delivery: dispatcher auth relay pg rabbit',
+    'scenario                      deliveries/s  relay/s   p50 ms   p99 ms  dup  machine busy  dispatcher cores  CPU ms/delivery: dispatcher auth relay pg rabbit',
   );
   for (const r of results) {
     const c = r.cpu_ms_per_delivery;
     console.log(
-      `${r.name.padEnd(28)} ${String(r.deliveries_per_s).padStart(13)}   ${String(r.p50_ms).padStart(6)}   ${String(r.p99_ms).padStart(6)}  ${String(r.duplicates).padStart(3)}  ${`${Math.round(r.machine_busy * 100)} %`.padStart(12)}  ${String(r.dispatcher_cores).padStart(16)}  ${[c.dispatchers, c['auth-server'], c['crew-api (relay)'], c['postgresql (this database)'], c.rabbitmq].join(' ')}`,
+      `${r.name.padEnd(28)} ${String(r.deliveries_per_s).padStart(13)}  ${String(r.relay_published_per_s).padStart(7)}   ${String(r.p50_ms).padStart(6)}   ${String(r.p99_ms).padStart(6)}  ${String(r.duplicates).padStart(3)}  ${`${Math.round(r.machine_busy * 100)} %`.padStart(12)}  ${String(r.dispatcher_cores).padStart(16)}  ${[c.dispatchers, c['auth-server'], c['crew-api (relay)'], c['postgresql (this database)'], c.rabbitmq].join(' ')}`,
     );
   }
   console.log(
