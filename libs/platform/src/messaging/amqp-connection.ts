@@ -1,5 +1,6 @@
 import * as amqp from 'amqplib';
 import type { Logger } from 'pino';
+import { AckBatcher } from './ack-batcher';
 
 /**
  * Socket options of every connection to RabbitMQ (this class, the RPC client and server).
@@ -17,7 +18,7 @@ export interface InboundMessage {
   readonly properties: amqp.MessageProperties;
 }
 
-/** Resolves when the message is handled; it is acked then. A throw nacks it (see `consume`). */
+/** Resolves when the message is handled; it is acked then (within moments, see AckBatcher). A throw nacks it (see `consume`). */
 export type MessageHandler = (message: InboundMessage) => Promise<void>;
 
 export type TopologySetup = (channel: amqp.Channel) => Promise<void>;
@@ -47,6 +48,7 @@ interface ConsumerRegistration {
   readonly handler: MessageHandler;
   readonly options: ConsumeOptions;
   channel?: amqp.Channel;
+  acks?: AckBatcher<amqp.ConsumeMessage>;
   consumerTag?: string;
 }
 
@@ -182,6 +184,8 @@ export class AmqpConnection {
       }),
     );
     await Promise.allSettled([...this.inFlight]);
+    // Acks still gathering for a shared frame go now, before anyone closes the channel.
+    for (const c of this.consumers) c.acks?.flush();
   }
 
   async close(): Promise<void> {
@@ -286,12 +290,15 @@ export class AmqpConnection {
       this.logger.warn({ err: err.message, queue: registration.queue }, 'consumer channel error'),
     );
     await channel.prefetch(registration.options.prefetch ?? this.options.prefetch);
+    const acks = new AckBatcher<amqp.ConsumeMessage>(channel);
     registration.channel = channel;
+    registration.acks = acks;
     const { consumerTag } = await channel.consume(
       registration.queue,
       (msg) => {
         if (!msg) return; // cancelled by the broker (queue deleted); the reconnect re-attaches
-        const work = this.handle(channel, registration, msg);
+        acks.received(msg);
+        const work = this.handle(acks, registration, msg);
         this.inFlight.add(work);
         void work.finally(() => this.inFlight.delete(work));
       },
@@ -301,7 +308,7 @@ export class AmqpConnection {
   }
 
   private async handle(
-    channel: amqp.Channel,
+    acks: AckBatcher<amqp.ConsumeMessage>,
     registration: ConsumerRegistration,
     msg: amqp.ConsumeMessage,
   ): Promise<void> {
@@ -313,7 +320,7 @@ export class AmqpConnection {
         redelivered: msg.fields.redelivered,
         properties: msg.properties,
       });
-      channel.ack(msg);
+      acks.ack(msg);
     } catch (err) {
       // A first failure is retried once at once (a transient error); a second goes to the
       // queue's dead-letter exchange, if it has one, instead of spinning forever.
@@ -321,11 +328,8 @@ export class AmqpConnection {
         { err, queue: registration.queue, redelivered: msg.fields.redelivered },
         'message handler failed',
       );
-      try {
-        channel.nack(msg, false, !msg.fields.redelivered);
-      } catch {
-        // The channel is gone; the broker redelivers the message to another consumer.
-      }
+      // A channel that is gone cannot nack; the broker redelivers the message to another consumer.
+      acks.nack(msg, !msg.fields.redelivered);
     }
   }
 }
