@@ -208,3 +208,63 @@ describe('WebhookSender: connections per partner endpoint', () => {
     }
   });
 });
+
+describe('WebhookSender: the budget covers the whole exchange', () => {
+  const cases: [string, http.RequestListener][] = [
+    ['no answer at all', (req) => req.resume()],
+    [
+      'headers, then a body that never ends',
+      (req, res) => {
+        req.resume();
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('still ');
+      },
+    ],
+  ];
+
+  it.each(cases)('%s: a failed attempt called "timeout", within the budget', async (_name, handler) => {
+    const server = http.createServer(handler);
+    const port = await listen(server);
+    const sender = new WebhookSender({ APP_ENV: 'sandbox', WEBHOOK_CONNECTIONS_PER_TARGET: 4 }, () =>
+      Promise.resolve(['127.0.0.1']),
+    );
+    try {
+      const started = Date.now();
+      const outcome = await sender.post({
+        ...request(`http://partner.invalid:${port}/hook`),
+        timeoutMs: 300,
+      });
+      const took = Date.now() - started;
+      expect(outcome).toEqual({ ok: false, statusCode: null, error: 'timeout' });
+      expect(took).toBeGreaterThanOrEqual(290);
+      expect(took).toBeLessThan(2000);
+    } finally {
+      sender.onModuleDestroy();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('a connection the partner drops mid-answer is reported as such, not as a timeout', async () => {
+    const server = http.createServer((req, res) => {
+      req.resume();
+      res.writeHead(200);
+      res.write('partial');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const port = await listen(server);
+    const sender = new WebhookSender({ APP_ENV: 'sandbox', WEBHOOK_CONNECTIONS_PER_TARGET: 4 }, () =>
+      Promise.resolve(['127.0.0.1']),
+    );
+    try {
+      const outcome = await sender.post(request(`http://partner.invalid:${port}/hook`));
+      expect(outcome.ok).toBe(false);
+      expect(outcome.error).not.toBe('timeout');
+      expect(outcome.error).toMatch(/aborted|reset|socket/i);
+    } finally {
+      sender.onModuleDestroy();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
