@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as amqp from 'amqplib';
 import { createLogger } from '../logging/logger';
 import { AmqpConnection, type InboundMessage } from './amqp-connection';
+import { coalesceFrameWrites } from './frame-coalescing';
 import { TcpProxy } from '../../../../test/integration/support/tcp-proxy';
 import { eventually, testServices } from '../../../../test/integration/support/services';
 
@@ -137,5 +138,50 @@ describe('AmqpConnection consumers', () => {
     expect(started).toBe(1);
     // The handled message was acked; the two never delivered stay queued for another replica.
     await eventually(async () => ((await depth(queue)) === 2 ? true : undefined));
+  });
+
+  it('a message still running never holds back the acks of the ones that finished after it', async () => {
+    const connection = connect();
+    await connection.waitUntilConnected(5000);
+    const { queue } = await declareQueue(connection);
+    const total = 40;
+    let others = 0;
+    let releaseFirst: () => void = () => undefined;
+    const othersDone = new Promise<void>((r) => (releaseFirst = r));
+    let first = true;
+    // With 5 in flight, the first message finishes only after the 39 others: their acks must reach
+    // the broker while it still runs, or no further message is ever delivered.
+    await connection.consume(
+      queue,
+      async () => {
+        if (first) {
+          first = false;
+          await othersDone;
+          return;
+        }
+        others += 1;
+        if (others === total - 1) releaseFirst();
+      },
+      { prefetch: 5 },
+    );
+    await Promise.all(
+      Array.from({ length: total }, (_, i) => connection.publish('', queue, Buffer.from(String(i)))),
+    );
+    await eventually(async () => (others === total - 1 ? true : undefined), 15_000);
+    await eventually(async () => ((await depth(queue)) === 0 ? true : undefined));
+  });
+
+  it('writes the frames of a real amqplib connection coalesced (the shape it relies on holds)', async () => {
+    const model = await amqp.connect(services.amqpUrl);
+    try {
+      expect(coalesceFrameWrites(model)).toBe(true);
+      const ch = await model.createConfirmChannel();
+      const q = await ch.assertQueue('', { exclusive: true });
+      for (let i = 0; i < 50; i += 1) ch.sendToQueue(q.queue, Buffer.from(String(i)));
+      await ch.waitForConfirms();
+      expect((await ch.checkQueue(q.queue)).messageCount).toBe(50);
+    } finally {
+      await model.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import * as amqp from 'amqplib';
 import type { Logger } from 'pino';
 import { AckBatcher } from './ack-batcher';
+import { coalesceFrameWrites } from './frame-coalescing';
 
 /**
  * Socket options of every connection to RabbitMQ (this class, the RPC client and server).
@@ -222,6 +223,9 @@ export class AmqpConnection {
         this.logger.warn({ err: err.message }, 'RabbitMQ connection error'),
       );
       connection.on('close', () => this.onConnectionLost());
+      if (!coalesceFrameWrites(connection)) {
+        this.logger.warn('amqplib internals changed: frames are written one by one (slower, still correct)');
+      }
       this.connection = connection;
       for (const setup of this.topology) await this.withChannel(setup);
       const publishChannel = await connection.createConfirmChannel();
