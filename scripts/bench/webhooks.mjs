@@ -163,8 +163,11 @@ export async function benchWebhooks() {
       children.push(child);
       return child;
     };
-    const auth = start('auth-server', authPort);
-    const crew = start('crew-api', crewPort);
+    // With BENCH_PROFILE=1, auth-server and crew-api (the outbox relay) are profiled too.
+    const profiled = (name) =>
+      PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+    const auth = start('auth-server', authPort, profiled('auth-server'));
+    const crew = start('crew-api', crewPort, profiled('crew-api-relay'));
     await waitForHttpOk(`http://127.0.0.1:${authPort}/readyz`, { timeoutMs: 60000 });
     await waitForHttpOk(`http://127.0.0.1:${crewPort}/readyz`, { timeoutMs: 60000 });
 
