@@ -3,6 +3,10 @@
  * wait and go together in the next one, so under load one round trip (one commit and WAL flush,
  * one RPC to auth-server) serves many deliveries, and an idle dispatcher still sends each call at
  * once. A failed batch fails each of its calls (each message is then retried on its own).
+ *
+ * One batch in flight by default: with two, batches stayed small under load and each statement
+ * cost a database round trip of its own (webhooks bench: PostgreSQL CPU per delivery 0.18 →
+ * 0.14 ms, the dispatcher's 0.34 → 0.30 ms, for a few ms more latency at a moderate rate).
  */
 export class GroupBatcher<I, O> {
   private queue: { item: I; resolve: (o: O) => void; reject: (err: unknown) => void }[] = [];
@@ -11,7 +15,7 @@ export class GroupBatcher<I, O> {
   constructor(
     private readonly write: (items: readonly I[]) => Promise<O[]>,
     private readonly maxBatch = 200,
-    private readonly maxInFlight = 2,
+    private readonly maxInFlight = 1,
   ) {}
 
   submit(item: I): Promise<O> {
