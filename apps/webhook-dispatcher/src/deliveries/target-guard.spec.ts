@@ -18,11 +18,36 @@ describe('SSRF guard (decisions.md, Webhooks)', () => {
     ['fe80::1', 'link-local'],
     ['fd12::1', 'private (unique local)'],
     ['::ffff:10.0.0.1', 'private'],
+    // The hex spelling URL parsing produces for [::ffff:127.0.0.1], and the other IPv4-in-IPv6 forms.
+    ['::ffff:7f00:1', 'loopback'],
+    ['0:0:0:0:0:ffff:a9fe:a9fe', 'link-local'],
+    ['::10.0.0.1', 'private'],
+    ['64:ff9b::a00:1', 'private'],
+    ['64:ff9b::192.168.1.1', 'private'],
+    ['64:ff9b:1::1', 'NAT64 (local use)'],
+    ['2002:a00:1::1', 'private'],
+    ['2002:7f00:1::', 'loopback'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo tunnel'],
+    ['2001:db8::1', 'documentation'],
+    ['100::1', 'discard'],
+    ['fec0::1', 'site-local (deprecated)'],
+    ['ff02::1', 'multicast'],
+    ['::', 'unspecified'],
+    ['fe80::1%eth0', 'link-local'],
+    ['1:2:3', 'unparseable'],
   ])('knows %s as %s', (address, kind) => {
     expect(nonPublicKind(address)).toBe(kind);
   });
 
-  it.each([['93.184.216.34'], ['172.32.0.1'], ['2606:4700::1111']])('knows %s as public', (address) => {
+  it.each([
+    ['93.184.216.34'],
+    ['172.32.0.1'],
+    ['2606:4700::1111'],
+    ['::ffff:5db8:d822'],
+    ['64:ff9b::5db8:d822'],
+    ['2002:5db8:d822::1'],
+    ['2a00:1450:4001:82b::200e'],
+  ])('knows %s as public', (address) => {
     expect(nonPublicKind(address)).toBeUndefined();
   });
 
@@ -37,6 +62,15 @@ describe('SSRF guard (decisions.md, Webhooks)', () => {
       ok: true,
       addresses: ['93.184.216.34', '2606:4700::1111'],
     });
+  });
+
+  it.each([
+    ['https://[::ffff:127.0.0.1]/hook', 'loopback'],
+    ['https://[64:ff9b::10.0.0.1]/hook', 'private'],
+    ['https://[2002:a9fe:a9fe::1]/hook', 'link-local'],
+  ])('refuses %s, an IPv6 literal carrying a %s IPv4 address', async (url, kind) => {
+    const verdict = await checkTarget(url, 'production', resolvesTo());
+    expect(verdict).toMatchObject({ ok: false, reason: expect.stringContaining(`a ${kind} address`) });
   });
 
   it('refuses plain HTTP in production', async () => {

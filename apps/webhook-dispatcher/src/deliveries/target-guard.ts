@@ -34,25 +34,68 @@ const V4_BLOCKED: readonly [string, number, string][] = [
   ['240.0.0.0', 4, 'reserved'],
 ];
 
+/** The eight 16-bit groups of an IPv6 address (with `::` and a dotted IPv4 tail), or undefined. */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address.toLowerCase().replace(/%.*$/, '');
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    if (isIP(dotted[1]) !== 4) return undefined;
+    const n = ipv4ToInt(dotted[1]);
+    text = `${text.slice(0, dotted.index)}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
+  const head = parse(halves[0]);
+  const tail = halves.length === 2 ? parse(halves[1]) : [];
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined;
+  const groups = [...head, ...Array<number>(halves.length === 2 ? missing : 0).fill(0), ...tail];
+  return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
+}
+
+const v4Of = (high: number, low: number) => [high >>> 8, high & 0xff, low >>> 8, low & 0xff].join('.');
+
+function nonPublicV4(address: string): string | undefined {
+  const n = ipv4ToInt(address);
+  for (const [base, bits, kind] of V4_BLOCKED) {
+    const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
+    if ((n & mask) >>> 0 === (ipv4ToInt(base) & mask) >>> 0) return kind;
+  }
+  return undefined;
+}
+
+/**
+ * IPv6: the special ranges, and the forms that carry an IPv4 address inside (mapped, compatible,
+ * NAT64, 6to4), judged by that IPv4 address: `[64:ff9b::a00:1]` reaches 10.0.0.1 through a NAT64
+ * gateway just as surely as the dotted form. Teredo hides its client address, so it is refused.
+ */
+function nonPublicV6(address: string): string | undefined {
+  const g = ipv6Groups(address);
+  if (!g) return 'unparseable';
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 8)) return 'unspecified';
+  if (zeros(0, 7) && g[7] === 1) return 'loopback';
+  // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible, deprecated)
+  if (zeros(0, 5) && (g[5] === 0xffff || g[5] === 0)) return nonPublicV4(v4Of(g[6], g[7]));
+  // 64:ff9b::/96, the well-known NAT64 prefix; 64:ff9b:1::/48 is for local use only
+  if (g[0] === 0x64 && g[1] === 0xff9b)
+    return zeros(2, 6) ? nonPublicV4(v4Of(g[6], g[7])) : 'NAT64 (local use)';
+  if (g[0] === 0x2002) return nonPublicV4(v4Of(g[1], g[2])); // 6to4
+  if (g[0] === 0x2001 && g[1] === 0) return 'Teredo tunnel';
+  if (g[0] === 0x2001 && g[1] === 0xdb8) return 'documentation';
+  if (g[0] === 0x100 && zeros(1, 4)) return 'discard';
+  if ((g[0] & 0xfe00) === 0xfc00) return 'private (unique local)';
+  if ((g[0] & 0xffc0) === 0xfe80) return 'link-local';
+  if ((g[0] & 0xffc0) === 0xfec0) return 'site-local (deprecated)';
+  if ((g[0] & 0xff00) === 0xff00) return 'multicast';
+  return undefined;
+}
+
 /** The kind of a non-public address, or undefined for a public one. */
 export function nonPublicKind(address: string): string | undefined {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return nonPublicKind(mapped[1]);
-  if (isIP(address) === 4) {
-    const n = ipv4ToInt(address);
-    for (const [base, bits, kind] of V4_BLOCKED) {
-      const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-      if ((n & mask) >>> 0 === (ipv4ToInt(base) & mask) >>> 0) return kind;
-    }
-    return undefined;
-  }
-  const a = address.toLowerCase();
-  if (a === '::1') return 'loopback';
-  if (a === '::') return 'unspecified';
-  if (/^f[cd]/.test(a)) return 'private (unique local)';
-  if (/^fe[89ab]/.test(a)) return 'link-local';
-  if (a.startsWith('ff')) return 'multicast';
-  return undefined;
+  if (isIP(address) === 4) return nonPublicV4(address);
+  return nonPublicV6(address);
 }
 
 /**
