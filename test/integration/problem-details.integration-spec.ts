@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Module, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Module, Param, Post } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger, DependencyUnavailableError, PlatformModule, ValidationProblem } from '@svc/platform';
 import { Writable } from 'node:stream';
@@ -21,6 +21,11 @@ class ThingsController {
   @Get('boom')
   boom() {
     throw new Error('database row had an impossible shape');
+  }
+
+  @Get('items/:id')
+  item(@Param('id') id: string) {
+    return { id };
   }
 
   @Get('dependency')
@@ -66,6 +71,25 @@ async function problemOf(response: Response) {
 }
 
 describe('Problem Details (RFC 7807 §3)', () => {
+  it("answers a path parameter over Fastify's length cap with a 404 problem that does not echo it", async () => {
+    const id = 'x'.repeat(150);
+    const response = await fetch(`${url}/things/items/${id}`);
+    expect(response.status).toBe(404);
+    const body = await problemOf(response);
+    expect(body).toMatchObject({ title: 'Not found', status: 404 });
+    expect(JSON.stringify(body)).not.toContain(id);
+    // Below the cap the route answers as usual.
+    const short = await fetch(`${url}/things/items/${'x'.repeat(90)}`);
+    expect(short.status).toBe(200);
+  });
+
+  it('answers a malformed URL escape with a 400 bad_request problem', async () => {
+    const response = await fetch(`${url}/things/items/%zz`);
+    expect(response.status).toBe(400);
+    const body = await problemOf(response);
+    expect(body).toMatchObject({ title: 'Bad request', status: 400 });
+  });
+
   it('answers an unknown path with a 404 not_found problem', async () => {
     const response = await fetch(`${url}/nowhere`);
     expect(response.status).toBe(404);

@@ -1,12 +1,14 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DEFAULT_BODY_LIMIT_BYTES, findGatewayRoute } from '@svc/contracts';
+import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ReadinessRegistry } from '../health/readiness';
 import { NestPinoLogger } from '../logging/logger';
 import { requestContext } from '../logging/request-context';
+import { ApiProblem } from './problem';
 import { ProblemDetailsFilter, type ErrorRenderer } from './problem-details.filter';
-import type { DomainErrorMapper } from './problem-response';
+import { PROBLEM_CONTENT_TYPE, problemBody, type DomainErrorMapper } from './problem-response';
 import { pickRequestId } from './request-id';
 import { RouteIndex } from './route-index';
 
@@ -43,6 +45,22 @@ export async function createHttpApp(
     // While closing, answer new requests on kept-alive sockets with 503 instead of hanging them.
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Errors Fastify meets before routing (a path parameter over its length cap, a malformed URL)
+    // are Problems too, not Fastify's own JSON, and never echo the path back.
+    frameworkErrors: (error: { code?: string }, request: { id: string }, reply: { raw: ServerResponse }) => {
+      const problem =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new ApiProblem('not_found', 'Nothing is served at this path: a path segment is too long.')
+          : new ApiProblem('bad_request', 'The request URL is malformed.');
+      const body = JSON.stringify(problemBody(problem, options.config.DOCS_URL, request.id));
+      reply.raw
+        .writeHead(problem.status, {
+          'content-type': PROBLEM_CONTENT_TYPE,
+          'content-length': Buffer.byteLength(body),
+          'x-request-id': request.id,
+        })
+        .end(body);
+    },
   });
   const fastify = adapter.getInstance();
   fastify.addHook('onRoute', (route) => {
