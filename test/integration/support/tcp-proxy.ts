@@ -8,6 +8,8 @@ export class TcpProxy {
   private server?: net.Server;
   private readonly sockets = new Set<net.Socket>();
   port = 0;
+  /** How long a new client waits before the proxy connects it upstream (a slow network path). */
+  connectDelayMs = 0;
 
   constructor(
     private readonly targetHost: string,
@@ -16,19 +18,30 @@ export class TcpProxy {
 
   async start(port = 0): Promise<number> {
     this.server = net.createServer((client) => {
-      const upstream = net.connect(this.targetPort, this.targetHost);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => s.destroy());
-      }
-      client.pipe(upstream).pipe(client);
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
+      this.sockets.add(client);
+      client.on('close', () => this.sockets.delete(client));
+      client.on('error', () => client.destroy());
+      const relay = () => {
+        if (client.destroyed) return;
+        const upstream = net.connect(this.targetPort, this.targetHost);
+        this.sockets.add(upstream);
+        upstream.on('close', () => this.sockets.delete(upstream));
+        upstream.on('error', () => upstream.destroy());
+        client.pipe(upstream).pipe(client);
+        client.on('close', () => upstream.destroy());
+        upstream.on('close', () => client.destroy());
+      };
+      if (this.connectDelayMs > 0) setTimeout(relay, this.connectDelayMs);
+      else relay();
     });
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     this.port = (this.server!.address() as net.AddressInfo).port;
     return this.port;
+  }
+
+  /** Client and upstream sockets currently open through the proxy (two per relayed connection). */
+  get openSockets(): number {
+    return this.sockets.size;
   }
 
   /** Drops every open connection and refuses new ones. */

@@ -184,4 +184,29 @@ describe('AmqpConnection consumers', () => {
       await model.close();
     }
   });
+
+  it('close() while the connection is still being opened leaves no connection behind', async () => {
+    const target = new URL(services.amqpUrl);
+    const proxy = new TcpProxy(target.hostname, Number(target.port || 5672));
+    proxies.push(proxy);
+    const port = await proxy.start();
+    // The broker answers only after 300 ms: close() surely arrives while the connection opens.
+    proxy.connectDelayMs = 300;
+    const viaProxy = new URL(services.amqpUrl);
+    viaProxy.port = String(port);
+    const connection = new AmqpConnection(
+      { url: viaProxy.toString(), name: 'amqp-test-closing', prefetch: 5 },
+      logger,
+    );
+    connection.start();
+    // The socket is opening (or the AMQP handshake is under way) when close() arrives.
+    await eventually(async () => (proxy.openSockets > 0 ? true : undefined), 5000, 5);
+    expect(connection.isConnected()).toBe(false);
+    await connection.close();
+    expect(connection.isConnected()).toBe(false);
+    await eventually(async () => (proxy.openSockets === 0 ? true : undefined), 5000);
+    // And it stays closed: no reconnect follows.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(proxy.openSockets).toBe(0);
+  });
 });

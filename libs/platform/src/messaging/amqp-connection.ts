@@ -193,6 +193,8 @@ export class AmqpConnection {
     await this.drain();
     this.closing = true;
     clearTimeout(this.reconnectTimer);
+    // A connect under way finishes first (and closes what it opened), so nothing outlives close().
+    await this.connecting?.catch(() => undefined);
     const connection = this.connection;
     this.connection = undefined;
     this.publishChannel = undefined;
@@ -219,6 +221,11 @@ export class AmqpConnection {
         heartbeat: 15,
         timeout: 5000,
       });
+      // close() ran while the socket was opening: this connection is not wanted any more.
+      if (this.closing) {
+        await connection.close().catch(() => undefined);
+        return;
+      }
       connection.on('error', (err: Error) =>
         this.logger.warn({ err: err.message }, 'RabbitMQ connection error'),
       );
