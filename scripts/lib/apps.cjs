@@ -28,6 +28,18 @@ const GATEWAY_UPSTREAM_VARS = {
 };
 
 const DIST = path.join(ROOT, 'dist');
+
+/**
+ * The Node options every app process runs with in production (k8s/base/kustomization.yaml is the
+ * one place they are written): the scripts start apps the same way, so the benches measure what
+ * Kubernetes runs.
+ */
+const APP_NODE_OPTIONS = (() => {
+  const manifest = fs.readFileSync(path.join(ROOT, 'k8s', 'base', 'kustomization.yaml'), 'utf8');
+  const found = /^\s*- NODE_OPTIONS=(.+)$/m.exec(manifest);
+  if (!found) throw new Error('k8s/base/kustomization.yaml no longer sets NODE_OPTIONS for the apps');
+  return found[1].trim();
+})();
 const mainJs = (app) => path.join(DIST, 'apps', app, 'src', 'main.js');
 const cliJs = (app) => path.join(DIST, 'apps', app, 'src', 'cli.js');
 const GENERATOR_JS = path.join(DIST, 'apps', 'gateway', 'src', 'generate.js');
@@ -66,6 +78,7 @@ function appEnv({ services = {}, fixed = {}, gatewayPort = DEFAULT_PORTS.gateway
     DOCS_URL: `${publicBaseUrl.replace(/\/+$/, '')}/docs`,
     LOG_LEVEL: 'info',
     REDIS_KEY_PREFIX: `${appEnvName}:`,
+    NODE_OPTIONS: APP_NODE_OPTIONS,
   };
   for (const [k, v] of Object.entries(defaults)) if (!env[k]) env[k] = v;
   for (const [k, v] of Object.entries(services)) if (v !== undefined && v !== '') env[k] = String(v);
@@ -141,6 +154,7 @@ module.exports = {
   GATEWAY_UPSTREAM_VARS,
   GENERATOR_JS,
   mainJs,
+  APP_NODE_OPTIONS,
   cliJs,
   writtenApps,
   assertBuilt,

@@ -10,6 +10,8 @@ export declare const DEFAULT_PORTS: Record<NestAppName | 'gateway', number>;
 export declare const GATEWAY_UPSTREAM_VARS: Partial<Record<NestAppName, string>>;
 export declare const GENERATOR_JS: string;
 export declare function mainJs(app: string): string;
+/** The Node options of every app process, as k8s/base/kustomization.yaml sets them. */
+export declare const APP_NODE_OPTIONS: string;
 export declare function cliJs(app: string): string;
 export declare function writtenApps(): NestAppName[];
 export declare function assertBuilt(
