@@ -171,41 +171,58 @@ describe('WebhookSender over HTTPS', () => {
   });
 });
 
+/**
+ * A local partner endpoint answering with `handler`, and a sender allowed `connections` to it;
+ * `run` gets the sender and the endpoint's URL. Both are closed afterwards, whatever happens.
+ */
+async function withPartner(
+  handler: http.RequestListener,
+  run: (sender: WebhookSender, url: string, server: http.Server) => Promise<void>,
+  connections = 4,
+): Promise<void> {
+  const server = http.createServer(handler);
+  const port = await listen(server);
+  const sender = new WebhookSender({ APP_ENV: 'sandbox', WEBHOOK_CONNECTIONS_PER_TARGET: connections }, () =>
+    Promise.resolve(['127.0.0.1']),
+  );
+  try {
+    await run(sender, `http://partner.invalid:${port}/hook`, server);
+  } finally {
+    sender.onModuleDestroy();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+}
+
 describe('WebhookSender: connections per partner endpoint', () => {
   it('never opens more than WEBHOOK_CONNECTIONS_PER_TARGET, and reuses them for a burst', async () => {
     let open = 0;
     let mostOpen = 0;
     let opened = 0;
     let answered = 0;
-    const server = http.createServer((req, res) => {
+    const handler: http.RequestListener = (req, res) => {
       req.resume();
       // Answer a little later, so that the burst really competes for connections.
       req.on('end', () => setTimeout(() => res.writeHead(204).end(), 5));
       answered += 1;
-    });
-    server.on('connection', (socket) => {
-      opened += 1;
-      open += 1;
-      mostOpen = Math.max(mostOpen, open);
-      socket.on('close', () => (open -= 1));
-    });
-    const port = await listen(server);
-    const sender = new WebhookSender({ APP_ENV: 'sandbox', WEBHOOK_CONNECTIONS_PER_TARGET: 3 }, () =>
-      Promise.resolve(['127.0.0.1']),
+    };
+    await withPartner(
+      handler,
+      async (sender, url, server) => {
+        server.on('connection', (socket) => {
+          opened += 1;
+          open += 1;
+          mostOpen = Math.max(mostOpen, open);
+          socket.on('close', () => (open -= 1));
+        });
+        const outcomes = await Promise.all(Array.from({ length: 30 }, () => sender.post(request(url))));
+        expect(outcomes.every((o) => o.ok)).toBe(true);
+        expect(answered).toBe(30);
+        expect(mostOpen).toBeLessThanOrEqual(3);
+        expect(opened).toBeLessThanOrEqual(3);
+      },
+      3,
     );
-    try {
-      const outcomes = await Promise.all(
-        Array.from({ length: 30 }, () => sender.post(request(`http://partner.invalid:${port}/hook`))),
-      );
-      expect(outcomes.every((o) => o.ok)).toBe(true);
-      expect(answered).toBe(30);
-      expect(mostOpen).toBeLessThanOrEqual(3);
-      expect(opened).toBeLessThanOrEqual(3);
-    } finally {
-      sender.onModuleDestroy();
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    }
   });
 });
 
@@ -223,48 +240,28 @@ describe('WebhookSender: the budget covers the whole exchange', () => {
   ];
 
   it.each(cases)('%s: a failed attempt called "timeout", within the budget', async (_name, handler) => {
-    const server = http.createServer(handler);
-    const port = await listen(server);
-    const sender = new WebhookSender({ APP_ENV: 'sandbox', WEBHOOK_CONNECTIONS_PER_TARGET: 4 }, () =>
-      Promise.resolve(['127.0.0.1']),
-    );
-    try {
+    await withPartner(handler, async (sender, url) => {
       const started = Date.now();
-      const outcome = await sender.post({
-        ...request(`http://partner.invalid:${port}/hook`),
-        timeoutMs: 300,
-      });
+      const outcome = await sender.post({ ...request(url), timeoutMs: 300 });
       const took = Date.now() - started;
       expect(outcome).toEqual({ ok: false, statusCode: null, error: 'timeout' });
       expect(took).toBeGreaterThanOrEqual(290);
       expect(took).toBeLessThan(2000);
-    } finally {
-      sender.onModuleDestroy();
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    }
+    });
   });
 
   it('a connection the partner drops mid-answer is reported as such, not as a timeout', async () => {
-    const server = http.createServer((req, res) => {
+    const handler: http.RequestListener = (req, res) => {
       req.resume();
       res.writeHead(200);
       res.write('partial');
       setTimeout(() => res.socket?.destroy(), 20);
-    });
-    const port = await listen(server);
-    const sender = new WebhookSender({ APP_ENV: 'sandbox', WEBHOOK_CONNECTIONS_PER_TARGET: 4 }, () =>
-      Promise.resolve(['127.0.0.1']),
-    );
-    try {
-      const outcome = await sender.post(request(`http://partner.invalid:${port}/hook`));
+    };
+    await withPartner(handler, async (sender, url) => {
+      const outcome = await sender.post(request(url));
       expect(outcome.ok).toBe(false);
       expect(outcome.error).not.toBe('timeout');
       expect(outcome.error).toMatch(/aborted|reset|socket/i);
-    } finally {
-      sender.onModuleDestroy();
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    }
+    });
   });
 });
