@@ -1,6 +1,5 @@
-import { startCrewApi, type CrewApiHarness } from '../crew/support/crew-api';
 import { expectProblem } from '../crew/support/problems';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+import type { AuthServerHarness } from '../oauth/support/auth-server';
 import type { HttpResponse } from '../support/http';
 import { createPartner, freshEmail, seatCount, sha256Hex, statusOf } from './support/fixtures';
 import {
@@ -10,6 +9,8 @@ import {
   SUSPENDED,
   type Credentials,
   type SponsorshipApiHarness,
+  startSponsorshipStack,
+  type SponsorshipStack,
 } from './support/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';
@@ -34,19 +35,16 @@ function expectUnauthorized(res: HttpResponse): void {
 
 describe('sponsorship-api: Basic authentication and the partner program', () => {
   let auth: AuthServerHarness;
-  let crew: CrewApiHarness;
   let api: SponsorshipApiHarness;
+  let stack: SponsorshipStack | undefined;
 
   beforeAll(async () => {
-    auth = await startAuthServer();
-    crew = await startCrewApi(auth, {}, { rpc: true });
-    api = await startSponsorshipApi(auth);
+    stack = await startSponsorshipStack();
+    ({ auth, api } = stack);
   }, 60_000);
 
   afterAll(async () => {
-    await api?.close();
-    await crew?.close();
-    await auth?.close();
+    await stack?.close();
   });
 
   describe('401 invalid_token with WWW-Authenticate: Basic realm="partners"', () => {

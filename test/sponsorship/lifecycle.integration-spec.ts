@@ -1,5 +1,5 @@
-import { startCrewApi, type CrewApiHarness } from '../crew/support/crew-api';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+import type { CrewApiHarness } from '../crew/support/crew-api';
+import type { AuthServerHarness } from '../oauth/support/auth-server';
 import {
   createPartner,
   eventually,
@@ -14,7 +14,13 @@ import {
   statusOf,
   type SeatBody,
 } from './support/fixtures';
-import { startSponsorshipApi, type Credentials, type SponsorshipApiHarness } from './support/sponsorship-api';
+import {
+  startSponsorshipApi,
+  type Credentials,
+  type SponsorshipApiHarness,
+  startSponsorshipStack,
+  type SponsorshipStack,
+} from './support/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';
 
@@ -22,19 +28,17 @@ describe('seat lifecycle: activation on sign-up and expiry', () => {
   let auth: AuthServerHarness;
   let crew: CrewApiHarness;
   let api: SponsorshipApiHarness;
+  let stack: SponsorshipStack | undefined;
   let partner: Credentials;
 
   beforeAll(async () => {
-    auth = await startAuthServer();
-    crew = await startCrewApi(auth, {}, { rpc: true });
-    api = await startSponsorshipApi(auth);
+    stack = await startSponsorshipStack();
+    ({ auth, crew, api } = stack);
     partner = await createPartner(api.db, { memberLeft: true });
   }, 60_000);
 
   afterAll(async () => {
-    await api?.close();
-    await crew?.close();
-    await auth?.close();
+    await stack?.close();
   });
 
   async function provision(email: string, who: Credentials = partner, extra: object = {}): Promise<SeatBody> {

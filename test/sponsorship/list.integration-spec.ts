@@ -1,6 +1,4 @@
-import { startCrewApi, type CrewApiHarness } from '../crew/support/crew-api';
 import { expectInvalidFields } from '../crew/support/problems';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
 import {
   createPartner,
   fresh,
@@ -12,9 +10,10 @@ import {
 } from './support/fixtures';
 import {
   PARTNER_B,
-  startSponsorshipApi,
   type Credentials,
   type SponsorshipApiHarness,
+  startSponsorshipStack,
+  type SponsorshipStack,
 } from './support/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';
@@ -25,17 +24,15 @@ interface Page {
 }
 
 describe('GET /v1/partners/sponsorships', () => {
-  let auth: AuthServerHarness;
-  let crew: CrewApiHarness;
   let api: SponsorshipApiHarness;
+  let stack: SponsorshipStack | undefined;
   /** 60 invited seats inserted as a block (every three share one invited_at), plus closed ones. */
   let partner: Credentials;
   let tag: string;
 
   beforeAll(async () => {
-    auth = await startAuthServer();
-    crew = await startCrewApi(auth, {}, { rpc: true });
-    api = await startSponsorshipApi(auth);
+    stack = await startSponsorshipStack();
+    api = stack.api;
     partner = await createPartner(api.db);
     tag = fresh('l');
     await insertInvitedSeats(api.db, partner.id, tag, 60);
@@ -58,9 +55,7 @@ describe('GET /v1/partners/sponsorships', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await api?.close();
-    await crew?.close();
-    await auth?.close();
+    await stack?.close();
   });
 
   async function page(who: Credentials, query: string): Promise<Page> {

@@ -1,6 +1,5 @@
-import { startCrewApi, type CrewApiHarness } from '../crew/support/crew-api';
+import type { CrewApiHarness } from '../crew/support/crew-api';
 import { expectInvalidFields, expectProblem } from '../crew/support/problems';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
 import {
   createPartner,
   freshEmail,
@@ -14,9 +13,10 @@ import {
 } from './support/fixtures';
 import {
   PARTNER,
-  startSponsorshipApi,
   type Credentials,
   type SponsorshipApiHarness,
+  startSponsorshipStack,
+  type SponsorshipStack,
 } from './support/sponsorship-api';
 
 const LEFT = '/v1/partners/members/left';
@@ -29,16 +29,15 @@ interface LeftBody {
 }
 
 describe('POST /v1/partners/members/left', () => {
-  let auth: AuthServerHarness;
   let crew: CrewApiHarness;
   let api: SponsorshipApiHarness;
+  let stack: SponsorshipStack | undefined;
   /** A partner flagged for member-left, of these tests alone. */
   let flagged: Credentials;
 
   beforeAll(async () => {
-    auth = await startAuthServer();
-    crew = await startCrewApi(auth, {}, { rpc: true });
-    api = await startSponsorshipApi(auth);
+    stack = await startSponsorshipStack();
+    ({ crew, api } = stack);
     flagged = await createPartner(api.db, { memberLeft: true });
   }, 60_000);
 
@@ -50,9 +49,7 @@ describe('POST /v1/partners/members/left', () => {
     await api?.db.query(
       `UPDATE sponsorship.seats SET status = 'active', closed_at = NULL WHERE sponsorship_id = 'sps_sandbox_sam_lee'`,
     );
-    await api?.close();
-    await crew?.close();
-    await auth?.close();
+    await stack?.close();
   });
 
   async function left(body: unknown, who: Credentials = flagged): Promise<LeftBody> {

@@ -1,6 +1,5 @@
-import { startCrewApi, type CrewApiHarness } from '../crew/support/crew-api';
+import type { CrewApiHarness } from '../crew/support/crew-api';
 import { expectInvalidFields, expectProblem } from '../crew/support/problems';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
 import {
   createPartner,
   fresh,
@@ -13,7 +12,12 @@ import {
   seatIdOf,
   statusOf,
 } from './support/fixtures';
-import { startSponsorshipApi, type Credentials, type SponsorshipApiHarness } from './support/sponsorship-api';
+import {
+  type Credentials,
+  type SponsorshipApiHarness,
+  startSponsorshipStack,
+  type SponsorshipStack,
+} from './support/sponsorship-api';
 
 const RECONCILE = '/v1/partners/sponsorships/reconcile';
 
@@ -27,20 +31,17 @@ interface ReconcileBody {
 }
 
 describe('POST /v1/partners/sponsorships/reconcile', () => {
-  let auth: AuthServerHarness;
   let crew: CrewApiHarness;
   let api: SponsorshipApiHarness;
+  let stack: SponsorshipStack | undefined;
 
   beforeAll(async () => {
-    auth = await startAuthServer();
-    crew = await startCrewApi(auth, {}, { rpc: true });
-    api = await startSponsorshipApi(auth);
+    stack = await startSponsorshipStack();
+    ({ crew, api } = stack);
   }, 60_000);
 
   afterAll(async () => {
-    await api?.close();
-    await crew?.close();
-    await auth?.close();
+    await stack?.close();
   });
 
   /** A partner of its own with `count` invited seats; `email(i)` and `ref(i)` name seat i. */

@@ -1,6 +1,6 @@
-import { startCrewApi, type CrewApiHarness } from '../crew/support/crew-api';
+import type { CrewApiHarness } from '../crew/support/crew-api';
 import { expectInvalidFields, expectProblem } from '../crew/support/problems';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+import type { AuthServerHarness } from '../oauth/support/auth-server';
 import {
   createPartner,
   freshEmail,
@@ -17,6 +17,8 @@ import {
   startSponsorshipApi,
   type Credentials,
   type SponsorshipApiHarness,
+  startSponsorshipStack,
+  type SponsorshipStack,
 } from './support/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';
@@ -26,21 +28,19 @@ describe('sponsorship seats: provision, get, remove', () => {
   let auth: AuthServerHarness;
   let crew: CrewApiHarness;
   let api: SponsorshipApiHarness;
+  let stack: SponsorshipStack | undefined;
   let partner: Credentials;
   let other: Credentials;
 
   beforeAll(async () => {
-    auth = await startAuthServer();
-    crew = await startCrewApi(auth, {}, { rpc: true });
-    api = await startSponsorshipApi(auth);
+    stack = await startSponsorshipStack();
+    ({ auth, crew, api } = stack);
     partner = await createPartner(api.db);
     other = await createPartner(api.db);
   }, 60_000);
 
   afterAll(async () => {
-    await api?.close();
-    await crew?.close();
-    await auth?.close();
+    await stack?.close();
   });
 
   const provision = (body: unknown, who: Credentials = partner) => api.call('POST', SEATS, who, body);

@@ -1,22 +1,21 @@
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
-import { startCrewApi, type CrewApiHarness } from '../crew/support/crew-api';
-import { PARTNER, startSponsorshipApi, type SponsorshipApiHarness } from './support/sponsorship-api';
+import {
+  PARTNER,
+  type SponsorshipApiHarness,
+  startSponsorshipStack,
+  type SponsorshipStack,
+} from './support/sponsorship-api';
 
 describe('sponsorship-api smoke', () => {
-  let auth: AuthServerHarness;
-  let crew: CrewApiHarness;
   let api: SponsorshipApiHarness;
+  let stack: SponsorshipStack | undefined;
 
   beforeAll(async () => {
-    auth = await startAuthServer();
-    crew = await startCrewApi(auth, {}, { rpc: true });
-    api = await startSponsorshipApi(auth);
+    stack = await startSponsorshipStack();
+    api = stack.api;
   }, 60_000);
 
   afterAll(async () => {
-    await api?.close();
-    await crew?.close();
-    await auth?.close();
+    await stack?.close();
   });
 
   it('lists the sandbox seats of sandbox-partner', async () => {

@@ -3,8 +3,8 @@ import { createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platfo
 import { Pool } from 'pg';
 import { SPONSORSHIP_API } from '../../../apps/sponsorship-api/src/app.definition';
 import { SeatExpiryJob } from '../../../apps/sponsorship-api/src/seats/seat-expiry.job';
-import { resourceAppEnv } from '../../crew/support/crew-api';
-import type { AuthServerHarness } from '../../oauth/support/auth-server';
+import { resourceAppEnv, startCrewApi, type CrewApiHarness } from '../../crew/support/crew-api';
+import { startAuthServer, type AuthServerHarness } from '../../oauth/support/auth-server';
 import { request, type HttpResponse } from '../../support/http';
 
 /** The sandbox partners' Basic credentials (decisions.md, Sandbox). */
@@ -89,4 +89,35 @@ export async function startSponsorshipApi(
       await db.end();
     },
   };
+}
+
+/** What a sponsorship spec runs against: auth-server, crew-api answering its RPCs, sponsorship-api. */
+export interface SponsorshipStack {
+  readonly auth: AuthServerHarness;
+  readonly crew: CrewApiHarness;
+  readonly api: SponsorshipApiHarness;
+  /** Closes the three in reverse order of their start. */
+  close(): Promise<void>;
+}
+
+/** Starts the three; if one fails to start, the ones already running are closed before it rethrows. */
+export async function startSponsorshipStack(
+  env: Readonly<Record<string, string>> = {},
+): Promise<SponsorshipStack> {
+  const started: { close(): Promise<void> }[] = [];
+  const close = async () => {
+    for (const harness of started.splice(0).reverse()) await harness.close();
+  };
+  try {
+    const auth = await startAuthServer();
+    started.push(auth);
+    const crew = await startCrewApi(auth, {}, { rpc: true });
+    started.push(crew);
+    const api = await startSponsorshipApi(auth, env);
+    started.push(api);
+    return { auth, crew, api, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }
