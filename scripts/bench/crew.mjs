@@ -21,6 +21,7 @@ const require = createRequire(import.meta.url);
 const autocannon = require('autocannon');
 const { ROOT } = require('../lib/deps.cjs');
 const apps = require('../lib/apps.cjs');
+const { onboardPartner } = require('./partners.cjs');
 const { which } = require('../lib/procs.cjs');
 const { freePort, waitForHttpOk, redisCommands } = require('../lib/net.cjs');
 const { provision } = require('../lib/services.cjs');
@@ -183,7 +184,13 @@ export async function benchCrew() {
 
     const tokens = [];
     for (let i = 0; i < 4; i += 1)
-      tokens.push(await mintToken(envFor(0), authPort, await onboard(envFor(0), `bench-${i}`)));
+      tokens.push(
+        await mintToken(
+          envFor(0),
+          authPort,
+          onboardPartner(envFor(0), `bench-${i}`, { scopes: 'profile:read seatime:read vessels:read' }),
+        ),
+      );
     const [meAuth, gatewayAuth, revalidateAuth, vesselsAuth] = tokens.map((t) => ({
       authorization: `Bearer ${t}`,
     }));
@@ -269,28 +276,6 @@ export async function benchCrew() {
     await new Promise((r) => setTimeout(r, 1500));
     await resources?.cleanup();
   }
-}
-
-/** Onboards a partner with the operators' CLI; returns its credentials. */
-async function onboard(env, clientId) {
-  const out = execFileSync(
-    process.execPath,
-    [
-      apps.cliJs('auth-server'),
-      'partners',
-      'create',
-      '--client-id',
-      clientId,
-      '--name',
-      `Bench ${clientId}`,
-      '--redirect-uri',
-      'http://localhost:8765/callback',
-      '--scopes',
-      'profile:read seatime:read vessels:read',
-    ],
-    { env: { ...env, LOG_LEVEL: 'warn' }, encoding: 'utf8' },
-  );
-  return { client_id: clientId, client_secret: /client_secret\s+(\S+)/.exec(out)[1] };
 }
 
 /** A token for alex.morgan with every scope, minted the way a partner gets one. */

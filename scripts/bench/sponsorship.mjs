@@ -10,7 +10,7 @@
 // Results go to bench/results/sponsorship-<time>.json. BENCH_SECONDS (4), BENCH_CONNECTIONS (20).
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -18,6 +18,7 @@ const autocannon = require('autocannon');
 const { Client } = require('pg');
 const { ROOT } = require('../lib/deps.cjs');
 const apps = require('../lib/apps.cjs');
+const { onboardPartner } = require('./partners.cjs');
 const { freePort, waitForHttpOk } = require('../lib/net.cjs');
 const { provision } = require('../lib/services.cjs');
 const { createRunResources } = require('../lib/isolation.cjs');
@@ -43,26 +44,9 @@ function memory(pid) {
   return { peak_mib: Math.round(kib('VmHWM') / 1024), rss_mib: Math.round(kib('VmRSS') / 1024) };
 }
 
+/** A sponsoring partner's Basic authorization header. */
 function onboard(env, clientId) {
-  const out = execFileSync(
-    process.execPath,
-    [
-      apps.cliJs('auth-server'),
-      'partners',
-      'create',
-      '--client-id',
-      clientId,
-      '--name',
-      `Bench ${clientId}`,
-      '--redirect-uri',
-      'http://localhost:8765/callback',
-      '--scopes',
-      'profile:read',
-      '--sponsorship',
-    ],
-    { env: { ...env, LOG_LEVEL: 'warn' }, encoding: 'utf8' },
-  );
-  const secret = /client_secret\s+(\S+)/.exec(out)[1];
+  const { client_secret: secret } = onboardPartner(env, clientId, { sponsorship: true });
   return { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` };
 }
 

@@ -22,6 +22,7 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { ROOT } = require('../lib/deps.cjs');
 const apps = require('../lib/apps.cjs');
+const { onboardPartner } = require('./partners.cjs');
 const { freePort, waitForHttpOk } = require('../lib/net.cjs');
 const { provision } = require('../lib/services.cjs');
 const { createRunResources } = require('../lib/isolation.cjs');
@@ -125,25 +126,10 @@ export async function benchWebhooks() {
 
     // One partner, receiving every record event of the sandbox members.
     const clientId = 'bench-webhooks';
-    execFileSync(
-      process.execPath,
-      [
-        apps.cliJs('auth-server'),
-        'partners',
-        'create',
-        '--client-id',
-        clientId,
-        '--name',
-        'Bench webhooks',
-        '--redirect-uri',
-        'http://localhost:8765/callback',
-        '--scopes',
-        'profile:read seatime:read vessels:read',
-        '--webhook-url',
-        `http://127.0.0.1:${receiverPort}/hook`,
-      ],
-      { env: { ...envFor(0), LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] },
-    );
+    onboardPartner(envFor(0), clientId, {
+      scopes: 'profile:read seatime:read vessels:read',
+      webhookUrl: `http://127.0.0.1:${receiverPort}/hook`,
+    });
     for (const m of SANDBOX_MEMBERS) {
       await db.query(
         `INSERT INTO auth.consents (user_id, client_id, scopes)
