@@ -28,3 +28,4 @@ export * from './outbox/outbox.module';
 export * from './redis/redis.module';
 export * from './app/app-runner';
 export * from './http/conditional-get';
+export * from './database/group-batcher';

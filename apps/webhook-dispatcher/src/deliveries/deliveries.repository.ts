@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@svc/platform';
+import { TransactionRunner, GroupBatcher } from '@svc/platform';
 import type { Pool, QueryResultRow } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import { GroupBatcher } from './group-batcher';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 

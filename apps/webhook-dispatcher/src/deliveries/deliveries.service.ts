@@ -7,12 +7,11 @@ import {
   type WebhookRecipient,
   type WebhookRecipientsRequest,
 } from '@svc/contracts';
-import { AmqpConnection, APP_CONFIG, APP_LOGGER, RpcClient } from '@svc/platform';
+import { AmqpConnection, APP_CONFIG, APP_LOGGER, RpcClient, GroupBatcher } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
 import { DeliveriesRepository, type Delivery } from './deliveries.repository';
 import { enqueueAttempt, type DeliveryMessage } from './delivery-message';
-import { GroupBatcher } from './group-batcher';
 import { RecipientCache } from './recipient-cache';
 import { nextAttemptAt, type RetryPolicy } from './retry-policy';
 import { retryQueue } from './webhook-queues';

@@ -74,4 +74,49 @@ describe('GroupBatcher', () => {
     await expect(failed[1]).resolves.toBe(2);
     await expect(batcher.submit(3)).resolves.toBe(3);
   });
+
+  describe('gathering the turn', () => {
+    it('sends every call of one turn in one write, and a later call in a new one', async () => {
+      const writes: string[][] = [];
+      const batcher = new GroupBatcher<string, string>(
+        (items) => {
+          writes.push([...items]);
+          return Promise.resolve(items.map((k) => k.toUpperCase()));
+        },
+        100,
+        4,
+        true,
+      );
+      const answers = await Promise.all(['a', 'b', 'a', 'c'].map((k) => batcher.submit(k)));
+      expect(answers).toEqual(['A', 'B', 'A', 'C']);
+      expect(writes).toEqual([['a', 'b', 'a', 'c']]);
+      await expect(batcher.submit('d')).resolves.toBe('D');
+      expect(writes).toEqual([['a', 'b', 'a', 'c'], ['d']]);
+    });
+
+    it('splits a turn at maxBatch and rejects every call of a failed write', async () => {
+      const writes: number[][] = [];
+      const batcher = new GroupBatcher<number, number>(
+        (items) => {
+          writes.push([...items]);
+          return items.includes(4) ? Promise.reject(new Error('database away')) : Promise.resolve([...items]);
+        },
+        3,
+        4,
+        true,
+      );
+      const outcomes = await Promise.allSettled([1, 2, 3, 4, 5].map((n) => batcher.submit(n)));
+      expect(writes).toEqual([
+        [1, 2, 3],
+        [4, 5],
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual([
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
+        'rejected',
+        'rejected',
+      ]);
+    });
+  });
 });
