@@ -199,7 +199,8 @@ describe('sponsorship-api: Basic authentication and the partner program', () => 
         const l = limits(res);
         expect(l.limit).toBe('5');
         expect(l.reset).toBeGreaterThanOrEqual(nowSeconds);
-        expect(l.reset).toBeLessThanOrEqual(nowSeconds + 61);
+        // The oldest counted call frees its slot 60 s after it was made, which is no later than now.
+        expect(l.reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 60);
         seen.push(l.remaining ?? '');
       }
       expect(seen).toEqual(['4', '3', '2', '1', '0']);
