@@ -45,6 +45,23 @@ describe('CursorCodec', () => {
     expect(codeOf(() => codec.decode('usr_1', `${forged}.${signature}`))).toBe('invalid_cursor');
   });
 
+  it('refuses the other spellings of a signature that decode to the same bytes', () => {
+    const issued = codec.encode('usr_1', cursor);
+    const [payload, signature] = issued.split('.');
+    // The 43rd base64url character carries 4 bits of the digest and 2 unused bits.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(signature.slice(-1));
+    const spellings = [0, 1, 2, 3]
+      .map((low) => signature.slice(0, -1) + alphabet[(last & ~3) | low])
+      .filter((s) => s !== signature);
+    expect(spellings).toHaveLength(3);
+    for (const spelling of spellings) {
+      expect(Buffer.from(spelling, 'base64url')).toEqual(Buffer.from(signature, 'base64url'));
+      expect(codeOf(() => codec.decode('usr_1', `${payload}.${spelling}`))).toBe('invalid_cursor');
+    }
+    expect(codec.decode('usr_1', issued)).toEqual(cursor);
+  });
+
   it.each(['', 'abc', 'a.b', `${'a'.repeat(2000)}.x`, 'eyJ9.' + 'A'.repeat(43), '!!!.' + 'A'.repeat(43)])(
     'refuses %p',
     (text) => {
