@@ -1,4 +1,13 @@
-import { AMQP_CONFIG, BASE_CONFIG, DATABASE_CONFIG, int, REDIS_CONFIG, str, url } from '@svc/platform';
+import {
+  AMQP_CONFIG,
+  BASE_CONFIG,
+  DATABASE_CONFIG,
+  int,
+  OUTBOX_CONFIG,
+  REDIS_CONFIG,
+  str,
+  url,
+} from '@svc/platform';
 import { SANDBOX_DEFAULT_WEBHOOK_URL } from '@svc/contracts';
 
 export const AUTH_SERVER_CONFIG = {
@@ -6,6 +15,7 @@ export const AUTH_SERVER_CONFIG = {
   ...DATABASE_CONFIG,
   ...REDIS_CONFIG,
   ...AMQP_CONFIG,
+  ...OUTBOX_CONFIG,
   AUTH_CODE_TTL_SECONDS: int('lifetime of an authorization code', { default: '60', min: 1, max: 600 }),
   ACCESS_TOKEN_TTL_SECONDS: int('lifetime of an access token', { default: '3600', min: 1 }),
   REFRESH_TOKEN_TTL_SECONDS: int('lifetime of a refresh token', { default: '7776000', min: 60 }),

@@ -2,6 +2,7 @@ import {
   AMQP_CONFIG,
   BASE_CONFIG,
   DATABASE_CONFIG,
+  OUTBOX_CONFIG,
   REDIS_CONFIG,
   str,
   type AppEnv,
@@ -40,6 +41,7 @@ export const CREW_API_CONFIG = {
   ...DATABASE_CONFIG,
   ...REDIS_CONFIG,
   ...AMQP_CONFIG,
+  ...OUTBOX_CONFIG,
   ...RATE_LIMIT_CONFIG,
   INTERNAL_API_TOKEN: str('bearer token of the internal records API; no default in production', {
     sandboxDefault: 'sandbox-internal-token',

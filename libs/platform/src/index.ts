@@ -24,6 +24,8 @@ export * from './http/field-reader';
 export * from './outbox/outbox-message.entity';
 export * from './outbox/outbox.repository';
 export * from './outbox/outbox-relay';
+export * from './outbox/outbox-pruner';
+export * from './outbox/outbox-retention.migration';
 export * from './outbox/outbox.module';
 export * from './redis/redis.module';
 export * from './app/app-runner';

@@ -1,9 +1,11 @@
 import { CreateOutbox1763740000000 } from './1763740000000-createOutbox';
 import { CreateCrewRecords1763770000000 } from './1763770000000-createCrewRecords';
 import { MembershipSeat1764000000000 } from './1764000000000-membershipSeat';
+import { OutboxRetention1764200000000 } from './1764200000000-outboxRetention';
 
 export const CREW_API_MIGRATIONS = [
   CreateOutbox1763740000000,
   CreateCrewRecords1763770000000,
   MembershipSeat1764000000000,
+  OutboxRetention1764200000000,
 ];

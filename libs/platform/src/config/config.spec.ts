@@ -5,6 +5,7 @@ import {
   durationList,
   int,
   loadConfig,
+  OUTBOX_CONFIG,
   parseDuration,
 } from './config';
 
@@ -63,6 +64,17 @@ describe('loadConfig', () => {
 
   it('enforces integer ranges', () => {
     expect(() => loadConfig({ N: int('n', { min: 1 }) }, { N: '0' })).toThrow(/N must be >= 1/);
+  });
+
+  it('keeps published outbox messages 7 days unless told otherwise, 0 meaning for ever', () => {
+    expect(loadConfig(OUTBOX_CONFIG, {}).OUTBOX_RETENTION_DAYS).toBe(7);
+    expect(loadConfig(OUTBOX_CONFIG, { OUTBOX_RETENTION_DAYS: '0' }).OUTBOX_RETENTION_DAYS).toBe(0);
+    expect(() => loadConfig(OUTBOX_CONFIG, { OUTBOX_RETENTION_DAYS: '-1' })).toThrow(
+      /OUTBOX_RETENTION_DAYS must be >= 0/,
+    );
+    expect(() => loadConfig(OUTBOX_CONFIG, { OUTBOX_RETENTION_DAYS: 'a week' })).toThrow(
+      /OUTBOX_RETENTION_DAYS must be an integer/,
+    );
   });
 
   it('parses durations', () => {

@@ -197,6 +197,21 @@ export const AMQP_CONFIG = {
   }),
 } satisfies ConfigSpec;
 
+/**
+ * Variables of an app with a transactional outbox (OutboxModule). Published messages are kept a
+ * while as an audit trail and for replaying by hand, then pruned; unpublished ones never are.
+ */
+export const OUTBOX_CONFIG = {
+  OUTBOX_RETENTION_DAYS: int(
+    'days a published outbox message is kept before it is pruned; 0 keeps them all',
+    {
+      default: '7',
+      min: 0,
+      max: 3650,
+    },
+  ),
+} satisfies ConfigSpec;
+
 export function loadConfig<S extends ConfigSpec>(spec: S, env: NodeJS.ProcessEnv): ConfigOf<S> {
   const problems: { variable: string; reason: string }[] = [];
   const rawAppEnv = env.APP_ENV?.trim();

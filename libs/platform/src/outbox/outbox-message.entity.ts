@@ -7,6 +7,7 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 
  */
 @Entity({ name: 'outbox_messages' })
 @Index('outbox_messages_unpublished', ['id'], { where: 'published_at IS NULL' })
+@Index('outbox_messages_retention', ['createdAt'], { where: 'published_at IS NOT NULL' })
 export class OutboxMessageEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;

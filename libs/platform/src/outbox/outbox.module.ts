@@ -7,21 +7,37 @@ import {
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AmqpConnection } from '../messaging/amqp-connection';
-import { APP_LOGGER } from '../platform.module';
+import { APP_CONFIG, APP_LOGGER } from '../platform.module';
+import { OutboxPruner } from './outbox-pruner';
 import { OutboxRelay } from './outbox-relay';
 import { OutboxRepository } from './outbox.repository';
 
 class OutboxRelayLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  constructor(private readonly relay: OutboxRelay) {}
+  constructor(
+    private readonly relay: OutboxRelay,
+    private readonly pruner: OutboxPruner,
+  ) {}
   onApplicationBootstrap() {
     this.relay.start();
+    this.pruner.start();
   }
   async beforeApplicationShutdown() {
-    await this.relay.stop();
+    await Promise.all([this.relay.stop(), this.pruner.stop()]);
   }
 }
 
-/** The transactional outbox: OutboxRepository for writers, and a relay running in every replica. */
+function retentionDaysOf(config: unknown): number {
+  const days = (config as { OUTBOX_RETENTION_DAYS?: unknown }).OUTBOX_RETENTION_DAYS;
+  if (typeof days !== 'number') {
+    throw new Error('the app uses OutboxModule, but its config spec lacks OUTBOX_CONFIG from @svc/platform');
+  }
+  return days;
+}
+
+/**
+ * The transactional outbox: OutboxRepository for writers, and in every replica a relay and a
+ * pruner (published messages older than OUTBOX_RETENTION_DAYS).
+ */
 @Module({})
 export class OutboxModule {
   static forRoot(): DynamicModule {
@@ -36,12 +52,20 @@ export class OutboxModule {
             new OutboxRelay(ds, amqp, logger.child({ component: 'outbox' })),
         },
         {
+          provide: OutboxPruner,
+          inject: [DataSource, APP_LOGGER, APP_CONFIG],
+          useFactory: (ds: DataSource, logger: Logger, config: unknown) =>
+            new OutboxPruner(ds, logger.child({ component: 'outbox' }), {
+              retentionDays: retentionDaysOf(config),
+            }),
+        },
+        {
           provide: OutboxRelayLifecycle,
-          inject: [OutboxRelay],
-          useFactory: (r: OutboxRelay) => new OutboxRelayLifecycle(r),
+          inject: [OutboxRelay, OutboxPruner],
+          useFactory: (r: OutboxRelay, p: OutboxPruner) => new OutboxRelayLifecycle(r, p),
         },
       ],
-      exports: [OutboxRepository, OutboxRelay],
+      exports: [OutboxRepository, OutboxRelay, OutboxPruner],
     };
   }
 }

@@ -66,4 +66,27 @@ export class OutboxRepository {
       .whereInIds(ids)
       .execute();
   }
+
+  /**
+   * Deletes up to `limit` published messages created more than `olderThanDays` ago; returns how
+   * many. Unpublished messages are never deleted, however old: an event that could not reach the
+   * broker is kept until it does. SKIP LOCKED lets several replicas prune side by side, and the
+   * partial index `outbox_messages_retention` keeps each batch a range scan of the old rows only.
+   */
+  async prunePublished(manager: EntityManager, olderThanDays: number, limit: number): Promise<number> {
+    const rows = await manager.query<{ deleted: number }[]>(
+      `WITH doomed AS (
+         SELECT id FROM outbox_messages
+          WHERE published_at IS NOT NULL AND created_at < now() - make_interval(days => $1)
+          ORDER BY created_at
+          LIMIT $2
+          FOR UPDATE SKIP LOCKED
+       ), gone AS (
+         DELETE FROM outbox_messages o USING doomed WHERE o.id = doomed.id RETURNING 1
+       )
+       SELECT count(*)::int AS deleted FROM gone`,
+      [olderThanDays, limit],
+    );
+    return rows[0]?.deleted ?? 0;
+  }
 }
