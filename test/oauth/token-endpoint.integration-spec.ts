@@ -158,6 +158,20 @@ describe('invalid_request: missing or malformed parameter (RFC 6749 §5.2)', () 
     expectOAuthError(res, 400, 'invalid_request');
   });
 
+  it.each(['/oauth/token%zz', '/oauth/to%E0%A4%Aken', '/oauth/revoke%'])(
+    'a malformed escape in the path (%s) → 400 invalid_request in the RFC 6749 shape, not a Problem',
+    async (path) => {
+      const res = await request(`${auth.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=refresh_token&refresh_token=x',
+      });
+      expectOAuthError(res, 400, 'invalid_request');
+      expect(res.header('cache-control')).toBe('no-store');
+      expect(res.header('x-request-id')).toBeTruthy();
+    },
+  );
+
   it('GET /oauth/token is not a token request (RFC 6749 §3.2: POST only) and is never a 200', async () => {
     const res = await request(`${auth.url}/oauth/token?grant_type=refresh_token`);
     expect([400, 404, 405]).toContain(res.status);

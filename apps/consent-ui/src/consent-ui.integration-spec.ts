@@ -251,6 +251,14 @@ describe('the consent screen', () => {
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(page.body).toContain('This request cannot be completed');
   });
+
+  it('answers a malformed escape in the path with a 400 page, not JSON', async () => {
+    const page = await new Browser().get('/oauth/authorize%zz?client_id=sandbox-partner');
+    expect(page.status).toBe(400);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('x-request-id')).toBeTruthy();
+    expect(page.body).toContain('</html>');
+  });
 });
 
 describe('connected partners', () => {

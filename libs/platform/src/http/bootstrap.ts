@@ -1,6 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DEFAULT_BODY_LIMIT_BYTES, findGatewayRoute } from '@svc/contracts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ReadinessRegistry } from '../health/readiness';
@@ -46,12 +47,15 @@ export async function createHttpApp(
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Errors Fastify meets before routing (a path parameter over its length cap, a malformed URL)
-    // are Problems too, not Fastify's own JSON, and never echo the path back.
+    // get the app's error shape too (Problem Details, or the app's renderer: RFC 6749 JSON on
+    // /oauth/*, an HTML page in consent-ui), never Fastify's own JSON, and never echo the path.
+    // (Typed loosely: Nest's adapter brings its own copy of Fastify's types.)
     frameworkErrors: (error: { code?: string }, request: { id: string }, reply: { raw: ServerResponse }) => {
       const problem =
         error.code === 'FST_ERR_MAX_PARAM_LENGTH'
           ? new ApiProblem('not_found', 'Nothing is served at this path: a path segment is too long.')
           : new ApiProblem('bad_request', 'The request URL is malformed.');
+      if (options.renderError?.(error, problem, request as FastifyRequest, reply as FastifyReply)) return;
       const body = JSON.stringify(problemBody(problem, options.config.DOCS_URL, request.id));
       reply.raw
         .writeHead(problem.status, {
