@@ -31,6 +31,8 @@ export interface AuthServerHarness {
   /** This run's Redis, with its key prefix (the introspection cache lives there). */
   readonly redis: Redis;
   readonly services: ReturnType<typeof testServices>;
+  /** The app itself, for tests that arrange state through its services. */
+  readonly app: NestFastifyApplication;
   close(): Promise<void>;
 }
 
@@ -83,6 +85,7 @@ export async function startAuthServer(
     rpc,
     redis,
     services,
+    app,
     async close() {
       await rpc.onApplicationShutdown();
       await redis.quit().catch(() => redis.disconnect());

@@ -101,6 +101,9 @@ export class FormClient {
   /** Every cookie value any response ever set (for tests that look for them where they must not be). */
   readonly seenCookieValues = new Set<string>();
 
+  /** Sent with every request (e.g. the `X-Forwarded-For` a gateway would add). */
+  readonly headers: Record<string, string> = {};
+
   /** `aliases`: other origins that mean this server (PUBLIC_BASE_URL when it is not the one called). */
   constructor(
     readonly baseUrl: string,
@@ -125,7 +128,7 @@ export class FormClient {
     init: { method?: string; body?: URLSearchParams; headers?: Record<string, string> } = {},
   ) {
     const url = this.local(pathOrUrl) ?? new URL(pathOrUrl, this.baseUrl);
-    const headers: Record<string, string> = { ...init.headers };
+    const headers: Record<string, string> = { ...this.headers, ...init.headers };
     if (this.cookies.size) headers.cookie = this.cookieHeader();
     if (init.body) headers['content-type'] = 'application/x-www-form-urlencoded';
     const res = await fetch(url, {

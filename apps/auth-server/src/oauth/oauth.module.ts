@@ -21,6 +21,8 @@ import { TokensService } from '../tokens/tokens.service';
 import { LoginHandler } from '../users/login.handler';
 import { UsersRepository } from '../users/users.repository';
 import { UsersService } from '../users/users.service';
+import { SignInService } from '../users/sign-in.service';
+import { SignInThrottle } from '../users/sign-in-throttle';
 import { UserinfoController } from '../userinfo/userinfo.controller';
 import { UserinfoService } from '../userinfo/userinfo.service';
 import { WebhookRecipientsHandler } from '../webhooks/webhook-recipients.handler';
@@ -38,6 +40,8 @@ const repositories = [
 const services = [
   PartnersService,
   UsersService,
+  SignInService,
+  SignInThrottle,
   ConsentsService,
   AuthorizeService,
   TokensService,

@@ -97,7 +97,7 @@ describe('POST /login', () => {
     );
     expect(cookies[1]).toMatch(/^svc_login_csrf=; Path=\/login; Max-Age=0/);
     expect(t.rpc.callsOf(AUTH_LOGIN)).toEqual([
-      { email: 'alex.morgan@sandbox.test', password: 'sandbox-password' },
+      { email: 'alex.morgan@sandbox.test', password: 'sandbox-password', client_ip: '127.0.0.1' },
     ]);
     expect(t.sessions.rows.size).toBe(1);
     expect([...t.sessions.rows.values()][0].userId).toBe('usr_alex');
@@ -145,6 +145,38 @@ describe('POST /login', () => {
     expect(unknown.body.replace(/nobody@sandbox\.test/g, '')).toBe(
       wrongPassword.body.replace(/alex\.morgan@sandbox\.test/g, ''),
     );
+    expect(t.sessions.rows.size).toBe(0);
+  });
+
+  it('passes auth-server the address the gateway appended, not one the client put before it', async () => {
+    const { cookie, csrf } = await openForm(t);
+    await t.app.inject({
+      method: 'POST',
+      url: '/login',
+      ...form({ email: 'alex.morgan@sandbox.test', password: 'nope', csrf }),
+      headers: {
+        ...form({}).headers,
+        cookie,
+        'x-forwarded-for': '198.51.100.1, 203.0.113.7',
+      },
+    });
+    expect(t.rpc.callsOf(AUTH_LOGIN)).toEqual([expect.objectContaining({ client_ip: '203.0.113.7' })]);
+  });
+
+  it('answers a throttled attempt with 429, Retry-After and the minutes to wait, and starts no session', async () => {
+    t.rpc.on(AUTH_LOGIN, () => ({ ok: false as const, retry_after_seconds: 601 }));
+    const { cookie, csrf } = await openForm(t);
+    const response = await postLogin(t, cookie, {
+      email: 'alex.morgan@sandbox.test',
+      password: 'sandbox-password',
+      csrf,
+    });
+    expect(response.statusCode).toBe(429);
+    expect(response.headers['retry-after']).toBe('601');
+    expect(response.headers).toMatchObject(PAGE_HEADERS);
+    expect(response.body).toContain('Too many failed sign-in attempts. Try again in 11 minutes.');
+    expect(hiddenField(response.body, 'csrf')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(setCookies(response).some((c) => c.startsWith('svc_session='))).toBe(false);
     expect(t.sessions.rows.size).toBe(0);
   });
 

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sendResult } from '../views/web-result';
 import { parseCsrfField } from '../sessions/csrf-field';
 import { parseLoginForm } from './login-form.dto';
+import { clientAddress } from './client-address';
 import { LoginService } from './login.service';
 import { loginFormResult, signedOutResult, signInResult, signOutPageResult } from './login.view';
 
@@ -18,7 +19,11 @@ export class LoginController {
 
   @Post('login')
   async signIn(@Req() request: FastifyRequest, @Body() body: unknown, @Res() reply: FastifyReply) {
-    const outcome = await this.login.signIn(request.headers.cookie, parseLoginForm(body));
+    const outcome = await this.login.signIn(
+      request.headers.cookie,
+      parseLoginForm(body),
+      clientAddress(request),
+    );
     sendResult(reply, signInResult(outcome));
   }
 

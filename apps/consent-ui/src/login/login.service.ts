@@ -11,6 +11,8 @@ export interface LoginFormState {
   readonly csrfToken: string;
   readonly email: string;
   readonly problem?: LoginProblem;
+  /** With `too_many_attempts`: when the member may try again. */
+  readonly retryAfterSeconds?: number;
 }
 
 export type LoginProblem =
@@ -18,7 +20,9 @@ export type LoginProblem =
   | 'invalid_credentials'
   | 'missing_fields'
   /** The form's CSRF token did not match its cookie (stale form, or a cross-site post). */
-  | 'form_expired';
+  | 'form_expired'
+  /** Too many failed attempts for this account (auth-server's throttle); the password was not checked. */
+  | 'too_many_attempts';
 
 export type SignInOutcome =
   | { readonly outcome: 'signed_in'; readonly returnTo: string; readonly cookies: readonly string[] }
@@ -44,13 +48,14 @@ export class LoginService {
     };
   }
 
-  async signIn(cookieHeader: string | undefined, form: LoginForm): Promise<SignInOutcome> {
+  /** `clientIp`: the browser's address, for auth-server's per-address throttle. */
+  async signIn(cookieHeader: string | undefined, form: LoginForm, clientIp?: string): Promise<SignInOutcome> {
     const returnTo = safeReturnTo(form.returnTo);
-    const retry = (problem: LoginProblem): SignInOutcome => {
+    const retry = (problem: LoginProblem, retryAfterSeconds?: number): SignInOutcome => {
       const csrf = this.sessions.loginCsrf(cookieHeader);
       return {
         outcome: 'retry',
-        form: { returnTo, csrfToken: csrf.token, email: form.email, problem },
+        form: { returnTo, csrfToken: csrf.token, email: form.email, problem, retryAfterSeconds },
         cookies: csrf.cookies,
       };
     };
@@ -59,8 +64,17 @@ export class LoginService {
     if (form.email.length > MAX_EMAIL_LENGTH || form.password.length > MAX_PASSWORD_LENGTH) {
       return retry('invalid_credentials');
     }
-    const result = await this.rpc.call(AUTH_LOGIN, { email: form.email, password: form.password });
-    if (!result.ok) return retry('invalid_credentials');
+    const result = await this.rpc.call(AUTH_LOGIN, {
+      email: form.email,
+      password: form.password,
+      ...(clientIp === undefined ? {} : { client_ip: clientIp }),
+    });
+    if (!result.ok) {
+      if (result.retry_after_seconds !== undefined) {
+        return retry('too_many_attempts', result.retry_after_seconds);
+      }
+      return retry('invalid_credentials');
+    }
     const { cookies } = await this.sessions.start(result.user_id, cookieHeader);
     return { outcome: 'signed_in', returnTo, cookies };
   }

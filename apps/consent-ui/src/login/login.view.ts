@@ -4,7 +4,8 @@ import { layout } from '../views/layout';
 import { page, redirect, type WebResult } from '../views/web-result';
 import type { LoginFormState, LoginProblem, SignInOutcome, SignOutPage } from './login.service';
 
-function problemText(problem: LoginProblem): { status: number; message: string } {
+function problemText(form: LoginFormState & { problem: LoginProblem }): { status: number; message: string } {
+  const problem = form.problem;
   switch (problem) {
     case 'invalid_credentials':
       return { status: 401, message: 'Email or password is incorrect.' };
@@ -12,6 +13,13 @@ function problemText(problem: LoginProblem): { status: number; message: string }
       return { status: 400, message: 'Enter your email and password.' };
     case 'form_expired':
       return { status: 403, message: 'The sign-in form expired. Please sign in again.' };
+    case 'too_many_attempts': {
+      const minutes = Math.max(1, Math.ceil((form.retryAfterSeconds ?? 60) / 60));
+      return {
+        status: 429,
+        message: `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      };
+    }
     default:
       return assertUnreachable(problem);
   }
@@ -19,7 +27,7 @@ function problemText(problem: LoginProblem): { status: number; message: string }
 
 export function loginPage(form: LoginFormState): SafeHtml {
   const alert = form.problem
-    ? html`<p class="alert" role="alert">${problemText(form.problem).message}</p>`
+    ? html`<p class="alert" role="alert">${problemText({ ...form, problem: form.problem }).message}</p>`
     : null;
   return layout(
     'Sign in',
@@ -39,7 +47,18 @@ export function loginPage(form: LoginFormState): SafeHtml {
 }
 
 export function loginFormResult(form: LoginFormState, cookies: readonly string[]): WebResult {
-  return page(form.problem ? problemText(form.problem).status : 200, loginPage(form), cookies);
+  if (!form.problem) return page(200, loginPage(form), cookies);
+  const status = problemText({ ...form, problem: form.problem }).status;
+  return {
+    kind: 'page',
+    status,
+    body: loginPage(form),
+    cookies,
+    // RFC 6585 §4: a 429 may say how long to wait.
+    ...(form.retryAfterSeconds === undefined
+      ? {}
+      : { headers: { 'retry-after': String(form.retryAfterSeconds) } }),
+  };
 }
 
 export function signInResult(outcome: SignInOutcome): WebResult {

@@ -1,13 +1,17 @@
-import { readBoolean, readRecord, readString } from '../../validate';
-import { RPC_QUEUES, type RpcContract } from '../rpc';
+import { readBoolean, readOptionalString, readRecord, readString } from '../../validate';
+import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
 
 /** `auth.login`: consent-ui checks a crew member's e-mail and password with auth-server. */
 export interface LoginRequest {
   readonly email: string;
   readonly password: string;
+  /** The browser's address as the gateway saw it: sign-in attempts are throttled per address too. */
+  readonly client_ip?: string;
 }
 export type LoginResponse =
-  { readonly ok: false } | { readonly ok: true; readonly user_id: string; readonly email: string };
+  /** `retry_after_seconds`: too many failed attempts; the password was not checked. */
+  | { readonly ok: false; readonly retry_after_seconds?: number }
+  | { readonly ok: true; readonly user_id: string; readonly email: string };
 
 const NAME = 'auth.login';
 
@@ -16,11 +20,23 @@ export const AUTH_LOGIN: RpcContract<LoginRequest, LoginResponse> = {
   queue: RPC_QUEUES.authServer,
   parseRequest(input) {
     const r = readRecord(NAME, input);
-    return { email: readString(NAME, r, 'email', 320), password: readString(NAME, r, 'password', 1024) };
+    const clientIp = readOptionalString(NAME, r, 'client_ip', 64);
+    return {
+      email: readString(NAME, r, 'email', 320),
+      password: readString(NAME, r, 'password', 1024),
+      ...(clientIp === undefined ? {} : { client_ip: clientIp }),
+    };
   },
   parseResponse(input) {
     const r = readRecord(NAME, input);
-    if (!readBoolean(NAME, r, 'ok')) return { ok: false };
+    if (!readBoolean(NAME, r, 'ok')) {
+      const wait = r.retry_after_seconds;
+      if (wait === undefined || wait === null) return { ok: false };
+      if (typeof wait !== 'number' || !Number.isInteger(wait) || wait < 1) {
+        throw new ContractViolation(NAME, '`retry_after_seconds` must be a positive integer');
+      }
+      return { ok: false, retry_after_seconds: wait };
+    }
     return { ok: true, user_id: readString(NAME, r, 'user_id'), email: readString(NAME, r, 'email') };
   },
 };

@@ -1,0 +1,114 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { normaliseEmail } from '@svc/contracts';
+import { APP_LOGGER, REDIS } from '@svc/platform';
+import type Redis from 'ioredis';
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+
+/**
+ * Failed sign-ins an account may have from one address, and from everywhere, before further
+ * attempts are refused without the password being checked. Per address it stops one guesser
+ * quickly; per account it bounds guessing spread over many addresses (at the price that such an
+ * attack can hold the account's sign-in shut for a window at a time).
+ */
+export const SIGN_IN_LIMITS = {
+  perAddress: { failures: 5, windowMs: 15 * 60_000 },
+  perAccount: { failures: 50, windowMs: 60 * 60_000 },
+} as const;
+
+/**
+ * Reserves an attempt on both counters in one atomic step, so parallel guesses cannot all pass
+ * the check before the first failure is recorded. A counter starts its window at its first
+ * attempt. A refused attempt is not counted (the window still ends on time).
+ * KEYS: per-address, per-account. ARGV: their limits and windows (ms).
+ * Returns { 1 } or { 0, ms until the exhausted window(s) reopen }.
+ */
+const RESERVE_LUA = `
+local counts = {}
+for i = 1, 2 do
+  counts[i] = redis.call('INCR', KEYS[i])
+  if counts[i] == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[i * 2]) end
+end
+local waitMs = 0
+for i = 1, 2 do
+  if counts[i] > tonumber(ARGV[i * 2 - 1]) then
+    local ttl = redis.call('PTTL', KEYS[i])
+    if ttl < 1 then
+      redis.call('PEXPIRE', KEYS[i], ARGV[i * 2])
+      ttl = tonumber(ARGV[i * 2])
+    end
+    waitMs = math.max(waitMs, ttl)
+  end
+end
+if waitMs == 0 then return { 1 } end
+for i = 1, 2 do redis.call('DECR', KEYS[i]) end
+return { 0, waitMs }
+`;
+
+/**
+ * A successful attempt gives its reservation back: the per-address counter is cleared (whoever
+ * knows the password is no guesser there), the per-account one only loses this attempt, so a
+ * distributed guess is not reset by the member signing in. A counter that expired meanwhile is
+ * left alone (DECR would create it without a window).
+ */
+const SUCCEEDED_LUA = `
+redis.call('DEL', KEYS[1])
+if redis.call('EXISTS', KEYS[2]) == 1 and tonumber(redis.call('GET', KEYS[2])) > 0 then
+  redis.call('DECR', KEYS[2])
+end
+return 1
+`;
+
+export type SignInAttempt =
+  | { readonly admitted: true; succeeded(): Promise<void> }
+  | { readonly admitted: false; readonly retryAfterSeconds: number };
+
+/**
+ * Sign-in throttling for crew members (the consent UI's /login), in Redis so every replica
+ * counts together. Keys hold a digest of the normalised e-mail, never the address itself; an
+ * unknown e-mail is counted like a known one, so refusals say nothing about which accounts exist.
+ *
+ * Redis unavailable: attempts are admitted (logged). Refusing every sign-in while Redis is away
+ * would lock every member out; the passwords stay behind scrypt either way.
+ */
+@Injectable()
+export class SignInThrottle {
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(APP_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async attempt(email: string, clientIp: string | undefined): Promise<SignInAttempt> {
+    const account = createHash('sha256').update(normaliseEmail(email)).digest('base64url');
+    const keys = [`signin:${account}:${clientIp ?? 'unknown'}`, `signin:${account}`];
+    const { perAddress, perAccount } = SIGN_IN_LIMITS;
+    let reply: unknown;
+    try {
+      reply = await this.redis.eval(
+        RESERVE_LUA,
+        2,
+        ...keys,
+        perAddress.failures,
+        perAddress.windowMs,
+        perAccount.failures,
+        perAccount.windowMs,
+      );
+    } catch (err) {
+      this.logger.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        'sign-in throttle unavailable; attempt admitted unthrottled',
+      );
+      return { admitted: true, succeeded: () => Promise.resolve() };
+    }
+    const [admitted, waitMs] = reply as [number, number?];
+    if (admitted !== 1) {
+      return { admitted: false, retryAfterSeconds: Math.max(1, Math.ceil((waitMs ?? 1000) / 1000)) };
+    }
+    return {
+      admitted: true,
+      succeeded: async () => {
+        await this.redis.eval(SUCCEEDED_LUA, 2, ...keys).catch(() => undefined);
+      },
+    };
+  }
+}
