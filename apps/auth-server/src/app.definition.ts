@@ -16,6 +16,7 @@ import { AUTH_SERVER_MIGRATIONS } from './migrations';
 import { oauthErrorRenderer } from './oauth/oauth-error.renderer';
 import { OAuthException, oauthProblemCode } from './oauth/oauth.exception';
 import { OAuthModule } from './oauth/oauth.module';
+import { RetentionModule } from './retention/retention.module';
 import { partnersCommand } from './partners/partners.cli';
 import { seedSandbox } from './seed';
 import { SystemModule } from './system/system.module';
@@ -52,6 +53,7 @@ export const AUTH_SERVER: AppDefinition<typeof AUTH_SERVER_CONFIG> = {
       OutboxModule.forRoot(),
       SystemModule,
       OAuthModule,
+      RetentionModule,
     ],
   }),
 };

@@ -1,0 +1,62 @@
+import {
+  Inject,
+  Injectable,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { APP_LOGGER, drainBatches, PeriodicTask } from '@svc/platform';
+import type { Logger } from 'pino';
+import { GrantsRetentionRepository } from './grants-retention.repository';
+
+/**
+ * How long an expired grant is kept. A day after its expiry an authorization code can only be
+ * replayed by someone who held it for a day (the replay is still refused, as an unknown code,
+ * but no longer revokes the tokens it gave: those are long rotated or expired by then), and a
+ * token pair's refresh token is past any use, so its rotation history has nothing left to catch.
+ */
+export const EXPIRED_GRANT_GRACE_SECONDS = 24 * 60 * 60;
+const EVERY_MS = 10 * 60_000;
+const BATCH = 1000;
+
+/**
+ * Keeps auth-server's grant tables from growing without bound: each refresh adds a token pair,
+ * each sign-in a code. Every replica prunes expired ones periodically, a batch at a time.
+ */
+@Injectable()
+export class GrantsPruner implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly task: PeriodicTask;
+
+  constructor(
+    private readonly grants: GrantsRetentionRepository,
+    @Inject(APP_LOGGER) private readonly logger: Logger,
+  ) {
+    this.task = new PeriodicTask('expired grant pruning', logger, EVERY_MS, () => this.pruneOnce());
+  }
+
+  onApplicationBootstrap(): void {
+    this.task.start();
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.task.stop();
+  }
+
+  /** One pass over both tables, batch after batch until one comes back short. */
+  async pruneOnce(): Promise<{ codes: number; tokenPairs: number }> {
+    const stopping = () => this.task.stopping;
+    const codes = await drainBatches(
+      (n) => this.grants.deleteExpiredCodes(EXPIRED_GRANT_GRACE_SECONDS, n),
+      BATCH,
+      stopping,
+    );
+    const tokenPairs = await drainBatches(
+      (n) => this.grants.deleteExpiredTokenPairs(EXPIRED_GRANT_GRACE_SECONDS, n),
+      BATCH,
+      stopping,
+    );
+    if (codes + tokenPairs > 0) {
+      this.logger.info({ codes, token_pairs: tokenPairs }, 'auth-server: pruned expired grants');
+    }
+    return { codes, tokenPairs };
+  }
+}

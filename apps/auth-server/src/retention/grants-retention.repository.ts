@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionRunner } from '@svc/platform';
+
+/** The grant tables this repository prunes: each with its key and the expiry that retires a row. */
+const EXPIRING = {
+  codes: { table: 'authorization_codes', key: 'code_digest', expiry: 'expires_at' },
+  // A pair lives as long as its refresh token, the longer-lived of the two.
+  tokenPairs: { table: 'token_pairs', key: 'id', expiry: 'refresh_expires_at' },
+} as const;
+
+/**
+ * Deletes of grants that can no longer be used. Each statement takes one batch of the oldest
+ * rows past the cutoff (SKIP LOCKED, so replicas prune side by side) through an index on the
+ * expiry, and is its own short transaction.
+ */
+@Injectable()
+export class GrantsRetentionRepository {
+  constructor(private readonly transactions: TransactionRunner) {}
+
+  /** Authorization codes that expired more than `graceSeconds` ago. */
+  deleteExpiredCodes(graceSeconds: number, limit: number): Promise<number> {
+    return this.deleteExpired(EXPIRING.codes, graceSeconds, limit);
+  }
+
+  /** Token pairs whose refresh token expired more than `graceSeconds` ago. */
+  deleteExpiredTokenPairs(graceSeconds: number, limit: number): Promise<number> {
+    return this.deleteExpired(EXPIRING.tokenPairs, graceSeconds, limit);
+  }
+
+  private async deleteExpired(
+    { table, key, expiry }: (typeof EXPIRING)[keyof typeof EXPIRING],
+    graceSeconds: number,
+    limit: number,
+  ): Promise<number> {
+    const rows = (await this.transactions.outside.query(
+      `WITH doomed AS (
+         SELECT ${key} FROM ${table}
+          WHERE ${expiry} < now() - make_interval(secs => $1)
+          ORDER BY ${expiry} LIMIT $2 FOR UPDATE SKIP LOCKED
+       ), gone AS (
+         DELETE FROM ${table} t USING doomed WHERE t.${key} = doomed.${key} RETURNING 1
+       )
+       SELECT count(*)::int AS deleted FROM gone`,
+      [graceSeconds, limit],
+    )) as { deleted: number }[];
+    return rows[0]?.deleted ?? 0;
+  }
+}

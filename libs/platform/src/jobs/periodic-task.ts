@@ -1,0 +1,70 @@
+import type { Logger } from 'pino';
+
+/**
+ * Housekeeping that every replica runs on a timer (pruning old rows): the first run comes at a
+ * random point of the first period, so replicas started together do not run in step; a run that
+ * fails is logged and the next one comes on time; `stop` lets a run in progress finish. The timer
+ * never keeps the process alive.
+ */
+export class PeriodicTask {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    private readonly name: string,
+    private readonly logger: Logger,
+    private readonly everyMs: number,
+    private readonly run: () => Promise<unknown>,
+  ) {}
+
+  start(): void {
+    if (this.timer || this.stopped) return;
+    this.schedule(Math.random() * this.everyMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Whether `stop` was called: a long run checks it between batches. */
+  get stopping(): boolean {
+    return this.stopped;
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.running = this.run()
+        .then(() => undefined)
+        .catch((err: unknown) =>
+          this.logger.warn(
+            { err: err instanceof Error ? err.message : String(err), task: this.name },
+            `${this.name} failed; it runs again in ${Math.round(this.everyMs / 1000)} s`,
+          ),
+        )
+        .finally(() => {
+          if (!this.stopped) this.schedule(this.everyMs);
+        });
+    }, delayMs);
+    this.timer.unref();
+  }
+}
+
+/**
+ * Runs a batched delete (or any batch that reports how many rows it took) until a batch comes
+ * back short or the task is stopping; returns the total.
+ */
+export async function drainBatches(
+  batch: (limit: number) => Promise<number>,
+  size: number,
+  stopping: () => boolean,
+): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const taken = await batch(size);
+    total += taken;
+    if (taken < size || stopping()) return total;
+  }
+}
