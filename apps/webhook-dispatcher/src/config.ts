@@ -30,6 +30,10 @@ export const WEBHOOK_DISPATCHER_CONFIG = {
     'most connections open to one partner endpoint at once; further attempts wait for one (inside their budget)',
     { default: '64', min: 1, max: 1000 },
   ),
+  WEBHOOK_LOG_RETENTION_DAYS: int(
+    'days a finished delivery (delivered or given up) stays in the delivery log before it is pruned; 0 keeps them all',
+    { default: '30', min: 0, max: 3650 },
+  ),
   WEBHOOK_RECIPIENT_CACHE_TTL: duration(
     'how long an attempt may reuse auth-server’s answer (URL, secrets, consent) instead of asking again; 0s: always ask',
     { default: '5s' },

@@ -288,6 +288,30 @@ export class DeliveriesRepository {
     return rows[0] ? toLogged(rows[0]) : null;
   }
 
+  /**
+   * Deletes up to `limit` finished deliveries (delivered or given up) created more than
+   * `olderThanDays` ago, with their attempts; returns how many. A delivery whose redelivery is
+   * still pending or younger than the cutoff stays (deleting it would take the redelivery along).
+   */
+  async pruneFinished(olderThanDays: number, limit: number): Promise<number> {
+    const rows = (await this.transactions.outside.query(
+      `WITH doomed AS (
+         SELECT d.delivery_id FROM deliveries d
+          WHERE d.status <> 'pending' AND d.created_at < now() - make_interval(days => $1)
+            AND NOT EXISTS (
+              SELECT 1 FROM deliveries r
+               WHERE r.redelivery_of = d.delivery_id
+                 AND (r.status = 'pending' OR r.created_at >= now() - make_interval(days => $1)))
+          ORDER BY d.created_at LIMIT $2 FOR UPDATE SKIP LOCKED
+       ), gone AS (
+         DELETE FROM deliveries d USING doomed WHERE d.delivery_id = doomed.delivery_id RETURNING 1
+       )
+       SELECT count(*)::int AS deleted FROM gone`,
+      [olderThanDays, limit],
+    )) as { deleted: number }[];
+    return rows[0]?.deleted ?? 0;
+  }
+
   /** Removes a delivery that never had an attempt (a redelivery whose message was refused). */
   async deleteUnattempted(deliveryId: string): Promise<void> {
     await this.transactions.outside.query(`DELETE FROM deliveries WHERE delivery_id = $1 AND attempts = 0`, [

@@ -1,0 +1,52 @@
+import {
+  Inject,
+  Injectable,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { APP_CONFIG, APP_LOGGER, drainBatches, PeriodicTask } from '@svc/platform';
+import type { Logger } from 'pino';
+import type { WebhookDispatcherConfig } from '../config';
+import { DeliveriesRepository } from './deliveries.repository';
+
+const EVERY_MS = 10 * 60_000;
+const BATCH = 1000;
+
+/**
+ * Keeps the delivery log from growing without bound (a row per event and partner, and one per
+ * attempt): finished deliveries older than WEBHOOK_LOG_RETENTION_DAYS are deleted with their
+ * attempts, a batch at a time, in every replica. Pending ones are never touched.
+ */
+@Injectable()
+export class DeliveryLogPruner implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly task: PeriodicTask;
+
+  constructor(
+    private readonly deliveries: DeliveriesRepository,
+    @Inject(APP_CONFIG) private readonly config: Pick<WebhookDispatcherConfig, 'WEBHOOK_LOG_RETENTION_DAYS'>,
+    @Inject(APP_LOGGER) private readonly logger: Logger,
+  ) {
+    this.task = new PeriodicTask('delivery log pruning', logger, EVERY_MS, () => this.pruneOnce());
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.WEBHOOK_LOG_RETENTION_DAYS > 0) this.task.start();
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.task.stop();
+  }
+
+  /** One pass, batch after batch until one comes back short; returns how many deliveries went. */
+  async pruneOnce(): Promise<number> {
+    const days = this.config.WEBHOOK_LOG_RETENTION_DAYS;
+    if (days === 0) return 0;
+    const deleted = await drainBatches(
+      (limit) => this.deliveries.pruneFinished(days, limit),
+      BATCH,
+      () => this.task.stopping,
+    );
+    if (deleted > 0) this.logger.info({ deleted, retention_days: days }, 'delivery log: pruned');
+    return deleted;
+  }
+}
