@@ -1,10 +1,5 @@
-import {
-  Inject,
-  Injectable,
-  type BeforeApplicationShutdown,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
-import { APP_LOGGER, drainBatches, PeriodicTask } from '@svc/platform';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_LOGGER, drainBatches, PeriodicWork } from '@svc/platform';
 import type { Logger } from 'pino';
 import { GrantsRetentionRepository } from './grants-retention.repository';
 
@@ -20,25 +15,19 @@ const BATCH = 1000;
 
 /**
  * Keeps auth-server's grant tables from growing without bound: each refresh adds a token pair,
- * each sign-in a code. Every replica prunes expired ones periodically, a batch at a time.
+ * each authorization a code. Every replica prunes expired ones periodically, a batch at a time.
  */
 @Injectable()
-export class GrantsPruner implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly task: PeriodicTask;
-
+export class GrantsPruner extends PeriodicWork {
   constructor(
     private readonly grants: GrantsRetentionRepository,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {
-    this.task = new PeriodicTask('expired grant pruning', logger, EVERY_MS, () => this.pruneOnce());
+    super('expired grant pruning', logger, EVERY_MS);
   }
 
-  onApplicationBootstrap(): void {
-    this.task.start();
-  }
-
-  beforeApplicationShutdown(): Promise<void> {
-    return this.task.stop();
+  protected runOnce(): Promise<unknown> {
+    return this.pruneOnce();
   }
 
   /** One pass over both tables, batch after batch until one comes back short. */

@@ -1,10 +1,5 @@
-import {
-  Inject,
-  Injectable,
-  type BeforeApplicationShutdown,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
-import { APP_CONFIG, APP_LOGGER, drainBatches, PeriodicTask } from '@svc/platform';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, APP_LOGGER, drainBatches, PeriodicWork } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
 import { DeliveriesRepository } from './deliveries.repository';
@@ -18,23 +13,21 @@ const BATCH = 1000;
  * attempts, a batch at a time, in every replica. Pending ones are never touched.
  */
 @Injectable()
-export class DeliveryLogPruner implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly task: PeriodicTask;
-
+export class DeliveryLogPruner extends PeriodicWork {
   constructor(
     private readonly deliveries: DeliveriesRepository,
     @Inject(APP_CONFIG) private readonly config: Pick<WebhookDispatcherConfig, 'WEBHOOK_LOG_RETENTION_DAYS'>,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {
-    this.task = new PeriodicTask('delivery log pruning', logger, EVERY_MS, () => this.pruneOnce());
+    super('delivery log pruning', logger, EVERY_MS);
   }
 
-  onApplicationBootstrap(): void {
-    if (this.config.WEBHOOK_LOG_RETENTION_DAYS > 0) this.task.start();
+  protected override enabled(): boolean {
+    return this.config.WEBHOOK_LOG_RETENTION_DAYS > 0;
   }
 
-  beforeApplicationShutdown(): Promise<void> {
-    return this.task.stop();
+  protected runOnce(): Promise<unknown> {
+    return this.pruneOnce();
   }
 
   /** One pass, batch after batch until one comes back short; returns how many deliveries went. */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { PeriodicTask } from './periodic-task';
+import { PeriodicTask, PeriodicWork } from './periodic-task';
 
 function recordingLogger() {
   const warnings: unknown[][] = [];
@@ -57,5 +57,39 @@ describe('PeriodicTask', () => {
     await task.stop();
     await new Promise((r) => setTimeout(r, 30));
     expect(runs).toBe(0);
+  });
+});
+
+describe('PeriodicWork', () => {
+  class Counting extends PeriodicWork {
+    runs = 0;
+    constructor(private readonly on: boolean) {
+      super('test work', recordingLogger().logger, 5);
+    }
+    protected override enabled(): boolean {
+      return this.on;
+    }
+    protected runOnce(): Promise<void> {
+      this.runs += 1;
+      return Promise.resolve();
+    }
+  }
+
+  it('runs with the app and stops before it shuts down', async () => {
+    const work = new Counting(true);
+    work.onApplicationBootstrap();
+    await until(() => work.runs >= 2);
+    await work.beforeApplicationShutdown();
+    const runs = work.runs;
+    await new Promise((r) => setTimeout(r, 30));
+    expect(work.runs).toBe(runs);
+  });
+
+  it('never runs when switched off', async () => {
+    const work = new Counting(false);
+    work.onApplicationBootstrap();
+    await new Promise((r) => setTimeout(r, 30));
+    await work.beforeApplicationShutdown();
+    expect(work.runs).toBe(0);
   });
 });

@@ -1,3 +1,4 @@
+import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
 
 /**
@@ -66,5 +67,32 @@ export async function drainBatches(
     const taken = await batch(size);
     total += taken;
     if (taken < size || stopping()) return total;
+  }
+}
+
+/**
+ * A Nest provider whose work is a PeriodicTask started with the app and stopped (the run in
+ * progress finished) before it shuts down. Subclasses say what one run does and whether the work
+ * is switched on (a retention of 0, say).
+ */
+export abstract class PeriodicWork implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  protected readonly task: PeriodicTask;
+
+  protected constructor(name: string, logger: Logger, everyMs: number) {
+    this.task = new PeriodicTask(name, logger, everyMs, () => this.runOnce());
+  }
+
+  protected abstract runOnce(): Promise<unknown>;
+
+  protected enabled(): boolean {
+    return true;
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.enabled()) this.task.start();
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 }
