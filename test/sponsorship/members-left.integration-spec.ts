@@ -113,6 +113,38 @@ describe('POST /v1/partners/members/left', () => {
     expect(await seatStatus(seat.sponsorship_id)).toBe('ended');
   });
 
+  it('reports the drop again when retried after its own commit failed (premium already dropped)', async () => {
+    const { member, seat } = await sponsored();
+    // The seat's history insert fails after crew-api has dropped premium: the seat stays active.
+    const fn = `fail_${seat.sponsorship_id.replace(/[^a-z0-9_]/gi, '_')}`;
+    await api.db.query(
+      `CREATE FUNCTION sponsorship.${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         IF NEW.sponsorship_id = '${seat.sponsorship_id}' THEN RAISE EXCEPTION 'history write refused by the test'; END IF;
+         RETURN NEW;
+       END $$`,
+    );
+    await api.db.query(
+      `CREATE TRIGGER ${fn} BEFORE INSERT ON sponsorship.seat_events FOR EACH ROW EXECUTE FUNCTION sponsorship.${fn}()`,
+    );
+    try {
+      const failed = await api.call('POST', LEFT, flagged, { user_id: member.user_id });
+      expect(failed.status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await api.db.query(`DROP TRIGGER ${fn} ON sponsorship.seat_events`);
+      await api.db.query(`DROP FUNCTION sponsorship.${fn}()`);
+    }
+    expect(await seatStatus(seat.sponsorship_id)).toBe('active');
+    expect(await membershipOf(api.db, member.user_id)).toMatchObject({ tier: 'free', source: 'self' });
+
+    expect(await left({ user_id: member.user_id })).toEqual({
+      user_id: member.user_id,
+      ended: true,
+      downgraded: true,
+    });
+    expect(await seatStatus(seat.sponsorship_id)).toBe('ended');
+  });
+
   it('finds the member by external_ref when user_id is omitted (or null), also once the seat is closed', async () => {
     const ref = `hr-${freshEmail('ref')}`;
     const { member, seat } = await sponsored(flagged, ref);

@@ -30,6 +30,10 @@ export class MembershipEntity {
   @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
   expiresAt!: Date | null;
 
+  /** The seat whose premium was dropped last: a repeated drop for that seat reports the drop again. */
+  @Column({ name: 'dropped_sponsorship_id', type: 'text', nullable: true })
+  droppedSponsorshipId!: string | null;
+
   @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
   updatedAt!: Date;
 }

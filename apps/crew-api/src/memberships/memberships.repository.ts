@@ -8,6 +8,8 @@ export interface CurrentMembership {
   readonly source: MembershipSource;
   readonly sponsorshipId: string | null;
   readonly expiresAt: Date | null;
+  /** The seat whose premium was dropped last (a repeated drop for it is answered as a drop). */
+  readonly droppedSponsorshipId: string | null;
 }
 
 export interface SponsoredTerm {
@@ -28,10 +30,22 @@ export class MembershipsRepository {
         source: MembershipSource;
         sponsorship_id: string | null;
         expires_at: Date | null;
+        dropped_sponsorship_id: string | null;
       }[]
-    >(`SELECT tier, source, sponsorship_id, expires_at FROM memberships WHERE user_id = $1`, [userId]);
+    >(
+      `SELECT tier, source, sponsorship_id, expires_at, dropped_sponsorship_id FROM memberships WHERE user_id = $1`,
+      [userId],
+    );
     const r = rows[0];
-    return r && { tier: r.tier, source: r.source, sponsorshipId: r.sponsorship_id, expiresAt: r.expires_at };
+    return (
+      r && {
+        tier: r.tier,
+        source: r.source,
+        sponsorshipId: r.sponsorship_id,
+        expiresAt: r.expires_at,
+        droppedSponsorshipId: r.dropped_sponsorship_id,
+      }
+    );
   }
 
   /** Premium from a seat, since now (or, for the same seat, only a new term end). */
@@ -52,7 +66,8 @@ export class MembershipsRepository {
     await tx.query(
       `UPDATE memberships
           SET tier = 'free', source = 'self', since = now(), sponsor_client_id = NULL,
-              sponsorship_id = NULL, expires_at = NULL, updated_at = now()
+              dropped_sponsorship_id = sponsorship_id, sponsorship_id = NULL, expires_at = NULL,
+              updated_at = now()
         WHERE user_id = $1`,
       [userId],
     );

@@ -62,6 +62,10 @@ export class MembershipsService {
     try {
       return await this.writer.write(drop.user_id, async (write) => {
         const current = await this.memberships.current(write.tx, drop.user_id);
+        // The same seat's drop again (sponsorship-api retrying after its own commit failed): it
+        // did downgrade the member, and says so again, without a second write or event.
+        if (current?.droppedSponsorshipId === drop.sponsorship_id && current.source !== 'sponsored')
+          return true;
         if (current?.source !== 'sponsored' || current.sponsorshipId !== drop.sponsorship_id) return false;
         await write.stamp();
         await this.memberships.unsponsor(write.tx, drop.user_id);
