@@ -25,6 +25,8 @@ export interface Delivery extends NewDelivery {
 export interface AttemptRecord {
   readonly deliveryId: string;
   readonly attempt: number;
+  /** Where the attempt went: the partner's registered URL at the time. */
+  readonly targetUrl: string;
   readonly startedAt: Date;
   readonly durationMs: number;
   readonly statusCode: number | null;
@@ -196,12 +198,13 @@ export class DeliveriesRepository {
       'record-attempts',
       `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[],
-                              $6::int[], $7::int[], $8::text[])
-                    AS i (delivery_id, attempt, status, next_attempt_at, started_at, duration_ms, status_code, error)),
+                              $6::int[], $7::int[], $8::text[], $9::text[])
+                    AS i (delivery_id, attempt, status, next_attempt_at, started_at, duration_ms, status_code, error,
+                          target_url)),
        moved AS (
          UPDATE deliveries d
             SET attempts = i.attempt, status = i.status, next_attempt_at = i.next_attempt_at,
-                first_attempt_at = COALESCE(d.first_attempt_at, i.started_at)
+                first_attempt_at = COALESCE(d.first_attempt_at, i.started_at), target_url = i.target_url
            FROM input i
           WHERE d.delivery_id = i.delivery_id AND d.attempts = i.attempt - 1 AND d.status = 'pending'
           RETURNING i.*)
@@ -218,6 +221,7 @@ export class DeliveriesRepository {
         unique.map((r) => r.durationMs),
         unique.map((r) => r.statusCode),
         unique.map((r) => r.error),
+        unique.map((r) => r.targetUrl),
       ],
     );
     const counted = new Set(moved.map((m) => m.delivery_id));

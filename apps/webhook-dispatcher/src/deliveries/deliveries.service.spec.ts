@@ -176,6 +176,18 @@ describe('DeliveriesService', () => {
     expect(none.published).toHaveLength(0);
   });
 
+  it('sends a retry to the URL the partner has registered now, and records where it went', async () => {
+    const moved = { ...recipient, webhook_url: 'https://p1.example/new-hook' };
+    const s = setup({ recipients: { recipients: [moved] }, existing: pendingDelivery(1) });
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 });
+    expect(s.posted.map((p) => p.url)).toEqual(['https://p1.example/new-hook']);
+    expect(s.recorded[0]).toMatchObject({
+      attempt: 2,
+      targetUrl: 'https://p1.example/new-hook',
+      status: 'delivered',
+    });
+  });
+
   it('ignores a duplicate message of an attempt already recorded', async () => {
     const s = setup({ recipients: { recipients: [recipient] }, existing: pendingDelivery(2) });
     await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 });

@@ -137,6 +137,7 @@ export class DeliveriesService {
     const recorded = await this.deliveries.recordAttempt({
       deliveryId: delivery.deliveryId,
       attempt,
+      targetUrl: recipient?.webhook_url ?? delivery.targetUrl,
       startedAt,
       durationMs,
       statusCode: outcome.statusCode,
@@ -182,8 +183,9 @@ export class DeliveriesService {
     recipient: WebhookRecipient | undefined,
     attempt: number,
   ): Promise<WebhookOutcome & { final: boolean }> {
-    // The partner's current secrets sign every attempt (a rotation applies within the recipient
-    // cache's TTL); the target stays the URL the delivery was created for.
+    // Every attempt goes to the partner's registered URL as it is now, signed with its current
+    // secrets (a change applies within the recipient cache's TTL): once a partner moves its
+    // endpoint, the old URL (perhaps no longer theirs) gets nothing more.
     // A partner that lost its consent, its URL or its standing since the event gets nothing more:
     // the attempt is logged and the delivery ends, as no retry can change that.
     if (!recipient) {
@@ -191,7 +193,7 @@ export class DeliveriesService {
     }
     const timestamp = Math.floor(Date.now() / 1000);
     const outcome = await this.sender.post({
-      url: delivery.targetUrl,
+      url: recipient.webhook_url,
       body: delivery.body,
       timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
       headers: {
