@@ -4,8 +4,10 @@ import { layout } from '../views/layout';
 import { page, redirect, type WebResult } from '../views/web-result';
 import type { LoginFormState, LoginProblem, SignInOutcome, SignOutPage } from './login.service';
 
-function problemText(form: LoginFormState & { problem: LoginProblem }): { status: number; message: string } {
-  const problem = form.problem;
+function problemText(
+  problem: LoginProblem,
+  retryAfterSeconds: number | undefined,
+): { status: number; message: string } {
   switch (problem) {
     case 'invalid_credentials':
       return { status: 401, message: 'Email or password is incorrect.' };
@@ -14,7 +16,7 @@ function problemText(form: LoginFormState & { problem: LoginProblem }): { status
     case 'form_expired':
       return { status: 403, message: 'The sign-in form expired. Please sign in again.' };
     case 'too_many_attempts': {
-      const minutes = Math.max(1, Math.ceil((form.retryAfterSeconds ?? 60) / 60));
+      const minutes = Math.max(1, Math.ceil((retryAfterSeconds ?? 60) / 60));
       return {
         status: 429,
         message: `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
@@ -27,7 +29,7 @@ function problemText(form: LoginFormState & { problem: LoginProblem }): { status
 
 export function loginPage(form: LoginFormState): SafeHtml {
   const alert = form.problem
-    ? html`<p class="alert" role="alert">${problemText({ ...form, problem: form.problem }).message}</p>`
+    ? html`<p class="alert" role="alert">${problemText(form.problem, form.retryAfterSeconds).message}</p>`
     : null;
   return layout(
     'Sign in',
@@ -48,10 +50,9 @@ export function loginPage(form: LoginFormState): SafeHtml {
 
 export function loginFormResult(form: LoginFormState, cookies: readonly string[]): WebResult {
   if (!form.problem) return page(200, loginPage(form), cookies);
-  const status = problemText({ ...form, problem: form.problem }).status;
   return {
     kind: 'page',
-    status,
+    status: problemText(form.problem, form.retryAfterSeconds).status,
     body: loginPage(form),
     cookies,
     // RFC 6585 §4: a 429 may say how long to wait.
