@@ -387,7 +387,8 @@ describe('gateway (nginx) in front of fake apps', () => {
     expect(res.headers.get('x-request-id')).toBe('trace-404');
     await expectProblem(res, 'not_found');
 
-    for (const path of ['/v1/mex', '/oauth/token/more', '/', '/_gateway/errors/502']) {
+    // The apps' probes and metrics stay on their own ports.
+    for (const path of ['/v1/mex', '/oauth/token/more', '/', '/_gateway/errors/502', '/metrics', '/readyz']) {
       await expectProblem(await fetch(`${sandbox.base}${path}`), 'not_found');
     }
   });

@@ -49,8 +49,11 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
 /** Paths the gateway answers itself, without an upstream. */
 export const GATEWAY_OWN_PATHS = ['/healthz', '/openapi.json', '/openapi.yaml', '/docs'] as const;
 
-/** Paths every app serves for its orchestrator; never routed through the gateway. */
-export const PROBE_PATHS = ['/healthz', '/readyz'] as const;
+/**
+ * Paths every app serves on its own port for the orchestrator (probes) and for Prometheus
+ * (`/metrics`); never routed through the gateway.
+ */
+export const PROBE_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
 
 /** The route table entry that covers `path`, preferring exact matches, then the longest prefix. */
 export function findGatewayRoute(path: string, routes: readonly GatewayRoute[] = GATEWAY_ROUTES) {

@@ -32,3 +32,4 @@ export * from './redis/redis.module';
 export * from './app/app-runner';
 export * from './http/conditional-get';
 export * from './database/group-batcher';
+export * from './metrics/app-metrics';

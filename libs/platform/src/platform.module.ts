@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import { HealthController } from './health/health.controller';
 import { ReadinessRegistry } from './health/readiness';
 import { RouteIndex } from './http/route-index';
+import { AppMetrics } from './metrics/app-metrics';
+import { MetricsController } from './metrics/metrics.controller';
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
 export const APP_LOGGER = Symbol('APP_LOGGER');
@@ -15,22 +17,23 @@ export interface PlatformOptions {
   readonly routes: RouteIndex;
 }
 
-/** What every app gets the same way: its validated config, its logger, probes and readiness. */
+/** What every app gets the same way: its validated config, its logger, probes, readiness and metrics. */
 @Global()
 @Module({})
 export class PlatformModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: PlatformModule,
-      controllers: [HealthController],
+      controllers: [HealthController, MetricsController],
       providers: [
         ReadinessRegistry,
         { provide: APP_CONFIG, useValue: options.config },
         { provide: APP_LOGGER, useValue: options.logger },
         { provide: APP_NAME, useValue: options.app },
         { provide: RouteIndex, useValue: options.routes },
+        { provide: AppMetrics, useValue: new AppMetrics(options.app) },
       ],
-      exports: [ReadinessRegistry, APP_CONFIG, APP_LOGGER, APP_NAME, RouteIndex],
+      exports: [ReadinessRegistry, APP_CONFIG, APP_LOGGER, APP_NAME, RouteIndex, AppMetrics],
     };
   }
 }

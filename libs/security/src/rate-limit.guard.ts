@@ -1,5 +1,6 @@
-import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { ApiProblem } from '@svc/platform';
+import { Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { ApiProblem, AppMetrics } from '@svc/platform';
+import type { Counter } from 'prom-client';
 import type { RateLimitDecision } from './rate-limit-decision';
 import { RateLimiter } from './rate-limiter';
 
@@ -83,7 +84,15 @@ export function rateLimitExceededProblem(decision: RateLimitDecision): ApiProble
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
-  constructor(private readonly limiter: RateLimiter) {}
+  private readonly refusals?: Counter<'window'>;
+
+  constructor(
+    private readonly limiter: RateLimiter,
+    @Optional() metrics?: AppMetrics,
+  ) {
+    // Refused requests by the window that ran out; the client id stays out (unbounded labels).
+    this.refusals = metrics?.counter('rate_limit_refusals_total', 'requests refused with 429', ['window']);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
@@ -93,6 +102,7 @@ export class RateLimitGuard implements CanActivate {
     const reply = http.getResponse<HeaderSink>();
     for (const [name, value] of Object.entries(rateLimitHeaders(decision))) reply.header(name, value);
     if (decision.admitted) return true;
+    this.refusals?.inc({ window: decision.window });
     throw rateLimitExceededProblem(decision);
   }
 }

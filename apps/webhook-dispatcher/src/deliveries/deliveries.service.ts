@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
   AUTH_WEBHOOK_RECIPIENTS_BATCH,
   recipientsOfBatch,
@@ -7,7 +7,8 @@ import {
   type WebhookRecipient,
   type WebhookRecipientsRequest,
 } from '@svc/contracts';
-import { AmqpConnection, APP_CONFIG, APP_LOGGER, RpcClient, GroupBatcher } from '@svc/platform';
+import { AmqpConnection, APP_CONFIG, APP_LOGGER, AppMetrics, RpcClient, GroupBatcher } from '@svc/platform';
+import type { Counter } from 'prom-client';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
 import { DeliveriesRepository, type Delivery } from './deliveries.repository';
@@ -30,6 +31,7 @@ const RECIPIENT_QUESTIONS_PER_BATCH = 200;
 export class DeliveriesService {
   private readonly policy: RetryPolicy;
   private readonly recipientCache: RecipientCache;
+  private readonly attempts?: Counter<'outcome'>;
   private readonly attemptLog: Logger;
 
   constructor(
@@ -39,8 +41,14 @@ export class DeliveriesService {
     private readonly sender: WebhookSender,
     @Inject(APP_CONFIG) private readonly config: WebhookDispatcherConfig,
     @Inject(APP_LOGGER) private readonly logger: Logger,
+    @Optional() metrics?: AppMetrics,
   ) {
     this.policy = { schedule: config.WEBHOOK_RETRY_SCHEDULE, giveUpAfterMs: config.WEBHOOK_GIVE_UP_AFTER };
+    this.attempts = metrics?.counter(
+      'webhook_attempts_total',
+      'delivery attempts by outcome: delivered, retry (queued again) or failed (given up)',
+      ['outcome'],
+    );
     this.recipientCache = new RecipientCache(config.WEBHOOK_RECIPIENT_CACHE_TTL);
     // One line per attempt, of ids, numbers and our own error text (never a secret, a body or a
     // header): it skips the redaction pass, which cost more than the rest of the line.
@@ -134,6 +142,7 @@ export class DeliveriesService {
         attempt: attempt + 1,
       });
     }
+    this.attempts?.inc({ outcome: outcome.ok ? 'delivered' : next ? 'retry' : 'failed' });
     const recorded = await this.deliveries.recordAttempt({
       deliveryId: delivery.deliveryId,
       attempt,

@@ -7,10 +7,30 @@ import {
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AmqpConnection } from '../messaging/amqp-connection';
+import { AppMetrics } from '../metrics/app-metrics';
 import { APP_CONFIG, APP_LOGGER } from '../platform.module';
 import { OutboxPruner } from './outbox-pruner';
 import { OutboxRelay } from './outbox-relay';
 import { OutboxRepository } from './outbox.repository';
+
+/**
+ * The backlog as Prometheus sees it, read from the table at each scrape: a growing count or age
+ * means the broker is refusing or no relay runs, and events are waiting.
+ */
+function registerBacklogGauges(metrics: AppMetrics, dataSource: DataSource): void {
+  const repository = new OutboxRepository();
+  const read = () => repository.backlog(dataSource.manager);
+  metrics.gauge('outbox_unpublished_messages', 'outbox messages not yet published to RabbitMQ', async (g) => {
+    g.set((await read()).messages);
+  });
+  metrics.gauge(
+    'outbox_oldest_unpublished_age_seconds',
+    'how long the oldest unpublished outbox message has waited',
+    async (g) => {
+      g.set((await read()).oldestSeconds);
+    },
+  );
+}
 
 class OutboxRelayLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
   constructor(
@@ -58,6 +78,11 @@ export class OutboxModule {
             new OutboxPruner(ds, logger.child({ component: 'outbox' }), {
               retentionDays: retentionDaysOf(config),
             }),
+        },
+        {
+          provide: 'OUTBOX_METRICS',
+          inject: [AppMetrics, DataSource],
+          useFactory: (metrics: AppMetrics, ds: DataSource) => registerBacklogGauges(metrics, ds),
         },
         {
           provide: OutboxRelayLifecycle,

@@ -89,4 +89,14 @@ export class OutboxRepository {
     );
     return rows[0]?.deleted ?? 0;
   }
+
+  /** Messages not yet on the broker, and how long the oldest has waited (seconds; 0 when none). */
+  async backlog(manager: EntityManager): Promise<{ messages: number; oldestSeconds: number }> {
+    const rows = await manager.query<{ messages: number; oldest_seconds: number | null }[]>(
+      `SELECT count(*)::int AS messages,
+              extract(epoch FROM now() - min(created_at))::float8 AS oldest_seconds
+         FROM outbox_messages WHERE published_at IS NULL`,
+    );
+    return { messages: rows[0]?.messages ?? 0, oldestSeconds: rows[0]?.oldest_seconds ?? 0 };
+  }
 }

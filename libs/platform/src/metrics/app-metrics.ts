@@ -1,0 +1,71 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Seconds; from a cache hit (~ms) to the 5 s webhook budget and the 2 s database timeouts. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/**
+ * One app's Prometheus metrics, served on its own port at `GET /metrics` (never routed by the
+ * gateway). Every app has the Node process metrics (event-loop delay, GC, heap, CPU) and its HTTP
+ * answers by route pattern (never the raw path, so ids do not multiply series); features add
+ * their own counters and gauges here. One registry per app instance, so apps sharing a process
+ * (tests) keep theirs apart.
+ */
+export class AppMetrics {
+  readonly registry = new Registry();
+  private readonly httpDuration: Histogram<'method' | 'route' | 'status_code'>;
+
+  constructor(app: string) {
+    this.registry.setDefaultLabels({ app });
+    collectDefaultMetrics({ register: this.registry });
+    this.httpDuration = new Histogram({
+      name: 'http_server_request_duration_seconds',
+      help: 'HTTP answers by method, route pattern and status',
+      labelNames: ['method', 'route', 'status_code'],
+      buckets: DURATION_BUCKETS,
+      registers: [this.registry],
+    });
+  }
+
+  /** `route`: Fastify's route pattern (`/v1/me/vessels`), or `unmatched` for a 404 of no route. */
+  observeHttp(method: string, route: string | undefined, statusCode: number, seconds: number): void {
+    this.httpDuration.observe(
+      { method, route: route ?? 'unmatched', status_code: String(statusCode) },
+      seconds,
+    );
+  }
+
+  /** The app's counter of that name, made on first use (guards and services may be built more than once). */
+  counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+    const existing = this.registry.getSingleMetric(name);
+    if (existing) return existing as Counter<L>;
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  /** A gauge read when Prometheus scrapes: `read` answers the value(s) at that moment. */
+  gauge<L extends string>(
+    name: string,
+    help: string,
+    read: (gauge: Gauge<L>) => Promise<void> | void,
+    labelNames: readonly L[] = [],
+  ): Gauge<L> {
+    const existing = this.registry.getSingleMetric(name);
+    if (existing) return existing as Gauge<L>;
+    return new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        await read(this);
+      },
+    });
+  }
+
+  contentType(): string {
+    return this.registry.contentType;
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

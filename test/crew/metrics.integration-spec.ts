@@ -1,0 +1,100 @@
+import { createCrewMember } from '../factories/crew';
+import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+import { startCrewApi, type CrewApiHarness } from './support/crew-api';
+import { accessToken } from './support/tokens';
+
+/**
+ * `GET /metrics` on crew-api's own port (Prometheus text format): the Node process metrics, HTTP
+ * answers by route pattern (never by raw path), the outbox backlog read at scrape time, and the
+ * rate limiter's refusals. The limit here is 3 a minute so a refusal is cheap to provoke.
+ */
+jest.setTimeout(30_000);
+
+let auth: AuthServerHarness;
+let crew: CrewApiHarness;
+
+beforeAll(async () => {
+  auth = await startAuthServer();
+  crew = await startCrewApi(auth, { RATE_LIMIT_PER_MINUTE: '3' });
+}, 60_000);
+
+// The sandbox partner's window is shared by every spec of the run (run in turn): start it empty.
+beforeEach(async () => {
+  await auth.redis.del('ratelimit:sandbox-partner');
+});
+
+afterAll(async () => {
+  await crew?.close();
+  await auth?.close();
+});
+
+async function scrape(): Promise<string> {
+  const res = await fetch(`${crew.url}/metrics`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return res.text();
+}
+
+/** The value of the sample `name` whose labels include every one of `labels`. */
+function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = new Map([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
+    if (Object.entries(labels).every(([k, v]) => have.get(k) === v)) return Number(m[3]);
+  }
+  return undefined;
+}
+
+describe('GET /metrics', () => {
+  it('counts answers by route pattern and status, never by raw path', async () => {
+    const member = await createCrewMember(crew.db);
+    const token = await accessToken(auth, member);
+    expect((await crew.get('/v1/me', token)).status).toBe(200);
+    expect((await crew.get('/v1/me/vessels/not-a-route-123', token)).status).toBe(404);
+
+    const text = await scrape();
+    const ok = sample(text, 'http_server_request_duration_seconds_count', {
+      app: 'crew-api',
+      method: 'GET',
+      route: '/v1/me',
+      status_code: '200',
+    });
+    expect(ok).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'http_server_request_duration_seconds_count', { route: 'unmatched', status_code: '404' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(text).not.toContain('not-a-route-123');
+    expect(text).not.toContain(token);
+  });
+
+  it('has the Node process metrics and the outbox backlog', async () => {
+    const text = await scrape();
+    expect(sample(text, 'process_cpu_user_seconds_total', { app: 'crew-api' })).toBeGreaterThan(0);
+    expect(sample(text, 'nodejs_eventloop_lag_p99_seconds', { app: 'crew-api' })).toBeGreaterThanOrEqual(0);
+
+    const [{ n }] = (
+      await crew.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM crew.outbox_messages WHERE published_at IS NULL',
+      )
+    ).rows;
+    const unpublished = sample(text, 'outbox_unpublished_messages', { app: 'crew-api' });
+    expect(unpublished).toBeGreaterThanOrEqual(0);
+    // The relay runs while the test reads, so the two counts may differ by what it just published.
+    expect(unpublished).toBeLessThanOrEqual(n + 100);
+    expect(sample(text, 'outbox_oldest_unpublished_age_seconds', { app: 'crew-api' })).toBeGreaterThanOrEqual(
+      0,
+    );
+  });
+
+  it('counts requests refused by the rate limiter, by window', async () => {
+    const member = await createCrewMember(crew.db);
+    const token = await accessToken(auth, member);
+    const before = sample(await scrape(), 'rate_limit_refusals_total', { window: 'minute' }) ?? 0;
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i += 1) statuses.push((await crew.get('/v1/me', token)).status);
+    const refused = statuses.filter((s) => s === 429).length;
+    expect(refused).toBeGreaterThanOrEqual(3);
+    expect(sample(await scrape(), 'rate_limit_refusals_total', { window: 'minute' })).toBe(before + refused);
+  });
+});
