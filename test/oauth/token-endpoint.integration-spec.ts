@@ -198,6 +198,18 @@ describe('invalid_client → 401 (RFC 6749 §5.2)', () => {
     expectOAuthError(res, 401, 'invalid_client');
   });
 
+  it.each([
+    ['client_id', '\u0000'],
+    ['client_id', 'sandbox-partner\u0000'],
+  ])('a %s holding a NUL → 401 invalid_client, never a 500', async (_field, clientId) => {
+    const res = await http.token({
+      ...(await exchangeFields()),
+      client_id: clientId,
+      client_secret: A.client_secret,
+    });
+    expectOAuthError(res, 401, 'invalid_client');
+  });
+
   it('unknown client_id in the form body → 401 invalid_client', async () => {
     const res = await http.token({
       ...(await exchangeFields()),

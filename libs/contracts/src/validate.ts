@@ -16,6 +16,8 @@ export function readString(
   if (typeof value !== 'string' || value.length > maxLength) {
     throw new ContractViolation(contract, `\`${field}\` must be a string of at most ${maxLength} characters`);
   }
+  // No app can store or compare it in PostgreSQL text, so it never crosses between apps.
+  if (value.includes('\u0000')) throw new ContractViolation(contract, `\`${field}\` must not contain NUL`);
   return value;
 }
 

@@ -58,6 +58,12 @@ describe('RpcPartnerVerifier', () => {
     expect(calls).toHaveLength(4);
   });
 
+  it('refuses a client_id holding a NUL without asking auth-server', async () => {
+    const { v, calls } = verifier([{ valid: true, partner: PARTNER }]);
+    expect(await v.verify('sandbox-partner\u0000', 'the-secret')).toBeUndefined();
+    expect(calls).toEqual([]);
+  });
+
   it('fails closed when auth-server answers with an error', async () => {
     const { v } = verifier([new RpcRemoteError('auth.partners.verify', { error: 'boom' })]);
     await expect(v.verify('p', 's')).rejects.toBeInstanceOf(DependencyUnavailableError);

@@ -39,6 +39,8 @@ export class RpcPartnerVerifier extends PartnerVerifier {
   }
 
   async verify(clientId: string, clientSecret: string): Promise<VerifiedPartner | undefined> {
+    // No registered client_id holds a NUL (PostgreSQL text refuses one): not a partner, no question asked.
+    if (clientId.includes('\u0000')) return undefined;
     const digest = createHash('sha256').update(clientSecret, 'utf8').digest('hex');
     const key = `${clientId}\n${digest}`;
     const hit = this.cache.get(key);

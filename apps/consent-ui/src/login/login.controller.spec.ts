@@ -128,6 +128,17 @@ describe('POST /login', () => {
     expect(response.headers.location).toBe('/account/connections');
   });
 
+  it.each([
+    ['an e-mail', { email: 'alex.morgan@sandbox.test\u0000', password: 'sandbox-password' }],
+    ['a password', { email: 'alex.morgan@sandbox.test', password: 'sandbox\u0000password' }],
+  ])('answers 401 without asking auth-server when %s holds a NUL', async (_what, fields) => {
+    const { cookie, csrf } = await openForm(t);
+    const response = await postLogin(t, cookie, { ...fields, csrf });
+    expect(response.statusCode).toBe(401);
+    expect(response.body).toContain('Email or password is incorrect.');
+    expect(t.rpc.callsOf(AUTH_LOGIN)).toEqual([]);
+  });
+
   it('answers 401 with the same message for a wrong password and an unknown e-mail', async () => {
     const { cookie, csrf } = await openForm(t);
     const wrongPassword = await postLogin(t, cookie, {

@@ -61,7 +61,13 @@ export class LoginService {
     };
     if (!this.sessions.loginCsrfMatches(cookieHeader, form.csrf)) return retry('form_expired');
     if (form.email === '' || form.password === '') return retry('missing_fields');
-    if (form.email.length > MAX_EMAIL_LENGTH || form.password.length > MAX_PASSWORD_LENGTH) {
+    // Nothing this long, or holding a NUL, is anyone's e-mail or password (auth-server could not even look it up).
+    if (
+      form.email.length > MAX_EMAIL_LENGTH ||
+      form.password.length > MAX_PASSWORD_LENGTH ||
+      form.email.includes('\u0000') ||
+      form.password.includes('\u0000')
+    ) {
       return retry('invalid_credentials');
     }
     const result = await this.rpc.call(AUTH_LOGIN, {

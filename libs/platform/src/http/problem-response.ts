@@ -51,6 +51,14 @@ function isDatabaseUnreachable(error: unknown): boolean {
   );
 }
 
+/**
+ * PostgreSQL refuses a NUL character in text (22021). Input that carries one is the client's
+ * mistake wherever it slipped past validation: a 400, never a 500.
+ */
+function isUnstorableCharacter(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '22021';
+}
+
 /** Fastify raises these before a controller runs (body parsing, limits). */
 function fromFastifyError(error: unknown): ApiProblem | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -127,6 +135,12 @@ export function toProblem(
     return {
       problem: new ApiProblem('service_unavailable', 'The database is unavailable; retry with backoff.'),
       logAsError: true,
+    };
+  }
+  if (isUnstorableCharacter(error)) {
+    return {
+      problem: new ApiProblem('bad_request', 'The request contains a character that cannot be stored (NUL).'),
+      logAsError: false,
     };
   }
   const fastify = fromFastifyError(error);

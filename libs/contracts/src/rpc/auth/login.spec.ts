@@ -17,6 +17,15 @@ describe('auth.login', () => {
     ).toThrow(ContractViolation);
   });
 
+  it('refuses a NUL in any string field: no app could store or look it up', () => {
+    expect(() => AUTH_LOGIN.parseRequest({ email: 'a@x.test\u0000', password: 'p' })).toThrow(
+      ContractViolation,
+    );
+    expect(() => AUTH_LOGIN.parseRequest({ email: 'a@x.test', password: 'p\u0000' })).toThrow(
+      ContractViolation,
+    );
+  });
+
   it('reads a refusal, a throttled refusal and a sign-in', () => {
     expect(AUTH_LOGIN.parseResponse({ ok: false })).toEqual({ ok: false });
     expect(AUTH_LOGIN.parseResponse({ ok: false, retry_after_seconds: 90 })).toEqual({
