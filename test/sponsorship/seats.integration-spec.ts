@@ -181,6 +181,12 @@ describe('sponsorship seats: provision, get, remove', () => {
       ['an unknown field', { email: 'ok@it.test', plan: 'gold' }, ['plan']],
       ['an external_ref that is not a string', { email: 'ok@it.test', external_ref: 7 }, ['external_ref']],
       [
+        'an external_ref holding a NUL',
+        { email: 'ok@it.test', external_ref: 'emp\u00001' },
+        ['external_ref'],
+      ],
+      ['an e-mail holding a NUL', { email: 'ok\u0000@it.test' }, ['email']],
+      [
         'expires_at that is not a timestamp',
         { email: 'ok@it.test', expires_at: 'next year' },
         ['expires_at'],

@@ -56,6 +56,15 @@ describe('FieldReader', () => {
     expect(errors.find((e) => e.field === 'd')?.message).toBe('is required');
   });
 
+  it('refuses a string holding a NUL, which no record can store', () => {
+    const errors = errorsOf(() => {
+      const r = FieldReader.body({ external_ref: 'emp\u00001' });
+      r.string('external_ref', { max: 320 });
+      r.done();
+    });
+    expect(errors).toEqual([{ field: 'external_ref', message: 'must not contain a NUL character' }]);
+  });
+
   it('trims strings and passes valid input', () => {
     const r = FieldReader.body({ name: '  Kari ' });
     expect(r.string('name', { max: 10 })).toBe('Kari');

@@ -81,7 +81,10 @@ export class FieldReader {
       return '';
     }
     const trimmed = value.trim();
-    if (trimmed.length < min || trimmed.length > rule.max) {
+    if (trimmed.includes('\u0000')) {
+      // PostgreSQL text cannot hold it: refused here with the field named, not by the database.
+      this.fail(field, 'must not contain a NUL character');
+    } else if (trimmed.length < min || trimmed.length > rule.max) {
       this.fail(field, `must be ${min}-${rule.max} characters long`);
     } else if (rule.pattern && !rule.pattern.test(trimmed)) {
       this.fail(field, rule.patternMessage ?? `has an invalid format`);
