@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from '../../scripts/lib/apps.cjs';
 import { eventually } from '../integration/support/services';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+import type { AuthServerHarness } from '../oauth/support/auth-server';
 import {
   attemptsOf,
   createPartner,
@@ -10,30 +10,29 @@ import {
   grantConsent,
   newEvent,
   newMember,
-  startDispatcher,
+  startDeliveryStack,
+  type DeliveryStack,
   type DispatcherHarness,
 } from './support/dispatcher';
-import { WebhookReceiver } from './support/receiver';
+import type { WebhookReceiver } from './support/receiver';
 
 // `npm run deliveries -- list|show|redeliver` (issue 5, item 7), run as operators run it: the
 // script and the built CLI, against this run's database and RabbitMQ, while a dispatcher works.
 jest.setTimeout(60_000);
 
+let stack: DeliveryStack | undefined;
 let auth: AuthServerHarness;
 let dispatcher: DispatcherHarness;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  auth = await startAuthServer();
   // One retry a second after the first failure, then the delivery fails: quick to reach "failed".
-  dispatcher = await startDispatcher(auth, { WEBHOOK_RETRY_SCHEDULE: '1s', WEBHOOK_TIMEOUT_MS: '1000' });
-  receiver = await WebhookReceiver.start();
+  stack = await startDeliveryStack({ WEBHOOK_RETRY_SCHEDULE: '1s', WEBHOOK_TIMEOUT_MS: '1000' });
+  ({ auth, dispatcher, receiver } = stack);
 });
 
 afterAll(async () => {
-  await receiver?.close();
-  await dispatcher?.close();
-  await auth?.close();
+  await stack?.close();
 });
 
 interface CliResult {

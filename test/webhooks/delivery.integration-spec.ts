@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AUTH_CONSENTS_REVOKE } from '@svc/contracts';
 import Stripe from 'stripe';
 import { eventually } from '../integration/support/services';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+import type { AuthServerHarness } from '../oauth/support/auth-server';
 import {
   attemptsOf,
   createPartner,
@@ -10,10 +10,11 @@ import {
   grantConsent,
   newEvent,
   newMember,
-  startDispatcher,
+  startDeliveryStack,
+  type DeliveryStack,
   type DispatcherHarness,
 } from './support/dispatcher';
-import { WebhookReceiver, type ReceivedWebhook } from './support/receiver';
+import type { ReceivedWebhook, WebhookReceiver } from './support/receiver';
 
 // decisions.md (Webhooks). One dispatcher for the whole file, with a schedule in seconds and a
 // short attempt budget, so retries and timeouts are observable within the test's time.
@@ -21,23 +22,21 @@ jest.setTimeout(40_000);
 
 const stripe = new Stripe('sk_test_not_used');
 
+let stack: DeliveryStack | undefined;
 let auth: AuthServerHarness;
 let dispatcher: DispatcherHarness;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  auth = await startAuthServer();
-  dispatcher = await startDispatcher(auth, {
+  stack = await startDeliveryStack({
     WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
     WEBHOOK_TIMEOUT_MS: '1000',
   });
-  receiver = await WebhookReceiver.start();
+  ({ auth, dispatcher, receiver } = stack);
 });
 
 afterAll(async () => {
-  await receiver?.close();
-  await dispatcher?.close();
-  await auth?.close();
+  await stack?.close();
 });
 
 function header(request: ReceivedWebhook, name: string): string {

@@ -6,37 +6,36 @@ import {
   parkingQueue,
 } from '../../apps/webhook-dispatcher/src/deliveries/webhook-queues';
 import { eventually } from '../integration/support/services';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+import type { AuthServerHarness } from '../oauth/support/auth-server';
 import {
   createPartner,
   deliveriesOf,
   grantConsent,
   newEvent,
   newMember,
-  startDispatcher,
+  startDeliveryStack,
+  type DeliveryStack,
   type DispatcherHarness,
 } from './support/dispatcher';
 import { queueBindings } from './support/broker';
-import { WebhookReceiver } from './support/receiver';
+import type { WebhookReceiver } from './support/receiver';
 
 // crew.events also carries internal events (crew.member.registered, for the sponsorship work);
 // the dispatcher's queue must take only the webhook event types.
 jest.setTimeout(30_000);
 
+let stack: DeliveryStack | undefined;
 let auth: AuthServerHarness;
 let dispatcher: DispatcherHarness;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  auth = await startAuthServer();
-  dispatcher = await startDispatcher(auth);
-  receiver = await WebhookReceiver.start();
+  stack = await startDeliveryStack();
+  ({ auth, dispatcher, receiver } = stack);
 });
 
 afterAll(async () => {
-  await receiver?.close();
-  await dispatcher?.close();
-  await auth?.close();
+  await stack?.close();
 });
 
 const eventBindings = async () =>

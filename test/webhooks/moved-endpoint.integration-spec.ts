@@ -1,5 +1,4 @@
 import { eventually } from '../integration/support/services';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
 import {
   attemptsOf,
   createPartner,
@@ -7,10 +6,11 @@ import {
   grantConsent,
   newEvent,
   newMember,
-  startDispatcher,
+  startDeliveryStack,
+  type DeliveryStack,
   type DispatcherHarness,
 } from './support/dispatcher';
-import { WebhookReceiver } from './support/receiver';
+import type { WebhookReceiver } from './support/receiver';
 
 // decisions.md (Webhooks): "a delivery target must be the partner's registered URL". A partner
 // that moves its endpoint while a delivery is being retried gets the retries at the new URL; the
@@ -18,24 +18,21 @@ import { WebhookReceiver } from './support/receiver';
 // the move is seen by the very next attempt.
 jest.setTimeout(40_000);
 
-let auth: AuthServerHarness;
+let stack: DeliveryStack | undefined;
 let dispatcher: DispatcherHarness;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  auth = await startAuthServer();
-  dispatcher = await startDispatcher(auth, {
+  stack = await startDeliveryStack({
     WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
     WEBHOOK_TIMEOUT_MS: '1000',
     WEBHOOK_RECIPIENT_CACHE_TTL: '0s',
   });
-  receiver = await WebhookReceiver.start();
+  ({ dispatcher, receiver } = stack);
 });
 
 afterAll(async () => {
-  await receiver?.close();
-  await dispatcher?.close();
-  await auth?.close();
+  await stack?.close();
 });
 
 it('retries at the URL the partner registers meanwhile, and the log shows where the delivery went', async () => {

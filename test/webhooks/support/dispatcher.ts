@@ -6,7 +6,8 @@ import { Pool } from 'pg';
 import { SecretBox } from '../../../apps/auth-server/src/crypto/secrets';
 import { WEBHOOK_DISPATCHER } from '../../../apps/webhook-dispatcher/src/app.definition';
 import { createCrewMember } from '../../factories/crew';
-import type { AuthServerHarness } from '../../oauth/support/auth-server';
+import { startAuthServer, type AuthServerHarness } from '../../oauth/support/auth-server';
+import { WebhookReceiver } from './receiver';
 
 // auth-server's sandbox default key (its config): the in-process auth-server opens with it.
 const SANDBOX_SECRETS_KEY = 'c2FuZGJveC1vbmx5LWtleS1mb3Itd2ViaG9vay1zZWM=';
@@ -17,6 +18,30 @@ export interface DispatcherHarness {
   /** Publishes an event to crew.events as the outbox relays do (message id = event id). */
   publish(event: ServiceEvent): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What most delivery specs start: auth-server, one dispatcher and a partner's receiving endpoint. */
+export interface DeliveryStack {
+  readonly auth: AuthServerHarness;
+  readonly dispatcher: DispatcherHarness;
+  readonly receiver: WebhookReceiver;
+  close(): Promise<void>;
+}
+
+export async function startDeliveryStack(env: Readonly<Record<string, string>> = {}): Promise<DeliveryStack> {
+  const auth = await startAuthServer();
+  const dispatcher = await startDispatcher(auth, env);
+  const receiver = await WebhookReceiver.start();
+  return {
+    auth,
+    dispatcher,
+    receiver,
+    async close() {
+      await receiver.close();
+      await dispatcher.close();
+      await auth.close();
+    },
+  };
 }
 
 /** webhook-dispatcher booted in-process as `serveApp` boots it, next to an in-process auth-server. */
