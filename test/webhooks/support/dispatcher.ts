@@ -30,8 +30,17 @@ export interface DeliveryStack {
 
 export async function startDeliveryStack(env: Readonly<Record<string, string>> = {}): Promise<DeliveryStack> {
   const auth = await startAuthServer();
-  const dispatcher = await startDispatcher(auth, env);
-  const receiver = await WebhookReceiver.start();
+  let dispatcher: DispatcherHarness | undefined;
+  let receiver: WebhookReceiver;
+  try {
+    dispatcher = await startDispatcher(auth, env);
+    receiver = await WebhookReceiver.start();
+  } catch (err) {
+    // What did start is stopped, so a failed start leaves nothing running behind the failure.
+    await dispatcher?.close();
+    await auth.close();
+    throw err;
+  }
   return {
     auth,
     dispatcher,
