@@ -119,6 +119,8 @@ describe('unknown client or redirect URI → error page, never a redirect (RFC 6
     ['an unknown client_id', { client_id: 'no-such-client' }],
     ['no client_id', { client_id: undefined }],
     ['an empty client_id', { client_id: '' }],
+    ['a client_id holding a NUL', { client_id: 'sandbox-partner\u0000' }],
+    ['a redirect_uri holding a NUL', { redirect_uri: 'http://localhost:8765/callback\u0000' }],
     ['no redirect_uri', { redirect_uri: undefined }],
     ['an unregistered redirect_uri', { redirect_uri: 'https://attacker.example/callback' }],
     ['a registered redirect_uri plus a trailing slash', { redirect_uri: 'http://localhost:8765/callback/' }],

@@ -9,6 +9,8 @@ export class PartnersRepository {
   constructor(private readonly transactions: TransactionRunner) {}
 
   findById(clientId: string, tx: Transaction = this.transactions.outside): Promise<PartnerEntity | null> {
+    // PostgreSQL text cannot hold a NUL, so no partner has one; asking would be a database error.
+    if (clientId.includes('\u0000')) return Promise.resolve(null);
     return tx.findOne(PartnerEntity, { where: { clientId } });
   }
 

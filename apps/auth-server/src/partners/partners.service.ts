@@ -43,10 +43,7 @@ export class PartnersService {
 
   /** Client authentication at the token and revocation endpoints (RFC 6749 §2.3.1). */
   async authenticate(credentials: ClientCredentials): Promise<PartnerEntity> {
-    // A client_id with a NUL cannot be registered (PostgreSQL text refuses it): no such client.
-    const partner = credentials.clientId.includes('\u0000')
-      ? null
-      : await this.partners.findById(credentials.clientId);
+    const partner = await this.partners.findById(credentials.clientId);
     const matches = constantTimeEqual(
       partner?.secretDigest ?? NO_SECRET_DIGEST,
       sha256Hex(credentials.clientSecret),
