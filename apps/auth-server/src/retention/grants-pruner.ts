@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_LOGGER, drainBatches, PeriodicWork } from '@svc/platform';
+import { APP_LOGGER, drainBatches, PeriodicWork, PRUNE_BATCH, PRUNE_EVERY_MS } from '@svc/platform';
 import type { Logger } from 'pino';
 import { GrantsRetentionRepository } from './grants-retention.repository';
 
@@ -10,8 +10,6 @@ import { GrantsRetentionRepository } from './grants-retention.repository';
  * token pair's refresh token is past any use, so its rotation history has nothing left to catch.
  */
 export const EXPIRED_GRANT_GRACE_SECONDS = 24 * 60 * 60;
-const EVERY_MS = 10 * 60_000;
-const BATCH = 1000;
 
 /**
  * Keeps auth-server's grant tables from growing without bound: each refresh adds a token pair,
@@ -23,7 +21,7 @@ export class GrantsPruner extends PeriodicWork {
     private readonly grants: GrantsRetentionRepository,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {
-    super('expired grant pruning', logger, EVERY_MS);
+    super('expired grant pruning', logger, PRUNE_EVERY_MS);
   }
 
   protected runOnce(): Promise<unknown> {
@@ -35,12 +33,12 @@ export class GrantsPruner extends PeriodicWork {
     const stopping = () => this.task.stopping;
     const codes = await drainBatches(
       (n) => this.grants.deleteExpiredCodes(EXPIRED_GRANT_GRACE_SECONDS, n),
-      BATCH,
+      PRUNE_BATCH,
       stopping,
     );
     const tokenPairs = await drainBatches(
       (n) => this.grants.deleteExpiredTokenPairs(EXPIRED_GRANT_GRACE_SECONDS, n),
-      BATCH,
+      PRUNE_BATCH,
       stopping,
     );
     if (codes + tokenPairs > 0) {

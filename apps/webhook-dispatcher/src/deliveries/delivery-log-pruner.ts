@@ -1,11 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, APP_LOGGER, drainBatches, PeriodicWork } from '@svc/platform';
+import {
+  APP_CONFIG,
+  APP_LOGGER,
+  drainBatches,
+  PeriodicWork,
+  PRUNE_BATCH,
+  PRUNE_EVERY_MS,
+} from '@svc/platform';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
 import { DeliveriesRepository } from './deliveries.repository';
-
-const EVERY_MS = 10 * 60_000;
-const BATCH = 1000;
 
 /**
  * Keeps the delivery log from growing without bound (a row per event and partner, and one per
@@ -19,7 +23,7 @@ export class DeliveryLogPruner extends PeriodicWork {
     @Inject(APP_CONFIG) private readonly config: Pick<WebhookDispatcherConfig, 'WEBHOOK_LOG_RETENTION_DAYS'>,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {
-    super('delivery log pruning', logger, EVERY_MS);
+    super('delivery log pruning', logger, PRUNE_EVERY_MS);
   }
 
   protected override enabled(): boolean {
@@ -36,7 +40,7 @@ export class DeliveryLogPruner extends PeriodicWork {
     if (days === 0) return 0;
     const deleted = await drainBatches(
       (limit) => this.deliveries.pruneFinished(days, limit),
-      BATCH,
+      PRUNE_BATCH,
       () => this.task.stopping,
     );
     if (deleted > 0) this.logger.info({ deleted, retention_days: days }, 'delivery log: pruned');

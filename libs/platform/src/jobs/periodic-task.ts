@@ -53,6 +53,10 @@ export class PeriodicTask {
   }
 }
 
+/** How often the pruners run, and how many rows one of their statements deletes at most. */
+export const PRUNE_EVERY_MS = 10 * 60_000;
+export const PRUNE_BATCH = 1000;
+
 /**
  * Runs a batched delete (or any batch that reports how many rows it took) until a batch comes
  * back short or the task is stopping; returns the total.

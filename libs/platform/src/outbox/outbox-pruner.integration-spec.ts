@@ -99,11 +99,11 @@ describe('OutboxPruner', () => {
   it('prunes on its own once started, and stops when told', async () => {
     await insert(5, 9, true);
     const running = pruner(7, 1000, 50);
-    running.start();
+    running.onApplicationBootstrap();
     try {
       await eventually(async () => ((await remaining()).length === 0 ? true : undefined));
     } finally {
-      await running.stop();
+      await running.beforeApplicationShutdown();
     }
     await insert(5, 9, true);
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -33,16 +33,12 @@ function registerBacklogGauges(metrics: AppMetrics, dataSource: DataSource): voi
 }
 
 class OutboxRelayLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  constructor(
-    private readonly relay: OutboxRelay,
-    private readonly pruner: OutboxPruner,
-  ) {}
+  constructor(private readonly relay: OutboxRelay) {}
   onApplicationBootstrap() {
     this.relay.start();
-    this.pruner.start();
   }
   async beforeApplicationShutdown() {
-    await Promise.all([this.relay.stop(), this.pruner.stop()]);
+    await this.relay.stop();
   }
 }
 
@@ -86,8 +82,8 @@ export class OutboxModule {
         },
         {
           provide: OutboxRelayLifecycle,
-          inject: [OutboxRelay, OutboxPruner],
-          useFactory: (r: OutboxRelay, p: OutboxPruner) => new OutboxRelayLifecycle(r, p),
+          inject: [OutboxRelay],
+          useFactory: (r: OutboxRelay) => new OutboxRelayLifecycle(r),
         },
       ],
       exports: [OutboxRepository, OutboxRelay, OutboxPruner],
