@@ -65,6 +65,12 @@ it('answers 503 service_unavailable at once while the database is unreachable, a
       crew.internal('PATCH', '/internal/v1/crew/usr_nobody/profile', { role: 'Master' }),
     );
     expectProblem(write, 503, 'service_unavailable');
+    // Metrics still render, the outbox backlog unknown rather than the whole scrape failing.
+    const metrics = await fast(crew.get('/metrics', undefined));
+    expect(metrics.status).toBe(200);
+    // prom-client spells it `Nan`; Prometheus parses either.
+    expect(metrics.text).toMatch(/^outbox_unpublished_messages\{app="crew-api"\} nan$/im);
+    expect(metrics.text).toMatch(/^process_cpu_user_seconds_total\{app="crew-api"\} /m);
   } finally {
     await proxy.restore();
   }

@@ -15,11 +15,21 @@ import { OutboxRepository } from './outbox.repository';
 
 /**
  * The backlog as Prometheus sees it, read from the table at each scrape: a growing count or age
- * means the broker is refusing or no relay runs, and events are waiting.
+ * means the broker is refusing or no relay runs, and events are waiting. One query serves both
+ * gauges of a scrape; with the database away they read NaN and the rest of /metrics still renders.
  */
 function registerBacklogGauges(metrics: AppMetrics, dataSource: DataSource): void {
   const repository = new OutboxRepository();
-  const read = () => repository.backlog(dataSource.manager);
+  let last: { at: number; backlog: Promise<{ messages: number; oldestSeconds: number }> } | undefined;
+  const read = () => {
+    if (!last || Date.now() - last.at > 1000) {
+      const backlog = repository
+        .backlog(dataSource.manager)
+        .catch(() => ({ messages: Number.NaN, oldestSeconds: Number.NaN }));
+      last = { at: Date.now(), backlog };
+    }
+    return last.backlog;
+  };
   metrics.gauge('outbox_unpublished_messages', 'outbox messages not yet published to RabbitMQ', async (g) => {
     g.set((await read()).messages);
   });
