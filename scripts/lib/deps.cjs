@@ -30,13 +30,12 @@ function ensureNodeModules(log = console.log) {
   log(`npm: ${reason}; running npm ci`);
   const ci = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: ROOT, stdio: 'inherit' });
   if (ci.status === 0) return;
-  // npm ci refuses a lock file that npm install accepts (e.g. optional platform packages of
-  // another OS missing from it); install from it anyway, and say that the lock needs a look.
-  log(
-    `npm: npm ci failed (exit ${ci.status ?? ci.signal}); package-lock.json needs regenerating. Falling back to npm install`,
+  // Never fall back to `npm install`: it would rewrite the lock and hide the drift, and the images
+  // (whose Dockerfile runs `npm ci`) would still fail to build.
+  throw new Error(
+    `npm ci failed (exit ${ci.status ?? ci.signal}). If it says package.json and package-lock.json are out of ` +
+      'sync, run `npm install --package-lock-only` on a developer machine, review the lock diff and commit it.',
   );
-  const install = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: ROOT, stdio: 'inherit' });
-  if (install.status !== 0) throw new Error(`npm install failed (exit ${install.status ?? install.signal})`);
 }
 
 module.exports = { ROOT, ensureNodeModules, installReason };
