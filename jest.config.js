@@ -32,5 +32,7 @@ module.exports = {
       globalSetup: '<rootDir>/test/integration/global-setup.ts',
     },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+    // The fault matrix (`npm run test:faults`; a short profile in `npm test`): private servers it stops and starts.
+    { ...common, displayName: 'faults', testMatch: ['<rootDir>/test/faults/**/*.faults-spec.ts'] },
   ],
 };

@@ -1,0 +1,323 @@
+import { randomBytes } from 'node:crypto';
+import { basicAuthorization } from '../../factories';
+import { request, type HttpResponse } from '../../support/http';
+import type { TokenPair } from './tokens';
+
+/**
+ * Steady mixed load on the gateway, as partners and the records system make it, with every
+ * request's latency and outcome kept. An outcome is `ok` (the answer the request wants),
+ * `unavailable` (a well-formed 503: a `service_unavailable` Problem on /v1/* and /internal/*, an
+ * RFC 6749 `temporarily_unavailable` error on /oauth/*) or `failure` (anything else: a 500, a
+ * 502/504, a 401 for a live token, a malformed 503, a contract violation, no answer within the
+ * client timeout, or any answer slower than MAX_LATENCY_MS).
+ */
+export const MAX_LATENCY_MS = 3000;
+export const CLIENT_TIMEOUT_MS = 3500;
+
+export const KINDS = [
+  'me',
+  'sea_time',
+  'vessels',
+  'token_refresh',
+  'revoke',
+  'revoked_probe',
+  'sponsorship_list',
+  'sponsorship_provision',
+  'sponsorship_remove',
+  'record_change',
+] as const;
+export type Kind = (typeof KINDS)[number];
+
+/** The kinds that must all succeed again before a dependency counts as recovered. */
+export const RECOVERY_KINDS: readonly Kind[] = [
+  'me',
+  'sea_time',
+  'vessels',
+  'token_refresh',
+  'sponsorship_list',
+  'sponsorship_provision',
+  'sponsorship_remove',
+  'record_change',
+];
+
+export type Outcome = 'ok' | 'unavailable' | 'failure';
+
+export interface Sample {
+  readonly kind: Kind;
+  readonly startedAt: number;
+  readonly endedAt: number;
+  readonly ms: number;
+  readonly status: number;
+  readonly outcome: Outcome;
+  readonly detail?: string;
+}
+
+export interface RevokedAcceptance {
+  readonly token: string;
+  readonly how: 'revoked' | 'rotated';
+  readonly revokedAt: number;
+  readonly startedAt: number;
+  readonly kind: Kind;
+}
+
+const EXPECTED: Record<Kind, readonly number[]> = {
+  me: [200],
+  sea_time: [200],
+  vessels: [200],
+  token_refresh: [200],
+  revoke: [200],
+  revoked_probe: [401],
+  sponsorship_list: [200],
+  sponsorship_provision: [201],
+  sponsorship_remove: [200],
+  record_change: [200],
+};
+
+const PARTNER = { id: 'sandbox-partner', secret: 'sandbox-secret' };
+const INTERNAL_TOKEN = 'sandbox-internal-token';
+export const RECORD_USER_ID = 'usr_sandbox_alex_morgan';
+
+const WEIGHTS: [Kind, number][] = [
+  ['me', 22],
+  ['sea_time', 14],
+  ['vessels', 14],
+  ['token_refresh', 5],
+  ['revoked_probe', 10],
+  ['sponsorship_list', 10],
+  ['sponsorship_provision', 7],
+  ['record_change', 12],
+];
+const WEIGHT_SUM = WEIGHTS.reduce((n, [, w]) => n + w, 0);
+
+function pickKind(): Kind {
+  let r = Math.random() * WEIGHT_SUM;
+  for (const [kind, w] of WEIGHTS) {
+    r -= w;
+    if (r < 0) return kind;
+  }
+  return 'me';
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Worker {
+  pair: TokenPair;
+  seats: string[];
+}
+
+export class LoadGenerator {
+  readonly samples: Sample[] = [];
+  readonly revokedAcceptances: RevokedAcceptance[] = [];
+  /** Access tokens whose revocation (or rotation) answered 200, with the time of that answer. */
+  private readonly revoked = new Map<string, { at: number; how: 'revoked' | 'rotated' }>();
+  private readonly revokedList: string[] = [];
+  private running = false;
+  private loops: Promise<void>[] = [];
+  private changeCounter = 0;
+  recordChangesCommitted = 0;
+
+  constructor(
+    private readonly baseUrl: string,
+    private readonly workers: number,
+    private readonly spares: TokenPair[],
+    readonly thinkMs: number,
+  ) {}
+
+  start(pairs: TokenPair[]): void {
+    if (pairs.length < this.workers) throw new Error(`${this.workers} workers need as many token pairs`);
+    this.running = true;
+    this.loops = pairs.slice(0, this.workers).map((pair) => this.loop({ pair, seats: [] }));
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.loops);
+  }
+
+  /**
+   * Revokes a token the way a partner does (RFC 7009, client authentication by Basic), after one
+   * successful read with it (so that its introspection answer sits in the cache). Returns the
+   * status of the revocation: 200 makes the token one that must never be accepted again.
+   */
+  async revoke(pair: TokenPair): Promise<number> {
+    await this.call('me', 'GET', '/v1/me', { authorization: `Bearer ${pair.access_token}` }, undefined, pair.access_token);
+    const res = await this.call(
+      'revoke',
+      'POST',
+      '/oauth/revoke',
+      {
+        authorization: basicAuthorization(PARTNER.id, PARTNER.secret),
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      new URLSearchParams({ token: pair.access_token, token_type_hint: 'access_token' }).toString(),
+    );
+    if (res?.status === 200) this.markRevoked(pair.access_token, 'revoked');
+    return res?.status ?? 0;
+  }
+
+  revokedCount(): number {
+    return this.revokedList.length;
+  }
+
+  private markRevoked(token: string, how: 'revoked' | 'rotated'): void {
+    if (this.revoked.has(token)) return;
+    this.revoked.set(token, { at: Date.now(), how });
+    this.revokedList.push(token);
+  }
+
+  private async loop(worker: Worker): Promise<void> {
+    // Spread the workers' first requests.
+    await sleep(Math.random() * this.thinkMs);
+    while (this.running) {
+      await this.step(worker).catch(() => undefined);
+      await sleep(this.thinkMs);
+    }
+  }
+
+  private bearer(worker: Worker): Record<string, string> {
+    return { authorization: `Bearer ${worker.pair.access_token}` };
+  }
+
+  private async step(worker: Worker): Promise<void> {
+    let kind = pickKind();
+    if (kind === 'revoked_probe' && this.revokedList.length === 0) kind = 'me';
+    if (kind === 'sponsorship_provision' && worker.seats.length > 0 && Math.random() < 0.5) {
+      kind = 'sponsorship_remove';
+    }
+    const partner = { authorization: basicAuthorization(PARTNER.id, PARTNER.secret) };
+    switch (kind) {
+      case 'me':
+        await this.call(kind, 'GET', '/v1/me', this.bearer(worker), undefined, worker.pair.access_token);
+        return;
+      case 'sea_time':
+        await this.call(kind, 'GET', '/v1/me/sea-time', this.bearer(worker), undefined, worker.pair.access_token);
+        return;
+      case 'vessels':
+        await this.call(kind, 'GET', '/v1/me/vessels?limit=5', this.bearer(worker), undefined, worker.pair.access_token);
+        return;
+      case 'revoked_probe': {
+        const token = this.revokedList[Math.floor(Math.random() * this.revokedList.length)];
+        await this.call(kind, 'GET', '/v1/me', { authorization: `Bearer ${token}` }, undefined, token);
+        return;
+      }
+      case 'token_refresh': {
+        const old = worker.pair;
+        const res = await this.call(
+          kind,
+          'POST',
+          '/oauth/token',
+          { ...partner, 'content-type': 'application/x-www-form-urlencoded' },
+          new URLSearchParams({ grant_type: 'refresh_token', refresh_token: old.refresh_token }).toString(),
+        );
+        if (res?.status === 200) {
+          worker.pair = res.json<TokenPair>();
+          this.markRevoked(old.access_token, 'rotated');
+        } else if (!res || res.status !== 503) {
+          // Unknown state of the pair (no answer, or refused): carry on with a spare one.
+          const spare = this.spares.shift();
+          if (spare) worker.pair = spare;
+        }
+        return;
+      }
+      case 'sponsorship_list':
+        await this.call(kind, 'GET', '/v1/partners/sponsorships?limit=5', partner);
+        return;
+      case 'sponsorship_provision': {
+        const email = `faults-${randomBytes(6).toString('hex')}@example.test`;
+        const res = await this.call(
+          kind,
+          'POST',
+          '/v1/partners/sponsorships',
+          { ...partner, 'content-type': 'application/json' },
+          JSON.stringify({ email, external_ref: `faults-${email}` }),
+        );
+        if (res?.status === 201) worker.seats.push(res.json<{ sponsorship_id: string }>().sponsorship_id);
+        return;
+      }
+      case 'sponsorship_remove': {
+        const id = worker.seats[0];
+        const res = await this.call(kind, 'DELETE', `/v1/partners/sponsorships/${id}`, partner);
+        if (res?.status === 200 || res?.status === 404) worker.seats.shift();
+        return;
+      }
+      case 'record_change': {
+        this.changeCounter += 1;
+        const res = await this.call(
+          kind,
+          'PATCH',
+          `/internal/v1/crew/${RECORD_USER_ID}/profile`,
+          { authorization: `Bearer ${INTERNAL_TOKEN}`, 'content-type': 'application/json' },
+          JSON.stringify({ role: `Chief Officer ${this.changeCounter}-${randomBytes(2).toString('hex')}` }),
+        );
+        if (res?.status === 200) this.recordChangesCommitted += 1;
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** One request: timed, classified, kept. Resolves with the response, or undefined without one. */
+  private async call(
+    kind: Kind,
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: string,
+    bearerToken?: string,
+  ): Promise<HttpResponse | undefined> {
+    const startedAt = Date.now();
+    let res: HttpResponse | undefined;
+    let status = 0;
+    let outcome: Outcome;
+    let detail: string | undefined;
+    try {
+      res = await request(`${this.baseUrl}${path}`, { method, headers, body, timeoutMs: CLIENT_TIMEOUT_MS });
+      status = res.status;
+      ({ outcome, detail } = classify(kind, path, res));
+    } catch (err) {
+      outcome = 'failure';
+      detail = (err as Error).message.slice(0, 300);
+    }
+    const endedAt = Date.now();
+    const ms = endedAt - startedAt;
+    if (outcome !== 'failure' && ms > MAX_LATENCY_MS) {
+      outcome = 'failure';
+      detail = `answered ${status} after ${ms} ms`;
+    }
+    if (bearerToken && status === 200) {
+      const revoked = this.revoked.get(bearerToken);
+      if (revoked && revoked.at < startedAt) {
+        this.revokedAcceptances.push({ token: bearerToken.slice(0, 10), how: revoked.how, revokedAt: revoked.at, startedAt, kind });
+      }
+    }
+    this.samples.push({ kind, startedAt, endedAt, ms, status, outcome, ...(detail ? { detail } : {}) });
+    return res;
+  }
+}
+
+export function classify(kind: Kind, path: string, res: HttpResponse): { outcome: Outcome; detail?: string } {
+  if (EXPECTED[kind].includes(res.status)) return { outcome: 'ok' };
+  const contentType = res.header('content-type') ?? '';
+  if (res.status === 503) {
+    let body: Record<string, unknown> = {};
+    try {
+      body = res.json();
+    } catch {
+      /* not JSON */
+    }
+    if (path.startsWith('/oauth/')) {
+      if (contentType.startsWith('application/json') && body.error === 'temporarily_unavailable') {
+        return { outcome: 'unavailable' };
+      }
+    } else if (
+      contentType.startsWith('application/problem+json') &&
+      typeof body.type === 'string' &&
+      body.type.endsWith('/service_unavailable')
+    ) {
+      return { outcome: 'unavailable' };
+    }
+    return { outcome: 'failure', detail: `malformed 503 (${contentType}): ${res.text.slice(0, 200)}` };
+  }
+  return { outcome: 'failure', detail: `${res.status} ${res.text.slice(0, 240)}` };
+}

@@ -1,0 +1,241 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from '../../../scripts/lib/apps.cjs';
+import { freePorts, tcpReachable, waitForPort } from '../../../scripts/lib/net.cjs';
+import { startProcess, tail, which, type ProcessHandle } from '../../../scripts/lib/procs.cjs';
+import { PrivateBroker } from '../../webhooks/support/private-broker';
+
+/**
+ * The fault matrix's own PostgreSQL, Redis and RabbitMQ: each on its own free port with its own
+ * data under `.run/faults-<id>/`, so the matrix can stop and start them without touching the
+ * servers on the default ports that every other test run (and engineer) shares.
+ */
+export interface Dependency {
+  readonly name: 'postgres' | 'redis' | 'rabbitmq';
+  readonly url: string;
+  readonly logFile: string;
+  /** Stops the server the way an operator does; every connection drops, the port closes. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port with its data; resolves when it accepts connections. */
+  start(): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+
+export function faultsDir(): string {
+  const dir = path.join(ROOT, '.run', `faults-${process.env.TEST_RUN_ID ?? 'local'}-${randomBytes(3).toString('hex')}`);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+  return dir;
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL: initdb + pg_ctl. root may not run postgres: then as the `postgres` system user.
+
+function postgresBin(): string {
+  const base = '/usr/lib/postgresql';
+  const versions = fs.existsSync(base)
+    ? fs
+        .readdirSync(base)
+        .filter((v) => fs.existsSync(path.join(base, v, 'bin', 'initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (!versions.length) throw new Error('the fault matrix starts a private PostgreSQL: initdb is not installed');
+  return path.join(base, versions[0], 'bin');
+}
+
+export class PrivatePostgres implements Dependency {
+  readonly name = 'postgres' as const;
+  private constructor(
+    private readonly dir: string,
+    readonly port: number,
+    private readonly bin: string,
+  ) {}
+
+  get url(): string {
+    return `postgres://svc:svc@127.0.0.1:${this.port}/svc`;
+  }
+
+  get logFile(): string {
+    return path.join(this.dir, 'postgres.log');
+  }
+
+  private get data(): string {
+    return path.join(this.dir, 'data');
+  }
+
+  static async start(parent: string): Promise<PrivatePostgres> {
+    const bin = postgresBin();
+    const dir = path.join(parent, 'postgres');
+    fs.mkdirSync(dir, { recursive: true });
+    const [port] = await freePorts(1);
+    const pg = new PrivatePostgres(dir, port, bin);
+    if (isRoot()) spawnSync('chown', ['-R', 'postgres:postgres', dir]);
+    pg.run('initdb', ['-D', pg.data, '-U', 'svc', '--auth=trust', '-E', 'UTF8', '--no-sync'], 120_000);
+    fs.appendFileSync(
+      path.join(pg.data, 'postgresql.conf'),
+      [
+        `port = ${port}`,
+        "listen_addresses = '127.0.0.1'",
+        `unix_socket_directories = '${dir}'`,
+        'fsync = off',
+        'synchronous_commit = off',
+        'full_page_writes = off',
+        'max_connections = 200',
+        'shared_buffers = 64MB',
+        '',
+      ].join('\n'),
+    );
+    await pg.start();
+    pg.run('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'svc', 'svc'], 30_000);
+    return pg;
+  }
+
+  async start(): Promise<void> {
+    this.run('pg_ctl', ['-D', this.data, '-l', this.logFile, '-w', '-t', '60', 'start'], 90_000);
+    await waitForPort('127.0.0.1', this.port, 30_000, 'private PostgreSQL');
+  }
+
+  /** `pg_ctl stop -m fast`: sessions are ended, the server shuts down cleanly. */
+  async stop(): Promise<void> {
+    this.run('pg_ctl', ['-D', this.data, '-w', '-t', '60', '-m', 'fast', 'stop'], 90_000, true);
+    for (let i = 0; i < 50 && (await tcpReachable('127.0.0.1', this.port, 200)); i++) await sleep(100);
+  }
+
+  async destroy(): Promise<void> {
+    await this.stop().catch(() => undefined);
+  }
+
+  /** For a test process that dies without afterAll. */
+  stopNow(): void {
+    this.run('pg_ctl', ['-D', this.data, '-m', 'immediate', 'stop'], 30_000, true);
+  }
+
+  private run(tool: string, args: string[], timeout: number, tolerant = false): void {
+    const cmd = path.join(this.bin, tool);
+    const [file, argv] = isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
+    const res = spawnSync(file, argv, { cwd: this.dir, timeout, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    if (res.status !== 0 && !tolerant) {
+      throw new Error(
+        `${tool} ${args.join(' ')} failed (${res.status ?? res.signal}):\n${res.stdout}${res.stderr}\n${tail(this.logFile, 20)}`,
+      );
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Redis: redis-server in the foreground, no persistence (a restart loses the cache, as a crash would).
+
+export class PrivateRedis implements Dependency {
+  readonly name = 'redis' as const;
+  private handle?: ProcessHandle;
+  private constructor(
+    private readonly dir: string,
+    readonly port: number,
+  ) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  get logFile(): string {
+    return path.join(this.dir, 'redis.log');
+  }
+
+  static async start(parent: string): Promise<PrivateRedis> {
+    if (!which('redis-server')) throw new Error('the fault matrix starts a private Redis: redis-server is not installed');
+    const dir = path.join(parent, 'redis');
+    fs.mkdirSync(dir, { recursive: true });
+    const [port] = await freePorts(1);
+    const redis = new PrivateRedis(dir, port);
+    await redis.start();
+    return redis;
+  }
+
+  async start(): Promise<void> {
+    this.handle = startProcess({
+      name: 'redis',
+      cmd: 'redis-server',
+      args: ['--bind', '127.0.0.1', '--port', String(this.port), '--save', '', '--appendonly', 'no', '--dir', this.dir],
+      cwd: this.dir,
+      logFile: this.logFile,
+    });
+    await waitForPort('127.0.0.1', this.port, 20_000, 'private Redis');
+  }
+
+  /** SIGTERM: redis-server closes every connection and exits. */
+  async stop(): Promise<void> {
+    await this.handle?.stop(5000);
+    for (let i = 0; i < 50 && (await tcpReachable('127.0.0.1', this.port, 200)); i++) await sleep(100);
+  }
+
+  async destroy(): Promise<void> {
+    await this.stop();
+  }
+
+  stopNow(): void {
+    if (this.handle?.alive() && this.handle.pid) {
+      try {
+        process.kill(-this.handle.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// RabbitMQ: the private node of the broker-restart test.
+
+export class PrivateRabbit implements Dependency {
+  readonly name = 'rabbitmq' as const;
+  private constructor(private readonly broker: PrivateBroker) {}
+
+  get url(): string {
+    return this.broker.url;
+  }
+
+  get logFile(): string {
+    return this.broker.logFile;
+  }
+
+  static async start(): Promise<PrivateRabbit> {
+    const broker = await PrivateBroker.start('faults');
+    const rabbit = new PrivateRabbit(broker);
+    await rabbit.waitUntilAnswering();
+    return rabbit;
+  }
+
+  async stop(): Promise<void> {
+    await this.broker.stop();
+  }
+
+  async start(): Promise<void> {
+    await this.broker.restart();
+    await this.waitUntilAnswering();
+  }
+
+  async destroy(): Promise<void> {
+    await this.broker.destroy();
+  }
+
+  /** The AMQP port opens a moment before the node accepts logins; wait for a real connection. */
+  private async waitUntilAnswering(): Promise<void> {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const amqp = require('amqplib') as typeof import('amqplib');
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        const conn = await amqp.connect(this.url);
+        await conn.close();
+        return;
+      } catch (err) {
+        if (Date.now() > deadline) throw new Error(`private RabbitMQ does not accept connections: ${(err as Error).message}`);
+        await sleep(200);
+      }
+    }
+  }
+}
