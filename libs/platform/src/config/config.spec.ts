@@ -1,4 +1,5 @@
 import {
+  AMQP_CONFIG,
   BASE_CONFIG,
   ConfigError,
   DATABASE_CONFIG,
@@ -81,5 +82,13 @@ describe('loadConfig', () => {
     expect(parseDuration('250ms')).toBe(250);
     expect(parseDuration('2h')).toBe(7_200_000);
     expect(() => parseDuration('2 hours')).toThrow(/not a duration/);
+  });
+});
+
+describe('RPC_TIMEOUT_MS', () => {
+  it('defaults below the 3 s answer budget, so a request waiting on one RPC still answers in time', () => {
+    const config = loadConfig(AMQP_CONFIG, { AMQP_URL: 'amqp://guest:guest@localhost:5672/' });
+    expect(config.RPC_TIMEOUT_MS).toBe(2000);
+    expect(config.RPC_TIMEOUT_MS).toBeLessThan(3000);
   });
 });
