@@ -8,7 +8,8 @@ import {
   KINDS,
   LoadGenerator,
   MAX_LATENCY_MS,
-  RECOVERY_KINDS,
+  recoveredAt,
+  seedLoad,
   type Kind,
   type Sample,
 } from './support/load';
@@ -42,6 +43,7 @@ const PROFILES = {
 } as const;
 const PROFILE = process.env.FAULTS_PROFILE === 'short' ? 'short' : 'full';
 const CONFIG = PROFILES[PROFILE];
+const SEED = Number(process.env.FAULTS_SEED || 12);
 const RECOVERY_LIMIT_MS = 15_000;
 /** A dependency counts as recovered once every kind succeeded after the last 503 and this long passed. */
 const STABLE_MS = 2_000;
@@ -80,6 +82,7 @@ let receivedIds = new Map<string, number>();
 process.once('exit', () => {
   postgres?.stopNow();
   redis?.stopNow();
+  rabbit?.stopNow();
 });
 
 beforeAll(async () => {
@@ -87,7 +90,7 @@ beforeAll(async () => {
   [postgres, redis, rabbit] = await Promise.all([
     PrivatePostgres.start(dir),
     PrivateRedis.start(dir),
-    PrivateRabbit.start(),
+    PrivateRabbit.start(dir),
   ]);
   receiver = await WebhookReceiver.start();
   system = await startSystem({
@@ -118,6 +121,7 @@ beforeAll(async () => {
   const victims: TokenPair[] = pairs;
   const pendingRevokes: TokenPair[] = [];
 
+  seedLoad(SEED);
   load = new LoadGenerator(system.baseUrl, workers, spares, CONFIG.thinkMs);
   loadStarted = Date.now();
   load.start(readers);
@@ -147,7 +151,7 @@ beforeAll(async () => {
     await dep.start();
     const upAt = Date.now();
     await revoke('returned');
-    const recoveredAt = await waitForRecovery(upAt);
+    const recovered = await waitForRecovery(upAt);
     await revoke('recovered');
     // Revocations that answered 503 are made again now, and must take effect.
     for (const pair of pendingRevokes.splice(0)) {
@@ -161,7 +165,7 @@ beforeAll(async () => {
       downAt,
       startBegan,
       upAt,
-      recoveredAt,
+      recoveredAt: recovered,
       end: Date.now(),
       revokes,
     });
@@ -222,18 +226,6 @@ async function waitForRecovery(upAt: number): Promise<number | undefined> {
   }
 }
 
-export function recoveredAt(samples: readonly Sample[], upAt: number): number | undefined {
-  let lastBad = upAt;
-  for (const s of samples) if (s.startedAt >= upAt && s.outcome !== 'ok' && s.kind !== 'revoke') lastBad = Math.max(lastBad, s.endedAt);
-  let at = lastBad;
-  for (const kind of RECOVERY_KINDS) {
-    const first = samples.find((s) => s.kind === kind && s.startedAt >= lastBad && s.outcome === 'ok');
-    if (!first) return undefined;
-    at = Math.max(at, first.endedAt);
-  }
-  return at;
-}
-
 function countsByKind(samples: readonly Sample[]) {
   const out: Partial<Record<Kind, { ok: number; unavailable: number; failure: number }>> = {};
   for (const kind of KINDS) {
@@ -268,6 +260,8 @@ function buildReport(): Record<string, unknown> {
     const inWindow = samples.filter((s) => s.startedAt >= p.stopBegan && s.startedAt < p.end);
     return {
       dependency: p.dependency,
+      stop_began_at_ms: p.stopBegan - loadStarted,
+      up_at_ms: p.upAt - loadStarted,
       outage_ms: p.upAt - p.stopBegan,
       stop_ms: p.downAt - p.stopBegan,
       start_ms: p.upAt - p.startBegan,
@@ -282,12 +276,16 @@ function buildReport(): Record<string, unknown> {
   const received = [...receivedIds.values()];
   return {
     profile: PROFILE,
-    config: { ...CONFIG, recovery_limit_ms: RECOVERY_LIMIT_MS, max_latency_ms: MAX_LATENCY_MS },
+    config: { ...CONFIG, seed: SEED, recovery_limit_ms: RECOVERY_LIMIT_MS, max_latency_ms: MAX_LATENCY_MS },
     started_at: new Date(loadStarted).toISOString(),
     duration_ms: (phases.at(-1)?.end ?? Date.now()) - loadStarted,
     requests_total: samples.length,
     requests: countsByKind(samples),
     max_latency_ms: Math.max(0, ...samples.map((s) => s.ms)),
+    slowest: [...samples]
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 5)
+      .map((s) => ({ kind: s.kind, ms: s.ms, status: s.status, at_ms: s.startedAt - loadStarted })),
     failures: samples.filter((s) => s.outcome === 'failure').length,
     failure_examples: samples
       .filter((s) => s.outcome === 'failure')
@@ -319,11 +317,24 @@ function writeReport(data: Record<string, unknown>): void {
 }
 
 function summaryTable(data: Record<string, unknown>): string {
-  const deps = data.dependencies as { dependency: string; outage_ms: number; recover_ms: number | null; max_latency_ms: number; requests_phase: Record<string, { ok: number; unavailable: number; failure: number }>; events: { committed: number; delivered_distinct: number; duplicates: number } }[];
-  const lines = ['dependency | outage | recovered after | max latency | ok / 503 / failed | events committed / delivered / dup'];
+  const deps = data.dependencies as {
+    dependency: string;
+    outage_ms: number;
+    recover_ms: number | null;
+    max_latency_ms: number;
+    requests_phase: Record<string, { ok: number; unavailable: number; failure: number }>;
+    events: { committed: number; delivered_distinct: number; duplicates: number };
+  }[];
+  const lines = [
+    'dependency | outage | recovered after | max latency | ok / 503 / failed | events committed / delivered / dup',
+  ];
   for (const d of deps) {
     const sum = Object.values(d.requests_phase).reduce(
-      (a, c) => ({ ok: a.ok + c.ok, unavailable: a.unavailable + c.unavailable, failure: a.failure + c.failure }),
+      (a, c) => ({
+        ok: a.ok + c.ok,
+        unavailable: a.unavailable + c.unavailable,
+        failure: a.failure + c.failure,
+      }),
       { ok: 0, unavailable: 0, failure: 0 },
     );
     lines.push(
@@ -366,7 +377,9 @@ describe(`fault matrix (${PROFILE}): Redis, RabbitMQ and PostgreSQL stopped and 
     expect(events.committed).toBeGreaterThanOrEqual(load.recordChangesCommitted);
     // Changes made while the broker was down are among them.
     const broker = phases.find((p) => p.dependency === 'rabbitmq')!;
-    expect(committedEvents.filter((e) => e.at >= broker.downAt && e.at < broker.startBegan).length).toBeGreaterThan(0);
+    expect(
+      committedEvents.filter((e) => e.at >= broker.downAt && e.at < broker.startBegan).length,
+    ).toBeGreaterThan(0);
   });
 
   it('never accepts a token whose revocation or rotation answered 200', () => {

@@ -89,8 +89,29 @@ const WEIGHTS: [Kind, number][] = [
 ];
 const WEIGHT_SUM = WEIGHTS.reduce((n, [, w]) => n + w, 0);
 
+/**
+ * The mix's random choices come from a seeded generator (FAULTS_SEED), so a run can be repeated
+ * request kind for request kind as far as timing allows.
+ */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    // mulberry32
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+let random = Math.random;
+export function seedLoad(seed: number): void {
+  random = seededRandom(seed);
+}
+
 function pickKind(): Kind {
-  let r = Math.random() * WEIGHT_SUM;
+  let r = random() * WEIGHT_SUM;
   for (const [kind, w] of WEIGHTS) {
     r -= w;
     if (r < 0) return kind;
@@ -140,7 +161,14 @@ export class LoadGenerator {
    * status of the revocation: 200 makes the token one that must never be accepted again.
    */
   async revoke(pair: TokenPair): Promise<number> {
-    await this.call('me', 'GET', '/v1/me', { authorization: `Bearer ${pair.access_token}` }, undefined, pair.access_token);
+    await this.call(
+      'me',
+      'GET',
+      '/v1/me',
+      { authorization: `Bearer ${pair.access_token}` },
+      undefined,
+      pair.access_token,
+    );
     const res = await this.call(
       'revoke',
       'POST',
@@ -181,7 +209,7 @@ export class LoadGenerator {
   private async step(worker: Worker): Promise<void> {
     let kind = pickKind();
     if (kind === 'revoked_probe' && this.revokedList.length === 0) kind = 'me';
-    if (kind === 'sponsorship_provision' && worker.seats.length > 0 && Math.random() < 0.5) {
+    if (kind === 'sponsorship_provision' && worker.seats.length > 0 && random() < 0.5) {
       kind = 'sponsorship_remove';
     }
     const partner = { authorization: basicAuthorization(PARTNER.id, PARTNER.secret) };
@@ -190,13 +218,27 @@ export class LoadGenerator {
         await this.call(kind, 'GET', '/v1/me', this.bearer(worker), undefined, worker.pair.access_token);
         return;
       case 'sea_time':
-        await this.call(kind, 'GET', '/v1/me/sea-time', this.bearer(worker), undefined, worker.pair.access_token);
+        await this.call(
+          kind,
+          'GET',
+          '/v1/me/sea-time',
+          this.bearer(worker),
+          undefined,
+          worker.pair.access_token,
+        );
         return;
       case 'vessels':
-        await this.call(kind, 'GET', '/v1/me/vessels?limit=5', this.bearer(worker), undefined, worker.pair.access_token);
+        await this.call(
+          kind,
+          'GET',
+          '/v1/me/vessels?limit=5',
+          this.bearer(worker),
+          undefined,
+          worker.pair.access_token,
+        );
         return;
       case 'revoked_probe': {
-        const token = this.revokedList[Math.floor(Math.random() * this.revokedList.length)];
+        const token = this.revokedList[Math.floor(random() * this.revokedList.length)];
         await this.call(kind, 'GET', '/v1/me', { authorization: `Bearer ${token}` }, undefined, token);
         return;
       }
@@ -252,7 +294,7 @@ export class LoadGenerator {
         if (res?.status === 200) this.recordChangesCommitted += 1;
         return;
       }
-      default:
+      case 'revoke': // made on schedule by revoke(), never by the mix
         return;
     }
   }
@@ -288,12 +330,38 @@ export class LoadGenerator {
     if (bearerToken && status === 200) {
       const revoked = this.revoked.get(bearerToken);
       if (revoked && revoked.at < startedAt) {
-        this.revokedAcceptances.push({ token: bearerToken.slice(0, 10), how: revoked.how, revokedAt: revoked.at, startedAt, kind });
+        this.revokedAcceptances.push({
+          token: bearerToken.slice(0, 10),
+          how: revoked.how,
+          revokedAt: revoked.at,
+          startedAt,
+          kind,
+        });
       }
     }
     this.samples.push({ kind, startedAt, endedAt, ms, status, outcome, ...(detail ? { detail } : {}) });
     return res;
   }
+}
+
+/**
+ * The moment after which every kind of request succeeds again after a dependency returned at
+ * `upAt`: the end of the last non-success among requests started since, followed by a success of
+ * every RECOVERY_KINDS kind; undefined while some kind has not succeeded since. Revocations are left
+ * out (their 503s are retried separately).
+ */
+export function recoveredAt(samples: readonly Sample[], upAt: number): number | undefined {
+  let lastBad = upAt;
+  for (const s of samples)
+    if (s.startedAt >= upAt && s.outcome !== 'ok' && s.kind !== 'revoke')
+      lastBad = Math.max(lastBad, s.endedAt);
+  let at = lastBad;
+  for (const kind of RECOVERY_KINDS) {
+    const first = samples.find((s) => s.kind === kind && s.startedAt >= lastBad && s.outcome === 'ok');
+    if (!first) return undefined;
+    at = Math.max(at, first.endedAt);
+  }
+  return at;
 }
 
 export function classify(kind: Kind, path: string, res: HttpResponse): { outcome: Outcome; detail?: string } {

@@ -1,11 +1,11 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { connect as amqpConnect } from 'amqplib';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../../../scripts/lib/apps.cjs';
 import { freePorts, tcpReachable, waitForPort } from '../../../scripts/lib/net.cjs';
 import { startProcess, tail, which, type ProcessHandle } from '../../../scripts/lib/procs.cjs';
-import { PrivateBroker } from '../../webhooks/support/private-broker';
 
 /**
  * The fault matrix's own PostgreSQL, Redis and RabbitMQ: each on its own free port with its own
@@ -27,7 +27,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 
 export function faultsDir(): string {
-  const dir = path.join(ROOT, '.run', `faults-${process.env.TEST_RUN_ID ?? 'local'}-${randomBytes(3).toString('hex')}`);
+  const dir = path.join(
+    ROOT,
+    '.run',
+    `faults-${process.env.TEST_RUN_ID ?? 'local'}-${randomBytes(3).toString('hex')}`,
+  );
   fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
   return dir;
 }
@@ -43,7 +47,8 @@ function postgresBin(): string {
         .filter((v) => fs.existsSync(path.join(base, v, 'bin', 'initdb')))
         .sort((a, b) => Number(b) - Number(a))
     : [];
-  if (!versions.length) throw new Error('the fault matrix starts a private PostgreSQL: initdb is not installed');
+  if (!versions.length)
+    throw new Error('the fault matrix starts a private PostgreSQL: initdb is not installed');
   return path.join(base, versions[0], 'bin');
 }
 
@@ -74,7 +79,7 @@ export class PrivatePostgres implements Dependency {
     const [port] = await freePorts(1);
     const pg = new PrivatePostgres(dir, port, bin);
     if (isRoot()) spawnSync('chown', ['-R', 'postgres:postgres', dir]);
-    pg.run('initdb', ['-D', pg.data, '-U', 'svc', '--auth=trust', '-E', 'UTF8', '--no-sync'], 120_000);
+    pg.runSync('initdb', ['-D', pg.data, '-U', 'svc', '--auth=trust', '-E', 'UTF8', '--no-sync'], 120_000);
     fs.appendFileSync(
       path.join(pg.data, 'postgresql.conf'),
       [
@@ -90,18 +95,18 @@ export class PrivatePostgres implements Dependency {
       ].join('\n'),
     );
     await pg.start();
-    pg.run('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'svc', 'svc'], 30_000);
+    await pg.run('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'svc', 'svc'], 30_000);
     return pg;
   }
 
   async start(): Promise<void> {
-    this.run('pg_ctl', ['-D', this.data, '-l', this.logFile, '-w', '-t', '60', 'start'], 90_000);
+    await this.run('pg_ctl', ['-D', this.data, '-l', this.logFile, '-w', '-t', '60', 'start'], 90_000);
     await waitForPort('127.0.0.1', this.port, 30_000, 'private PostgreSQL');
   }
 
   /** `pg_ctl stop -m fast`: sessions are ended, the server shuts down cleanly. */
   async stop(): Promise<void> {
-    this.run('pg_ctl', ['-D', this.data, '-w', '-t', '60', '-m', 'fast', 'stop'], 90_000, true);
+    await this.run('pg_ctl', ['-D', this.data, '-w', '-t', '60', '-m', 'fast', 'stop'], 90_000, true);
     for (let i = 0; i < 50 && (await tcpReachable('127.0.0.1', this.port, 200)); i++) await sleep(100);
   }
 
@@ -111,18 +116,51 @@ export class PrivatePostgres implements Dependency {
 
   /** For a test process that dies without afterAll. */
   stopNow(): void {
-    this.run('pg_ctl', ['-D', this.data, '-m', 'immediate', 'stop'], 30_000, true);
+    this.runSync('pg_ctl', ['-D', this.data, '-m', 'immediate', 'stop'], 30_000, true);
   }
 
-  private run(tool: string, args: string[], timeout: number, tolerant = false): void {
+  private argv(tool: string, args: string[]): [string, string[]] {
     const cmd = path.join(this.bin, tool);
-    const [file, argv] = isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
-    const res = spawnSync(file, argv, { cwd: this.dir, timeout, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    if (res.status !== 0 && !tolerant) {
-      throw new Error(
-        `${tool} ${args.join(' ')} failed (${res.status ?? res.signal}):\n${res.stdout}${res.stderr}\n${tail(this.logFile, 20)}`,
-      );
-    }
+    return isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
+  }
+
+  private fail(tool: string, args: string[], status: unknown, output: string): never {
+    throw new Error(
+      `${tool} ${args.join(' ')} failed (${String(status)}):\n${output}\n${tail(this.logFile, 20)}`,
+    );
+  }
+
+  /** For set-up and emergencies only: blocks the event loop, and with it the load's clocks. */
+  private runSync(tool: string, args: string[], timeout: number, tolerant = false): void {
+    const [file, argv] = this.argv(tool, args);
+    const res = spawnSync(file, argv, {
+      cwd: this.dir,
+      timeout,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    if (res.status !== 0 && !tolerant)
+      this.fail(tool, args, res.status ?? res.signal, `${res.stdout}${res.stderr}`);
+  }
+
+  private async run(tool: string, args: string[], timeout: number, tolerant = false): Promise<void> {
+    const [file, argv] = this.argv(tool, args);
+    let output = '';
+    const status = await new Promise<number | null>((resolve) => {
+      const child = spawn(file, argv, { cwd: this.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')));
+      child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')));
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code);
+      });
+      child.once('error', (err) => {
+        output += err.message;
+        resolve(null);
+      });
+    });
+    if (status !== 0 && !tolerant) this.fail(tool, args, status, output);
   }
 }
 
@@ -146,7 +184,8 @@ export class PrivateRedis implements Dependency {
   }
 
   static async start(parent: string): Promise<PrivateRedis> {
-    if (!which('redis-server')) throw new Error('the fault matrix starts a private Redis: redis-server is not installed');
+    if (!which('redis-server'))
+      throw new Error('the fault matrix starts a private Redis: redis-server is not installed');
     const dir = path.join(parent, 'redis');
     fs.mkdirSync(dir, { recursive: true });
     const [port] = await freePorts(1);
@@ -159,7 +198,18 @@ export class PrivateRedis implements Dependency {
     this.handle = startProcess({
       name: 'redis',
       cmd: 'redis-server',
-      args: ['--bind', '127.0.0.1', '--port', String(this.port), '--save', '', '--appendonly', 'no', '--dir', this.dir],
+      args: [
+        '--bind',
+        '127.0.0.1',
+        '--port',
+        String(this.port),
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        this.dir,
+      ],
       cwd: this.dir,
       logFile: this.logFile,
     });
@@ -188,52 +238,131 @@ export class PrivateRedis implements Dependency {
 }
 
 // ---------------------------------------------------------------------------------------------
-// RabbitMQ: the private node of the broker-restart test.
+// RabbitMQ: a node of its own, as test/webhooks/support/private-broker.ts makes one (own node
+// name, ports, data directory, Erlang cookie), but every command asynchronous: the load runs in
+// this process, and a synchronous `rabbitmqctl shutdown` (seconds of Erlang start-up) would stall
+// its clocks and sockets and be measured as the service's latency.
+
+const RABBIT_BIN = '/usr/lib/rabbitmq/bin';
 
 export class PrivateRabbit implements Dependency {
   readonly name = 'rabbitmq' as const;
-  private constructor(private readonly broker: PrivateBroker) {}
+  private handle?: ProcessHandle;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly node: string,
+    readonly port: number,
+    private readonly distPort: number,
+  ) {}
 
   get url(): string {
-    return this.broker.url;
+    return `amqp://guest:guest@127.0.0.1:${this.port}/`;
   }
 
   get logFile(): string {
-    return this.broker.logFile;
+    return path.join(this.dir, 'rabbitmq.log');
   }
 
-  static async start(): Promise<PrivateRabbit> {
-    const broker = await PrivateBroker.start('faults');
-    const rabbit = new PrivateRabbit(broker);
-    await rabbit.waitUntilAnswering();
+  static async start(parent: string): Promise<PrivateRabbit> {
+    if (!fs.existsSync(path.join(RABBIT_BIN, 'rabbitmq-server'))) {
+      throw new Error(
+        `the fault matrix starts a private RabbitMQ node: rabbitmq-server is not installed (${RABBIT_BIN})`,
+      );
+    }
+    const dir = path.join(parent, 'rabbitmq');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'enabled_plugins'), '[].\n');
+    fs.writeFileSync(path.join(dir, '.erlang.cookie'), randomBytes(20).toString('hex'), { mode: 0o400 });
+    const [port, distPort] = await freePorts(2);
+    const id = randomBytes(4).toString('hex');
+    const rabbit = new PrivateRabbit(dir, `svc-faults-${id}@localhost`, port, distPort);
+    await rabbit.start();
     return rabbit;
   }
 
-  async stop(): Promise<void> {
-    await this.broker.stop();
+  async start(): Promise<void> {
+    const handle = startProcess({
+      name: 'rabbitmq',
+      cmd: path.join(RABBIT_BIN, 'rabbitmq-server'),
+      env: this.env(),
+      cwd: this.dir,
+      logFile: this.logFile,
+    });
+    this.handle = handle;
+    try {
+      await waitForPort('127.0.0.1', this.port, 60_000, `private RabbitMQ ${this.node}`);
+      await this.waitUntilAnswering();
+    } catch (err) {
+      await handle.stop(2000);
+      throw new Error(`${(err as Error).message}\n${tail(this.logFile, 30)}`);
+    }
   }
 
-  async start(): Promise<void> {
-    await this.broker.restart();
-    await this.waitUntilAnswering();
+  /** `rabbitmqctl shutdown`, as an operator stops a node; every connection drops. */
+  async stop(): Promise<void> {
+    const handle = this.handle;
+    if (!handle?.alive()) return;
+    const code = await new Promise<number | null>((resolve) => {
+      const ctl = spawn(path.join(RABBIT_BIN, 'rabbitmqctl'), ['-n', this.node, 'shutdown'], {
+        env: this.env(),
+        cwd: this.dir,
+        stdio: 'ignore',
+      });
+      const timer = setTimeout(() => ctl.kill('SIGKILL'), 30_000);
+      ctl.once('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+      ctl.once('error', () => resolve(null));
+    });
+    if (code !== 0) await handle.stop(5000);
+    else await handle.exited;
+    for (let i = 0; i < 50 && (await tcpReachable('127.0.0.1', this.port, 200)); i++) await sleep(100);
   }
 
   async destroy(): Promise<void> {
-    await this.broker.destroy();
+    await this.stop().catch(() => this.handle?.stop(2000));
+  }
+
+  stopNow(): void {
+    if (this.handle?.alive() && this.handle.pid) {
+      try {
+        process.kill(-this.handle.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+  }
+
+  private env(): NodeJS.ProcessEnv {
+    return {
+      PATH: process.env.PATH ?? '',
+      HOME: this.dir,
+      RABBITMQ_NODENAME: this.node,
+      RABBITMQ_NODE_IP_ADDRESS: '127.0.0.1',
+      RABBITMQ_NODE_PORT: String(this.port),
+      RABBITMQ_DIST_PORT: String(this.distPort),
+      RABBITMQ_MNESIA_BASE: path.join(this.dir, 'mnesia'),
+      RABBITMQ_LOG_BASE: path.join(this.dir, 'log'),
+      RABBITMQ_ENABLED_PLUGINS_FILE: path.join(this.dir, 'enabled_plugins'),
+      RABBITMQ_CONFIG_FILE: path.join(this.dir, 'rabbitmq'),
+      RABBITMQ_ADVANCED_CONFIG_FILE: path.join(this.dir, 'advanced.config'),
+      RABBITMQ_PID_FILE: path.join(this.dir, 'rabbitmq.pid'),
+    };
   }
 
   /** The AMQP port opens a moment before the node accepts logins; wait for a real connection. */
   private async waitUntilAnswering(): Promise<void> {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const amqp = require('amqplib') as typeof import('amqplib');
     const deadline = Date.now() + 60_000;
     for (;;) {
       try {
-        const conn = await amqp.connect(this.url);
+        const conn = await amqpConnect(this.url);
         await conn.close();
         return;
       } catch (err) {
-        if (Date.now() > deadline) throw new Error(`private RabbitMQ does not accept connections: ${(err as Error).message}`);
+        if (Date.now() > deadline)
+          throw new Error(`private RabbitMQ does not accept connections: ${(err as Error).message}`);
         await sleep(200);
       }
     }

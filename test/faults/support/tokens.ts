@@ -12,7 +12,11 @@ export interface TokenPair {
  * client, then every pair is an authorization request, Allow on the consent screen, and the code
  * exchanged at /oauth/token.
  */
-export async function obtainTokenPairs(baseUrl: string, publicOrigin: string, count: number): Promise<TokenPair[]> {
+export async function obtainTokenPairs(
+  baseUrl: string,
+  publicOrigin: string,
+  count: number,
+): Promise<TokenPair[]> {
   const p = partner('sandbox-partner');
   const alex = member('alex.morgan@sandbox.test');
   const browser = new FormClient(baseUrl, [publicOrigin]);
@@ -23,7 +27,8 @@ export async function obtainTokenPairs(baseUrl: string, publicOrigin: string, co
     const query = new URLSearchParams(req.params).toString();
     let page = await browser.follow(await browser.fetch(`/oauth/authorize?${query}`));
     if (!signedIn) {
-      if (new URL(page.url).pathname !== '/login') throw new Error(`expected the sign-in page, got ${page.url}`);
+      if (new URL(page.url).pathname !== '/login')
+        throw new Error(`expected the sign-in page, got ${page.url}`);
       const html = await page.res.text();
       const res = await browser.submit(html, 'Sign in', { Email: alex.email, Password: MEMBER_PASSWORD });
       if (res.status !== 302 && res.status !== 303) throw new Error(`sign-in answered ${res.status}`);
@@ -49,7 +54,8 @@ export async function obtainTokenPairs(baseUrl: string, publicOrigin: string, co
         code_verifier: req.pkce.verifier,
       }).toString(),
     });
-    if (token.status !== 200) throw new Error(`token exchange answered ${token.status}: ${await token.text()}`);
+    if (token.status !== 200)
+      throw new Error(`token exchange answered ${token.status}: ${await token.text()}`);
     pairs.push((await token.json()) as TokenPair);
   }
   return pairs;
