@@ -78,6 +78,8 @@ const phases: Phase[] = [];
 let report: Record<string, unknown> = {};
 let committedEvents: { id: string; at: number }[] = [];
 let receivedIds = new Map<string, number>();
+/** Each app's /readyz after the matrix: the same processes, never restarted, all ready again. */
+const readiness: Record<string, number> = {};
 
 process.once('exit', () => {
   postgres?.stopNow();
@@ -123,6 +125,7 @@ beforeAll(async () => {
 
   seedLoad(SEED);
   load = new LoadGenerator(system.baseUrl, workers, spares, CONFIG.thinkMs);
+  await load.warmUp(readers);
   loadStarted = Date.now();
   load.start(readers);
   await sleep(CONFIG.baselineMs);
@@ -171,6 +174,10 @@ beforeAll(async () => {
     });
   }
   await load.stop();
+  for (const app of Object.keys(system.ports)) {
+    const res = await fetch(`http://127.0.0.1:${system.ports[app]}/readyz`).catch(() => undefined);
+    readiness[app] = res?.status ?? 0;
+  }
 
   // Every committed record change's event, then wait for all of them at the receiver.
   const { rows } = await db.query<{ message_id: string; created_at: Date }>(
@@ -300,6 +307,7 @@ function buildReport(): Record<string, unknown> {
       raw_deliveries: received.reduce((n, c) => n + c, 0),
       duplicates: received.reduce((n, c) => n + c - 1, 0),
     },
+    apps_ready_after: readiness,
     revoked_tokens: load.revokedCount(),
     revoked_token_acceptances: load.revokedAcceptances,
   };
@@ -347,6 +355,11 @@ function summaryTable(data: Record<string, unknown>): string {
 describe(`fault matrix (${PROFILE}): Redis, RabbitMQ and PostgreSQL stopped and started under load`, () => {
   it('every dependency was stopped and started', () => {
     expect(phases.map((p) => p.dependency)).toEqual(['redis', 'rabbitmq', 'postgres']);
+  });
+
+  it('the apps, never restarted, are all ready afterwards', () => {
+    expect(Object.keys(readiness).length).toBeGreaterThanOrEqual(5);
+    expect(Object.entries(readiness).filter(([, status]) => status !== 200)).toEqual([]);
   });
 
   it('answers only successes or 503s, each within 3 s', () => {
