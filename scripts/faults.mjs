@@ -34,6 +34,8 @@ const env = {
   REDIS_URL: 'redis://127.0.0.1:1',
   AMQP_URL: 'amqp://unused:unused@127.0.0.1:1/',
 };
+let child;
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child?.stop(10000));
 const jest = await run(
   process.execPath,
   [
@@ -44,6 +46,6 @@ const jest = await run(
     '--forceExit',
     ...process.argv.slice(2),
   ],
-  { cwd: ROOT, env },
+  { cwd: ROOT, env, onStart: (h) => (child = h) },
 );
 process.exit(jest.code ?? 1);

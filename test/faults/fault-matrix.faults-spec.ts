@@ -259,10 +259,15 @@ function eventsBetween(from: number, to: number) {
   };
 }
 
+/** A dependency's share of the run: from the end of the previous one's phase to the end of its own. */
+function windowStartOf(i: number): number {
+  return i === 0 ? loadStarted : phases[i - 1].end;
+}
+
 function buildReport(): Record<string, unknown> {
   const samples = load.samples;
   const dependencies = phases.map((p, i) => {
-    const windowStart = i === 0 ? loadStarted : phases[i - 1].end;
+    const windowStart = windowStartOf(i);
     const inOutage = samples.filter((s) => s.startedAt >= p.stopBegan && s.startedAt < p.upAt);
     const inWindow = samples.filter((s) => s.startedAt >= p.stopBegan && s.startedAt < p.end);
     return {
@@ -277,6 +282,9 @@ function buildReport(): Record<string, unknown> {
       requests_during_outage: countsByKind(inOutage),
       requests_phase: countsByKind(inWindow),
       revocations: p.revokes,
+      revoked_token_acceptances: load.revokedAcceptances.filter(
+        (a) => a.startedAt >= windowStartOf(i) && a.startedAt < p.end,
+      ).length,
       events: eventsBetween(windowStart, p.end),
     };
   });
