@@ -3,15 +3,17 @@
 // ships is recorded in the app's schema, so a new release never serves before the migrations Job
 // (or the CD tool's hook) has migrated the database. An older image (a rollback) passes at once:
 // its migrations are a subset of what is applied. It runs with the app's own image and
-// DATABASE_URL: node wait-for-migrations.js <app> <schema>
+// DATABASE_URL, from the image's working directory (/app):
+//   node /opt/wait-for-migrations/wait-for-migrations.js <app> <schema>
 const { createRequire } = require('node:module');
+const { join } = require('node:path');
 
 const [app, schema] = process.argv.slice(2);
 if (!/^[a-z-]+$/.test(app ?? '') || !/^[a-z_]+$/.test(schema ?? '')) {
   console.error('usage: wait-for-migrations.js <app> <schema>');
   process.exit(64);
 }
-const fromApp = createRequire('/app/package.json');
+const fromApp = createRequire(join(process.cwd(), 'package.json'));
 fromApp('reflect-metadata');
 const { Client } = fromApp('pg');
 const shipped = Object.values(fromApp(`./dist/apps/${app}/src/migrations/index.js`))
