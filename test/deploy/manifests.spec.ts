@@ -138,7 +138,12 @@ function checked(result: ReturnType<typeof run>, dir: string): string {
 type K8sObject = {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec?: any;
   data?: Record<string, string>;
   stringData?: Record<string, string>;
