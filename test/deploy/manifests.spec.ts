@@ -7,7 +7,7 @@
  * KUBECTL / KUSTOMIZE pointing at one. k8s/README.md says how to install one with npm.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { APP_SCHEMAS, DEFAULT_PORTS, NEST_APPS, type NestAppName } from '@svc/contracts';
 import { DELIVERIES_QUEUE, EVENTS_QUEUE } from '../../apps/webhook-dispatcher/src/deliveries/webhook-queues';
@@ -1205,6 +1205,22 @@ describe('k8s/ rendered with kustomize', () => {
       // Transaction pooling is safe because nothing in the apps needs a session across transactions:
       // no named prepared statements, no LISTEN, no session advisory lock outside the migrations.
       expect(pooler.spec.pgbouncer.poolMode).toBe('transaction');
+      // crew-api and the dispatcher run named prepared statements (pool.query({ name, … })): PgBouncer
+      // must be 1.21+ and track them, or they fail on the next server connection.
+      const named = NEST_APPS.filter((app) => {
+        const dir = join(ROOT, 'apps', app, 'src');
+        return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+          .filter((f) => f.endsWith('.ts') && !f.endsWith('spec.ts'))
+          .some((f) => /query(<[^>]*>)?\(\{ name:/.test(readFileSync(join(dir, f), 'utf8')));
+      });
+      expect(named.length).toBeGreaterThan(0);
+      expect(Number(pooler.spec.pgbouncer.parameters.max_prepared_statements)).toBeGreaterThanOrEqual(100);
+      const [major, minor] = (
+        /pgbouncer:(\d+)\.(\d+)/.exec(pooler.spec.template.spec.containers[0].image) ?? []
+      )
+        .slice(1)
+        .map(Number);
+      expect(major * 100 + minor).toBeGreaterThanOrEqual(121);
       const roles = (cnpg.spec.managed?.roles ?? []).map((role: Container) => role.name).sort();
       expect(roles).toEqual(NEST_APPS.map((app) => DB_ROLES[app]).sort());
       const sql: string[] = cnpg.spec.bootstrap.initdb.postInitApplicationSQL;
