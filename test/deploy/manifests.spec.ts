@@ -531,6 +531,30 @@ describe('k8s/ rendered with kustomize', () => {
         spec: { instances: 0 },
       } as K8sObject;
       expect(schemaProblems([cluster]).length).toBeGreaterThan(0);
+      const pooler = {
+        apiVersion: 'postgresql.cnpg.io/v1',
+        kind: 'Pooler',
+        metadata: { name: 'p' },
+        spec: {
+          cluster: { name: 'pg' },
+          type: 'rw',
+          instances: 1,
+          pgbouncer: { poolMode: 'statement', parameters: { max_client_conn: 100 } },
+        },
+      } as K8sObject;
+      expect(schemaProblems([pooler])).toEqual([
+        'postgresql.cnpg.io/v1/Pooler p: spec.pgbouncer.poolMode must be session or transaction',
+        'postgresql.cnpg.io/v1/Pooler p: spec.pgbouncer.parameters.max_client_conn must be a string',
+      ]);
+      const backup = {
+        apiVersion: 'postgresql.cnpg.io/v1',
+        kind: 'ScheduledBackup',
+        metadata: { name: 'b' },
+        spec: { cluster: { name: 'pg' }, schedule: '0 3 * * *' },
+      } as K8sObject;
+      expect(schemaProblems([backup])).toEqual([
+        'postgresql.cnpg.io/v1/ScheduledBackup b: spec.schedule must be a six-field cron expression (seconds first)',
+      ]);
     });
 
     it('the base renders without a namespace, so the overlays choose it', () => {
