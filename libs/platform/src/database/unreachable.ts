@@ -26,8 +26,12 @@ const PG_CONNECTION_CODES = new Set([
  */
 export function isDatabaseUnreachable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const { code, message } = error as { code?: unknown; message?: unknown };
+  const { code, message, name } = error as { code?: unknown; message?: unknown; name?: unknown };
   if (typeof code === 'string' && PG_CONNECTION_CODES.has(code)) return true;
+  // TypeORM releases a transaction's query runner when its connection dies (the server shut
+  // down or restarted mid-transaction); the transaction's next statement then fails with this
+  // instead of the connection error (found by the fault matrix, test/faults).
+  if (name === 'QueryRunnerAlreadyReleasedError') return true;
   return (
     typeof message === 'string' &&
     /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Query read timeout/i.test(
