@@ -234,13 +234,16 @@ async function waitForRecovery(upAt: number): Promise<number | undefined> {
 }
 
 function countsByKind(samples: readonly Sample[]) {
-  const out: Partial<Record<Kind, { ok: number; unavailable: number; failure: number }>> = {};
+  const out: Partial<Record<Kind, { ok: number; unavailable: number; refused?: number; failure: number }>> =
+    {};
   for (const kind of KINDS) {
     const of = samples.filter((s) => s.kind === kind);
     if (!of.length) continue;
+    const refused = of.filter((s) => s.outcome === 'refused').length;
     out[kind] = {
       ok: of.filter((s) => s.outcome === 'ok').length,
       unavailable: of.filter((s) => s.outcome === 'unavailable').length,
+      ...(refused ? { refused } : {}),
       failure: of.filter((s) => s.outcome === 'failure').length,
     };
   }
@@ -302,10 +305,27 @@ function buildReport(): Record<string, unknown> {
       .slice(0, 5)
       .map((s) => ({ kind: s.kind, ms: s.ms, status: s.status, at_ms: s.startedAt - loadStarted })),
     failures: samples.filter((s) => s.outcome === 'failure').length,
+    // 401s for tokens whose revocation or rotation answered 503 (see Outcome in support/load.ts).
+    refused_after_unconfirmed_revocation: samples.filter((s) => s.outcome === 'refused').length,
     failure_examples: samples
       .filter((s) => s.outcome === 'failure')
       .slice(0, 20)
-      .map((s) => ({ ...s, at_ms: s.startedAt - loadStarted })),
+      .map((s) => ({
+        ...s,
+        at_ms: s.startedAt - loadStarted,
+        // What the same worker did in the 20 s before: the story of a refused token.
+        worker_before:
+          s.worker < 0
+            ? []
+            : samples
+                .filter(
+                  (o) =>
+                    o.worker === s.worker && o.startedAt >= s.startedAt - 20_000 && o.startedAt < s.startedAt,
+                )
+                .filter((o) => o.kind === 'token_refresh' || o.outcome !== 'ok' || o.token !== s.token)
+                .slice(-12)
+                .map((o) => `${o.startedAt - loadStarted} ${o.kind} ${o.status} ${o.token ?? ''}`),
+      })),
     dependencies,
     events: {
       committed: committedEvents.length,

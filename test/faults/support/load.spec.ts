@@ -63,6 +63,7 @@ describe('recovery time', () => {
     ms: 10,
     status: outcome === 'ok' ? 200 : 503,
     outcome,
+    worker: 0,
   });
 
   it('is the first moment every kind has succeeded after the last 503 since the return', () => {

@@ -40,7 +40,14 @@ export const RECOVERY_KINDS: readonly Kind[] = [
   'record_change',
 ];
 
-export type Outcome = 'ok' | 'unavailable' | 'failure';
+/**
+ * `refused`: a 401 for a token whose revocation or rotation answered 503. auth-server writes the
+ * cache tombstone before it commits (so that a revoked token is never accepted); when the commit
+ * then fails, the answer is 503 and the token stays live in the database but refused by the
+ * resource servers until the tombstone expires (120 s) or the client refreshes. Fail-safe, not a
+ * success: counted apart and reported, never folded into `ok`.
+ */
+export type Outcome = 'ok' | 'unavailable' | 'refused' | 'failure';
 
 export interface Sample {
   readonly kind: Kind;
@@ -50,6 +57,9 @@ export interface Sample {
   readonly status: number;
   readonly outcome: Outcome;
   readonly detail?: string;
+  /** Which worker made it (-1: a scheduled revocation or the warm-up), with which token. */
+  readonly worker: number;
+  readonly token?: string;
 }
 
 export interface RevokedAcceptance {
@@ -122,9 +132,15 @@ function pickKind(): Kind {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Worker {
+  readonly id: number;
   pair: TokenPair;
   seats: string[];
+  /** Its access token was refused after an unconfirmed rotation: refresh next, as a client does. */
+  mustRefresh?: boolean;
 }
+
+/** Enough of a token to follow it through a run's samples. */
+const fingerprint = (token: string) => token.slice(0, 11);
 
 export class LoadGenerator {
   readonly samples: Sample[] = [];
@@ -132,6 +148,9 @@ export class LoadGenerator {
   /** Access tokens whose revocation (or rotation) answered 200, with the time of that answer. */
   private readonly revoked = new Map<string, { at: number; how: 'revoked' | 'rotated' }>();
   private readonly revokedList: string[] = [];
+  /** Access tokens whose revocation or rotation answered 503: live or not, nobody can tell yet. */
+  private readonly unconfirmed = new Set<string>();
+  private readonly workerById = new Map<number, Worker>();
   private running = false;
   private loops: Promise<void>[] = [];
   private changeCounter = 0;
@@ -149,7 +168,7 @@ export class LoadGenerator {
    * answers of freshly started processes (JIT, connection pools) are no fault of a dependency.
    */
   async warmUp(pairs: TokenPair[], rounds = 3): Promise<void> {
-    const worker: Worker = { pair: pairs[0], seats: [] };
+    const worker: Worker = { id: -1, pair: pairs[0], seats: [] };
     const saved = random;
     for (let i = 0; i < rounds; i++) {
       for (const kind of [
@@ -174,7 +193,11 @@ export class LoadGenerator {
   start(pairs: TokenPair[]): void {
     if (pairs.length < this.workers) throw new Error(`${this.workers} workers need as many token pairs`);
     this.running = true;
-    this.loops = pairs.slice(0, this.workers).map((pair) => this.loop({ pair, seats: [] }));
+    this.loops = pairs.slice(0, this.workers).map((pair, id) => {
+      const worker: Worker = { id, pair, seats: [] };
+      this.workerById.set(id, worker);
+      return this.loop(worker);
+    });
   }
 
   async stop(): Promise<void> {
@@ -188,14 +211,17 @@ export class LoadGenerator {
    * status of the revocation: 200 makes the token one that must never be accepted again.
    */
   async revoke(pair: TokenPair): Promise<number> {
-    await this.call(
-      'me',
-      'GET',
-      '/v1/me',
-      { authorization: `Bearer ${pair.access_token}` },
-      undefined,
-      pair.access_token,
-    );
+    // A retry after a 503 reads nothing first: the token may be refused already (see Outcome).
+    if (!this.unconfirmed.has(pair.access_token)) {
+      await this.call(
+        'me',
+        'GET',
+        '/v1/me',
+        { authorization: `Bearer ${pair.access_token}` },
+        undefined,
+        pair.access_token,
+      );
+    }
     const res = await this.call(
       'revoke',
       'POST',
@@ -207,6 +233,7 @@ export class LoadGenerator {
       new URLSearchParams({ token: pair.access_token, token_type_hint: 'access_token' }).toString(),
     );
     if (res?.status === 200) this.markRevoked(pair.access_token, 'revoked');
+    else this.unconfirmed.add(pair.access_token);
     return res?.status ?? 0;
   }
 
@@ -235,6 +262,10 @@ export class LoadGenerator {
 
   private async step(worker: Worker, forced?: Kind): Promise<void> {
     let kind = forced ?? pickKind();
+    if (worker.mustRefresh && !forced) {
+      kind = 'token_refresh';
+      worker.mustRefresh = false;
+    }
     if (kind === 'revoked_probe' && this.revokedList.length === 0) kind = 'me';
     if (kind === 'sponsorship_provision' && worker.seats.length > 0 && random() < 0.5) {
       kind = 'sponsorship_remove';
@@ -243,10 +274,19 @@ export class LoadGenerator {
     const partner = { authorization: basicAuthorization(PARTNER.id, PARTNER.secret) };
     switch (kind) {
       case 'me':
-        await this.call(kind, 'GET', '/v1/me', this.bearer(worker), undefined, worker.pair.access_token);
+        await this.callAs(
+          worker.id,
+          kind,
+          'GET',
+          '/v1/me',
+          this.bearer(worker),
+          undefined,
+          worker.pair.access_token,
+        );
         return;
       case 'sea_time':
-        await this.call(
+        await this.callAs(
+          worker.id,
           kind,
           'GET',
           '/v1/me/sea-time',
@@ -256,7 +296,8 @@ export class LoadGenerator {
         );
         return;
       case 'vessels':
-        await this.call(
+        await this.callAs(
+          worker.id,
           kind,
           'GET',
           '/v1/me/vessels?limit=5',
@@ -267,12 +308,21 @@ export class LoadGenerator {
         return;
       case 'revoked_probe': {
         const token = this.revokedList[Math.floor(random() * this.revokedList.length)];
-        await this.call(kind, 'GET', '/v1/me', { authorization: `Bearer ${token}` }, undefined, token);
+        await this.callAs(
+          worker.id,
+          kind,
+          'GET',
+          '/v1/me',
+          { authorization: `Bearer ${token}` },
+          undefined,
+          token,
+        );
         return;
       }
       case 'token_refresh': {
         const old = worker.pair;
-        const res = await this.call(
+        const res = await this.callAs(
+          worker.id,
           kind,
           'POST',
           '/oauth/token',
@@ -282,7 +332,9 @@ export class LoadGenerator {
         if (res?.status === 200) {
           worker.pair = res.json<TokenPair>();
           this.markRevoked(old.access_token, 'rotated');
-        } else if (!res || res.status !== 503) {
+        } else if (res?.status === 503) {
+          this.unconfirmed.add(old.access_token);
+        } else {
           // Unknown state of the pair (no answer, or refused): carry on with a spare one.
           const spare = this.spares.shift();
           if (spare) worker.pair = spare;
@@ -290,11 +342,12 @@ export class LoadGenerator {
         return;
       }
       case 'sponsorship_list':
-        await this.call(kind, 'GET', '/v1/partners/sponsorships?limit=5', partner);
+        await this.callAs(worker.id, kind, 'GET', '/v1/partners/sponsorships?limit=5', partner);
         return;
       case 'sponsorship_provision': {
         const email = `faults-${randomBytes(6).toString('hex')}@example.test`;
-        const res = await this.call(
+        const res = await this.callAs(
+          worker.id,
           kind,
           'POST',
           '/v1/partners/sponsorships',
@@ -306,13 +359,14 @@ export class LoadGenerator {
       }
       case 'sponsorship_remove': {
         const id = worker.seats[0];
-        const res = await this.call(kind, 'DELETE', `/v1/partners/sponsorships/${id}`, partner);
+        const res = await this.callAs(worker.id, kind, 'DELETE', `/v1/partners/sponsorships/${id}`, partner);
         if (res?.status === 200 || res?.status === 404) worker.seats.shift();
         return;
       }
       case 'record_change': {
         this.changeCounter += 1;
-        const res = await this.call(
+        const res = await this.callAs(
+          worker.id,
           kind,
           'PATCH',
           `/internal/v1/crew/${RECORD_USER_ID}/profile`,
@@ -327,6 +381,18 @@ export class LoadGenerator {
     }
   }
 
+  private callAs(
+    worker: number,
+    kind: Kind,
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: string,
+    bearerToken?: string,
+  ): Promise<HttpResponse | undefined> {
+    return this.call(kind, method, path, headers, body, bearerToken, worker);
+  }
+
   /** One request: timed, classified, kept. Resolves with the response, or undefined without one. */
   private async call(
     kind: Kind,
@@ -335,6 +401,7 @@ export class LoadGenerator {
     headers: Record<string, string>,
     body?: string,
     bearerToken?: string,
+    worker = -1,
   ): Promise<HttpResponse | undefined> {
     const startedAt = Date.now();
     let res: HttpResponse | undefined;
@@ -355,6 +422,12 @@ export class LoadGenerator {
       outcome = 'failure';
       detail = `answered ${status} after ${ms} ms`;
     }
+    if (outcome === 'failure' && status === 401 && bearerToken && this.unconfirmed.has(bearerToken)) {
+      outcome = 'refused';
+      detail = 'refused after its revocation or rotation answered 503';
+      const owner = this.workerById.get(worker);
+      if (owner) owner.mustRefresh = true;
+    }
     if (bearerToken && status === 200) {
       const revoked = this.revoked.get(bearerToken);
       if (revoked && revoked.at < startedAt) {
@@ -367,7 +440,18 @@ export class LoadGenerator {
         });
       }
     }
-    this.samples.push({ kind, startedAt, endedAt, ms, status, outcome, ...(detail ? { detail } : {}) });
+    const token = bearerToken ?? (kind === 'token_refresh' && body ? refreshedFrom(body) : undefined);
+    this.samples.push({
+      kind,
+      startedAt,
+      endedAt,
+      ms,
+      status,
+      outcome,
+      worker,
+      ...(token ? { token: fingerprint(token) } : {}),
+      ...(detail ? { detail } : {}),
+    });
     return res;
   }
 }
@@ -381,7 +465,7 @@ export class LoadGenerator {
 export function recoveredAt(samples: readonly Sample[], upAt: number): number | undefined {
   let lastBad = upAt;
   for (const s of samples)
-    if (s.startedAt >= upAt && s.outcome !== 'ok' && s.kind !== 'revoke')
+    if (s.startedAt >= upAt && s.outcome !== 'ok' && s.outcome !== 'refused' && s.kind !== 'revoke')
       lastBad = Math.max(lastBad, s.endedAt);
   let at = lastBad;
   for (const kind of RECOVERY_KINDS) {
@@ -390,6 +474,10 @@ export function recoveredAt(samples: readonly Sample[], upAt: number): number | 
     at = Math.max(at, first.endedAt);
   }
   return at;
+}
+
+function refreshedFrom(body: string): string | undefined {
+  return new URLSearchParams(body).get('refresh_token') ?? undefined;
 }
 
 export function classify(kind: Kind, path: string, res: HttpResponse): { outcome: Outcome; detail?: string } {
