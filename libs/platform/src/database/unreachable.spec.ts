@@ -1,4 +1,4 @@
-import { QueryRunnerAlreadyReleasedError } from 'typeorm';
+import { QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { isDatabaseUnreachable } from './unreachable';
 
 describe('isDatabaseUnreachable', () => {
@@ -18,6 +18,7 @@ describe('isDatabaseUnreachable', () => {
 
   it('counts a statement on a transaction whose connection died (TypeORM released its runner)', () => {
     expect(isDatabaseUnreachable(new QueryRunnerAlreadyReleasedError())).toBe(true);
+    expect(isDatabaseUnreachable(new QueryRunnerProviderAlreadyReleasedError())).toBe(true);
   });
 
   it('leaves bugs alone', () => {

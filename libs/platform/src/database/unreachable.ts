@@ -29,9 +29,11 @@ export function isDatabaseUnreachable(error: unknown): boolean {
   const { code, message, name } = error as { code?: unknown; message?: unknown; name?: unknown };
   if (typeof code === 'string' && PG_CONNECTION_CODES.has(code)) return true;
   // TypeORM releases a transaction's query runner when its connection dies (the server shut
-  // down or restarted mid-transaction); the transaction's next statement then fails with this
-  // instead of the connection error (found by the fault matrix, test/faults).
-  if (name === 'QueryRunnerAlreadyReleasedError') return true;
+  // down or restarted mid-transaction); the transaction's next statement then fails with one of
+  // these instead of the connection error (found by the fault matrix, test/faults).
+  if (name === 'QueryRunnerAlreadyReleasedError' || name === 'QueryRunnerProviderAlreadyReleasedError') {
+    return true;
+  }
   return (
     typeof message === 'string' &&
     /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Query read timeout/i.test(
