@@ -95,6 +95,8 @@ beforeAll(async () => {
     PrivateRabbit.start(dir),
   ]);
   receiver = await WebhookReceiver.start();
+  // One process per app for now. Once startSystem takes `replicas` (the scale-out work), run the
+  // matrix with `replicas: 2`: the outages then also test that every replica recovers on its own.
   system = await startSystem({
     label: 'faults',
     env: {
