@@ -137,6 +137,22 @@ function wantsChromium() {
   return ['playwright-core', 'playwright', 'puppeteer-core', '@playwright/test'].some((d) => d in deps);
 }
 
+/**
+ * What the fault matrix needs to run private PostgreSQL, Redis and RabbitMQ servers: the local
+ * binaries (on Debian the provisioning installs them; with Docker-only services they are absent).
+ */
+function faultsMissing() {
+  const { which } = require('./lib/procs.cjs');
+  const pg = '/usr/lib/postgresql';
+  const hasInitdb =
+    fs.existsSync(pg) && fs.readdirSync(pg).some((v) => fs.existsSync(path.join(pg, v, 'bin', 'initdb')));
+  return [
+    hasInitdb ? null : 'PostgreSQL (initdb)',
+    which('redis-server') ? null : 'redis-server',
+    fs.existsSync('/usr/lib/rabbitmq/bin/rabbitmq-server') ? null : 'rabbitmq-server',
+  ].filter(Boolean);
+}
+
 function shouldStopServers() {
   if (process.env.SVC_KEEP_SERVICES === '1') return false;
   return process.env.SVC_STOP_SERVICES === '1' || Boolean(process.env.CI);
@@ -236,6 +252,19 @@ async function main() {
     if (tier !== 'unit' && results.some((r) => r.stage === 'services' && r.failed)) {
       results.push({ stage: tier, passed: 0, failed: 1, note: 'not run: services unavailable' });
       continue;
+    }
+    if (tier === 'faults') {
+      const missing = faultsMissing();
+      if (missing.length) {
+        header('faults');
+        say(
+          yellow(
+            `faults: skipped, the fault matrix starts servers of its own and needs ${missing.join(', ')}`,
+          ),
+        );
+        results.push({ stage: 'faults', passed: 0, failed: 0, note: `skipped (no ${missing.join(', ')})` });
+        continue;
+      }
     }
     await jestStage(tier, tier === 'faults' ? { FAULTS_PROFILE: 'short', ...env } : env, paths);
   }
