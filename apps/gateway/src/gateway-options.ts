@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { DEFAULT_PORTS, type NestAppName } from '@svc/contracts';
 
 /** The apps the gateway proxies to; each has an `<APP>_UPSTREAMS` variable. */
@@ -21,6 +22,11 @@ export interface GatewayOptions {
   readonly connectTimeoutMs: number;
   readonly readTimeoutMs: number;
   readonly workerProcesses: number | 'auto';
+  /**
+   * Addresses or CIDR ranges of the proxies in front of the gateway (a cloud load balancer) whose
+   * X-Forwarded-For is believed; empty: none, the connecting address is the client's.
+   */
+  readonly trustedProxies: readonly string[];
 }
 
 export type GatewayEnv = Readonly<Record<string, string | undefined>>;
@@ -107,6 +113,8 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
     workerProcesses = Number(workersRaw);
   }
 
+  const trustedProxies = parseTrustedProxies(get('GATEWAY_TRUSTED_PROXIES') ?? '');
+
   return {
     appEnv: appEnvRaw,
     listenHost,
@@ -117,7 +125,29 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
     connectTimeoutMs,
     readTimeoutMs,
     workerProcesses,
+    trustedProxies,
   };
+}
+
+/** `GATEWAY_TRUSTED_PROXIES`: comma-separated IPv4/IPv6 addresses or CIDR ranges (nginx's set_real_ip_from). */
+function parseTrustedProxies(raw: string): string[] {
+  if (raw === '') return [];
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const ok =
+      family !== 0 &&
+      rest.length === 0 &&
+      (prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)));
+    if (!ok) {
+      throw new GatewayConfigError(
+        'GATEWAY_TRUSTED_PROXIES',
+        `must be a comma-separated list of IP addresses or CIDR ranges (bad entry ${JSON.stringify(entry)} in ${JSON.stringify(raw)})`,
+      );
+    }
+  }
+  return [...new Set(entries)];
 }
 
 function parsePort(variable: string, raw: string): number {
