@@ -123,7 +123,9 @@ async function jestStage(tier, env, paths) {
   ];
   if (tier !== 'unit') args.push('--runInBand', '--forceExit');
   args.push(...paths);
-  const res = await stage(tier, process.execPath, args, env);
+  // The e2e tier runs two processes of every app behind the gateway (test/support/system.ts).
+  const tierEnv = tier === 'e2e' ? { ...env, E2E_REPLICAS: env.E2E_REPLICAS || '2' } : env;
+  const res = await stage(tier, process.execPath, args, tierEnv);
   const counted = countJest(file, res);
   results.push({ stage: tier, ...counted });
 }
