@@ -160,7 +160,10 @@ describe('gateway (nginx) in front of two replicas', () => {
   it('sends GET, PUT, DELETE and POST to the other replica when one refuses connections, and leaves it out', async () => {
     const live = await replica('live');
     const deadPort = await freePort();
-    const gw = await gateway({ ...others(live.address), CREW_API_UPSTREAMS: `127.0.0.1:${deadPort},${live.address}` });
+    const gw = await gateway({
+      ...others(live.address),
+      CREW_API_UPSTREAMS: `127.0.0.1:${deadPort},${live.address}`,
+    });
     // A refused connection means nothing was sent: every method may go to the other replica.
     for (const method of ['GET', 'POST', 'PATCH', 'DELETE', 'GET', 'POST']) {
       const res = await fetch(`${gw.base}/v1/me`, { method, body: method === 'GET' ? undefined : '{}' });
@@ -256,7 +259,9 @@ describe('gateway (nginx) in front of two replicas', () => {
       GATEWAY_TRUSTED_PROXIES: '127.0.0.1,10.0.0.0/8',
     });
     // A client-supplied entry, the browser as the load balancer saw it, then an internal hop.
-    await fetch(`${gw.base}/v1/me`, { headers: { 'x-forwarded-for': '198.51.100.1, 203.0.113.9, 10.2.3.4' } });
+    await fetch(`${gw.base}/v1/me`, {
+      headers: { 'x-forwarded-for': '198.51.100.1, 203.0.113.9, 10.2.3.4' },
+    });
     const xff = live.requests[0].xff?.split(/,\s*/);
     expect(xff?.at(-1)).toBe('203.0.113.9');
     // Without a header, the connecting address is still the client.
