@@ -58,8 +58,10 @@ beforeAll(async () => {
       SANDBOX_WEBHOOK_URL: receiver.endpoint(HOOK, () => 204),
       WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
       RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE),
-      // The preStop-like pause of a drain: the replica keeps serving, every answer closing its connection.
-      SHUTDOWN_DELAY_MS: '1000',
+      // The preStop-like pause of a drain: the replica keeps serving, every answer closing its
+      // connection. Longer than the gateway's fail_timeout (1 s), so that by the time a rolling
+      // restart stops the next replica, the gateway has taken the restarted one back.
+      SHUTDOWN_DELAY_MS: '1500',
     },
   });
   redis = new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX, lazyConnect: true });
@@ -227,19 +229,19 @@ class Load {
   private workers: Promise<void>[] = [];
   private nextSlot = Date.now();
   private n = 0;
-  private refreshChain: TokenPair;
 
   constructor(
     private readonly sys: RunningSystem,
     private readonly readToken: string,
-    chain: TokenPair,
     private readonly tag: string,
-  ) {
-    this.refreshChain = chain;
-  }
+  ) {}
 
-  start(workers = 2): void {
-    this.workers = Array.from({ length: workers }, () => this.work());
+  /** Each worker refreshes its own token chain (sam.lee's), so refreshes never race each other. */
+  async start(workers = 2): Promise<void> {
+    const chains = await Promise.all(
+      Array.from({ length: workers }, () => authorize(this.sys, 'sam.lee@sandbox.test', 'profile:read')),
+    );
+    this.workers = chains.map((chain) => this.work(chain));
   }
 
   async stop(): Promise<void> {
@@ -281,7 +283,8 @@ class Load {
     }
   }
 
-  private async work(): Promise<void> {
+  private async work(first: TokenPair): Promise<void> {
+    let chain = first;
     const base = this.sys.baseUrl;
     while (this.running) {
       const n = ++this.n;
@@ -300,15 +303,11 @@ class Load {
       }
       await this.call('GET', '/login', 200, () => request(`${base}/login`, { timeoutMs: 30_000 }));
 
-      const rotated = await this.call('POST', '/oauth/token', 200, () =>
-        refresh(base, this.refreshChain.refresh_token),
-      );
-      if (rotated?.status === 200) this.refreshChain = rotated.json<TokenPair>();
+      const rotated = await this.call('POST', '/oauth/token', 200, () => refresh(base, chain.refresh_token));
+      if (rotated?.status === 200) chain = rotated.json<TokenPair>();
       else {
         // A refresh whose answer was lost may have rotated the pair: start a new chain.
-        this.refreshChain = await this.retry(() =>
-          authorize(this.sys, 'sam.lee@sandbox.test', 'profile:read'),
-        );
+        chain = await this.retry(() => authorize(this.sys, 'sam.lee@sandbox.test', 'profile:read'));
       }
 
       const email = `scale-${this.tag}-${n}@example.test`;
@@ -413,9 +412,8 @@ describe('replicas failing under a steady mixed load', () => {
     const tag = `k${randomBytes(3).toString('hex')}`;
     const since = new Date(Date.now() - 1000);
     await redis.del(`ratelimit:${A.client_id}`);
-    const chain = await authorize(system, 'sam.lee@sandbox.test', 'profile:read');
-    const load = new Load(system, reader.access_token, chain, tag);
-    load.start();
+    const load = new Load(system, reader.access_token, tag);
+    await load.start();
     for (const [i, app] of APPS.entries()) {
       await new Promise((r) => setTimeout(r, 1500));
       const replica = i % REPLICAS;
@@ -437,14 +435,17 @@ describe('replicas failing under a steady mixed load', () => {
     const tag = `r${randomBytes(3).toString('hex')}`;
     const since = new Date(Date.now() - 1000);
     await redis.del(`ratelimit:${A.client_id}`);
-    const chain = await authorize(system, 'sam.lee@sandbox.test', 'profile:read');
-    const load = new Load(system, reader.access_token, chain, tag);
-    load.start();
-    for (const app of APPS) {
-      for (let replica = 0; replica < REPLICAS; replica++) {
-        await system.stopReplica(app, replica, 'SIGTERM');
-        await system.startReplica(app, replica);
-      }
+    const load = new Load(system, reader.access_token, tag);
+    await load.start();
+    // Every app rolls at once, as a deployment of all of them would: one replica of each is
+    // stopped (drained), started again and ready before the next replica of that app goes.
+    for (let replica = 0; replica < REPLICAS; replica++) {
+      await Promise.all(
+        APPS.map(async (app) => {
+          await system.stopReplica(app, replica, 'SIGTERM');
+          await system.startReplica(app, replica);
+        }),
+      );
     }
     await load.stop();
 

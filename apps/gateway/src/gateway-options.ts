@@ -21,6 +21,12 @@ export interface GatewayOptions {
   readonly upstreams: Readonly<Record<UpstreamApp, readonly string[]>>;
   readonly connectTimeoutMs: number;
   readonly readTimeoutMs: number;
+  /**
+   * How long a replica that failed is left out (nginx's fail_timeout). Keep it at most the apps'
+   * SHUTDOWN_DELAY_MS: a rolling restart stops the next replica only after that delay, by when the
+   * gateway has taken the restarted one back.
+   */
+  readonly failTimeoutMs: number;
   readonly workerProcesses: number | 'auto';
   /**
    * Addresses or CIDR ranges of the proxies in front of the gateway (a cloud load balancer) whose
@@ -101,6 +107,11 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
     get('GATEWAY_UPSTREAM_READ_TIMEOUT') ?? '15s',
   );
 
+  const failTimeoutMs = parseDuration(
+    'GATEWAY_UPSTREAM_FAIL_TIMEOUT',
+    get('GATEWAY_UPSTREAM_FAIL_TIMEOUT') ?? '1s',
+  );
+
   const workersRaw = get('GATEWAY_WORKER_PROCESSES') ?? 'auto';
   let workerProcesses: number | 'auto' = 'auto';
   if (workersRaw !== 'auto') {
@@ -124,6 +135,7 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
     upstreams,
     connectTimeoutMs,
     readTimeoutMs,
+    failTimeoutMs,
     workerProcesses,
     trustedProxies,
   };

@@ -113,9 +113,9 @@ describe('renderNginxConfig', () => {
     const conf = render({ CREW_API_UPSTREAMS: '10.0.0.1:3002, crew-api-2.crew.svc:3012,[::1]:3022' });
     const crew = upstreamBlock(conf, 'crew-api');
     expect(crew.match(/^\s*server .*;$/gm)?.map((line) => line.trim())).toEqual([
-      'server 10.0.0.1:3002 max_fails=1 fail_timeout=5s;',
-      'server crew-api-2.crew.svc:3012 max_fails=1 fail_timeout=5s;',
-      'server [::1]:3022 max_fails=1 fail_timeout=5s;',
+      'server 10.0.0.1:3002 max_fails=1 fail_timeout=1s;',
+      'server crew-api-2.crew.svc:3012 max_fails=1 fail_timeout=1s;',
+      'server [::1]:3022 max_fails=1 fail_timeout=1s;',
     ]);
     expect(crew).toMatch(/keepalive \d+;/);
     for (const app of UPSTREAM_APPS.filter((a) => a !== 'crew-api')) {
@@ -123,7 +123,7 @@ describe('renderNginxConfig', () => {
         upstreamBlock(conf, app)
           .match(/^\s*server .*;$/gm)
           ?.map((l) => l.trim()),
-      ).toEqual([`server 127.0.0.1:${DEFAULT_PORTS[app]} max_fails=1 fail_timeout=5s;`]);
+      ).toEqual([`server 127.0.0.1:${DEFAULT_PORTS[app]} max_fails=1 fail_timeout=1s;`]);
     }
     // Keep-alive to upstreams needs HTTP/1.1 and no "Connection: close" from the client.
     expect(conf).toContain('proxy_http_version 1.1;');
@@ -242,6 +242,7 @@ describe('gatewayOptionsFromEnv', () => {
       },
       connectTimeoutMs: 2000,
       readTimeoutMs: 15000,
+      failTimeoutMs: 1000,
       workerProcesses: 'auto',
       trustedProxies: [],
     });
@@ -263,6 +264,7 @@ describe('gatewayOptionsFromEnv', () => {
       GATEWAY_UPSTREAM_READ_TIMEOUT: '1m',
       GATEWAY_WORKER_PROCESSES: '2',
       GATEWAY_TRUSTED_PROXIES: '10.1.0.0/16,10.1.0.0/16',
+      GATEWAY_UPSTREAM_FAIL_TIMEOUT: '500ms',
     });
     expect(options).toMatchObject({
       appEnv: 'production',
@@ -273,6 +275,7 @@ describe('gatewayOptionsFromEnv', () => {
       connectTimeoutMs: 500,
       readTimeoutMs: 60_000,
       workerProcesses: 2,
+      failTimeoutMs: 500,
       trustedProxies: ['10.1.0.0/16'],
     });
     expect(options.upstreams['auth-server']).toEqual(['auth-1:3001', 'auth-2:3001']);
@@ -281,6 +284,7 @@ describe('gatewayOptionsFromEnv', () => {
     expect(conf).toContain('worker_processes 2;');
     expect(conf).toContain('proxy_connect_timeout 500ms;');
     expect(conf).toContain('proxy_read_timeout 60s;');
+    expect(conf).toContain('server auth-2:3001 max_fails=1 fail_timeout=500ms;');
   });
 
   it('defaults DOCS_URL to the gateway’s own /docs under PUBLIC_BASE_URL', () => {
@@ -315,6 +319,7 @@ describe('gatewayOptionsFromEnv', () => {
     ['GATEWAY_UPSTREAM_READ_TIMEOUT', '0s'],
     ['GATEWAY_UPSTREAM_READ_TIMEOUT', '-1s'],
     ['GATEWAY_WORKER_PROCESSES', '0'],
+    ['GATEWAY_UPSTREAM_FAIL_TIMEOUT', '0s'],
     ['GATEWAY_TRUSTED_PROXIES', '10.0.0.0/33'],
     ['GATEWAY_TRUSTED_PROXIES', '10.0.0.1,'],
     ['GATEWAY_TRUSTED_PROXIES', 'lb.example.test'],

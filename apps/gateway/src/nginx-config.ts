@@ -26,7 +26,7 @@ export function renderNginxConfig(routes: readonly GatewayRoute[], options: Gate
     'http {',
     indent(httpSettings(options)),
     '',
-    ...apps.map((app) => indent(upstreamBlock(app, options.upstreams[app]))),
+    ...apps.map((app) => indent(upstreamBlock(app, options.upstreams[app], options.failTimeoutMs))),
     indent(serverBlock(active, options)),
     '}',
     '',
@@ -77,7 +77,6 @@ const NGINX_ERRORS: readonly { status: number; code: ProblemCode; detail: string
 export const NEXT_UPSTREAM = 'error timeout http_502 http_504';
 export const NEXT_UPSTREAM_TRIES = 2;
 export const MAX_FAILS = 1;
-export const FAIL_TIMEOUT = '5s';
 
 const REQUEST_ID = '$svc_request_id';
 const INSTANCE_PLACEHOLDER = '@@instance@@';
@@ -204,7 +203,7 @@ function httpSettings(options: GatewayOptions): string {
     '# sent at all (connection refused): a non-idempotent request is never repeated. A 503 is an',
     "# app's own answer (a dependency it needs is down: the same for every replica) and passes",
     '# through: counted as a failure, it would take every replica out at once (max_fails) and turn',
-    "# the app's Problem into the gateway's 502 \"no live upstreams\".",
+    '# the app\'s Problem into the gateway\'s 502 "no live upstreams".',
     `proxy_next_upstream ${NEXT_UPSTREAM};`,
     `proxy_next_upstream_tries ${NEXT_UPSTREAM_TRIES};`,
     `proxy_next_upstream_timeout ${read};`,
@@ -233,13 +232,17 @@ function realIpSettings(trusted: readonly string[]): string[] {
   ];
 }
 
-function upstreamBlock(app: UpstreamApp, servers: readonly string[]): string {
+function upstreamBlock(app: UpstreamApp, servers: readonly string[], failTimeoutMs: number): string {
   if (servers.length === 0) throw new Error(`no upstream servers for ${app}`);
   return [
     `upstream ${upstreamName(app)} {`,
     // Passive checks: a replica that fails (as proxy_next_upstream counts failures) is left out
-    // for fail_timeout, then tried again with one request. A single server is never left out.
-    ...servers.map((server) => `    server ${server} max_fails=${MAX_FAILS} fail_timeout=${FAIL_TIMEOUT};`),
+    // for fail_timeout (GATEWAY_UPSTREAM_FAIL_TIMEOUT), then tried again with one request. Short,
+    // because nginx cannot see a replica come back: while every replica is left out, requests fail
+    // with 502 ("no live upstreams"). A single server is never left out.
+    ...servers.map(
+      (server) => `    server ${server} max_fails=${MAX_FAILS} fail_timeout=${nginxTime(failTimeoutMs)};`,
+    ),
     '    keepalive 32;',
     // Below the apps' own idle timeout (Fastify: 72 s), so nginx never reuses a connection the app
     // is closing; a POST on such a connection would otherwise fail with a 502.

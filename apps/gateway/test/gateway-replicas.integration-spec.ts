@@ -180,13 +180,14 @@ describe('gateway (nginx) in front of two replicas', () => {
     const gw = await gateway({
       ...others(live.address),
       CREW_API_UPSTREAMS: `${breaker.address},${live.address}`,
+      GATEWAY_UPSTREAM_FAIL_TIMEOUT: '30s',
     });
     // Round robin starts at the first server: the breaker takes the first request.
     const get = await fetch(`${gw.base}/v1/me?n=1`);
     expect(get.status).toBe(200);
     expect(breaker.connections).toBe(1);
     expect(live.requests.map((r) => r.url)).toEqual(['/v1/me?n=1']);
-    // The breaker failed once (max_fails=1): it is left out for fail_timeout (5 s).
+    // The breaker failed once (max_fails=1): it is left out for fail_timeout (30 s here).
     for (let i = 2; i <= 7; i++) expect((await fetch(`${gw.base}/v1/me?n=${i}`)).status).toBe(200);
     expect(breaker.connections).toBe(1);
     expect(live.requests).toHaveLength(7);
@@ -195,6 +196,7 @@ describe('gateway (nginx) in front of two replicas', () => {
     const gw2 = await gateway({
       ...others(live.address),
       CREW_API_UPSTREAMS: `${breaker.address},${live.address}`,
+      GATEWAY_UPSTREAM_FAIL_TIMEOUT: '300ms',
     });
     const before = live.requests.length;
     for (const method of ['POST', 'PATCH']) {
@@ -212,7 +214,7 @@ describe('gateway (nginx) in front of two replicas', () => {
       }
       expect(breaker.connections).toBe(connections + 1);
       // Wait out the breaker's fail_timeout so the next method meets it again.
-      await new Promise((resolve) => setTimeout(resolve, 5_200));
+      await new Promise((resolve) => setTimeout(resolve, 600));
     }
     // Only the requests that went to the live replica first arrived there; none was repeated.
     const repeated = live.requests.slice(before).filter((r) => r.url.includes('?m='));
