@@ -90,6 +90,8 @@ async function startGateway(env: Record<string, string>): Promise<Gateway> {
   const code = await main(
     ['--out', dir],
     {
+      // Sandbox: /internal/* is routed (the PATCH below).
+      APP_ENV: 'sandbox',
       PUBLIC_BASE_URL: 'https://api.example.test',
       DOCS_URL,
       GATEWAY_PORT: String(port),
