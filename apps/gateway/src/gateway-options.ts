@@ -112,6 +112,10 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
     'GATEWAY_UPSTREAM_FAIL_TIMEOUT',
     get('GATEWAY_UPSTREAM_FAIL_TIMEOUT') ?? '1s',
   );
+  // nginx reads fail_timeout in whole seconds.
+  if (failTimeoutMs % 1000 !== 0) {
+    throw new GatewayConfigError('GATEWAY_UPSTREAM_FAIL_TIMEOUT', 'must be whole seconds, such as 1s or 5s');
+  }
 
   const workersRaw = get('GATEWAY_WORKER_PROCESSES') ?? 'auto';
   let workerProcesses: number | 'auto' = 'auto';

@@ -272,7 +272,7 @@ describe('gatewayOptionsFromEnv', () => {
       GATEWAY_UPSTREAM_READ_TIMEOUT: '1m',
       GATEWAY_WORKER_PROCESSES: '2',
       GATEWAY_TRUSTED_PROXIES: '10.1.0.0/16,10.1.0.0/16',
-      GATEWAY_UPSTREAM_FAIL_TIMEOUT: '500ms',
+      GATEWAY_UPSTREAM_FAIL_TIMEOUT: '3s',
     });
     expect(options).toMatchObject({
       appEnv: 'production',
@@ -283,7 +283,7 @@ describe('gatewayOptionsFromEnv', () => {
       connectTimeoutMs: 500,
       readTimeoutMs: 60_000,
       workerProcesses: 2,
-      failTimeoutMs: 500,
+      failTimeoutMs: 3000,
       trustedProxies: ['10.1.0.0/16'],
     });
     expect(options.upstreams['auth-server']).toEqual(['auth-1:3001', 'auth-2:3001']);
@@ -292,7 +292,7 @@ describe('gatewayOptionsFromEnv', () => {
     expect(conf).toContain('worker_processes 2;');
     expect(conf).toContain('proxy_connect_timeout 500ms;');
     expect(conf).toContain('proxy_read_timeout 60s;');
-    expect(conf).toContain('server auth-2:3001 max_fails=1 fail_timeout=500ms;');
+    expect(conf).toContain('server auth-2:3001 max_fails=1 fail_timeout=3s;');
   });
 
   it('defaults DOCS_URL to the gateway’s own /docs under PUBLIC_BASE_URL', () => {
@@ -328,6 +328,7 @@ describe('gatewayOptionsFromEnv', () => {
     ['GATEWAY_UPSTREAM_READ_TIMEOUT', '-1s'],
     ['GATEWAY_WORKER_PROCESSES', '0'],
     ['GATEWAY_UPSTREAM_FAIL_TIMEOUT', '0s'],
+    ['GATEWAY_UPSTREAM_FAIL_TIMEOUT', '1500ms'],
     ['GATEWAY_TRUSTED_PROXIES', '10.0.0.0/33'],
     ['GATEWAY_TRUSTED_PROXIES', '10.0.0.1,'],
     ['GATEWAY_TRUSTED_PROXIES', 'lb.example.test'],

@@ -198,7 +198,7 @@ describe('gateway (nginx) in front of two replicas', () => {
     const gw2 = await gateway({
       ...others(live.address),
       CREW_API_UPSTREAMS: `${breaker.address},${live.address}`,
-      GATEWAY_UPSTREAM_FAIL_TIMEOUT: '300ms',
+      GATEWAY_UPSTREAM_FAIL_TIMEOUT: '1s',
     });
     const before = live.requests.length;
     for (const method of ['POST', 'PATCH']) {
@@ -216,7 +216,7 @@ describe('gateway (nginx) in front of two replicas', () => {
       }
       expect(breaker.connections).toBe(connections + 1);
       // Wait out the breaker's fail_timeout so the next method meets it again.
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      await new Promise((resolve) => setTimeout(resolve, 1_300));
     }
     // Only the requests that went to the live replica first arrived there; none was repeated.
     const repeated = live.requests.slice(before).filter((r) => r.url.includes('?m='));
