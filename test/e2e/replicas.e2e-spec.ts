@@ -414,13 +414,14 @@ describe('replicas failing under a steady mixed load', () => {
     await redis.del(`ratelimit:${A.client_id}`);
     const load = new Load(system, reader.access_token, tag);
     await load.start();
+    // One replica of each app in turn, while the one before is still down (the other replica of
+    // every app stays up); then all come back at once, under the same load.
     for (const [i, app] of APPS.entries()) {
       await new Promise((r) => setTimeout(r, 1500));
-      const replica = i % REPLICAS;
-      await system.stopReplica(app, replica, 'SIGKILL');
-      await new Promise((r) => setTimeout(r, 1500));
-      await system.startReplica(app, replica);
+      await system.stopReplica(app, i % REPLICAS, 'SIGKILL');
     }
+    await new Promise((r) => setTimeout(r, 1500));
+    await Promise.all(APPS.map((app, i) => system.startReplica(app, i % REPLICAS)));
     await new Promise((r) => setTimeout(r, 1500));
     await load.stop();
 

@@ -135,7 +135,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
         DOCS_URL: docsUrl,
         LOG_LEVEL: process.env.LOG_LEVEL || 'info',
         ...options.env,
-        PORT: replicaPorts[app][replica],
+        PORT: replicaPorts[app]?.[replica],
       },
     });
 

@@ -119,6 +119,10 @@ describe('renderNginxConfig', () => {
       'server 10.0.0.1:3002 max_fails=1 fail_timeout=1s;',
       'server crew-api-2.crew.svc:3012 max_fails=1 fail_timeout=1s;',
       'server [::1]:3022 max_fails=1 fail_timeout=1s;',
+      // The same servers as backups, never left out: used only while every one above is.
+      'server 10.0.0.1:3002 backup max_fails=0;',
+      'server crew-api-2.crew.svc:3012 backup max_fails=0;',
+      'server [::1]:3022 backup max_fails=0;',
     ]);
     expect(crew).toMatch(/keepalive \d+;/);
     for (const app of UPSTREAM_APPS.filter((a) => a !== 'crew-api')) {
@@ -133,10 +137,10 @@ describe('renderNginxConfig', () => {
     expect(conf).toContain('proxy_set_header Connection "";');
   });
 
-  it('tries another replica once on a broken connection, a timeout, a 502 or a 504, but passes an app’s 503 through', () => {
+  it('tries another replica on a broken connection, a timeout, a 502 or a 504, but passes an app’s 503 through', () => {
     const conf = render({ CREW_API_UPSTREAMS: '10.0.0.1:3002,10.0.0.2:3002' });
     expect(conf).toContain('proxy_next_upstream error timeout http_502 http_504;');
-    expect(conf).toContain('proxy_next_upstream_tries 2;');
+    expect(conf).toContain('proxy_next_upstream_tries 3;');
     expect(conf).toContain('proxy_next_upstream_timeout 15s;');
     // A POST or PATCH that reached an app is never sent again (nginx's default kept).
     expect(conf).not.toMatch(/proxy_next_upstream[^;]*non_idempotent/);

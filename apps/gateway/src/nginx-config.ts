@@ -75,7 +75,7 @@ const NGINX_ERRORS: readonly { status: number; code: ProblemCode; detail: string
 
 /** What sends a request on to the next replica (see httpSettings). */
 export const NEXT_UPSTREAM = 'error timeout http_502 http_504';
-export const NEXT_UPSTREAM_TRIES = 2;
+export const NEXT_UPSTREAM_TRIES = 3;
 export const MAX_FAILS = 1;
 
 const REQUEST_ID = '$svc_request_id';
@@ -198,8 +198,8 @@ function httpSettings(options: GatewayOptions): string {
     `proxy_send_timeout ${read};`,
     `proxy_read_timeout ${read};`,
     '# Replicas: a request goes to the next replica when the connection is refused or breaks, times',
-    '# out, or the answer is a 502 or 504 (an app never sends those itself), at most once (2 tries),',
-    '# and never after a full read timeout. nginx sends a POST or PATCH again only when it was not',
+    '# out, or the answer is a 502 or 504 (an app never sends those itself), at most 3 tries in all',
+    '# (one more for the backup pass, see the upstreams), never after a full read timeout. nginx sends a POST or PATCH again only when it was not',
     '# sent at all (connection refused): a non-idempotent request is never repeated. A 503 is an',
     "# app's own answer (a dependency it needs is down: the same for every replica) and passes",
     '# through: counted as a failure, it would take every replica out at once (max_fails) and turn',
@@ -243,6 +243,11 @@ function upstreamBlock(app: UpstreamApp, servers: readonly string[], failTimeout
     ...servers.map(
       (server) => `    server ${server} max_fails=${MAX_FAILS} fail_timeout=${nginxTime(failTimeoutMs)};`,
     ),
+    // nginx leaves out a replica that failed until one probe request has succeeded on it; if the
+    // other replica goes down meanwhile (a rolling restart), no replica is left and requests got a
+    // 502 "no live upstreams" although one was serving. The same servers as backups, never left
+    // out, take those requests: a refused connection there goes on to the next one.
+    ...(servers.length > 1 ? servers.map((server) => `    server ${server} backup max_fails=0;`) : []),
     '    keepalive 32;',
     // Below the apps' own idle timeout (Fastify: 72 s), so nginx never reuses a connection the app
     // is closing; a POST on such a connection would otherwise fail with a 502.

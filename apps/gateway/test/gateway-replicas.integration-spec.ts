@@ -224,6 +224,32 @@ describe('gateway (nginx) in front of two replicas', () => {
     expect(repeated.every((r) => r.method === 'POST' || r.method === 'PATCH')).toBe(true);
   });
 
+  it('still reaches a replica that is back while the gateway has left every replica out', async () => {
+    const a = await replica('a');
+    const b = await replica('b');
+    const gw = await gateway({
+      ...others(a.address),
+      CREW_API_UPSTREAMS: `${a.address},${b.address}`,
+      GATEWAY_UPSTREAM_FAIL_TIMEOUT: '30s',
+    });
+    // Both replicas break one request: the GET fails on both, and both are left out for 30 s.
+    const broken = (_req: http.IncomingMessage, res: http.ServerResponse) => res.socket?.destroy();
+    a.answer = broken;
+    b.answer = broken;
+    const failed = await fetch(`${gw.base}/v1/me`);
+    expect(failed.status).toBe(502);
+    expect(a.requests.length + b.requests.length).toBe(2);
+    // Both are back; nginx cannot know it, but a request still finds one (the backup pass).
+    a.answer = (_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"server":"a"}');
+    b.answer = (_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"server":"b"}');
+    for (let i = 0; i < 4; i++) {
+      const res = await fetch(`${gw.base}/v1/me`);
+      expect(res.status).toBe(200);
+    }
+  });
+
   it("passes the app's own 503 Problem through when every replica answers 503, request after request", async () => {
     const problem = (name: string) =>
       JSON.stringify({ type: `${DOCS_URL}/errors/service_unavailable`, status: 503, detail: name });
