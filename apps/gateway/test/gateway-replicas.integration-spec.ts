@@ -238,7 +238,8 @@ describe('gateway (nginx) in front of two replicas', () => {
     b.answer = broken;
     const failed = await fetch(`${gw.base}/v1/me`);
     expect(failed.status).toBe(502);
-    expect(a.requests.length + b.requests.length).toBe(2);
+    // a, b, then the backup pass: 3 tries, each on a replica that broke it.
+    expect(a.requests.length + b.requests.length).toBe(3);
     // Both are back; nginx cannot know it, but a request still finds one (the backup pass).
     a.answer = (_req, res) =>
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"server":"a"}');
