@@ -6,6 +6,7 @@ import path from 'node:path';
 import { DIST, NEST_APPS, ROOT } from '../../scripts/lib/apps.cjs';
 import { freePorts, waitForHttpOk } from '../../scripts/lib/net.cjs';
 import { startProcess, tail, type ProcessHandle } from '../../scripts/lib/procs.cjs';
+import { APP_SCHEMAS } from '@svc/contracts';
 import { testServices } from '../integration/support/services';
 
 /**
@@ -94,6 +95,22 @@ describe('the runtime image (npm ci --omit=dev + dist/)', () => {
       }),
     );
     expect(handles.every((h) => h.alive())).toBe(true);
+  });
+
+  it('passes the wait-for-migrations init container of every app (k8s) once the migrations ran', () => {
+    // globalSetup has migrated this run's database; the script runs as the init container does:
+    // from the image's working directory, with the app's DATABASE_URL only.
+    const script = path.join(ROOT, 'k8s', 'base', 'wait-for-migrations.js');
+    for (const app of NEST_APPS) {
+      const run = spawnSync(process.execPath, [script, app, APP_SCHEMAS[app]], {
+        cwd: runtime,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: testServices().databaseUrl },
+      });
+      expect({ app, status: run.status, stderr: run.stderr }).toEqual({ app, status: 0, stderr: '' });
+      expect(run.stdout).toMatch(new RegExp(`^${app}: all \\d+ migrations of this image are applied`));
+    }
   });
 
   it('generates the production gateway configuration', () => {
