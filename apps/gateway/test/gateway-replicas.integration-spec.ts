@@ -205,7 +205,7 @@ describe('gateway (nginx) in front of two replicas', () => {
       const connections = breaker.connections;
       // Each gateway's round robin may be on either server: send until the breaker has it.
       let res: Response | undefined;
-      for (let i = 0; i < 4 && breaker.connections === connections; i++) {
+      for (let i = 0; i < 6 && breaker.connections === connections; i++) {
         res = await fetch(`${gw2.base}/internal/v1/crew/u/profile?m=${method}${i}`, { method, body: '{}' });
         if (breaker.connections === connections) expect(res.status).toBe(200);
         else {
@@ -215,8 +215,9 @@ describe('gateway (nginx) in front of two replicas', () => {
         }
       }
       expect(breaker.connections).toBe(connections + 1);
-      // Wait out the breaker's fail_timeout so the next method meets it again.
-      await new Promise((resolve) => setTimeout(resolve, 1_300));
+      // Wait out the breaker's fail_timeout so the next method meets it again (nginx counts it in
+      // whole seconds of its clock: 1s is up to 2 s).
+      await new Promise((resolve) => setTimeout(resolve, 2_300));
     }
     // Only the requests that went to the live replica first arrived there; none was repeated.
     const repeated = live.requests.slice(before).filter((r) => r.url.includes('?m='));
