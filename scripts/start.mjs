@@ -19,7 +19,17 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { ROOT, ensureNodeModules } = require('./lib/deps.cjs');
 
-const { COLOURS, red, green, yellow, bold, startProcess, run, restartDelayMs } = require('./lib/procs.cjs');
+const {
+  COLOURS,
+  red,
+  green,
+  yellow,
+  bold,
+  startProcess,
+  run,
+  restartDelayMs,
+  signalGroup,
+} = require('./lib/procs.cjs');
 const { tcpReachable, waitForHttpOk } = require('./lib/net.cjs');
 const { provision } = require('./lib/services.cjs');
 const apps = require('./lib/apps.cjs');
@@ -182,6 +192,9 @@ function exited(spec, code, signal, handle) {
     shutdown('start-up failure');
     return;
   }
+  // Whatever is left of its process group dies with it, as a container's processes do: a process
+  // orphaned by its dead wrapper would keep the port, and every restart would fail on EADDRINUSE.
+  if (handle.pid) signalGroup(handle.pid, 'SIGKILL');
   // Like a kubelet: restart at once-ish, back off while it keeps crashing.
   spec.crashes = Date.now() - spec.startedAt >= STABLE_AFTER_MS ? 1 : (spec.crashes || 0) + 1;
   const delay = restartDelayMs(spec.crashes);
