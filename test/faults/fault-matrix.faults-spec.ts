@@ -38,11 +38,15 @@ import { obtainTokenPairs, type TokenPair } from './support/tokens';
  * `npm test` runs the short profile (FAULTS_PROFILE=short).
  */
 const PROFILES = {
-  full: { outageMs: 10_000, baselineMs: 5_000, workers: 6, thinkMs: 25 },
-  short: { outageMs: 4_000, baselineMs: 2_000, workers: 4, thinkMs: 40 },
+  full: { outageMs: 10_000, baselineMs: 5_000, workers: 6, thinkMs: 25, replicas: 2 },
+  short: { outageMs: 4_000, baselineMs: 2_000, workers: 4, thinkMs: 40, replicas: 1 },
 } as const;
 const PROFILE = process.env.FAULTS_PROFILE === 'short' ? 'short' : 'full';
-const CONFIG = PROFILES[PROFILE];
+/** Processes per app: two in the full profile (every replica must recover on its own), FAULTS_REPLICAS overrides. */
+const CONFIG = {
+  ...PROFILES[PROFILE],
+  replicas: Number(process.env.FAULTS_REPLICAS || PROFILES[PROFILE].replicas),
+};
 const SEED = Number(process.env.FAULTS_SEED || 12);
 const RECOVERY_LIMIT_MS = 15_000;
 /** A dependency counts as recovered once every kind succeeded after the last 503 and this long passed. */
@@ -95,10 +99,9 @@ beforeAll(async () => {
     PrivateRabbit.start(dir),
   ]);
   receiver = await WebhookReceiver.start();
-  // One process per app for now. Once startSystem takes `replicas` (the scale-out work), run the
-  // matrix with `replicas: 2`: the outages then also test that every replica recovers on its own.
   system = await startSystem({
     label: 'faults',
+    replicas: CONFIG.replicas,
     env: {
       DATABASE_URL: postgres.url,
       REDIS_URL: redis.url,
@@ -176,9 +179,11 @@ beforeAll(async () => {
     });
   }
   await load.stop();
-  for (const app of Object.keys(system.ports)) {
-    const res = await fetch(`http://127.0.0.1:${system.ports[app]}/readyz`).catch(() => undefined);
-    readiness[app] = res?.status ?? 0;
+  for (const [app, ports] of Object.entries(system.replicaPorts)) {
+    for (const [i, port] of ports.entries()) {
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+      readiness[ports.length > 1 ? `${app}#${i}` : app] = res?.status ?? 0;
+    }
   }
 
   // Every committed record change's event, then wait for all of them at the receiver.
