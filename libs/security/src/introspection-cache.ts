@@ -6,8 +6,7 @@ import {
   introspectionCacheKey,
   type CachedIntrospection,
 } from '@svc/contracts';
-import { DependencyUnavailableError, REDIS } from '@svc/platform';
-import type Redis from 'ioredis';
+import { DependencyUnavailableError, REDIS, type RedisClient } from '@svc/platform';
 
 /**
  * Redis did not answer, or did not confirm a write. A DependencyUnavailableError, so that if it
@@ -19,6 +18,9 @@ export class IntrospectionCacheUnavailableError extends DependencyUnavailableErr
     this.name = 'IntrospectionCacheUnavailableError';
   }
 }
+
+/** Bounds the commands in flight when a suspension revokes a partner's every token. */
+const TOMBSTONE_BATCH = 500;
 
 const TOMBSTONE = JSON.stringify({ active: false } satisfies CachedIntrospection);
 
@@ -40,7 +42,7 @@ export function introspectionTtlSeconds(answer: CachedIntrospection, nowMs: numb
  */
 @Injectable()
 export class IntrospectionCache {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  constructor(@Inject(REDIS) private readonly redis: RedisClient) {}
 
   /**
    * The cached answer, or undefined on a miss. One GET: a cache hit costs one round trip.
@@ -84,30 +86,30 @@ export class IntrospectionCache {
   }
 
   /**
-   * Writes `{"active":false}` over whatever is cached for each token (plain SET, no NX), in one
-   * MULTI/EXEC round trip. auth-server calls this BEFORE committing a revocation and rolls back
-   * when it throws: resolving means Redis confirmed every write.
+   * Writes `{"active":false}` over whatever is cached for each token (plain SET, no NX).
+   * auth-server calls this BEFORE committing a revocation and rolls back when it throws:
+   * resolving means Redis confirmed every write.
+   *
+   * One SET per key, issued together (auto-pipelined, per node on a Cluster), not MULTI: the
+   * digests hash to slots all over a Cluster, and a transaction over them is refused (CROSSSLOT).
+   * Nothing needs them atomic: if some writes fail the revocation rolls back and is retried, and
+   * the tombstones that did land only make those tokens inactive early (fail closed), which the
+   * retry makes true anyway.
    */
   async tombstone(digests: readonly string[]): Promise<void> {
-    if (digests.length === 0) return;
-    const multi = this.redis.multi();
-    for (const digest of digests) {
-      multi.set(introspectionCacheKey(digest), TOMBSTONE, 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS);
-    }
-    let results: [Error | null, unknown][] | null;
-    try {
-      results = await multi.exec();
-    } catch (err) {
-      throw new IntrospectionCacheUnavailableError(err);
-    }
-    if (results === null || results.length !== digests.length) {
-      throw new IntrospectionCacheUnavailableError(new Error('the MULTI transaction was discarded'));
-    }
-    const failed = results.find(([err, reply]) => err !== null || reply !== 'OK');
-    if (failed) {
-      throw new IntrospectionCacheUnavailableError(
-        failed[0] ?? new Error(`unexpected reply ${String(failed[1])}`),
+    for (let i = 0; i < digests.length; i += TOMBSTONE_BATCH) {
+      const batch = digests.slice(i, i + TOMBSTONE_BATCH);
+      const replies = await Promise.allSettled(
+        batch.map((digest) =>
+          this.redis.set(introspectionCacheKey(digest), TOMBSTONE, 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS),
+        ),
       );
+      for (const reply of replies) {
+        if (reply.status === 'rejected') throw new IntrospectionCacheUnavailableError(reply.reason);
+        if (reply.value !== 'OK') {
+          throw new IntrospectionCacheUnavailableError(new Error(`unexpected reply ${String(reply.value)}`));
+        }
+      }
     }
   }
 }

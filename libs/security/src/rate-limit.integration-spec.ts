@@ -18,6 +18,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
+import { rateLimitKey } from './rate-limit.script';
 import { startHttpApp } from '../../../test/integration/support/http-app';
 import { eventually, testServices } from '../../../test/integration/support/services';
 
@@ -406,7 +407,7 @@ afterAll(async () => {
   await inspector?.quit();
 });
 
-const bucketSize = (clientId: string) => inspector.zcard(`ratelimit:${clientId}`);
+const bucketSize = (clientId: string) => inspector.zcard(rateLimitKey(clientId));
 
 // ---- tests ------------------------------------------------------------------------------------
 
@@ -511,15 +512,15 @@ describe('headers and counting (interface.md "Limits")', () => {
   it('keeps one sorted set per client under the environment’s key prefix, expiring after 24 h', async () => {
     const clientId = newClientId();
     expect((await get(small.url, '/v1/rate-probe/any', issueToken(clientId))).status).toBe(200);
-    const ttl = await inspector.pttl(`ratelimit:${clientId}`);
+    const ttl = await inspector.pttl(rateLimitKey(clientId));
     expect(ttl).toBeGreaterThan(86_400_000 - 60_000);
     expect(ttl).toBeLessThanOrEqual(86_400_000);
-    expect(await inspector.exists(`ratelimit:${clientId}`)).toBe(1);
+    expect(await inspector.exists(rateLimitKey(clientId))).toBe(1);
     // The prefix isolates environments: the raw key carries it.
     const raw = createRedis({ REDIS_URL: services.redisUrl, REDIS_KEY_PREFIX: '' });
     try {
       await eventually(async () => (raw.status === 'ready' ? true : undefined));
-      expect(await raw.exists(`${services.redisKeyPrefix}ratelimit:${clientId}`)).toBe(1);
+      expect(await raw.exists(`${services.redisKeyPrefix}${rateLimitKey(clientId)}`)).toBe(1);
     } finally {
       await raw.quit();
     }
