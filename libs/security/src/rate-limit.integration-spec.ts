@@ -1,7 +1,7 @@
 import { Controller, Get, Module, Req, Res } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { IntrospectResponse } from '@svc/contracts';
-import { createRedis, loadConfig, PlatformModule, REDIS, RedisModule } from '@svc/platform';
+import { createRedis, loadConfig, PlatformModule, REDIS, RedisModule, type RedisClient } from '@svc/platform';
 import {
   BearerAuth,
   Principal,
@@ -21,11 +21,13 @@ import path from 'node:path';
 import { rateLimitKey } from './rate-limit.script';
 import { startHttpApp } from '../../../test/integration/support/http-app';
 import { eventually, testServices } from '../../../test/integration/support/services';
+import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../../../test/support/redis-topologies';
 
 /**
  * The per-partner rate limiter against real Redis (decisions.md "Rate limits"): a probe app wired
  * the way crew-api is (PlatformModule, RedisModule, SecurityModule, `@BearerAuth()` on `/v1/*`),
- * a stand-in introspector instead of auth-server, and two replica processes for exactness.
+ * a stand-in introspector instead of auth-server, and two replica processes for exactness, which
+ * is shown against the run's Redis, a private Redis Cluster and a private Sentinel set alike.
  * Every test uses client_ids of its own, so no two tests share a bucket.
  */
 const services = testServices();
@@ -289,7 +291,7 @@ require.extensions['.ts'] = (module, filename) => {
 };
 
 const { Controller, Get, Module: NestModule } = require('@nestjs/common');
-const { loadConfig, PlatformModule, RedisModule } = require('@svc/platform');
+const { loadConfig, PlatformModule, REDIS_CONFIG, RedisModule } = require('@svc/platform');
 const { BearerAuth, RATE_LIMIT_CONFIG, SecurityModule } = require('@svc/security');
 const { startHttpApp } = require(path.join(root, 'test/integration/support/http-app.ts'));
 
@@ -320,8 +322,7 @@ startHttpApp(
     ],
   }),
   {
-    REDIS_URL: process.env.REDIS_URL,
-    REDIS_KEY_PREFIX: process.env.REDIS_KEY_PREFIX,
+    ...loadConfig(REDIS_CONFIG, process.env),
     ...loadConfig(RATE_LIMIT_CONFIG, {}),
   },
 ).then(async ({ app, url }) => {
@@ -341,14 +342,14 @@ interface Replica {
   readonly url: string;
 }
 
-function startReplica(tokens: string[]): Promise<Replica> {
+function startReplica(tokens: string[], redisEnv: Readonly<Record<string, string>>): Promise<Replica> {
   const child = spawn(process.execPath, ['-e', REPLICA_SOURCE], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
       PROBE_ROOT: ROOT,
-      REDIS_URL: services.redisUrl,
-      REDIS_KEY_PREFIX: services.redisKeyPrefix,
+      APP_ENV: 'sandbox',
+      ...redisEnv,
       PROBE_TOKENS: JSON.stringify(tokens.map((t) => [tokenDigest(t), answers.get(tokenDigest(t))])),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -392,8 +393,10 @@ let small: ProbeApp;
 /** Default limits (600/10,000). */
 let standard: ProbeApp;
 let inspector: Redis;
+let topologies: Topologies | undefined;
 
 beforeAll(async () => {
+  topologies = await startTopologies(services.redisUrl, services.redisKeyPrefix);
   small = await redisReady(
     await startProbeApp(services.redisUrl, { RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_PER_DAY: '8' }),
   );
@@ -405,64 +408,77 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([small?.app.close(), standard?.app.close()]);
   await inspector?.quit();
+  await topologies?.stop();
 });
 
 const bucketSize = (clientId: string) => inspector.zcard(rateLimitKey(clientId));
 
 // ---- tests ------------------------------------------------------------------------------------
 
-describe('exactness under concurrency (decisions.md: no client ever admitted more than its limit)', () => {
-  let replicas: Replica[] = [];
+describe.each(TOPOLOGY_NAMES)(
+  'exactness under concurrency (decisions.md: no client ever admitted more than its limit), Redis %s',
+  (topologyName) => {
+    let replicas: Replica[] = [];
+    let inspector: RedisClient;
+    const bucketSize = (clientId: string) => inspector.zcard(rateLimitKey(clientId));
 
-  afterAll(async () => {
-    await Promise.all(replicas.map(stopReplica));
-  });
+    beforeAll(async () => {
+      inspector = createRedis(topologies![topologyName].config);
+      await eventually(async () => (inspector.status === 'ready' ? true : undefined));
+    });
 
-  it('admits exactly 600 of 1,000 parallel requests of one client spread over two replica processes', async () => {
-    const clientId = newClientId();
-    // Two tokens (two crew members) of one partner: the bucket is the partner's, not the token's.
-    const tokens = [issueToken(clientId), issueToken(clientId)];
-    replicas = await Promise.all([startReplica(tokens), startReplica(tokens)]);
-    expect(new Set(replicas.map((r) => r.process.pid)).size).toBe(2);
+    afterAll(async () => {
+      await Promise.all(replicas.map(stopReplica));
+      await inspector?.quit();
+    });
 
-    const started = nowSeconds();
-    const answers = await Promise.all(
-      Array.from({ length: 1000 }, (_, i) =>
-        get(replicas[i % 2].url, '/v1/rate-probe/any', tokens[(i >> 1) % 2]),
-      ),
-    );
+    it('admits exactly 600 of 1,000 parallel requests of one client spread over two replica processes', async () => {
+      const clientId = newClientId();
+      // Two tokens (two crew members) of one partner: the bucket is the partner's, not the token's.
+      const tokens = [issueToken(clientId), issueToken(clientId)];
+      const { env } = topologies![topologyName];
+      replicas = await Promise.all([startReplica(tokens, env), startReplica(tokens, env)]);
+      expect(new Set(replicas.map((r) => r.process.pid)).size).toBe(2);
 
-    const admitted = answers.filter((a) => a.status === 200);
-    const refused = answers.filter((a) => a.status === 429);
-    expect({ admitted: admitted.length, refused: refused.length }).toEqual({ admitted: 600, refused: 400 });
-    // Each replica got 500 and admitted some of them: per-replica counting would have admitted all
-    // 1,000; the 600 come out of the one bucket both share.
-    const admittedBy = replicas.map(
-      (_, r) => answers.filter((a, i) => i % 2 === r && a.status === 200).length,
-    );
-    expect(admittedBy.every((n) => n > 0 && n <= 500)).toBe(true);
+      const started = nowSeconds();
+      const answers = await Promise.all(
+        Array.from({ length: 1000 }, (_, i) =>
+          get(replicas[i % 2].url, '/v1/rate-probe/any', tokens[(i >> 1) % 2]),
+        ),
+      );
 
-    // Every admission saw a different count: the remaining values are exactly 599, 598, …, 0.
-    const remaining = admitted.map((a) => rateHeaders(a).remaining).sort((a, b) => a! - b!);
-    expect(remaining).toEqual(Array.from({ length: 600 }, (_, i) => i));
-    for (const a of admitted) expect(rateHeaders(a).limit).toBe(600);
+      const admitted = answers.filter((a) => a.status === 200);
+      const refused = answers.filter((a) => a.status === 429);
+      expect({ admitted: admitted.length, refused: refused.length }).toEqual({ admitted: 600, refused: 400 });
+      // Each replica got 500 and admitted some of them: per-replica counting would have admitted all
+      // 1,000; the 600 come out of the one bucket both share.
+      const admittedBy = replicas.map(
+        (_, r) => answers.filter((a, i) => i % 2 === r && a.status === 200).length,
+      );
+      expect(admittedBy.every((n) => n > 0 && n <= 500)).toBe(true);
 
-    for (const a of refused) {
-      const body = expectProblem(a, 429, 'rate_limit_exceeded');
-      expect(body.title).toBe('Rate limit exceeded');
-      const retryAfter = Number(a.headers.get('retry-after'));
-      expect(Number.isInteger(retryAfter)).toBe(true);
-      expect(retryAfter).toBeGreaterThanOrEqual(1);
-      expect(retryAfter).toBeLessThanOrEqual(60);
-      const headers = rateHeaders(a);
-      expect(headers).toMatchObject({ limit: 600, remaining: 0 });
-      expect(headers.reset).toBeGreaterThanOrEqual(Math.floor(started) + 59);
-      expect(headers.reset).toBeLessThanOrEqual(Math.ceil(nowSeconds()) + 60);
-    }
-    // Refusals were not recorded: the bucket holds the 600 admissions only.
-    expect(await bucketSize(clientId)).toBe(600);
-  });
-});
+      // Every admission saw a different count: the remaining values are exactly 599, 598, …, 0.
+      const remaining = admitted.map((a) => rateHeaders(a).remaining).sort((a, b) => a! - b!);
+      expect(remaining).toEqual(Array.from({ length: 600 }, (_, i) => i));
+      for (const a of admitted) expect(rateHeaders(a).limit).toBe(600);
+
+      for (const a of refused) {
+        const body = expectProblem(a, 429, 'rate_limit_exceeded');
+        expect(body.title).toBe('Rate limit exceeded');
+        const retryAfter = Number(a.headers.get('retry-after'));
+        expect(Number.isInteger(retryAfter)).toBe(true);
+        expect(retryAfter).toBeGreaterThanOrEqual(1);
+        expect(retryAfter).toBeLessThanOrEqual(60);
+        const headers = rateHeaders(a);
+        expect(headers).toMatchObject({ limit: 600, remaining: 0 });
+        expect(headers.reset).toBeGreaterThanOrEqual(Math.floor(started) + 59);
+        expect(headers.reset).toBeLessThanOrEqual(Math.ceil(nowSeconds()) + 60);
+      }
+      // Refusals were not recorded: the bucket holds the 600 admissions only.
+      expect(await bucketSize(clientId)).toBe(600);
+    });
+  },
+);
 
 describe('headers and counting (interface.md "Limits")', () => {
   it('counts down in the tighter window, refuses the sixth request per minute, and refusals are not counted', async () => {
