@@ -71,7 +71,12 @@ async function main() {
   fs.renameSync(staging, dist);
   fs.rmSync(retired, { recursive: true, force: true });
   const out = path.join(dist, 'gateway');
-  const gen = await run(process.execPath, [GENERATOR_JS, '--out', out], { cwd: ROOT });
+  // The local build's gateway is the sandbox's unless the caller says otherwise (the apps and the
+  // generator themselves default to production).
+  const gen = await run(process.execPath, [GENERATOR_JS, '--out', out], {
+    cwd: ROOT,
+    env: { ...process.env, APP_ENV: process.env.APP_ENV || 'sandbox' },
+  });
   if (gen.code !== 0) throw new Error(`gateway generator failed (exit ${gen.code ?? gen.signal})`);
   console.log(green(`build: dist/ ready (gateway configuration in ${path.relative(ROOT, out)})`));
 }

@@ -130,7 +130,9 @@ describe('GET /v1/me/sea-time (seatime:read)', () => {
     ]);
     for (const f of ['days_at_sea', 'nautical_miles', 'vessels_served'] as const) expectCount(totals[f]);
     expect(typeof totals.years_active).toBe('number');
-    expect(Math.round(totals.years_active * 100)).toBe(totals.years_active * 100);
+    // At most two decimals. Compared as the shortest decimal text, not as `x * 100`, which is not an
+    // integer in floating point for values like 16.15 (1614.9999999999998).
+    expect(Number(totals.years_active.toFixed(2))).toBe(totals.years_active);
     expect(totals.years_active).toBeGreaterThan(5);
     expect(totals.vessels_served).toBeGreaterThanOrEqual(8);
     expect(totals.days_at_sea).toBeGreaterThan(1000);

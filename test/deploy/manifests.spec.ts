@@ -7,9 +7,10 @@
  * KUBECTL / KUSTOMIZE pointing at one. k8s/README.md says how to install one with npm.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_PORTS, NEST_APPS, type NestAppName } from '@svc/contracts';
+import { APP_SCHEMAS, DEFAULT_PORTS, NEST_APPS, type NestAppName } from '@svc/contracts';
+import { DELIVERIES_QUEUE, EVENTS_QUEUE } from '../../apps/webhook-dispatcher/src/deliveries/webhook-queues';
 import { parse, parseAllDocuments } from 'yaml';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
@@ -41,8 +42,29 @@ const SECRET_VARS = [
   'SECRETS_ENCRYPTION_KEY',
   'CURSOR_SIGNING_KEY',
 ] as const;
-/** Secrets that production expects to find, managed outside these manifests. */
-const EXTERNAL_SECRETS = ['crew-record-secrets', 'postgres-app-credentials', 'redis-auth'];
+/** The PostgreSQL login role of each app: named after its schema (CloudNativePG managed roles). */
+const DB_ROLES: Record<NestAppName, string> = APP_SCHEMAS;
+/** The key of crew-record-secrets that holds an app's DATABASE_URL (its role, through the pooler). */
+const dbUrlKey = (app: NestAppName) => `${app.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`;
+const POOLER = 'postgres-pooler-rw';
+/** Secrets that the manifests reference; production expects them managed outside these manifests. */
+const EXTERNAL_SECRETS = [
+  'crew-record-secrets',
+  'postgres-app-credentials',
+  'redis-auth',
+  ...NEST_APPS.map((app) => `postgres-role-${DB_ROLES[app]}`),
+];
+/** Object-store credentials of the production backups. */
+const BACKUP_SECRET = 'postgres-backup-credentials';
+/** What the webhook-dispatcher must never reach (private, link-local, CGNAT, loopback). */
+const NON_PUBLIC_RANGES = [
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '169.254.0.0/16',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+];
 /** Namespaces of the operators that must reach the backing services. */
 const OPERATOR_NAMESPACES = ['cnpg-system', 'rabbitmq-system', 'keda'];
 
@@ -116,7 +138,12 @@ function checked(result: ReturnType<typeof run>, dir: string): string {
 type K8sObject = {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec?: any;
   data?: Record<string, string>;
   stringData?: Record<string, string>;
@@ -229,6 +256,22 @@ function cnpgClusterProblems(o: K8sObject): string[] {
     p.push('spec.bootstrap.initdb needs database and owner');
   if (initdb?.secret !== undefined && typeof initdb.secret.name !== 'string')
     p.push('spec.bootstrap.initdb.secret.name must be a string');
+  for (const sql of initdb?.postInitApplicationSQL ?? [])
+    if (typeof sql !== 'string') p.push('spec.bootstrap.initdb.postInitApplicationSQL must hold strings');
+  for (const role of spec.managed?.roles ?? []) {
+    if (typeof role.name !== 'string') p.push('spec.managed.roles[].name is required');
+    if (role.ensure !== undefined && !['present', 'absent'].includes(role.ensure))
+      p.push(`spec.managed.roles ${role.name}: ensure must be present or absent`);
+    if (role.passwordSecret !== undefined && typeof role.passwordSecret.name !== 'string')
+      p.push(`spec.managed.roles ${role.name}: passwordSecret.name must be a string`);
+  }
+  const store = spec.backup?.barmanObjectStore;
+  if (spec.backup !== undefined) {
+    if (spec.backup.retentionPolicy !== undefined && !/^[1-9][0-9]*[dwm]$/.test(spec.backup.retentionPolicy))
+      p.push('spec.backup.retentionPolicy must look like 30d, 4w or 3m');
+    if (store !== undefined && typeof store.destinationPath !== 'string')
+      p.push('spec.backup.barmanObjectStore.destinationPath is required');
+  }
   for (const kind of ['requests', 'limits']) {
     for (const r of ['cpu', 'memory']) {
       if (!QUANTITY.test(String(spec.resources?.[kind]?.[r] ?? '')))
@@ -244,8 +287,8 @@ function rabbitmqClusterProblems(o: K8sObject): string[] {
   const spec = o.spec ?? {};
   if (!Number.isInteger(spec.replicas) || spec.replicas < 1 || spec.replicas % 2 === 0)
     p.push('spec.replicas must be odd (quorum queues)');
-  if (!/^rabbitmq:3\.\d+(\.\d+)?-management$/.test(spec.image ?? ''))
-    p.push('spec.image must be a rabbitmq:3.x-management image');
+  if (!/^rabbitmq:4\.\d+\.\d+-management$/.test(spec.image ?? ''))
+    p.push('spec.image must be a pinned rabbitmq:4.x.y-management image');
   if (typeof spec.persistence?.storage !== 'string' || !QUANTITY.test(spec.persistence.storage))
     p.push('spec.persistence.storage must be a quantity');
   if (spec.rabbitmq?.additionalConfig !== undefined && typeof spec.rabbitmq.additionalConfig !== 'string')
@@ -261,8 +304,49 @@ function rabbitmqClusterProblems(o: K8sObject): string[] {
   return p;
 }
 
+/** CloudNativePG `Pooler`: the required fields of its CRD (v1.2x) and the values it accepts. */
+function cnpgPoolerProblems(o: K8sObject): string[] {
+  const p: string[] = [];
+  const spec = o.spec ?? {};
+  if (typeof spec.cluster?.name !== 'string') p.push('spec.cluster.name is required');
+  if (!['rw', 'ro'].includes(spec.type)) p.push('spec.type must be rw or ro');
+  if (!Number.isInteger(spec.instances) || spec.instances < 0)
+    p.push('spec.instances must be an integer >= 0');
+  if (!['session', 'transaction'].includes(spec.pgbouncer?.poolMode))
+    p.push('spec.pgbouncer.poolMode must be session or transaction');
+  for (const [k, v] of Object.entries(spec.pgbouncer?.parameters ?? {}))
+    if (typeof v !== 'string') p.push(`spec.pgbouncer.parameters.${k} must be a string`);
+  const containers = spec.template?.spec?.containers;
+  if (spec.template !== undefined && !Array.isArray(containers))
+    p.push('spec.template.spec.containers must be a list');
+  for (const c of containers ?? []) if (typeof c.name !== 'string') p.push('every container needs a name');
+  return p;
+}
+
+/** CloudNativePG `ScheduledBackup`. */
+function cnpgScheduledBackupProblems(o: K8sObject): string[] {
+  const p: string[] = [];
+  const spec = o.spec ?? {};
+  if (typeof spec.cluster?.name !== 'string') p.push('spec.cluster.name is required');
+  // robfig/cron with seconds: six fields.
+  if (typeof spec.schedule !== 'string' || spec.schedule.trim().split(/\s+/).length !== 6)
+    p.push('spec.schedule must be a six-field cron expression (seconds first)');
+  if (spec.method !== undefined && !['barmanObjectStore', 'volumeSnapshot', 'plugin'].includes(spec.method))
+    p.push('spec.method is not a CloudNativePG backup method');
+  if (
+    spec.backupOwnerReference !== undefined &&
+    !['none', 'self', 'cluster'].includes(spec.backupOwnerReference)
+  )
+    p.push('spec.backupOwnerReference must be none, self or cluster');
+  if (spec.immediate !== undefined && typeof spec.immediate !== 'boolean')
+    p.push('spec.immediate must be a boolean');
+  return p;
+}
+
 const HAND_CHECKED: Record<string, (o: K8sObject) => string[]> = {
   'postgresql.cnpg.io/v1/Cluster': cnpgClusterProblems,
+  'postgresql.cnpg.io/v1/Pooler': cnpgPoolerProblems,
+  'postgresql.cnpg.io/v1/ScheduledBackup': cnpgScheduledBackupProblems,
   'rabbitmq.com/v1beta1/RabbitmqCluster': rabbitmqClusterProblems,
 };
 
@@ -340,6 +424,65 @@ function allowedPorts(render: Render, labels: Record<string, string>, peer: Peer
   }
   return ports;
 }
+
+function ipv4(address: string): number {
+  return address.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
+}
+
+function inCidr(address: string, cidr: string): boolean {
+  const [base, bits] = cidr.split('/');
+  const size = 2 ** (32 - Number(bits));
+  return Math.floor(ipv4(address) / size) === Math.floor(ipv4(base) / size);
+}
+
+/** Where a pod may open connections, as the egress policies see it. */
+type Destination =
+  { kind: 'pod'; labels: Record<string, string> } | { kind: 'dns' } | { kind: 'ip'; address: string };
+
+/**
+ * The ports on which a pod with `labels` may connect to `to`, across all policies; `undefined` when
+ * no policy restricts its egress (everything allowed).
+ */
+function allowedEgress(
+  render: Render,
+  labels: Record<string, string>,
+  to: Destination,
+): Set<number | 'any'> | undefined {
+  const policies = render
+    .all('NetworkPolicy')
+    .filter((p) => p.spec.policyTypes?.includes('Egress') && selects(p.spec.podSelector ?? {}, labels));
+  if (policies.length === 0) return undefined;
+  const ports = new Set<number | 'any'>();
+  for (const policy of policies) {
+    for (const rule of policy.spec.egress ?? []) {
+      const peers: any[] | undefined = rule.to;
+      const admits =
+        peers === undefined ||
+        peers.length === 0 ||
+        peers.some((t) => {
+          if (t.ipBlock)
+            return (
+              to.kind === 'ip' &&
+              inCidr(to.address, t.ipBlock.cidr) &&
+              !(t.ipBlock.except ?? []).some((e: string) => inCidr(to.address, e))
+            );
+          if (t.namespaceSelector && t.podSelector)
+            return (
+              to.kind === 'dns' &&
+              selects(t.namespaceSelector, { 'kubernetes.io/metadata.name': 'kube-system' }) &&
+              selects(t.podSelector, { 'k8s-app': 'kube-dns' })
+            );
+          if (t.namespaceSelector) return false; // no destination of this service is a whole namespace
+          if (t.podSelector) return to.kind === 'pod' && selects(t.podSelector, to.labels);
+          return false;
+        });
+      if (!admits) continue;
+      if (!rule.ports || rule.ports.length === 0) ports.add('any');
+      for (const p of rule.ports ?? []) ports.add(typeof p.port === 'number' ? p.port : 'any');
+    }
+  }
+  return ports;
+}
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 // ---------------------------------------------------------------------------------------------
@@ -388,6 +531,30 @@ describe('k8s/ rendered with kustomize', () => {
         spec: { instances: 0 },
       } as K8sObject;
       expect(schemaProblems([cluster]).length).toBeGreaterThan(0);
+      const pooler = {
+        apiVersion: 'postgresql.cnpg.io/v1',
+        kind: 'Pooler',
+        metadata: { name: 'p' },
+        spec: {
+          cluster: { name: 'pg' },
+          type: 'rw',
+          instances: 1,
+          pgbouncer: { poolMode: 'statement', parameters: { max_client_conn: 100 } },
+        },
+      } as K8sObject;
+      expect(schemaProblems([pooler])).toEqual([
+        'postgresql.cnpg.io/v1/Pooler p: spec.pgbouncer.poolMode must be session or transaction',
+        'postgresql.cnpg.io/v1/Pooler p: spec.pgbouncer.parameters.max_client_conn must be a string',
+      ]);
+      const backup = {
+        apiVersion: 'postgresql.cnpg.io/v1',
+        kind: 'ScheduledBackup',
+        metadata: { name: 'b' },
+        spec: { cluster: { name: 'pg' }, schedule: '0 3 * * *' },
+      } as K8sObject;
+      expect(schemaProblems([backup])).toEqual([
+        'postgresql.cnpg.io/v1/ScheduledBackup b: spec.schedule must be a six-field cron expression (seconds first)',
+      ]);
     });
 
     it('the base renders without a namespace, so the overlays choose it', () => {
@@ -492,18 +659,30 @@ describe('k8s/ rendered with kustomize', () => {
         SECRETS_ENCRYPTION_KEY: source.includes('SECRETS_ENCRYPTION_KEY'),
         CURSOR_SIGNING_KEY: source.includes('CURSOR_SIGNING_KEY'),
       };
+      // Production finds Redis through the Sentinels (config) with the password of redis-auth.
+      const sentinels = env === 'production';
       for (const name of SECRET_VARS) {
         const value = r().envValue(container, name);
-        if (needs[name]) expect(value).toEqual({ secret: 'crew-record-secrets', key: name });
+        if (name === 'DATABASE_URL' && needs[name])
+          expect(value).toEqual({ secret: 'crew-record-secrets', key: dbUrlKey(app) });
+        else if (name === 'REDIS_URL' && sentinels) expect(value).toBeUndefined();
+        else if (needs[name]) expect(value).toEqual({ secret: 'crew-record-secrets', key: name });
         else expect(value).toBeUndefined();
+      }
+      if (needs.REDIS_URL && sentinels) {
+        expect(r().envValue(container, 'REDIS_PASSWORD')).toEqual({ secret: 'redis-auth', key: 'password' });
+        expect(r().envValue(container, 'REDIS_SENTINELS')).toMatch(/^[\w.-]+:\d+(,[\w.-]+:\d+)*$/);
+        expect(r().envValue(container, 'REDIS_SENTINEL_MASTER')).toBe('mymaster');
       }
     });
 
     it(`runs every process with APP_ENV=${env}`, () => {
       for (const { owner, spec } of r().podTemplates()) {
-        if (owner.metadata.name === 'redis') continue;
+        if (owner.metadata.labels?.['app.kubernetes.io/name'] === 'redis') continue;
         for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
+          // Neither runs the app's code: a log line, and a look at the migrations table.
           if (owner.kind === 'Job' && c.name === 'done') continue;
+          if (c.name === 'wait-for-migrations') continue;
           expect({
             container: `${owner.kind}/${owner.metadata.name}/${c.name}`,
             APP_ENV: r().envValue(c, 'APP_ENV'),
@@ -524,6 +703,30 @@ describe('k8s/ rendered with kustomize', () => {
         const app = /^(?:migrate|seed)-(.+)$/.exec(c.name)?.[1];
         expect(c.image).toMatch(new RegExp(`/crew-record-service/${app}:[\\w.-]+$`));
       }
+    });
+
+    it('pins every image to an exact release: no image without a tag, no latest', () => {
+      const images: { where: string; image: string }[] = [];
+      for (const { owner, spec } of r().podTemplates())
+        for (const c of [...(spec.initContainers ?? []), ...spec.containers])
+          images.push({ where: `${owner.kind}/${owner.metadata.name}/${c.name}`, image: c.image });
+      images.push({ where: 'Cluster/postgres', image: r().get('Cluster', 'postgres').spec.imageName });
+      images.push({
+        where: 'RabbitmqCluster/rabbitmq',
+        image: r().get('RabbitmqCluster', 'rabbitmq').spec.image,
+      });
+      for (const pooler of r().all('Pooler'))
+        for (const c of pooler.spec.template?.spec?.containers ?? [])
+          images.push({ where: `Pooler/${pooler.metadata.name}/${c.name}`, image: c.image });
+      expect(images.length).toBeGreaterThan(15);
+      const unpinned = images.filter(({ image }) => {
+        // A digest pins whatever the tag (kustomize's `digest:` renders name@sha256:… without one).
+        if (/@sha256:[0-9a-f]{64}$/.test(image ?? '')) return false;
+        const tag = /:([^:/@]+)$/.exec(image ?? '')?.[1];
+        // A version tag: digits and dots first (16.8, 1.24.1, 4.1.1-management, 7.4.2-alpine, 1.0.0).
+        return tag === undefined || tag === 'latest' || !/^v?\d+(\.\d+)+([-.][\w.-]+)?$/.test(tag);
+      });
+      expect(unpinned).toEqual([]);
     });
 
     it('scales every HTTP app on CPU with an autoscaling/v2 HPA and the webhook-dispatcher with KEDA', () => {
@@ -548,16 +751,26 @@ describe('k8s/ rendered with kustomize', () => {
         expect.objectContaining({ kind: 'Deployment', name: 'webhook-dispatcher' }),
       );
       expect(scaled.spec.minReplicaCount).toBeGreaterThanOrEqual(1);
-      const trigger = scaled.spec.triggers.find((t: Container) => t.type === 'rabbitmq');
-      expect(trigger.metadata).toEqual(
-        expect.objectContaining({ queueName: 'webhooks.deliveries', mode: 'QueueLength' }),
+      expect(scaled.spec.maxReplicaCount).toBeGreaterThan(scaled.spec.minReplicaCount);
+      // The queues the dispatcher works, as its topology declares them: the first attempt of every
+      // event (webhooks.events) and every delivery attempt, retries included once their delay is
+      // over (webhooks.deliveries). Not the retry queues, whose messages cannot be worked yet.
+      const triggers: Container[] = scaled.spec.triggers;
+      expect(triggers.every((t) => t.type === 'rabbitmq')).toBe(true);
+      expect(triggers.map((t) => t.metadata.queueName).sort()).toEqual(
+        [DELIVERIES_QUEUE, EVENTS_QUEUE].sort(),
       );
-      const auth = r().get('TriggerAuthentication', trigger.authenticationRef.name);
-      expect(auth.spec.secretTargetRef).toContainEqual({
-        parameter: 'host',
-        name: 'crew-record-secrets',
-        key: 'AMQP_URL',
-      });
+      expect(EVENTS_QUEUE).toBe('webhooks.events');
+      for (const trigger of triggers) {
+        expect(trigger.metadata).toEqual(expect.objectContaining({ mode: 'QueueLength', protocol: 'amqp' }));
+        expect(Number(trigger.metadata.value)).toBeGreaterThan(0);
+        // No inline host or password: the connection comes from the TriggerAuthentication by reference.
+        expect(trigger.metadata.host).toBeUndefined();
+        const auth = r().get('TriggerAuthentication', trigger.authenticationRef.name);
+        expect(auth.spec.secretTargetRef).toEqual([
+          { parameter: 'host', name: 'crew-record-secrets', key: 'AMQP_URL' },
+        ]);
+      }
     });
 
     it('gives every app a PodDisruptionBudget that lets one pod go at a time', () => {
@@ -599,10 +812,77 @@ describe('k8s/ rendered with kustomize', () => {
       expect(job.spec.backoffLimit).toBeGreaterThan(0);
     });
 
+    it('re-runs the migrations Job on every release, before the Deployments roll (Argo CD, Flux)', () => {
+      const job = r().get('Job', 'migrations');
+      const annotations = job.metadata.annotations ?? {};
+      // Argo CD: deleted and re-created at every sync, as a Sync-phase hook (not PreSync: it reads the
+      // hashed ConfigMap that the Sync phase creates) in a wave after the config and before the apps.
+      expect(annotations['argocd.argoproj.io/hook']).toBe('Sync');
+      expect(annotations['argocd.argoproj.io/hook-delete-policy']).toBe('BeforeHookCreation');
+      const wave = (o: K8sObject) => Number(o.metadata.annotations?.['argocd.argoproj.io/sync-wave'] ?? 0);
+      for (const kind of [
+        'ConfigMap',
+        'Secret',
+        'Service',
+        'Cluster',
+        'Pooler',
+        'RabbitmqCluster',
+        'StatefulSet',
+      ])
+        for (const o of r().all(kind))
+          expect({ o: `${kind}/${o.metadata.name}`, before: wave(o) < wave(job) }).toEqual({
+            o: `${kind}/${o.metadata.name}`,
+            before: true,
+          });
+      for (const d of r().all('Deployment')) expect(wave(d)).toBeGreaterThan(wave(job));
+      // Flux: an immutable pod template that changed (new image tags) replaces the Job.
+      expect(annotations['kustomize.toolkit.fluxcd.io/force']).toBe('enabled');
+      // A Job that expired would be re-created by a GitOps tool, and migrate again.
+      expect(job.spec.ttlSecondsAfterFinished).toBeUndefined();
+    });
+
+    it.each(NEST_APPS)(
+      '%s serves only once its migrations are applied (wait-for-migrations init container)',
+      (app) => {
+        const deployment = r().get('Deployment', app);
+        const pod = deployment.spec.template.spec;
+        const wait = (pod.initContainers ?? []).find((c: Container) => c.name === 'wait-for-migrations');
+        expect(wait).toBeDefined();
+        // The app's own image, so the list of migrations is the one of the code about to serve.
+        expect(wait.image).toBe(appContainer(r(), app).image);
+        expect(wait.command).toEqual([
+          'node',
+          '/opt/wait-for-migrations/wait-for-migrations.js',
+          app,
+          APP_SCHEMAS[app],
+        ]);
+        expect(r().envValue(wait, 'DATABASE_URL')).toEqual(
+          r().envValue(appContainer(r(), app), 'DATABASE_URL'),
+        );
+        const mount = wait.volumeMounts.find((m: Container) => m.mountPath === '/opt/wait-for-migrations');
+        const volume = pod.volumes.find((v: Container) => v.name === mount.name);
+        expect(r().configMap(volume.configMap.name)?.data?.['wait-for-migrations.js']).toContain(
+          'dist/apps/${app}/src/migrations/index.js',
+        );
+        expect(wait.securityContext).toEqual(
+          expect.objectContaining({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false }),
+        );
+        // The Job migrates what the init container waits for.
+        const commands = r()
+          .get('Job', 'migrations')
+          .spec.template.spec.initContainers.map((c: Container) => c.command.join(' '));
+        expect(commands).toContain(`node dist/apps/${app}/src/cli.js migrate`);
+      },
+    );
+
     describe('network policies', () => {
       const podLabels = (app: string): Record<string, string> => {
         if (app === 'postgres') return { 'cnpg.io/cluster': 'postgres' }; // set by CloudNativePG on its pods
         if (app === 'rabbitmq') return { 'app.kubernetes.io/name': 'rabbitmq' }; // set by the RabbitMQ operator
+        if (app === 'pooler')
+          return { ...r().get('Pooler', POOLER).spec.template.metadata.labels, 'cnpg.io/poolerName': POOLER }; // set by CloudNativePG
+        if (app === 'redis-sentinel')
+          return r().get('StatefulSet', 'redis-sentinel').spec.template.metadata.labels;
         if (app === 'migrations') return r().get('Job', 'migrations').spec.template.metadata.labels;
         if (app === 'redis') return r().get('StatefulSet', 'redis').spec.template.metadata.labels;
         return r().get('Deployment', app).spec.template.metadata.labels;
@@ -625,7 +905,7 @@ describe('k8s/ rendered with kustomize', () => {
 
       it('let only the gateway be reached from outside, on 8080', () => {
         expect([...allowedPorts(r(), podLabels('gateway'), outside)]).toEqual([8080]);
-        for (const target of [...NEST_APPS, 'migrations', 'postgres', 'rabbitmq', 'redis']) {
+        for (const target of [...NEST_APPS, 'migrations', 'postgres', 'pooler', 'rabbitmq', 'redis']) {
           expect({
             target,
             outside: [...allowedPorts(r(), podLabels(target), outside)],
@@ -641,7 +921,7 @@ describe('k8s/ rendered with kustomize', () => {
       it('let the HTTP apps be reached from the gateway only, and the webhook-dispatcher from nothing', () => {
         for (const app of UPSTREAM_APPS) {
           expect(allowedPorts(r(), podLabels(app), pod('gateway')).has(DEFAULT_PORTS[app])).toBe(true);
-          for (const other of [...NEST_APPS, 'migrations', 'redis', 'rabbitmq', 'postgres']) {
+          for (const other of [...NEST_APPS, 'migrations', 'redis', 'rabbitmq', 'postgres', 'pooler']) {
             expect({ app, from: other, ports: [...allowedPorts(r(), podLabels(app), pod(other))] }).toEqual({
               app,
               from: other,
@@ -657,9 +937,11 @@ describe('k8s/ rendered with kustomize', () => {
       it('let the backing services be reached by the apps that use them (and their operators), not by the gateway', () => {
         for (const app of NEST_APPS) {
           const source = readFileSync(join(ROOT, 'apps', app, 'src', 'config.ts'), 'utf8');
-          expect(allowedPorts(r(), podLabels('postgres'), pod(app)).has(5432)).toBe(
+          // PostgreSQL through the pooler only.
+          expect(allowedPorts(r(), podLabels('pooler'), pod(app)).has(5432)).toBe(
             source.includes('DATABASE_CONFIG'),
           );
+          expect([...allowedPorts(r(), podLabels('postgres'), pod(app))]).toEqual([]);
           expect(allowedPorts(r(), podLabels('rabbitmq'), pod(app)).has(5672)).toBe(
             source.includes('AMQP_CONFIG'),
           );
@@ -668,7 +950,8 @@ describe('k8s/ rendered with kustomize', () => {
           );
         }
         expect(allowedPorts(r(), podLabels('postgres'), pod('migrations')).has(5432)).toBe(true);
-        for (const service of ['postgres', 'rabbitmq', 'redis']) {
+        expect(allowedPorts(r(), podLabels('postgres'), pod('pooler')).has(5432)).toBe(true);
+        for (const service of ['postgres', 'pooler', 'rabbitmq', 'redis']) {
           expect({
             service,
             fromGateway: [...allowedPorts(r(), podLabels(service), pod('gateway'))],
@@ -676,7 +959,15 @@ describe('k8s/ rendered with kustomize', () => {
             service,
             fromGateway: [],
           });
-          expect(allowedPorts(r(), podLabels(service), pod(service)).has('any')).toBe(false);
+          if (service !== 'pooler')
+            expect(allowedPorts(r(), podLabels(service), pod(service)).has('any')).toBe(false);
+        }
+        if (env === 'production') {
+          // Sentinels: reached by the apps, and watching the data pods.
+          for (const app of ['auth-server', 'crew-api', 'sponsorship-api'])
+            expect(allowedPorts(r(), podLabels('redis-sentinel'), pod(app)).has(26379)).toBe(true);
+          expect(allowedPorts(r(), podLabels('redis'), pod('redis-sentinel')).has(6379)).toBe(true);
+          expect(allowedPorts(r(), podLabels('redis-sentinel'), pod('redis')).has(26379)).toBe(true);
         }
         expect(
           allowedPorts(r(), podLabels('postgres'), { kind: 'namespace', name: 'cnpg-system' }).has(5432),
@@ -697,6 +988,109 @@ describe('k8s/ rendered with kustomize', () => {
             }
           }
         }
+      });
+
+      describe('egress', () => {
+        const dns: Destination = { kind: 'dns' };
+        const ownPods = [...ALL_APPS, 'migrations'];
+        const to = (target: string): Destination => ({ kind: 'pod', labels: podLabels(target) });
+        const ports = (from: string, dest: Destination) => {
+          const allowed = allowedEgress(r(), podLabels(from), dest);
+          return allowed === undefined ? 'unrestricted' : [...allowed].sort((a, b) => Number(a) - Number(b));
+        };
+
+        it('restrict every pod of the service, which then reaches DNS and nothing unlisted', () => {
+          for (const from of ownPods) {
+            expect({ from, dns: ports(from, dns) }).toEqual({ from, dns: [53] });
+            // Another namespace's pod, the Kubernetes API, the cloud metadata endpoint: nothing.
+            for (const address of ['10.96.0.1', '169.254.169.254', '10.1.2.3'])
+              expect({ from, address, ports: ports(from, { kind: 'ip', address }) }).toEqual({
+                from,
+                address,
+                ports: [],
+              });
+          }
+        });
+
+        it('let the webhook-dispatcher reach public addresses on 443 only, never private or cluster ranges', () => {
+          for (const address of ['93.184.216.34', '1.1.1.1', '203.0.113.9'])
+            expect({ address, ports: ports('webhook-dispatcher', { kind: 'ip', address }) }).toEqual({
+              address,
+              ports: [443],
+            });
+          for (const address of [
+            '10.0.0.1',
+            '172.16.5.4',
+            '172.31.255.255',
+            '192.168.1.1',
+            '169.254.169.254',
+            '100.64.0.1',
+            '127.0.0.1',
+          ])
+            expect({ address, ports: ports('webhook-dispatcher', { kind: 'ip', address }) }).toEqual({
+              address,
+              ports: [],
+            });
+          const blocks = r()
+            .all('NetworkPolicy')
+            .flatMap((p) =>
+              (p.spec.egress ?? []).flatMap((rule: Container) =>
+                (rule.to ?? []).filter((t: Container) => t.ipBlock),
+              ),
+            );
+          expect(blocks).toHaveLength(1);
+          for (const range of NON_PUBLIC_RANGES) expect(blocks[0].ipBlock.except).toContain(range);
+          // The cluster's own pod and Service CIDRs (placeholders until patched) are excluded too.
+          expect(blocks[0].ipBlock.except.length).toBeGreaterThanOrEqual(NON_PUBLIC_RANGES.length + 2);
+          // No other pod of the service reaches the internet.
+          for (const from of ownPods.filter((a) => a !== 'webhook-dispatcher'))
+            expect({ from, ports: ports(from, { kind: 'ip', address: '93.184.216.34' }) }).toEqual({
+              from,
+              ports: [],
+            });
+        });
+
+        it('let each app reach exactly its dependencies: the pooler, Redis, RabbitMQ', () => {
+          for (const app of NEST_APPS) {
+            const source = readFileSync(join(ROOT, 'apps', app, 'src', 'config.ts'), 'utf8');
+            const expected = {
+              pooler: source.includes('DATABASE_CONFIG') ? [5432] : [],
+              postgres: [],
+              redis: source.includes('REDIS_CONFIG') ? [6379, 26379] : [],
+              rabbitmq: source.includes('AMQP_CONFIG') ? [5672] : [],
+              gateway: [],
+              ...Object.fromEntries(NEST_APPS.map((other) => [other, []])),
+            };
+            const actual = Object.fromEntries(
+              Object.keys(expected).map((target) => [target, ports(app, to(target))]),
+            );
+            expect({ app, ...actual }).toEqual({ app, ...expected });
+            // Whatever an app may send to, the target admits (the ingress side of the same path).
+            for (const [target, open] of Object.entries(expected))
+              for (const port of open as number[])
+                if (target !== 'redis' || port === 6379 || env === 'production')
+                  expect({
+                    app,
+                    target,
+                    port,
+                    admitted: allowedPorts(r(), podLabels(target), pod(app)).has(port),
+                  }).toEqual({
+                    app,
+                    target,
+                    port,
+                    admitted: true,
+                  });
+          }
+        });
+
+        it('let the gateway reach the HTTP apps only, and the migrations Job PostgreSQL directly', () => {
+          for (const app of UPSTREAM_APPS)
+            expect(ports('gateway', to(app))).toEqual([3001, 3002, 3003, 3004]);
+          for (const target of ['webhook-dispatcher', 'postgres', 'pooler', 'rabbitmq', 'redis'])
+            expect({ target, ports: ports('gateway', to(target)) }).toEqual({ target, ports: [] });
+          expect(ports('migrations', to('postgres'))).toEqual([5432]);
+          expect(allowedPorts(r(), podLabels('postgres'), pod('migrations')).has(5432)).toBe(true);
+        });
       });
     });
 
@@ -747,8 +1141,19 @@ describe('k8s/ rendered with kustomize', () => {
           key: 'password',
           from: 'Cluster/postgres',
         });
+        for (const role of cnpg.spec.managed?.roles ?? [])
+          refs.push({
+            name: role.passwordSecret.name,
+            key: 'password',
+            from: `Cluster/postgres role ${role.name}`,
+          });
+        const s3 = cnpg.spec.backup?.barmanObjectStore?.s3Credentials ?? {};
+        for (const ref of Object.values(s3) as { name: string; key: string }[])
+          refs.push({ name: ref.name, key: ref.key, from: 'Cluster/postgres backup' });
 
-        expect(new Set(refs.map((ref) => ref.name))).toEqual(new Set(EXTERNAL_SECRETS));
+        expect(new Set(refs.map((ref) => ref.name))).toEqual(
+          new Set([...EXTERNAL_SECRETS, ...(env === 'production' ? [BACKUP_SECRET] : [])]),
+        );
         if (env === 'production') {
           expect(r().all('Secret')).toEqual([]);
           expect(r().get('RabbitmqCluster', 'rabbitmq').spec.rabbitmq?.additionalConfig ?? '').not.toMatch(
@@ -765,6 +1170,8 @@ describe('k8s/ rendered with kustomize', () => {
           });
           expect(missing).toEqual([]);
           expect(r().get('Secret', 'postgres-app-credentials').type).toBe('kubernetes.io/basic-auth');
+          for (const app of NEST_APPS)
+            expect(r().get('Secret', `postgres-role-${DB_ROLES[app]}`).type).toBe('kubernetes.io/basic-auth');
         }
       },
     );
@@ -809,9 +1216,174 @@ describe('k8s/ rendered with kustomize', () => {
       expect(rabbit.spec.replicas).toBe(env === 'production' ? 3 : 1);
       expect(postgres.spec.instances).toBe(env === 'production' ? 3 : 1);
       const redis = r().get('StatefulSet', 'redis');
-      expect(redis.spec.replicas).toBe(1);
-      expect(redis.spec.template.spec.containers[0].image).toMatch(/^redis:7/);
+      expect(redis.spec.replicas).toBe(env === 'production' ? 3 : 1);
+      expect(redis.spec.template.spec.containers[0].image).toMatch(/^redis:7\.\d+\.\d+/);
       expect(r().get('Service', 'redis').spec.ports[0].port).toBe(6379);
+    });
+
+    it('puts the apps on a PgBouncer pooler in transaction mode, each app as its own role with its session settings', () => {
+      const pooler = r().get('Pooler', POOLER);
+      const cnpg = r().get('Cluster', 'postgres');
+      expect(pooler.spec.cluster.name).toBe('postgres');
+      expect(pooler.spec.type).toBe('rw');
+      // Transaction pooling is safe because nothing in the apps needs a session across transactions:
+      // no named prepared statements, no LISTEN, no session advisory lock outside the migrations.
+      expect(pooler.spec.pgbouncer.poolMode).toBe('transaction');
+      // crew-api and the dispatcher run named prepared statements (pool.query({ name, … })): PgBouncer
+      // must be 1.21+ and track them, or they fail on the next server connection.
+      const named = NEST_APPS.filter((app) => {
+        const dir = join(ROOT, 'apps', app, 'src');
+        return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+          .filter((f) => f.endsWith('.ts') && !f.endsWith('spec.ts'))
+          .some((f) => /query(<[^>]*>)?\(\{ name:/.test(readFileSync(join(dir, f), 'utf8')));
+      });
+      expect(named.length).toBeGreaterThan(0);
+      expect(Number(pooler.spec.pgbouncer.parameters.max_prepared_statements)).toBeGreaterThanOrEqual(100);
+      const [major, minor] = (
+        /pgbouncer:(\d+)\.(\d+)/.exec(pooler.spec.template.spec.containers[0].image) ?? []
+      )
+        .slice(1)
+        .map(Number);
+      expect(major * 100 + minor).toBeGreaterThanOrEqual(121);
+      const roles = (cnpg.spec.managed?.roles ?? []).map((role: Container) => role.name).sort();
+      expect(roles).toEqual(NEST_APPS.map((app) => DB_ROLES[app]).sort());
+      const sql: string[] = cnpg.spec.bootstrap.initdb.postInitApplicationSQL;
+      for (const app of NEST_APPS) {
+        const role = DB_ROLES[app];
+        expect(cnpg.spec.managed.roles.find((x: Container) => x.name === role)).toEqual(
+          expect.objectContaining({ login: true, inRoles: [cnpg.spec.bootstrap.initdb.owner] }),
+        );
+        // What the apps send as the `options` startup parameter, which PgBouncer drops.
+        expect(sql).toContain(
+          `ALTER ROLE ${role} IN DATABASE ${cnpg.spec.bootstrap.initdb.database} SET search_path = ${APP_SCHEMAS[app]}, public`,
+        );
+        expect(sql).toContain(`ALTER ROLE ${role} SET statement_timeout = '3s'`);
+        expect(sql).toContain(`ALTER ROLE ${role} SET lock_timeout = '2s'`);
+      }
+      expect(r().get('PodDisruptionBudget', POOLER).spec.selector.matchLabels).toEqual({
+        'cnpg.io/poolerName': POOLER,
+      });
+      expect(pooler.spec.instances).toBe(env === 'production' ? 3 : 1);
+    });
+
+    it('keeps every connection inside the pooler and PostgreSQL limits at the maximum scale', () => {
+      // Clients: every replica the HPAs and KEDA may run × DATABASE_POOL_SIZE, for each app with a database.
+      let clients = 0;
+      for (const app of NEST_APPS) {
+        const maxReplicas =
+          app === 'webhook-dispatcher'
+            ? r().get('ScaledObject', app).spec.maxReplicaCount
+            : r().get('HorizontalPodAutoscaler', app).spec.maxReplicas;
+        const poolSize = Number(r().envValue(appContainer(r(), app), 'DATABASE_POOL_SIZE'));
+        expect(poolSize).toBeGreaterThan(0);
+        clients += maxReplicas * poolSize;
+      }
+      const params = r().get('Pooler', POOLER).spec.pgbouncer.parameters;
+      const instances = r().get('Pooler', POOLER).spec.instances;
+      const maxClientConn = Number(params.max_client_conn);
+      const defaultPoolSize = Number(params.default_pool_size);
+      const maxDbConnections = Number(params.max_db_connections);
+      const reserve = Number(params.reserve_pool_size ?? 0);
+      // The Service may send every client to the same PgBouncer instance.
+      expect(clients).toBeLessThanOrEqual(maxClientConn);
+      // One pool per (role, database): the app roles' pools fill max_db_connections exactly.
+      expect(NEST_APPS.length * (defaultPoolSize + reserve)).toBeLessThanOrEqual(maxDbConnections);
+      // Server side: every PgBouncer instance at max_db_connections, plus the migrations Job (one step
+      // at a time, its pool), plus superuser_reserved_connections (3) and 20 for the operator and humans.
+      const migrations = Number(
+        r().configMap(
+          r().get('Job', 'migrations').spec.template.spec.initContainers[0].envFrom[0].configMapRef.name,
+        )?.data?.DATABASE_POOL_SIZE,
+      );
+      const maxConnections = Number(
+        r().get('Cluster', 'postgres').spec.postgresql.parameters.max_connections,
+      );
+      expect(instances * maxDbConnections + migrations + 3 + 20).toBeLessThanOrEqual(maxConnections);
+      // The figures k8s/README.md quotes.
+      if (env === 'production')
+        expect({ clients, server: instances * maxDbConnections }).toEqual({ clients: 600, server: 150 });
+    });
+
+    it(
+      env === 'production'
+        ? 'archives WAL and takes daily base backups to an object store (PITR)'
+        : 'takes no backups (sandbox data is seeded)',
+      () => {
+        const cnpg = r().get('Cluster', 'postgres');
+        const scheduled = r().all('ScheduledBackup');
+        if (env !== 'production') {
+          expect(cnpg.spec.backup).toBeUndefined();
+          expect(scheduled).toEqual([]);
+          return;
+        }
+        const store = cnpg.spec.backup.barmanObjectStore;
+        expect(cnpg.spec.backup.retentionPolicy).toMatch(/^\d+d$/);
+        expect(store.destinationPath).toMatch(/^(s3|gs|https):\/\//);
+        expect(store.s3Credentials.accessKeyId).toEqual({ name: BACKUP_SECRET, key: expect.any(String) });
+        expect(store.s3Credentials.secretAccessKey).toEqual({ name: BACKUP_SECRET, key: expect.any(String) });
+        expect(store.wal).toBeDefined();
+        expect(scheduled).toHaveLength(1);
+        expect(scheduled[0].spec).toEqual(
+          expect.objectContaining({
+            cluster: { name: 'postgres' },
+            method: 'barmanObjectStore',
+            immediate: true,
+          }),
+        );
+      },
+    );
+
+    it(
+      env === 'production'
+        ? 'runs Redis as a master with two replicas and three Sentinels, spread over nodes'
+        : 'runs one Redis instance',
+      () => {
+        const redis = r().get('StatefulSet', 'redis');
+        if (env !== 'production') {
+          expect(r().find('StatefulSet', 'redis-sentinel')).toBeUndefined();
+          return;
+        }
+        const sentinel = r().get('StatefulSet', 'redis-sentinel');
+        expect(sentinel.spec.replicas).toBe(3);
+        for (const set of [redis, sentinel]) {
+          const labels = set.spec.template.metadata.labels;
+          // One per node, and a drain takes one at a time.
+          const anti =
+            set.spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+          expect(anti).toEqual([expect.objectContaining({ topologyKey: 'kubernetes.io/hostname' })]);
+          expect(selects(anti[0].labelSelector, labels)).toBe(true);
+          const pdbs = r()
+            .all('PodDisruptionBudget')
+            .filter((p) => selects(p.spec.selector, labels));
+          expect(pdbs.map((p) => p.spec.maxUnavailable)).toEqual([1]);
+          expect(set.spec.template.spec.containers[0].image).toBe(
+            redis.spec.template.spec.containers[0].image,
+          );
+          // The Services are headless, so pod names resolve: <pod>.<service>.
+          expect(r().get('Service', set.spec.serviceName).spec.clusterIP).toBe('None');
+        }
+        // The apps' Sentinel list names exactly the Sentinel pods, on their port.
+        const config = r().envValue(appContainer(r(), 'crew-api'), 'REDIS_SENTINELS') as string;
+        const port = r().get('Service', sentinel.spec.serviceName).spec.ports[0].port;
+        expect(config.split(',')).toEqual(
+          [0, 1, 2].map((i) => `${sentinel.metadata.name}-${i}.${sentinel.spec.serviceName}:${port}`),
+        );
+        // The scripts monitor the master the apps ask for.
+        const scripts = r().configMap(
+          sentinel.spec.template.spec.volumes.find((v: Container) => v.configMap).configMap.name,
+        );
+        expect(scripts?.data?.['sentinel.sh']).toMatch(/sentinel monitor \$REDIS_SENTINEL_MASTER/);
+        expect(scripts?.data?.['redis.sh']).toMatch(/--replicaof/);
+      },
+    );
+
+    it('tells nginx which proxies may set X-Forwarded-For (GATEWAY_TRUSTED_PROXIES, CIDRs)', () => {
+      const value = String(r().envValue(appContainer(r(), 'gateway'), 'GATEWAY_TRUSTED_PROXIES') ?? '');
+      const cidrs = value.split(',');
+      expect(cidrs.length).toBeGreaterThan(0);
+      for (const cidr of cidrs) expect(cidr).toMatch(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/);
+      // Production adds the load balancer ranges to the cluster's pod CIDR.
+      if (env === 'production') expect(cidrs.length).toBeGreaterThan(1);
     });
   });
 
@@ -827,6 +1399,22 @@ describe('k8s/ rendered with kustomize', () => {
       pgOwner.password,
     ]);
     expect(pgOwner.username).toBe(cnpg.owner);
+    // Each app: its own role, through the pooler, to the same database.
+    const pooler = sb.get('Pooler', POOLER);
+    for (const app of NEST_APPS) {
+      const url = new URL(urls[dbUrlKey(app)]);
+      const role = sb.get('Secret', `postgres-role-${DB_ROLES[app]}`).stringData ?? {};
+      expect([url.hostname, url.port, url.pathname]).toEqual([
+        pooler.metadata.name,
+        '5432',
+        `/${cnpg.database}`,
+      ]);
+      expect([decodeURIComponent(url.username), decodeURIComponent(url.password)]).toEqual([
+        role.username,
+        role.password,
+      ]);
+      expect(role.username).toBe(DB_ROLES[app]);
+    }
 
     const redis = new URL(urls.REDIS_URL);
     expect([redis.hostname, redis.port]).toEqual(['redis', '6379']);
@@ -888,7 +1476,9 @@ describe('docker-compose.yml', () => {
   it('runs the backing services with health checks', () => {
     expect(services.postgres.image).toMatch(/^postgres:1[5-9]/);
     expect(services.redis.image).toMatch(/^redis:7/);
-    expect(services.rabbitmq.image).toMatch(/^rabbitmq:3.*management/);
+    expect(services.rabbitmq.image).toMatch(/^rabbitmq:4\.\d+\.\d+-management$/);
+    // Exact releases, as in k8s/.
+    for (const name of ['postgres', 'redis', 'rabbitmq']) expect(services[name].image).toMatch(/:\d+\.\d+/);
     for (const name of ['postgres', 'redis', 'rabbitmq']) {
       expect(services[name].healthcheck?.test?.length).toBeGreaterThan(0);
     }
@@ -962,6 +1552,19 @@ describe('Dockerfile', () => {
     }
     // The default target (the last stage) is the Nest app image.
     expect(stages.at(-1)).toMatch(/^\S+ AS app\s/);
+  });
+
+  it('builds on a supported Node LTS, pinned, with BuildKit npm cache mounts and npm ci only', () => {
+    const image = /^ARG NODE_IMAGE=(\S+)$/m.exec(dockerfile)?.[1] ?? '';
+    const major = Number(/^node:(\d+)\.\d+\.\d+-bookworm-slim$/.exec(image)?.[1]);
+    expect([22, 24]).toContain(major);
+    const npmRuns = dockerfile.split('\n').filter((line) => /\bnpm (ci|install|i)\b/.test(line));
+    expect(npmRuns).toHaveLength(2);
+    for (const line of npmRuns) {
+      expect(line).toMatch(/^RUN --mount=type=cache,target=\/root\/\.npm npm ci\b/);
+      expect(line).not.toMatch(/npm (install|i)\b/);
+    }
+    expect(dockerfile).toMatch(/^# syntax=docker\/dockerfile:1/);
   });
 
   it('has a gateway target with nginx that drains on SIGQUIT', () => {

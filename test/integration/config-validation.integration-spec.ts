@@ -4,6 +4,7 @@ import path from 'node:path';
 import { NEST_APPS } from '@svc/contracts';
 
 /** Every app refuses to start on a bad or missing variable, and says which one. */
+jest.setTimeout(30_000);
 const root = path.resolve(__dirname, '../..');
 
 function start(app: string, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
@@ -50,5 +51,48 @@ describe('configuration validated at start-up', () => {
     // Production has no sandbox defaults: the internal token and public URLs must be given.
     expect(stderr).toContain('INTERNAL_API_TOKEN is required');
     expect(stderr).toContain('PUBLIC_BASE_URL is required');
+  });
+
+  // Safe by default: APP_ENV unset is production, which has no published secrets to fall back on.
+  const services = {
+    PORT: '3999',
+    DATABASE_URL: 'postgres://svc:svc@localhost:5432/svc',
+    AMQP_URL: 'amqp://localhost',
+    REDIS_URL: 'redis://localhost',
+    PUBLIC_BASE_URL: 'https://api.example.test',
+  };
+
+  it('crew-api without APP_ENV refuses to start without its secrets, naming each one', async () => {
+    const { code, stderr } = await start('crew-api', services);
+    expect(code).toBe(78);
+    expect(stderr).toContain('INTERNAL_API_TOKEN is required');
+    expect(stderr).toContain('CURSOR_SIGNING_KEY is required');
+  });
+
+  it('crew-api in production refuses the sandbox secrets and short ones', async () => {
+    const { code, stderr } = await start('crew-api', {
+      ...services,
+      APP_ENV: 'production',
+      INTERNAL_API_TOKEN: 'sandbox-internal-token',
+      CURSOR_SIGNING_KEY: 'sandbox-only-cursor-signing-key-0123456789',
+    });
+    expect(code).toBe(78);
+    expect(stderr).toContain('INTERNAL_API_TOKEN must be at least 32 characters');
+    expect(stderr).toContain('CURSOR_SIGNING_KEY must not be a published sandbox value in production');
+  });
+
+  it('auth-server without APP_ENV refuses the sandbox sealing key and a key that is not 32 bytes', async () => {
+    const sandboxKey = await start('auth-server', {
+      ...services,
+      SECRETS_ENCRYPTION_KEY: 'c2FuZGJveC1vbmx5LWtleS1mb3Itd2ViaG9vay1zZWM=',
+    });
+    expect(sandboxKey.code).toBe(78);
+    expect(sandboxKey.stderr).toContain('SECRETS_ENCRYPTION_KEY must not be a published sandbox value');
+    const shortKey = await start('auth-server', {
+      ...services,
+      SECRETS_ENCRYPTION_KEY: Buffer.alloc(40, 7).toString('base64'),
+    });
+    expect(shortKey.code).toBe(78);
+    expect(shortKey.stderr).toContain('SECRETS_ENCRYPTION_KEY must be base64 of exactly 32 bytes');
   });
 });

@@ -2,6 +2,7 @@ import { loadConfig } from '@svc/platform';
 import { CONSENT_UI_CONFIG, sessionCookieSecure } from './config';
 
 const base = {
+  APP_ENV: 'sandbox',
   PORT: '3004',
   DATABASE_URL: 'postgres://u:p@localhost:5432/db',
   AMQP_URL: 'amqp://guest:guest@localhost:5672/',

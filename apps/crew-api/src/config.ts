@@ -4,8 +4,7 @@ import {
   DATABASE_CONFIG,
   OUTBOX_CONFIG,
   REDIS_CONFIG,
-  str,
-  type AppEnv,
+  secret,
   type ConfigOf,
   type VarSpec,
 } from '@svc/platform';
@@ -21,19 +20,16 @@ export const MIN_CURSOR_KEY_LENGTH = 32;
  * by one is refused by another.
  */
 function cursorSigningKeyVar(): VarSpec<string> {
-  const base = str('HMAC-SHA256 key of the vessel-history cursors (at least 32 characters)', {
+  return secret('HMAC-SHA256 key of the vessel-history cursors', {
     sandboxDefault: 'sandbox-only-cursor-signing-key-0123456789',
-  });
-  return {
-    description: base.description,
-    parse(raw: string | undefined, appEnv: AppEnv) {
-      const value = base.parse(raw, appEnv);
+    minLength: MIN_CURSOR_KEY_LENGTH,
+    check(value) {
+      // Even the sandbox refuses a short key set by hand: it would be a weak key everywhere.
       if (value.length < MIN_CURSOR_KEY_LENGTH) {
         throw new Error(`must be at least ${MIN_CURSOR_KEY_LENGTH} characters`);
       }
-      return value;
     },
-  };
+  });
 }
 
 export const CREW_API_CONFIG = {
@@ -43,8 +39,9 @@ export const CREW_API_CONFIG = {
   ...AMQP_CONFIG,
   ...OUTBOX_CONFIG,
   ...RATE_LIMIT_CONFIG,
-  INTERNAL_API_TOKEN: str('bearer token of the internal records API; no default in production', {
+  INTERNAL_API_TOKEN: secret('bearer token of the internal records API', {
     sandboxDefault: 'sandbox-internal-token',
+    minLength: 32,
   }),
   CURSOR_SIGNING_KEY: cursorSigningKeyVar(),
 };

@@ -58,7 +58,8 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
     return value === undefined || value === '' ? undefined : value;
   };
 
-  const appEnvRaw = get('APP_ENV') ?? 'sandbox';
+  // Safe by default, as the apps: without APP_ENV the gateway never routes /internal/*.
+  const appEnvRaw = get('APP_ENV') ?? 'production';
   if (appEnvRaw !== 'sandbox' && appEnvRaw !== 'production') {
     throw new GatewayConfigError(
       'APP_ENV',

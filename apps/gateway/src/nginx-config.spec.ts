@@ -27,7 +27,10 @@ import { main, type GenerateIo } from './generate';
 import { errorLocation, renderNginxConfig, upstreamName } from './nginx-config';
 
 const render = (env: GatewayEnv = {}, routes: readonly GatewayRoute[] = GATEWAY_ROUTES) =>
-  renderNginxConfig(routes, gatewayOptionsFromEnv({ PUBLIC_BASE_URL: 'https://api.example.test', ...env }));
+  renderNginxConfig(
+    routes,
+    gatewayOptionsFromEnv({ APP_ENV: 'sandbox', PUBLIC_BASE_URL: 'https://api.example.test', ...env }),
+  );
 
 /** The text of one `location <selector> { ... }` block, or undefined when there is none. */
 function location(conf: string, selector: string): string | undefined {
@@ -193,8 +196,13 @@ describe('renderNginxConfig', () => {
 });
 
 describe('gatewayOptionsFromEnv', () => {
+  it('is production without APP_ENV, so /internal is never routed by a forgotten variable', () => {
+    expect(() => gatewayOptionsFromEnv({})).toThrow(/PUBLIC_BASE_URL is required/);
+    expect(gatewayOptionsFromEnv({ PUBLIC_BASE_URL: 'https://api.example.test' }).appEnv).toBe('production');
+  });
+
   it('takes the documented defaults', () => {
-    const options = gatewayOptionsFromEnv({});
+    const options = gatewayOptionsFromEnv({ APP_ENV: 'sandbox' });
     expect(options).toEqual({
       appEnv: 'sandbox',
       listenHost: '0.0.0.0',
@@ -248,9 +256,9 @@ describe('gatewayOptionsFromEnv', () => {
   });
 
   it('defaults DOCS_URL to the gateway’s own /docs under PUBLIC_BASE_URL', () => {
-    expect(gatewayOptionsFromEnv({ PUBLIC_BASE_URL: 'https://sandbox.example.test' }).docsUrl).toBe(
-      'https://sandbox.example.test/docs',
-    );
+    expect(
+      gatewayOptionsFromEnv({ APP_ENV: 'sandbox', PUBLIC_BASE_URL: 'https://sandbox.example.test' }).docsUrl,
+    ).toBe('https://sandbox.example.test/docs');
   });
 
   it('needs PUBLIC_BASE_URL in production, as the apps do', () => {
@@ -283,7 +291,7 @@ describe('gatewayOptionsFromEnv', () => {
   it.each(bad)('refuses %s=%j with an error naming the variable', (variable, value) => {
     let caught: unknown;
     try {
-      gatewayOptionsFromEnv({ [variable]: value });
+      gatewayOptionsFromEnv({ APP_ENV: 'sandbox', [variable]: value });
     } catch (error) {
       caught = error;
     }
@@ -311,7 +319,9 @@ describe('generate CLI', () => {
   it('exits 1 naming the variable on a bad value, and writes nothing', async () => {
     const io = capture();
     const out = join(dir, 'gateway');
-    await expect(main(['--out', out], { GATEWAY_UPSTREAM_READ_TIMEOUT: 'soon' }, io)).resolves.toBe(1);
+    await expect(
+      main(['--out', out], { APP_ENV: 'sandbox', GATEWAY_UPSTREAM_READ_TIMEOUT: 'soon' }, io),
+    ).resolves.toBe(1);
     expect(io.err.join('\n')).toContain('GATEWAY_UPSTREAM_READ_TIMEOUT');
     expect(existsSync(out)).toBe(false);
   });

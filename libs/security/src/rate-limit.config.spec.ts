@@ -58,6 +58,7 @@ describe('RATE_LIMIT_CONFIG', () => {
   it('spreads into an app’s spec like the platform’s specs', () => {
     const spec = { ...BASE_CONFIG, ...REDIS_CONFIG, ...RATE_LIMIT_CONFIG };
     const config = loadConfig(spec, {
+      APP_ENV: 'sandbox',
       PORT: '3000',
       REDIS_URL: 'redis://localhost',
       RATE_LIMIT_PER_DAY: '20000',

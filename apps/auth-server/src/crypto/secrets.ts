@@ -6,6 +6,7 @@ import {
   scrypt,
   timingSafeEqual,
 } from 'node:crypto';
+import { HashSlots } from './hash-slots';
 
 /** Opaque credentials: 32 random bytes, base64url, with a prefix that secret scanners can match. */
 export function newSecret(prefix: string): string {
@@ -42,15 +43,24 @@ export function pkceChallenge(verifier: string): string {
 const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 const KEY_LENGTH = 32;
 
+/**
+ * Two hashes at a time leave the thread pool's other threads to the database driver and the file
+ * system; 16 waiting is about half a second of work, well inside the RPC timeout.
+ */
+const HASHING = new HashSlots(2, 16);
+
 function scryptAsync(
   password: string,
   salt: Buffer,
   params: { N: number; r: number; p: number },
 ): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(password, salt, KEY_LENGTH, { ...params, maxmem: SCRYPT.maxmem }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
+  return HASHING.run(
+    () =>
+      new Promise((resolve, reject) =>
+        scrypt(password, salt, KEY_LENGTH, { ...params, maxmem: SCRYPT.maxmem }, (err, key) =>
+          err ? reject(err) : resolve(key),
+        ),
+      ),
   );
 }
 

@@ -34,6 +34,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const rpc = new FakeRpcClient();
   const sessions = new FakeSessionsRepository();
   const config = loadConfig(CONSENT_UI_CONFIG, {
+    APP_ENV: 'sandbox',
     PORT: '1',
     DATABASE_URL: 'postgres://unused@localhost:1/unused',
     AMQP_URL: 'amqp://unused@localhost:1/',

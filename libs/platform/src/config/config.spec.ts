@@ -8,6 +8,7 @@ import {
   OUTBOX_CONFIG,
   parseDuration,
   REDIS_CONFIG,
+  secret,
 } from './config';
 
 const spec = {
@@ -17,7 +18,17 @@ const spec = {
 };
 
 describe('loadConfig', () => {
-  const valid = { PORT: '3002', DATABASE_URL: 'postgres://u:p@localhost:5432/db' };
+  const valid = { APP_ENV: 'sandbox', PORT: '3002', DATABASE_URL: 'postgres://u:p@localhost:5432/db' };
+
+  it('is production unless APP_ENV says sandbox, so a forgotten variable never gets sandbox defaults', () => {
+    const { APP_ENV: _sandbox, ...unset } = valid;
+    expect(() => loadConfig(spec, unset)).toThrow(/PUBLIC_BASE_URL is required/);
+    const config = loadConfig(spec, { ...unset, PUBLIC_BASE_URL: 'https://api.example.test' });
+    expect(config.APP_ENV).toBe('production');
+    expect(() => loadConfig(spec, { ...valid, APP_ENV: 'staging' })).toThrow(
+      /APP_ENV must be one of sandbox, production/,
+    );
+  });
 
   it('applies defaults and sandbox defaults', () => {
     const config = loadConfig(spec, valid);
@@ -30,7 +41,7 @@ describe('loadConfig', () => {
   it('names every missing or bad variable', () => {
     let error: unknown;
     try {
-      loadConfig(spec, { PORT: 'eighty', DATABASE_URL: 'mysql://x' });
+      loadConfig(spec, { APP_ENV: 'sandbox', PORT: 'eighty', DATABASE_URL: 'mysql://x' });
     } catch (err) {
       error = err;
     }
@@ -153,6 +164,46 @@ describe('REDIS_CONFIG: one of three topologies', () => {
     );
     expect(problems({ REDIS_URL: 'redis://cache', REDIS_KEY_PREFIX: 'prod{1}:' })[0].variable).toBe(
       'REDIS_KEY_PREFIX',
+    );
+  });
+});
+
+describe('secret', () => {
+  const spec = { TOKEN: secret('a bearer token', { sandboxDefault: 'sandbox-token', minLength: 32 }) };
+  const production = { APP_ENV: 'production' };
+
+  it('falls back to its published value only in sandbox', () => {
+    expect(loadConfig(spec, { APP_ENV: 'sandbox' }).TOKEN).toBe('sandbox-token');
+    expect(() => loadConfig(spec, production)).toThrow(/TOKEN is required/);
+  });
+
+  it('refuses in production a value shorter than its minimum', () => {
+    expect(() => loadConfig(spec, { ...production, TOKEN: 'x'.repeat(31) })).toThrow(
+      /TOKEN must be at least 32 characters/,
+    );
+    expect(loadConfig(spec, { ...production, TOKEN: 'x'.repeat(32) }).TOKEN).toBe('x'.repeat(32));
+  });
+
+  it.each(['sandbox-token', 'sandbox-secret', 'whsec_sandbox_secret', 'sandbox-password'])(
+    'refuses in production the published sandbox value %s',
+    (value) => {
+      const long = secret('a key', { sandboxDefault: 'sandbox-token', minLength: 1 });
+      expect(() => loadConfig({ KEY: long }, { ...production, KEY: value })).toThrow(
+        /KEY must not be a published sandbox value in production/,
+      );
+    },
+  );
+
+  it('runs its own check in every environment', () => {
+    const checked = secret('a key', {
+      sandboxDefault: 'sandbox-token',
+      minLength: 1,
+      check: (v) => {
+        if (!v.startsWith('k')) throw new Error('must start with k');
+      },
+    });
+    expect(() => loadConfig({ KEY: checked }, { APP_ENV: 'sandbox', KEY: 'abc' })).toThrow(
+      /KEY must start with k/,
     );
   });
 });

@@ -3,6 +3,8 @@
  * variable refuses to start with a message naming every offending variable, so a typo in a
  * Deployment fails the rollout instead of misbehaving at the first request.
  */
+import { SANDBOX_PARTNERS, SANDBOX_PASSWORD, SANDBOX_WEBHOOK_SECRET } from '@svc/contracts';
+
 export type AppEnv = 'sandbox' | 'production';
 
 export interface VarSpec<T> {
@@ -94,6 +96,41 @@ export function oneOf<const T extends string>(
   };
 }
 
+/**
+ * Every value the sandbox publishes (README, seed, docs). A production secret equal to one of them
+ * is as good as no secret, so it is refused like a missing one.
+ */
+const PUBLISHED_SANDBOX_VALUES = new Set<string>([
+  SANDBOX_WEBHOOK_SECRET,
+  SANDBOX_PASSWORD,
+  ...SANDBOX_PARTNERS.map((p) => p.client_secret),
+]);
+
+/**
+ * A secret: in sandbox it may fall back to a fixed, published value; in production it is
+ * required, at least `minLength` characters, and never a published sandbox value (its own
+ * sandbox default included), so one forgotten variable fails the rollout instead of serving a
+ * writable records API or forgeable cursors with keys everyone knows.
+ */
+export function secret(
+  description: string,
+  opts: { sandboxDefault: string; minLength: number; check?: (value: string) => void },
+): VarSpec<string> {
+  const forbidden = new Set([...PUBLISHED_SANDBOX_VALUES, opts.sandboxDefault]);
+  return {
+    description: `${description} (secret: at least ${opts.minLength} characters; no default in production)`,
+    parse(raw, appEnv) {
+      const value = required(withDefault(raw, appEnv, { sandboxDefault: opts.sandboxDefault }));
+      if (appEnv === 'production') {
+        if (value.length < opts.minLength) throw new Error(`must be at least ${opts.minLength} characters`);
+        if (forbidden.has(value)) throw new Error('must not be a published sandbox value in production');
+      }
+      opts.check?.(value);
+      return value;
+    },
+  };
+}
+
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** Parses `500ms`, `2s`, `5m`, `2h`, `1d` into milliseconds. */
@@ -150,9 +187,9 @@ export const BASE_CONFIG = {
   APP_ENV: oneOf(
     'sandbox or production; production seeds nothing and has no default secrets',
     ['sandbox', 'production'] as const,
-    {
-      default: 'sandbox',
-    },
+    // Safe by default: a deployment that forgets APP_ENV gets production's rules (no seeded data,
+    // no published secrets), never the sandbox's.
+    { default: 'production' },
   ),
   PORT: int('HTTP port of the app', { min: 1, max: 65535 }),
   LOG_LEVEL: oneOf(
@@ -280,7 +317,9 @@ export const OUTBOX_CONFIG = {
 export function loadConfig<S extends ConfigSpec>(spec: S, env: NodeJS.ProcessEnv): ConfigOf<S> {
   const problems: { variable: string; reason: string }[] = [];
   const rawAppEnv = env.APP_ENV?.trim();
-  const appEnv: AppEnv = rawAppEnv === 'production' ? 'production' : 'sandbox';
+  // Anything but an explicit `sandbox` is judged by production's rules (an unknown value is also
+  // reported by APP_ENV's own check).
+  const appEnv: AppEnv = rawAppEnv === 'sandbox' ? 'sandbox' : 'production';
   const out: Record<string, unknown> = {};
   for (const [name, varSpec] of Object.entries(spec)) {
     try {

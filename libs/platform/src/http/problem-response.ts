@@ -8,6 +8,7 @@ import {
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { ApiProblem, DependencyUnavailableError } from './problem';
 import type { RouteIndex } from './route-index';
+import { isDatabaseUnreachable } from '../database/unreachable';
 
 /** Anything an app can map its own exceptions with; undefined means "not mine". */
 export type DomainErrorMapper = (error: unknown) => ApiProblem | undefined;
@@ -16,39 +17,6 @@ export interface ProblemContext {
   readonly method: string;
   readonly path: string;
   readonly requestId: string;
-}
-
-const PG_CONNECTION_CODES = new Set([
-  // 57014: cancelled by statement_timeout, the database is too slow to answer.
-  '57014',
-  // 55P03: lock_timeout, a row stayed locked too long (its holder waits on another app): retry.
-  '55P03',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  '57P01',
-  '57P03',
-  '08000',
-  '08001',
-  '08003',
-  '08006',
-]);
-
-/**
- * Duck-typed on purpose: errors raised by Node's own socket code may come from another realm
- * (a test runner's VM context, say) and then fail `instanceof Error`.
- */
-function isDatabaseUnreachable(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && PG_CONNECTION_CODES.has(code)) return true;
-  return (
-    typeof message === 'string' &&
-    /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Query read timeout/i.test(
-      message,
-    )
-  );
 }
 
 /**
