@@ -1,5 +1,6 @@
 import { INTROSPECTION_TOMBSTONE_TTL_SECONDS, type CachedIntrospection } from '@svc/contracts';
 import type { RedisClient } from '@svc/platform';
+import Redis from 'ioredis';
 import {
   IntrospectionCache,
   IntrospectionCacheUnavailableError,
@@ -113,6 +114,45 @@ describe('IntrospectionCache', () => {
     const { cache } = fakeRedis({ set });
     await expect(cache.tombstone(['a'.repeat(64), 'b'.repeat(64)])).rejects.toBeInstanceOf(
       IntrospectionCacheUnavailableError,
+    );
+  });
+
+  describe('behind Sentinel', () => {
+    /** A Sentinel-configured ioredis client, with SET and WAIT answered by the test. */
+    function sentinelRedis(wait: () => Promise<number>) {
+      const calls: string[] = [];
+      const redis = Object.create(Redis.prototype) as Redis;
+      Object.assign(redis, {
+        options: { sentinels: [{ host: 's1', port: 26379 }] },
+        set: () => {
+          calls.push('set');
+          return Promise.resolve('OK');
+        },
+        wait: (replicas: number, timeoutMs: number) => {
+          calls.push(`wait ${replicas} ${timeoutMs}`);
+          return wait();
+        },
+      });
+      return { cache: new IntrospectionCache(redis), calls };
+    }
+
+    it('resolves only once a replica has the tombstones (WAIT 1 after the writes)', async () => {
+      const { cache, calls } = sentinelRedis(async () => 1);
+      await cache.tombstone(['a'.repeat(64), 'b'.repeat(64)]);
+      expect(calls).toEqual(['set', 'set', 'wait 1 500']);
+    });
+
+    it.each([
+      ['no replica confirms in time', () => Promise.resolve(0)],
+      ['WAIT fails', () => Promise.reject(new Error('Command timed out'))],
+    ])(
+      'refuses the revocation (503, retry) when %s: a failover could lose the tombstones',
+      async (_c, wait) => {
+        const { cache } = sentinelRedis(wait);
+        await expect(cache.tombstone(['a'.repeat(64)])).rejects.toBeInstanceOf(
+          IntrospectionCacheUnavailableError,
+        );
+      },
     );
   });
 });

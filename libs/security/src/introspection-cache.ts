@@ -7,6 +7,7 @@ import {
   type CachedIntrospection,
 } from '@svc/contracts';
 import { DependencyUnavailableError, REDIS, type RedisClient } from '@svc/platform';
+import Redis from 'ioredis';
 
 /**
  * Redis did not answer, or did not confirm a write. A DependencyUnavailableError, so that if it
@@ -18,6 +19,9 @@ export class IntrospectionCacheUnavailableError extends DependencyUnavailableErr
     this.name = 'IntrospectionCacheUnavailableError';
   }
 }
+
+/** How long a revocation waits for a replica to confirm its tombstones (behind Sentinel). */
+const TOMBSTONE_REPLICA_WAIT_MS = 500;
 
 /** Bounds the commands in flight when a suspension revokes a partner's every token. */
 const TOMBSTONE_BATCH = 500;
@@ -95,8 +99,37 @@ export class IntrospectionCache {
    * Nothing needs them atomic: if some writes fail the revocation rolls back and is retried, and
    * the tombstones that did land only make those tokens inactive early (fail closed), which the
    * retry makes true anyway.
+   *
+   * Behind Sentinel the tombstones must also have reached a replica (WAIT): replication is
+   * asynchronous, and a tombstone only the failing primary held would be lost with it, bringing
+   * the token's cached active answer back on the promoted replica for up to a minute.
    */
   async tombstone(digests: readonly string[]): Promise<void> {
+    await this.writeTombstones(digests);
+    if (digests.length > 0 && this.replicated) await this.awaitReplica();
+  }
+
+  /** A Sentinel-managed primary: it has a replica by construction, the one a failover promotes. */
+  private get replicated(): boolean {
+    return this.redis instanceof Redis && (this.redis.options.sentinels?.length ?? 0) > 0;
+  }
+
+  private async awaitReplica(): Promise<void> {
+    let acked: number;
+    try {
+      // Within the client's 1 s command timeout; WAIT covers every write sent before it on this connection.
+      acked = await (this.redis as Redis).wait(1, TOMBSTONE_REPLICA_WAIT_MS);
+    } catch (err) {
+      throw new IntrospectionCacheUnavailableError(err);
+    }
+    if (acked < 1) {
+      throw new IntrospectionCacheUnavailableError(
+        new Error(`no replica confirmed the tombstones within ${TOMBSTONE_REPLICA_WAIT_MS} ms`),
+      );
+    }
+  }
+
+  private async writeTombstones(digests: readonly string[]): Promise<void> {
     for (let i = 0; i < digests.length; i += TOMBSTONE_BATCH) {
       const batch = digests.slice(i, i + TOMBSTONE_BATCH);
       const replies = await Promise.allSettled(
