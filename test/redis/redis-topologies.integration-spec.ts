@@ -14,6 +14,7 @@ import {
 import {
   BearerAuth,
   IntrospectionCache,
+  IntrospectionCacheUnavailableError,
   Principal,
   RATE_LIMIT_CONFIG,
   SecurityModule,
@@ -282,7 +283,24 @@ describe('a Sentinel failover under traffic', () => {
     expect(await inspector.zcard(rateLimitKey(exhausted))).toBe(LIMIT);
     const later = issueToken(`partner-${randomBytes(5).toString('hex')}`);
     expect((await call(url, later)).status).toBe(200);
-    await app.get(IntrospectionCache).tombstone([tokenDigest(later)]);
+    // A revocation waits for a replica to hold its tombstone: until the demoted primary has
+    // rejoined as the new primary's replica it is refused (503), and its caller retries, as here.
+    let revocationsRefused = 0;
+    await eventually(
+      async () => {
+        try {
+          await app.get(IntrospectionCache).tombstone([tokenDigest(later)]);
+          return true;
+        } catch (err) {
+          if (!(err instanceof IntrospectionCacheUnavailableError)) throw err;
+          revocationsRefused += 1;
+          return undefined;
+        }
+      },
+      20_000,
+      100,
+    );
+    const revocationsBack = Date.now();
     answers.set(tokenDigest(later), { active: false });
     expect((await call(url, later)).status).toBe(401);
     expect(await inspector.get(introspectionCacheKey(tokenDigest(later)))).toBe('{"active":false}');
@@ -294,7 +312,8 @@ describe('a Sentinel failover under traffic', () => {
       `sentinel failover ${from} -> ${to}: sentinels named the new primary after ${promoted - started} ms, ` +
         `first 200 after ${resumed - started} ms; ${refused.length} of ${seen.live.length} live requests ` +
         `answered 503 over ${window} ms; ${seen.exhausted.filter((s) => s.status === 503).length} exhausted ` +
-        `and ${seen.revoked.filter((s) => s.status === 503).length} revoked answered 503\n`,
+        `and ${seen.revoked.filter((s) => s.status === 503).length} revoked answered 503; revocations ` +
+        `accepted again after ${revocationsBack - started} ms (${revocationsRefused} refused meanwhile)`,
     );
   });
 });
