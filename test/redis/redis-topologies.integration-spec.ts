@@ -283,8 +283,8 @@ describe('a Sentinel failover under traffic', () => {
     expect(await inspector.zcard(rateLimitKey(exhausted))).toBe(LIMIT);
     const later = issueToken(`partner-${randomBytes(5).toString('hex')}`);
     expect((await call(url, later)).status).toBe(200);
-    // A revocation waits for a replica to hold its tombstone: until the demoted primary has
-    // rejoined as the new primary's replica it is refused (503), and its caller retries, as here.
+    // A revocation waits for an attached replica to hold its tombstone; while the demoted primary
+    // is rejoining (attached, not yet in sync) it can be refused (503) and its caller retries, as here.
     let revocationsRefused = 0;
     await eventually(
       async () => {

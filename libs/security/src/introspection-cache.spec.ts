@@ -119,7 +119,7 @@ describe('IntrospectionCache', () => {
 
   describe('behind Sentinel', () => {
     /** A Sentinel-configured ioredis client, with SET and WAIT answered by the test. */
-    function sentinelRedis(wait: () => Promise<number>) {
+    function sentinelRedis(wait: () => Promise<number>, replicas: unknown[] = [['10.0.0.2', '6379', '42']]) {
       const calls: string[] = [];
       const redis = Object.create(Redis.prototype) as Redis;
       Object.assign(redis, {
@@ -128,9 +128,13 @@ describe('IntrospectionCache', () => {
           calls.push('set');
           return Promise.resolve('OK');
         },
-        wait: (replicas: number, timeoutMs: number) => {
-          calls.push(`wait ${replicas} ${timeoutMs}`);
+        wait: (count: number, timeoutMs: number) => {
+          calls.push(`wait ${count} ${timeoutMs}`);
           return wait();
+        },
+        role: () => {
+          calls.push('role');
+          return Promise.resolve(['master', 42, replicas]);
         },
       });
       return { cache: new IntrospectionCache(redis), calls };
@@ -143,7 +147,7 @@ describe('IntrospectionCache', () => {
     });
 
     it.each([
-      ['no replica confirms in time', () => Promise.resolve(0)],
+      ['an attached replica does not confirm in time', () => Promise.resolve(0)],
       ['WAIT fails', () => Promise.reject(new Error('Command timed out'))],
     ])(
       'refuses the revocation (503, retry) when %s: a failover could lose the tombstones',
@@ -154,5 +158,11 @@ describe('IntrospectionCache', () => {
         );
       },
     );
+
+    it('accepts the tombstones of a primary with no replica attached: no replica could be promoted without them', async () => {
+      const { cache, calls } = sentinelRedis(async () => 0, []);
+      await cache.tombstone(['a'.repeat(64)]);
+      expect(calls).toEqual(['set', 'wait 1 500', 'role']);
+    });
   });
 });

@@ -100,9 +100,11 @@ export class IntrospectionCache {
    * the tombstones that did land only make those tokens inactive early (fail closed), which the
    * retry makes true anyway.
    *
-   * Behind Sentinel the tombstones must also have reached a replica (WAIT): replication is
-   * asynchronous, and a tombstone only the failing primary held would be lost with it, bringing
-   * the token's cached active answer back on the promoted replica for up to a minute.
+   * Behind Sentinel the tombstones must also have reached every replica that could be promoted
+   * (WAIT): replication is asynchronous, and a tombstone only the failing primary held would be
+   * lost with it, bringing the token's cached active answer back for up to a minute. A primary
+   * with no replica attached (e.g. just after a failover, before the old primary rejoins) has
+   * nothing to lose the write to: a replica that attaches later copies it.
    */
   async tombstone(digests: readonly string[]): Promise<void> {
     await this.writeTombstones(digests);
@@ -115,14 +117,20 @@ export class IntrospectionCache {
   }
 
   private async awaitReplica(): Promise<void> {
+    const redis = this.redis as Redis;
     let acked: number;
+    let attached: number;
     try {
       // Within the client's 1 s command timeout; WAIT covers every write sent before it on this connection.
-      acked = await (this.redis as Redis).wait(1, TOMBSTONE_REPLICA_WAIT_MS);
+      acked = await redis.wait(1, TOMBSTONE_REPLICA_WAIT_MS);
+      if (acked >= 1) return;
+      // ROLE on a primary: ['master', offset, [[host, port, offset], …]], its attached replicas.
+      const role = (await redis.role()) as [string, number, unknown[]?];
+      attached = Array.isArray(role[2]) ? role[2].length : 0;
     } catch (err) {
       throw new IntrospectionCacheUnavailableError(err);
     }
-    if (acked < 1) {
+    if (attached > 0) {
       throw new IntrospectionCacheUnavailableError(
         new Error(`no replica confirmed the tombstones within ${TOMBSTONE_REPLICA_WAIT_MS} ms`),
       );
