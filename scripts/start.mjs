@@ -6,6 +6,10 @@
 //   prefixed, coloured logs; 6. waits until each is ready and prints the base URL and the
 //   sandbox credentials. Ctrl-C (or SIGTERM) stops every process it started, and the servers
 //   it started itself; servers that were already running are left alone.
+// REPLICAS=N (1..8, default 1) runs N processes of every app, replica i on its default port
+//   + 100·i, all behind the gateway. Once everything is up, a process that dies is started
+//   again after 1 s, as Kubernetes would, with a doubling delay (up to 30 s) while it keeps
+//   crashing; a crash during start-up still stops everything.
 // Every variable of the caller's environment reaches the apps (e.g.
 //   WEBHOOK_RETRY_SCHEDULE=2s,2s,2s,2s,2s npm start).
 import fs from 'node:fs';
@@ -15,7 +19,7 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { ROOT, ensureNodeModules } = require('./lib/deps.cjs');
 
-const { COLOURS, red, green, yellow, bold, startProcess, run } = require('./lib/procs.cjs');
+const { COLOURS, red, green, yellow, bold, startProcess, run, restartDelayMs } = require('./lib/procs.cjs');
 const { tcpReachable, waitForHttpOk } = require('./lib/net.cjs');
 const { provision } = require('./lib/services.cjs');
 const apps = require('./lib/apps.cjs');
@@ -30,6 +34,8 @@ const state = {
   provisioning: null,
   /** One-shot commands in flight (build, migrate, seed): stopped too on Ctrl-C. */
   oneShots: new Set(),
+  /** Processes waiting for their restart (their timers are cleared on stop). */
+  restarts: new Set(),
   exitCode: 0,
   stopping: false,
 };
@@ -40,14 +46,24 @@ async function main() {
   process.on('SIGHUP', () => shutdown('SIGHUP'));
 
   ensureNodeModules(say);
+  const replicas = apps.parseReplicas(process.env.REPLICAS);
   const names = apps.writtenApps();
   const skipped = apps.NEST_APPS.filter((a) => !names.includes(a));
   if (skipped.length) say(yellow(`start: not written yet, not started: ${skipped.join(', ')}`));
 
   const gatewayPort = Number(process.env.GATEWAY_PORT || apps.DEFAULT_PORTS.gateway);
   const ports = Object.fromEntries(names.map((a) => [a, apps.DEFAULT_PORTS[a]]));
+  /** Every process of every app: { app, replica, name, port }. */
+  const instances = names.flatMap((app) =>
+    Array.from({ length: replicas }, (_, i) => ({
+      app,
+      replica: i,
+      name: replicas === 1 ? app : `${app}#${i + 1}`,
+      port: apps.replicaPort(app, i),
+    })),
+  );
   const busy = [];
-  for (const [what, port] of [...Object.entries(ports), ['gateway', gatewayPort]]) {
+  for (const [what, port] of [...instances.map((x) => [x.name, x.port]), ['gateway', gatewayPort]]) {
     if (await tcpReachable('127.0.0.1', port, 500)) busy.push(`${port} (${what})`);
   }
   if (busy.length)
@@ -67,10 +83,10 @@ async function main() {
   apps.assertBuilt(names, { generator: true });
   checkpoint();
 
-  const width = Math.max(...[...names, 'gateway'].map((n) => n.length));
+  const width = Math.max(...[...instances.map((x) => x.name), 'gateway'].map((n) => n.length));
   const colourOf = Object.fromEntries([...names, 'gateway'].map((n, i) => [n, COLOURS[i % COLOURS.length]]));
-  const prefix = (name) => ({ name, width, colour: colourOf[name] });
-  const envOf = (app) => apps.appEnv({ services, fixed: { PORT: ports[app] }, gatewayPort });
+  const prefix = (name) => ({ name, width, colour: colourOf[name.split('#')[0]] });
+  const envOf = (app, port = ports[app]) => apps.appEnv({ services, fixed: { PORT: port }, gatewayPort });
 
   for (const command of ['migrate', 'seed']) {
     for (const app of names) {
@@ -84,63 +100,105 @@ async function main() {
   fs.rmSync(gatewayDir, { recursive: true, force: true });
   await apps.generateGateway(gatewayDir, {
     gatewayPort,
-    ports,
+    ports: Object.fromEntries(
+      names.map((app) => [
+        app,
+        instances
+          .filter((x) => x.app === app)
+          .map((x) => `127.0.0.1:${x.port}`)
+          .join(','),
+      ]),
+    ),
     env: apps.appEnv({ services, gatewayPort }),
     prefix: prefix('gateway'),
     onStart: track,
   });
 
   state.phase = 'starting';
-  const onExit = (code, signal, handle) => {
-    if (state.stopping || handle.stopping) return;
-    shout(
-      `${handle.name} exited unexpectedly (${signal ? `signal ${signal}` : `exit code ${code}`}); its last lines are above`,
-    );
-    state.exitCode = 1;
-    if (state.phase === 'starting') shutdown('start-up failure');
-  };
-  for (const app of names) {
-    state.children.push(
-      startProcess({
-        name: app,
-        cmd: process.execPath,
-        args: [apps.mainJs(app)],
-        env: envOf(app),
-        cwd: ROOT,
-        prefix: prefix(app),
-        onExit,
-      }),
-    );
-  }
-  const nginx = startProcess({
+  const appSpecs = instances.map((x) => ({
+    name: x.name,
+    readyUrl: `http://127.0.0.1:${x.port}/readyz`,
+    options: {
+      name: x.name,
+      cmd: process.execPath,
+      args: [apps.mainJs(x.app)],
+      env: envOf(x.app, x.port),
+      cwd: ROOT,
+      prefix: prefix(x.name),
+    },
+  }));
+  const gatewaySpec = {
     name: 'gateway',
-    cmd: NGINX_BIN,
-    args: apps.nginxArgs(gatewayDir),
-    env: process.env,
-    cwd: gatewayDir,
-    prefix: prefix('gateway'),
-    onExit,
-  });
-  state.children.push(nginx);
+    readyUrl: `http://127.0.0.1:${gatewayPort}/healthz`,
+    options: {
+      name: 'gateway',
+      cmd: NGINX_BIN,
+      args: apps.nginxArgs(gatewayDir),
+      env: process.env,
+      cwd: gatewayDir,
+      prefix: prefix('gateway'),
+    },
+  };
+  for (const spec of [...appSpecs, gatewaySpec]) launch(spec);
 
   await Promise.all([
-    ...names.map((app) => {
-      const h = state.children.find((c) => c.name === app);
-      return waitForHttpOk(`http://127.0.0.1:${ports[app]}/readyz`, {
-        timeoutMs: 90000,
-        isAlive: h.alive,
-        what: app,
-      });
-    }),
-    waitForHttpOk(`http://127.0.0.1:${gatewayPort}/healthz`, {
+    ...appSpecs.map((spec) =>
+      waitForHttpOk(spec.readyUrl, { timeoutMs: 90000, isAlive: spec.handle.alive, what: spec.name }),
+    ),
+    waitForHttpOk(gatewaySpec.readyUrl, {
       timeoutMs: 30000,
-      isAlive: nginx.alive,
+      isAlive: gatewaySpec.handle.alive,
       what: 'gateway',
     }),
   ]);
   checkpoint();
   state.phase = 'running';
-  banner(gatewayPort, envOf(names[0] || 'crew-api'));
+  banner(gatewayPort, envOf(names[0] || 'crew-api'), { replicas, instances });
+}
+
+/** A process of the sandbox: started, and restarted when it dies once start-up is over. */
+function launch(spec) {
+  const handle = startProcess({
+    ...spec.options,
+    onExit: (code, signal, h) => exited(spec, code, signal, h),
+  });
+  const before = state.children.indexOf(spec.handle);
+  if (before >= 0) state.children[before] = handle;
+  else state.children.push(handle);
+  spec.handle = handle;
+  spec.startedAt = Date.now();
+  return handle;
+}
+
+/** After this long up, a process that dies again counts as a fresh crash, not a crash loop. */
+const STABLE_AFTER_MS = 60000;
+
+function exited(spec, code, signal, handle) {
+  if (state.stopping || handle.stopping || handle !== spec.handle) return;
+  const how = signal ? `signal ${signal}` : `exit code ${code}`;
+  if (state.phase === 'starting') {
+    shout(`${spec.name} exited unexpectedly (${how}); its last lines are above`);
+    state.exitCode = 1;
+    shutdown('start-up failure');
+    return;
+  }
+  // Like a kubelet: restart at once-ish, back off while it keeps crashing.
+  spec.crashes = Date.now() - spec.startedAt >= STABLE_AFTER_MS ? 1 : (spec.crashes || 0) + 1;
+  const delay = restartDelayMs(spec.crashes);
+  shout(
+    `${spec.name} exited unexpectedly (${how}); restarting it in ${delay / 1000} s` +
+      (spec.crashes > 1 ? ` (${spec.crashes} crashes in a row)` : ''),
+  );
+  spec.timer = setTimeout(() => {
+    state.restarts.delete(spec);
+    if (state.stopping) return;
+    const h = launch(spec);
+    waitForHttpOk(spec.readyUrl, { timeoutMs: 90000, isAlive: h.alive, what: spec.name }).then(
+      () => say(green(`start: ${spec.name} restarted and ready`)),
+      () => undefined, // it died again or never got ready: exited() has it
+    );
+  }, delay);
+  state.restarts.add(spec);
 }
 
 function track(handle) {
@@ -208,14 +266,23 @@ function table(rows) {
     .join('\n');
 }
 
-function banner(gatewayPort, env) {
+function banner(gatewayPort, env, { replicas, instances }) {
   const base = `http://localhost:${gatewayPort}`;
   const webhook = env.SANDBOX_WEBHOOK_URL || 'http://127.0.0.1:8765/webhooks';
+  const appNames = [...new Set(instances.map((x) => x.app))];
+  const portsOf = (app) =>
+    instances
+      .filter((x) => x.app === app)
+      .map((x) => x.port)
+      .join(', ');
   say(
     [
       '',
       green(bold(`The crew-record service is up (APP_ENV=${env.APP_ENV}).`)),
       `  base URL:   ${bold(base)}`,
+      `  replicas:   ${replicas} of every app (REPLICAS), behind the gateway; ports: ${appNames
+        .map((app) => `${app} ${portsOf(app)}`)
+        .join('; ')}`,
       `  docs:       ${base}/docs/   (OpenAPI: ${base}/openapi.json, ${base}/openapi.yaml)`,
       ...(env.APP_ENV === 'sandbox'
         ? sandboxCredentials(base, webhook, env)
@@ -253,6 +320,8 @@ async function shutdown(reason) {
     return;
   }
   state.stopping = true;
+  for (const spec of state.restarts) clearTimeout(spec.timer);
+  state.restarts.clear();
   if (reason !== 'start-up failure' && reason !== 'error') say(yellow(`\nstart: ${reason}: stopping`));
   // The gateway first (no new requests), then the apps; each gets SIGTERM, then SIGKILL after 10 s.
   const gateway = state.children.filter((c) => c.name === 'gateway');

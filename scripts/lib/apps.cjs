@@ -29,6 +29,24 @@ const GATEWAY_UPSTREAM_VARS = {
 
 const DIST = path.join(ROOT, 'dist');
 
+/** Processes per app for `npm start` (REPLICAS): an integer from 1 to 8, default 1. */
+const MAX_REPLICAS = 8;
+function parseReplicas(raw) {
+  const text = raw === undefined ? '' : String(raw).trim();
+  if (text === '') return 1;
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_REPLICAS) {
+    throw new Error(
+      `REPLICAS must be an integer from 1 to ${MAX_REPLICAS} (got ${JSON.stringify(String(raw))})`,
+    );
+  }
+  return Number(text);
+}
+
+/** The port of an app's replica i (0-based) under `npm start`: its default port + 100·i. */
+function replicaPort(app, replica) {
+  return DEFAULT_PORTS[app] + 100 * replica;
+}
+
 /**
  * The Node options every app process runs with in production (k8s/base/kustomization.yaml is the
  * one place they are written): the scripts start apps the same way, so the benches measure what
@@ -152,6 +170,9 @@ module.exports = {
   NEST_APPS,
   DEFAULT_PORTS,
   GATEWAY_UPSTREAM_VARS,
+  MAX_REPLICAS,
+  parseReplicas,
+  replicaPort,
   GENERATOR_JS,
   mainJs,
   APP_NODE_OPTIONS,

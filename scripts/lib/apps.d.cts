@@ -9,6 +9,11 @@ export declare const NEST_APPS: NestAppName[];
 export declare const DEFAULT_PORTS: Record<NestAppName | 'gateway', number>;
 export declare const GATEWAY_UPSTREAM_VARS: Partial<Record<NestAppName, string>>;
 export declare const GENERATOR_JS: string;
+export declare const MAX_REPLICAS: number;
+/** REPLICAS as `npm start` reads it: an integer from 1 to 8 (default 1); throws otherwise. */
+export declare function parseReplicas(raw: string | undefined): number;
+/** `npm start`'s port of an app's replica i (0-based): its default port + 100·i. */
+export declare function replicaPort(app: NestAppName, replica: number): number;
 export declare function mainJs(app: string): string;
 /** The Node options of every app process, as k8s/base/kustomization.yaml sets them. */
 export declare const APP_NODE_OPTIONS: string;

@@ -172,6 +172,16 @@ function run(cmd, args, { env = process.env, cwd, prefix, logFile, timeoutMs, on
   });
 }
 
+/**
+ * How long a supervisor waits before starting a process that died again: 1 s after the first
+ * crash, doubling with every crash in a row (a crash loop), at most 30 s (a kubelet's backoff,
+ * shortened for a laptop).
+ */
+function restartDelayMs(crashesInARow, { firstMs = 1000, maxMs = 30000 } = {}) {
+  const n = Math.max(1, Math.floor(crashesInARow));
+  return Math.min(firstMs * 2 ** (n - 1), maxMs);
+}
+
 /** Synchronous command, output captured; { status, stdout, stderr }. */
 function capture(cmd, args, opts = {}) {
   const res = spawnSync(cmd, args, { encoding: 'utf8', timeout: opts.timeoutMs ?? 60000, ...opts });
@@ -220,6 +230,7 @@ module.exports = {
   bold,
   startProcess,
   signalGroup,
+  restartDelayMs,
   run,
   capture,
   which,

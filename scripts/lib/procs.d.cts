@@ -46,4 +46,9 @@ export declare function run(
 export declare function which(cmd: string): string;
 export declare function tail(file: string, lines?: number): string;
 export declare function signalGroup(pid: number, signal: NodeJS.Signals): void;
+/** A supervisor's wait before restarting a process after `crashesInARow` crashes: 1 s, doubling, at most 30 s. */
+export declare function restartDelayMs(
+  crashesInARow: number,
+  options?: { firstMs?: number; maxMs?: number },
+): number;
 export declare const COLOURS: number[];

@@ -33,7 +33,14 @@ export interface SystemOptions {
   readonly label?: string;
   /** How long each process may take to become ready (default 60 s). */
   readonly readyTimeoutMs?: number;
+  /**
+   * Processes of every app, each on its own port, all behind the gateway (default: E2E_REPLICAS,
+   * which `npm test` sets to 2 for the e2e tier, else 1).
+   */
+  readonly replicas?: number;
 }
+
+export type StopSignal = 'SIGTERM' | 'SIGKILL';
 
 export interface RunningSystem {
   /** The gateway, e.g. http://127.0.0.1:41234 (no trailing slash). */
@@ -41,14 +48,26 @@ export interface RunningSystem {
   readonly gatewayPort: number;
   /** DOCS_URL given to the apps and the gateway: every Problem `type` starts with it. */
   readonly docsUrl: string;
+  /** The port of each app's first replica. */
   readonly ports: Readonly<Record<string, number>>;
+  /** Processes per app. */
+  readonly replicas: number;
+  /** Every replica's port, per app (index = replica). */
+  readonly replicaPorts: Readonly<Record<string, readonly number[]>>;
   readonly logDir: string;
-  /** An app's own base URL, bypassing the gateway. */
-  appUrl(name: NestAppName): string;
-  /** Stops one app (SIGTERM, then SIGKILL after 10 s); the gateway keeps running. */
+  /** An app's own base URL (its first replica, or `replica`), bypassing the gateway. */
+  appUrl(name: NestAppName, replica?: number): string;
+  /** Stops every replica of one app (SIGTERM, then SIGKILL after 10 s); the gateway keeps running. */
   stopApp(name: NestAppName): Promise<void>;
-  /** Starts a stopped app again on the same port and waits until it is ready. */
+  /** Starts the stopped replicas of an app again on their ports and waits until they are ready. */
   startApp(name: NestAppName): Promise<void>;
+  /**
+   * Stops one replica: SIGTERM (it drains; SIGKILL after 10 s) or SIGKILL (a crash). Resolves
+   * when the process is gone.
+   */
+  stopReplica(name: NestAppName, replica: number, signal?: StopSignal): Promise<void>;
+  /** Starts a stopped replica again on its port and waits until it is ready. */
+  startReplica(name: NestAppName, replica: number): Promise<void>;
   /** Stops every process this system started. */
   stop(): Promise<void>;
 }
@@ -66,6 +85,14 @@ function killGroup(pid: number): void {
   } catch {
     /* gone */
   }
+}
+
+/** E2E_REPLICAS (`npm test` sets 2 for the e2e tier), else 1. */
+function replicasFromEnv(): number {
+  const raw = process.env.E2E_REPLICAS?.trim();
+  if (!raw) return 1;
+  if (!/^[1-8]$/.test(raw)) throw new Error(`E2E_REPLICAS must be an integer from 1 to 8 (got ${raw})`);
+  return Number(raw);
 }
 
 export async function startSystem(options: SystemOptions = {}): Promise<RunningSystem> {
@@ -86,13 +113,20 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   fs.rmSync(logDir, { recursive: true, force: true });
   fs.mkdirSync(logDir, { recursive: true, mode: 0o755 });
 
-  const [gatewayPort, ...appPorts] = await freePorts(names.length + 1);
-  const ports: Record<string, number> = Object.fromEntries(names.map((n, i) => [n, appPorts[i]]));
+  const replicas = options.replicas ?? replicasFromEnv();
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 8) {
+    throw new Error(`replicas must be an integer from 1 to 8 (got ${replicas})`);
+  }
+  const [gatewayPort, ...appPorts] = await freePorts(names.length * replicas + 1);
+  const replicaPorts: Record<string, number[]> = Object.fromEntries(
+    names.map((n, i) => [n, appPorts.slice(i * replicas, (i + 1) * replicas)]),
+  );
+  const ports: Record<string, number> = Object.fromEntries(names.map((n) => [n, replicaPorts[n][0]]));
   const baseUrl = `http://127.0.0.1:${gatewayPort}`;
   const publicBaseUrl = `http://localhost:${gatewayPort}`;
   const docsUrl = options.env?.DOCS_URL ?? `${publicBaseUrl}/docs`;
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
-  const envOf = (app: string) =>
+  const envOf = (app: string, replica = 0) =>
     appEnv({
       gatewayPort,
       fixed: {
@@ -101,46 +135,57 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
         DOCS_URL: docsUrl,
         LOG_LEVEL: process.env.LOG_LEVEL || 'info',
         ...options.env,
-        PORT: ports[app],
+        PORT: replicaPorts[app]?.[replica],
       },
     });
 
   const handles = new Map<string, ProcessHandle>();
   const logOf = (name: string) => path.join(logDir, `${name}.log`);
+  /** The first replica keeps the app's own name (and log file), the others get -2, -3, ... */
+  const replicaName = (app: string, replica: number) => (replica === 0 ? app : `${app}-${replica + 1}`);
+  const checkReplica = (app: string, replica: number) => {
+    if (!replicaPorts[app]?.[replica]) throw new Error(`${app} has no replica ${replica} in this system`);
+  };
 
-  const spawnApp = async (app: string) => {
+  const spawnApp = async (app: string, replica = 0) => {
+    const name = replicaName(app, replica);
     const handle = startProcess({
-      name: app,
+      name,
       cmd: process.execPath,
       args: [mainJs(app)],
-      env: envOf(app),
+      env: envOf(app, replica),
       cwd: ROOT,
-      logFile: logOf(app),
+      logFile: logOf(name),
     });
     everyHandle.add(handle);
-    handles.set(app, handle);
+    handles.set(name, handle);
     try {
-      await waitForHttpOk(`http://127.0.0.1:${ports[app]}/readyz`, {
+      await waitForHttpOk(`http://127.0.0.1:${replicaPorts[app][replica]}/readyz`, {
         timeoutMs: readyTimeoutMs,
         isAlive: handle.alive,
-        what: app,
+        what: name,
       });
     } catch (err) {
-      throw new Error(`${(err as Error).message}\n--- ${logOf(app)} ---\n${tail(logOf(app), 40)}`);
+      throw new Error(`${(err as Error).message}\n--- ${logOf(name)} ---\n${tail(logOf(name), 40)}`);
     }
   };
 
-  const stopOne = async (name: string) => {
+  const stopOne = async (name: string, signal: StopSignal = 'SIGTERM') => {
     const handle = handles.get(name);
     if (!handle) return;
+    if (signal === 'SIGKILL' && handle.pid) {
+      killGroup(handle.pid);
+      await handle.exited;
+    }
     await handle.stop(10_000);
     everyHandle.delete(handle);
     handles.delete(name);
   };
+  const replicaIndexes = Array.from({ length: replicas }, (_, i) => i);
 
   const stop = async () => {
     await stopOne('gateway');
-    await Promise.all([...handles.keys()].map(stopOne));
+    await Promise.all([...handles.keys()].map((name) => stopOne(name)));
   };
 
   try {
@@ -156,7 +201,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     }
 
     // Start the apps side by side (2 cores: the wait is mostly I/O).
-    await Promise.all(names.map(spawnApp));
+    await Promise.all(names.flatMap((app) => replicaIndexes.map((i) => spawnApp(app, i))));
 
     if (withGateway) {
       // The nginx prefix (configuration, the docs site with the sandbox's published credentials)
@@ -165,7 +210,9 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       fs.rmSync(gatewayDir, { recursive: true, force: true });
       await generateGateway(gatewayDir, {
         gatewayPort,
-        ports,
+        ports: Object.fromEntries(
+          names.map((n) => [n, replicaPorts[n].map((port) => `127.0.0.1:${port}`).join(',')]),
+        ),
         env: envOf(names[0] ?? 'crew-api'),
         logFile: logOf('gateway-generate'),
       }).catch((err: Error) => {
@@ -198,12 +245,28 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     gatewayPort,
     docsUrl,
     ports,
+    replicas,
+    replicaPorts,
     logDir,
-    appUrl: (name) => `http://127.0.0.1:${ports[name]}`,
-    stopApp: (name) => stopOne(name),
+    appUrl: (name, replica = 0) => `http://127.0.0.1:${replicaPorts[name][replica]}`,
+    stopApp: async (name) => {
+      await Promise.all(replicaIndexes.map((i) => stopOne(replicaName(name, i))));
+    },
     startApp: async (name) => {
-      if (handles.get(name)?.alive()) return;
-      await spawnApp(name);
+      await Promise.all(
+        replicaIndexes
+          .filter((i) => !handles.get(replicaName(name, i))?.alive())
+          .map((i) => spawnApp(name, i)),
+      );
+    },
+    stopReplica: async (name, replica, signal = 'SIGTERM') => {
+      checkReplica(name, replica);
+      await stopOne(replicaName(name, replica), signal);
+    },
+    startReplica: async (name, replica) => {
+      checkReplica(name, replica);
+      if (handles.get(replicaName(name, replica))?.alive()) return;
+      await spawnApp(name, replica);
     },
     stop,
   };

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { DEFAULT_PORTS, type NestAppName } from '@svc/contracts';
 
 /** The apps the gateway proxies to; each has an `<APP>_UPSTREAMS` variable. */
@@ -20,7 +21,18 @@ export interface GatewayOptions {
   readonly upstreams: Readonly<Record<UpstreamApp, readonly string[]>>;
   readonly connectTimeoutMs: number;
   readonly readTimeoutMs: number;
+  /**
+   * How long a replica that failed is left out (nginx's fail_timeout). Keep it at most the apps'
+   * SHUTDOWN_DELAY_MS: a rolling restart stops the next replica only after that delay, by when the
+   * gateway has taken the restarted one back.
+   */
+  readonly failTimeoutMs: number;
   readonly workerProcesses: number | 'auto';
+  /**
+   * Addresses or CIDR ranges of the proxies in front of the gateway (a cloud load balancer) whose
+   * X-Forwarded-For is believed; empty: none, the connecting address is the client's.
+   */
+  readonly trustedProxies: readonly string[];
 }
 
 export type GatewayEnv = Readonly<Record<string, string | undefined>>;
@@ -96,6 +108,15 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
     get('GATEWAY_UPSTREAM_READ_TIMEOUT') ?? '15s',
   );
 
+  const failTimeoutMs = parseDuration(
+    'GATEWAY_UPSTREAM_FAIL_TIMEOUT',
+    get('GATEWAY_UPSTREAM_FAIL_TIMEOUT') ?? '1s',
+  );
+  // nginx reads fail_timeout in whole seconds.
+  if (failTimeoutMs % 1000 !== 0) {
+    throw new GatewayConfigError('GATEWAY_UPSTREAM_FAIL_TIMEOUT', 'must be whole seconds, such as 1s or 5s');
+  }
+
   const workersRaw = get('GATEWAY_WORKER_PROCESSES') ?? 'auto';
   let workerProcesses: number | 'auto' = 'auto';
   if (workersRaw !== 'auto') {
@@ -108,6 +129,8 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
     workerProcesses = Number(workersRaw);
   }
 
+  const trustedProxies = parseTrustedProxies(get('GATEWAY_TRUSTED_PROXIES') ?? '');
+
   return {
     appEnv: appEnvRaw,
     listenHost,
@@ -117,8 +140,31 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
     upstreams,
     connectTimeoutMs,
     readTimeoutMs,
+    failTimeoutMs,
     workerProcesses,
+    trustedProxies,
   };
+}
+
+/** `GATEWAY_TRUSTED_PROXIES`: comma-separated IPv4/IPv6 addresses or CIDR ranges (nginx's set_real_ip_from). */
+function parseTrustedProxies(raw: string): string[] {
+  if (raw === '') return [];
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const ok =
+      family !== 0 &&
+      rest.length === 0 &&
+      (prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)));
+    if (!ok) {
+      throw new GatewayConfigError(
+        'GATEWAY_TRUSTED_PROXIES',
+        `must be a comma-separated list of IP addresses or CIDR ranges (bad entry ${JSON.stringify(entry)} in ${JSON.stringify(raw)})`,
+      );
+    }
+  }
+  return [...new Set(entries)];
 }
 
 function parsePort(variable: string, raw: string): number {

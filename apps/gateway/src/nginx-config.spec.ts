@@ -116,9 +116,13 @@ describe('renderNginxConfig', () => {
     const conf = render({ CREW_API_UPSTREAMS: '10.0.0.1:3002, crew-api-2.crew.svc:3012,[::1]:3022' });
     const crew = upstreamBlock(conf, 'crew-api');
     expect(crew.match(/^\s*server .*;$/gm)?.map((line) => line.trim())).toEqual([
-      'server 10.0.0.1:3002;',
-      'server crew-api-2.crew.svc:3012;',
-      'server [::1]:3022;',
+      'server 10.0.0.1:3002 max_fails=1 fail_timeout=1s;',
+      'server crew-api-2.crew.svc:3012 max_fails=1 fail_timeout=1s;',
+      'server [::1]:3022 max_fails=1 fail_timeout=1s;',
+      // The same servers as backups, never left out: used only while every one above is.
+      'server 10.0.0.1:3002 backup max_fails=0;',
+      'server crew-api-2.crew.svc:3012 backup max_fails=0;',
+      'server [::1]:3022 backup max_fails=0;',
     ]);
     expect(crew).toMatch(/keepalive \d+;/);
     for (const app of UPSTREAM_APPS.filter((a) => a !== 'crew-api')) {
@@ -126,11 +130,44 @@ describe('renderNginxConfig', () => {
         upstreamBlock(conf, app)
           .match(/^\s*server .*;$/gm)
           ?.map((l) => l.trim()),
-      ).toEqual([`server 127.0.0.1:${DEFAULT_PORTS[app]};`]);
+      ).toEqual([`server 127.0.0.1:${DEFAULT_PORTS[app]} max_fails=1 fail_timeout=1s;`]);
     }
     // Keep-alive to upstreams needs HTTP/1.1 and no "Connection: close" from the client.
     expect(conf).toContain('proxy_http_version 1.1;');
     expect(conf).toContain('proxy_set_header Connection "";');
+  });
+
+  it('tries another replica on a broken connection, a timeout, a 502 or a 504, but passes an app’s 503 through', () => {
+    const conf = render({ CREW_API_UPSTREAMS: '10.0.0.1:3002,10.0.0.2:3002' });
+    expect(conf).toContain('proxy_next_upstream error timeout http_502 http_504;');
+    expect(conf).toContain('proxy_next_upstream_tries 3;');
+    expect(conf).toContain('proxy_next_upstream_timeout 15s;');
+    // A POST or PATCH that reached an app is never sent again (nginx's default kept).
+    expect(conf).not.toMatch(/proxy_next_upstream[^;]*non_idempotent/);
+    expect(conf).not.toMatch(/proxy_next_upstream [^;]*http_503/);
+    // The apps' own error bodies pass through; the gateway's Problem pages are for nginx's own errors.
+    expect(conf).toContain('proxy_intercept_errors off;');
+    expect(conf).not.toContain('proxy_intercept_errors on;');
+  });
+
+  it('trusts no proxy by default: no real_ip directives, the connecting address is the client', () => {
+    const conf = render();
+    expect(conf).not.toMatch(/set_real_ip_from|real_ip_header|real_ip_recursive/);
+    expect(conf).toContain('proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;');
+  });
+
+  it('takes the client address from X-Forwarded-For behind GATEWAY_TRUSTED_PROXIES', () => {
+    const conf = render({ GATEWAY_TRUSTED_PROXIES: '10.0.0.0/8, 192.168.1.7,2001:db8::/32 ,::1' });
+    expect(conf.match(/^\s*set_real_ip_from .*;$/gm)?.map((line) => line.trim())).toEqual([
+      'set_real_ip_from 10.0.0.0/8;',
+      'set_real_ip_from 192.168.1.7;',
+      'set_real_ip_from 2001:db8::/32;',
+      'set_real_ip_from ::1;',
+    ]);
+    expect(count(conf, 'real_ip_header X-Forwarded-For;')).toBe(1);
+    expect(count(conf, 'real_ip_recursive on;')).toBe(1);
+    // Upstream, the last entry is then the real client (the apps' rule for the sign-in throttle).
+    expect(conf).toContain('proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;');
   });
 
   it('keeps an X-Request-Id matching the contracts rule, else uses req_<hex>; sends it upstream and back once', () => {
@@ -217,7 +254,9 @@ describe('gatewayOptionsFromEnv', () => {
       },
       connectTimeoutMs: 2000,
       readTimeoutMs: 15000,
+      failTimeoutMs: 1000,
       workerProcesses: 'auto',
+      trustedProxies: [],
     });
     const conf = renderNginxConfig(GATEWAY_ROUTES, options);
     expect(conf).toContain('listen 0.0.0.0:8080 default_server;');
@@ -236,6 +275,8 @@ describe('gatewayOptionsFromEnv', () => {
       GATEWAY_UPSTREAM_CONNECT_TIMEOUT: '500ms',
       GATEWAY_UPSTREAM_READ_TIMEOUT: '1m',
       GATEWAY_WORKER_PROCESSES: '2',
+      GATEWAY_TRUSTED_PROXIES: '10.1.0.0/16,10.1.0.0/16',
+      GATEWAY_UPSTREAM_FAIL_TIMEOUT: '3s',
     });
     expect(options).toMatchObject({
       appEnv: 'production',
@@ -246,6 +287,8 @@ describe('gatewayOptionsFromEnv', () => {
       connectTimeoutMs: 500,
       readTimeoutMs: 60_000,
       workerProcesses: 2,
+      failTimeoutMs: 3000,
+      trustedProxies: ['10.1.0.0/16'],
     });
     expect(options.upstreams['auth-server']).toEqual(['auth-1:3001', 'auth-2:3001']);
     const conf = renderNginxConfig(GATEWAY_ROUTES, options);
@@ -253,6 +296,7 @@ describe('gatewayOptionsFromEnv', () => {
     expect(conf).toContain('worker_processes 2;');
     expect(conf).toContain('proxy_connect_timeout 500ms;');
     expect(conf).toContain('proxy_read_timeout 60s;');
+    expect(conf).toContain('server auth-2:3001 max_fails=1 fail_timeout=3s;');
   });
 
   it('defaults DOCS_URL to the gateway’s own /docs under PUBLIC_BASE_URL', () => {
@@ -287,6 +331,14 @@ describe('gatewayOptionsFromEnv', () => {
     ['GATEWAY_UPSTREAM_READ_TIMEOUT', '0s'],
     ['GATEWAY_UPSTREAM_READ_TIMEOUT', '-1s'],
     ['GATEWAY_WORKER_PROCESSES', '0'],
+    ['GATEWAY_UPSTREAM_FAIL_TIMEOUT', '0s'],
+    ['GATEWAY_UPSTREAM_FAIL_TIMEOUT', '1500ms'],
+    ['GATEWAY_TRUSTED_PROXIES', '10.0.0.0/33'],
+    ['GATEWAY_TRUSTED_PROXIES', '10.0.0.1,'],
+    ['GATEWAY_TRUSTED_PROXIES', 'lb.example.test'],
+    ['GATEWAY_TRUSTED_PROXIES', '2001:db8::/129'],
+    ['GATEWAY_TRUSTED_PROXIES', '10.0.0.0/8/8'],
+    ['GATEWAY_TRUSTED_PROXIES', '10.0.0.0/8; allow all'],
   ];
   it.each(bad)('refuses %s=%j with an error naming the variable', (variable, value) => {
     let caught: unknown;

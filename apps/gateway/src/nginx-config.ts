@@ -26,7 +26,7 @@ export function renderNginxConfig(routes: readonly GatewayRoute[], options: Gate
     'http {',
     indent(httpSettings(options)),
     '',
-    ...apps.map((app) => indent(upstreamBlock(app, options.upstreams[app]))),
+    ...apps.map((app) => indent(upstreamBlock(app, options.upstreams[app], options.failTimeoutMs))),
     indent(serverBlock(active, options)),
     '}',
     '',
@@ -72,6 +72,11 @@ const NGINX_ERRORS: readonly { status: number; code: ProblemCode; detail: string
   { status: 504, code: 'gateway_timeout', detail: 'The service behind this path did not answer in time.' },
   { status: 505, code: 'bad_request', detail: 'The HTTP version is not supported.' },
 ];
+
+/** What sends a request on to the next replica (see httpSettings). */
+export const NEXT_UPSTREAM = 'error timeout http_502 http_504';
+export const NEXT_UPSTREAM_TRIES = 3;
+export const MAX_FAILS = 1;
 
 const REQUEST_ID = '$svc_request_id';
 const INSTANCE_PLACEHOLDER = '@@instance@@';
@@ -177,6 +182,7 @@ function httpSettings(options: GatewayOptions): string {
     "'}';",
     'access_log /dev/stdout svc_json;',
     '',
+    ...realIpSettings(options.trustedProxies),
     '# Upstreams: HTTP/1.1 keep-alive pools; errors of the apps pass through untouched.',
     'proxy_http_version 1.1;',
     'proxy_set_header Connection "";',
@@ -191,9 +197,15 @@ function httpSettings(options: GatewayOptions): string {
     `proxy_connect_timeout ${connect};`,
     `proxy_send_timeout ${read};`,
     `proxy_read_timeout ${read};`,
-    '# Another replica is tried after a refused or timed-out connection, but a request that already',
-    '# waited a full read timeout is not sent again.',
-    'proxy_next_upstream error timeout;',
+    '# Replicas: a request goes to the next replica when the connection is refused or breaks, times',
+    '# out, or the answer is a 502 or 504 (an app never sends those itself), at most 3 tries in all',
+    '# (one more for the backup pass, see the upstreams), never after a full read timeout. nginx sends a POST or PATCH again only when it was not',
+    '# sent at all (connection refused): a non-idempotent request is never repeated. A 503 is an',
+    "# app's own answer (a dependency it needs is down: the same for every replica) and passes",
+    '# through: counted as a failure, it would take every replica out at once (max_fails) and turn',
+    '# the app\'s Problem into the gateway\'s 502 "no live upstreams".',
+    `proxy_next_upstream ${NEXT_UPSTREAM};`,
+    `proxy_next_upstream_tries ${NEXT_UPSTREAM_TRIES};`,
     `proxy_next_upstream_timeout ${read};`,
     'proxy_buffer_size 16k;',
     'proxy_buffers 8 16k;',
@@ -201,11 +213,41 @@ function httpSettings(options: GatewayOptions): string {
   ].join('\n');
 }
 
-function upstreamBlock(app: UpstreamApp, servers: readonly string[]): string {
+/**
+ * The client's address behind trusted proxies: nginx takes the last X-Forwarded-For entry that is
+ * not a trusted proxy as $remote_addr, which $proxy_add_x_forwarded_for then appends, so the apps'
+ * rule (the last entry is the client) holds behind a load balancer too. None trusted: the
+ * connecting address is the client, whatever X-Forwarded-For says.
+ */
+function realIpSettings(trusted: readonly string[]): string[] {
+  if (trusted.length === 0) {
+    return ['# GATEWAY_TRUSTED_PROXIES is empty: the connecting address is the client.', ''];
+  }
+  return [
+    '# GATEWAY_TRUSTED_PROXIES: the client is the last X-Forwarded-For address that is not one of these.',
+    ...trusted.map((range) => `set_real_ip_from ${range};`),
+    'real_ip_header X-Forwarded-For;',
+    'real_ip_recursive on;',
+    '',
+  ];
+}
+
+function upstreamBlock(app: UpstreamApp, servers: readonly string[], failTimeoutMs: number): string {
   if (servers.length === 0) throw new Error(`no upstream servers for ${app}`);
   return [
     `upstream ${upstreamName(app)} {`,
-    ...servers.map((server) => `    server ${server};`),
+    // Passive checks: a replica that fails (as proxy_next_upstream counts failures) is left out
+    // for fail_timeout (GATEWAY_UPSTREAM_FAIL_TIMEOUT), then tried again with one request. Short,
+    // because nginx cannot see a replica come back: while every replica is left out, requests fail
+    // with 502 ("no live upstreams"). A single server is never left out.
+    ...servers.map(
+      (server) => `    server ${server} max_fails=${MAX_FAILS} fail_timeout=${nginxTime(failTimeoutMs)};`,
+    ),
+    // nginx leaves out a replica that failed until one probe request has succeeded on it; if the
+    // other replica goes down meanwhile (a rolling restart), no replica is left and requests got a
+    // 502 "no live upstreams" although one was serving. The same servers as backups, never left
+    // out, take those requests: a refused connection there goes on to the next one.
+    ...(servers.length > 1 ? servers.map((server) => `    server ${server} backup max_fails=0;`) : []),
     '    keepalive 32;',
     // Below the apps' own idle timeout (Fastify: 72 s), so nginx never reuses a connection the app
     // is closing; a POST on such a connection would otherwise fail with a 502.

@@ -2,7 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DEFAULT_BODY_LIMIT_BYTES, findGatewayRoute } from '@svc/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ReadinessRegistry } from '../health/readiness';
 import { NestPinoLogger } from '../logging/logger';
@@ -30,6 +30,12 @@ export interface HttpAppOptions {
   readonly formBodies?: boolean;
 }
 
+/** Set on SIGTERM: from then on every response closes its connection (see runHttpApp). */
+interface DrainState {
+  draining: boolean;
+}
+const drainStates = new WeakMap<object, DrainState>();
+
 /**
  * Builds a Nest app on Fastify with the platform's HTTP behaviour: request ids, JSON logs per
  * request, Problem Details for every error, 404/405 for unknown routes, 413/415 for bodies.
@@ -44,8 +50,9 @@ export async function createHttpApp(
     trustProxy: true,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) =>
       pickRequestId(req.headers['x-request-id']),
-    // While closing, answer new requests on kept-alive sockets with 503 instead of hanging them.
-    return503OnClosing: true,
+    // runHttpApp closes the listener and waits for every connection to end before Fastify closes,
+    // so nothing arrives while it does; a request that still did is served, not refused with 503.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // Errors Fastify meets before routing (a path parameter over its length cap, a malformed URL)
     // get the app's error shape too (Problem Details, or the app's renderer: RFC 6749 JSON on
@@ -74,6 +81,7 @@ export async function createHttpApp(
     const larger = findGatewayRoute(route.url)?.bodyLimitBytes;
     if (larger !== undefined && route.bodyLimit === undefined) route.bodyLimit = larger;
   });
+  const drain: DrainState = { draining: false };
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     requestContext.run({ requestId: request.id }, done);
@@ -101,6 +109,12 @@ export async function createHttpApp(
     );
     done();
   });
+  // Draining: every answer closes its connection, and says so, so the gateway sends nothing more on
+  // it; the app never closes a kept-alive connection a request may be on its way to.
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    if (drain.draining) reply.header('connection', 'close');
+    done(null, payload);
+  });
   // A JSON API refuses text/plain bodies with 415 rather than handing controllers a string.
   fastify.removeContentTypeParser('text/plain');
   if (options.formBodies) {
@@ -126,6 +140,7 @@ export async function createHttpApp(
     bodyParser: false,
   });
   built.metrics = app.get(AppMetrics, { strict: false });
+  drainStates.set(app, drain);
   app.useGlobalFilters(
     new ProblemDetailsFilter(
       options.config.DOCS_URL,
@@ -139,9 +154,17 @@ export async function createHttpApp(
 }
 
 /**
- * Listens, and on SIGTERM/SIGINT drains: readiness turns 503 at once, after SHUTDOWN_DELAY_MS
- * the server stops accepting, in-flight requests and message handlers finish, connections
- * close. A shutdown that overruns SHUTDOWN_TIMEOUT_MS exits non-zero.
+ * Listens, and on SIGTERM/SIGINT drains without failing a request:
+ *   1. readiness turns 503 at once (Kubernetes takes the pod out of its Service), and every answer
+ *      from now on carries `Connection: close`, so kept-alive connections end after their request;
+ *   2. for SHUTDOWN_DELAY_MS the app keeps serving (endpoints and load balancers catch up);
+ *   3. the listener closes: new connections are refused (nginx sends those requests to another
+ *      replica, POSTs included, since nothing was sent), idle connections are closed, requests
+ *      in flight finish and their connections close;
+ *   4. then the app's shutdown hooks run with no request left: message consumers are cancelled and
+ *      their handlers finish, the outbox relay finishes its batch, connections to PostgreSQL,
+ *      Redis and RabbitMQ close.
+ * A shutdown that overruns SHUTDOWN_TIMEOUT_MS exits non-zero.
  */
 export async function runHttpApp(app: NestFastifyApplication, options: HttpAppOptions): Promise<void> {
   await app.startAllMicroservices();
@@ -154,6 +177,8 @@ export async function runHttpApp(app: NestFastifyApplication, options: HttpAppOp
     stopping = true;
     options.logger.info({ signal }, `${options.app} draining`);
     app.get(ReadinessRegistry).startDraining();
+    const drain = drainStates.get(app);
+    if (drain) drain.draining = true;
     const deadline = setTimeout(() => {
       options.logger.error(`${options.app} did not drain within ${options.config.SHUTDOWN_TIMEOUT_MS} ms`);
       process.exit(1);
@@ -161,6 +186,8 @@ export async function runHttpApp(app: NestFastifyApplication, options: HttpAppOp
     deadline.unref();
     await new Promise((resolve) => setTimeout(resolve, options.config.SHUTDOWN_DELAY_MS));
     try {
+      await closeListener(app.getHttpServer() as Server);
+      options.logger.info(`${options.app} stopped accepting; no request in flight`);
       await app.close();
       options.logger.info(`${options.app} stopped`);
       process.exit(0);
@@ -171,6 +198,25 @@ export async function runHttpApp(app: NestFastifyApplication, options: HttpAppOp
   };
   process.once('SIGTERM', (s) => void stop(s));
   process.once('SIGINT', (s) => void stop(s));
+}
+
+/**
+ * Stops accepting and resolves once every connection has ended: idle ones are closed at once
+ * (Node's close()), busy ones after their answer (`Connection: close` while draining).
+ */
+function closeListener(server: Server): Promise<void> {
+  if (!server.listening) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    // An answer written without `Connection: close` (its request was answered by a raw reply)
+    // leaves an idle connection behind: those are closed as they appear.
+    const sweep = setInterval(() => server.closeIdleConnections(), 250);
+    server.close((err) => {
+      clearInterval(sweep);
+      if (err) reject(err);
+      else resolve();
+    });
+    server.closeIdleConnections();
+  });
 }
 
 export { RouteIndex };

@@ -1,0 +1,106 @@
+import { basicAuthorization, member, MEMBER_PASSWORD, partner, pkcePair, randomState } from '../../factories';
+import type { MemberEmail } from '../../factories';
+import { FormClient } from '../../oauth/support/forms';
+import { request, type HttpResponse } from '../../support/http';
+import type { RunningSystem } from '../../support/system';
+
+export const A = partner('sandbox-partner');
+export const B = partner('sandbox-partner-b');
+export const BASIC_A = basicAuthorization(A.client_id, A.client_secret);
+export const BASIC_B = basicAuthorization(B.client_id, B.client_secret);
+export const INTERNAL = 'Bearer sandbox-internal-token';
+export const REDIRECT_URI = A.redirect_uris[0];
+
+export interface TokenPair {
+  readonly access_token: string;
+  readonly refresh_token: string;
+}
+
+/** A POST of form fields (the token and revocation endpoints). */
+export function postForm(url: string, fields: Record<string, string>): Promise<HttpResponse> {
+  return request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+    timeoutMs: 30_000,
+  });
+}
+
+/**
+ * A token pair of sandbox-partner for `email`, through the gateway as a browser and a partner
+ * would get it: /oauth/authorize, the sign-in form, the consent form, the code exchange.
+ */
+export async function authorize(
+  system: RunningSystem,
+  email: MemberEmail,
+  scope = 'profile:read seatime:read vessels:read',
+): Promise<TokenPair> {
+  const browser = new FormClient(system.baseUrl, [`http://localhost:${system.gatewayPort}`]);
+  const pkce = pkcePair();
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: A.client_id,
+    redirect_uri: REDIRECT_URI,
+    scope,
+    state: randomState(),
+    code_challenge: pkce.challenge,
+    code_challenge_method: 'S256',
+  });
+  const toLogin = await browser.follow(await browser.fetch(`/oauth/authorize?${query.toString()}`));
+  if (new URL(toLogin.url).pathname !== '/login') throw new Error(`expected /login, got ${toLogin.url}`);
+  const signedIn = await browser.submit(await toLogin.res.text(), 'Sign in', {
+    Email: member(email).email,
+    Password: MEMBER_PASSWORD,
+  });
+  if (![302, 303].includes(signedIn.status)) throw new Error(`sign-in answered ${signedIn.status}`);
+  const consent = await browser.follow(signedIn);
+  if (consent.res.status !== 200) throw new Error(`consent page answered ${consent.res.status}`);
+  const allowed = await browser.submit(await consent.res.text(), 'Allow');
+  const code = new URL(allowed.headers.get('location') ?? 'http://x/').searchParams.get('code');
+  if (!code) throw new Error(`no code in the redirect (${allowed.status})`);
+  const res = await postForm(`${system.baseUrl}/oauth/token`, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT_URI,
+    code_verifier: pkce.verifier,
+    client_id: A.client_id,
+    client_secret: A.client_secret,
+  });
+  if (res.status !== 200) throw new Error(`code exchange answered ${res.status}: ${res.text}`);
+  return res.json<TokenPair>();
+}
+
+/** Refreshes at `base` (the gateway, or one auth-server replica). */
+export function refresh(base: string, refreshToken: string): Promise<HttpResponse> {
+  return postForm(`${base}/oauth/token`, {
+    grant_type: 'refresh_token',
+    refresh_token: refreshToken,
+    client_id: A.client_id,
+    client_secret: A.client_secret,
+  });
+}
+
+export function bearer(
+  url: string,
+  token: string,
+  headers: Record<string, string> = {},
+): Promise<HttpResponse> {
+  return request(url, { headers: { authorization: `Bearer ${token}`, ...headers }, timeoutMs: 30_000 });
+}
+
+export function json(
+  url: string,
+  method: string,
+  authorization: string,
+  body?: unknown,
+): Promise<HttpResponse> {
+  return request(url, {
+    method,
+    headers: {
+      authorization,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    timeoutMs: 30_000,
+  });
+}
