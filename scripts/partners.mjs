@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm run partners -- <command> ...`: partner onboarding against DATABASE_URL, REDIS_URL and
+// `npm run partners -- <command> ...`: partner onboarding against DATABASE_URL, REDIS_URL (or
+// REDIS_SENTINELS / REDIS_CLUSTER_NODES) and
 // AMQP_URL (default: the local sandbox servers), through the built
 // `node dist/apps/auth-server/src/cli.js partners ...`. Builds first when dist/ is missing.
 // Run `npm run partners -- help` for the commands.
@@ -20,7 +21,11 @@ if (!fs.existsSync(apps.cliJs('auth-server'))) {
 }
 const services = {
   DATABASE_URL: process.env.DATABASE_URL || DEFAULTS.DATABASE_URL,
-  REDIS_URL: process.env.REDIS_URL || DEFAULTS.REDIS_URL,
+  // A Sentinel set or a Cluster given instead of REDIS_URL is used as given (exactly one of the three).
+  REDIS_URL:
+    process.env.REDIS_SENTINELS || process.env.REDIS_CLUSTER_NODES
+      ? undefined
+      : process.env.REDIS_URL || DEFAULTS.REDIS_URL,
   AMQP_URL: process.env.AMQP_URL || DEFAULTS.AMQP_URL,
 };
 // Operator output must stay readable: the CLI's JSON logs go to stderr at warn and above.

@@ -20,7 +20,7 @@ beforeAll(async () => {
 
 // The sandbox partner's window is shared by every spec of the run (run in turn): start it empty.
 beforeEach(async () => {
-  await auth.redis.del('ratelimit:sandbox-partner');
+  await auth.redis.del('ratelimit:{sandbox-partner}');
 });
 
 afterAll(async () => {

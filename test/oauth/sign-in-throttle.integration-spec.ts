@@ -91,20 +91,37 @@ describe('sign-in throttling', () => {
     const statuses = await Promise.all(
       Array.from({ length: 20 }, () => signIn(email, 'wrong', '198.51.100.13').then((a) => a.status)),
     );
-    expect(statuses.filter((s) => s === 401)).toHaveLength(SIGN_IN_LIMITS.perAddress.failures);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(20 - SIGN_IN_LIMITS.perAddress.failures);
+    // 503 "try again": the throttle's reply missed Redis's 1 s command timeout (a starved test
+    // machine) and the attempt failed closed. Never more than the limit admitted; exactly the limit
+    // whenever every reply arrived in time.
+    const unavailable = statuses.filter((s) => s === 503).length;
+    const admitted = statuses.filter((s) => s === 401).length;
+    expect(admitted + statuses.filter((s) => s === 429).length + unavailable).toBe(20);
+    expect(admitted).toBeLessThanOrEqual(SIGN_IN_LIMITS.perAddress.failures);
+    if (unavailable === 0) {
+      expect(admitted).toBe(SIGN_IN_LIMITS.perAddress.failures);
+    }
   });
 
   it('caps the failures of one account across addresses', async () => {
     const email = await member();
     const { failures } = SIGN_IN_LIMITS.perAccount;
-    // Spread over addresses so no per-address counter fills: only the account's can.
+    // Spread over addresses so no per-address counter fills: only the account's can. A 503 (the
+    // throttle's reply missed the command timeout, see above) may or may not have been counted.
+    let admitted = 0;
+    let unavailable = 0;
     for (let i = 0; i < failures; i += 10) {
       const batch = await Promise.all(
         Array.from({ length: 10 }, (_, j) => signIn(email, 'wrong', `10.1.${i}.${j}`).then((a) => a.status)),
       );
-      expect(batch).toEqual(Array(10).fill(401));
+      admitted += batch.filter((s) => s === 401).length;
+      unavailable += batch.filter((s) => s === 503).length;
+      if (unavailable === 0) expect(batch).toEqual(Array(10).fill(401));
     }
+    expect(admitted).toBeLessThanOrEqual(failures);
+    expect(admitted + unavailable).toBe(failures);
+    // Whatever was counted, the account is shut once it holds `failures`: top it up to be sure.
+    for (let k = 0; k < unavailable; k += 1) await signIn(email, 'wrong', `10.3.0.${k}`);
     expect((await signIn(email, PASSWORD, '10.2.0.1')).status).toBe(429);
   });
 

@@ -17,6 +17,26 @@ export interface PlatformOptions {
   readonly routes: RouteIndex;
 }
 
+/**
+ * `readiness_dependency_up{dependency}`: 1 while a dependency answers, 0 while it fails. Since a
+ * shared dependency's outage no longer makes /readyz fail (after start-up), this is where it shows.
+ * Read at scrape time with a short budget, so a dead dependency cannot stall /metrics.
+ */
+function readinessWithMetric(metrics: AppMetrics): ReadinessRegistry {
+  const readiness = new ReadinessRegistry();
+  metrics.gauge(
+    'readiness_dependency_up',
+    'whether each dependency answers its readiness check (1) or not (0)',
+    async (gauge) => {
+      const report = await readiness.report(500);
+      for (const [dependency, state] of Object.entries(report.checks))
+        gauge.set({ dependency }, state.ok ? 1 : 0);
+    },
+    ['dependency'],
+  );
+  return readiness;
+}
+
 /** What every app gets the same way: its validated config, its logger, probes, readiness and metrics. */
 @Global()
 @Module({})
@@ -26,12 +46,12 @@ export class PlatformModule {
       module: PlatformModule,
       controllers: [HealthController, MetricsController],
       providers: [
-        ReadinessRegistry,
         { provide: APP_CONFIG, useValue: options.config },
         { provide: APP_LOGGER, useValue: options.logger },
         { provide: APP_NAME, useValue: options.app },
         { provide: RouteIndex, useValue: options.routes },
         { provide: AppMetrics, useValue: new AppMetrics(options.app) },
+        { provide: ReadinessRegistry, inject: [AppMetrics], useFactory: readinessWithMetric },
       ],
       exports: [ReadinessRegistry, APP_CONFIG, APP_LOGGER, APP_NAME, RouteIndex, AppMetrics],
     };

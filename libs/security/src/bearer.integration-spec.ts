@@ -9,7 +9,16 @@ import {
   RPC_QUEUES,
   type IntrospectResponse,
 } from '@svc/contracts';
-import { connectRpcServer, createRedis, PlatformModule, REDIS, RedisModule, RpcModule } from '@svc/platform';
+import {
+  connectRpcServer,
+  createRedis,
+  PlatformModule,
+  REDIS,
+  RedisModule,
+  RpcModule,
+  type RedisClient,
+  type RedisConfig,
+} from '@svc/platform';
 import {
   BearerAuth,
   BearerAuthGuard,
@@ -26,14 +35,20 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { startHttpApp } from '../../../test/integration/support/http-app';
 import { eventually, testServices } from '../../../test/integration/support/services';
+import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../../../test/support/redis-topologies';
 
 /**
  * The bearer side of every resource app against real Redis and RabbitMQ: a probe app wired the
  * way crew-api is (PlatformModule, RedisModule, RpcModule, SecurityModule) and a stand-in
  * auth-server answering `auth.introspect` on the real RPC queue from a table this test controls.
+ * The cache and its tombstones run against the run's Redis, a private Redis Cluster and a private
+ * Sentinel set alike.
  */
 const services = testServices();
 const RPC_TIMEOUT_MS = 1000;
+
+// Starting the private Redis Cluster and Sentinel set takes a few seconds.
+jest.setTimeout(30_000);
 
 // ---- stand-in auth-server ---------------------------------------------------------------------
 
@@ -92,10 +107,10 @@ interface ResourceApp {
   readonly app: NestFastifyApplication;
   readonly url: string;
   readonly cache: IntrospectionCache;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
 }
 
-async function startResourceApp(redisUrl: string): Promise<ResourceApp> {
+async function startResourceApp(redis: string | RedisConfig): Promise<ResourceApp> {
   const { app, url } = await startHttpApp(
     'crew-api',
     (platform) => ({
@@ -109,14 +124,15 @@ async function startResourceApp(redisUrl: string): Promise<ResourceApp> {
       ],
     }),
     {
-      REDIS_URL: redisUrl,
-      REDIS_KEY_PREFIX: services.redisKeyPrefix,
+      ...(typeof redis === 'string'
+        ? { REDIS_URL: redis, REDIS_KEY_PREFIX: services.redisKeyPrefix }
+        : redis),
       AMQP_URL: services.amqpUrl,
       AMQP_PREFETCH: 10,
       RPC_TIMEOUT_MS,
     },
   );
-  return { app, url, cache: app.get(IntrospectionCache), redis: app.get<Redis>(REDIS) };
+  return { app, url, cache: app.get(IntrospectionCache), redis: app.get<RedisClient>(REDIS) };
 }
 
 /** Until its connection is up, an app skips the cache (no offline queue): wait for it. */
@@ -181,8 +197,10 @@ let responder: NestFastifyApplication | undefined;
 let resource: ResourceApp;
 let redisDown: ResourceApp;
 let inspector: Redis;
+let topologies: Topologies | undefined;
 
 beforeAll(async () => {
+  topologies = await startTopologies(services.redisUrl, services.redisKeyPrefix);
   responder = await startResponder();
   resource = await redisReady(await startResourceApp(services.redisUrl));
   const deadUrl = new URL(services.redisUrl);
@@ -198,6 +216,7 @@ afterAll(async () => {
   await Promise.all([resource?.app.close(), redisDown?.app.close()]);
   await responder?.close();
   await inspector?.quit();
+  await topologies?.stop();
 });
 
 // ---- tests ------------------------------------------------------------------------------------
@@ -248,80 +267,106 @@ describe('bearer authentication (RFC 6750)', () => {
   });
 });
 
-describe('introspection cache (libs/contracts introspection.ts)', () => {
-  it('caches auth-server’s answer: the second request asks nobody and costs one Redis command', async () => {
-    const { token, digest, answer } = issueToken();
-    expect((await get(resource, '/probe/any', token)).status).toBe(200);
-    expect(timesAsked(digest)).toBe(1);
-    expect(JSON.parse((await inspector.get(introspectionCacheKey(digest))) ?? 'null')).toEqual(answer);
-    const ttl = await inspector.ttl(introspectionCacheKey(digest));
-    expect(ttl).toBeGreaterThan(0);
-    expect(ttl).toBeLessThanOrEqual(INTROSPECTION_CACHE_MAX_TTL_SECONDS);
+describe.each(TOPOLOGY_NAMES)(
+  'introspection cache (libs/contracts introspection.ts), Redis %s',
+  (topologyName) => {
+    let resource: ResourceApp;
+    let inspector: RedisClient;
 
-    const commands = jest.spyOn(resource.redis, 'sendCommand');
-    try {
+    beforeAll(async () => {
+      const topology = topologies![topologyName];
+      resource = await redisReady(await startResourceApp(topology.config));
+      inspector = createRedis(topology.config);
+      await eventually(async () => (inspector.status === 'ready' ? true : undefined));
+      // A fresh app's RPC client needs a moment before auth-server's answers reach it.
+      await eventually(async () =>
+        (await get(resource, '/probe/any', issueToken().token)).status === 200 ? true : undefined,
+      );
+    });
+
+    afterAll(async () => {
+      await resource?.app.close();
+      await inspector?.quit();
+    });
+
+    it('caches auth-server’s answer: the second request asks nobody and costs one Redis command', async () => {
+      const { token, digest, answer } = issueToken();
       expect((await get(resource, '/probe/any', token)).status).toBe(200);
-      expect(commands.mock.calls.map(([command]) => command.name)).toEqual(['get']);
-    } finally {
-      commands.mockRestore();
-    }
-    expect(timesAsked(digest)).toBe(1);
-  });
+      expect(timesAsked(digest)).toBe(1);
+      expect(JSON.parse((await inspector.get(introspectionCacheKey(digest))) ?? 'null')).toEqual(answer);
+      const ttl = await inspector.ttl(introspectionCacheKey(digest));
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(INTROSPECTION_CACHE_MAX_TTL_SECONDS);
 
-  it('never keeps an active answer past the token’s own expiry', async () => {
-    const { token, digest } = issueToken(['profile:read'], 5);
-    expect((await get(resource, '/probe/any', token)).status).toBe(200);
-    const ttl = await inspector.ttl(introspectionCacheKey(digest));
-    expect(ttl).toBeGreaterThan(0);
-    expect(ttl).toBeLessThanOrEqual(5);
-  });
+      // A Cluster client sends through its node connections; the single/Sentinel client counts.
+      const commands =
+        topologyName === 'cluster' ? undefined : jest.spyOn(resource.redis as Redis, 'sendCommand');
+      try {
+        expect((await get(resource, '/probe/any', token)).status).toBe(200);
+        if (commands) expect(commands.mock.calls.map(([command]) => command.name)).toEqual(['get']);
+      } finally {
+        commands?.mockRestore();
+      }
+      expect(timesAsked(digest)).toBe(1);
+    });
 
-  it('caches an inactive answer as well', async () => {
-    const token = `at_${randomBytes(32).toString('base64url')}`;
-    const digest = tokenDigest(token);
-    expect((await get(resource, '/probe/any', token)).status).toBe(401);
-    expect((await get(resource, '/probe/any', token)).status).toBe(401);
-    expect(timesAsked(digest)).toBe(1);
-    expect(await inspector.get(introspectionCacheKey(digest))).toBe('{"active":false}');
-  });
+    it('never keeps an active answer past the token’s own expiry', async () => {
+      const { token, digest } = issueToken(['profile:read'], 5);
+      expect((await get(resource, '/probe/any', token)).status).toBe(200);
+      const ttl = await inspector.ttl(introspectionCacheKey(digest));
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(5);
+    });
 
-  it('rejects a cached token on the very next request once a revocation tombstones it', async () => {
-    const { token, digest } = issueToken();
-    expect((await get(resource, '/probe/any', token)).status).toBe(200);
-    expect((await get(resource, '/probe/any', token)).status).toBe(200);
+    it('caches an inactive answer as well', async () => {
+      const token = `at_${randomBytes(32).toString('base64url')}`;
+      const digest = tokenDigest(token);
+      expect((await get(resource, '/probe/any', token)).status).toBe(401);
+      expect((await get(resource, '/probe/any', token)).status).toBe(401);
+      expect(timesAsked(digest)).toBe(1);
+      expect(await inspector.get(introspectionCacheKey(digest))).toBe('{"active":false}');
+    });
 
-    // What auth-server does before committing a revocation. Its table still says "active" here,
-    // so only the tombstone can make the next request fail.
-    await resource.cache.tombstone([digest]);
-    const response = await get(resource, '/probe/any', token);
-    expect(response.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
-    await expectProblem(response, 401, 'invalid_token');
-    expect(timesAsked(digest)).toBe(1);
-    const ttl = await inspector.ttl(introspectionCacheKey(digest));
-    expect(ttl).toBeGreaterThan(INTROSPECTION_CACHE_MAX_TTL_SECONDS);
-    expect(ttl).toBeLessThanOrEqual(INTROSPECTION_TOMBSTONE_TTL_SECONDS);
-  });
+    it('rejects a cached token on the very next request once a revocation tombstones it', async () => {
+      const { token, digest } = issueToken();
+      expect((await get(resource, '/probe/any', token)).status).toBe(200);
+      expect((await get(resource, '/probe/any', token)).status).toBe(200);
 
-  it('cannot overwrite a tombstone with a stale answer (SET NX)', async () => {
-    const { token, digest, answer } = issueToken();
-    // The revocation lands between a reader's database read and its cache write.
-    await resource.cache.tombstone([digest]);
-    await expect(resource.cache.putIfAbsent(digest, answer)).resolves.toBe(false);
+      // What auth-server does before committing a revocation. Its table still says "active" here,
+      // so only the tombstone can make the next request fail.
+      await resource.cache.tombstone([digest]);
+      const response = await get(resource, '/probe/any', token);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+      await expectProblem(response, 401, 'invalid_token');
+      expect(timesAsked(digest)).toBe(1);
+      const ttl = await inspector.ttl(introspectionCacheKey(digest));
+      expect(ttl).toBeGreaterThan(INTROSPECTION_CACHE_MAX_TTL_SECONDS);
+      expect(ttl).toBeLessThanOrEqual(INTROSPECTION_TOMBSTONE_TTL_SECONDS);
+    });
 
-    await expect(resource.cache.get(digest)).resolves.toEqual({ active: false });
-    expect((await get(resource, '/probe/any', token)).status).toBe(401);
-    expect(timesAsked(digest)).toBe(0);
-  });
+    it('cannot overwrite a tombstone with a stale answer (SET NX)', async () => {
+      const { token, digest, answer } = issueToken();
+      // The revocation lands between a reader's database read and its cache write.
+      await resource.cache.tombstone([digest]);
+      await expect(resource.cache.putIfAbsent(digest, answer)).resolves.toBe(false);
 
-  it('tombstones several tokens at once', async () => {
-    const a = issueToken();
-    const b = issueToken();
-    expect((await get(resource, '/probe/any', a.token)).status).toBe(200);
-    await resource.cache.tombstone([a.digest, b.digest]);
-    expect((await get(resource, '/probe/any', a.token)).status).toBe(401);
-    expect((await get(resource, '/probe/any', b.token)).status).toBe(401);
-  });
-});
+      await expect(resource.cache.get(digest)).resolves.toEqual({ active: false });
+      expect((await get(resource, '/probe/any', token)).status).toBe(401);
+      expect(timesAsked(digest)).toBe(0);
+    });
+
+    it('tombstones several tokens at once, whatever slots their keys hash to', async () => {
+      // 40 digests land on every primary of a three-node Cluster (a MULTI over them is CROSSSLOT).
+      const tokens = Array.from({ length: 40 }, () => issueToken());
+      expect((await get(resource, '/probe/any', tokens[0].token)).status).toBe(200);
+      await resource.cache.tombstone(tokens.map((t) => t.digest));
+      for (const { token, digest } of tokens) {
+        expect((await get(resource, '/probe/any', token)).status).toBe(401);
+        expect(await inspector.get(introspectionCacheKey(digest))).toBe('{"active":false}');
+      }
+    });
+  },
+);
 
 describe('with Redis unreachable (fail closed: auth-server decides every request)', () => {
   it('still lets a live token through, asking auth-server each time', async () => {

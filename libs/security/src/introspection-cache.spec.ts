@@ -1,5 +1,6 @@
 import { INTROSPECTION_TOMBSTONE_TTL_SECONDS, type CachedIntrospection } from '@svc/contracts';
-import type Redis from 'ioredis';
+import type { RedisClient } from '@svc/platform';
+import Redis from 'ioredis';
 import {
   IntrospectionCache,
   IntrospectionCacheUnavailableError,
@@ -38,23 +39,20 @@ describe('introspectionTtlSeconds', () => {
 /** Just enough of ioredis for the failure paths real Redis cannot be made to produce on demand. */
 function fakeRedis(behaviour: {
   get?: () => Promise<string | null>;
-  exec?: () => Promise<[Error | null, unknown][] | null>;
+  set?: (key: string) => Promise<unknown>;
 }) {
-  const queued: unknown[][] = [];
+  const written: unknown[][] = [];
   const redis = {
     get: behaviour.get ?? (async () => null),
+    set: (...args: unknown[]) => {
+      written.push(args);
+      return behaviour.set ? behaviour.set(String(args[0])) : Promise.resolve('OK');
+    },
     multi: () => {
-      const multi = {
-        set: (...args: unknown[]) => {
-          queued.push(args);
-          return multi;
-        },
-        exec: behaviour.exec ?? (async () => queued.map(() => [null, 'OK'] as [null, string])),
-      };
-      return multi;
+      throw new Error('MULTI over keys of many slots is refused by Redis Cluster (CROSSSLOT)');
     },
   };
-  return { cache: new IntrospectionCache(redis as unknown as Redis), queued };
+  return { cache: new IntrospectionCache(redis as unknown as RedisClient), written };
 }
 
 describe('IntrospectionCache', () => {
@@ -72,37 +70,99 @@ describe('IntrospectionCache', () => {
     }
   });
 
-  it('writes every tombstone in one MULTI with a plain SET (no NX) and the tombstone TTL', async () => {
-    const { cache, queued } = fakeRedis({});
+  it('writes every tombstone with its own plain SET (no NX, no MULTI) and the tombstone TTL', async () => {
+    const { cache, written } = fakeRedis({});
     await cache.tombstone(['a'.repeat(64), 'b'.repeat(64)]);
-    expect(queued).toEqual([
+    expect(written).toEqual([
       [`introspect:${'a'.repeat(64)}`, '{"active":false}', 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS],
       [`introspect:${'b'.repeat(64)}`, '{"active":false}', 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS],
     ]);
   });
 
+  it('writes a suspension’s thousands of tombstones in bounded batches, every one of them', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const { cache, written } = fakeRedis({
+      set: async () => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setImmediate(r));
+        inFlight -= 1;
+        return 'OK';
+      },
+    });
+    const digests = Array.from({ length: 1234 }, (_, i) => i.toString(16).padStart(64, '0'));
+    await cache.tombstone(digests);
+    expect(new Set(written.map((w) => w[0])).size).toBe(1234);
+    expect(most).toBe(500);
+  });
+
   it('does nothing for an empty list', async () => {
-    const { cache, queued } = fakeRedis({ exec: () => Promise.reject(new Error('must not be called')) });
+    const { cache, written } = fakeRedis({ set: () => Promise.reject(new Error('must not be called')) });
     await cache.tombstone([]);
-    expect(queued).toEqual([]);
+    expect(written).toEqual([]);
   });
 
   it.each([
     ['Redis is unreachable', () => Promise.reject(new Error('Connection is closed.'))],
-    ['the transaction was discarded', () => Promise.resolve(null)],
     [
       'one write failed',
-      () =>
-        Promise.resolve([
-          [null, 'OK'],
-          [new Error('OOM'), null],
-        ] as [Error | null, unknown][]),
+      (key: string) =>
+        key.endsWith('b'.repeat(64)) ? Promise.reject(new Error('OOM')) : Promise.resolve('OK'),
     ],
-    ['a reply is missing', () => Promise.resolve([[null, 'OK']] as [Error | null, unknown][])],
-  ])('throws when Redis does not confirm every tombstone: %s', async (_case, exec) => {
-    const { cache } = fakeRedis({ exec });
+    ['a reply is not OK', () => Promise.resolve(null)],
+  ])('throws when Redis does not confirm every tombstone: %s', async (_case, set) => {
+    const { cache } = fakeRedis({ set });
     await expect(cache.tombstone(['a'.repeat(64), 'b'.repeat(64)])).rejects.toBeInstanceOf(
       IntrospectionCacheUnavailableError,
     );
+  });
+
+  describe('behind Sentinel', () => {
+    /** A Sentinel-configured ioredis client, with SET and WAIT answered by the test. */
+    function sentinelRedis(wait: () => Promise<number>, replicas: unknown[] = [['10.0.0.2', '6379', '42']]) {
+      const calls: string[] = [];
+      const redis = Object.create(Redis.prototype) as Redis;
+      Object.assign(redis, {
+        options: { sentinels: [{ host: 's1', port: 26379 }] },
+        set: () => {
+          calls.push('set');
+          return Promise.resolve('OK');
+        },
+        wait: (count: number, timeoutMs: number) => {
+          calls.push(`wait ${count} ${timeoutMs}`);
+          return wait();
+        },
+        role: () => {
+          calls.push('role');
+          return Promise.resolve(['master', 42, replicas]);
+        },
+      });
+      return { cache: new IntrospectionCache(redis), calls };
+    }
+
+    it('resolves only once a replica has the tombstones (WAIT 1 after the writes)', async () => {
+      const { cache, calls } = sentinelRedis(async () => 1);
+      await cache.tombstone(['a'.repeat(64), 'b'.repeat(64)]);
+      expect(calls).toEqual(['set', 'set', 'wait 1 500']);
+    });
+
+    it.each([
+      ['an attached replica does not confirm in time', () => Promise.resolve(0)],
+      ['WAIT fails', () => Promise.reject(new Error('Command timed out'))],
+    ])(
+      'refuses the revocation (503, retry) when %s: a failover could lose the tombstones',
+      async (_c, wait) => {
+        const { cache } = sentinelRedis(wait);
+        await expect(cache.tombstone(['a'.repeat(64)])).rejects.toBeInstanceOf(
+          IntrospectionCacheUnavailableError,
+        );
+      },
+    );
+
+    it('accepts the tombstones of a primary with no replica attached: no replica could be promoted without them', async () => {
+      const { cache, calls } = sentinelRedis(async () => 0, []);
+      await cache.tombstone(['a'.repeat(64)]);
+      expect(calls).toEqual(['set', 'wait 1 500', 'role']);
+    });
   });
 });

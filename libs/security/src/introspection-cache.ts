@@ -6,8 +6,8 @@ import {
   introspectionCacheKey,
   type CachedIntrospection,
 } from '@svc/contracts';
-import { DependencyUnavailableError, REDIS } from '@svc/platform';
-import type Redis from 'ioredis';
+import { DependencyUnavailableError, REDIS, type RedisClient } from '@svc/platform';
+import Redis from 'ioredis';
 
 /**
  * Redis did not answer, or did not confirm a write. A DependencyUnavailableError, so that if it
@@ -19,6 +19,12 @@ export class IntrospectionCacheUnavailableError extends DependencyUnavailableErr
     this.name = 'IntrospectionCacheUnavailableError';
   }
 }
+
+/** How long a revocation waits for a replica to confirm its tombstones (behind Sentinel). */
+const TOMBSTONE_REPLICA_WAIT_MS = 500;
+
+/** Bounds the commands in flight when a suspension revokes a partner's every token. */
+const TOMBSTONE_BATCH = 500;
 
 const TOMBSTONE = JSON.stringify({ active: false } satisfies CachedIntrospection);
 
@@ -40,7 +46,7 @@ export function introspectionTtlSeconds(answer: CachedIntrospection, nowMs: numb
  */
 @Injectable()
 export class IntrospectionCache {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  constructor(@Inject(REDIS) private readonly redis: RedisClient) {}
 
   /**
    * The cached answer, or undefined on a miss. One GET: a cache hit costs one round trip.
@@ -84,30 +90,67 @@ export class IntrospectionCache {
   }
 
   /**
-   * Writes `{"active":false}` over whatever is cached for each token (plain SET, no NX), in one
-   * MULTI/EXEC round trip. auth-server calls this BEFORE committing a revocation and rolls back
-   * when it throws: resolving means Redis confirmed every write.
+   * Writes `{"active":false}` over whatever is cached for each token (plain SET, no NX).
+   * auth-server calls this BEFORE committing a revocation and rolls back when it throws:
+   * resolving means Redis confirmed every write.
+   *
+   * One SET per key, issued together (auto-pipelined, per node on a Cluster), not MULTI: the
+   * digests hash to slots all over a Cluster, and a transaction over them is refused (CROSSSLOT).
+   * Nothing needs them atomic: if some writes fail the revocation rolls back and is retried, and
+   * the tombstones that did land only make those tokens inactive early (fail closed), which the
+   * retry makes true anyway.
+   *
+   * Behind Sentinel the tombstones must also have reached every replica that could be promoted
+   * (WAIT): replication is asynchronous, and a tombstone only the failing primary held would be
+   * lost with it, bringing the token's cached active answer back for up to a minute. A primary
+   * with no replica attached (e.g. just after a failover, before the old primary rejoins) has
+   * nothing to lose the write to: a replica that attaches later copies it.
    */
   async tombstone(digests: readonly string[]): Promise<void> {
-    if (digests.length === 0) return;
-    const multi = this.redis.multi();
-    for (const digest of digests) {
-      multi.set(introspectionCacheKey(digest), TOMBSTONE, 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS);
-    }
-    let results: [Error | null, unknown][] | null;
+    await this.writeTombstones(digests);
+    if (digests.length > 0 && this.replicated) await this.awaitReplica();
+  }
+
+  /** A Sentinel-managed primary: it has a replica by construction, the one a failover promotes. */
+  private get replicated(): boolean {
+    return this.redis instanceof Redis && (this.redis.options.sentinels?.length ?? 0) > 0;
+  }
+
+  private async awaitReplica(): Promise<void> {
+    const redis = this.redis as Redis;
+    let acked: number;
+    let attached: number;
     try {
-      results = await multi.exec();
+      // Within the client's 1 s command timeout; WAIT covers every write sent before it on this connection.
+      acked = await redis.wait(1, TOMBSTONE_REPLICA_WAIT_MS);
+      if (acked >= 1) return;
+      // ROLE on a primary: ['master', offset, [[host, port, offset], …]], its attached replicas.
+      const role = (await redis.role()) as [string, number, unknown[]?];
+      attached = Array.isArray(role[2]) ? role[2].length : 0;
     } catch (err) {
       throw new IntrospectionCacheUnavailableError(err);
     }
-    if (results === null || results.length !== digests.length) {
-      throw new IntrospectionCacheUnavailableError(new Error('the MULTI transaction was discarded'));
-    }
-    const failed = results.find(([err, reply]) => err !== null || reply !== 'OK');
-    if (failed) {
+    if (attached > 0) {
       throw new IntrospectionCacheUnavailableError(
-        failed[0] ?? new Error(`unexpected reply ${String(failed[1])}`),
+        new Error(`no replica confirmed the tombstones within ${TOMBSTONE_REPLICA_WAIT_MS} ms`),
       );
+    }
+  }
+
+  private async writeTombstones(digests: readonly string[]): Promise<void> {
+    for (let i = 0; i < digests.length; i += TOMBSTONE_BATCH) {
+      const batch = digests.slice(i, i + TOMBSTONE_BATCH);
+      const replies = await Promise.allSettled(
+        batch.map((digest) =>
+          this.redis.set(introspectionCacheKey(digest), TOMBSTONE, 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS),
+        ),
+      );
+      for (const reply of replies) {
+        if (reply.status === 'rejected') throw new IntrospectionCacheUnavailableError(reply.reason);
+        if (reply.value !== 'OK') {
+          throw new IntrospectionCacheUnavailableError(new Error(`unexpected reply ${String(reply.value)}`));
+        }
+      }
     }
   }
 }

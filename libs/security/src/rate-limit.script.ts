@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
  * Numbers are formatted with %d before they go back to Redis: Lua 5.1 would print a 16-digit
  * microsecond count in exponent notation and lose its last digits.
  *
- * KEYS[1]  the client's sorted set (`ratelimit:<client_id>`; ioredis adds the key prefix)
+ * KEYS[1]  the client's sorted set (`ratelimit:{<client_id>}`; ioredis adds the key prefix)
  * ARGV[1]  minute limit     ARGV[2]  minute window, µs
  * ARGV[3]  day limit        ARGV[4]  day window, µs (≥ the minute window)
  * ARGV[5]  a suffix unique to this request (two requests in one microsecond stay two members)
@@ -62,7 +62,11 @@ return { admitted, now, minuteCount, nextFree(minuteEntry, minuteWindow), dayCou
 /** What EVALSHA calls the script by. */
 export const RATE_LIMIT_SHA = createHash('sha1').update(RATE_LIMIT_LUA).digest('hex');
 
-/** The sorted set of one client; ioredis prepends the environment's key prefix. */
+/**
+ * The sorted set of one client; ioredis prepends the environment's key prefix. The client_id is
+ * the key's hash tag: the script touches this one key today, and any key a later change adds for
+ * the same client (`ratelimit:{<client_id>}:…`) lands in the same Redis Cluster slot.
+ */
 export function rateLimitKey(clientId: string): string {
-  return `ratelimit:${clientId}`;
+  return `ratelimit:{${clientId}}`;
 }

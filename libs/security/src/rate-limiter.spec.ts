@@ -55,7 +55,7 @@ describe('RedisRateLimiter', () => {
     expect(first.slice(0, 7)).toEqual([
       RATE_LIMIT_SHA,
       1,
-      'ratelimit:sandbox-partner',
+      'ratelimit:{sandbox-partner}',
       '5',
       String(60_000 * 1000),
       '8',

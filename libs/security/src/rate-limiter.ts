@@ -1,5 +1,4 @@
-import { DependencyUnavailableError } from '@svc/platform';
-import type Redis from 'ioredis';
+import { DependencyUnavailableError, isRedisUnavailable, type RedisClient } from '@svc/platform';
 import { randomBytes } from 'node:crypto';
 import type { RateLimitPolicy } from './rate-limit.config';
 import { decide, type RateLimitDecision } from './rate-limit-decision';
@@ -25,10 +24,6 @@ export class RateLimiterUnavailableError extends DependencyUnavailableError {
   }
 }
 
-/** Replies that mean "Redis cannot serve this now", as opposed to a fault in the script. */
-const UNAVAILABLE_REPLIES =
-  /^(LOADING|BUSY|READONLY|MASTERDOWN|OOM|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|MISCONF)\b/;
-
 function isReplyError(err: unknown): err is Error {
   return err instanceof Error && err.name === 'ReplyError';
 }
@@ -39,8 +34,7 @@ function isReplyError(err: unknown): err is Error {
  * stays what it is (a logged 500). Either way nothing is admitted.
  */
 function classify(err: unknown): unknown {
-  if (isReplyError(err) && !UNAVAILABLE_REPLIES.test(err.message)) return err;
-  return new RateLimiterUnavailableError(err);
+  return isRedisUnavailable(err) ? new RateLimiterUnavailableError(err) : err;
 }
 
 const US_PER_MS = 1000;
@@ -76,7 +70,7 @@ export class RedisRateLimiter extends RateLimiter {
   private readonly windowArgs: readonly string[];
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     readonly policy: RateLimitPolicy,
   ) {
     super();

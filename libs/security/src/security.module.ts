@@ -10,8 +10,7 @@ import {
   type Type,
   type ValueProvider,
 } from '@nestjs/common';
-import { APP_CONFIG, REDIS } from '@svc/platform';
-import type Redis from 'ioredis';
+import { APP_CONFIG, REDIS, type RedisClient } from '@svc/platform';
 import { BasicAuthGuard } from './basic-auth.guard';
 import { BasicStrategy } from './basic.strategy';
 import { BearerAuthGuard } from './bearer-auth.guard';
@@ -53,7 +52,7 @@ function introspectorProvider(recipe: IntrospectorProvider | undefined): Provide
 const rateLimiterProvider: FactoryProvider<RateLimiter> = {
   provide: RateLimiter,
   inject: [REDIS, APP_CONFIG],
-  useFactory: (redis: Redis, appConfig: object) => {
+  useFactory: (redis: RedisClient, appConfig: object) => {
     const config = rateLimitConfigOf(appConfig);
     return config ? new RedisRateLimiter(redis, rateLimitPolicy(config)) : new UnconfiguredRateLimiter();
   },

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { normaliseEmail } from '@svc/contracts';
-import { APP_LOGGER, REDIS } from '@svc/platform';
-import type Redis from 'ioredis';
+import { APP_LOGGER, DependencyUnavailableError, REDIS, type RedisClient } from '@svc/platform';
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 
@@ -20,7 +19,8 @@ export const SIGN_IN_LIMITS = {
  * Reserves an attempt on both counters in one atomic step, so parallel guesses cannot all pass
  * the check before the first failure is recorded. A counter starts its window at its first
  * attempt. A refused attempt is not counted (the window still ends on time).
- * KEYS: per-address, per-account. ARGV: their limits and windows (ms).
+ * KEYS: per-address, per-account; both carry the account digest as hash tag, so they share a
+ * Redis Cluster slot and the script may touch both. ARGV: their limits and windows (ms).
  * Returns { 1 } or { 0, ms until the exhausted window(s) reopen }.
  */
 const RESERVE_LUA = `
@@ -63,24 +63,40 @@ export type SignInAttempt =
   | { readonly admitted: true; succeeded(): Promise<void> }
   | { readonly admitted: false; readonly retryAfterSeconds: number };
 
+/** Redis could not count the attempt: the sign-in is refused with "try again" (503 in consent-ui). */
+export class SignInThrottleUnavailableError extends DependencyUnavailableError {
+  constructor(cause?: unknown) {
+    super('redis (sign-in throttle)', cause);
+    this.name = 'SignInThrottleUnavailableError';
+  }
+}
+
+/** Both counters of one account live in the slot of `{<account digest>}`. */
+export function signInKeys(account: string, clientIp: string | undefined): [string, string] {
+  return [`signin:{${account}}:${clientIp ?? 'unknown'}`, `signin:{${account}}`];
+}
+
 /**
  * Sign-in throttling for crew members (the consent UI's /login), in Redis so every replica
  * counts together. Keys hold a digest of the normalised e-mail, never the address itself; an
  * unknown e-mail is counted like a known one, so refusals say nothing about which accounts exist.
  *
- * Redis unavailable: attempts are admitted (logged). Refusing every sign-in while Redis is away
- * would lock every member out; the passwords stay behind scrypt either way.
+ * Redis unavailable (down, failing over) or refusing the script: the attempt fails closed with
+ * SignInThrottleUnavailableError, which consent-ui shows as a 503 "try again" page. Admitting
+ * unthrottled would hand a guesser unlimited attempts for as long as Redis can be kept away;
+ * members who cannot sign in for the seconds of a failover retry, and the partner API (the
+ * reason to sign in) answers 503 then anyway.
  */
 @Injectable()
 export class SignInThrottle {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
 
   async attempt(email: string, clientIp: string | undefined): Promise<SignInAttempt> {
     const account = createHash('sha256').update(normaliseEmail(email)).digest('base64url');
-    const keys = [`signin:${account}:${clientIp ?? 'unknown'}`, `signin:${account}`];
+    const keys = signInKeys(account, clientIp);
     const { perAddress, perAccount } = SIGN_IN_LIMITS;
     let reply: unknown;
     try {
@@ -96,9 +112,9 @@ export class SignInThrottle {
     } catch (err) {
       this.logger.warn(
         { err: err instanceof Error ? err.message : String(err) },
-        'sign-in throttle unavailable; attempt admitted unthrottled',
+        'sign-in throttle unavailable; attempt refused (try again)',
       );
-      return { admitted: true, succeeded: () => Promise.resolve() };
+      throw new SignInThrottleUnavailableError(err);
     }
     const [admitted, waitMs] = reply as [number, number?];
     if (admitted !== 1) {
@@ -106,6 +122,7 @@ export class SignInThrottle {
     }
     return {
       admitted: true,
+      // Best effort: a reservation not given back only counts as one failure until its window ends.
       succeeded: async () => {
         await this.redis.eval(SUCCEEDED_LUA, 2, ...keys).catch(() => undefined);
       },

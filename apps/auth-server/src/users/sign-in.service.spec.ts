@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type Redis from 'ioredis';
+import type { RedisClient } from '@svc/platform';
 import { SignInService } from './sign-in.service';
-import { SignInThrottle, type SignInAttempt } from './sign-in-throttle';
+import { SignInThrottle, SignInThrottleUnavailableError, type SignInAttempt } from './sign-in-throttle';
 import type { UserEntity } from './user.entity';
 import type { UsersService } from './users.service';
 
@@ -59,13 +59,51 @@ describe('SignInService', () => {
   });
 });
 
-describe('SignInThrottle with Redis unavailable', () => {
-  it('admits the attempt and logs a warning rather than locking every member out', async () => {
+describe('SignInThrottle', () => {
+  function throttleWith(evalReply: () => Promise<unknown>) {
+    const calls: unknown[][] = [];
     const warnings: unknown[] = [];
-    const redis = { eval: () => Promise.reject(new Error('Connection is closed.')) } as unknown as Redis;
+    const redis = {
+      eval: (...args: unknown[]) => {
+        calls.push(args);
+        return evalReply();
+      },
+    } as unknown as RedisClient;
     const logger = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
-    const attempt = await new SignInThrottle(redis, logger).attempt('a@x.test', '203.0.113.1');
-    expect(attempt.admitted).toBe(true);
+    return { throttle: new SignInThrottle(redis, logger), calls, warnings };
+  }
+
+  it('gives both counters of an account one hash tag, so the script runs on Redis Cluster', async () => {
+    const { throttle, calls } = throttleWith(async () => [1]);
+    await throttle.attempt('A@X.test', '203.0.113.1');
+    const [, numKeys, perAddress, perAccount] = calls[0] as [string, number, string, string];
+    expect(numKeys).toBe(2);
+    const tag = /^signin:(\{[A-Za-z0-9_-]{43}\})/.exec(perAccount)?.[1];
+    expect(tag).toBeDefined();
+    expect(perAccount).toBe(`signin:${tag}`);
+    expect(perAddress).toBe(`signin:${tag}:203.0.113.1`);
+    expect(perAddress).not.toContain('x.test');
+  });
+
+  it.each([
+    ['Redis is unreachable', new Error('Connection is closed.')],
+    [
+      'Redis refuses the script',
+      Object.assign(new Error('CROSSSLOT Keys in request don’t hash to the same slot'), {
+        name: 'ReplyError',
+      }),
+    ],
+    [
+      'the primary was demoted',
+      Object.assign(new Error('READONLY You can’t write against a read only replica.'), {
+        name: 'ReplyError',
+      }),
+    ],
+  ])('refuses the attempt (fails closed, 503 "try again") when %s', async (_case, error) => {
+    const { throttle, warnings } = throttleWith(() => Promise.reject(error));
+    await expect(throttle.attempt('a@x.test', '203.0.113.1')).rejects.toBeInstanceOf(
+      SignInThrottleUnavailableError,
+    );
     expect(warnings).toHaveLength(1);
     expect(JSON.stringify(warnings)).not.toContain('a@x.test');
   });

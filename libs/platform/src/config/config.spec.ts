@@ -8,6 +8,7 @@ import {
   loadConfig,
   OUTBOX_CONFIG,
   parseDuration,
+  REDIS_CONFIG,
   secret,
 } from './config';
 
@@ -101,6 +102,78 @@ describe('RPC_TIMEOUT_MS', () => {
     const config = loadConfig(AMQP_CONFIG, { AMQP_URL: 'amqp://guest:guest@localhost:5672/' });
     expect(config.RPC_TIMEOUT_MS).toBe(2000);
     expect(config.RPC_TIMEOUT_MS).toBeLessThan(3000);
+  });
+});
+
+describe('REDIS_CONFIG: one of three topologies', () => {
+  const load = (env: Record<string, string>) => loadConfig(REDIS_CONFIG, env);
+  const problems = (env: Record<string, string>) => {
+    try {
+      load(env);
+    } catch (err) {
+      return (err as ConfigError).problems;
+    }
+    return [];
+  };
+
+  it('takes a single URL', () => {
+    expect(load({ REDIS_URL: 'redis://:pw@cache:6380/2' })).toMatchObject({
+      REDIS_URL: 'redis://:pw@cache:6380/2',
+      REDIS_SENTINELS: undefined,
+      REDIS_CLUSTER_NODES: undefined,
+      REDIS_KEY_PREFIX: '',
+    });
+  });
+
+  it('takes a Sentinel set with its master group (mymaster by default) and the nodes’ password', () => {
+    const config = load({ REDIS_SENTINELS: 's1:26379, s2:26380,[::1]:26381', REDIS_PASSWORD: 'pw' });
+    expect(config.REDIS_URL).toBeUndefined();
+    expect(config.REDIS_SENTINELS).toEqual([
+      { host: 's1', port: 26379 },
+      { host: 's2', port: 26380 },
+      { host: '::1', port: 26381 },
+    ]);
+    expect(config.REDIS_SENTINEL_MASTER).toBe('mymaster');
+    expect(config.REDIS_PASSWORD).toBe('pw');
+    expect(load({ REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_MASTER: 'cache' }).REDIS_SENTINEL_MASTER).toBe(
+      'cache',
+    );
+  });
+
+  it('takes Cluster seed nodes', () => {
+    expect(load({ REDIS_CLUSTER_NODES: 'n1:7000,n2:7001' }).REDIS_CLUSTER_NODES).toEqual([
+      { host: 'n1', port: 7000 },
+      { host: 'n2', port: 7001 },
+    ]);
+  });
+
+  it('requires exactly one of the three, naming them, and never quotes a URL (it may hold a password)', () => {
+    expect(problems({})).toEqual([
+      {
+        variable: 'REDIS_URL',
+        reason: 'is required, or REDIS_SENTINELS or REDIS_CLUSTER_NODES (exactly one of them)',
+      },
+    ]);
+    const both = problems({ REDIS_URL: 'redis://:secret-pw@cache', REDIS_CLUSTER_NODES: 'n1:7000' });
+    expect(both).toHaveLength(1);
+    expect(both[0].reason).toContain('set exactly one of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES');
+    expect(JSON.stringify(both)).not.toContain('secret-pw');
+  });
+
+  it('rejects a malformed address list', () => {
+    expect(problems({ REDIS_SENTINELS: 's1:26379,s2' })).toEqual([
+      { variable: 'REDIS_SENTINELS', reason: '"s2" is not host:port' },
+    ]);
+    expect(problems({ REDIS_CLUSTER_NODES: 'n1:99999' })[0].variable).toBe('REDIS_CLUSTER_NODES');
+  });
+
+  it('refuses a key prefix with a brace: Redis Cluster would take it for the keys’ hash tag', () => {
+    expect(load({ REDIS_URL: 'redis://cache', REDIS_KEY_PREFIX: 'production:' }).REDIS_KEY_PREFIX).toBe(
+      'production:',
+    );
+    expect(problems({ REDIS_URL: 'redis://cache', REDIS_KEY_PREFIX: 'prod{1}:' })[0].variable).toBe(
+      'REDIS_KEY_PREFIX',
+    );
   });
 });
 

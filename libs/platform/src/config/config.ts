@@ -218,11 +218,76 @@ export const DATABASE_CONFIG = {
   DATABASE_POOL_SIZE: int('connections per process', { default: '10', min: 1, max: 200 }),
 } satisfies ConfigSpec;
 
+/** The three ways to reach Redis; exactly one is set. */
+export const REDIS_TOPOLOGY_VARIABLES = ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const;
+
+function isSet(raw: string | undefined): boolean {
+  return raw !== undefined && raw.trim() !== '';
+}
+
+export interface HostPort {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** `host:port,host:port`; `[::1]:26379` for IPv6. */
+export function parseHostPorts(text: string): HostPort[] {
+  const parts = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  if (parts.length === 0) throw new Error('must list at least one host:port');
+  return parts.map((part) => {
+    const m = /^(\[[^\]]+\]|[^:\s]+):(\d{1,5})$/.exec(part);
+    const port = m ? Number(m[2]) : NaN;
+    if (!m || port < 1 || port > 65535) throw new Error(`"${part}" is not host:port`);
+    return { host: m[1].replace(/^\[|\]$/g, ''), port };
+  });
+}
+
+/**
+ * REDIS_URL reports the topology as a whole: none or more than one of the three set is one
+ * problem, named once. The URL itself may carry a password, so no reason ever quotes it.
+ */
+function redisUrl(): VarSpec<string | undefined> {
+  const spec = url('Redis connection URL (single server)', ['redis', 'rediss']);
+  const [, ...others] = REDIS_TOPOLOGY_VARIABLES;
+  return {
+    description: `${spec.description}; or REDIS_SENTINELS, or REDIS_CLUSTER_NODES (exactly one)`,
+    parse(raw, appEnv, env = {}) {
+      const set = REDIS_TOPOLOGY_VARIABLES.filter((name) => isSet(name === 'REDIS_URL' ? raw : env[name]));
+      if (set.length === 0) throw new Error(`is required, or ${others.join(' or ')} (exactly one of them)`);
+      if (set.length > 1)
+        throw new Error(
+          `is one of several Redis topologies: set exactly one of ${REDIS_TOPOLOGY_VARIABLES.join(', ')} (got ${set.join(' and ')})`,
+        );
+      return isSet(raw) ? spec.parse(raw, appEnv) : undefined;
+    },
+  };
+}
+
+function hostPorts(description: string): VarSpec<HostPort[] | undefined> {
+  return { description, parse: (raw) => (isSet(raw) ? parseHostPorts(raw!) : undefined) };
+}
+
 export const REDIS_CONFIG = {
-  REDIS_URL: url('Redis connection URL', ['redis', 'rediss']),
-  REDIS_KEY_PREFIX: optionalStr('prefix of every Redis key (isolates environments sharing one Redis)', {
-    default: '',
-  }),
+  REDIS_URL: redisUrl(),
+  REDIS_SENTINELS: hostPorts('Sentinel addresses (comma-separated host:port); instead of REDIS_URL'),
+  REDIS_SENTINEL_MASTER: str('master group name the sentinels watch', { default: 'mymaster' }),
+  REDIS_CLUSTER_NODES: hostPorts(
+    'Redis Cluster seed nodes (comma-separated host:port); instead of REDIS_URL',
+  ),
+  REDIS_PASSWORD: optionalStr('password of the Redis nodes behind REDIS_SENTINELS or REDIS_CLUSTER_NODES'),
+  REDIS_KEY_PREFIX: {
+    description: 'prefix of every Redis key (isolates environments sharing one Redis)',
+    parse(raw) {
+      const value = raw?.trim() ?? '';
+      // Redis Cluster hashes the first {...} of a key: a brace in the prefix would put every key
+      // of the environment in one slot, or split the hash tags the keys rely on.
+      if (/[{}]/.test(value)) throw new Error('must not contain { or } (Redis Cluster hash tags)');
+      return value;
+    },
+  } satisfies VarSpec<string>,
 } satisfies ConfigSpec;
 
 export const AMQP_CONFIG = {

@@ -13,13 +13,21 @@ export class HealthController {
     return { status: 'ok' };
   }
 
+  /**
+   * Readiness: 200 once every dependency has answered once, until draining; a shared
+   * dependency failing later shows as `degraded` (still 200), see ReadinessRegistry.
+   */
   @Get('readyz')
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     const report = await this.readiness.report();
     reply.status(report.ready ? 200 : 503).header('cache-control', 'no-store');
-    return {
-      status: report.ready ? 'ready' : report.draining ? 'draining' : 'not_ready',
-      checks: report.checks,
-    };
+    const status = report.draining
+      ? 'draining'
+      : !report.ready
+        ? 'not_ready'
+        : report.degraded
+          ? 'degraded'
+          : 'ready';
+    return { status, checks: report.checks };
   }
 }

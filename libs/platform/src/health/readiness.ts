@@ -2,21 +2,43 @@ import { Injectable } from '@nestjs/common';
 
 export type ReadinessCheck = () => Promise<void>;
 
+export interface DependencyState {
+  readonly ok: boolean;
+  readonly error?: string;
+  /** When the current failure began (ISO 8601); absent while the dependency answers. */
+  readonly failing_since?: string;
+}
+
 export interface ReadinessReport {
   readonly ready: boolean;
   readonly draining: boolean;
-  readonly checks: Record<string, { ok: boolean; error?: string }>;
+  /** ready, but at least one dependency fails now. */
+  readonly degraded: boolean;
+  readonly checks: Record<string, DependencyState>;
 }
 
 /**
- * What `/readyz` asks. Each module that owns a dependency (database, Redis, RabbitMQ) registers
- * one check; a check that takes longer than the budget counts as failed, so a stuck dependency
- * takes the pod out of rotation instead of hanging the probe.
+ * What `/readyz` asks (docs/architecture.md, "Readiness and shared dependencies").
+ *
+ * Each module that owns a dependency (database, Redis, RabbitMQ) registers one check; a check
+ * that takes longer than the budget counts as failed, so a stuck dependency cannot hang the probe.
+ *
+ * The rule: a process is ready once every dependency has answered at least once (it started,
+ * its connections work, its migrations are there) and until it drains. After that, a failing
+ * dependency is reported (body, `readiness_dependency_up`) but does not make the process
+ * unready: every dependency here is shared by all replicas, so failing readiness for it would
+ * take the whole fleet out of the Service at once. Callers would then get the gateway's 502
+ * instead of the app's 503 Problem, and no replica would be left to notice the recovery. An
+ * unready process is one that cannot do useful work its peers can.
  */
 @Injectable()
 export class ReadinessRegistry {
   private readonly checks = new Map<string, ReadinessCheck>();
+  private readonly answeredOnce = new Set<string>();
+  private readonly failingSince = new Map<string, number>();
   private draining = false;
+
+  constructor(private readonly now: () => number = Date.now) {}
 
   register(name: string, check: ReadinessCheck): void {
     this.checks.set(name, check);
@@ -28,25 +50,36 @@ export class ReadinessRegistry {
 
   async report(budgetMs = 2000): Promise<ReadinessReport> {
     const entries = await Promise.all(
-      [...this.checks].map(async ([name, check]) => {
-        let timer: NodeJS.Timeout | undefined;
-        try {
-          await Promise.race([
-            check(),
-            new Promise<never>((_, reject) => {
-              timer = setTimeout(() => reject(new Error(`no answer within ${budgetMs} ms`)), budgetMs);
-            }),
-          ]);
-          return [name, { ok: true }] as const;
-        } catch (err) {
-          return [name, { ok: false, error: err instanceof Error ? err.message : String(err) }] as const;
-        } finally {
-          clearTimeout(timer);
-        }
-      }),
+      [...this.checks].map(async ([name, check]) => [name, await this.run(name, check, budgetMs)] as const),
     );
     const checks = Object.fromEntries(entries);
-    const ready = !this.draining && entries.every(([, r]) => r.ok);
-    return { ready, draining: this.draining, checks };
+    const started = [...this.checks.keys()].every((name) => this.answeredOnce.has(name));
+    const degraded = entries.some(([, state]) => !state.ok);
+    return { ready: started && !this.draining, draining: this.draining, degraded, checks };
+  }
+
+  private async run(name: string, check: ReadinessCheck, budgetMs: number): Promise<DependencyState> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        check(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${budgetMs} ms`)), budgetMs);
+        }),
+      ]);
+      this.answeredOnce.add(name);
+      this.failingSince.delete(name);
+      return { ok: true };
+    } catch (err) {
+      const since = this.failingSince.get(name) ?? this.now();
+      this.failingSince.set(name, since);
+      return {
+        ok: false,
+        error: err instanceof Error ? err.message : String(err),
+        failing_since: new Date(since).toISOString(),
+      };
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

@@ -1,0 +1,399 @@
+import type { RedisConfig } from '@svc/platform';
+import Redis from 'ioredis';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+/**
+ * Private Redis topologies for the integration tier: a three-primary Redis Cluster and a
+ * Sentinel-managed primary with one replica and three sentinels, each on free ports of its own,
+ * in a temp dir under `.run/`, with no persistence. The shared Redis on 6379 is never touched.
+ * Every process started here is killed by `stop()` and, should a test run die first, on exit.
+ *
+ * Needs `redis-server` (Debian's package, which `npm test` installs when Redis is missing);
+ * sentinels are `redis-server --sentinel`, so the `redis-sentinel` package is not needed.
+ */
+const ROOT = path.resolve(__dirname, '../..');
+const REDIS_SERVER = process.env.REDIS_SERVER_BIN ?? 'redis-server';
+const HOST = '127.0.0.1';
+export const SENTINEL_MASTER = 'mymaster';
+
+export type TopologyName = 'single' | 'cluster' | 'sentinel';
+
+export interface RedisTopology {
+  readonly name: TopologyName;
+  /** What an app reads: exactly one of REDIS_URL / REDIS_SENTINELS / REDIS_CLUSTER_NODES. */
+  readonly env: Readonly<Record<string, string>>;
+  /** The same as a validated config (REDIS_CONFIG's shape). */
+  readonly config: RedisConfig;
+  stop(): Promise<void>;
+}
+
+export interface SentinelTopology extends RedisTopology {
+  readonly name: 'sentinel';
+  /** The port of the primary the sentinels name now. */
+  primaryPort(): Promise<number>;
+  /**
+   * `SENTINEL FAILOVER`: the replica is promoted, the old primary becomes its replica. Resolves
+   * once the sentinels name the new primary and it accepts writes.
+   */
+  failover(): Promise<{ from: number; to: number }>;
+}
+
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+/**
+ * Kills the servers listed in `<dir>/pids` and removes the dir once this process is gone: Jest
+ * may end a worker without running exit handlers, and a leaked redis-server would hold its port.
+ */
+const WATCHDOG = String.raw`
+const fs = require('node:fs');
+const [parent, dir] = [Number(process.argv[1]), process.argv[2]];
+setInterval(() => {
+  try { process.kill(parent, 0); return; } catch {}
+  let pids = [];
+  try { pids = fs.readFileSync(dir + '/pids', 'utf8').split('\n').filter(Boolean).map(Number); } catch {}
+  for (const pid of pids) { try { process.kill(pid, 'SIGKILL'); } catch {} }
+  try { fs.rmSync(dir, { recursive: true, force: true }); } catch {}
+  process.exit(0);
+}, 500);
+`;
+
+interface RunDir {
+  readonly dir: string;
+  readonly children: ChildProcess[];
+  start(args: string[]): ChildProcess;
+  stop(): Promise<void>;
+}
+
+function runDir(kind: string): RunDir {
+  const base = path.join(ROOT, '.run');
+  mkdirSync(base, { recursive: true });
+  const dir = mkdtempSync(path.join(base, `redis-${kind}-`));
+  const watchdog = spawn(process.execPath, ['-e', WATCHDOG, String(process.pid), dir], {
+    detached: true,
+    stdio: 'ignore',
+  });
+  watchdog.unref();
+  const children: ChildProcess[] = [];
+  return {
+    dir,
+    children,
+    start(args) {
+      const child = startServer(dir, args);
+      children.push(child);
+      if (child.pid !== undefined) appendFileSync(path.join(dir, 'pids'), `${child.pid}\n`);
+      return child;
+    },
+    async stop() {
+      await kill(children, dir);
+      watchdog.kill('SIGKILL');
+    },
+  };
+}
+
+/** A port p with p and p + 10000 (a Cluster node's bus port) both free. */
+async function freePort(taken: Set<number>): Promise<number> {
+  const free = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, HOST, () => server.close(() => resolve(true)));
+    });
+  for (let i = 0; i < 200; i++) {
+    const port = 30_000 + Math.floor(Math.random() * 10_000);
+    if (taken.has(port)) continue;
+    if ((await free(port)) && (await free(port + 10_000))) {
+      taken.add(port);
+      return port;
+    }
+  }
+  throw new Error('no free port pair for a private Redis');
+}
+
+function assertInstalled(): void {
+  const probe = spawnSync(REDIS_SERVER, ['--version'], { encoding: 'utf8' });
+  if (probe.status !== 0) {
+    throw new Error(
+      `${REDIS_SERVER} is not installed (apt-get install -y redis-server): ${probe.error?.message ?? probe.stderr}`,
+    );
+  }
+}
+
+function startServer(dir: string, args: string[]): ChildProcess {
+  const child = spawn(REDIS_SERVER, args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.on('exit', () => live.delete(child));
+  live.add(child);
+  child.on('error', () => undefined); // reported by the PING that never answers
+  Object.defineProperty(child, 'stderrText', { get: () => stderr });
+  return child;
+}
+
+const NO_PERSISTENCE = ['--save', '', '--appendonly', 'no'];
+
+async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what} within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+}
+
+/** One command to one server; a fresh connection each time, so a failover cannot confuse it. */
+async function command(port: number, ...args: (string | number)[]): Promise<unknown> {
+  const client = new Redis({
+    host: HOST,
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return await client.call(String(args[0]), ...args.slice(1).map(String));
+  } finally {
+    client.disconnect();
+  }
+}
+
+async function kill(children: ChildProcess[], dir: string): Promise<void> {
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** The shared server of this run (`npm test`'s REDIS_URL): nothing to start or stop. */
+export function singleTopology(redisUrl: string, keyPrefix: string): RedisTopology {
+  return {
+    name: 'single',
+    env: { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: keyPrefix },
+    config: { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: keyPrefix },
+    stop: () => Promise.resolve(),
+  };
+}
+
+/** Three primaries, no replicas, slots split evenly by `redis-cli --cluster create`. */
+export async function startCluster(keyPrefix = ''): Promise<RedisTopology> {
+  assertInstalled();
+  const run = runDir('cluster');
+  const { dir } = run;
+  const taken = new Set<number>();
+  const ports = [await freePort(taken), await freePort(taken), await freePort(taken)];
+  ports.forEach((port) =>
+    run.start([
+      '--port',
+      String(port),
+      '--bind',
+      HOST,
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      `nodes-${port}.conf`,
+      '--cluster-node-timeout',
+      '2000',
+      '--dir',
+      dir,
+      ...NO_PERSISTENCE,
+    ]),
+  );
+  const topology: RedisTopology = {
+    name: 'cluster',
+    env: { REDIS_CLUSTER_NODES: ports.map((p) => `${HOST}:${p}`).join(','), REDIS_KEY_PREFIX: keyPrefix },
+    config: { REDIS_CLUSTER_NODES: ports.map((port) => ({ host: HOST, port })), REDIS_KEY_PREFIX: keyPrefix },
+    stop: () => run.stop(),
+  };
+  try {
+    for (const port of ports)
+      await until(`redis ${port} answers`, async () =>
+        (await command(port, 'PING')) === 'PONG' ? true : undefined,
+      );
+    const created = spawnSync(
+      'redis-cli',
+      [
+        '--cluster',
+        'create',
+        ...ports.map((p) => `${HOST}:${p}`),
+        '--cluster-replicas',
+        '0',
+        '--cluster-yes',
+      ],
+      { encoding: 'utf8', timeout: 20_000 },
+    );
+    if (created.status !== 0)
+      throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
+    for (const port of ports) {
+      await until(`cluster state ok on ${port}`, async () =>
+        String(await command(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok') ? true : undefined,
+      );
+    }
+    return topology;
+  } catch (err) {
+    await topology.stop();
+    throw err;
+  }
+}
+
+function sentinelConf(port: number, primaryPort: number): string {
+  return [
+    `port ${port}`,
+    `bind ${HOST}`,
+    'protected-mode no',
+    `sentinel monitor ${SENTINEL_MASTER} ${HOST} ${primaryPort} 2`,
+    // Short, so the failover test takes seconds: subjectively down after 1 s without an answer.
+    `sentinel down-after-milliseconds ${SENTINEL_MASTER} 1000`,
+    `sentinel failover-timeout ${SENTINEL_MASTER} 10000`,
+    `sentinel parallel-syncs ${SENTINEL_MASTER} 1`,
+    '',
+  ].join('\n');
+}
+
+/** A primary, one replica and three sentinels (quorum 2). */
+export async function startSentinel(keyPrefix = ''): Promise<SentinelTopology> {
+  assertInstalled();
+  const run = runDir('sentinel');
+  const { dir } = run;
+  const taken = new Set<number>();
+  const [primary, replica] = [await freePort(taken), await freePort(taken)];
+  const sentinels = [await freePort(taken), await freePort(taken), await freePort(taken)];
+  const server = (port: number, extra: string[] = []) =>
+    run.start(['--port', String(port), '--bind', HOST, '--dir', dir, ...NO_PERSISTENCE, ...extra]);
+  server(primary);
+  server(replica, ['--replicaof', HOST, String(primary)]);
+
+  const askSentinels = async () => {
+    for (const port of sentinels) {
+      try {
+        const [, addrPort] = (await command(
+          port,
+          'SENTINEL',
+          'GET-MASTER-ADDR-BY-NAME',
+          SENTINEL_MASTER,
+        )) as string[];
+        return Number(addrPort);
+      } catch {
+        // the next one
+      }
+    }
+    throw new Error('no sentinel answers');
+  };
+  const topology: SentinelTopology = {
+    name: 'sentinel',
+    env: {
+      REDIS_SENTINELS: sentinels.map((p) => `${HOST}:${p}`).join(','),
+      REDIS_SENTINEL_MASTER: SENTINEL_MASTER,
+      REDIS_KEY_PREFIX: keyPrefix,
+    },
+    config: {
+      REDIS_SENTINELS: sentinels.map((port) => ({ host: HOST, port })),
+      REDIS_SENTINEL_MASTER: SENTINEL_MASTER,
+      REDIS_KEY_PREFIX: keyPrefix,
+    },
+    primaryPort: askSentinels,
+    async failover() {
+      const from = await askSentinels();
+      const to = from === primary ? replica : primary;
+      await until(`the replica ${to} is in sync`, async () =>
+        String(await command(to, 'INFO', 'replication')).includes('master_link_status:up') ? true : undefined,
+      );
+      await command(sentinels[0], 'SENTINEL', 'FAILOVER', SENTINEL_MASTER);
+      for (const port of sentinels) {
+        await until(`sentinel ${port} names ${to}`, async () => {
+          const [, p] = (await command(
+            port,
+            'SENTINEL',
+            'GET-MASTER-ADDR-BY-NAME',
+            SENTINEL_MASTER,
+          )) as string[];
+          return Number(p) === to ? true : undefined;
+        });
+      }
+      await until(`${to} is a primary`, async () =>
+        String(await command(to, 'ROLE')).startsWith('master') ? true : undefined,
+      );
+      return { from, to };
+    },
+    stop: () => run.stop(),
+  };
+  try {
+    for (const port of [primary, replica]) {
+      await until(`redis ${port} answers`, async () =>
+        (await command(port, 'PING')) === 'PONG' ? true : undefined,
+      );
+    }
+    await until('the replica is in sync', async () =>
+      String(await command(replica, 'INFO', 'replication')).includes('master_link_status:up')
+        ? true
+        : undefined,
+    );
+    for (const port of sentinels) {
+      const conf = path.join(dir, `sentinel-${port}.conf`);
+      writeFileSync(conf, sentinelConf(port, primary));
+      run.start([conf, '--sentinel']);
+    }
+    // Each sentinel knows the replica, so a forced failover (SENTINEL FAILOVER) can promote it;
+    // the sentinels find each other within seconds after that, which only an unforced one needs.
+    for (const port of sentinels) {
+      await until(`sentinel ${port} sees the replica`, async () => {
+        const info = String(await command(port, 'INFO', 'sentinel'));
+        return /slaves=1,/.test(info) ? true : undefined;
+      });
+    }
+    return topology;
+  } catch (err) {
+    await topology.stop();
+    throw err;
+  }
+}
+
+export const TOPOLOGY_NAMES: readonly TopologyName[] = ['single', 'cluster', 'sentinel'];
+
+export interface Topologies {
+  readonly single: RedisTopology;
+  readonly cluster: RedisTopology;
+  readonly sentinel: SentinelTopology;
+  stop(): Promise<void>;
+}
+
+/**
+ * The run's shared server plus a private Cluster and Sentinel set, started side by side, for a
+ * spec that runs one body against all three (`describe.each(TOPOLOGY_NAMES)`).
+ */
+export async function startTopologies(redisUrl: string, keyPrefix: string): Promise<Topologies> {
+  const [cluster, sentinel] = await Promise.allSettled([startCluster(keyPrefix), startSentinel(keyPrefix)]);
+  const started = [cluster, sentinel].flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const stop = async () => {
+    await Promise.all(started.map((t) => t.stop()));
+  };
+  if (cluster.status === 'rejected' || sentinel.status === 'rejected') {
+    await stop();
+    throw cluster.status === 'rejected' ? cluster.reason : (sentinel as PromiseRejectedResult).reason;
+  }
+  return {
+    single: singleTopology(redisUrl, keyPrefix),
+    cluster: cluster.value,
+    sentinel: sentinel.value,
+    stop,
+  };
+}
