@@ -23,8 +23,6 @@ const LEFT = '/v1/partners/members/left';
 /**
  * When premium cannot be written on crew-api, nothing changes on either side: a provision answers
  * 502 entitlement_write_failed and leaves no seat, member-left answers 503 and the seat stays open.
- * When crew-api cannot even say whether the e-mail is a member's (gone), a provision answers 503
- * service_unavailable (the fault matrix, test/faults) and leaves no seat either.
  * Two ways to fail: crew-api answers with an error (its database refuses this member's membership
  * write), and crew-api is gone (nobody answers its RPC queue; the calls time out).
  */
@@ -140,21 +138,21 @@ describe('sponsorship-api when crew-api cannot write premium', () => {
       crew = undefined;
     }, 30_000);
 
-    it("provision of a crew member's e-mail: 503 (the member lookup gets no answer), no seat, no history, membership unchanged", async () => {
+    it("provision of a crew member's e-mail: 502, no seat, no history, membership unchanged", async () => {
       const before = await snapshot(newcomer);
       const seatsBefore = await seatCount(api.db, 'client_id = $1', [partner.id]);
       expectProblem(
         await api.call('POST', SEATS, partner, { email: newcomer.email }),
-        503,
-        'service_unavailable',
+        502,
+        'entitlement_write_failed',
       );
       expect(await snapshot(newcomer)).toEqual(before);
       expect(await seatCount(api.db, 'client_id = $1', [partner.id])).toBe(seatsBefore);
     }, 15_000);
 
-    it('provision of any e-mail: 503 (whether it is a member cannot be told, nothing was granted), no seat', async () => {
+    it('provision of any e-mail: 502 (whether it is a member cannot be told), no seat', async () => {
       const email = freshEmail('unknown');
-      expectProblem(await api.call('POST', SEATS, partner, { email }), 503, 'service_unavailable');
+      expectProblem(await api.call('POST', SEATS, partner, { email }), 502, 'entitlement_write_failed');
       expect(await seatCount(api.db, 'email = $1', [email])).toBe(0);
     }, 15_000);
 

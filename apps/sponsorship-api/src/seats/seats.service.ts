@@ -72,8 +72,7 @@ export class SeatsService {
    * Idempotent per e-mail. The partner's sponsor row is locked first, so the quota holds under
    * concurrent provisions. When the e-mail is a crew member's, premium is granted inside the same
    * transaction: if the grant fails, the seat is never committed (502, nothing billed), and a grant
-   * that may have landed anyway is taken back. If crew-api cannot say whether the e-mail is a
-   * member's, no seat is committed either and the answer is 503 (retry with backoff).
+   * that may have landed anyway is taken back.
    */
   async provision(partner: PartnerPrincipal, request: Provision): Promise<ProvisionResult> {
     const clientId = partner.client_id;
@@ -109,11 +108,8 @@ export class SeatsService {
         const changes: SeatChange[] = [
           { sponsorshipId, from: null, to: 'invited', actor: clientId, reason: 'provisioned' },
         ];
-        // Whether the e-mail is a crew member's: without an answer nothing was granted or tried,
-        // so it is the dependency that failed (503 service_unavailable, DependencyUnavailableError),
-        // not a grant (interface.md: 502 is for a crew member whose premium could not be granted).
-        const member = await this.entitlements.memberByEmail(request.email);
         try {
+          const member = await this.entitlements.memberByEmail(request.email);
           if (member) {
             grantTried = { user_id: member.user_id, sponsorship_id: sponsorshipId };
             const grant = await this.entitlements.grant({

@@ -420,7 +420,7 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
       post: partnerOperation(ctx, {
         id: 'provisionSeat',
         summary: 'Provision a sponsored seat',
-        description: `Creates a seat for an e-mail address (default term ${API_LIMITS.sponsorshipTermMonths} months). Idempotent per e-mail: when that e-mail already has a live seat of yours, that seat is returned with 200. If the e-mail belongs to a crew member, premium is granted in the same request and the seat is \`active\`; otherwise it is \`invited\` until a crew member with that e-mail exists or signs up. If granting premium fails, the answer is 502 \`entitlement_write_failed\` and the seat is released before the answer: nothing is billed and the request can be retried. If whether the e-mail is a crew member's cannot be checked just now, the answer is 503 \`service_unavailable\` and no seat is created.`,
+        description: `Creates a seat for an e-mail address (default term ${API_LIMITS.sponsorshipTermMonths} months). Idempotent per e-mail: when that e-mail already has a live seat of yours, that seat is returned with 200. If the e-mail belongs to a crew member, premium is granted in the same request and the seat is \`active\`; otherwise it is \`invited\` until a crew member with that e-mail exists or signs up. If granting premium fails, the answer is 502 \`entitlement_write_failed\` and the seat is released before the answer: nothing is billed and the request can be retried.`,
         body: {
           schema: 'ProvisionSeatRequest',
           example: {
