@@ -55,6 +55,22 @@ describe('the fault matrix classifies each answer', () => {
   });
 });
 
+describe('a provision crew-api could not grant', () => {
+  const failed = response(502, 'application/problem+json', { type: 'x/errors/entitlement_write_failed' });
+
+  it('is the interface’s retryable 502 entitlement_write_failed, accepted like a 503', () => {
+    expect(classify('sponsorship_provision', '/v1/partners/sponsorships', failed).outcome).toBe(
+      'unavailable',
+    );
+  });
+
+  it('is a failure anywhere else, and so is the gateway’s own 502 on a provision', () => {
+    expect(classify('sponsorship_list', '/v1/partners/sponsorships', failed).outcome).toBe('failure');
+    const gateway = response(502, 'application/problem+json', { type: 'x/errors/bad_gateway' });
+    expect(classify('sponsorship_provision', '/v1/partners/sponsorships', gateway).outcome).toBe('failure');
+  });
+});
+
 describe('recovery time', () => {
   const sample = (kind: Sample['kind'], startedAt: number, outcome: Sample['outcome']): Sample => ({
     kind,

@@ -7,8 +7,9 @@ import type { TokenPair } from './tokens';
  * Steady mixed load on the gateway, as partners and the records system make it, with every
  * request's latency and outcome kept. An outcome is `ok` (the answer the request wants),
  * `unavailable` (a well-formed 503: a `service_unavailable` Problem on /v1/* and /internal/*, an
- * RFC 6749 `temporarily_unavailable` error on /oauth/*) or `failure` (anything else: a 500, a
- * 502/504, a 401 for a live token, a malformed 503, a contract violation, no answer within the
+ * RFC 6749 `temporarily_unavailable` error on /oauth/*, and on a provision the interface's own
+ * answer for a dependency that failed it: 502 `entitlement_write_failed`, the seat released and the
+ * request safe to retry) or `failure` (anything else: a 500, another 502, a 504, a 401 for a live token, a malformed 503, a contract violation, no answer within the
  * client timeout, or any answer slower than MAX_LATENCY_MS).
  */
 export const MAX_LATENCY_MS = 3000;
@@ -480,9 +481,26 @@ function refreshedFrom(body: string): string | undefined {
   return new URLSearchParams(body).get('refresh_token') ?? undefined;
 }
 
+function problemTypeOf(res: HttpResponse): string | undefined {
+  try {
+    const body = res.json() as Record<string, unknown>;
+    return typeof body.type === 'string' ? body.type : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function classify(kind: Kind, path: string, res: HttpResponse): { outcome: Outcome; detail?: string } {
   if (EXPECTED[kind].includes(res.status)) return { outcome: 'ok' };
   const contentType = res.header('content-type') ?? '';
+  if (res.status === 502 && kind === 'sponsorship_provision') {
+    // Premium could not be granted because crew-api did not answer: the interface's 502, with
+    // nothing billed and nothing kept. Any other 502 (the gateway's) is a failure.
+    const type = problemTypeOf(res);
+    if (contentType.startsWith('application/problem+json') && type?.endsWith('/entitlement_write_failed')) {
+      return { outcome: 'unavailable' };
+    }
+  }
   if (res.status === 503) {
     let body: Record<string, unknown> = {};
     try {
