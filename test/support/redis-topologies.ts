@@ -4,6 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { eventually } from '../integration/support/services';
 
 /**
  * Private Redis topologies for the integration tier: a three-primary Redis Cluster and a
@@ -137,19 +138,11 @@ function startServer(dir: string, args: string[]): ChildProcess {
 
 const NO_PERSISTENCE = ['--save', '', '--appendonly', 'no'];
 
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${what} within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+/** Polls `check` until it yields a value; the error says what never happened. */
+function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  return eventually(check, timeoutMs).catch((err: Error) => {
+    throw new Error(`${what}: ${err.message}`);
+  });
 }
 
 /** One command to one server; a fresh connection each time, so a failover cannot confuse it. */
