@@ -149,29 +149,32 @@ export class TokensService {
       // Read live before the family lock: a rotation committed while this request was in flight.
       if (!seen.revokedAt) return failed('invalid_grant', UNUSABLE);
       const successor = pair.replacedBy ? await this.pairs.findById(tx, pair.replacedBy) : null;
-      const previous =
+      // Set when the presented token is the immediately previous one: its successor is unused.
+      const successorLive =
         pair.revokedReason === 'rotated' &&
-        successor !== null &&
+        successor &&
         !successor.revokedAt &&
-        successor.refreshExpiresAt.getTime() > Date.now();
+        successor.refreshExpiresAt.getTime() > Date.now()
+          ? successor
+          : null;
       const rotatedAt = pair.revokedAt.getTime();
       // The previous token sent again within the race window of its rotation is one of several
       // concurrent requests with one token (the connection may just have been accepted later):
       // it lost the race, and the winner's pair stays valid.
-      if (previous && arrivedAt.getTime() < rotatedAt + REFRESH_RACE_WINDOW_MS) {
+      if (successorLive && arrivedAt.getTime() < rotatedAt + REFRESH_RACE_WINDOW_MS) {
         return failed('invalid_grant', UNUSABLE);
       }
       const graceMs = this.config.REFRESH_TOKEN_REUSE_GRACE_SECONDS * 1000;
-      if (previous && graceMs > 0 && Date.now() - rotatedAt <= graceMs) {
+      if (successorLive && graceMs > 0 && Date.now() - rotatedAt <= graceMs) {
         const scopes = narrowedScopes(pair.scopes, input.scope);
         await this.requireConsent(tx, pair);
-        await this.pairs.revokeLive(tx, { pairId: successor!.id }, 'superseded');
+        await this.pairs.revokeLive(tx, { pairId: successorLive.id }, 'superseded');
         const issued = await this.issue(tx, pair.codeDigest, pair.userId, pair.clientId, scopes);
-        await this.cache.tombstone([successor!.accessDigest]);
+        await this.cache.tombstone([successorLive.accessDigest]);
         await this.pairs.markRotated(tx, pair.id, issued.pairId, new Date());
         this.reuse?.inc({ outcome: 'grace_reissued' });
         this.logger.info(
-          { client_id: pair.clientId, user_id: pair.userId, pair_id: pair.id, superseded: successor!.id },
+          { client_id: pair.clientId, user_id: pair.userId, pair_id: pair.id, superseded: successorLive.id },
           'auth-server: previous refresh token presented again within the grace window; re-issued',
         );
         return { ok: true, value: issued.tokens };
