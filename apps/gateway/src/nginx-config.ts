@@ -93,11 +93,13 @@ export const DOCS_CSP =
   "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 /**
  * The Redoc reference: its bundle (`script-src 'self'`), the description (`connect-src 'self'`),
- * the search index worker it starts from a blob, and the <style> elements styled-components
- * writes at run time ('unsafe-inline' for styles only; scripts stay 'self').
+ * the search worker it starts from a blob URL (`worker-src blob:`), its data: SVG icons, and the
+ * <style> elements styled-components writes at run time ('unsafe-inline' for styles only; scripts
+ * stay 'self'). Each was found necessary by the docs-browser e2e test: without it Redoc does not
+ * render or the console reports a violation.
  */
 export const REFERENCE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
   "connect-src 'self'; worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 export const HSTS = 'max-age=31536000; includeSubDomains';
 
