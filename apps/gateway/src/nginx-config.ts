@@ -127,7 +127,7 @@ function securityHeaders(options: GatewayOptions, csp?: string): string[] {
  */
 function securityMaps(): string[] {
   return [
-    '# Security headers: an app\'s own value wins, else the gateway\'s (empty: not added twice).',
+    "# Security headers: an app's own value wins, else the gateway's (empty: not added twice).",
     'map $upstream_http_content_security_policy $svc_csp {',
     `    "" ${nginxDoubleQuoted(API_CSP)};`,
     '    default "";',

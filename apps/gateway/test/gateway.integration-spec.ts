@@ -92,6 +92,15 @@ class EchoUpstream {
       } else if (url === '/v1/me/app-404') {
         res.writeHead(404, { 'Content-Type': 'application/json' });
         res.end('{"app":"not here"}');
+      } else if (url === '/v1/me/own-headers') {
+        // Like consent-ui's pages: a policy of its own, which the gateway must not add to.
+        res.writeHead(200, {
+          'Content-Type': 'text/html',
+          'Content-Security-Policy': "default-src 'none'; style-src 'self'",
+          'X-Content-Type-Options': 'nosniff',
+          'Referrer-Policy': 'same-origin',
+        });
+        res.end('<p>page</p>');
       } else if (url === '/v1/me/cached') {
         res.writeHead(304, { ETag: '"v1"' });
         res.end();
@@ -433,6 +442,67 @@ describe('gateway (nginx) in front of fake apps', () => {
     });
     expect(res.status).toBe(304);
     expect(res.headers.get('x-request-id')).toBe('cond-1');
+  });
+
+  describe('security headers', () => {
+    const API_CSP = "default-src 'none'; frame-ancestors 'none'";
+    const expectApiHeaders = (res: Response, where: string) => {
+      expect({ where, csp: res.headers.get('content-security-policy') }).toEqual({ where, csp: API_CSP });
+      expect({ where, nosniff: res.headers.get('x-content-type-options') }).toEqual({
+        where,
+        nosniff: 'nosniff',
+      });
+      expect({ where, referrer: res.headers.get('referrer-policy') }).toEqual({
+        where,
+        referrer: 'no-referrer',
+      });
+    };
+
+    it('puts the API policy, nosniff and no-referrer on proxied answers, Problems and 304s', async () => {
+      expectApiHeaders(await fetch(`${sandbox.base}/v1/me`), 'app 200');
+      expectApiHeaders(await fetch(`${sandbox.base}/v1/partners/unavailable`), 'app Problem 503');
+      expectApiHeaders(
+        await fetch(`${sandbox.base}/v1/me/cached`, { headers: { 'If-None-Match': '"v1"' } }),
+        'app 304',
+      );
+      expectApiHeaders(await fetch(`${sandbox.base}/nowhere`), 'gateway 404 Problem');
+      expectApiHeaders(await fetch(`${sandbox.base}/openapi.json`, { method: 'POST' }), 'gateway 405');
+      expectApiHeaders(await fetch(`${sandbox.base}/openapi.json`), 'description');
+      const etag = (await fetch(`${sandbox.base}/openapi.json`)).headers.get('etag') ?? '';
+      const notModified = await fetch(`${sandbox.base}/openapi.json`, { headers: { 'If-None-Match': etag } });
+      expect(notModified.status).toBe(304);
+      expectApiHeaders(notModified, 'description 304');
+    });
+
+    it('keeps an app’s own policy and headers, without adding its own next to them', async () => {
+      const res = await fetch(`${sandbox.base}/v1/me/own-headers`);
+      expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'self'");
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('referrer-policy')).toBe('same-origin');
+    });
+
+    it('gives the docs a script-free policy and the Redoc reference its own', async () => {
+      const guide = await fetch(`${sandbox.base}/docs/`);
+      expect(guide.headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'self';/);
+      expect(guide.headers.get('content-security-policy')).not.toContain('script-src');
+      expect(guide.headers.get('x-content-type-options')).toBe('nosniff');
+      const reference = await fetch(`${sandbox.base}/docs/reference`);
+      expect(reference.status).toBe(200);
+      expect(await reference.text()).toContain('redoc.standalone.js');
+      expect(reference.headers.get('content-security-policy')).toContain("script-src 'self';");
+      expect(reference.headers.get('x-request-id')).toMatch(GENERATED_ID);
+      expectApiHeaders(await fetch(`${sandbox.base}/docs/missing`), 'docs 404 Problem');
+    });
+
+    it('sends HSTS from the production gateway only, on every answer', async () => {
+      const hsts = 'max-age=31536000; includeSubDomains';
+      expect((await fetch(`${production.base}/v1/me`)).headers.get('strict-transport-security')).toBe(hsts);
+      expect((await fetch(`${production.base}/docs/`)).headers.get('strict-transport-security')).toBe(hsts);
+      expect((await fetch(`${production.base}/nowhere`)).headers.get('strict-transport-security')).toBe(hsts);
+      for (const path of ['/v1/me', '/docs/', '/nowhere']) {
+        expect((await fetch(`${sandbox.base}${path}`)).headers.get('strict-transport-security')).toBeNull();
+      }
+    });
   });
 
   describe('body limits', () => {

@@ -1,6 +1,9 @@
 import { webhookUrlProblem } from './webhook-url';
 
-const resolvesTo = (...addresses: string[]) => () => Promise.resolve(addresses);
+const resolvesTo =
+  (...addresses: string[]) =>
+  () =>
+    Promise.resolve(addresses);
 
 describe('webhookUrlProblem (registration uses the delivery rules)', () => {
   it('accepts an https URL whose name resolves to public addresses only', async () => {
@@ -32,8 +35,6 @@ describe('webhookUrlProblem (registration uses the delivery rules)', () => {
   it('accepts plain HTTP to loopback in the sandbox only', async () => {
     const url = 'http://localhost:8765/webhooks';
     await expect(webhookUrlProblem(url, 'sandbox', resolvesTo('127.0.0.1', '::1'))).resolves.toBeUndefined();
-    await expect(webhookUrlProblem(url, 'production', resolvesTo('127.0.0.1'))).resolves.toContain(
-      'refused',
-    );
+    await expect(webhookUrlProblem(url, 'production', resolvesTo('127.0.0.1'))).resolves.toContain('refused');
   });
 });

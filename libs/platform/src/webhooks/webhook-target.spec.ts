@@ -25,12 +25,14 @@ describe('nonPublicKind on IPv4-translated, -mapped and -compatible IPv6', () =>
     expect(nonPublicKind(address)).toBe(kind);
   });
 
-  it.each([['::ffff:93.184.216.34'], ['::ffff:0:93.184.216.34'], ['::ffff:0:5db8:d822'], ['::93.184.216.34']])(
-    '%s is public (its IPv4 address is)',
-    (address) => {
-      expect(nonPublicKind(address)).toBeUndefined();
-    },
-  );
+  it.each([
+    ['::ffff:93.184.216.34'],
+    ['::ffff:0:93.184.216.34'],
+    ['::ffff:0:5db8:d822'],
+    ['::93.184.216.34'],
+  ])('%s is public (its IPv4 address is)', (address) => {
+    expect(nonPublicKind(address)).toBeUndefined();
+  });
 
   it.each([
     ['https://[::ffff:0:127.0.0.1]/hook', 'loopback'],
