@@ -19,6 +19,10 @@ export const AUTH_SERVER_CONFIG = {
   AUTH_CODE_TTL_SECONDS: int('lifetime of an authorization code', { default: '60', min: 1, max: 600 }),
   ACCESS_TOKEN_TTL_SECONDS: int('lifetime of an access token', { default: '3600', min: 1 }),
   REFRESH_TOKEN_TTL_SECONDS: int('lifetime of a refresh token', { default: '7776000', min: 60 }),
+  REFRESH_TOKEN_REUSE_GRACE_SECONDS: int(
+    'seconds after a rotation in which the previous refresh token may be presented again (a lost response) and gets a new pair instead of ending its family; 0 disables',
+    { default: '10', min: 0, max: 300 },
+  ),
   SECRETS_ENCRYPTION_KEY: secret(
     'base64 of 32 random bytes; seals partners\u2019 webhook signing secrets at rest (AES-256-GCM)',
     {

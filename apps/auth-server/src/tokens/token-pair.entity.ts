@@ -3,7 +3,8 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 /**
  * An access token and the refresh token issued with it. Revoking either revokes the row, so the
  * pair lives and dies together (RFC 7009 §2.1); `code_digest` ties every rotation back to the
- * authorization code, so a replayed code can revoke all it issued (RFC 9700 §4.5).
+ * authorization code, so a replayed code can revoke all it issued (RFC 9700 §4.5); it is also the refresh-token family
+ * that a reused rotated refresh token ends (RFC 9700 §4.14.2).
  */
 @Entity({ name: 'token_pairs' })
 export class TokenPairEntity {
@@ -42,4 +43,8 @@ export class TokenPairEntity {
 
   @Column({ name: 'revoked_reason', type: 'text', nullable: true })
   revokedReason!: string | null;
+
+  /** The pair a rotation (or a grace re-issue) replaced this one with. */
+  @Column({ name: 'replaced_by', type: 'text', nullable: true })
+  replacedBy!: string | null;
 }

@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { returnedRows, TransactionRunner, type Transaction } from '@svc/platform';
 import { TokenPairEntity } from './token-pair.entity';
 
-export type RevocationReason = 'revoked' | 'rotated' | 'code_replayed' | 'disconnected' | 'partner_suspended';
+export type RevocationReason =
+  | 'revoked'
+  | 'rotated'
+  | 'superseded'
+  | 'reuse_detected'
+  | 'code_replayed'
+  | 'disconnected'
+  | 'partner_suspended';
 
 @Injectable()
 export class TokenPairsRepository {
@@ -10,7 +17,7 @@ export class TokenPairsRepository {
 
   async insert(
     tx: Transaction,
-    pair: Omit<TokenPairEntity, 'createdAt' | 'revokedAt' | 'revokedReason'>,
+    pair: Omit<TokenPairEntity, 'createdAt' | 'revokedAt' | 'revokedReason' | 'replacedBy'>,
   ): Promise<void> {
     await tx.insert(TokenPairEntity, pair);
   }
@@ -23,22 +30,32 @@ export class TokenPairsRepository {
     return tx.findOne(TokenPairEntity, { where: { refreshDigest } });
   }
 
-  findByEitherDigest(tx: Transaction, digest: string): Promise<TokenPairEntity | null> {
-    return tx.findOne(TokenPairEntity, { where: [{ accessDigest: digest }, { refreshDigest: digest }] });
+  findById(tx: Transaction, id: string): Promise<TokenPairEntity | null> {
+    return tx.findOne(TokenPairEntity, { where: { id } });
   }
 
   /**
-   * Revokes one pair if it is still live (and, for a rotation, its refresh token unexpired).
-   * Concurrent callers queue on the row lock and re-check the condition, so exactly one wins.
+   * Serialises everything that changes one family (the pairs of one authorization code) until the
+   * transaction ends: rotations, re-issues, reuse and revocations. A family revocation taken after
+   * this lock sees every pair a concurrent rotation inserted, so none survives it.
    */
-  async revokeIfLive(tx: Transaction, id: string, reason: RevocationReason): Promise<boolean> {
-    const result: unknown = await tx.query(
-      `UPDATE token_pairs SET revoked_at = now(), revoked_reason = $2
-        WHERE id = $1 AND revoked_at IS NULL AND refresh_expires_at > now()
-        RETURNING id`,
-      [id, reason],
+  async lockFamily(tx: Transaction, codeDigest: string): Promise<void> {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`token_family:${codeDigest}`]);
+  }
+
+  /**
+   * Marks a pair, live until now, as rotated into `successorId`. `at` is the application clock's
+   * time just before commit: a later request that arrived before it raced this rotation.
+   */
+  async markRotated(tx: Transaction, id: string, successorId: string, at: Date): Promise<void> {
+    await tx.query(
+      `UPDATE token_pairs SET revoked_at = $3, revoked_reason = 'rotated', replaced_by = $2 WHERE id = $1`,
+      [id, successorId, at],
     );
-    return returnedRows(result).length > 0;
+  }
+
+  findByEitherDigest(tx: Transaction, digest: string): Promise<TokenPairEntity | null> {
+    return tx.findOne(TokenPairEntity, { where: [{ accessDigest: digest }, { refreshDigest: digest }] });
   }
 
   /** Revokes every live pair matching the filter; returns the access digests to tombstone. */

@@ -1,6 +1,13 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { IntrospectResponse } from '@svc/contracts';
-import { APP_CONFIG, TransactionRunner, type ConfigOf, type Transaction } from '@svc/platform';
+import {
+  APP_CONFIG,
+  APP_LOGGER,
+  AppMetrics,
+  TransactionRunner,
+  type ConfigOf,
+  type Transaction,
+} from '@svc/platform';
 import { IntrospectionCache } from '@svc/security';
 import { AuthorizationCodesRepository } from '../authorize/authorization-codes.repository';
 import type { AUTH_SERVER_CONFIG } from '../config';
@@ -9,6 +16,9 @@ import { constantTimeEqual, newId, newSecret, pkceChallenge, sha256Hex } from '.
 import { OAuthException } from '../oauth/oauth.exception';
 import type { PartnerEntity } from '../partners/partner.entity';
 import { PartnersRepository } from '../partners/partners.repository';
+import type { Counter } from 'prom-client';
+import type { Logger } from 'pino';
+import type { TokenPairEntity } from './token-pair.entity';
 import { TokenPairsRepository } from './token-pairs.repository';
 
 /** The token response of interface.md (RFC 6749 §5.1). */
@@ -27,6 +37,8 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; error: OAuthException };
 
 @Injectable()
 export class TokensService {
+  private readonly reuse?: Counter<'outcome'>;
+
   constructor(
     private readonly pairs: TokenPairsRepository,
     private readonly codes: AuthorizationCodesRepository,
@@ -35,7 +47,14 @@ export class TokensService {
     private readonly transactions: TransactionRunner,
     private readonly cache: IntrospectionCache,
     @Inject(APP_CONFIG) private readonly config: ConfigOf<typeof AUTH_SERVER_CONFIG>,
-  ) {}
+    @Inject(APP_LOGGER) private readonly logger: Logger,
+    @Optional() metrics?: AppMetrics,
+  ) {
+    // family_revoked: a rotated refresh token came back (RFC 9700 §4.14.2), likely a leaked one.
+    this.reuse = metrics?.counter('refresh_token_reuse_total', 'rotated refresh tokens presented again', [
+      'outcome',
+    ]);
+  }
 
   /**
    * authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6). The code is consumed by its first
@@ -57,6 +76,7 @@ export class TokensService {
       const code = await this.codes.lock(tx, codeDigest);
       if (!code) return failed('invalid_grant', 'The authorization code is unknown.');
       if (code.consumedAt) {
+        await this.pairs.lockFamily(tx, codeDigest);
         const digests = await this.pairs.accessDigestsOfCode(tx, codeDigest);
         await this.pairs.revokeLive(tx, { codeDigest }, 'code_replayed');
         await this.cache.tombstone(digests);
@@ -78,7 +98,7 @@ export class TokensService {
       }
       return {
         ok: true,
-        value: await this.issue(tx, code.codeDigest, code.userId, code.clientId, code.scopes),
+        value: (await this.issue(tx, code.codeDigest, code.userId, code.clientId, code.scopes)).tokens,
       };
     });
     if (!outcome.ok) throw outcome.error;
@@ -86,55 +106,122 @@ export class TokensService {
   }
 
   /**
-   * refresh_token grant (RFC 6749 §6): rotation on every use. The old pair is revoked in the same
-   * transaction that creates the new one; of concurrent refreshes with one token the row lock lets
-   * exactly one through, on any number of replicas.
+   * refresh_token grant (RFC 6749 §6): rotation on every use, with reuse detection (RFC 9700
+   * §4.14.2). Everything runs under the family lock (the pairs of one code), on any number of
+   * replicas:
+   * - a live token: its pair is replaced by a new one in the same transaction;
+   * - the immediately previous token (its successor pair still live, i.e. unused) arriving less
+   *   than REFRESH_RACE_WINDOW_MS after its rotation, or any token read live before the family
+   *   lock and found rotated after it: a lost race, `invalid_grant`, nothing else changes (of
+   *   concurrent refreshes with one token exactly one wins, and the winner's pair stays valid);
+   * - the immediately previous token later, within REFRESH_TOKEN_REUSE_GRACE_SECONDS of its
+   *   rotation (a client that lost the response): the successor pair is revoked ("superseded")
+   *   and a new one issued;
+   * - any other rotated or superseded token: reuse; the whole family is revoked and tombstoned,
+   *   and the answer is `invalid_grant`.
    */
   async refresh(
     client: PartnerEntity,
-    input: { refreshToken: string; scope?: string },
+    input: { refreshToken: string; scope?: string; arrivedAt?: Date },
   ): Promise<IssuedTokens> {
-    return this.transactions.run(async (tx) => {
-      const pair = await this.pairs.findByRefreshDigest(tx, sha256Hex(input.refreshToken));
-      if (!pair || pair.clientId !== client.clientId) {
-        throw new OAuthException('invalid_grant', 'The refresh token is unknown, revoked or expired.');
+    const arrivedAt = input.arrivedAt ?? new Date();
+    const digest = sha256Hex(input.refreshToken);
+    const outcome = await this.transactions.run(async (tx): Promise<Outcome<IssuedTokens>> => {
+      const seen = await this.pairs.findByRefreshDigest(tx, digest);
+      if (!seen || seen.clientId !== client.clientId) return failed('invalid_grant', UNUSABLE);
+      await this.pairs.lockFamily(tx, seen.codeDigest);
+      const pair = await this.pairs.findByRefreshDigest(tx, digest);
+      if (!pair) return failed('invalid_grant', UNUSABLE);
+
+      if (!pair.revokedAt) {
+        if (pair.refreshExpiresAt.getTime() <= Date.now()) return failed('invalid_grant', UNUSABLE);
+        const scopes = narrowedScopes(pair.scopes, input.scope);
+        await this.requireConsent(tx, pair);
+        const issued = await this.issue(tx, pair.codeDigest, pair.userId, pair.clientId, scopes);
+        await this.cache.tombstone([pair.accessDigest]);
+        await this.pairs.markRotated(tx, pair.id, issued.pairId, new Date());
+        return { ok: true, value: issued.tokens };
       }
-      let scopes = pair.scopes;
-      if (input.scope !== undefined) {
-        const requested = [...new Set(input.scope.split(' ').filter((s) => s !== ''))];
-        const wider = requested.filter((s) => !pair.scopes.includes(s));
-        if (requested.length === 0 || wider.length > 0) {
-          throw new OAuthException(
-            'invalid_scope',
-            `The scope may only narrow the original grant (${pair.scopes.join(' ')}).`,
-          );
-        }
-        scopes = requested;
+
+      if (pair.revokedReason !== 'rotated' && pair.revokedReason !== 'superseded') {
+        return failed('invalid_grant', UNUSABLE);
       }
-      if (!(await this.consents.lockActiveForShare(tx, pair.userId, pair.clientId))) {
-        throw new OAuthException('invalid_grant', 'The crew member has disconnected this application.');
+      // Read live before the family lock: a rotation committed while this request was in flight.
+      if (!seen.revokedAt) return failed('invalid_grant', UNUSABLE);
+      const successor = pair.replacedBy ? await this.pairs.findById(tx, pair.replacedBy) : null;
+      // Set when the presented token is the immediately previous one: its successor is unused.
+      const successorLive =
+        pair.revokedReason === 'rotated' &&
+        successor &&
+        !successor.revokedAt &&
+        successor.refreshExpiresAt.getTime() > Date.now()
+          ? successor
+          : null;
+      const rotatedAt = pair.revokedAt.getTime();
+      // The previous token sent again within the race window of its rotation is one of several
+      // concurrent requests with one token (the connection may just have been accepted later):
+      // it lost the race, and the winner's pair stays valid.
+      if (successorLive && arrivedAt.getTime() < rotatedAt + REFRESH_RACE_WINDOW_MS) {
+        return failed('invalid_grant', UNUSABLE);
       }
-      if (!(await this.pairs.revokeIfLive(tx, pair.id, 'rotated'))) {
-        throw new OAuthException('invalid_grant', 'The refresh token is unknown, revoked or expired.');
+      const graceMs = this.config.REFRESH_TOKEN_REUSE_GRACE_SECONDS * 1000;
+      if (successorLive && graceMs > 0 && Date.now() - rotatedAt <= graceMs) {
+        const scopes = narrowedScopes(pair.scopes, input.scope);
+        await this.requireConsent(tx, pair);
+        await this.pairs.revokeLive(tx, { pairId: successorLive.id }, 'superseded');
+        const issued = await this.issue(tx, pair.codeDigest, pair.userId, pair.clientId, scopes);
+        await this.cache.tombstone([successorLive.accessDigest]);
+        await this.pairs.markRotated(tx, pair.id, issued.pairId, new Date());
+        this.reuse?.inc({ outcome: 'grace_reissued' });
+        this.logger.info(
+          { client_id: pair.clientId, user_id: pair.userId, pair_id: pair.id, superseded: successorLive.id },
+          'auth-server: previous refresh token presented again within the grace window; re-issued',
+        );
+        return { ok: true, value: issued.tokens };
       }
-      const issued = await this.issue(tx, pair.codeDigest, pair.userId, pair.clientId, scopes);
-      await this.cache.tombstone([pair.accessDigest]);
-      return issued;
+
+      const digests = await this.pairs.accessDigestsOfCode(tx, pair.codeDigest);
+      const revoked = await this.pairs.revokeLive(tx, { codeDigest: pair.codeDigest }, 'reuse_detected');
+      await this.cache.tombstone(digests);
+      this.reuse?.inc({ outcome: 'family_revoked' });
+      this.logger.warn(
+        {
+          client_id: pair.clientId,
+          user_id: pair.userId,
+          pair_id: pair.id,
+          rotated_at: pair.revokedAt.toISOString(),
+          revoked_pairs: revoked.length,
+        },
+        'auth-server: a rotated refresh token was presented again; its family is revoked',
+      );
+      return failed('invalid_grant', 'The refresh token was already used; its tokens are revoked.');
     });
+    if (!outcome.ok) throw outcome.error;
+    return outcome.value;
   }
 
   /**
-   * RFC 7009: either token of a pair revokes both. An unknown token, or one of another client,
-   * changes nothing and is not reported (§2.2). The tombstone is written even for a pair already
-   * revoked, so retrying after a failed attempt always leaves the cache right.
+   * RFC 7009: any token of a family revokes the whole family, i.e. every pair issued from the same
+   * authorization code (§2.1: "SHOULD also invalidate all access tokens based on the same
+   * authorization grant"). An unknown token, or one of another client, changes nothing and is not
+   * reported (§2.2). The tombstones are written even for pairs already revoked, so retrying after
+   * a failed attempt always leaves the cache right.
    */
   async revoke(client: PartnerEntity, token: string): Promise<void> {
     await this.transactions.run(async (tx) => {
       const pair = await this.pairs.findByEitherDigest(tx, sha256Hex(token));
       if (!pair || pair.clientId !== client.clientId) return;
-      await this.pairs.revokeLive(tx, { pairId: pair.id }, 'revoked');
-      await this.cache.tombstone([pair.accessDigest]);
+      await this.pairs.lockFamily(tx, pair.codeDigest);
+      const digests = await this.pairs.accessDigestsOfCode(tx, pair.codeDigest);
+      await this.pairs.revokeLive(tx, { codeDigest: pair.codeDigest }, 'revoked');
+      await this.cache.tombstone(digests);
     });
+  }
+
+  private async requireConsent(tx: Transaction, pair: TokenPairEntity): Promise<void> {
+    if (!(await this.consents.lockActiveForShare(tx, pair.userId, pair.clientId))) {
+      throw new OAuthException('invalid_grant', 'The crew member has disconnected this application.');
+    }
   }
 
   /** What resource apps ask on a cache miss. Suspension ends a partner's tokens too. */
@@ -158,12 +245,13 @@ export class TokensService {
     userId: string,
     clientId: string,
     scopes: readonly string[],
-  ) {
+  ): Promise<{ pairId: string; tokens: IssuedTokens }> {
     const accessToken = newSecret('at_');
     const refreshToken = newSecret('rt_');
     const now = Date.now();
+    const pairId = newId('tkp_');
     await this.pairs.insert(tx, {
-      id: newId('tkp_'),
+      id: pairId,
       codeDigest,
       userId,
       clientId,
@@ -174,13 +262,38 @@ export class TokensService {
       refreshExpiresAt: new Date(now + this.config.REFRESH_TOKEN_TTL_SECONDS * 1000),
     });
     return {
-      access_token: accessToken,
-      token_type: 'Bearer' as const,
-      expires_in: this.config.ACCESS_TOKEN_TTL_SECONDS,
-      refresh_token: refreshToken,
-      scope: scopes.join(' '),
+      pairId,
+      tokens: {
+        access_token: accessToken,
+        token_type: 'Bearer' as const,
+        expires_in: this.config.ACCESS_TOKEN_TTL_SECONDS,
+        refresh_token: refreshToken,
+        scope: scopes.join(' '),
+      },
     };
   }
+}
+
+/**
+ * Requests with one refresh token arriving this soon after its rotation are taken as concurrent
+ * with it (a race), not as a retry after a lost response. A client that retries faster than this
+ * gets invalid_grant and its family stays as it was.
+ */
+export const REFRESH_RACE_WINDOW_MS = 1000;
+
+const UNUSABLE = 'The refresh token is unknown, revoked or expired.';
+
+/** RFC 6749 §6: a refresh may narrow the scope, never widen it. */
+function narrowedScopes(granted: readonly string[], scope: string | undefined): string[] {
+  if (scope === undefined) return [...granted];
+  const requested = [...new Set(scope.split(' ').filter((s) => s !== ''))];
+  if (requested.length === 0 || requested.some((s) => !granted.includes(s))) {
+    throw new OAuthException(
+      'invalid_scope',
+      `The scope may only narrow the original grant (${granted.join(' ')}).`,
+    );
+  }
+  return requested;
 }
 
 function failed(code: 'invalid_grant', description: string): { ok: false; error: OAuthException } {
