@@ -45,14 +45,17 @@ const KEY_LENGTH = 32;
 
 /**
  * Two hashes at a time leave the thread pool's other threads to the database driver and the file
- * system; 16 waiting is about half a second of work, well inside the RPC timeout.
+ * system; 16 waiting is about half a second of work, well inside the RPC timeout. One client
+ * address runs one hash at a time and holds at most 4 of the waiting places, so a flood from one
+ * address leaves the other slot to everyone else.
  */
-const HASHING = new HashSlots(2, 16);
+const HASHING = new HashSlots(2, 16, 4, 1);
 
 function scryptAsync(
   password: string,
   salt: Buffer,
   params: { N: number; r: number; p: number },
+  fairnessKey?: string,
 ): Promise<Buffer> {
   return HASHING.run(
     () =>
@@ -61,6 +64,7 @@ function scryptAsync(
           err ? reject(err) : resolve(key),
         ),
       ),
+    fairnessKey,
   );
 }
 
@@ -70,14 +74,24 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+/** `fairnessKey` (the client address of a sign-in) shares the hashing slots fairly, see HashSlots. */
+export async function verifyPassword(
+  password: string,
+  stored: string,
+  fairnessKey?: string,
+): Promise<boolean> {
   const [scheme, n, r, p, salt, key] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !key) return false;
-  const derived = await scryptAsync(password, Buffer.from(salt, 'base64url'), {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-  });
+  const derived = await scryptAsync(
+    password,
+    Buffer.from(salt, 'base64url'),
+    {
+      N: Number(n),
+      r: Number(r),
+      p: Number(p),
+    },
+    fairnessKey,
+  );
   const expected = Buffer.from(key, 'base64url');
   return derived.length === expected.length && timingSafeEqual(derived, expected);
 }

@@ -9,9 +9,9 @@ export class UsersService {
   constructor(private readonly users: UsersRepository) {}
 
   /** Checks a crew member's password. An unknown e-mail spends the same scrypt time as a wrong password. */
-  async verify(email: string, password: string): Promise<UserEntity | undefined> {
+  async verify(email: string, password: string, clientIp?: string): Promise<UserEntity | undefined> {
     const user = await this.users.findByEmail(normaliseEmail(email));
-    const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH, clientIp);
     return user && ok ? user : undefined;
   }
 
