@@ -1,11 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { connect as amqpConnect } from 'amqplib';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../../../scripts/lib/apps.cjs';
 import { freePorts, tcpReachable, waitForPort } from '../../../scripts/lib/net.cjs';
 import { startProcess, tail, which, type ProcessHandle } from '../../../scripts/lib/procs.cjs';
+import { PrivateBroker } from '../../webhooks/support/private-broker';
 
 /**
  * The fault matrix's own PostgreSQL, Redis and RabbitMQ: each on its own free port with its own
@@ -238,121 +238,38 @@ export class PrivateRedis implements Dependency {
 }
 
 // ---------------------------------------------------------------------------------------------
-// RabbitMQ: a node of its own, as test/webhooks/support/private-broker.ts makes one (own node
-// name, ports, data directory, Erlang cookie), but every command asynchronous: the load runs in
-// this process, and a synchronous `rabbitmqctl shutdown` (seconds of Erlang start-up) would stall
-// its clocks and sockets and be measured as the service's latency.
-
-const RABBIT_BIN = '/usr/lib/rabbitmq/bin';
+// RabbitMQ: the same private node the broker-restart spec uses, as one of the matrix's dependencies.
 
 export class PrivateRabbit implements Dependency {
   readonly name = 'rabbitmq' as const;
-  private handle?: ProcessHandle;
 
-  private constructor(
-    private readonly dir: string,
-    private readonly node: string,
-    readonly port: number,
-    private readonly distPort: number,
-  ) {}
+  private constructor(private readonly broker: PrivateBroker) {}
+
+  static async start(parent: string): Promise<PrivateRabbit> {
+    return new PrivateRabbit(await PrivateBroker.start('faults', parent));
+  }
 
   get url(): string {
-    return `amqp://guest:guest@127.0.0.1:${this.port}/`;
+    return this.broker.url;
   }
 
   get logFile(): string {
-    return path.join(this.dir, 'rabbitmq.log');
+    return this.broker.logFile;
   }
 
-  static async start(parent: string): Promise<PrivateRabbit> {
-    if (!fs.existsSync(path.join(RABBIT_BIN, 'rabbitmq-server'))) {
-      throw new Error(
-        `the fault matrix starts a private RabbitMQ node: rabbitmq-server is not installed (${RABBIT_BIN})`,
-      );
-    }
-    const dir = path.join(parent, 'rabbitmq');
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, 'enabled_plugins'), '[].\n');
-    fs.writeFileSync(path.join(dir, '.erlang.cookie'), randomBytes(20).toString('hex'), { mode: 0o400 });
-    const [port, distPort] = await freePorts(2);
-    const id = randomBytes(4).toString('hex');
-    const rabbit = new PrivateRabbit(dir, `svc-faults-${id}@localhost`, port, distPort);
-    await rabbit.start();
-    return rabbit;
+  start(): Promise<void> {
+    return this.broker.restart();
   }
 
-  async start(): Promise<void> {
-    const handle = startProcess({
-      name: 'rabbitmq',
-      cmd: path.join(RABBIT_BIN, 'rabbitmq-server'),
-      env: this.env(),
-      cwd: this.dir,
-      logFile: this.logFile,
-    });
-    this.handle = handle;
-    try {
-      await waitForPort('127.0.0.1', this.port, 60_000, `private RabbitMQ ${this.node}`);
-      await this.waitUntilAnswering();
-    } catch (err) {
-      await handle.stop(2000);
-      throw new Error(`${(err as Error).message}\n${tail(this.logFile, 30)}`);
-    }
-  }
-
-  /**
-   * SIGTERM to the node, as a service manager stops it: RabbitMQ shuts down cleanly and every
-   * connection drops (`rabbitmqctl shutdown` does the same, after booting an Erlang VM of its own:
-   * tens of seconds on a busy 2-core machine).
-   */
-  async stop(): Promise<void> {
-    await this.handle?.stop(30_000);
-    for (let i = 0; i < 50 && (await tcpReachable('127.0.0.1', this.port, 200)); i++) await sleep(100);
+  stop(): Promise<void> {
+    return this.broker.stop();
   }
 
   async destroy(): Promise<void> {
-    await this.stop().catch(() => this.handle?.stop(2000));
+    await this.broker.stop().catch(() => this.broker.stopNow());
   }
 
   stopNow(): void {
-    if (this.handle?.alive() && this.handle.pid) {
-      try {
-        process.kill(-this.handle.pid, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    }
-  }
-
-  private env(): NodeJS.ProcessEnv {
-    return {
-      PATH: process.env.PATH ?? '',
-      HOME: this.dir,
-      RABBITMQ_NODENAME: this.node,
-      RABBITMQ_NODE_IP_ADDRESS: '127.0.0.1',
-      RABBITMQ_NODE_PORT: String(this.port),
-      RABBITMQ_DIST_PORT: String(this.distPort),
-      RABBITMQ_MNESIA_BASE: path.join(this.dir, 'mnesia'),
-      RABBITMQ_LOG_BASE: path.join(this.dir, 'log'),
-      RABBITMQ_ENABLED_PLUGINS_FILE: path.join(this.dir, 'enabled_plugins'),
-      RABBITMQ_CONFIG_FILE: path.join(this.dir, 'rabbitmq'),
-      RABBITMQ_ADVANCED_CONFIG_FILE: path.join(this.dir, 'advanced.config'),
-      RABBITMQ_PID_FILE: path.join(this.dir, 'rabbitmq.pid'),
-    };
-  }
-
-  /** The AMQP port opens a moment before the node accepts logins; wait for a real connection. */
-  private async waitUntilAnswering(): Promise<void> {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      try {
-        const conn = await amqpConnect(this.url);
-        await conn.close();
-        return;
-      } catch (err) {
-        if (Date.now() > deadline)
-          throw new Error(`private RabbitMQ does not accept connections: ${(err as Error).message}`);
-        await sleep(200);
-      }
-    }
+    this.broker.stopNow();
   }
 }

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { connect as amqpConnect } from 'amqplib';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,12 +8,14 @@ import { startProcess, tail, type ProcessHandle } from '../../../scripts/lib/pro
 
 // RabbitMQ's own scripts (the /usr/sbin wrappers switch to the rabbitmq user and its cookie).
 const RABBIT_BIN = '/usr/lib/rabbitmq/bin';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * A RabbitMQ node of one test's own (own node name, ports, data directory and Erlang cookie), so
  * the test can stop and start its broker without touching the one every other test run shares.
- * Measured here: ~3 s to start, ~1.5 s to shut down; its data (durable quorum queues, their
- * messages) survives a restart.
+ * Its data (durable quorum queues, their messages) survives a restart. Every command is
+ * asynchronous: a test that measures latency while the broker goes away must not stall its own
+ * clocks and sockets on a synchronous `rabbitmqctl` (seconds of Erlang start-up).
  */
 export class PrivateBroker {
   private handle?: ProcessHandle;
@@ -34,15 +36,16 @@ export class PrivateBroker {
     return path.join(this.dir, 'rabbitmq.log');
   }
 
-  static async start(label: string): Promise<PrivateBroker> {
+  /** Starts a node whose data lives under `parentDir` (default: this test run's folder). */
+  static async start(label: string, parentDir?: string): Promise<PrivateBroker> {
     if (!fs.existsSync(path.join(RABBIT_BIN, 'rabbitmq-server'))) {
       throw new Error(
         `this test starts a private RabbitMQ node: rabbitmq-server is not installed (${RABBIT_BIN})`,
       );
     }
     const id = randomBytes(4).toString('hex');
-    const runDir = path.join(ROOT, '.run', `integration-${process.env.TEST_RUN_ID ?? 'local'}`);
-    const dir = path.join(runDir, `rabbitmq-${label}-${id}`);
+    const parent = parentDir ?? path.join(ROOT, '.run', `integration-${process.env.TEST_RUN_ID ?? 'local'}`);
+    const dir = path.join(parent, `rabbitmq-${label}-${id}`);
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'enabled_plugins'), '[].\n');
     fs.writeFileSync(path.join(dir, '.erlang.cookie'), randomBytes(20).toString('hex'), { mode: 0o400 });
@@ -52,26 +55,30 @@ export class PrivateBroker {
     return broker;
   }
 
-  /** Stops the node the way an operator does (`rabbitmqctl shutdown`); every connection drops. */
+  /**
+   * SIGTERM to the node, as a service manager stops it: RabbitMQ shuts down cleanly and every
+   * connection drops (`rabbitmqctl shutdown` does the same, after booting an Erlang VM of its own:
+   * tens of seconds on a busy 2-core machine).
+   */
   async stop(): Promise<void> {
-    const handle = this.handle;
-    if (!handle?.alive()) return;
-    const res = spawnSync(path.join(RABBIT_BIN, 'rabbitmqctl'), ['-n', this.node, 'shutdown'], {
-      env: this.env(),
-      cwd: this.dir,
-      timeout: 30_000,
-      stdio: 'ignore',
-    });
-    if (res.status !== 0) await handle.stop(5000);
-    else await handle.exited;
-    for (let i = 0; i < 50 && (await tcpReachable('127.0.0.1', this.port, 200)); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await this.handle?.stop(30_000);
+    for (let i = 0; i < 50 && (await tcpReachable('127.0.0.1', this.port, 200)); i++) await sleep(100);
   }
 
   /** Starts the stopped node again, on the same ports, with its data. */
   async restart(): Promise<void> {
     await this.boot();
+  }
+
+  /** Kills the node at once (a test's last resort when it fails half-way). */
+  stopNow(): void {
+    if (this.handle?.alive() && this.handle.pid) {
+      try {
+        process.kill(-this.handle.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
   }
 
   async destroy(): Promise<void> {
@@ -106,10 +113,27 @@ export class PrivateBroker {
     });
     this.handle = handle;
     try {
-      await waitForPort('127.0.0.1', this.port, 30_000, `private RabbitMQ ${this.node}`);
+      await waitForPort('127.0.0.1', this.port, 60_000, `private RabbitMQ ${this.node}`);
+      await this.waitUntilAnswering();
     } catch (err) {
       await handle.stop(2000);
       throw new Error(`${(err as Error).message}\n${tail(this.logFile, 30)}`);
+    }
+  }
+
+  /** The AMQP port opens a moment before the node accepts logins; wait for a real connection. */
+  private async waitUntilAnswering(): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        const conn = await amqpConnect(this.url);
+        await conn.close();
+        return;
+      } catch (err) {
+        if (Date.now() > deadline)
+          throw new Error(`private RabbitMQ does not accept connections: ${(err as Error).message}`);
+        await sleep(200);
+      }
     }
   }
 }
