@@ -114,6 +114,10 @@ async function expectNoBrokenLinks(page: Page): Promise<number> {
 
 describe('the documentation in a browser', () => {
   it('renders the API reference from /openapi.json with Redoc, without errors or broken links', async () => {
+    // Rendered under the gateway's policy for the reference: script only from this site.
+    const csp = (await request(`${origin}/docs/reference`)).header('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).toContain("frame-ancestors 'none'");
     const { page, errors } = await open('/docs/reference', (p) =>
       p.getByRole('heading', { name: 'Crew record service API' }).first().waitFor(),
     );
@@ -131,6 +135,10 @@ describe('the documentation in a browser', () => {
     ['/docs/sponsorship', 'Sponsorship: seats, and reconciling them safely'],
     ['/docs/errors/invalid_token', 'invalid_token: Invalid or missing credentials'],
   ])('shows %s without errors or broken links', async (path, heading) => {
+    // The guides run no script at all.
+    const csp = (await request(`${origin}${path}`)).header('content-security-policy') ?? '';
+    expect(csp).toMatch(/^default-src 'none';/);
+    expect(csp).not.toContain('script-src');
     const { page, errors } = await open(path, (p) =>
       p.getByRole('heading', { level: 1, name: heading }).waitFor(),
     );

@@ -2,6 +2,7 @@ import {
   AMQP_CONFIG,
   BASE_CONFIG,
   DATABASE_CONFIG,
+  duration,
   type AppEnv,
   type ConfigOf,
   type VarSpec,
@@ -33,6 +34,10 @@ export const CONSENT_UI_CONFIG = {
   ...DATABASE_CONFIG,
   ...AMQP_CONFIG,
   SESSION_COOKIE_SECURE: sessionCookieSecureVar(),
+  SESSION_IDLE_TIMEOUT: duration(
+    'a browser session unused for longer than this is signed out (e.g. 30m); use refreshes it',
+    { default: '30m' },
+  ),
 };
 
 export type ConsentUiConfig = ConfigOf<typeof CONSENT_UI_CONFIG>;

@@ -25,9 +25,13 @@ import {
 } from './gateway-options';
 import { main, type GenerateIo } from './generate';
 import {
-  LIMITED_ROUTES,
+  API_CSP,
+  DOCS_CSP,
   errorLocation,
+  HSTS,
+  LIMITED_ROUTES,
   limitErrorLocation,
+  REFERENCE_CSP,
   renderNginxConfig,
   upstreamName,
 } from './nginx-config';
@@ -188,6 +192,43 @@ describe('renderNginxConfig', () => {
     const blocks = conf.split(/\n(?= {8}location )/).filter((b) => b.includes('add_header'));
     expect(blocks.length).toBeGreaterThan(1);
     for (const block of blocks) expect(block).toContain('add_header X-Request-Id $svc_request_id always;');
+  });
+
+  it('sends the security headers on every answer: API_CSP unless the app set its own, nosniff, no-referrer', () => {
+    const conf = render({ APP_ENV: 'sandbox' });
+    const server = /server \{\n([^]*?)\n {8}location /.exec(conf)?.[1] ?? '';
+    expect(server).toContain('add_header Content-Security-Policy $svc_csp always;');
+    expect(server).toContain('add_header X-Content-Type-Options $svc_nosniff always;');
+    expect(server).toContain('add_header Referrer-Policy $svc_referrer_policy always;');
+    // consent-ui's pages keep their own policy: the gateway's value is empty, so it is not added.
+    const csp = /map \$upstream_http_content_security_policy \$svc_csp \{\n([^]*?)\n {4}\}/.exec(conf)?.[1];
+    expect(csp).toContain(`"" "${API_CSP}";`);
+    expect(csp).toContain('default "";');
+    expect(API_CSP).toBe("default-src 'none'; frame-ancestors 'none'");
+    // The docs: no script on the guides; the Redoc reference its bundle and worker, nothing from elsewhere.
+    expect(location(conf, '^~ /docs/')).toContain(`add_header Content-Security-Policy "${DOCS_CSP}" always;`);
+    expect(DOCS_CSP).not.toContain('script-src');
+    const reference = location(conf, '= /docs/reference') ?? '';
+    expect(reference).toContain(`add_header Content-Security-Policy "${REFERENCE_CSP}" always;`);
+    expect(REFERENCE_CSP).toContain("script-src 'self';");
+    expect(REFERENCE_CSP).not.toMatch(/script-src[^;]*unsafe/);
+    // A location with add_header of its own repeats the whole set (nginx inherits none into it).
+    const blocks = conf.split(/\n(?= {8}location )/).filter((b) => b.includes('add_header'));
+    for (const block of blocks) {
+      expect(block).toContain('X-Content-Type-Options');
+      expect(block).toContain('Referrer-Policy');
+      expect(block).toContain('Content-Security-Policy');
+    }
+  });
+
+  it('sends HSTS in production only, on every answer; never in sandbox (plain http://localhost)', () => {
+    expect(render({ APP_ENV: 'sandbox' })).not.toContain('Strict-Transport-Security');
+    const conf = render({ APP_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test' });
+    expect(HSTS).toBe('max-age=31536000; includeSubDomains');
+    const blocks = conf.split(/\n(?= {8}location )/).filter((b) => b.includes('add_header'));
+    for (const block of blocks) {
+      expect(block).toContain(`add_header Strict-Transport-Security "${HSTS}" always;`);
+    }
   });
 
   it('answers nginx-made errors with Problem JSON whose type uses DOCS_URL and whose instance is the request id', () => {
@@ -480,6 +521,9 @@ describe('abuse limits (limit_req)', () => {
     expect(oauth).toContain('add_header Retry-After 1 always;');
     expect(oauth).toContain('add_header Cache-Control no-store always;');
     expect(oauth).toContain('add_header X-Request-Id $svc_request_id always;');
+    // add_header lines of its own: the security headers are repeated, not lost.
+    expect(oauth).toContain('add_header Content-Security-Policy $svc_csp always;');
+    expect(oauth).toContain('add_header X-Content-Type-Options $svc_nosniff always;');
     expect(oauth).toContain(`return 429 '{"error":"temporarily_unavailable"`);
     const login = location(conf, `= ${limitErrorLocation('login')}`) ?? '';
     expect(login).toContain('default_type text/html;');

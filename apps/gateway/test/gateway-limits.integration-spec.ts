@@ -1,13 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type net from 'node:net';
 import { DEFAULT_BODY_LIMIT_BYTES } from '@svc/contracts';
-import { main } from '../src/generate';
-import { nginxBinary } from './nginx-binary';
+import { API_CSP } from '../src/nginx-config';
+import { startGateway, type Gateway } from './nginx-process';
 
 /**
  * The abuse limits (limit_req) under real nginx, with one echo server as every app: POST /login,
@@ -18,15 +13,7 @@ jest.setTimeout(30_000);
 
 let upstream: http.Server;
 let upstreamHits = 0;
-let gateway: { base: string; stop: () => Promise<void> };
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+let gateway: Gateway;
 
 beforeAll(async () => {
   upstream = http.createServer((req, res) => {
@@ -40,48 +27,21 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   const address = `127.0.0.1:${(upstream.address() as net.AddressInfo).port}`;
 
-  const dir = await mkdtemp(join(tmpdir(), 'gateway-limits-it-'));
-  const port = await freePort();
-  const errors: string[] = [];
-  const code = await main(
-    ['--out', dir],
-    {
-      APP_ENV: 'sandbox',
-      PUBLIC_BASE_URL: 'https://api.example.test',
-      GATEWAY_PORT: String(port),
-      GATEWAY_LISTEN_HOST: '127.0.0.1',
-      GATEWAY_WORKER_PROCESSES: '1',
-      AUTH_SERVER_UPSTREAMS: address,
-      CONSENT_UI_UPSTREAMS: address,
-      CREW_API_UPSTREAMS: address,
-      SPONSORSHIP_API_UPSTREAMS: address,
-      // The test is the load balancer: X-Forwarded-For names the client.
-      GATEWAY_TRUSTED_PROXIES: '127.0.0.1',
-      GATEWAY_LOGIN_RATE: '1r/m',
-      GATEWAY_LOGIN_BURST: '2',
-      GATEWAY_OAUTH_RATE: '1r/m',
-      GATEWAY_OAUTH_BURST: '3',
-    },
-    { stdout: () => undefined, stderr: (line) => errors.push(line) },
-  );
-  if (code !== 0) throw new Error(`generator exited ${code}: ${errors.join('\n')}`);
-  const logFd = openSync(join(dir, 'access.log'), 'a');
-  const child = spawn(nginxBinary(), ['-p', `${dir}/`, '-c', join(dir, 'nginx.conf')], {
-    detached: true,
-    stdio: ['ignore', logFd, 'inherit'],
+  gateway = await startGateway({
+    APP_ENV: 'sandbox',
+    PUBLIC_BASE_URL: 'https://api.example.test',
+    GATEWAY_WORKER_PROCESSES: '1',
+    AUTH_SERVER_UPSTREAMS: address,
+    CONSENT_UI_UPSTREAMS: address,
+    CREW_API_UPSTREAMS: address,
+    SPONSORSHIP_API_UPSTREAMS: address,
+    // The test is the load balancer: X-Forwarded-For names the client.
+    GATEWAY_TRUSTED_PROXIES: '127.0.0.1',
+    GATEWAY_LOGIN_RATE: '1r/m',
+    GATEWAY_LOGIN_BURST: '2',
+    GATEWAY_OAUTH_RATE: '1r/m',
+    GATEWAY_OAUTH_BURST: '3',
   });
-  closeSync(logFd);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const base = `http://127.0.0.1:${port}`;
-  await waitForHealthz(base, child);
-  gateway = {
-    base,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
 });
 
 afterAll(async () => {
@@ -89,19 +49,6 @@ afterAll(async () => {
   upstream?.closeAllConnections();
   await new Promise<void>((resolve) => (upstream ? upstream.close(() => resolve()) : resolve()));
 });
-
-async function waitForHealthz(base: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline && child.exitCode === null) {
-    try {
-      if ((await fetch(`${base}/healthz`)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('nginx did not start');
-}
 
 function send(path: string, client: string, method = 'POST') {
   return fetch(`${gateway.base}${path}`, {
@@ -127,6 +74,10 @@ describe('gateway abuse limits (limit_req)', () => {
     expect(refused.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(refused.headers.get('cache-control')).toBe('no-store');
     expect(refused.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
+    // Its own add_header lines do not drop the gateway's security headers.
+    expect(refused.headers.get('content-security-policy')).toBe(API_CSP);
+    expect(refused.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(refused.headers.get('referrer-policy')).toBe('no-referrer');
     expect(await refused.text()).toContain('Too many sign-in attempts');
     expect(upstreamHits - hitsBefore).toBe(3);
 
@@ -148,6 +99,8 @@ describe('gateway abuse limits (limit_req)', () => {
       expect(refused.headers.get('content-type')).toBe('application/json');
       expect(refused.headers.get('cache-control')).toBe('no-store');
       expect(refused.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
+      expect(refused.headers.get('content-security-policy')).toBe(API_CSP);
+      expect(refused.headers.get('x-content-type-options')).toBe('nosniff');
       expect(await refused.json()).toEqual({
         error: 'temporarily_unavailable',
         error_description: expect.any(String),

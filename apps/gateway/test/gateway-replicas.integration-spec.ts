@@ -1,12 +1,6 @@
-import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { main } from '../src/generate';
-import { nginxBinary } from './nginx-binary';
+import { freePort, startGateway as startNginxGateway, type Gateway } from './nginx-process';
 
 /**
  * The generated configuration under real nginx in front of two replicas played by small Node
@@ -70,69 +64,19 @@ class Breaker {
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-interface Gateway {
-  readonly base: string;
-  stop(): Promise<void>;
-}
-
-async function startGateway(env: Record<string, string>): Promise<Gateway> {
-  const dir = await mkdtemp(join(tmpdir(), 'gateway-replicas-'));
-  const port = await freePort();
-  const errors: string[] = [];
-  const code = await main(
-    ['--out', dir],
-    {
-      // Sandbox: /internal/* is routed (the PATCH below).
-      APP_ENV: 'sandbox',
-      PUBLIC_BASE_URL: 'https://api.example.test',
-      DOCS_URL,
-      GATEWAY_PORT: String(port),
-      GATEWAY_LISTEN_HOST: '127.0.0.1',
-      GATEWAY_UPSTREAM_CONNECT_TIMEOUT: '1s',
-      GATEWAY_UPSTREAM_READ_TIMEOUT: '2s',
-      // One worker: round robin and failure counts are per worker, so what follows is deterministic.
-      GATEWAY_WORKER_PROCESSES: '1',
-      ...env,
-    },
-    { stdout: () => undefined, stderr: (line) => errors.push(line) },
-  );
-  if (code !== 0) throw new Error(`generator exited ${code}: ${errors.join('\n')}`);
-  const logFd = openSync(join(dir, 'access.log'), 'a');
-  const child = spawn(nginxBinary(), ['-p', `${dir}/`, '-c', join(dir, 'nginx.conf')], {
-    detached: true,
-    stdio: ['ignore', logFd, 'pipe'],
+/** The gateway under test, with the settings every case here shares. */
+function startGateway(env: Record<string, string>): Promise<Gateway> {
+  return startNginxGateway({
+    // Sandbox: /internal/* is routed (the PATCH below).
+    APP_ENV: 'sandbox',
+    PUBLIC_BASE_URL: 'https://api.example.test',
+    DOCS_URL,
+    GATEWAY_UPSTREAM_CONNECT_TIMEOUT: '1s',
+    GATEWAY_UPSTREAM_READ_TIMEOUT: '2s',
+    // One worker: round robin and failure counts are per worker, so what follows is deterministic.
+    GATEWAY_WORKER_PROCESSES: '1',
+    ...env,
   });
-  closeSync(logFd);
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const up = await fetch(`${base}/healthz`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (up) break;
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`nginx did not start:\n${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return {
-    base,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 const others = (address: string) => ({

@@ -1,10 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type net from 'node:net';
 import {
   DEFAULT_BODY_LIMIT_BYTES,
   PROBLEMS,
@@ -12,8 +7,7 @@ import {
   type ProblemCode,
 } from '@svc/contracts';
 import { parse as parseYaml } from 'yaml';
-import { main } from '../src/generate';
-import { nginxBinary } from './nginx-binary';
+import { freePort, startGateway, type Gateway } from './nginx-process';
 
 /**
  * The generated configuration under real nginx, with small Node servers as the apps: what a
@@ -92,6 +86,15 @@ class EchoUpstream {
       } else if (url === '/v1/me/app-404') {
         res.writeHead(404, { 'Content-Type': 'application/json' });
         res.end('{"app":"not here"}');
+      } else if (url === '/v1/me/own-headers') {
+        // Like consent-ui's pages: a policy of its own, which the gateway must not add to.
+        res.writeHead(200, {
+          'Content-Type': 'text/html',
+          'Content-Security-Policy': "default-src 'none'; style-src 'self'",
+          'X-Content-Type-Options': 'nosniff',
+          'Referrer-Policy': 'same-origin',
+        });
+        res.end('<p>page</p>');
       } else if (url === '/v1/me/cached') {
         res.writeHead(304, { ETag: '"v1"' });
         res.end();
@@ -135,93 +138,6 @@ async function listen(server: http.Server): Promise<string> {
 async function closeServer(server: http.Server): Promise<void> {
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-}
-
-/** A port that was free a moment ago (another process may take it: startGateway retries). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-interface Gateway {
-  readonly base: string;
-  readonly port: number;
-  readonly dir: string;
-  accessLog(): string;
-  stop(): Promise<void>;
-}
-
-async function startGateway(env: Record<string, string>): Promise<Gateway> {
-  const dir = await mkdtemp(join(tmpdir(), 'gateway-it-'));
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const errors: string[] = [];
-    const code = await main(
-      ['--out', dir],
-      { ...env, GATEWAY_PORT: String(port), GATEWAY_LISTEN_HOST: '127.0.0.1' },
-      { stdout: () => undefined, stderr: (line) => errors.push(line) },
-    );
-    if (code !== 0) throw new Error(`generator exited ${code}: ${errors.join('\n')}`);
-
-    // nginx opens /dev/stdout for the access log, which fails on a socket (a Node 'pipe'): a file.
-    const logFd = openSync(join(dir, 'access.log'), 'a');
-    const child = spawn(nginxBinary(), ['-p', `${dir}/`, '-c', join(dir, 'nginx.conf')], {
-      detached: true,
-      stdio: ['ignore', logFd, 'pipe'],
-    });
-    closeSync(logFd);
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-
-    const base = `http://127.0.0.1:${port}`;
-    const ready = await waitForHealthz(base, child);
-    if (ready) {
-      return {
-        base,
-        port,
-        dir,
-        accessLog: () => readFileSync(join(dir, 'access.log'), 'utf8'),
-        stop: async () => {
-          await stopNginx(child, exited);
-          await rm(dir, { recursive: true, force: true });
-        },
-      };
-    }
-    await stopNginx(child, exited);
-    if (!stderr.includes('Address already in use') || attempt >= 3) {
-      await rm(dir, { recursive: true, force: true });
-      throw new Error(`nginx did not start:\n${stderr}`);
-    }
-  }
-}
-
-async function waitForHealthz(base: string, child: ChildProcess): Promise<boolean> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
-    try {
-      const res = await fetch(`${base}/healthz`);
-      if (res.status === 200) return true;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
-}
-
-/** SIGTERM to the master (it stops its workers); SIGKILL to its process group if it hangs. */
-async function stopNginx(child: ChildProcess, exited: Promise<void>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 5000).unref());
-  if ((await Promise.race([exited, timeout])) === 'timeout' && child.pid) {
-    process.kill(-child.pid, 'SIGKILL');
-    await exited;
-  }
 }
 
 /** A request whose path goes out byte for byte (fetch would normalise dot segments). */
@@ -433,6 +349,67 @@ describe('gateway (nginx) in front of fake apps', () => {
     });
     expect(res.status).toBe(304);
     expect(res.headers.get('x-request-id')).toBe('cond-1');
+  });
+
+  describe('security headers', () => {
+    const API_CSP = "default-src 'none'; frame-ancestors 'none'";
+    const expectApiHeaders = (res: Response, where: string) => {
+      expect({ where, csp: res.headers.get('content-security-policy') }).toEqual({ where, csp: API_CSP });
+      expect({ where, nosniff: res.headers.get('x-content-type-options') }).toEqual({
+        where,
+        nosniff: 'nosniff',
+      });
+      expect({ where, referrer: res.headers.get('referrer-policy') }).toEqual({
+        where,
+        referrer: 'no-referrer',
+      });
+    };
+
+    it('puts the API policy, nosniff and no-referrer on proxied answers, Problems and 304s', async () => {
+      expectApiHeaders(await fetch(`${sandbox.base}/v1/me`), 'app 200');
+      expectApiHeaders(await fetch(`${sandbox.base}/v1/partners/unavailable`), 'app Problem 503');
+      expectApiHeaders(
+        await fetch(`${sandbox.base}/v1/me/cached`, { headers: { 'If-None-Match': '"v1"' } }),
+        'app 304',
+      );
+      expectApiHeaders(await fetch(`${sandbox.base}/nowhere`), 'gateway 404 Problem');
+      expectApiHeaders(await fetch(`${sandbox.base}/openapi.json`, { method: 'POST' }), 'gateway 405');
+      expectApiHeaders(await fetch(`${sandbox.base}/openapi.json`), 'description');
+      const etag = (await fetch(`${sandbox.base}/openapi.json`)).headers.get('etag') ?? '';
+      const notModified = await fetch(`${sandbox.base}/openapi.json`, { headers: { 'If-None-Match': etag } });
+      expect(notModified.status).toBe(304);
+      expectApiHeaders(notModified, 'description 304');
+    });
+
+    it('keeps an app’s own policy and headers, without adding its own next to them', async () => {
+      const res = await fetch(`${sandbox.base}/v1/me/own-headers`);
+      expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'self'");
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('referrer-policy')).toBe('same-origin');
+    });
+
+    it('gives the docs a script-free policy and the Redoc reference its own', async () => {
+      const guide = await fetch(`${sandbox.base}/docs/`);
+      expect(guide.headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'self';/);
+      expect(guide.headers.get('content-security-policy')).not.toContain('script-src');
+      expect(guide.headers.get('x-content-type-options')).toBe('nosniff');
+      const reference = await fetch(`${sandbox.base}/docs/reference`);
+      expect(reference.status).toBe(200);
+      expect(await reference.text()).toContain('redoc.standalone.js');
+      expect(reference.headers.get('content-security-policy')).toContain("script-src 'self';");
+      expect(reference.headers.get('x-request-id')).toMatch(GENERATED_ID);
+      expectApiHeaders(await fetch(`${sandbox.base}/docs/missing`), 'docs 404 Problem');
+    });
+
+    it('sends HSTS from the production gateway only, on every answer', async () => {
+      const hsts = 'max-age=31536000; includeSubDomains';
+      expect((await fetch(`${production.base}/v1/me`)).headers.get('strict-transport-security')).toBe(hsts);
+      expect((await fetch(`${production.base}/docs/`)).headers.get('strict-transport-security')).toBe(hsts);
+      expect((await fetch(`${production.base}/nowhere`)).headers.get('strict-transport-security')).toBe(hsts);
+      for (const path of ['/v1/me', '/docs/', '/nowhere']) {
+        expect((await fetch(`${sandbox.base}${path}`)).headers.get('strict-transport-security')).toBeNull();
+      }
+    });
   });
 
   describe('body limits', () => {

@@ -33,3 +33,4 @@ export * from './app/app-runner';
 export * from './http/conditional-get';
 export * from './database/group-batcher';
 export * from './metrics/app-metrics';
+export * from './webhooks/webhook-target';

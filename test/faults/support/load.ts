@@ -29,6 +29,9 @@ export const KINDS = [
 ] as const;
 export type Kind = (typeof KINDS)[number];
 
+/** The crew reads of the mix, by kind. */
+const CREW_READS = { me: '/v1/me', sea_time: '/v1/me/sea-time', vessels: '/v1/me/vessels?limit=5' } as const;
+
 /** The kinds that must all succeed again before a dependency counts as recovered. */
 export const RECOVERY_KINDS: readonly Kind[] = [
   'me',
@@ -275,33 +278,13 @@ export class LoadGenerator {
     const partner = { authorization: basicAuthorization(PARTNER.id, PARTNER.secret) };
     switch (kind) {
       case 'me':
-        await this.callAs(
-          worker.id,
-          kind,
-          'GET',
-          '/v1/me',
-          this.bearer(worker),
-          undefined,
-          worker.pair.access_token,
-        );
-        return;
       case 'sea_time':
-        await this.callAs(
-          worker.id,
-          kind,
-          'GET',
-          '/v1/me/sea-time',
-          this.bearer(worker),
-          undefined,
-          worker.pair.access_token,
-        );
-        return;
       case 'vessels':
         await this.callAs(
           worker.id,
           kind,
           'GET',
-          '/v1/me/vessels?limit=5',
+          CREW_READS[kind],
           this.bearer(worker),
           undefined,
           worker.pair.access_token,

@@ -11,6 +11,7 @@ const USAGE = `Partner onboarding (operators only; partners cannot register them
                   --scopes "profile:read seatime:read vessels:read" [--webhook-url URL]
                   [--sponsorship] [--member-left]
   partners list
+  partners set-webhook-url CLIENT_ID URL        (https to a public address; sandbox: also http to loopback)
   partners rotate-secret CLIENT_ID
   partners rotate-webhook-secret CLIENT_ID      (new secret signs alongside the current one)
   partners finish-webhook-rotation CLIENT_ID    (the new secret becomes the only one)
@@ -106,6 +107,14 @@ async function run(partners: PartnersService, command: string, rest: readonly st
           ].join('\t'),
         );
       }
+      return;
+    }
+    case 'set-webhook-url': {
+      const url = rest[1];
+      if (!url) throw new PartnerRegistrationError('CLIENT_ID and URL are required');
+      const { webhookSecret } = await partners.setWebhookUrl(target(), url);
+      out(`${target()}: webhooks now go to ${url}.`);
+      if (webhookSecret) out(`  webhook_secret ${webhookSecret}   (new; shown once)`);
       return;
     }
     case 'rotate-secret':

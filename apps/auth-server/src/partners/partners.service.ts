@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { isScope, type PartnerVerifyRequest, type PartnerVerifyResponse } from '@svc/contracts';
-import { TransactionRunner } from '@svc/platform';
+import { APP_CONFIG, TransactionRunner, type AppEnv, type Resolver } from '@svc/platform';
 import { IntrospectionCache } from '@svc/security';
 import { constantTimeEqual, newSecret, SecretBox, sha256Hex } from '../crypto/secrets';
 import { OAuthException } from '../oauth/oauth.exception';
@@ -8,6 +8,7 @@ import { TokenPairsRepository } from '../tokens/token-pairs.repository';
 import type { PartnerEntity } from './partner.entity';
 import { PartnersRepository } from './partners.repository';
 import { isAcceptableRedirectUri } from './redirect-uri';
+import { webhookUrlProblem } from './webhook-url';
 
 export interface ClientCredentials {
   readonly clientId: string;
@@ -39,7 +40,11 @@ export class PartnersService {
     private readonly transactions: TransactionRunner,
     private readonly cache: IntrospectionCache,
     private readonly box: SecretBox,
+    @Inject(APP_CONFIG) private readonly config: { readonly APP_ENV: AppEnv },
   ) {}
+
+  /** How webhook URLs' names are resolved at registration; tests replace it. */
+  resolver?: Resolver;
 
   /** Client authentication at the token and revocation endpoints (RFC 6749 §2.3.1). */
   async authenticate(credentials: ClientCredentials): Promise<PartnerEntity> {
@@ -92,6 +97,7 @@ export class PartnersService {
     registration: PartnerRegistration,
   ): Promise<{ clientSecret: string; webhookSecret?: string }> {
     this.check(registration);
+    if (registration.webhookUrl !== undefined) await this.checkWebhookUrl(registration.webhookUrl);
     if (await this.partners.findById(registration.clientId)) {
       throw new PartnerRegistrationError(`client_id ${registration.clientId} is taken`);
     }
@@ -110,6 +116,27 @@ export class PartnersService {
   ) {
     this.check(registration);
     await this.partners.upsert(this.row(registration, clientSecret, webhookSecret, suspended));
+  }
+
+  /**
+   * Sets (or changes) a partner's webhook URL, checked with the delivery rules. A partner that had
+   * no URL gets its first webhook secret, returned once; otherwise the secret stays.
+   */
+  async setWebhookUrl(clientId: string, webhookUrl: string): Promise<{ webhookSecret?: string }> {
+    await this.checkWebhookUrl(webhookUrl);
+    const partner = await this.partners.findById(clientId);
+    if (!partner) throw new PartnerRegistrationError(`no partner ${clientId}`);
+    const webhookSecret = partner.webhookSecretCurrent ? undefined : newSecret('whsec_');
+    await this.partners.update(clientId, {
+      webhookUrl,
+      ...(webhookSecret ? { webhookSecretCurrent: this.box.seal(webhookSecret) } : {}),
+    });
+    return { webhookSecret };
+  }
+
+  private async checkWebhookUrl(url: string): Promise<void> {
+    const problem = await webhookUrlProblem(url, this.config.APP_ENV, this.resolver);
+    if (problem) throw new PartnerRegistrationError(problem);
   }
 
   async rotateSecret(clientId: string): Promise<string> {

@@ -1,3 +1,4 @@
 import { CreateSessions1763760000000 } from './1763760000000-createSessions';
+import { AddSessionLastSeen1763770000000 } from './1763770000000-addSessionLastSeen';
 
-export const CONSENT_UI_MIGRATIONS = [CreateSessions1763760000000];
+export const CONSENT_UI_MIGRATIONS = [CreateSessions1763760000000, AddSessionLastSeen1763770000000];

@@ -1,6 +1,13 @@
 import { serializeCookie, type CookieOptions } from './cookies';
 
 export const SESSION_COOKIE = 'svc_session';
+/**
+ * The session cookie's name in production: the `__Host-` prefix makes browsers accept it only
+ * when Secure, for Path=/ and without Domain, so a sibling subdomain or a plain-HTTP page can
+ * neither set nor overwrite it (cookie tossing). The sandbox over http://localhost keeps
+ * SESSION_COOKIE, which a non-Secure cookie may carry.
+ */
+export const HOST_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 /** The pre-session CSRF cookie of the sign-in form (double submit). */
 export const LOGIN_CSRF_COOKIE = 'svc_login_csrf';
 
@@ -10,6 +17,14 @@ const LOGIN_CSRF_TTL_SECONDS = 2 * 60 * 60;
 /** Whether cookies carry `Secure`; decided once at start-up from the configuration. */
 export interface CookiePolicy {
   readonly secure: boolean;
+  /** The session cookie is HOST_SESSION_COOKIE (production); needs `secure`. */
+  readonly hostPrefix?: boolean;
+}
+
+/** The session cookie's name in this mode; only this name is read. */
+export function sessionCookieName(policy: CookiePolicy): string {
+  if (policy.hostPrefix && !policy.secure) throw new Error('a __Host- cookie must be Secure');
+  return policy.hostPrefix ? HOST_SESSION_COOKIE : SESSION_COOKIE;
 }
 export const COOKIE_POLICY = Symbol('COOKIE_POLICY');
 
@@ -23,11 +38,12 @@ function options(policy: CookiePolicy, path: string, maxAge?: number): CookieOpt
 }
 
 export function sessionCookie(policy: CookiePolicy, sessionId: string): string {
-  return serializeCookie(SESSION_COOKIE, sessionId, options(policy, '/', SESSION_TTL_SECONDS));
+  // Path=/ and no Domain attribute (serializeCookie never writes one), as __Host- requires.
+  return serializeCookie(sessionCookieName(policy), sessionId, options(policy, '/', SESSION_TTL_SECONDS));
 }
 
 export function clearSessionCookie(policy: CookiePolicy): string {
-  return serializeCookie(SESSION_COOKIE, '', options(policy, '/', 0));
+  return serializeCookie(sessionCookieName(policy), '', options(policy, '/', 0));
 }
 
 export function loginCsrfCookie(policy: CookiePolicy, token: string): string {

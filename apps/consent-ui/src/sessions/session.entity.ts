@@ -18,6 +18,9 @@ export class SessionEntity {
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 
+  @Column({ name: 'last_seen_at', type: 'timestamptz' })
+  lastSeenAt!: Date;
+
   @Column({ name: 'expires_at', type: 'timestamptz' })
   expiresAt!: Date;
 }

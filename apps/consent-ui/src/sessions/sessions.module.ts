@@ -2,7 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG } from '@svc/platform';
 import { sessionCookieSecure, type ConsentUiConfig } from '../config';
 import { COOKIE_POLICY, type CookiePolicy } from './session-cookies';
-import { CLOCK, SessionsService, type Clock } from './sessions.service';
+import { CLOCK, SESSION_IDLE_TIMEOUT_MS, SessionsService, type Clock } from './sessions.service';
 import { SessionsRepository } from './sessions.repository';
 
 /**
@@ -15,7 +15,15 @@ import { SessionsRepository } from './sessions.repository';
     {
       provide: COOKIE_POLICY,
       inject: [APP_CONFIG],
-      useFactory: (config: ConsentUiConfig): CookiePolicy => ({ secure: sessionCookieSecure(config) }),
+      useFactory: (config: ConsentUiConfig): CookiePolicy => ({
+        secure: sessionCookieSecure(config),
+        hostPrefix: config.APP_ENV === 'production',
+      }),
+    },
+    {
+      provide: SESSION_IDLE_TIMEOUT_MS,
+      inject: [APP_CONFIG],
+      useFactory: (config: ConsentUiConfig): number => config.SESSION_IDLE_TIMEOUT,
     },
     { provide: CLOCK, useValue: (() => new Date()) satisfies Clock },
   ],

@@ -7,6 +7,8 @@ export interface StoredSession {
   readonly userId: string;
   readonly csrfSecret: string;
   readonly createdAt: Date;
+  /** The last request that used the session, to a minute (the idle timeout). */
+  readonly lastSeenAt: Date;
   readonly expiresAt: Date;
 }
 
@@ -25,6 +27,10 @@ export class SessionsRepository {
       .getRepository(SessionEntity)
       .findOne({ where: { idDigest, expiresAt: MoreThan(now) } });
     return row ? toStoredSession(row) : undefined;
+  }
+
+  async touch(idDigest: string, now: Date): Promise<void> {
+    await this.dataSource.getRepository(SessionEntity).update({ idDigest }, { lastSeenAt: now });
   }
 
   async delete(idDigest: string): Promise<void> {
@@ -58,6 +64,7 @@ function toStoredSession(row: SessionEntity): StoredSession {
     userId: row.userId,
     csrfSecret: row.csrfSecret,
     createdAt: row.createdAt,
+    lastSeenAt: row.lastSeenAt,
     expiresAt: row.expiresAt,
   };
 }

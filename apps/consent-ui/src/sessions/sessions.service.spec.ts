@@ -1,14 +1,14 @@
 import { FakeClock, FakeSessionsRepository } from '../testing/fakes';
 import { parseCookies } from './cookies';
 import { digestSessionId } from './secrets';
-import { LOGIN_CSRF_COOKIE, SESSION_COOKIE } from './session-cookies';
+import { HOST_SESSION_COOKIE, LOGIN_CSRF_COOKIE, SESSION_COOKIE } from './session-cookies';
 import { SessionException } from './sessions.exception';
 import { SessionsService } from './sessions.service';
 
-function setup(secure = true) {
+function setup(secure = true, { hostPrefix = false, idleMs = 30 * 60_000 } = {}) {
   const repository = new FakeSessionsRepository();
   const clock = new FakeClock();
-  const service = new SessionsService(repository.asRepository(), { secure }, clock.read);
+  const service = new SessionsService(repository.asRepository(), { secure, hostPrefix }, clock.read, idleMs);
   return { repository, clock, service };
 }
 
@@ -47,7 +47,7 @@ describe('SessionsService', () => {
   });
 
   it('resolves the session of the cookie until it expires after 12 hours', async () => {
-    const { clock, service } = setup();
+    const { clock, service } = setup(true, { idleMs: 24 * 3600 * 1000 });
     const { session, cookies } = await service.start('usr_1', undefined);
     const header = cookieHeaderFrom(cookies);
     await expect(service.resolve(header)).resolves.toEqual(session);
@@ -55,6 +55,65 @@ describe('SessionsService', () => {
     await expect(service.resolve(header)).resolves.toEqual(session);
     clock.advance(1);
     await expect(service.resolve(header)).resolves.toBeUndefined();
+  });
+
+  it('signs out a session unused for longer than the idle timeout, even before the 12 hours', async () => {
+    const { repository, clock, service } = setup();
+    const { session, cookies } = await service.start('usr_1', undefined);
+    const header = cookieHeaderFrom(cookies);
+    clock.advance(30 * 60_000);
+    await expect(service.resolve(header)).resolves.toEqual(session);
+    clock.advance(30 * 60_000 + 1);
+    await expect(service.resolve(header)).resolves.toBeUndefined();
+    expect(repository.rows.size).toBe(0);
+  });
+
+  it('keeps a session in use alive, writing last-seen at most once a minute', async () => {
+    const { repository, clock, service } = setup();
+    const { session, cookies } = await service.start('usr_1', undefined);
+    const header = cookieHeaderFrom(cookies);
+    const touch = jest.spyOn(repository, 'touch');
+    clock.advance(59_999);
+    await service.resolve(header);
+    expect(touch).not.toHaveBeenCalled();
+    clock.advance(1);
+    await service.resolve(header);
+    expect(touch).toHaveBeenCalledTimes(1);
+    await service.resolve(header);
+    expect(touch).toHaveBeenCalledTimes(1);
+    // Used every 20 minutes for 3 hours: never idle for 30.
+    for (let i = 0; i < 9; i++) {
+      clock.advance(20 * 60_000);
+      await expect(service.resolve(header)).resolves.toEqual(session);
+    }
+  });
+
+  it('names the cookie __Host-svc_session in production (Secure, Path=/, no Domain) and reads only that name', async () => {
+    const { service } = setup(true, { hostPrefix: true });
+    const { session, cookies } = await service.start('usr_1', undefined);
+    const cookie = cookies.find((c) => c.startsWith(`${HOST_SESSION_COOKIE}=`))!;
+    expect(HOST_SESSION_COOKIE).toBe('__Host-svc_session');
+    expect(cookie).toMatch(/; Path=\/; Max-Age=43200; HttpOnly; Secure; SameSite=Lax$/);
+    expect(cookie).not.toMatch(/domain=/i);
+    const id = parseCookies(cookieHeaderFrom(cookies)).get(HOST_SESSION_COOKIE)!;
+    await expect(service.resolve(`${HOST_SESSION_COOKIE}=${id}`)).resolves.toEqual(session);
+    // The sandbox's name is not read in production (a plain-HTTP page could have set it).
+    await expect(service.resolve(`${SESSION_COOKIE}=${id}`)).resolves.toBeUndefined();
+    expect(await service.end(`${HOST_SESSION_COOKIE}=${id}`)).toEqual([
+      expect.stringMatching(/^__Host-svc_session=; Path=\/; Max-Age=0.*; Secure; SameSite=Lax$/),
+    ]);
+  });
+
+  it('keeps the name svc_session in the sandbox and does not read the __Host- one there', async () => {
+    const { service } = setup(false);
+    const { cookies } = await service.start('usr_1', undefined);
+    expect(cookies[0]).toMatch(/^svc_session=/);
+    const id = parseCookies(cookieHeaderFrom(cookies)).get(SESSION_COOKIE)!;
+    await expect(service.resolve(`${HOST_SESSION_COOKIE}=${id}`)).resolves.toBeUndefined();
+  });
+
+  it('refuses a __Host- cookie without Secure', async () => {
+    await expect(setup(false, { hostPrefix: true }).service.end(undefined)).rejects.toThrow('Secure');
   });
 
   it('resolves nothing for a missing, malformed or unknown cookie', async () => {

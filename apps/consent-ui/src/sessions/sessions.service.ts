@@ -7,9 +7,9 @@ import {
   COOKIE_POLICY,
   LOGIN_CSRF_COOKIE,
   loginCsrfCookie,
-  SESSION_COOKIE,
   SESSION_TTL_SECONDS,
   sessionCookie,
+  sessionCookieName,
   type CookiePolicy,
 } from './session-cookies';
 import { SessionException } from './sessions.exception';
@@ -17,6 +17,11 @@ import { SessionsRepository } from './sessions.repository';
 
 export type Clock = () => Date;
 export const CLOCK = Symbol('CLOCK');
+/** SESSION_IDLE_TIMEOUT in milliseconds. */
+export const SESSION_IDLE_TIMEOUT_MS = Symbol('SESSION_IDLE_TIMEOUT_MS');
+export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60_000;
+/** last_seen_at is written at most this often per session: one UPDATE a minute, not per page. */
+export const LAST_SEEN_RESOLUTION_MS = 60_000;
 
 /** A signed-in browser, as the features see it. */
 export interface ActiveSession {
@@ -31,7 +36,8 @@ const EXPIRED_PURGE_BATCH = 100;
 /**
  * Browser sessions and their CSRF protection. The session id lives only in the HttpOnly cookie;
  * the database keeps its SHA-256, the user, the expiry (12 h, absolute) and a per-session CSRF
- * secret.
+ * secret. A session unused for longer than SESSION_IDLE_TIMEOUT (default 30 min) counts as signed
+ * out; use refreshes its last-seen time, at most once a minute.
  */
 @Injectable()
 export class SessionsService {
@@ -39,14 +45,24 @@ export class SessionsService {
     private readonly sessions: SessionsRepository,
     @Inject(COOKIE_POLICY) private readonly policy: CookiePolicy,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(SESSION_IDLE_TIMEOUT_MS)
+    private readonly idleTimeoutMs: number = DEFAULT_SESSION_IDLE_TIMEOUT_MS,
   ) {}
 
   /** The live session the request's cookie names, if any. */
   async resolve(cookieHeader: string | undefined): Promise<ActiveSession | undefined> {
-    const id = sessionIdFrom(cookieHeader);
+    const id = this.sessionIdFrom(cookieHeader);
     if (!id) return undefined;
-    const stored = await this.sessions.findLive(digestSessionId(id), this.clock());
+    const now = this.clock();
+    const digest = digestSessionId(id);
+    const stored = await this.sessions.findLive(digest, now);
     if (!stored) return undefined;
+    const idleMs = now.getTime() - stored.lastSeenAt.getTime();
+    if (idleMs > this.idleTimeoutMs) {
+      await this.sessions.delete(digest);
+      return undefined;
+    }
+    if (idleMs >= LAST_SEEN_RESOLUTION_MS) await this.sessions.touch(digest, now);
     return {
       userId: stored.userId,
       csrfToken: sessionCsrfToken(stored.csrfSecret, id),
@@ -79,7 +95,7 @@ export class SessionsService {
     cookieHeader: string | undefined,
   ): Promise<{ session: ActiveSession; cookies: string[] }> {
     const now = this.clock();
-    const previous = sessionIdFrom(cookieHeader);
+    const previous = this.sessionIdFrom(cookieHeader);
     if (previous) await this.sessions.delete(digestSessionId(previous));
     await this.sessions.deleteExpired(now, EXPIRED_PURGE_BATCH);
     const id = randomToken();
@@ -90,6 +106,7 @@ export class SessionsService {
       userId,
       csrfSecret,
       createdAt: now,
+      lastSeenAt: now,
       expiresAt,
     });
     return {
@@ -100,7 +117,7 @@ export class SessionsService {
 
   /** Ends the session the cookie names (if any) and returns the cookie that clears it. */
   async end(cookieHeader: string | undefined): Promise<string[]> {
-    const id = sessionIdFrom(cookieHeader);
+    const id = this.sessionIdFrom(cookieHeader);
     if (id) await this.sessions.delete(digestSessionId(id));
     return [clearSessionCookie(this.policy)];
   }
@@ -121,10 +138,13 @@ export class SessionsService {
     const cookie = parseCookies(cookieHeader).get(LOGIN_CSRF_COOKIE);
     return isRandomToken(cookie) && constantTimeEqual(cookie, presented);
   }
-}
 
-/** The session id of the cookie, when it has the shape of one (no lookup for garbage). */
-function sessionIdFrom(cookieHeader: string | undefined): string | undefined {
-  const value = parseCookies(cookieHeader).get(SESSION_COOKIE);
-  return isRandomToken(value) ? value : undefined;
+  /**
+   * The session id of the cookie of this mode's name, when it has the shape of one (no lookup
+   * for garbage).
+   */
+  private sessionIdFrom(cookieHeader: string | undefined): string | undefined {
+    const value = parseCookies(cookieHeader).get(sessionCookieName(this.policy));
+    return isRandomToken(value) ? value : undefined;
+  }
 }

@@ -55,6 +55,12 @@ export class FakeSessionsRepository {
     return Promise.resolve(row && row.expiresAt.getTime() > now.getTime() ? row : undefined);
   }
 
+  touch(idDigest: string, now: Date): Promise<void> {
+    const row = this.rows.get(idDigest);
+    if (row) this.rows.set(idDigest, { ...row, lastSeenAt: now });
+    return Promise.resolve();
+  }
+
   delete(idDigest: string): Promise<void> {
     this.rows.delete(idDigest);
     return Promise.resolve();

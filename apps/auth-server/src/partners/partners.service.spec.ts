@@ -1,0 +1,81 @@
+import type { TransactionRunner } from '@svc/platform';
+import type { IntrospectionCache } from '@svc/security';
+import type { SecretBox } from '../crypto/secrets';
+import type { TokenPairsRepository } from '../tokens/token-pairs.repository';
+import type { PartnersRepository } from './partners.repository';
+import { PartnerRegistrationError, PartnersService } from './partners.service';
+
+function setup(appEnv: 'production' | 'sandbox', addresses: string[]) {
+  const repository = {
+    findById: jest.fn().mockResolvedValue({ clientId: 'acme', webhookSecretCurrent: null }),
+    insert: jest.fn().mockResolvedValue(undefined),
+    update: jest.fn().mockResolvedValue(true),
+  };
+  const box = { seal: (text: string) => `sealed:${text}` };
+  const service = new PartnersService(
+    repository as unknown as PartnersRepository,
+    {} as TokenPairsRepository,
+    {} as TransactionRunner,
+    {} as IntrospectionCache,
+    box as unknown as SecretBox,
+    { APP_ENV: appEnv },
+  );
+  service.resolver = () => Promise.resolve(addresses);
+  return { service, repository };
+}
+
+const registration = (webhookUrl: string) => ({
+  clientId: 'acme',
+  name: 'Acme',
+  redirectUris: ['https://acme.example/cb'],
+  scopes: ['profile:read'],
+  webhookUrl,
+  sponsorship: false,
+  memberLeft: false,
+});
+
+describe('PartnersService: webhook URLs at registration', () => {
+  it('refuses to create a partner whose webhook URL the dispatcher would refuse, storing nothing', async () => {
+    const { service, repository } = setup('production', ['10.0.0.5']);
+    const refused = service.register(registration('https://hooks.acme.example/in'));
+    await expect(refused).rejects.toThrow(PartnerRegistrationError);
+    await expect(refused).rejects.toThrow(
+      'webhook URL https://hooks.acme.example/in is refused: hooks.acme.example resolves to a private address',
+    );
+    expect(repository.insert).not.toHaveBeenCalled();
+  });
+
+  it('refuses plain HTTP in production', async () => {
+    const { service } = setup('production', ['93.184.216.34']);
+    await expect(service.register(registration('http://hooks.acme.example/in'))).rejects.toThrow(
+      'the target must use HTTPS',
+    );
+  });
+
+  it('creates a partner with an https URL to a public address, with a webhook secret', async () => {
+    const { service, repository } = setup('production', ['93.184.216.34']);
+    repository.findById.mockResolvedValueOnce(null);
+    const credentials = await service.register(registration('https://hooks.acme.example/in'));
+    expect(credentials.webhookSecret).toMatch(/^whsec_/);
+    expect(repository.insert).toHaveBeenCalledTimes(1);
+  });
+
+  it('sets a webhook URL after the same check; a first URL gets a webhook secret', async () => {
+    const { service, repository } = setup('production', ['93.184.216.34']);
+    const { webhookSecret } = await service.setWebhookUrl('acme', 'https://hooks.acme.example/v2');
+    expect(webhookSecret).toMatch(/^whsec_/);
+    expect(repository.update).toHaveBeenCalledWith('acme', {
+      webhookUrl: 'https://hooks.acme.example/v2',
+      webhookSecretCurrent: `sealed:${webhookSecret}`,
+    });
+    await expect(service.setWebhookUrl('acme', 'https://[::ffff:127.0.0.1]/in')).rejects.toThrow(
+      'loopback address',
+    );
+    expect(repository.update).toHaveBeenCalledTimes(1);
+  });
+
+  it('accepts http to loopback in the sandbox (a local receiver)', async () => {
+    const { service } = setup('sandbox', ['127.0.0.1']);
+    await expect(service.setWebhookUrl('acme', 'http://localhost:8765/webhooks')).resolves.toBeDefined();
+  });
+});
