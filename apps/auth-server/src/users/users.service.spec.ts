@@ -83,4 +83,39 @@ describe('UsersService: password hashes are upgraded at a successful sign-in', (
     await service.seed('usr_1', 'a@x.test', 'A', 'pw');
     expect(user.passwordHash).toBe(current);
   });
+
+  it('seeds the sandbox members with one hash of their shared password, and on a later start checks it once', async () => {
+    const rows = new Map<string, UserEntity>();
+    let upserts = 0;
+    const repository = {
+      findById: (id: string) => Promise.resolve(rows.has(id) ? { ...rows.get(id)! } : null),
+      upsert: (row: UserEntity) => {
+        upserts += 1;
+        rows.set(row.userId, { ...row });
+        return Promise.resolve();
+      },
+    } as unknown as UsersRepository;
+    const hasher = new PasswordHasher(12);
+    let hashed = 0;
+    let verified = 0;
+    const hash = hasher.hash.bind(hasher);
+    const verify = hasher.verify.bind(hasher);
+    hasher.hash = (...args) => ((hashed += 1), hash(...args));
+    hasher.verify = (...args) => ((verified += 1), verify(...args));
+    const service = new UsersService(repository, hasher, logger);
+    const members = ['a', 'b', 'c'].map((n) => ({
+      userId: `usr_${n}`,
+      email: `${n}@x.test`,
+      name: n,
+      password: 'published',
+    }));
+
+    await service.seedAll(members);
+    expect([hashed, upserts]).toEqual([1, 3]);
+    for (const m of members)
+      await expect(verify('published', rows.get(m.userId)!.passwordHash)).resolves.toBe(true);
+
+    await service.seedAll(members);
+    expect([hashed, verified, upserts]).toEqual([1, 1, 3]);
+  });
 });
