@@ -304,9 +304,13 @@ describe('gatewayOptionsFromEnv', () => {
       failTimeoutMs: 1000,
       workerProcesses: 'auto',
       trustedProxies: [],
-      loginLimit: { rate: '30r/m', burst: 20 },
-      oauthLimit: { rate: '20r/s', burst: 100 },
+      loginLimit: { rate: '20r/s', burst: 200 },
+      oauthLimit: { rate: '200r/s', burst: 1000 },
     });
+    // Production: strict.
+    expect(
+      gatewayOptionsFromEnv({ APP_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test' }),
+    ).toMatchObject({ loginLimit: { rate: '30r/m', burst: 20 }, oauthLimit: { rate: '20r/s', burst: 100 } });
     const conf = renderNginxConfig(GATEWAY_ROUTES, options);
     expect(conf).toContain('listen 0.0.0.0:8080 default_server;');
     expect(conf).toContain('proxy_connect_timeout 2s;');
@@ -486,7 +490,7 @@ describe('generate CLI', () => {
 
 describe('abuse limits (limit_req)', () => {
   it('limits POST /login, /oauth/token and /oauth/revoke per client address, with burst and nodelay', () => {
-    const conf = render();
+    const conf = render({ APP_ENV: 'production' });
     expect(conf).toContain('limit_req_zone $svc_login_limit_key zone=svc_login:10m rate=30r/m;');
     expect(conf).toContain('limit_req_zone $binary_remote_addr zone=svc_oauth:10m rate=20r/s;');
     expect(conf).toMatch(
@@ -501,6 +505,14 @@ describe('abuse limits (limit_req)', () => {
     expect(conf.match(/limit_req zone=/g)).toHaveLength(3);
     expect(location(conf, '= /oauth/userinfo')).not.toContain('limit_req');
     expect(location(conf, '^~ /v1/me/')).not.toContain('limit_req');
+  });
+
+  it('is generous by default in the sandbox, where partner test suites run from one address', () => {
+    const conf = render({ APP_ENV: 'sandbox' });
+    expect(conf).toContain('limit_req_zone $svc_login_limit_key zone=svc_login:10m rate=20r/s;');
+    expect(conf).toContain('limit_req_zone $binary_remote_addr zone=svc_oauth:10m rate=200r/s;');
+    expect(location(conf, '= /login')).toContain('limit_req zone=svc_login burst=200 nodelay;');
+    expect(location(conf, '= /oauth/token')).toContain('limit_req zone=svc_oauth burst=1000 nodelay;');
   });
 
   it('keeps every gateway error page in the limited locations and adds its 429', () => {
