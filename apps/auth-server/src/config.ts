@@ -7,8 +7,35 @@ import {
   REDIS_CONFIG,
   secret,
   url,
+  type VarSpec,
 } from '@svc/platform';
 import { SANDBOX_DEFAULT_WEBHOOK_URL } from '@svc/contracts';
+import { FAILED_AUTH_CONFIG } from '@svc/security';
+import { DEFAULT_PASSWORD_HASH_COST, MAX_PASSWORD_HASH_COST } from './crypto/secrets';
+
+/** The lowest cost the sandbox accepts (the test system's, to keep the suites fast). */
+export const MIN_SANDBOX_PASSWORD_HASH_COST = 10;
+
+/**
+ * `PASSWORD_HASH_COST`: log2 of scrypt's N for new password hashes. Production refuses anything
+ * below the default (2^17, OWASP's minimum), so a copied test setting can never weaken it; the
+ * sandbox accepts less for test runs.
+ */
+function passwordHashCostVar(): VarSpec<number> {
+  const spec = int('log2 of scrypt N for password hashes (r=8, p=1)', {
+    default: String(DEFAULT_PASSWORD_HASH_COST),
+    max: MAX_PASSWORD_HASH_COST,
+  });
+  return {
+    description: `${spec.description}; production: at least ${DEFAULT_PASSWORD_HASH_COST}`,
+    parse(raw, appEnv, env) {
+      const cost = spec.parse(raw, appEnv, env);
+      const min = appEnv === 'production' ? DEFAULT_PASSWORD_HASH_COST : MIN_SANDBOX_PASSWORD_HASH_COST;
+      if (cost < min) throw new Error(`must be >= ${min}${appEnv === 'production' ? ' in production' : ''}`);
+      return cost;
+    },
+  };
+}
 
 export const AUTH_SERVER_CONFIG = {
   ...BASE_CONFIG,
@@ -16,6 +43,8 @@ export const AUTH_SERVER_CONFIG = {
   ...REDIS_CONFIG,
   ...AMQP_CONFIG,
   ...OUTBOX_CONFIG,
+  ...FAILED_AUTH_CONFIG,
+  PASSWORD_HASH_COST: passwordHashCostVar(),
   AUTH_CODE_TTL_SECONDS: int('lifetime of an authorization code', { default: '60', min: 1, max: 600 }),
   ACCESS_TOKEN_TTL_SECONDS: int('lifetime of an access token', { default: '3600', min: 1 }),
   REFRESH_TOKEN_TTL_SECONDS: int('lifetime of a refresh token', { default: '7776000', min: 60 }),

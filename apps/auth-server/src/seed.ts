@@ -30,7 +30,14 @@ export async function seedSandbox(
       );
     }
     const users = context.get(UsersService);
-    for (const m of SANDBOX_MEMBERS) await users.seed(m.user_id, m.email, m.name, SANDBOX_PASSWORD);
+    await users.seedAll(
+      SANDBOX_MEMBERS.map((m) => ({
+        userId: m.user_id,
+        email: m.email,
+        name: m.name,
+        password: SANDBOX_PASSWORD,
+      })),
+    );
     logger.info(
       { partners: SANDBOX_PARTNERS.length, members: SANDBOX_MEMBERS.length },
       'auth-server: sandbox seeded',

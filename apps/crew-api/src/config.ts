@@ -8,7 +8,7 @@ import {
   type ConfigOf,
   type VarSpec,
 } from '@svc/platform';
-import { RATE_LIMIT_CONFIG } from '@svc/security';
+import { FAILED_AUTH_CONFIG, RATE_LIMIT_CONFIG } from '@svc/security';
 
 /** The shortest HMAC key accepted: 32 characters, as many bytes as the SHA-256 output. */
 export const MIN_CURSOR_KEY_LENGTH = 32;
@@ -39,6 +39,7 @@ export const CREW_API_CONFIG = {
   ...AMQP_CONFIG,
   ...OUTBOX_CONFIG,
   ...RATE_LIMIT_CONFIG,
+  ...FAILED_AUTH_CONFIG,
   INTERNAL_API_TOKEN: secret('bearer token of the internal records API', {
     sandboxDefault: 'sandbox-internal-token',
     minLength: 32,

@@ -33,7 +33,27 @@ export interface GatewayOptions {
    * X-Forwarded-For is believed; empty: none, the connecting address is the client's.
    */
   readonly trustedProxies: readonly string[];
+  /** Abuse limits per client address (nginx limit_req): POST /login, and /oauth/token + /oauth/revoke. */
+  readonly loginLimit: RequestLimit;
+  readonly oauthLimit: RequestLimit;
 }
+
+/** An nginx limit_req rate (`10r/s`, `30r/m`) and the burst admitted beyond it without delay. */
+export interface RequestLimit {
+  readonly rate: string;
+  readonly burst: number;
+}
+
+/** Production defaults: no person at a browser or partner server reaches them; a flood from one address does. */
+export const DEFAULT_LOGIN_LIMIT: RequestLimit = { rate: '30r/m', burst: 20 };
+export const DEFAULT_OAUTH_LIMIT: RequestLimit = { rate: '20r/s', burst: 100 };
+/**
+ * Sandbox defaults: a partner's automated test suite (or a conformance checker) runs code flows
+ * from one address far faster than a person, thousands of requests a minute; it must never be
+ * refused. They still end a flood that would take the sandbox's CPU (each sign-in is a scrypt).
+ */
+export const SANDBOX_LOGIN_LIMIT: RequestLimit = { rate: '20r/s', burst: 200 };
+export const SANDBOX_OAUTH_LIMIT: RequestLimit = { rate: '200r/s', burst: 1000 };
 
 export type GatewayEnv = Readonly<Record<string, string | undefined>>;
 
@@ -131,6 +151,18 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
 
   const trustedProxies = parseTrustedProxies(get('GATEWAY_TRUSTED_PROXIES') ?? '');
 
+  const sandbox = appEnvRaw === 'sandbox';
+  const loginDefault = sandbox ? SANDBOX_LOGIN_LIMIT : DEFAULT_LOGIN_LIMIT;
+  const oauthDefault = sandbox ? SANDBOX_OAUTH_LIMIT : DEFAULT_OAUTH_LIMIT;
+  const loginLimit = {
+    rate: parseRate('GATEWAY_LOGIN_RATE', get('GATEWAY_LOGIN_RATE') ?? loginDefault.rate),
+    burst: parseBurst('GATEWAY_LOGIN_BURST', get('GATEWAY_LOGIN_BURST') ?? String(loginDefault.burst)),
+  };
+  const oauthLimit = {
+    rate: parseRate('GATEWAY_OAUTH_RATE', get('GATEWAY_OAUTH_RATE') ?? oauthDefault.rate),
+    burst: parseBurst('GATEWAY_OAUTH_BURST', get('GATEWAY_OAUTH_BURST') ?? String(oauthDefault.burst)),
+  };
+
   return {
     appEnv: appEnvRaw,
     listenHost,
@@ -143,6 +175,8 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
     failTimeoutMs,
     workerProcesses,
     trustedProxies,
+    loginLimit,
+    oauthLimit,
   };
 }
 
@@ -248,4 +282,31 @@ function parseDuration(variable: string, raw: string): number {
     );
   }
   return ms;
+}
+
+/** nginx limit_req rates: requests per second or per minute. */
+function parseRate(variable: string, raw: string): string {
+  if (!/^[1-9]\d{0,5}r\/[sm]$/.test(raw)) {
+    throw new GatewayConfigError(
+      variable,
+      `must be a rate such as 10r/s or 30r/m (got ${JSON.stringify(raw)})`,
+    );
+  }
+  return raw;
+}
+
+function parseBurst(variable: string, raw: string): number {
+  if (!/^\d{1,6}$/.test(raw)) {
+    throw new GatewayConfigError(
+      variable,
+      `must be an integer from 0 to 999999 (got ${JSON.stringify(raw)})`,
+    );
+  }
+  return Number(raw);
+}
+
+/** Seconds until one more request fits a rate: what a refusal's Retry-After says. */
+export function rateRetryAfterSeconds(rate: string): number {
+  const [count, unit] = rate.split('r/');
+  return unit === 's' ? 1 : Math.max(1, Math.ceil(60 / Number(count)));
 }

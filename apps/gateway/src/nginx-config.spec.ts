@@ -29,6 +29,8 @@ import {
   DOCS_CSP,
   errorLocation,
   HSTS,
+  LIMITED_ROUTES,
+  limitErrorLocation,
   REFERENCE_CSP,
   renderNginxConfig,
   upstreamName,
@@ -302,7 +304,13 @@ describe('gatewayOptionsFromEnv', () => {
       failTimeoutMs: 1000,
       workerProcesses: 'auto',
       trustedProxies: [],
+      loginLimit: { rate: '20r/s', burst: 200 },
+      oauthLimit: { rate: '200r/s', burst: 1000 },
     });
+    // Production: strict.
+    expect(
+      gatewayOptionsFromEnv({ APP_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test' }),
+    ).toMatchObject({ loginLimit: { rate: '30r/m', burst: 20 }, oauthLimit: { rate: '20r/s', burst: 100 } });
     const conf = renderNginxConfig(GATEWAY_ROUTES, options);
     expect(conf).toContain('listen 0.0.0.0:8080 default_server;');
     expect(conf).toContain('proxy_connect_timeout 2s;');
@@ -478,4 +486,83 @@ describe('generate CLI', () => {
       });
     },
   );
+});
+
+describe('abuse limits (limit_req)', () => {
+  it('limits POST /login, /oauth/token and /oauth/revoke per client address, with burst and nodelay', () => {
+    const conf = render({ APP_ENV: 'production' });
+    expect(conf).toContain('limit_req_zone $svc_login_limit_key zone=svc_login:10m rate=30r/m;');
+    expect(conf).toContain('limit_req_zone $binary_remote_addr zone=svc_oauth:10m rate=20r/s;');
+    expect(conf).toMatch(
+      /map \$request_method \$svc_login_limit_key \{\n\s+POST \$binary_remote_addr;\n\s+default "";/,
+    );
+    expect(conf).toContain('limit_req_status 429;');
+    expect(location(conf, '= /login')).toContain('limit_req zone=svc_login burst=20 nodelay;');
+    expect(location(conf, '= /oauth/token')).toContain('limit_req zone=svc_oauth burst=100 nodelay;');
+    expect(location(conf, '= /oauth/revoke')).toContain('limit_req zone=svc_oauth burst=100 nodelay;');
+    expect(Object.keys(LIMITED_ROUTES).sort()).toEqual(['/login', '/oauth/revoke', '/oauth/token']);
+    // Nothing else is limited by the gateway (/v1/* keeps the apps' own rate limits).
+    expect(conf.match(/limit_req zone=/g)).toHaveLength(3);
+    expect(location(conf, '= /oauth/userinfo')).not.toContain('limit_req');
+    expect(location(conf, '^~ /v1/me/')).not.toContain('limit_req');
+  });
+
+  it('is generous by default in the sandbox, where partner test suites run from one address', () => {
+    const conf = render({ APP_ENV: 'sandbox' });
+    expect(conf).toContain('limit_req_zone $svc_login_limit_key zone=svc_login:10m rate=20r/s;');
+    expect(conf).toContain('limit_req_zone $binary_remote_addr zone=svc_oauth:10m rate=200r/s;');
+    expect(location(conf, '= /login')).toContain('limit_req zone=svc_login burst=200 nodelay;');
+    expect(location(conf, '= /oauth/token')).toContain('limit_req zone=svc_oauth burst=1000 nodelay;');
+  });
+
+  it('keeps every gateway error page in the limited locations and adds its 429', () => {
+    const conf = render();
+    for (const [path, kind] of Object.entries(LIMITED_ROUTES)) {
+      const block = location(conf, `= ${path}`) ?? '';
+      expect(block).toContain(`error_page 429 ${limitErrorLocation(kind)};`);
+      expect(block).toContain(`error_page 502 ${errorLocation(502)};`);
+      expect(block).toContain(`error_page 413 ${errorLocation(413)};`);
+    }
+  });
+
+  it('answers an OAuth-shaped JSON error and a sign-in page, each with Retry-After', () => {
+    const conf = render({ GATEWAY_LOGIN_RATE: '10r/m', GATEWAY_OAUTH_RATE: '5r/s' });
+    const oauth = location(conf, `= ${limitErrorLocation('oauth')}`) ?? '';
+    expect(oauth).toContain('internal;');
+    expect(oauth).toContain('default_type application/json;');
+    expect(oauth).toContain('add_header Retry-After 1 always;');
+    expect(oauth).toContain('add_header Cache-Control no-store always;');
+    expect(oauth).toContain('add_header X-Request-Id $svc_request_id always;');
+    // add_header lines of its own: the security headers are repeated, not lost.
+    expect(oauth).toContain('add_header Content-Security-Policy $svc_csp always;');
+    expect(oauth).toContain('add_header X-Content-Type-Options $svc_nosniff always;');
+    expect(oauth).toContain(`return 429 '{"error":"temporarily_unavailable"`);
+    const login = location(conf, `= ${limitErrorLocation('login')}`) ?? '';
+    expect(login).toContain('default_type text/html;');
+    expect(login).toContain('add_header Retry-After 6 always;');
+    expect(login).toContain('Too many sign-in attempts');
+  });
+
+  it('reads GATEWAY_LOGIN_RATE/BURST and GATEWAY_OAUTH_RATE/BURST and refuses bad values', () => {
+    const conf = render({
+      GATEWAY_LOGIN_RATE: '5r/s',
+      GATEWAY_LOGIN_BURST: '0',
+      GATEWAY_OAUTH_RATE: '600r/m',
+      GATEWAY_OAUTH_BURST: '7',
+    });
+    expect(conf).toContain('zone=svc_login:10m rate=5r/s;');
+    expect(conf).toContain('zone=svc_oauth:10m rate=600r/m;');
+    expect(location(conf, '= /login')).toContain('limit_req zone=svc_login nodelay;');
+    expect(location(conf, '= /oauth/token')).toContain('limit_req zone=svc_oauth burst=7 nodelay;');
+    for (const [variable, value] of [
+      ['GATEWAY_LOGIN_RATE', '10'],
+      ['GATEWAY_LOGIN_RATE', '0r/s'],
+      ['GATEWAY_OAUTH_RATE', '10r/h'],
+      ['GATEWAY_OAUTH_BURST', '-1'],
+      ['GATEWAY_LOGIN_BURST', 'many'],
+    ]) {
+      expect(() => render({ [variable]: value })).toThrow(GatewayConfigError);
+      expect(() => render({ [variable]: value })).toThrow(variable);
+    }
+  });
 });

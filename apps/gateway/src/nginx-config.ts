@@ -7,7 +7,12 @@ import {
   type GatewayRoute,
   type ProblemCode,
 } from '@svc/contracts';
-import { UPSTREAM_APPS, type GatewayOptions, type UpstreamApp } from './gateway-options';
+import {
+  UPSTREAM_APPS,
+  rateRetryAfterSeconds,
+  type GatewayOptions,
+  type UpstreamApp,
+} from './gateway-options';
 
 /**
  * Renders the gateway's nginx.conf from the route table. Pure: same input, same text.
@@ -245,6 +250,7 @@ function httpSettings(options: GatewayOptions): string {
     'access_log /dev/stdout svc_json;',
     '',
     ...realIpSettings(options.trustedProxies),
+    ...requestLimitSettings(options),
     '# Upstreams: HTTP/1.1 keep-alive pools; errors of the apps pass through untouched.',
     'proxy_http_version 1.1;',
     'proxy_set_header Connection "";',
@@ -290,6 +296,79 @@ function realIpSettings(trusted: readonly string[]): string[] {
     ...trusted.map((range) => `set_real_ip_from ${range};`),
     'real_ip_header X-Forwarded-For;',
     'real_ip_recursive on;',
+    '',
+  ];
+}
+
+/**
+ * Abuse limits per client address ($binary_remote_addr: the real client once GATEWAY_TRUSTED_PROXIES
+ * is set), refused with 429 before any app does expensive work (scrypt, client authentication).
+ * Only POST /login counts (an empty key is not limited), so showing the form never does.
+ */
+export const LIMITED_ROUTES: Readonly<Record<string, 'login' | 'oauth'>> = {
+  '/login': 'login',
+  '/oauth/token': 'oauth',
+  '/oauth/revoke': 'oauth',
+};
+
+function requestLimitSettings(options: GatewayOptions): string[] {
+  return [
+    '# Abuse limits per client address (GATEWAY_LOGIN_RATE, GATEWAY_OAUTH_RATE): POST /login,',
+    '# /oauth/token and /oauth/revoke; beyond rate + burst nginx answers 429 itself.',
+    'map $request_method $svc_login_limit_key {',
+    '    POST $binary_remote_addr;',
+    '    default "";',
+    '}',
+    `limit_req_zone $svc_login_limit_key zone=svc_login:10m rate=${options.loginLimit.rate};`,
+    `limit_req_zone $binary_remote_addr zone=svc_oauth:10m rate=${options.oauthLimit.rate};`,
+    'limit_req_status 429;',
+    'limit_req_log_level warn;',
+    '',
+  ];
+}
+
+/** The internal location answering a limit_req refusal of one kind. */
+export function limitErrorLocation(kind: 'login' | 'oauth'): string {
+  return `/_gateway/errors/429-${kind}`;
+}
+
+function limitErrorLocations(options: GatewayOptions): string[] {
+  // A location with add_header lines of its own inherits none: the security headers are repeated.
+  const headers = (retryAfter: number) => [
+    `    add_header Retry-After ${retryAfter} always;`,
+    '    add_header Cache-Control no-store always;',
+    ...securityHeaders(options).map((line) => `    ${line}`),
+  ];
+  // RFC 6749 §5.2 shape, as the auth-server's own 503s: temporarily_unavailable, now with 429.
+  const oauth = JSON.stringify({
+    error: 'temporarily_unavailable',
+    error_description: 'Too many requests from this address. Retry after the time in Retry-After.',
+  });
+  const loginWait = rateRetryAfterSeconds(options.loginLimit.rate);
+  // A browser's page, as consent-ui answers /login; the app's own 429 page is for one account.
+  const login = [
+    '<!doctype html><html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<title>Too many sign-in attempts</title></head><body><main>',
+    '<h1>Too many sign-in attempts</h1>',
+    `<p>Too many sign-in attempts came from your network. Wait ${loginWait === 1 ? 'a second' : `${loginWait} seconds`} and try again.</p>`,
+    '</main></body></html>',
+  ].join('');
+  return [
+    `location = ${limitErrorLocation('oauth')} {`,
+    '    internal;',
+    '    default_type application/json;',
+    ...headers(rateRetryAfterSeconds(options.oauthLimit.rate)),
+    `    return 429 ${nginxSingleQuoted(oauth)};`,
+    '}',
+    '',
+    `location = ${limitErrorLocation('login')} {`,
+    '    internal;',
+    '    default_type text/html;',
+    '    charset utf-8;',
+    ...headers(loginWait),
+    `    return 429 ${nginxSingleQuoted(login)};`,
+    '}',
     '',
   ];
 }
@@ -352,12 +431,15 @@ function serverBlock(routes: readonly GatewayRoute[], options: GatewayOptions): 
     '    }',
     '',
     ...staticLocations(options).map((line) => (line ? `    ${line}` : line)),
-    ...routes.flatMap((route) => routeLocations(route).map((line) => (line ? `    ${line}` : line))),
+    ...routes.flatMap((route) =>
+      routeLocations(route, options, errorPages).map((line) => (line ? `    ${line}` : line)),
+    ),
     '    location / {',
     '        return 404;',
     '    }',
     '',
     ...errorLocations(routes, options).map((line) => (line ? `    ${line}` : line)),
+    ...limitErrorLocations(options).map((line) => (line ? `    ${line}` : line)),
     '    location @bodyless_redirect {',
     '        # The status stays 301 (error_page without "="); the Location header is kept.',
     '        default_type "";',
@@ -409,8 +491,23 @@ function staticLocations(options: GatewayOptions): string[] {
   ];
 }
 
-function routeLocations(route: GatewayRoute): string[] {
+function routeLocations(
+  route: GatewayRoute,
+  options: GatewayOptions,
+  errorPages: readonly string[],
+): string[] {
+  const kind = LIMITED_ROUTES[route.path];
+  const limit = kind === 'login' ? options.loginLimit : options.oauthLimit;
+  const limited = kind
+    ? [
+        `    limit_req zone=svc_${kind}${limit.burst > 0 ? ` burst=${limit.burst}` : ''} nodelay;`,
+        // error_page here replaces the server's list (nginx inherits none into a location with its own).
+        ...errorPages.map((line) => `    ${line}`),
+        `    error_page 429 ${limitErrorLocation(kind)};`,
+      ]
+    : [];
   const body = [
+    ...limited,
     '    if ($svc_unsafe_path) {',
     '        return 400;',
     '    }',

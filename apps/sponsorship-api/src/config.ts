@@ -7,7 +7,7 @@ import {
   REDIS_CONFIG,
   type ConfigOf,
 } from '@svc/platform';
-import { RATE_LIMIT_CONFIG } from '@svc/security';
+import { FAILED_AUTH_CONFIG, RATE_LIMIT_CONFIG } from '@svc/security';
 
 export const SPONSORSHIP_API_CONFIG = {
   ...BASE_CONFIG,
@@ -15,6 +15,7 @@ export const SPONSORSHIP_API_CONFIG = {
   ...REDIS_CONFIG,
   ...AMQP_CONFIG,
   ...RATE_LIMIT_CONFIG,
+  ...FAILED_AUTH_CONFIG,
   SEAT_QUOTA: int('live seats (invited + active) one partner may hold, unless its sponsor row sets its own', {
     default: '100000',
     min: 0,

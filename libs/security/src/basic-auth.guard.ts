@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional, type ExecutionContext } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
 import { ApiProblem } from '@svc/platform';
 import { PARTNERS_REALM, type BasicAuthenticateOptions } from './basic.strategy';
+import { limitFailures } from './bearer-auth.guard';
+import { FailedAuthLimiter } from './failed-auth-limiter';
 import type { PartnerPrincipal } from './partner-principal';
 import { PartnerVerifier } from './partner-verifier';
 
@@ -19,12 +21,25 @@ export function badPartnerCredentialsProblem(): ApiProblem {
  * Lets a request through with a partner's valid client credentials in `Authorization: Basic …`
  * and puts the partner on the request (`@Partner()`, and `client_id` for the rate limiter).
  * Otherwise 401 `invalid_token` with `WWW-Authenticate: Basic realm="partners"` (decisions.md);
- * an unavailable auth-server is 503 (fail closed).
+ * an unavailable auth-server is 503 (fail closed). An address with too many failed client
+ * authentications is refused with 429 before the credentials are checked (FailedAuthLimiter).
  */
 @Injectable()
 export class BasicAuthGuard extends AuthGuard('basic') {
-  constructor(private readonly verifier: PartnerVerifier) {
+  constructor(
+    private readonly verifier: PartnerVerifier,
+    @Optional() private readonly failures?: FailedAuthLimiter,
+  ) {
     super();
+  }
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    return limitFailures(
+      this.failures,
+      'client',
+      context,
+      async () => (await super.canActivate(context)) as boolean,
+    );
   }
 
   override getAuthenticateOptions(): BasicAuthenticateOptions {

@@ -1,7 +1,9 @@
-import { Injectable, type ExecutionContext } from '@nestjs/common';
+import { Injectable, Optional, type ExecutionContext } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
+import { ApiProblem } from '@svc/platform';
 import { unauthenticatedProblem, type RequestCredentials } from './bearer-challenge';
 import type { BearerAuthenticateOptions } from './bearer.strategy';
+import { FailedAuthLimiter } from './failed-auth-limiter';
 import type { Principal } from './principal';
 import { TokenAuthenticator } from './token-authenticator';
 
@@ -9,11 +11,27 @@ import { TokenAuthenticator } from './token-authenticator';
  * Lets a request through with a live access token in `Authorization: Bearer …` and puts its
  * Principal on the request (`@Principal()`). Otherwise 401 `invalid_token` with the RFC 6750 §3.1
  * challenge; an unavailable auth-server is 503 `service_unavailable` (fail closed).
+ *
+ * A client address with too many failed authentications is refused with 429 before the token is
+ * looked at, and every 401 counts against it (FailedAuthLimiter; SecurityModule provides it, unit
+ * tests may leave it out).
  */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard('bearer') {
-  constructor(private readonly authenticator: TokenAuthenticator) {
+  constructor(
+    private readonly authenticator: TokenAuthenticator,
+    @Optional() private readonly failures?: FailedAuthLimiter,
+  ) {
     super();
+  }
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    return limitFailures(
+      this.failures,
+      'bearer',
+      context,
+      async () => (await super.canActivate(context)) as boolean,
+    );
   }
 
   override getAuthenticateOptions(): BearerAuthenticateOptions {
@@ -29,5 +47,26 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     if (err) throw err;
     if (user) return user as TUser;
     throw unauthenticatedProblem(context.switchToHttp().getRequest<RequestCredentials>());
+  }
+}
+
+/**
+ * Runs an authenticating guard under the failed-authentication limit: refused first when the
+ * address is over it, counted when the guard answers 401.
+ */
+export async function limitFailures(
+  failures: FailedAuthLimiter | undefined,
+  kind: 'bearer' | 'client',
+  context: ExecutionContext,
+  authenticate: () => Promise<boolean>,
+): Promise<boolean> {
+  if (!failures) return authenticate();
+  const address = failures.addressOf(context.switchToHttp().getRequest());
+  failures.check(kind, address);
+  try {
+    return await authenticate();
+  } catch (err) {
+    if (err instanceof ApiProblem && err.status === 401) await failures.recordFailure(kind, address);
+    throw err;
   }
 }

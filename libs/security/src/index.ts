@@ -18,3 +18,5 @@ export * from './partner-principal';
 export * from './basic.strategy';
 export * from './basic-auth.guard';
 export * from './partner-program.guard';
+export * from './client-address';
+export * from './failed-auth-limiter';

@@ -10,11 +10,13 @@ import {
   type Type,
   type ValueProvider,
 } from '@nestjs/common';
-import { APP_CONFIG, REDIS, type RedisClient } from '@svc/platform';
+import { APP_CONFIG, APP_LOGGER, REDIS, type RedisClient } from '@svc/platform';
+import type { Logger } from 'pino';
 import { BasicAuthGuard } from './basic-auth.guard';
 import { BasicStrategy } from './basic.strategy';
 import { BearerAuthGuard } from './bearer-auth.guard';
 import { BearerStrategy } from './bearer.strategy';
+import { FailedAuthLimiter, failedAuthConfigOf } from './failed-auth-limiter';
 import { IntrospectionCache } from './introspection-cache';
 import { INTROSPECTOR, RpcIntrospector, type Introspector } from './introspector';
 import { PartnerProgramGuard } from './partner-program.guard';
@@ -59,6 +61,17 @@ const rateLimiterProvider: FactoryProvider<RateLimiter> = {
 };
 
 /**
+ * The failed-authentication limit per client address, on the rate limiter's Redis connection (its
+ * keys belong with the limiter's, never with an evictable cache).
+ */
+const failedAuthLimiterProvider: FactoryProvider<FailedAuthLimiter> = {
+  provide: FailedAuthLimiter,
+  inject: [REDIS, APP_CONFIG, APP_LOGGER],
+  useFactory: (redis: RedisClient, appConfig: object, logger: Logger) =>
+    new FailedAuthLimiter(redis, failedAuthConfigOf(appConfig), logger),
+};
+
+/**
  * Bearer authentication and the per-partner rate limits for an app's resource endpoints. Import
  * once, in the root module, next to PlatformModule.forRoot (APP_CONFIG; with RATE_LIMIT_CONFIG in
  * an app that serves `/v1/*`), RedisModule.forRoot (REDIS) and, for the default introspector,
@@ -78,6 +91,7 @@ export class SecurityModule {
         BearerStrategy,
         BearerAuthGuard,
         rateLimiterProvider,
+        failedAuthLimiterProvider,
         RateLimitGuard,
         ScopeGuard,
         ...(options.partners
@@ -95,6 +109,7 @@ export class SecurityModule {
         TokenAuthenticator,
         BearerAuthGuard,
         RateLimiter,
+        FailedAuthLimiter,
         RateLimitGuard,
         ScopeGuard,
         ...(options.partners ? [PartnerVerifier, BasicAuthGuard, PartnerProgramGuard] : []),

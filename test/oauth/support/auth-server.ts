@@ -50,6 +50,8 @@ export async function startAuthServer(
     REDIS_KEY_PREFIX: services.redisKeyPrefix,
     AMQP_URL: services.amqpUrl,
     LOG_LEVEL: 'silent',
+    // As the test system (test/support/system.ts): scrypt at 2^14, production's 2^17 is for members.
+    PASSWORD_HASH_COST: process.env.PASSWORD_HASH_COST || '14',
     ...env,
   });
   const logger = createLogger('auth-server', process.env.OAUTH_TEST_LOG_LEVEL ?? 'silent');

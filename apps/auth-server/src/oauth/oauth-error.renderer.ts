@@ -24,8 +24,10 @@ function codeFor(problem: ApiProblem): OAuthErrorCode {
     case 'payload_too_large':
     case 'unsupported_media_type':
     case 'invalid_request':
-    case 'rate_limit_exceeded':
       return 'invalid_request';
+    // As the gateway's own limit_req refusal on /oauth/*: a 429 with Retry-After.
+    case 'rate_limit_exceeded':
+      return 'temporarily_unavailable';
   }
 }
 

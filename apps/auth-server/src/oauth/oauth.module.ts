@@ -8,7 +8,7 @@ import type { AUTH_SERVER_CONFIG } from '../config';
 import { ConsentsHandler } from '../consents/consents.handler';
 import { ConsentsRepository } from '../consents/consents.repository';
 import { ConsentsService } from '../consents/consents.service';
-import { SecretBox } from '../crypto/secrets';
+import { PasswordHasher, SecretBox } from '../crypto/secrets';
 import { MetadataController } from '../metadata/metadata.controller';
 import { PartnerCredentialsHandler } from '../partners/partner-credentials.handler';
 import { PartnersRepository } from '../partners/partners.repository';
@@ -64,6 +64,13 @@ const services = [
       inject: [APP_CONFIG],
       useFactory: (config: ConfigOf<typeof AUTH_SERVER_CONFIG>) =>
         new SecretBox(config.SECRETS_ENCRYPTION_KEY),
+    },
+    {
+      // One per app: its hashing slots bound every password hash the app runs.
+      provide: PasswordHasher,
+      inject: [APP_CONFIG],
+      useFactory: (config: ConfigOf<typeof AUTH_SERVER_CONFIG>) =>
+        new PasswordHasher(config.PASSWORD_HASH_COST),
     },
   ],
   exports: [...services],

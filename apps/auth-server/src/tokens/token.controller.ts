@@ -1,8 +1,10 @@
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { FailedAuthLimiter } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthException } from '../oauth/oauth.exception';
+import type { PartnerEntity } from '../partners/partner.entity';
 import { PartnersService } from '../partners/partners.service';
-import { readClientCredentials, readOAuthForm, required } from './dto/token-form.dto';
+import { readClientCredentials, readOAuthForm, required, type OAuthForm } from './dto/token-form.dto';
 import { TokensService, type IssuedTokens } from './tokens.service';
 
 @Controller('oauth')
@@ -10,7 +12,26 @@ export class TokenController {
   constructor(
     private readonly partners: PartnersService,
     private readonly tokens: TokensService,
+    private readonly failures: FailedAuthLimiter,
   ) {}
+
+  /**
+   * Client authentication under the failed-authentication limit per address: an address over it
+   * is refused (429, RFC 6749 shape) before the form's credentials are looked up, and every
+   * `invalid_client` counts against it.
+   */
+  private async authenticateClient(request: FastifyRequest, form: OAuthForm): Promise<PartnerEntity> {
+    const address = this.failures.addressOf(request);
+    this.failures.check('client', address);
+    try {
+      return await this.partners.authenticate(readClientCredentials(request.headers.authorization, form));
+    } catch (err) {
+      if (err instanceof OAuthException && err.code === 'invalid_client') {
+        await this.failures.recordFailure('client', address);
+      }
+      throw err;
+    }
+  }
 
   /** RFC 6749 §3.2. Token responses must not be cached (§5.1). */
   @Post('token')
@@ -23,9 +44,7 @@ export class TokenController {
     const arrivedAt = new Date(Date.now() - reply.elapsedTime);
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     const form = readOAuthForm(request);
-    const client = await this.partners.authenticate(
-      readClientCredentials(request.headers.authorization, form),
-    );
+    const client = await this.authenticateClient(request, form);
     const grantType = required(form, 'grant_type');
     switch (grantType) {
       case 'authorization_code':
@@ -57,9 +76,7 @@ export class TokenController {
   ): Promise<void> {
     reply.header('cache-control', 'no-store');
     const form = readOAuthForm(request);
-    const client = await this.partners.authenticate(
-      readClientCredentials(request.headers.authorization, form),
-    );
+    const client = await this.authenticateClient(request, form);
     await this.tokens.revoke(client, required(form, 'token'));
   }
 }

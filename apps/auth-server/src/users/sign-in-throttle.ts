@@ -13,6 +13,11 @@ import type { Logger } from 'pino';
 export const SIGN_IN_LIMITS = {
   perAddress: { failures: 5, windowMs: 15 * 60_000 },
   perAccount: { failures: 50, windowMs: 60 * 60_000 },
+  /**
+   * Failures from one address whatever the account: stops one address guessing over many
+   * accounts (or unknown e-mails) before scrypt runs, so a flood costs a Redis call per attempt.
+   */
+  perAddressAnyAccount: { failures: 30, windowMs: 15 * 60_000 },
 } as const;
 
 /**
@@ -59,6 +64,37 @@ end
 return 1
 `;
 
+/**
+ * The per-address bucket across accounts, one key (`signin-address:{<address>}`) in a call of its
+ * own: it cannot share a hash tag with the account's two keys, so it cannot join their script on
+ * a Redis Cluster. It is reserved first; an attempt the account script then refuses gives it back.
+ * ARGV: limit, window (ms). Returns { 1 } or { 0, ms until the window reopens }.
+ */
+const RESERVE_ADDRESS_LUA = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if count <= tonumber(ARGV[1]) then return { 1 } end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  ttl = tonumber(ARGV[2])
+end
+redis.call('DECR', KEYS[1])
+return { 0, ttl }
+`;
+
+/** Gives one reservation of the address bucket back (a success, or an attempt refused later). */
+const RELEASE_ADDRESS_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 1 and tonumber(redis.call('GET', KEYS[1])) > 0 then
+  redis.call('DECR', KEYS[1])
+end
+return 1
+`;
+
+export function signInAddressKey(clientIp: string | undefined): string {
+  return `signin-address:{${clientIp ?? 'unknown'}}`;
+}
+
 export type SignInAttempt =
   | { readonly admitted: true; succeeded(): Promise<void> }
   | { readonly admitted: false; readonly retryAfterSeconds: number };
@@ -97,9 +133,24 @@ export class SignInThrottle {
   async attempt(email: string, clientIp: string | undefined): Promise<SignInAttempt> {
     const account = createHash('sha256').update(normaliseEmail(email)).digest('base64url');
     const keys = signInKeys(account, clientIp);
-    const { perAddress, perAccount } = SIGN_IN_LIMITS;
+    const addressKey = signInAddressKey(clientIp);
+    const { perAddress, perAccount, perAddressAnyAccount } = SIGN_IN_LIMITS;
+    const releaseAddress = () =>
+      // Best effort: a reservation not given back only counts as one failure until its window ends.
+      this.redis.eval(RELEASE_ADDRESS_LUA, 1, addressKey).then(
+        () => undefined,
+        () => undefined,
+      );
     let reply: unknown;
     try {
+      const byAddress = (await this.redis.eval(
+        RESERVE_ADDRESS_LUA,
+        1,
+        addressKey,
+        perAddressAnyAccount.failures,
+        perAddressAnyAccount.windowMs,
+      )) as [number, number?];
+      if (byAddress[0] !== 1) return refused(byAddress[1]);
       reply = await this.redis.eval(
         RESERVE_LUA,
         2,
@@ -118,14 +169,23 @@ export class SignInThrottle {
     }
     const [admitted, waitMs] = reply as [number, number?];
     if (admitted !== 1) {
-      return { admitted: false, retryAfterSeconds: Math.max(1, Math.ceil((waitMs ?? 1000) / 1000)) };
+      await releaseAddress();
+      return refused(waitMs);
     }
     return {
       admitted: true,
       // Best effort: a reservation not given back only counts as one failure until its window ends.
+      // The address bucket only loses this attempt: one known password does not reset a flood.
       succeeded: async () => {
-        await this.redis.eval(SUCCEEDED_LUA, 2, ...keys).catch(() => undefined);
+        await Promise.all([
+          this.redis.eval(SUCCEEDED_LUA, 2, ...keys).catch(() => undefined),
+          releaseAddress(),
+        ]);
       },
     };
   }
+}
+
+function refused(waitMs: number | undefined): SignInAttempt {
+  return { admitted: false, retryAfterSeconds: Math.max(1, Math.ceil((waitMs ?? 1000) / 1000)) };
 }

@@ -76,13 +76,35 @@ describe('SignInThrottle', () => {
   it('gives both counters of an account one hash tag, so the script runs on Redis Cluster', async () => {
     const { throttle, calls } = throttleWith(async () => [1]);
     await throttle.attempt('A@X.test', '203.0.113.1');
-    const [, numKeys, perAddress, perAccount] = calls[0] as [string, number, string, string];
+    // First the address's bucket across accounts: one key in a call of its own.
+    expect(calls[0].slice(1, 3)).toEqual([1, 'signin-address:{203.0.113.1}']);
+    const [, numKeys, perAddress, perAccount] = calls[1] as [string, number, string, string];
     expect(numKeys).toBe(2);
     const tag = /^signin:(\{[A-Za-z0-9_-]{43}\})/.exec(perAccount)?.[1];
     expect(tag).toBeDefined();
     expect(perAccount).toBe(`signin:${tag}`);
     expect(perAddress).toBe(`signin:${tag}:203.0.113.1`);
     expect(perAddress).not.toContain('x.test');
+  });
+
+  it('refuses before the account script when the address’s bucket is full', async () => {
+    const { throttle, calls } = throttleWith(async () => [0, 61_000]);
+    expect(await throttle.attempt('a@x.test', '203.0.113.1')).toEqual({
+      admitted: false,
+      retryAfterSeconds: 61,
+    });
+    expect(calls).toHaveLength(1);
+  });
+
+  it('gives the address’s reservation back when the account script refuses', async () => {
+    const replies = [[1], [0, 5_000], 1];
+    const { throttle, calls } = throttleWith(async () => replies.shift());
+    expect(await throttle.attempt('a@x.test', '203.0.113.1')).toEqual({
+      admitted: false,
+      retryAfterSeconds: 5,
+    });
+    expect(calls).toHaveLength(3);
+    expect(calls[2].slice(1, 3)).toEqual([1, 'signin-address:{203.0.113.1}']);
   });
 
   it.each([

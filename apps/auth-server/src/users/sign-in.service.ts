@@ -27,7 +27,7 @@ export class SignInService {
       this.outcomes?.inc({ outcome: 'throttled' });
       return { ok: false, retry_after_seconds: attempt.retryAfterSeconds };
     }
-    const user = await this.users.verify(email, password);
+    const user = await this.users.verify(email, password, clientIp);
     if (!user) {
       this.outcomes?.inc({ outcome: 'refused' });
       return { ok: false };

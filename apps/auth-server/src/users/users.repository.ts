@@ -24,4 +24,18 @@ export class UsersRepository {
       .orUpdate(['email', 'password_hash', 'name'], ['user_id'])
       .execute();
   }
+
+  /**
+   * Stores a new hash of the same password, only while the row still holds `previous`. Resolves
+   * with whether it was stored.
+   */
+  async replacePasswordHash(userId: string, previous: string, next: string): Promise<boolean> {
+    const result = await this.transactions.outside
+      .createQueryBuilder()
+      .update(UserEntity)
+      .set({ passwordHash: next })
+      .where('user_id = :userId AND password_hash = :previous', { userId, previous })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
 }

@@ -1,32 +1,113 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { normaliseEmail } from '@svc/contracts';
-import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../crypto/secrets';
+import { APP_LOGGER } from '@svc/platform';
+import type { Logger } from 'pino';
+import { PasswordHasher } from '../crypto/secrets';
 import type { UserEntity } from './user.entity';
 import { UsersRepository } from './users.repository';
 
 @Injectable()
-export class UsersService {
-  constructor(private readonly users: UsersRepository) {}
+export class UsersService implements OnApplicationShutdown {
+  /** Upgrades of stored hashes still running (see `verify`). */
+  private readonly upgrades = new Set<Promise<void>>();
 
-  /** Checks a crew member's password. An unknown e-mail spends the same scrypt time as a wrong password. */
-  async verify(email: string, password: string): Promise<UserEntity | undefined> {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly hasher: PasswordHasher,
+    @Inject(APP_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Checks a crew member's password. An unknown e-mail spends the same scrypt time as a wrong
+   * password (the dummy hash has the current parameters).
+   *
+   * A right password whose stored hash has weaker parameters than the current ones is hashed
+   * again and stored, after the answer: the member does not wait for a second hash, and only a
+   * successful sign-in knows the password to do it with (a failed one never touches the row).
+   */
+  async verify(email: string, password: string, clientIp?: string): Promise<UserEntity | undefined> {
     const user = await this.users.findByEmail(normaliseEmail(email));
-    const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
-    return user && ok ? user : undefined;
+    const ok = await this.hasher.verify(password, user?.passwordHash ?? this.hasher.dummyHash, clientIp);
+    if (!user || !ok) return undefined;
+    if (this.hasher.needsRehash(user.passwordHash)) this.upgrade(user, password, clientIp);
+    return user;
+  }
+
+  /** Resolves once every upgrade started so far has been stored (or given up). */
+  async upgradesSettled(): Promise<void> {
+    await Promise.all([...this.upgrades]);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.upgradesSettled();
+  }
+
+  private upgrade(user: UserEntity, password: string, clientIp: string | undefined): void {
+    const done = (async () => {
+      try {
+        const hash = await this.hasher.hash(password, clientIp);
+        // Only over the hash that was checked: a password changed meanwhile stays changed.
+        await this.users.replacePasswordHash(user.userId, user.passwordHash, hash);
+      } catch (err) {
+        // Busy hashing slots or a database hiccup: the next successful sign-in tries again.
+        this.logger.warn(
+          { err: err instanceof Error ? err.message : String(err), user_id: user.userId },
+          'password hash upgrade skipped',
+        );
+      }
+    })();
+    this.upgrades.add(done);
+    void done.finally(() => this.upgrades.delete(done));
   }
 
   findById(userId: string): Promise<UserEntity | null> {
     return this.users.findById(userId);
   }
 
+  /**
+   * The sandbox members. They all have the one published password, so one hash serves them all
+   * (a salt of their own protects nothing when the password is public): seeding costs one hash,
+   * or on a later start one check, rather than one per member at most of a second each.
+   * Idempotent like `seed`; a hash under an older cost is replaced.
+   */
+  async seedAll(
+    members: readonly { userId: string; email: string; name: string; password: string }[],
+  ): Promise<void> {
+    const checked = new Map<string, boolean>();
+    const hashes = new Map<string, string>();
+    for (const m of members) {
+      const email = normaliseEmail(m.email);
+      const existing = await this.users.findById(m.userId);
+      if (existing && existing.email === email && existing.name === m.name) {
+        const key = `${m.password}\u0000${existing.passwordHash}`;
+        let current = checked.get(key);
+        if (current === undefined) {
+          current =
+            !this.hasher.needsRehash(existing.passwordHash) &&
+            (await this.hasher.verify(m.password, existing.passwordHash));
+          checked.set(key, current);
+        }
+        if (current) continue;
+      }
+      let passwordHash = hashes.get(m.password);
+      if (passwordHash === undefined) {
+        passwordHash = await this.hasher.hash(m.password);
+        hashes.set(m.password, passwordHash);
+      }
+      await this.users.upsert({ userId: m.userId, email, name: m.name, passwordHash });
+    }
+  }
+
   async seed(userId: string, email: string, name: string, password: string): Promise<void> {
     const existing = await this.users.findById(userId);
-    // Keep an existing hash when the password is unchanged: seeding stays cheap and idempotent.
+    // Keep an existing hash when the password is unchanged and its parameters are current:
+    // seeding stays idempotent, and a sandbox hashed under an older cost is upgraded.
     if (
       existing &&
       existing.email === normaliseEmail(email) &&
       existing.name === name &&
-      (await verifyPassword(password, existing.passwordHash))
+      !this.hasher.needsRehash(existing.passwordHash) &&
+      (await this.hasher.verify(password, existing.passwordHash))
     ) {
       return;
     }
@@ -34,7 +115,7 @@ export class UsersService {
       userId,
       email: normaliseEmail(email),
       name,
-      passwordHash: await hashPassword(password),
+      passwordHash: await this.hasher.hash(password),
     });
   }
 }

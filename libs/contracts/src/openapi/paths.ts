@@ -91,7 +91,7 @@ function bearer401(r: Responses): Responses {
   return r.problem(401, {
     codes: ['invalid_token'],
     description:
-      'Missing, malformed, unknown, expired or revoked access token (not counted against the rate limit).',
+      'Missing, malformed, unknown, expired or revoked access token (not counted against the rate limit; counted against the failed authentications of your address).',
     headers: { 'WWW-Authenticate': { component: 'WwwAuthenticateBearer', required: true } },
     detail: 'The access token is malformed, unknown, expired or revoked; obtain a new one.',
   });
@@ -100,7 +100,8 @@ function bearer401(r: Responses): Responses {
 function basic401(r: Responses): Responses {
   return r.problem(401, {
     codes: ['invalid_token'],
-    description: 'Missing or wrong client credentials (not counted against the rate limit).',
+    description:
+      'Missing or wrong client credentials (not counted against the rate limit; counted against the failed authentications of your address).',
     headers: { 'WWW-Authenticate': { component: 'WwwAuthenticateBasic', required: true } },
     detail:
       'This endpoint needs HTTP Basic credentials: your client_id as the user name and your client_secret as the password.',
@@ -111,8 +112,8 @@ function limited(r: Responses): Responses {
   return r
     .problem(429, {
       codes: ['rate_limit_exceeded'],
-      description: `Rate limit reached: ${API_LIMITS.ratePerMinute} requests per rolling minute and ${API_LIMITS.ratePerDay} per rolling day per \`client_id\`. The refused request is not counted.`,
-      headers: { ...RL, 'Retry-After': { component: 'RetryAfter', required: true } },
+      description: `Rate limit reached: ${API_LIMITS.ratePerMinute} requests per rolling minute and ${API_LIMITS.ratePerDay} per rolling day per \`client_id\` (with the \`X-RateLimit-*\` headers), or too many failed authentications from your address, refused before the credentials are checked (without them). The refused request is not counted.`,
+      headers: { ...RL_MAYBE, 'Retry-After': { component: 'RetryAfter', required: true } },
     })
     .problem(500, {
       codes: ['internal_error'],
@@ -583,6 +584,13 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
     client_id: { type: 'string', description: 'Your client id (omit when using HTTP Basic).' },
     client_secret: { type: 'string', description: 'Your client secret (omit when using HTTP Basic).' },
   };
+  /** The abuse limits per client address on the OAuth endpoints: RFC 6749 shape, with Retry-After. */
+  const tooManyFromAddress = (failed: string) =>
+    oauthErrorResponse(
+      `Too many requests, or too many failed ${failed}, from your address: refused before the credentials are checked. Retry after \`Retry-After\` seconds.`,
+      ['temporarily_unavailable'],
+      { 'Retry-After': { component: 'RetryAfter', required: true } },
+    );
   const tokenErrors = (r: Responses, codes: string[]) => {
     r.add(400, oauthErrorResponse('The request is invalid (RFC 6749 §5.2).', codes));
     r.add(
@@ -598,6 +606,7 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
         'application/problem+json': { schema: schemaRef('ProblemPayloadTooLarge') },
       },
     });
+    r.add(429, tooManyFromAddress('client authentications'));
     r.add(500, oauthErrorResponse('Unexpected error (`server_error`).', ['server_error']));
     r.add(
       503,
@@ -803,6 +812,7 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
               },
             ),
           )
+          .add(429, tooManyFromAddress('authentications'))
           .add(500, oauthErrorResponse('Unexpected error.', ['server_error']))
           .add(
             503,

@@ -1,0 +1,173 @@
+import { ApiProblem, duration, int, type AppEnv, type ConfigOf, type RedisClient } from '@svc/platform';
+import type { Logger } from 'pino';
+import { clientAddress } from './client-address';
+
+/**
+ * Failed authentications one client address may make in a window before its requests are
+ * refused with 429, whatever credentials they carry: bearer tokens (`/v1/*`, `/oauth/userinfo`)
+ * and client credentials (HTTP Basic on `/v1/partners/*`, client authentication at
+ * `/oauth/token` and `/oauth/revoke`). Only failures count; a refused request is not counted.
+ *
+ * Production is strict; the sandbox is generous, because a partner's automated test suite (or a
+ * conformance checker) runs from one address, thousands of requests a minute, hundreds of them
+ * with bad tokens or secrets on purpose, and must never be refused.
+ */
+export const FAILED_AUTH_CONFIG = {
+  AUTH_FAILURES_PER_ADDRESS: int(
+    'failed bearer-token authentications one client address may make per AUTH_FAILURE_WINDOW before it gets 429',
+    { default: '600', sandboxDefault: '100000', min: 1, max: 100_000_000 },
+  ),
+  CLIENT_AUTH_FAILURES_PER_ADDRESS: int(
+    'failed client authentications (Basic, client_secret) one client address may make per AUTH_FAILURE_WINDOW before it gets 429',
+    { default: '60', sandboxDefault: '100000', min: 1, max: 100_000_000 },
+  ),
+  AUTH_FAILURE_WINDOW: duration('window of the failed-authentication limits, from the first failure', {
+    default: '10m',
+  }),
+};
+
+export type FailedAuthConfig = ConfigOf<typeof FAILED_AUTH_CONFIG>;
+
+/** The config of an app that spread FAILED_AUTH_CONFIG into its spec, else the defaults of its APP_ENV. */
+export function failedAuthConfigOf(appConfig: object): FailedAuthConfig {
+  const config = appConfig as Partial<FailedAuthConfig> & { APP_ENV?: AppEnv };
+  if (
+    config.AUTH_FAILURES_PER_ADDRESS !== undefined &&
+    config.CLIENT_AUTH_FAILURES_PER_ADDRESS !== undefined &&
+    config.AUTH_FAILURE_WINDOW !== undefined
+  ) {
+    return config as FailedAuthConfig;
+  }
+  const appEnv = config.APP_ENV ?? 'production';
+  return {
+    AUTH_FAILURES_PER_ADDRESS: FAILED_AUTH_CONFIG.AUTH_FAILURES_PER_ADDRESS.parse(undefined, appEnv),
+    CLIENT_AUTH_FAILURES_PER_ADDRESS: FAILED_AUTH_CONFIG.CLIENT_AUTH_FAILURES_PER_ADDRESS.parse(
+      undefined,
+      appEnv,
+    ),
+    AUTH_FAILURE_WINDOW: FAILED_AUTH_CONFIG.AUTH_FAILURE_WINDOW.parse(undefined, appEnv),
+  };
+}
+
+/** Bearer tokens, or a partner's client credentials (Basic or client_secret_post). */
+export type FailedAuthKind = 'bearer' | 'client';
+
+/** One counter per address and kind, the address as hash tag (one slot on a Redis Cluster). */
+export function failedAuthKey(kind: FailedAuthKind, address: string | undefined): string {
+  return `authfail:{${address ?? 'unknown'}}:${kind}`;
+}
+
+/**
+ * Counts one failure; the window starts at the first. ARGV: window (ms).
+ * Returns { failures in the window, ms until it ends }.
+ */
+const RECORD_FAILURE_LUA = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return { count, ttl }
+`;
+
+/** How many addresses a replica remembers as refused; beyond it, the expired ones are forgotten. */
+const MAX_REMEMBERED = 10_000;
+const WARN_EVERY_MS = 60_000;
+
+/**
+ * The failed-authentication limit per client address, shared by every replica through Redis (the
+ * limiter's connection, `authfail:{<address>}:<kind>`).
+ *
+ * Checked before any expensive work (introspection, a database lookup, the RPC to auth-server)
+ * and without a Redis call: a replica refuses an address it has itself seen go over the limit,
+ * until the window ends. Each failure is counted in Redis and the count comes back with the
+ * window's end, so a replica learns of an exhausted window at its first failure from that
+ * address; across n replicas an address gets at most n - 1 more failures than the limit (plus
+ * those in flight at once), and requests that authenticate cost nothing extra.
+ *
+ * Redis unavailable: fail open (the failure is not counted; addresses already refused stay
+ * refused). Unlike the per-client rate limits, this is no promise to anyone; the credentials are
+ * still checked on every request, so failing open only loses the throttle for as long as Redis is
+ * away, whereas failing closed would turn every mistyped token into a 503 and make Redis a
+ * dependency of every 401.
+ */
+export class FailedAuthLimiter {
+  private readonly refusedUntil = new Map<string, number>();
+  private lastWarning = Number.NEGATIVE_INFINITY;
+  private readonly limits: Readonly<Record<FailedAuthKind, number>>;
+  private readonly windowMs: number;
+
+  constructor(
+    private readonly redis: RedisClient,
+    config: FailedAuthConfig,
+    private readonly logger?: Logger,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.limits = {
+      bearer: config.AUTH_FAILURES_PER_ADDRESS,
+      client: config.CLIENT_AUTH_FAILURES_PER_ADDRESS,
+    };
+    this.windowMs = config.AUTH_FAILURE_WINDOW;
+    if (!(this.windowMs >= 1000)) throw new Error('AUTH_FAILURE_WINDOW must be at least 1s');
+  }
+
+  /** The request's client address (see clientAddress). */
+  addressOf(request: Parameters<typeof clientAddress>[0]): string | undefined {
+    return clientAddress(request);
+  }
+
+  /** Throws 429 `rate_limit_exceeded` (with Retry-After) for an address over its limit. */
+  check(kind: FailedAuthKind, address: string | undefined): void {
+    const key = failedAuthKey(kind, address);
+    const until = this.refusedUntil.get(key);
+    if (until === undefined) return;
+    const waitMs = until - this.now();
+    if (waitMs <= 0) {
+      this.refusedUntil.delete(key);
+      return;
+    }
+    const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
+    throw new ApiProblem(
+      'rate_limit_exceeded',
+      `Too many failed authentications came from this address; retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`,
+      { headers: { 'retry-after': String(retryAfter) } },
+    );
+  }
+
+  /** Counts a failed authentication of the address; never rejects (fail open, see the class). */
+  async recordFailure(kind: FailedAuthKind, address: string | undefined): Promise<void> {
+    const key = failedAuthKey(kind, address);
+    let reply: unknown;
+    try {
+      reply = await this.redis.eval(RECORD_FAILURE_LUA, 1, key, this.windowMs);
+    } catch (err) {
+      const at = this.now();
+      if (at - this.lastWarning >= WARN_EVERY_MS) {
+        this.lastWarning = at;
+        this.logger?.warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          'failed-authentication limit cannot count (Redis unavailable); not limiting meanwhile',
+        );
+      }
+      return;
+    }
+    const [count, ttlMs] = reply as [number, number];
+    if (count >= this.limits[kind]) this.refuse(key, this.now() + Math.max(1, ttlMs));
+  }
+
+  private refuse(key: string, until: number): void {
+    if (this.refusedUntil.size >= MAX_REMEMBERED) {
+      const at = this.now();
+      for (const [k, u] of this.refusedUntil) if (u <= at) this.refusedUntil.delete(k);
+      // Still full: the oldest entries go first (a Map keeps insertion order).
+      for (const k of this.refusedUntil.keys()) {
+        if (this.refusedUntil.size < MAX_REMEMBERED) break;
+        this.refusedUntil.delete(k);
+      }
+    }
+    this.refusedUntil.delete(key);
+    this.refusedUntil.set(key, until);
+  }
+}
