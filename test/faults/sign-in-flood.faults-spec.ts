@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { SIGN_IN_LIMITS } from '../../apps/auth-server/src/users/sign-in-throttle';
 import { ROOT } from '../../scripts/lib/apps.cjs';
 import { member, MEMBER_PASSWORD } from '../factories';
 import { FormClient } from '../oauth/support/forms';
@@ -31,6 +30,8 @@ const FLOOD = 200;
 const FLOOD_CONCURRENCY = 4;
 const MEMBER_SIGN_INS = 5;
 const MAX_MEMBER_MS = 1000;
+/** The address's bucket across accounts: production's default, set because the sandbox's is generous. */
+const ADDRESS_BUCKET = 30;
 
 let dir: string;
 let postgres: PrivatePostgres | undefined;
@@ -60,6 +61,7 @@ beforeAll(async () => {
       REDIS_URL: redis.url,
       AMQP_URL: rabbit.url,
       GATEWAY_TRUSTED_PROXIES: '127.0.0.1',
+      SIGN_IN_FAILURES_PER_ADDRESS: String(ADDRESS_BUCKET),
       LOG_LEVEL: 'warn',
     },
     readyTimeoutMs: 90_000,
@@ -157,9 +159,7 @@ describe('sign-in under a flood from one address, through the gateway', () => {
     // 503 only when its share of the hashing queue was full. Never signed in.
     expect(floodStatuses).toHaveLength(FLOOD);
     expect(floodStatuses.every((s) => s === 401 || s === 429 || s === 503)).toBe(true);
-    expect(floodStatuses.filter((s) => s === 401).length).toBeLessThanOrEqual(
-      SIGN_IN_LIMITS.perAddressAnyAccount.failures,
-    );
+    expect(floodStatuses.filter((s) => s === 401).length).toBeLessThanOrEqual(ADDRESS_BUCKET);
     expect(floodStatuses.filter((s) => s === 429).length).toBeGreaterThan(FLOOD / 2);
   });
 });

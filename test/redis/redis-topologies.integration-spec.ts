@@ -64,7 +64,9 @@ describe.each(TOPOLOGY_NAMES)('sign-in throttle on Redis %s', (topologyName) => 
   beforeAll(async () => {
     redis = await ready(createRedis(topologies![topologyName].config));
     redis.on('error', () => undefined);
-    throttle = new SignInThrottle(redis, createLogger('auth-server', 'silent'));
+    throttle = new SignInThrottle(redis, createLogger('auth-server', 'silent'), {
+      SIGN_IN_FAILURES_PER_ADDRESS: 30,
+    });
   });
 
   afterAll(async () => {

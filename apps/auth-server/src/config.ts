@@ -45,6 +45,12 @@ export const AUTH_SERVER_CONFIG = {
   ...OUTBOX_CONFIG,
   ...FAILED_AUTH_CONFIG,
   PASSWORD_HASH_COST: passwordHashCostVar(),
+  // The sandbox is generous for the reason FAILED_AUTH_CONFIG gives: a partner's test suite signs in
+  // from one address, wrong passwords included, and must never be locked out of every account.
+  SIGN_IN_FAILURES_PER_ADDRESS: int(
+    'failed sign-ins one client address may make across all accounts per 15 min before its sign-ins are refused (429)',
+    { default: '30', sandboxDefault: '1000', min: 1, max: 1_000_000 },
+  ),
   AUTH_CODE_TTL_SECONDS: int('lifetime of an authorization code', { default: '60', min: 1, max: 600 }),
   ACCESS_TOKEN_TTL_SECONDS: int('lifetime of an access token', { default: '3600', min: 1 }),
   REFRESH_TOKEN_TTL_SECONDS: int('lifetime of a refresh token', { default: '7776000', min: 60 }),

@@ -1,8 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { normaliseEmail } from '@svc/contracts';
-import { APP_LOGGER, DependencyUnavailableError, REDIS, type RedisClient } from '@svc/platform';
+import {
+  APP_CONFIG,
+  APP_LOGGER,
+  DependencyUnavailableError,
+  REDIS,
+  type ConfigOf,
+  type RedisClient,
+} from '@svc/platform';
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { AUTH_SERVER_CONFIG } from '../config';
 
 /**
  * Failed sign-ins an account may have from one address, and from everywhere, before further
@@ -16,8 +24,9 @@ export const SIGN_IN_LIMITS = {
   /**
    * Failures from one address whatever the account: stops one address guessing over many
    * accounts (or unknown e-mails) before scrypt runs, so a flood costs a Redis call per attempt.
+   * How many is SIGN_IN_FAILURES_PER_ADDRESS.
    */
-  perAddressAnyAccount: { failures: 30, windowMs: 15 * 60_000 },
+  perAddressAnyAccount: { windowMs: 15 * 60_000 },
 } as const;
 
 /**
@@ -128,6 +137,8 @@ export class SignInThrottle {
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_LOGGER) private readonly logger: Logger,
+    @Inject(APP_CONFIG)
+    private readonly config: Pick<ConfigOf<typeof AUTH_SERVER_CONFIG>, 'SIGN_IN_FAILURES_PER_ADDRESS'>,
   ) {}
 
   async attempt(email: string, clientIp: string | undefined): Promise<SignInAttempt> {
@@ -147,7 +158,7 @@ export class SignInThrottle {
         RESERVE_ADDRESS_LUA,
         1,
         addressKey,
-        perAddressAnyAccount.failures,
+        this.config.SIGN_IN_FAILURES_PER_ADDRESS,
         perAddressAnyAccount.windowMs,
       )) as [number, number?];
       if (byAddress[0] !== 1) return refused(byAddress[1]);

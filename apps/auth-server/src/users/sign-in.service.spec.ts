@@ -70,7 +70,11 @@ describe('SignInThrottle', () => {
       },
     } as unknown as RedisClient;
     const logger = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
-    return { throttle: new SignInThrottle(redis, logger), calls, warnings };
+    return {
+      throttle: new SignInThrottle(redis, logger, { SIGN_IN_FAILURES_PER_ADDRESS: 30 }),
+      calls,
+      warnings,
+    };
   }
 
   it('gives both counters of an account one hash tag, so the script runs on Redis Cluster', async () => {
