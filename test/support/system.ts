@@ -11,6 +11,7 @@ import {
   writtenApps,
   type NestAppName,
 } from '../../scripts/lib/apps.cjs';
+import { appConnections, cliConnections } from '../../scripts/lib/credentials.cjs';
 import { freePorts, waitForHttpOk } from '../../scripts/lib/net.cjs';
 import { startProcess, tail, which, type ProcessHandle } from '../../scripts/lib/procs.cjs';
 
@@ -126,9 +127,12 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   const publicBaseUrl = `http://localhost:${gatewayPort}`;
   const docsUrl = options.env?.DOCS_URL ?? `${publicBaseUrl}/docs`;
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
-  const envOf = (app: string, replica = 0) =>
+  // Serving processes connect as their app's own role and broker user; the CLI as the owner.
+  const owner = { DATABASE_URL: process.env.DATABASE_URL, AMQP_URL: process.env.AMQP_URL };
+  const envOf = (app: string, replica = 0, cli = false) =>
     appEnv({
       gatewayPort,
+      services: cli ? cliConnections(app, owner) : appConnections(app, owner),
       fixed: {
         APP_ENV: 'sandbox',
         PUBLIC_BASE_URL: publicBaseUrl,
@@ -193,9 +197,11 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       for (const command of ['migrate', 'seed']) {
         for (const app of names) {
           const logFile = path.join(logDir, `${app}-${command}.log`);
-          await runCli(app, command, envOf(app), { logFile, timeoutMs: 120_000 }).catch((err: Error) => {
-            throw new Error(`${err.message}\n${tail(logFile, 40)}`);
-          });
+          await runCli(app, command, envOf(app, 0, true), { logFile, timeoutMs: 120_000 }).catch(
+            (err: Error) => {
+              throw new Error(`${err.message}\n${tail(logFile, 40)}`);
+            },
+          );
         }
       }
     }

@@ -218,6 +218,25 @@ export const DATABASE_CONFIG = {
   DATABASE_POOL_SIZE: int('connections per process', { default: '10', min: 1, max: 200 }),
 } satisfies ConfigSpec;
 
+/**
+ * Read by the CLI only (`migrate`, which runs as the role owning the schemas): the login role the
+ * serving app connects as, granted its own schema's rows and nothing else. Unset: no grant (the
+ * app then connects as the owner, as a developer running one app alone does).
+ */
+export const MIGRATION_CONFIG = {
+  DATABASE_APP_ROLE: {
+    description: "the serving app's PostgreSQL login role, granted its schema by `migrate`",
+    parse(raw) {
+      const value = raw?.trim() ?? '';
+      if (value === '') return undefined;
+      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(value)) {
+        throw new Error('must be a lower-case PostgreSQL role name (a-z, 0-9, _; at most 63)');
+      }
+      return value;
+    },
+  } satisfies VarSpec<string | undefined>,
+} satisfies ConfigSpec;
+
 /** The three ways to reach Redis; exactly one is set. */
 export const REDIS_TOPOLOGY_VARIABLES = ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const;
 
