@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { APP_SCHEMAS, DEFAULT_PORTS, NEST_APPS, type NestAppName } from '@svc/contracts';
 import { DELIVERIES_QUEUE, EVENTS_QUEUE } from '../../apps/webhook-dispatcher/src/deliveries/webhook-queues';
 import { parse, parseAllDocuments } from 'yaml';
+import { APPS, amqpUser, pgRole } from '../../scripts/lib/credentials.cjs';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Secret } from 'kubernetes-models/v1/Secret';
@@ -1510,6 +1511,30 @@ describe('docker-compose.yml', () => {
     expect(service.healthcheck?.test?.join(' ')).toContain('/readyz');
     expect(service.ports).toBeUndefined();
   });
+
+  it.each(NEST_APPS)(
+    'connects %s as its own database role and broker user, limited as `npm start` limits them',
+    (app) => {
+      const db = new URL(env(app).DATABASE_URL);
+      const broker = new URL(env(app).AMQP_URL);
+      expect([db.username, broker.username]).toEqual([pgRole(app), amqpUser(app)]);
+      // The owner (migrations) and the broker's administrator stay out of the apps.
+      expect(db.username).not.toBe(new URL(env('migrate').DATABASE_URL).username);
+      const roles = readFileSync(join(ROOT, 'compose', 'postgres-app-roles.sql'), 'utf8');
+      expect(roles).toMatch(
+        new RegExp(`CREATE ROLE ${pgRole(app)} LOGIN NOINHERIT PASSWORD '${db.password}'`),
+      );
+      expect(services.migrate.command.join(' ')).toContain(`${app}) echo ${pgRole(app)}`);
+      const definitions = JSON.parse(
+        readFileSync(join(ROOT, 'compose', 'rabbitmq-definitions.json'), 'utf8'),
+      ) as { users: { name: string; tags: string[] }[]; permissions: Record<string, string>[] };
+      expect(definitions.users.find((u) => u.name === amqpUser(app))?.tags).toEqual([]);
+      const { configure, write, read } = APPS[app].amqp;
+      expect(definitions.permissions.filter((p) => p.user === amqpUser(app))).toEqual([
+        { user: amqpUser(app), vhost: broker.pathname.slice(1), configure, write, read },
+      ]);
+    },
+  );
 
   it('publishes the gateway, and only the gateway, on 8080', () => {
     const gateway = services.gateway;
