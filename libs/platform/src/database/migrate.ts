@@ -53,7 +53,8 @@ const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
  * What the serving app's login role may do: read and write the rows of its own schema, nothing
  * else. The migrations' role keeps ownership (DDL), the role gets no USAGE on any other app's
  * schema, and the default privileges extend the grant to tables later migrations create. The
- * migrations table stays the owner's: a serving app never rewrites which migrations ran.
+ * migrations table is read-only to it (Kubernetes' wait-for-migrations reads it as the app): a
+ * serving app never rewrites which migrations ran.
  */
 export function schemaGrants(schema: string, role: string): string {
   const s = ident(schema);
@@ -62,7 +63,7 @@ export function schemaGrants(schema: string, role: string): string {
     `GRANT USAGE ON SCHEMA ${s} TO ${r}`,
     `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${s} TO ${r}`,
     `GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA ${s} TO ${r}`,
-    `REVOKE ALL ON TABLE ${s}."migrations" FROM ${r}`,
+    `REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON TABLE ${s}."migrations" FROM ${r}`,
     `ALTER DEFAULT PRIVILEGES IN SCHEMA ${s} GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ${r}`,
     `ALTER DEFAULT PRIVILEGES IN SCHEMA ${s} GRANT USAGE, SELECT, UPDATE ON SEQUENCES TO ${r}`,
   ].join('; ');
