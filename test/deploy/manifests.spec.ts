@@ -47,6 +47,8 @@ const SECRET_VARS = [
 const DB_ROLES: Record<NestAppName, string> = APP_SCHEMAS;
 /** The key of crew-record-secrets that holds an app's DATABASE_URL (its role, through the pooler). */
 const dbUrlKey = (app: NestAppName) => `${app.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`;
+/** The key of crew-record-secrets that holds an app's AMQP_URL (its own RabbitMQ user). */
+const amqpUrlKey = (app: NestAppName) => `${app.toUpperCase().replace(/-/g, '_')}_AMQP_URL`;
 const POOLER = 'postgres-pooler-rw';
 /** Secrets that the manifests reference; production expects them managed outside these manifests. */
 const EXTERNAL_SECRETS = [
@@ -54,6 +56,7 @@ const EXTERNAL_SECRETS = [
   'postgres-app-credentials',
   'redis-auth',
   ...NEST_APPS.map((app) => `postgres-role-${DB_ROLES[app]}`),
+  ...NEST_APPS.map((app) => `rabbitmq-user-${app}`),
 ];
 /** Object-store credentials of the production backups. */
 const BACKUP_SECRET = 'postgres-backup-credentials';
@@ -305,6 +308,36 @@ function rabbitmqClusterProblems(o: K8sObject): string[] {
   return p;
 }
 
+/** Messaging Topology Operator objects (v1beta1): the fields their CRDs require. */
+function topologyProblems(o: K8sObject): string[] {
+  const p: string[] = [];
+  const spec = o.spec ?? {};
+  if (typeof spec.rabbitmqClusterReference?.name !== 'string')
+    p.push('spec.rabbitmqClusterReference.name is required');
+  if (o.kind === 'Vhost' && typeof spec.name !== 'string') p.push('spec.name is required');
+  if (o.kind === 'User') {
+    if (typeof spec.importCredentialsSecret?.name !== 'string')
+      p.push('spec.importCredentialsSecret.name is required');
+    if (spec.tags !== undefined && !Array.isArray(spec.tags)) p.push('spec.tags must be a list');
+  }
+  if (o.kind === 'Permission') {
+    if (typeof spec.vhost !== 'string') p.push('spec.vhost is required');
+    if (typeof spec.userReference?.name !== 'string' && typeof spec.user !== 'string')
+      p.push('spec.userReference.name or spec.user is required');
+    for (const k of ['configure', 'write', 'read']) {
+      if (typeof spec.permissions?.[k] !== 'string') p.push(`spec.permissions.${k} must be a string`);
+      else {
+        try {
+          new RegExp(spec.permissions[k]);
+        } catch {
+          p.push(`spec.permissions.${k} is not a regex`);
+        }
+      }
+    }
+  }
+  return p;
+}
+
 /** CloudNativePG `Pooler`: the required fields of its CRD (v1.2x) and the values it accepts. */
 function cnpgPoolerProblems(o: K8sObject): string[] {
   const p: string[] = [];
@@ -349,6 +382,9 @@ const HAND_CHECKED: Record<string, (o: K8sObject) => string[]> = {
   'postgresql.cnpg.io/v1/Pooler': cnpgPoolerProblems,
   'postgresql.cnpg.io/v1/ScheduledBackup': cnpgScheduledBackupProblems,
   'rabbitmq.com/v1beta1/RabbitmqCluster': rabbitmqClusterProblems,
+  'rabbitmq.com/v1beta1/Vhost': topologyProblems,
+  'rabbitmq.com/v1beta1/User': topologyProblems,
+  'rabbitmq.com/v1beta1/Permission': topologyProblems,
 };
 
 function schemaProblems(objects: readonly K8sObject[]): string[] {
@@ -666,6 +702,8 @@ describe('k8s/ rendered with kustomize', () => {
         const value = r().envValue(container, name);
         if (name === 'DATABASE_URL' && needs[name])
           expect(value).toEqual({ secret: 'crew-record-secrets', key: dbUrlKey(app) });
+        else if (name === 'AMQP_URL' && needs[name])
+          expect(value).toEqual({ secret: 'crew-record-secrets', key: amqpUrlKey(app) });
         else if (name === 'REDIS_URL' && sentinels) expect(value).toBeUndefined();
         else if (needs[name]) expect(value).toEqual({ secret: 'crew-record-secrets', key: name });
         else expect(value).toBeUndefined();
@@ -769,7 +807,7 @@ describe('k8s/ rendered with kustomize', () => {
         expect(trigger.metadata.host).toBeUndefined();
         const auth = r().get('TriggerAuthentication', trigger.authenticationRef.name);
         expect(auth.spec.secretTargetRef).toEqual([
-          { parameter: 'host', name: 'crew-record-secrets', key: 'AMQP_URL' },
+          { parameter: 'host', name: 'crew-record-secrets', key: amqpUrlKey('webhook-dispatcher') },
         ]);
       }
     });
@@ -809,6 +847,11 @@ describe('k8s/ rendered with kustomize', () => {
           secret: 'crew-record-secrets',
           key: 'DATABASE_URL',
         });
+      // Each migration step grants the app's own role its schema (and nothing else).
+      for (const app of NEST_APPS) {
+        const step = steps[migrates[NEST_APPS.indexOf(app)]];
+        expect([app, r().envValue(step, 'DATABASE_APP_ROLE')]).toEqual([app, DB_ROLES[app]]);
+      }
       expect(job.spec.template.spec.restartPolicy).toBe('Never');
       expect(job.spec.backoffLimit).toBeGreaterThan(0);
     });
@@ -1142,6 +1185,12 @@ describe('k8s/ rendered with kustomize', () => {
           key: 'password',
           from: 'Cluster/postgres',
         });
+        for (const user of r().all('User'))
+          refs.push({
+            name: user.spec.importCredentialsSecret.name,
+            key: 'password',
+            from: `User/${user.metadata.name}`,
+          });
         for (const role of cnpg.spec.managed?.roles ?? [])
           refs.push({
             name: role.passwordSecret.name,
@@ -1251,9 +1300,10 @@ describe('k8s/ rendered with kustomize', () => {
       const sql: string[] = cnpg.spec.bootstrap.initdb.postInitApplicationSQL;
       for (const app of NEST_APPS) {
         const role = DB_ROLES[app];
-        expect(cnpg.spec.managed.roles.find((x: Container) => x.name === role)).toEqual(
-          expect.objectContaining({ login: true, inRoles: [cnpg.spec.bootstrap.initdb.owner] }),
-        );
+        // Not a member of the owner: that would open every app's schema to it.
+        const managed = cnpg.spec.managed.roles.find((x: Container) => x.name === role);
+        expect(managed).toEqual(expect.objectContaining({ login: true, inherit: false }));
+        expect(managed.inRoles ?? []).toEqual([]);
         // What the apps send as the `options` startup parameter, which PgBouncer drops.
         expect(sql).toContain(
           `ALTER ROLE ${role} IN DATABASE ${cnpg.spec.bootstrap.initdb.database} SET search_path = ${APP_SCHEMAS[app]}, public`,
@@ -1421,15 +1471,29 @@ describe('k8s/ rendered with kustomize', () => {
     expect([redis.hostname, redis.port]).toEqual(['redis', '6379']);
     expect(decodeURIComponent(redis.password)).toBe(sb.get('Secret', 'redis-auth').stringData?.password);
 
-    const amqp = new URL(urls.AMQP_URL);
+    // Each app: its own RabbitMQ user, with the permissions `npm start` and `npm test` give it.
     const rabbitConfig: string = sb.get('RabbitmqCluster', 'rabbitmq').spec.rabbitmq.additionalConfig;
     const setting = (key: string) => new RegExp(`^${key} = (.+)$`, 'm').exec(rabbitConfig)?.[1];
-    expect([amqp.hostname, amqp.port]).toEqual(['rabbitmq', '5672']);
-    expect([decodeURIComponent(amqp.username), decodeURIComponent(amqp.password)]).toEqual([
-      setting('default_user'),
-      setting('default_pass'),
-    ]);
-    expect(decodeURIComponent(amqp.pathname.slice(1))).toBe(setting('default_vhost'));
+    expect(urls.AMQP_URL).toBeUndefined();
+    for (const app of NEST_APPS) {
+      const amqp = new URL(urls[amqpUrlKey(app)]);
+      const user = sb.get('User', app);
+      const secret = sb.get('Secret', user.spec.importCredentialsSecret.name).stringData ?? {};
+      expect([amqp.hostname, amqp.port]).toEqual(['rabbitmq', '5672']);
+      expect([decodeURIComponent(amqp.username), decodeURIComponent(amqp.password)]).toEqual([
+        secret.username,
+        secret.password,
+      ]);
+      expect(secret.username).toBe(amqpUser(app));
+      expect(user.spec.tags).toEqual([]);
+      const vhost = decodeURIComponent(amqp.pathname.slice(1));
+      expect(vhost).toBe(setting('default_vhost'));
+      const permission = sb.get('Permission', app).spec;
+      expect(permission.vhost).toBe(vhost);
+      expect(permission.userReference.name).toBe(app);
+      expect(permission.permissions).toEqual(APPS[app].amqp);
+    }
+    expect(sb.get('Vhost', 'crew-records').spec.name).toBe(setting('default_vhost'));
   });
 
   describe('production compared with sandbox', () => {
@@ -1454,7 +1518,8 @@ describe('k8s/ rendered with kustomize', () => {
       );
       expect(config('production', 'REDIS_KEY_PREFIX')).toBe('production:');
       expect(config('sandbox', 'REDIS_KEY_PREFIX')).toBe('sandbox:');
-      const sandboxAmqp = renders.sandbox.get('Secret', 'crew-record-secrets').stringData?.AMQP_URL ?? '';
+      const sandboxAmqp =
+        renders.sandbox.get('Secret', 'crew-record-secrets').stringData?.[amqpUrlKey('crew-api')] ?? '';
       expect(new URL(sandboxAmqp).pathname).toBe('/sandbox');
       expect(renders.sandbox.get('RabbitmqCluster', 'rabbitmq').spec.rabbitmq.additionalConfig).toMatch(
         /^default_vhost = sandbox$/m,
