@@ -127,12 +127,20 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   const publicBaseUrl = `http://localhost:${gatewayPort}`;
   const docsUrl = options.env?.DOCS_URL ?? `${publicBaseUrl}/docs`;
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
-  // Serving processes connect as their app's own role and broker user; the CLI as the owner.
+  // Serving processes connect as their app's own role and broker user; the CLI as the owner. A
+  // caller that brings servers of its own (the fault matrix) has no such roles there: its apps all
+  // connect as its URLs' users, the dispatcher's included.
   const owner = { DATABASE_URL: process.env.DATABASE_URL, AMQP_URL: process.env.AMQP_URL };
+  const ownServers = options.env?.DATABASE_URL !== undefined || options.env?.AMQP_URL !== undefined;
+  const connections = (app: string, cli: boolean): Record<string, string | undefined> => {
+    if (!ownServers) return cli ? cliConnections(app, owner) : appConnections(app, owner);
+    const amqpUser = decodeURIComponent(new URL(options.env?.AMQP_URL ?? owner.AMQP_URL!).username);
+    return { WEBHOOK_DISPATCHER_AMQP_USER: amqpUser || 'guest' };
+  };
   const envOf = (app: string, replica = 0, cli = false) =>
     appEnv({
       gatewayPort,
-      services: cli ? cliConnections(app, owner) : appConnections(app, owner),
+      services: connections(app, cli),
       fixed: {
         APP_ENV: 'sandbox',
         PUBLIC_BASE_URL: publicBaseUrl,
