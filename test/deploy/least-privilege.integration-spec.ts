@@ -13,6 +13,9 @@ import { testServices } from '../integration/support/services';
  * only, each app's broker user consumes its own queues only, and partners' webhook signing
  * secrets are answered to the dispatcher's broker user alone.
  */
+// In-process auth-server and fresh broker connections: slow on a busy 2-core machine.
+jest.setTimeout(60_000);
+
 const services = testServices();
 const owner = { DATABASE_URL: services.databaseUrl, AMQP_URL: services.amqpUrl };
 const APP_NAMES = Object.keys(APPS);
