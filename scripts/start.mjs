@@ -32,6 +32,13 @@ const {
 } = require('./lib/procs.cjs');
 const { tcpReachable, waitForHttpOk } = require('./lib/net.cjs');
 const { provision } = require('./lib/services.cjs');
+const {
+  appConnections,
+  cliConnections,
+  ensureBrokerUsers,
+  grantBrokerVhost,
+} = require('./lib/credentials.cjs');
+const { management } = require('./lib/isolation.cjs');
 const apps = require('./lib/apps.cjs');
 
 const say = (line) => console.log(line);
@@ -83,6 +90,10 @@ async function main() {
   state.servers = await state.provisioning;
   checkpoint();
   const { NGINX_BIN, ...services } = state.servers.env;
+  // Each app's own broker user, limited to its exchanges and queues in the sandbox's vhost.
+  const broker = management(services.AMQP_URL);
+  await ensureBrokerUsers(broker, say);
+  await grantBrokerVhost(broker, decodeURIComponent(new URL(services.AMQP_URL).pathname.slice(1)) || '/');
 
   say('build: compiling');
   const built = await run(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], {
@@ -96,12 +107,25 @@ async function main() {
   const width = Math.max(...[...instances.map((x) => x.name), 'gateway'].map((n) => n.length));
   const colourOf = Object.fromEntries([...names, 'gateway'].map((n, i) => [n, COLOURS[i % COLOURS.length]]));
   const prefix = (name) => ({ name, width, colour: colourOf[name.split('#')[0]] });
-  const envOf = (app, port = ports[app]) => apps.appEnv({ services, fixed: { PORT: port }, gatewayPort });
+  // Serving processes connect as the app's own role and broker user; its CLI (migrations, seed)
+  // as the schemas' owner, granting the app's role its schema.
+  const envOf = (app, port = ports[app]) =>
+    apps.appEnv({
+      services: { ...services, ...appConnections(app, services) },
+      fixed: { PORT: port },
+      gatewayPort,
+    });
+  const cliEnvOf = (app) =>
+    apps.appEnv({
+      services: { ...services, ...cliConnections(app, services) },
+      fixed: { PORT: ports[app] },
+      gatewayPort,
+    });
 
   for (const command of ['migrate', 'seed']) {
     for (const app of names) {
       say(`${command}: ${app}`);
-      await apps.runCli(app, command, envOf(app), { prefix: prefix(app), onStart: track });
+      await apps.runCli(app, command, cliEnvOf(app), { prefix: prefix(app), onStart: track });
       checkpoint();
     }
   }

@@ -110,6 +110,8 @@ export async function benchWebhooks() {
           PORT: port,
           RATE_LIMIT_PER_MINUTE: 1_000_000,
           RATE_LIMIT_PER_DAY: 1_000_000,
+          // Every process here connects as the run's broker user, the dispatcher's included.
+          WEBHOOK_DISPATCHER_AMQP_USER: decodeURIComponent(new URL(services.AMQP_URL).username) || 'guest',
         },
       });
     for (const app of ['auth-server', 'crew-api', 'webhook-dispatcher']) {

@@ -6,6 +6,7 @@
 const { capture, which } = require('./procs.cjs');
 const { httpRequest, redisCommands } = require('./net.cjs');
 const { RABBIT_MANAGEMENT_PORT, superPsql, isLocal, parseUrl, redact } = require('./services.cjs');
+const { ensureBrokerUsers, grantBrokerVhost } = require('./credentials.cjs');
 
 const PREFIX = 'svc_test_';
 const STALE_AFTER_MS = 6 * 3600 * 1000;
@@ -92,7 +93,7 @@ function management(amqpUrl) {
     }
     return res.body ? JSON.parse(res.body) : undefined;
   };
-  return { user, host, call };
+  return { user, host, call, local: isLocal(host) };
 }
 
 const PERMS = { configure: '.*', write: '.*', read: '.*' };
@@ -190,6 +191,10 @@ async function createRunResources(baseEnv, { runId = newRunId(), log = (l) => co
     undo.push([`database ${name}`, () => dropDatabase(baseEnv.DATABASE_URL, name)]);
     await createVhost(baseEnv.AMQP_URL, name, log);
     undo.push([`vhost ${name}`, () => deleteVhost(baseEnv.AMQP_URL, name)]);
+    // Each app's own broker user, limited to its exchanges and queues in this vhost.
+    const m = management(baseEnv.AMQP_URL);
+    await ensureBrokerUsers(m, log);
+    await grantBrokerVhost(m, name);
     undo.push([`redis keys ${prefix}*`, () => deleteKeys(baseEnv.REDIS_URL, prefix)]);
     log(`isolation: redis key prefix ${prefix}`);
   } catch (err) {
@@ -209,4 +214,4 @@ async function createRunResources(baseEnv, { runId = newRunId(), log = (l) => co
   };
 }
 
-module.exports = { newRunId, createRunResources, deleteKeys, PREFIX };
+module.exports = { newRunId, createRunResources, deleteKeys, management, PREFIX };

@@ -16,6 +16,7 @@ const { spawn } = require('node:child_process');
 const { ROOT } = require('./deps.cjs');
 const { tcpReachable, waitForPort, redisCommands, sleep } = require('./net.cjs');
 const { capture, which } = require('./procs.cjs');
+const { ensurePgRoles } = require('./credentials.cjs');
 
 const DEFAULTS = {
   DATABASE_URL: 'postgres://svc:svc@127.0.0.1:5432/svc',
@@ -290,6 +291,12 @@ async function readyPostgres(p, log) {
     await sleep(500);
   }
   if (error) throw new Error(`postgres: cannot log in with ${redact(p.url)}: ${error}`);
+  // Each app's own login role (granted its schema by the migrations).
+  await ensurePgRoles(p.url, {
+    superPsql: p.mode !== 'docker' && isLocal(p.target.host) ? superPsql : null,
+    port: p.target.port,
+    log,
+  });
 }
 
 // ---------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { APP_SCHEMAS, DEFAULT_PORTS, NEST_APPS, type NestAppName } from '@svc/contracts';
 import { DELIVERIES_QUEUE, EVENTS_QUEUE } from '../../apps/webhook-dispatcher/src/deliveries/webhook-queues';
 import { parse, parseAllDocuments } from 'yaml';
+import { APPS, amqpUser, pgRole } from '../../scripts/lib/credentials.cjs';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Secret } from 'kubernetes-models/v1/Secret';
@@ -46,6 +47,8 @@ const SECRET_VARS = [
 const DB_ROLES: Record<NestAppName, string> = APP_SCHEMAS;
 /** The key of crew-record-secrets that holds an app's DATABASE_URL (its role, through the pooler). */
 const dbUrlKey = (app: NestAppName) => `${app.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`;
+/** The key of crew-record-secrets that holds an app's AMQP_URL (its own RabbitMQ user). */
+const amqpUrlKey = (app: NestAppName) => `${app.toUpperCase().replace(/-/g, '_')}_AMQP_URL`;
 const POOLER = 'postgres-pooler-rw';
 /** Secrets that the manifests reference; production expects them managed outside these manifests. */
 const EXTERNAL_SECRETS = [
@@ -53,6 +56,7 @@ const EXTERNAL_SECRETS = [
   'postgres-app-credentials',
   'redis-auth',
   ...NEST_APPS.map((app) => `postgres-role-${DB_ROLES[app]}`),
+  ...NEST_APPS.map((app) => `rabbitmq-user-${app}`),
 ];
 /** Object-store credentials of the production backups. */
 const BACKUP_SECRET = 'postgres-backup-credentials';
@@ -304,6 +308,36 @@ function rabbitmqClusterProblems(o: K8sObject): string[] {
   return p;
 }
 
+/** Messaging Topology Operator objects (v1beta1): the fields their CRDs require. */
+function topologyProblems(o: K8sObject): string[] {
+  const p: string[] = [];
+  const spec = o.spec ?? {};
+  if (typeof spec.rabbitmqClusterReference?.name !== 'string')
+    p.push('spec.rabbitmqClusterReference.name is required');
+  if (o.kind === 'Vhost' && typeof spec.name !== 'string') p.push('spec.name is required');
+  if (o.kind === 'User') {
+    if (typeof spec.importCredentialsSecret?.name !== 'string')
+      p.push('spec.importCredentialsSecret.name is required');
+    if (spec.tags !== undefined && !Array.isArray(spec.tags)) p.push('spec.tags must be a list');
+  }
+  if (o.kind === 'Permission') {
+    if (typeof spec.vhost !== 'string') p.push('spec.vhost is required');
+    if (typeof spec.userReference?.name !== 'string' && typeof spec.user !== 'string')
+      p.push('spec.userReference.name or spec.user is required');
+    for (const k of ['configure', 'write', 'read']) {
+      if (typeof spec.permissions?.[k] !== 'string') p.push(`spec.permissions.${k} must be a string`);
+      else {
+        try {
+          new RegExp(spec.permissions[k]);
+        } catch {
+          p.push(`spec.permissions.${k} is not a regex`);
+        }
+      }
+    }
+  }
+  return p;
+}
+
 /** CloudNativePG `Pooler`: the required fields of its CRD (v1.2x) and the values it accepts. */
 function cnpgPoolerProblems(o: K8sObject): string[] {
   const p: string[] = [];
@@ -348,6 +382,9 @@ const HAND_CHECKED: Record<string, (o: K8sObject) => string[]> = {
   'postgresql.cnpg.io/v1/Pooler': cnpgPoolerProblems,
   'postgresql.cnpg.io/v1/ScheduledBackup': cnpgScheduledBackupProblems,
   'rabbitmq.com/v1beta1/RabbitmqCluster': rabbitmqClusterProblems,
+  'rabbitmq.com/v1beta1/Vhost': topologyProblems,
+  'rabbitmq.com/v1beta1/User': topologyProblems,
+  'rabbitmq.com/v1beta1/Permission': topologyProblems,
 };
 
 function schemaProblems(objects: readonly K8sObject[]): string[] {
@@ -665,6 +702,8 @@ describe('k8s/ rendered with kustomize', () => {
         const value = r().envValue(container, name);
         if (name === 'DATABASE_URL' && needs[name])
           expect(value).toEqual({ secret: 'crew-record-secrets', key: dbUrlKey(app) });
+        else if (name === 'AMQP_URL' && needs[name])
+          expect(value).toEqual({ secret: 'crew-record-secrets', key: amqpUrlKey(app) });
         else if (name === 'REDIS_URL' && sentinels) expect(value).toBeUndefined();
         else if (needs[name]) expect(value).toEqual({ secret: 'crew-record-secrets', key: name });
         else expect(value).toBeUndefined();
@@ -768,7 +807,7 @@ describe('k8s/ rendered with kustomize', () => {
         expect(trigger.metadata.host).toBeUndefined();
         const auth = r().get('TriggerAuthentication', trigger.authenticationRef.name);
         expect(auth.spec.secretTargetRef).toEqual([
-          { parameter: 'host', name: 'crew-record-secrets', key: 'AMQP_URL' },
+          { parameter: 'host', name: 'crew-record-secrets', key: amqpUrlKey('webhook-dispatcher') },
         ]);
       }
     });
@@ -808,6 +847,11 @@ describe('k8s/ rendered with kustomize', () => {
           secret: 'crew-record-secrets',
           key: 'DATABASE_URL',
         });
+      // Each migration step grants the app's own role its schema (and nothing else).
+      for (const app of NEST_APPS) {
+        const step = steps[migrates[NEST_APPS.indexOf(app)]];
+        expect([app, r().envValue(step, 'DATABASE_APP_ROLE')]).toEqual([app, DB_ROLES[app]]);
+      }
       expect(job.spec.template.spec.restartPolicy).toBe('Never');
       expect(job.spec.backoffLimit).toBeGreaterThan(0);
     });
@@ -1141,6 +1185,12 @@ describe('k8s/ rendered with kustomize', () => {
           key: 'password',
           from: 'Cluster/postgres',
         });
+        for (const user of r().all('User'))
+          refs.push({
+            name: user.spec.importCredentialsSecret.name,
+            key: 'password',
+            from: `User/${user.metadata.name}`,
+          });
         for (const role of cnpg.spec.managed?.roles ?? [])
           refs.push({
             name: role.passwordSecret.name,
@@ -1250,9 +1300,10 @@ describe('k8s/ rendered with kustomize', () => {
       const sql: string[] = cnpg.spec.bootstrap.initdb.postInitApplicationSQL;
       for (const app of NEST_APPS) {
         const role = DB_ROLES[app];
-        expect(cnpg.spec.managed.roles.find((x: Container) => x.name === role)).toEqual(
-          expect.objectContaining({ login: true, inRoles: [cnpg.spec.bootstrap.initdb.owner] }),
-        );
+        // Not a member of the owner: that would open every app's schema to it.
+        const managed = cnpg.spec.managed.roles.find((x: Container) => x.name === role);
+        expect(managed).toEqual(expect.objectContaining({ login: true, inherit: false }));
+        expect(managed.inRoles ?? []).toEqual([]);
         // What the apps send as the `options` startup parameter, which PgBouncer drops.
         expect(sql).toContain(
           `ALTER ROLE ${role} IN DATABASE ${cnpg.spec.bootstrap.initdb.database} SET search_path = ${APP_SCHEMAS[app]}, public`,
@@ -1420,15 +1471,29 @@ describe('k8s/ rendered with kustomize', () => {
     expect([redis.hostname, redis.port]).toEqual(['redis', '6379']);
     expect(decodeURIComponent(redis.password)).toBe(sb.get('Secret', 'redis-auth').stringData?.password);
 
-    const amqp = new URL(urls.AMQP_URL);
+    // Each app: its own RabbitMQ user, with the permissions `npm start` and `npm test` give it.
     const rabbitConfig: string = sb.get('RabbitmqCluster', 'rabbitmq').spec.rabbitmq.additionalConfig;
     const setting = (key: string) => new RegExp(`^${key} = (.+)$`, 'm').exec(rabbitConfig)?.[1];
-    expect([amqp.hostname, amqp.port]).toEqual(['rabbitmq', '5672']);
-    expect([decodeURIComponent(amqp.username), decodeURIComponent(amqp.password)]).toEqual([
-      setting('default_user'),
-      setting('default_pass'),
-    ]);
-    expect(decodeURIComponent(amqp.pathname.slice(1))).toBe(setting('default_vhost'));
+    expect(urls.AMQP_URL).toBeUndefined();
+    for (const app of NEST_APPS) {
+      const amqp = new URL(urls[amqpUrlKey(app)]);
+      const user = sb.get('User', app);
+      const secret = sb.get('Secret', user.spec.importCredentialsSecret.name).stringData ?? {};
+      expect([amqp.hostname, amqp.port]).toEqual(['rabbitmq', '5672']);
+      expect([decodeURIComponent(amqp.username), decodeURIComponent(amqp.password)]).toEqual([
+        secret.username,
+        secret.password,
+      ]);
+      expect(secret.username).toBe(amqpUser(app));
+      expect(user.spec.tags).toEqual([]);
+      const vhost = decodeURIComponent(amqp.pathname.slice(1));
+      expect(vhost).toBe(setting('default_vhost'));
+      const permission = sb.get('Permission', app).spec;
+      expect(permission.vhost).toBe(vhost);
+      expect(permission.userReference.name).toBe(app);
+      expect(permission.permissions).toEqual(APPS[app].amqp);
+    }
+    expect(sb.get('Vhost', 'crew-records').spec.name).toBe(setting('default_vhost'));
   });
 
   describe('production compared with sandbox', () => {
@@ -1453,7 +1518,8 @@ describe('k8s/ rendered with kustomize', () => {
       );
       expect(config('production', 'REDIS_KEY_PREFIX')).toBe('production:');
       expect(config('sandbox', 'REDIS_KEY_PREFIX')).toBe('sandbox:');
-      const sandboxAmqp = renders.sandbox.get('Secret', 'crew-record-secrets').stringData?.AMQP_URL ?? '';
+      const sandboxAmqp =
+        renders.sandbox.get('Secret', 'crew-record-secrets').stringData?.[amqpUrlKey('crew-api')] ?? '';
       expect(new URL(sandboxAmqp).pathname).toBe('/sandbox');
       expect(renders.sandbox.get('RabbitmqCluster', 'rabbitmq').spec.rabbitmq.additionalConfig).toMatch(
         /^default_vhost = sandbox$/m,
@@ -1510,6 +1576,30 @@ describe('docker-compose.yml', () => {
     expect(service.healthcheck?.test?.join(' ')).toContain('/readyz');
     expect(service.ports).toBeUndefined();
   });
+
+  it.each(NEST_APPS)(
+    'connects %s as its own database role and broker user, limited as `npm start` limits them',
+    (app) => {
+      const db = new URL(env(app).DATABASE_URL);
+      const broker = new URL(env(app).AMQP_URL);
+      expect([db.username, broker.username]).toEqual([pgRole(app), amqpUser(app)]);
+      // The owner (migrations) and the broker's administrator stay out of the apps.
+      expect(db.username).not.toBe(new URL(env('migrate').DATABASE_URL).username);
+      const roles = readFileSync(join(ROOT, 'compose', 'postgres-app-roles.sql'), 'utf8');
+      expect(roles).toMatch(
+        new RegExp(`CREATE ROLE ${pgRole(app)} LOGIN NOINHERIT PASSWORD '${db.password}'`),
+      );
+      expect(services.migrate.command.join(' ')).toContain(`${app}) echo ${pgRole(app)}`);
+      const definitions = JSON.parse(
+        readFileSync(join(ROOT, 'compose', 'rabbitmq-definitions.json'), 'utf8'),
+      ) as { users: { name: string; tags: string[] }[]; permissions: Record<string, string>[] };
+      expect(definitions.users.find((u) => u.name === amqpUser(app))?.tags).toEqual([]);
+      const { configure, write, read } = APPS[app].amqp;
+      expect(definitions.permissions.filter((p) => p.user === amqpUser(app))).toEqual([
+        { user: amqpUser(app), vhost: broker.pathname.slice(1), configure, write, read },
+      ]);
+    },
+  );
 
   it('publishes the gateway, and only the gateway, on 8080', () => {
     const gateway = services.gateway;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { appEnv, cliJs, DIST, NEST_APPS, ROOT, runCli } from '../../scripts/lib/apps.cjs';
+import { cliConnections } from '../../scripts/lib/credentials.cjs';
 import { tail } from '../../scripts/lib/procs.cjs';
 
 /**
@@ -35,7 +36,12 @@ export default async function globalSetup(): Promise<void> {
     }
     const logFile = path.join(logDir, `${app}-migrate.log`);
     try {
-      await runCli(app, 'migrate', appEnv({ fixed: { PORT: 0 } }), { logFile, timeoutMs: 120_000 });
+      // As the owner, granting each app's own role its schema (test/deploy/least-privilege).
+      const services = cliConnections(app, {
+        DATABASE_URL: process.env.DATABASE_URL,
+        AMQP_URL: process.env.AMQP_URL,
+      });
+      await runCli(app, 'migrate', appEnv({ services, fixed: { PORT: 0 } }), { logFile, timeoutMs: 120_000 });
     } catch (err) {
       throw new Error(`${(err as Error).message}\n${tail(logFile, 30)}`);
     }

@@ -11,6 +11,7 @@ import {
   writtenApps,
   type NestAppName,
 } from '../../scripts/lib/apps.cjs';
+import { appConnections, cliConnections } from '../../scripts/lib/credentials.cjs';
 import { freePorts, waitForHttpOk } from '../../scripts/lib/net.cjs';
 import { startProcess, tail, which, type ProcessHandle } from '../../scripts/lib/procs.cjs';
 
@@ -129,9 +130,20 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   const publicBaseUrl = `http://localhost:${gatewayPort}`;
   const docsUrl = options.env?.DOCS_URL ?? `${publicBaseUrl}/docs`;
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
-  const envOf = (app: string, replica = 0) =>
+  // Serving processes connect as their app's own role and broker user; the CLI as the owner. A
+  // caller that brings servers of its own (the fault matrix) has no such roles there: its apps all
+  // connect as its URLs' users, the dispatcher's included.
+  const owner = { DATABASE_URL: process.env.DATABASE_URL, AMQP_URL: process.env.AMQP_URL };
+  const ownServers = options.env?.DATABASE_URL !== undefined || options.env?.AMQP_URL !== undefined;
+  const connections = (app: string, cli: boolean): Record<string, string | undefined> => {
+    if (!ownServers) return cli ? cliConnections(app, owner) : appConnections(app, owner);
+    const amqpUser = decodeURIComponent(new URL(options.env?.AMQP_URL ?? owner.AMQP_URL!).username);
+    return { WEBHOOK_DISPATCHER_AMQP_USER: amqpUser || 'guest' };
+  };
+  const envOf = (app: string, replica = 0, cli = false) =>
     appEnv({
       gatewayPort,
+      services: connections(app, cli),
       fixed: {
         APP_ENV: 'sandbox',
         PUBLIC_BASE_URL: publicBaseUrl,
@@ -198,9 +210,11 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       for (const command of ['migrate', 'seed']) {
         for (const app of names) {
           const logFile = path.join(logDir, `${app}-${command}.log`);
-          await runCli(app, command, envOf(app), { logFile, timeoutMs: 120_000 }).catch((err: Error) => {
-            throw new Error(`${err.message}\n${tail(logFile, 40)}`);
-          });
+          await runCli(app, command, envOf(app, 0, true), { logFile, timeoutMs: 120_000 }).catch(
+            (err: Error) => {
+              throw new Error(`${err.message}\n${tail(logFile, 40)}`);
+            },
+          );
         }
       }
     }

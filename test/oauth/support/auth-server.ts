@@ -8,6 +8,7 @@ import {
   loadConfig,
   RouteIndex,
   RpcClient,
+  brokerUserOf,
 } from '@svc/platform';
 import type Redis from 'ioredis';
 import { AUTH_SERVER } from '../../../apps/auth-server/src/app.definition';
@@ -49,6 +50,8 @@ export async function startAuthServer(
     REDIS_URL: services.redisUrl,
     REDIS_KEY_PREFIX: services.redisKeyPrefix,
     AMQP_URL: services.amqpUrl,
+    // The in-process dispatcher shares the run's broker user.
+    WEBHOOK_DISPATCHER_AMQP_USER: brokerUserOf(services.amqpUrl),
     LOG_LEVEL: 'silent',
     // As the test system (test/support/system.ts): scrypt at 2^14, production's 2^17 is for members.
     PASSWORD_HASH_COST: process.env.PASSWORD_HASH_COST || '14',

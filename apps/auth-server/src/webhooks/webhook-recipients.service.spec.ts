@@ -64,6 +64,15 @@ describe('WebhookRecipientsService', () => {
     expect(calls).toEqual(['named p1']);
   });
 
+  it("tells crew-api a test event's URL and nothing of the signing secrets", async () => {
+    const { repo } = fakeRepository([row]);
+    const service = new WebhookRecipientsService(repo, box);
+    const answer = await service.target({ user_id: 'usr_1', client_id: 'p1' });
+    expect(answer).toEqual({ webhook_url: 'https://p1.example/hook' });
+    expect(JSON.stringify(answer)).not.toContain('whsec_');
+    expect(await service.target({ user_id: 'usr_1', client_id: 'p9' })).toEqual({ webhook_url: null });
+  });
+
   it('answers a batch with one statement per kind of question, each partner once', async () => {
     const other: RecipientRow = { clientId: 'p2', webhookUrl: 'https://p2.example/hook', sealedSecrets: [] };
     const { repo, calls } = fakeRepository([row, other]);

@@ -6,6 +6,8 @@ import {
   type WebhookRecipientsBatchResponse,
   type WebhookRecipientsRequest,
   type WebhookRecipientsResponse,
+  type WebhookTargetRequest,
+  type WebhookTargetResponse,
 } from '@svc/contracts';
 import { SecretBox } from '../crypto/secrets';
 import {
@@ -46,6 +48,13 @@ export class WebhookRecipientsService {
   async find(request: WebhookRecipientsRequest): Promise<WebhookRecipientsResponse> {
     const [recipients] = recipientsOfBatch([request], await this.findMany([request]));
     return { recipients };
+  }
+
+  /** Where the named partner would receive a `webhook.test` event: the URL, never the secrets. */
+  async target(request: WebhookTargetRequest): Promise<WebhookTargetResponse> {
+    const { recipients } = await this.find({ ...request, event_type: 'webhook.test' });
+    const found = recipients.find((r) => r.client_id === request.client_id);
+    return { webhook_url: found ? found.webhook_url : null };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AUTH_WEBHOOK_RECIPIENTS, CREW_EVENTS_EXCHANGE, type ServiceEvent } from '@svc/contracts';
+import { AUTH_WEBHOOK_TARGET, CREW_EVENTS_EXCHANGE, type ServiceEvent } from '@svc/contracts';
 import { OutboxRepository, RpcClient, TransactionRunner } from '@svc/platform';
 import type { Principal } from '@svc/security';
 import { newId } from '../records/ids';
@@ -20,13 +20,12 @@ export class WebhookTestService {
    * outbox like every record event, so an accepted test is never lost.
    */
   async send(principal: Principal): Promise<WebhookTestResponse> {
-    const { recipients } = await this.rpc.call(AUTH_WEBHOOK_RECIPIENTS, {
+    // The URL only: signing (and the secrets it needs) is the dispatcher's job.
+    const { webhook_url } = await this.rpc.call(AUTH_WEBHOOK_TARGET, {
       user_id: principal.user_id,
-      event_type: 'webhook.test',
       client_id: principal.client_id,
     });
-    const target = recipients.find((r) => r.client_id === principal.client_id);
-    if (!target) throw new WebhookNotRegisteredException(principal.client_id);
+    if (webhook_url === null) throw new WebhookNotRegisteredException(principal.client_id);
     const event: ServiceEvent = {
       id: newId('evt'),
       type: 'webhook.test',
@@ -43,6 +42,6 @@ export class WebhookTestService {
         payload: event,
       }),
     );
-    return { event_id: event.id, delivery_id: event.delivery_id!, target_url: target.webhook_url };
+    return { event_id: event.id, delivery_id: event.delivery_id!, target_url: webhook_url };
   }
 }

@@ -1,7 +1,14 @@
 import type { DynamicModule } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { loadConfigOrExit } from '../config/env';
-import { BASE_CONFIG, DATABASE_CONFIG, int, type ConfigOf, type ConfigSpec } from '../config/config';
+import {
+  BASE_CONFIG,
+  DATABASE_CONFIG,
+  int,
+  MIGRATION_CONFIG,
+  type ConfigOf,
+  type ConfigSpec,
+} from '../config/config';
 import type { DatabaseOptions } from '../database/database.module';
 import { runMigrations } from '../database/migrate';
 import { createHttpApp, runHttpApp } from '../http/bootstrap';
@@ -75,9 +82,18 @@ export async function runAppCli<S extends ConfigSpec>(
   argv: readonly string[],
 ): Promise<void> {
   const command = argv[0];
-  const spec = { APP_ENV: BASE_CONFIG.APP_ENV, LOG_LEVEL: BASE_CONFIG.LOG_LEVEL, ...DATABASE_CONFIG };
+  const spec = {
+    APP_ENV: BASE_CONFIG.APP_ENV,
+    LOG_LEVEL: BASE_CONFIG.LOG_LEVEL,
+    ...DATABASE_CONFIG,
+    ...MIGRATION_CONFIG,
+  };
   // Seeding may need any of the app's settings; migrating needs only the database.
-  const seedSpec = { ...definition.config, PORT: int('not used by the CLI', { default: '0', min: 0 }) };
+  const seedSpec = {
+    ...definition.config,
+    ...MIGRATION_CONFIG,
+    PORT: int('not used by the CLI', { default: '0', min: 0 }),
+  };
   const custom = definition.commands?.[command];
   const needsAll = command === 'seed' || custom !== undefined;
   const config = loadConfigOrExit(definition.name, needsAll ? seedSpec : spec) as ConfigOf<typeof spec>;

@@ -3,6 +3,7 @@ import {
   BASE_CONFIG,
   ConfigError,
   DATABASE_CONFIG,
+  MIGRATION_CONFIG,
   durationList,
   int,
   loadConfig,
@@ -213,6 +214,47 @@ describe('secret', () => {
     });
     expect(() => loadConfig({ KEY: checked }, { APP_ENV: 'sandbox', KEY: 'abc' })).toThrow(
       /KEY must start with k/,
+    );
+  });
+});
+
+describe('least privilege settings', () => {
+  it('refuses a published sandbox connection password in production only', () => {
+    const urls = {
+      DATABASE_URL: 'postgres://svc_crew:sandbox-postgres-crew-password@db:5432/svc',
+      AMQP_URL: 'amqp://svc-crew-api:sandbox-rabbitmq-crew-api-password@mq:5672/sandbox',
+    };
+    const spec = { ...BASE_CONFIG, ...DATABASE_CONFIG, ...AMQP_CONFIG };
+    let message = '';
+    try {
+      loadConfig(spec, { PORT: '1', APP_ENV: 'production', PUBLIC_BASE_URL: 'https://api.test', ...urls });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/DATABASE_URL.*published sandbox password/);
+    expect(message).toMatch(/AMQP_URL.*published sandbox password/);
+    expect(message).not.toContain('sandbox-postgres-crew-password');
+    expect(
+      loadConfig(spec, { PORT: '1', APP_ENV: 'sandbox', DOCS_URL: 'https://d.test/docs', ...urls })
+        .DATABASE_URL,
+    ).toBe(urls.DATABASE_URL);
+    const own = {
+      DATABASE_URL: 'postgres://crew:Zx81-long-random@db/crew',
+      AMQP_URL: 'amqp://svc-crew-api:Q9-random@mq/prod',
+    };
+    expect(
+      loadConfig(spec, { PORT: '1', APP_ENV: 'production', PUBLIC_BASE_URL: 'https://api.test', ...own })
+        .AMQP_URL,
+    ).toBe(own.AMQP_URL);
+  });
+
+  it("takes the app's role for the migrations' grant as a lower-case role name, or none", () => {
+    expect(loadConfig(MIGRATION_CONFIG, { DATABASE_APP_ROLE: 'svc_crew' }).DATABASE_APP_ROLE).toBe(
+      'svc_crew',
+    );
+    expect(loadConfig(MIGRATION_CONFIG, {}).DATABASE_APP_ROLE).toBeUndefined();
+    expect(() => loadConfig(MIGRATION_CONFIG, { DATABASE_APP_ROLE: 'crew"; DROP ROLE x; --' })).toThrow(
+      /DATABASE_APP_ROLE/,
     );
   });
 });

@@ -107,6 +107,34 @@ const PUBLISHED_SANDBOX_VALUES = new Set<string>([
 ]);
 
 /**
+ * The connection passwords the sandbox publishes (`npm start`, compose, the k8s sandbox examples):
+ * `sandbox-postgres[-<schema>]-password`, `sandbox-rabbitmq[-<app>]-password`.
+ */
+const PUBLISHED_CONNECTION_PASSWORD = /^sandbox-(postgres|rabbitmq)(-[a-z-]+)?-password$/;
+
+/**
+ * A connection URL that may carry a password: production refuses one the sandbox publishes, so
+ * an app never reaches a production database or broker with credentials everyone knows.
+ */
+export function connectionUrl(description: string, protocols: readonly string[]): VarSpec<string> {
+  const spec = url(description, protocols);
+  return {
+    description,
+    parse(raw, appEnv, env) {
+      const value = spec.parse(raw, appEnv, env);
+      const password = decodeURIComponent(new URL(value).password);
+      if (
+        appEnv === 'production' &&
+        (PUBLISHED_CONNECTION_PASSWORD.test(password) || PUBLISHED_SANDBOX_VALUES.has(password))
+      ) {
+        throw new Error('must not carry a published sandbox password in production');
+      }
+      return value;
+    },
+  };
+}
+
+/**
  * A secret: in sandbox it may fall back to a fixed, published value; in production it is
  * required, at least `minLength` characters, and never a published sandbox value (its own
  * sandbox default included), so one forgotten variable fails the rollout instead of serving a
@@ -214,8 +242,27 @@ export const BASE_CONFIG = {
 } satisfies ConfigSpec;
 
 export const DATABASE_CONFIG = {
-  DATABASE_URL: url('PostgreSQL connection URL', ['postgres', 'postgresql']),
+  DATABASE_URL: connectionUrl('PostgreSQL connection URL', ['postgres', 'postgresql']),
   DATABASE_POOL_SIZE: int('connections per process', { default: '10', min: 1, max: 200 }),
+} satisfies ConfigSpec;
+
+/**
+ * Read by the CLI only (`migrate`, which runs as the role owning the schemas): the login role the
+ * serving app connects as, granted its own schema's rows and nothing else. Unset: no grant (the
+ * app then connects as the owner, as a developer running one app alone does).
+ */
+export const MIGRATION_CONFIG = {
+  DATABASE_APP_ROLE: {
+    description: "the serving app's PostgreSQL login role, granted its schema by `migrate`",
+    parse(raw) {
+      const value = raw?.trim() ?? '';
+      if (value === '') return undefined;
+      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(value)) {
+        throw new Error('must be a lower-case PostgreSQL role name (a-z, 0-9, _; at most 63)');
+      }
+      return value;
+    },
+  } satisfies VarSpec<string | undefined>,
 } satisfies ConfigSpec;
 
 /** The three ways to reach Redis; exactly one is set. */
@@ -291,7 +338,7 @@ export const REDIS_CONFIG = {
 } satisfies ConfigSpec;
 
 export const AMQP_CONFIG = {
-  AMQP_URL: url('RabbitMQ connection URL (the vhost isolates environments)', ['amqp', 'amqps']),
+  AMQP_URL: connectionUrl('RabbitMQ connection URL (the vhost isolates environments)', ['amqp', 'amqps']),
   AMQP_PREFETCH: int('unacknowledged messages per consumer', { default: '20', min: 1, max: 1000 }),
   // Below the 3 s within which every answer, a 503 included, must be given (the fault matrix,
   // test/faults): a request that waits on one RPC (a token check on a cache miss, a partner's

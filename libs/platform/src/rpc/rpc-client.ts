@@ -31,7 +31,16 @@ export class RpcRemoteError extends Error {
 export class RpcClient implements OnApplicationShutdown {
   private readonly clients = new Map<string, ClientRMQ>();
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AmqpConfig) {}
+  /**
+   * The broker user this process connects as. Every request carries it as `user_id`, which
+   * RabbitMQ checks against the connection's login: the answering app knows who asks, and no
+   * caller can claim to be another.
+   */
+  private readonly caller: string;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AmqpConfig) {
+    this.caller = brokerUserOf(config.AMQP_URL);
+  }
 
   async call<Req, Res>(
     contract: RpcContract<Req, Res>,
@@ -39,7 +48,7 @@ export class RpcClient implements OnApplicationShutdown {
     timeoutMs = this.config.RPC_TIMEOUT_MS,
   ): Promise<Res> {
     const record = new RmqRecordBuilder(payload)
-      .setOptions({ expiration: String(timeoutMs), persistent: false })
+      .setOptions({ expiration: String(timeoutMs), persistent: false, userId: this.caller })
       .build();
     let raw: unknown;
     try {
@@ -65,6 +74,9 @@ export class RpcClient implements OnApplicationShutdown {
         urls: [this.config.AMQP_URL],
         queue,
         queueOptions: RPC_QUEUE_OPTIONS,
+        // The answering app declares its queue; a caller may only write to it (least privilege),
+        // and a request sent before the queue exists goes unanswered like one to an app that is down.
+        noAssert: true,
         persistent: false,
         socketOptions: { connectionOptions: AMQP_SOCKET_OPTIONS },
       });
@@ -74,4 +86,10 @@ export class RpcClient implements OnApplicationShutdown {
     }
     return client;
   }
+}
+
+/** The login of an AMQP URL (amqplib logs in as guest when the URL names none). */
+export function brokerUserOf(amqpUrl: string): string {
+  const user = new URL(amqpUrl).username;
+  return user === '' ? 'guest' : decodeURIComponent(user);
 }

@@ -26,8 +26,6 @@ export interface WebhookRecipientsResponse {
   readonly recipients: WebhookRecipient[];
 }
 
-const NAME = 'auth.webhooks.recipients';
-
 function readQuestion(contract: string, input: unknown): WebhookRecipientsRequest {
   const r = readRecord(contract, input);
   const user_id = readString(contract, r, 'user_id', 200);
@@ -45,23 +43,44 @@ function readRecipient(contract: string, input: unknown): WebhookRecipient {
   };
 }
 
-export const AUTH_WEBHOOK_RECIPIENTS: RpcContract<WebhookRecipientsRequest, WebhookRecipientsResponse> = {
-  pattern: NAME,
+/**
+ * `auth.webhooks.target`: where the partner named by `client_id` receives the member's
+ * `webhook.test` event (crew-api's `GET /v1/webhooks/test`), or null when it receives none
+ * (no URL, suspended, no valid secret). The URL only: signing secrets go to the dispatcher alone.
+ */
+export interface WebhookTargetRequest {
+  readonly user_id: string;
+  readonly client_id: string;
+}
+
+export interface WebhookTargetResponse {
+  readonly webhook_url: string | null;
+}
+
+const TARGET_NAME = 'auth.webhooks.target';
+
+export const AUTH_WEBHOOK_TARGET: RpcContract<WebhookTargetRequest, WebhookTargetResponse> = {
+  pattern: TARGET_NAME,
   queue: RPC_QUEUES.authServer,
   parseRequest(input) {
-    return readQuestion(NAME, input);
+    const r = readRecord(TARGET_NAME, input);
+    return {
+      user_id: readString(TARGET_NAME, r, 'user_id', 200),
+      client_id: readString(TARGET_NAME, r, 'client_id', 200),
+    };
   },
   parseResponse(input) {
-    const r = readRecord(NAME, input);
-    const list = r.recipients;
-    if (!Array.isArray(list)) throw new ContractViolation(NAME, '`recipients` must be an array');
-    return { recipients: list.map((item) => readRecipient(NAME, item)) };
+    const r = readRecord(TARGET_NAME, input);
+    if (r.webhook_url === null) return { webhook_url: null };
+    return { webhook_url: readString(TARGET_NAME, r, 'webhook_url') };
   },
 };
 
 /**
- * `auth.webhooks.recipients.batch`: the same question for many events at once, answered in one
- * message and one statement. The dispatcher asks it for the events it fans out together, so
+ * `auth.webhooks.recipients.batch`: who receives each of many events, answered in one message and
+ * one statement, with every recipient's opened signing secrets. Answered to the webhook
+ * dispatcher's broker user only (the request's broker-checked `user_id`): no other app holds a
+ * signing secret. The dispatcher asks it for the events it fans out together, so
  * auth-server's work and the RPC's messages are shared by a batch instead of paid per event.
  * Each partner appears once in `partners` (its secrets travel once per answer); `answers[i]` names
  * the recipients of `questions[i]` by client_id.
