@@ -1,6 +1,8 @@
+import { ACCESS_TOKEN_PREFIX, isWellFormedAccessToken } from '@svc/contracts';
 import {
   constantTimeEqual,
   hashPassword,
+  newSecret,
   pkceChallenge,
   SecretBox,
   sha256Hex,
@@ -8,6 +10,10 @@ import {
 } from './secrets';
 
 describe('credential primitives', () => {
+  it('mints access tokens of the exact shape resource apps accept before any lookup', () => {
+    for (let i = 0; i < 200; i++) expect(isWellFormedAccessToken(newSecret(ACCESS_TOKEN_PREFIX))).toBe(true);
+  });
+
   it('computes the RFC 7636 appendix B S256 challenge', () => {
     expect(pkceChallenge('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk')).toBe(
       'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { IntrospectResponse } from '@svc/contracts';
+import { ACCESS_TOKEN_PREFIX, type IntrospectResponse } from '@svc/contracts';
 import { APP_CONFIG, TransactionRunner, type ConfigOf, type Transaction } from '@svc/platform';
 import { IntrospectionCache } from '@svc/security';
 import { AuthorizationCodesRepository } from '../authorize/authorization-codes.repository';
@@ -159,7 +159,7 @@ export class TokensService {
     clientId: string,
     scopes: readonly string[],
   ) {
-    const accessToken = newSecret('at_');
+    const accessToken = newSecret(ACCESS_TOKEN_PREFIX);
     const refreshToken = newSecret('rt_');
     const now = Date.now();
     await this.pairs.insert(tx, {
