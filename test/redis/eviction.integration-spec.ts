@@ -13,7 +13,9 @@ import {
   type Introspector,
 } from '@svc/security';
 import Redis from 'ioredis';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { startHttpApp } from '../integration/support/http-app';
 import { eventually, testServices } from '../integration/support/services';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-topologies';
@@ -314,5 +316,49 @@ describe('a full state Redis refuses writes instead of evicting', () => {
 
     expect(await stateInspector.zcard(window)).toBe(PER_MINUTE);
     expect(await evictedKeys(stateInspector)).toBe(0);
+  });
+});
+
+describe('start-up check of the state Redis’s eviction policy', () => {
+  const ROOT = path.resolve(__dirname, '../..');
+
+  function startCrewApi(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [path.join(ROOT, 'dist/apps/crew-api/src/main.js')], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stderr });
+      });
+    });
+  }
+
+  let lru: PrivateRedis;
+  beforeAll(async () => {
+    lru = await startPrivateRedis({ maxmemory: MAXMEMORY, policy: 'allkeys-lru' });
+  });
+  afterAll(async () => {
+    await lru?.stop();
+  });
+
+  it('refuses to start a production app whose state Redis may evict (exit 78, naming REDIS_URL)', async () => {
+    const { code, stderr } = await startCrewApi({
+      APP_ENV: 'production',
+      PORT: String(40_000 + Math.floor(Math.random() * 9_000)),
+      PUBLIC_BASE_URL: 'https://api.example.test',
+      DATABASE_URL: services.databaseUrl,
+      AMQP_URL: services.amqpUrl,
+      REDIS_URL: lru.url,
+      REDIS_KEY_PREFIX: services.redisKeyPrefix,
+      INTERNAL_API_TOKEN: randomBytes(24).toString('hex'),
+      CURSOR_SIGNING_KEY: randomBytes(24).toString('hex'),
+    });
+    expect(code).toBe(78);
+    expect(stderr).toContain('REDIS_URL points at a Redis with maxmemory-policy allkeys-lru');
   });
 });
