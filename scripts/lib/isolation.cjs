@@ -164,8 +164,8 @@ async function deleteKeys(redisUrl, prefix) {
 
 /**
  * Creates the run's database, vhost and key prefix on the servers of baseEnv
- * ({ DATABASE_URL, AMQP_URL, REDIS_URL }). Resolves { runId, env, cleanup() } where env holds
- * DATABASE_URL, AMQP_URL, REDIS_URL, REDIS_KEY_PREFIX and TEST_RUN_ID for the test processes.
+ * ({ DATABASE_URL, AMQP_URL, REDIS_URL, REDIS_CACHE_URL? }). Resolves { runId, env, cleanup() } where env
+ * holds DATABASE_URL, AMQP_URL, REDIS_URL, REDIS_CACHE_URL, REDIS_KEY_PREFIX and TEST_RUN_ID for the test processes.
  * cleanup() never throws; it reports what it could not remove.
  */
 async function createRunResources(baseEnv, { runId = newRunId(), log = (l) => console.log(l) } = {}) {
@@ -196,6 +196,8 @@ async function createRunResources(baseEnv, { runId = newRunId(), log = (l) => co
     await ensureBrokerUsers(m, log);
     await grantBrokerVhost(m, name);
     undo.push([`redis keys ${prefix}*`, () => deleteKeys(baseEnv.REDIS_URL, prefix)]);
+    if (baseEnv.REDIS_CACHE_URL)
+      undo.push([`cache redis keys ${prefix}*`, () => deleteKeys(baseEnv.REDIS_CACHE_URL, prefix)]);
     log(`isolation: redis key prefix ${prefix}`);
   } catch (err) {
     await cleanup();
@@ -208,6 +210,7 @@ async function createRunResources(baseEnv, { runId = newRunId(), log = (l) => co
       DATABASE_URL: withPath(baseEnv.DATABASE_URL, `/${name}`),
       AMQP_URL: withPath(baseEnv.AMQP_URL, `/${encodeURIComponent(name)}`),
       REDIS_URL: baseEnv.REDIS_URL,
+      REDIS_CACHE_URL: baseEnv.REDIS_CACHE_URL,
       REDIS_KEY_PREFIX: prefix,
     },
     cleanup,

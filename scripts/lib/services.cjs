@@ -1,7 +1,7 @@
 'use strict';
 // Finds or starts the backing services the apps need: PostgreSQL, Redis, RabbitMQ, and the
 // nginx binary of the gateway. For each one, in this order:
-//   1. the URL from the environment (DATABASE_URL, REDIS_URL, AMQP_URL) when it answers;
+//   1. the URL from the environment (DATABASE_URL, REDIS_URL, REDIS_CACHE_URL, AMQP_URL) when it answers;
 //   2. a server already listening on the default local port;
 //   3. `docker compose up -d <service>` of scripts/services.compose.yml when a Docker engine answers;
 //   4. the locally installed server, started directly (no systemd here);
@@ -21,6 +21,7 @@ const { ensurePgRoles } = require('./credentials.cjs');
 const DEFAULTS = {
   DATABASE_URL: 'postgres://svc:svc@127.0.0.1:5432/svc',
   REDIS_URL: 'redis://127.0.0.1:6379',
+  REDIS_CACHE_URL: 'redis://127.0.0.1:6380',
   AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672/',
 };
 const RABBIT_MANAGEMENT_PORT = 15672;
@@ -129,6 +130,13 @@ const SPECS = {
     installed: () => Boolean(which('redis-server')),
     package: () => 'redis-server',
   },
+  redisCache: {
+    envVar: 'REDIS_CACHE_URL',
+    defaultPort: 6380,
+    service: 'redis-cache',
+    installed: () => Boolean(which('redis-server')),
+    package: () => 'redis-server',
+  },
   rabbitmq: {
     envVar: 'AMQP_URL',
     defaultPort: 5672,
@@ -161,7 +169,7 @@ async function plan(name, log) {
   }
   const url = fromEnv || DEFAULTS[spec.envVar];
   if (dockerEngine() && target.port === spec.defaultPort)
-    return { name, mode: 'docker', target, url, service: name };
+    return { name, mode: 'docker', target, url, service: spec.service || name };
   if (spec.installed()) return { name, mode: 'local', target, url };
   return { name, mode: 'install', target, url, package: spec.package() };
 }
@@ -302,9 +310,24 @@ async function readyPostgres(p, log) {
 // ---------------------------------------------------------------------------------------
 // Redis
 
+/**
+ * The two Redis roles the apps use. The state Redis (limiter windows, sign-in counters,
+ * revocation tombstones) must never evict: it refuses writes when full. The cache Redis
+ * (token-introspection answers) evicts the least recently used key instead.
+ */
+const REDIS_ROLES = {
+  redis: { file: 'redis', args: ['--maxmemory-policy', 'noeviction'], what: 'state, noeviction' },
+  redisCache: {
+    file: 'redis-cache',
+    args: ['--maxmemory', '256mb', '--maxmemory-policy', 'allkeys-lru'],
+    what: 'token cache, allkeys-lru',
+  },
+};
+
 async function startRedis(p, log) {
+  const role = REDIS_ROLES[p.name];
   fs.mkdirSync(SERVICES_DIR, { recursive: true });
-  log(`redis: starting redis-server on 127.0.0.1:${p.target.port} (no persistence)`);
+  log(`${p.name}: starting redis-server on 127.0.0.1:${p.target.port} (${role.what}, no persistence)`);
   const res = capture(
     'redis-server',
     [
@@ -312,6 +335,7 @@ async function startRedis(p, log) {
       '127.0.0.1',
       '--port',
       String(p.target.port),
+      ...role.args,
       '--save',
       '',
       '--appendonly',
@@ -321,16 +345,16 @@ async function startRedis(p, log) {
       '--dir',
       SERVICES_DIR,
       '--pidfile',
-      path.join(SERVICES_DIR, 'redis.pid'),
+      path.join(SERVICES_DIR, `${role.file}.pid`),
       '--logfile',
-      path.join(SERVICES_DIR, 'redis.log'),
+      path.join(SERVICES_DIR, `${role.file}.log`),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], timeoutMs: 30000 },
   );
   if (res.status !== 0) throw new Error(`redis-server failed to start:\n${res.stdout}${res.stderr}`);
-  await waitForPort('127.0.0.1', p.target.port, 30000, 'redis');
+  await waitForPort('127.0.0.1', p.target.port, 30000, p.name);
   return {
-    name: 'redis',
+    name: p.name,
     stop: async () => {
       // The server closes the connection instead of answering SHUTDOWN.
       await redisCommands(p.url, [['SHUTDOWN', 'NOSAVE']], 5000).catch(() => undefined);
@@ -351,7 +375,7 @@ async function readyRedis(p) {
     }
     await sleep(250);
   }
-  throw new Error(`redis: no PONG from ${redact(p.url)}: ${last && last.message}`);
+  throw new Error(`${p.name}: no PONG from ${redact(p.url)}: ${last && last.message}`);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -468,7 +492,7 @@ async function withLock(fn, log) {
 /**
  * Provisions everything. Options: log (line printer), chromium (also ensure a Chromium binary).
  * Resolves {
- *   env: { DATABASE_URL, REDIS_URL, AMQP_URL, NGINX_BIN, CHROMIUM_BIN? },
+ *   env: { DATABASE_URL, REDIS_URL, REDIS_CACHE_URL, AMQP_URL, NGINX_BIN, CHROMIUM_BIN? },
  *   started: [{ name, stop() }],   // servers started by this call, in start order
  *   stopStarted(),                 // stops them, last started first
  * }
@@ -512,6 +536,7 @@ async function provision({ log = (l) => console.log(l), chromium = false } = {})
     const results = await Promise.allSettled([
       start(plans.postgres, startPostgres).then(() => readyPostgres(plans.postgres, log)),
       start(plans.redis, startRedis).then(() => readyRedis(plans.redis)),
+      start(plans.redisCache, startRedis).then(() => readyRedis(plans.redisCache)),
       start(plans.rabbitmq, startRabbit),
     ]);
     const failures = results.filter((r) => r.status === 'rejected').map((r) => r.reason);
@@ -530,6 +555,7 @@ async function provision({ log = (l) => console.log(l), chromium = false } = {})
     const env = {
       DATABASE_URL: plans.postgres.url,
       REDIS_URL: plans.redis.url,
+      REDIS_CACHE_URL: plans.redisCache.url,
       AMQP_URL: plans.rabbitmq.url,
       NGINX_BIN: nginxBinary(),
     };

@@ -717,7 +717,8 @@ describe('k8s/ rendered with kustomize', () => {
 
     it(`runs every process with APP_ENV=${env}`, () => {
       for (const { owner, spec } of r().podTemplates()) {
-        if (owner.metadata.labels?.['app.kubernetes.io/name'] === 'redis') continue;
+        if (['redis', 'redis-cache'].includes(owner.metadata.labels?.['app.kubernetes.io/name'] ?? ''))
+          continue;
         for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
           // Neither runs the app's code: a log line, and a look at the migrations table.
           if (owner.kind === 'Job' && c.name === 'done') continue;
@@ -1269,6 +1270,26 @@ describe('k8s/ rendered with kustomize', () => {
       expect(redis.spec.replicas).toBe(env === 'production' ? 3 : 1);
       expect(redis.spec.template.spec.containers[0].image).toMatch(/^redis:7\.\d+\.\d+/);
       expect(r().get('Service', 'redis').spec.ports[0].port).toBe(6379);
+    });
+
+    it('runs the state Redis with noeviction and the token cache’s own Redis with allkeys-lru', () => {
+      const state =
+        env === 'production'
+          ? readFileSync(join(ROOT, 'k8s', 'components', 'redis-sentinel', 'redis.sh'), 'utf8')
+          : (r().get('StatefulSet', 'redis').spec.template.spec.containers[0].command ?? []).join(' ');
+      expect(state).toMatch(/--maxmemory-policy noeviction\b/);
+      const cache = r().get('StatefulSet', 'redis-cache');
+      expect(cache.spec.replicas).toBe(1);
+      expect(cache.spec.template.spec.containers[0].command.join(' ')).toMatch(
+        /--maxmemory-policy allkeys-lru\b/,
+      );
+      expect(r().get('Service', 'redis-cache').spec.ports[0].port).toBe(6379);
+      for (const app of ['auth-server', 'crew-api', 'sponsorship-api'] as const) {
+        expect(r().envValue(appContainer(r(), app), 'REDIS_CACHE_URL')).toEqual({
+          secret: 'crew-record-secrets',
+          key: 'REDIS_CACHE_URL',
+        });
+      }
     });
 
     it('puts the apps on a PgBouncer pooler in transaction mode, each app as its own role with its session settings', () => {

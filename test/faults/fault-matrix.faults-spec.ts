@@ -105,6 +105,8 @@ beforeAll(async () => {
     env: {
       DATABASE_URL: postgres.url,
       REDIS_URL: redis.url,
+      // Both Redis roles on the one private server, so that its outage takes out the state and the cache.
+      REDIS_CACHE_URL: redis.url,
       AMQP_URL: rabbit.url,
       SANDBOX_WEBHOOK_URL: receiver.endpoint(WEBHOOK_PATH),
       WEBHOOK_RETRY_SCHEDULE: '1s,1s,2s,2s,2s',

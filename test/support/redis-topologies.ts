@@ -187,6 +187,61 @@ export function singleTopology(redisUrl: string, keyPrefix: string): RedisTopolo
   };
 }
 
+export interface PrivateRedis {
+  readonly port: number;
+  readonly url: string;
+  /** Stops the server (SIGKILL); `start()` brings an empty one back on the same port. */
+  kill(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * One server of its own with a memory limit and an eviction policy, e.g. the state Redis
+ * (`noeviction`) or the cache Redis (`allkeys-lru`) filled on purpose.
+ */
+export async function startPrivateRedis(options: {
+  maxmemory: string;
+  policy: string;
+}): Promise<PrivateRedis> {
+  assertInstalled();
+  const run = runDir('single');
+  const port = await freePort(new Set());
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    HOST,
+    '--maxmemory',
+    options.maxmemory,
+    '--maxmemory-policy',
+    options.policy,
+    ...NO_PERSISTENCE,
+  ];
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    child = run.start(args);
+    await until(`redis-server on ${port}`, async () =>
+      (await command(port, 'PING').catch(() => undefined)) === 'PONG' ? true : undefined,
+    );
+  };
+  await start();
+  return {
+    port,
+    url: `redis://${HOST}:${port}`,
+    start,
+    async kill() {
+      const current = child;
+      if (!current || current.exitCode !== null || current.signalCode !== null) return;
+      await new Promise<void>((resolve) => {
+        current.once('exit', () => resolve());
+        current.kill('SIGKILL');
+      });
+    },
+    stop: () => run.stop(),
+  };
+}
+
 /** Three primaries, no replicas, slots split evenly by `redis-cli --cluster create`. */
 export async function startCluster(keyPrefix = ''): Promise<RedisTopology> {
   assertInstalled();

@@ -12,7 +12,7 @@ done
 set -- redis-server --port 6379 \
   --requirepass "$REDIS_PASSWORD" --masterauth "$REDIS_PASSWORD" \
   --replica-announce-ip "$ME" \
-  --save "" --appendonly no --maxmemory 200mb --maxmemory-policy allkeys-lru
+  --save "" --appendonly no --maxmemory 200mb --maxmemory-policy noeviction
 if [ "$MASTER" != "$ME" ]; then
   echo "starting as a replica of $MASTER"
   set -- "$@" --replicaof "$MASTER" 6379

@@ -1,27 +1,46 @@
 /**
  * The token-introspection cache shared by auth-server (writer of tombstones) and every resource
- * app (reader; writer of answers). Keys live in Redis under the environment's key prefix.
+ * app (reader; writer of answers). Keys live under the environment's key prefix, in two Redis
+ * roles: answers in the cache Redis (evictable), tombstones in the state Redis (`noeviction`).
  *
  * Protocol, so that a revoked token never passes:
- * - Readers look up `introspect:<sha256 hex of the token>`. On a miss they ask auth-server
- *   (RPC `auth.introspect`) and store the answer with `SET ... EX <ttl> NX`: only if absent, so
- *   an answer read from the database before a revocation committed can never overwrite the
- *   revocation's tombstone. TTL = min(60 s, the token's remaining lifetime); inactive answers 60 s.
- * - Every revocation (revoke, refresh rotation, disconnect, code replay) writes a tombstone
- *   `{"active":false}` for each affected access token with a plain SET (overwriting any cached
- *   answer) BEFORE its database transaction commits; if Redis does not take the tombstone, the
- *   transaction rolls back and the caller is told to retry. A committed revocation therefore
- *   always has its tombstone in place.
- * - A reader that cannot reach Redis skips the cache and asks auth-server; if auth-server cannot
- *   answer either, the request fails closed with 503.
- * - The cache Redis must run without persistence: a snapshot restored after a restart could bring
- *   back answers that tombstones had replaced.
+ * - Readers look up `introspect:<sha256 hex of the token>` in the cache Redis and
+ *   `revoked:<digest>` in the state Redis together. A tombstone wins over any cached answer. On a
+ *   miss they ask auth-server (RPC `auth.introspect`) and store the answer with
+ *   `SET ... EX <ttl> NX`. TTL = min(60 s, the token's remaining lifetime); inactive answers 60 s.
+ * - Every revocation (revoke, refresh rotation, disconnect, code replay, suspension) writes a
+ *   tombstone `revoked:<digest>` for each affected access token in the state Redis BEFORE its
+ *   database transaction commits; if Redis does not take it, the transaction rolls back and the
+ *   caller is told to retry. A committed revocation therefore always has its tombstone in place,
+ *   and the state Redis never evicts it, so whatever the cache Redis holds, loses or brings back
+ *   cannot revive the token. The tombstone outlives any answer cached before the revocation
+ *   (at most INTROSPECTION_CACHE_MAX_TTL_SECONDS, stored within an RPC timeout of being read).
+ * - A reader that cannot reach either Redis skips the cache and asks auth-server; if auth-server
+ *   cannot answer either, the request fails closed with 503.
+ * - Only well-formed access tokens (isWellFormedAccessToken) are looked up or cached at all.
  */
 export const INTROSPECTION_CACHE_MAX_TTL_SECONDS = 60;
 export const INTROSPECTION_TOMBSTONE_TTL_SECONDS = 120;
 
 export function introspectionCacheKey(tokenDigest: string): string {
   return `introspect:${tokenDigest}`;
+}
+
+export function revocationTombstoneKey(tokenDigest: string): string {
+  return `revoked:${tokenDigest}`;
+}
+
+/** auth-server mints access tokens as this prefix and 32 random bytes in base64url (43 characters). */
+export const ACCESS_TOKEN_PREFIX = 'at_';
+const ACCESS_TOKEN_SHAPE = /^at_[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Whether `token` has the exact shape auth-server mints. Anything else cannot be live, so it is
+ * refused without a cache lookup, a cache entry or a question to auth-server: random garbage
+ * costs nothing and cannot push real answers out of the cache.
+ */
+export function isWellFormedAccessToken(token: string): boolean {
+  return ACCESS_TOKEN_SHAPE.test(token);
 }
 
 export type CachedIntrospection =

@@ -6,6 +6,7 @@ import {
   INTROSPECTION_CACHE_MAX_TTL_SECONDS,
   INTROSPECTION_TOMBSTONE_TTL_SECONDS,
   introspectionCacheKey,
+  revocationTombstoneKey,
   RPC_QUEUES,
   type IntrospectResponse,
 } from '@svc/contracts';
@@ -289,7 +290,7 @@ describe.each(TOPOLOGY_NAMES)(
       await inspector?.quit();
     });
 
-    it('caches auth-server’s answer: the second request asks nobody and costs one Redis command', async () => {
+    it('caches auth-server’s answer: the second request asks nobody and costs a GET and a tombstone EXISTS', async () => {
       const { token, digest, answer } = issueToken();
       expect((await get(resource, '/probe/any', token)).status).toBe(200);
       expect(timesAsked(digest)).toBe(1);
@@ -303,7 +304,8 @@ describe.each(TOPOLOGY_NAMES)(
         topologyName === 'cluster' ? undefined : jest.spyOn(resource.redis as Redis, 'sendCommand');
       try {
         expect((await get(resource, '/probe/any', token)).status).toBe(200);
-        if (commands) expect(commands.mock.calls.map(([command]) => command.name)).toEqual(['get']);
+        // The cache shares this Redis here (no REDIS_CACHE_*): the answer and its tombstone, side by side.
+        if (commands) expect(commands.mock.calls.map(([command]) => command.name)).toEqual(['get', 'exists']);
       } finally {
         commands?.mockRestore();
       }
@@ -339,16 +341,16 @@ describe.each(TOPOLOGY_NAMES)(
       expect(response.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
       await expectProblem(response, 401, 'invalid_token');
       expect(timesAsked(digest)).toBe(1);
-      const ttl = await inspector.ttl(introspectionCacheKey(digest));
+      const ttl = await inspector.ttl(revocationTombstoneKey(digest));
       expect(ttl).toBeGreaterThan(INTROSPECTION_CACHE_MAX_TTL_SECONDS);
       expect(ttl).toBeLessThanOrEqual(INTROSPECTION_TOMBSTONE_TTL_SECONDS);
     });
 
-    it('cannot overwrite a tombstone with a stale answer (SET NX)', async () => {
+    it('lets a tombstone win over a stale answer stored after it', async () => {
       const { token, digest, answer } = issueToken();
       // The revocation lands between a reader's database read and its cache write.
       await resource.cache.tombstone([digest]);
-      await expect(resource.cache.putIfAbsent(digest, answer)).resolves.toBe(false);
+      await expect(resource.cache.putIfAbsent(digest, answer)).resolves.toBe(true);
 
       await expect(resource.cache.get(digest)).resolves.toEqual({ active: false });
       expect((await get(resource, '/probe/any', token)).status).toBe(401);
@@ -362,7 +364,7 @@ describe.each(TOPOLOGY_NAMES)(
       await resource.cache.tombstone(tokens.map((t) => t.digest));
       for (const { token, digest } of tokens) {
         expect((await get(resource, '/probe/any', token)).status).toBe(401);
-        expect(await inspector.get(introspectionCacheKey(digest))).toBe('{"active":false}');
+        expect(await inspector.exists(revocationTombstoneKey(digest))).toBe(1);
       }
     });
   },

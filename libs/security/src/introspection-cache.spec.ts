@@ -1,4 +1,8 @@
-import { INTROSPECTION_TOMBSTONE_TTL_SECONDS, type CachedIntrospection } from '@svc/contracts';
+import {
+  INTROSPECTION_CACHE_MAX_TTL_SECONDS,
+  INTROSPECTION_TOMBSTONE_TTL_SECONDS,
+  type CachedIntrospection,
+} from '@svc/contracts';
 import type { RedisClient } from '@svc/platform';
 import Redis from 'ioredis';
 import {
@@ -36,14 +40,23 @@ describe('introspectionTtlSeconds', () => {
   });
 });
 
-/** Just enough of ioredis for the failure paths real Redis cannot be made to produce on demand. */
+/**
+ * Just enough of ioredis for the failure paths real Redis cannot be made to produce on demand:
+ * the cache Redis answers GET, the state Redis EXISTS (tombstones) and SET.
+ */
 function fakeRedis(behaviour: {
   get?: () => Promise<string | null>;
+  exists?: () => Promise<number>;
   set?: (key: string) => Promise<unknown>;
 }) {
   const written: unknown[][] = [];
-  const redis = {
-    get: behaviour.get ?? (async () => null),
+  const refuse = () => {
+    throw new Error('not the Redis for this');
+  };
+  const cacheRedis = { get: behaviour.get ?? (async () => null), exists: refuse, set: refuse };
+  const stateRedis = {
+    get: refuse,
+    exists: behaviour.exists ?? (async () => 0),
     set: (...args: unknown[]) => {
       written.push(args);
       return behaviour.set ? behaviour.set(String(args[0])) : Promise.resolve('OK');
@@ -52,7 +65,10 @@ function fakeRedis(behaviour: {
       throw new Error('MULTI over keys of many slots is refused by Redis Cluster (CROSSSLOT)');
     },
   };
-  return { cache: new IntrospectionCache(redis as unknown as RedisClient), written };
+  return {
+    cache: new IntrospectionCache(cacheRedis as unknown as RedisClient, stateRedis as unknown as RedisClient),
+    written,
+  };
 }
 
 describe('IntrospectionCache', () => {
@@ -63,6 +79,24 @@ describe('IntrospectionCache', () => {
     await expect(cache.get('a'.repeat(64))).rejects.toBeInstanceOf(IntrospectionCacheUnavailableError);
   });
 
+  it('reports an unreachable state Redis as unavailable even on a cache hit: the tombstone is unknown', async () => {
+    const { cache } = fakeRedis({
+      get: async () => JSON.stringify(activeUntil(3_600_000)),
+      exists: () => Promise.reject(new Error('Connection is closed.')),
+    });
+    await expect(cache.get('a'.repeat(64))).rejects.toBeInstanceOf(IntrospectionCacheUnavailableError);
+  });
+
+  it('lets a tombstone win over a cached active answer, and over an unreachable cache Redis', async () => {
+    const hit = fakeRedis({ get: async () => JSON.stringify(activeUntil(3_600_000)), exists: async () => 1 });
+    await expect(hit.cache.get('a'.repeat(64))).resolves.toEqual({ active: false });
+    const cacheDown = fakeRedis({
+      get: () => Promise.reject(new Error('Connection is closed.')),
+      exists: async () => 1,
+    });
+    await expect(cacheDown.cache.get('a'.repeat(64))).resolves.toEqual({ active: false });
+  });
+
   it('counts an entry that does not parse as a miss (auth-server is then asked)', async () => {
     for (const raw of ['not json', '{"active":true}', '[]']) {
       const { cache } = fakeRedis({ get: async () => raw });
@@ -70,13 +104,19 @@ describe('IntrospectionCache', () => {
     }
   });
 
-  it('writes every tombstone with its own plain SET (no NX, no MULTI) and the tombstone TTL', async () => {
+  it('writes every tombstone to the state Redis with its own plain SET (no NX, no MULTI) and the tombstone TTL', async () => {
     const { cache, written } = fakeRedis({});
     await cache.tombstone(['a'.repeat(64), 'b'.repeat(64)]);
     expect(written).toEqual([
-      [`introspect:${'a'.repeat(64)}`, '{"active":false}', 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS],
-      [`introspect:${'b'.repeat(64)}`, '{"active":false}', 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS],
+      [`revoked:${'a'.repeat(64)}`, '1', 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS],
+      [`revoked:${'b'.repeat(64)}`, '1', 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS],
     ]);
+  });
+
+  it('keeps a tombstone longer than any answer cached before it, plus an RPC timeout', () => {
+    expect(INTROSPECTION_TOMBSTONE_TTL_SECONDS).toBeGreaterThanOrEqual(
+      INTROSPECTION_CACHE_MAX_TTL_SECONDS + 10,
+    );
   });
 
   it('writes a suspension’s thousands of tombstones in bounded batches, every one of them', async () => {
@@ -137,7 +177,7 @@ describe('IntrospectionCache', () => {
           return Promise.resolve(['master', 42, replicas]);
         },
       });
-      return { cache: new IntrospectionCache(redis), calls };
+      return { cache: new IntrospectionCache(redis, redis), calls };
     }
 
     it('resolves only once a replica has the tombstones (WAIT 1 after the writes)', async () => {

@@ -4,9 +4,10 @@ import {
   INTROSPECTION_CACHE_MAX_TTL_SECONDS,
   INTROSPECTION_TOMBSTONE_TTL_SECONDS,
   introspectionCacheKey,
+  revocationTombstoneKey,
   type CachedIntrospection,
 } from '@svc/contracts';
-import { DependencyUnavailableError, REDIS, type RedisClient } from '@svc/platform';
+import { DependencyUnavailableError, REDIS, REDIS_CACHE, type RedisClient } from '@svc/platform';
 import Redis from 'ioredis';
 
 /**
@@ -26,7 +27,7 @@ const TOMBSTONE_REPLICA_WAIT_MS = 500;
 /** Bounds the commands in flight when a suspension revokes a partner's every token. */
 const TOMBSTONE_BATCH = 500;
 
-const TOMBSTONE = JSON.stringify({ active: false } satisfies CachedIntrospection);
+const INACTIVE: CachedIntrospection = { active: false };
 
 /**
  * How long an answer may stay cached: an active token at most INTROSPECTION_CACHE_MAX_TTL_SECONDS
@@ -42,41 +43,51 @@ export function introspectionTtlSeconds(answer: CachedIntrospection, nowMs: numb
 
 /**
  * The Redis side of the introspection cache protocol (`libs/contracts/src/introspection.ts`).
- * Keys are `introspect:<token digest>`; ioredis adds the environment's key prefix.
+ * Answers live in the cache Redis (`introspect:<token digest>`, evictable: any of them can be
+ * asked again); tombstones in the state Redis (`revoked:<token digest>`, noeviction), so flushing,
+ * evicting or losing the cache can never bring a revoked token back. ioredis adds the
+ * environment's key prefix.
  */
 @Injectable()
 export class IntrospectionCache {
-  constructor(@Inject(REDIS) private readonly redis: RedisClient) {}
+  constructor(
+    @Inject(REDIS_CACHE) private readonly cache: RedisClient,
+    @Inject(REDIS) private readonly state: RedisClient,
+  ) {}
 
   /**
-   * The cached answer, or undefined on a miss. One GET: a cache hit costs one round trip.
-   * An entry that does not parse counts as a miss (auth-server is asked, which is always safe).
-   * Throws IntrospectionCacheUnavailableError when Redis does not answer.
+   * The cached answer, or undefined on a miss. The answer and the tombstone are asked for
+   * together (one round trip each way, side by side); a tombstone wins over any answer. An entry
+   * that does not parse counts as a miss (auth-server is asked, which is always safe).
+   * Throws IntrospectionCacheUnavailableError when either Redis does not answer, unless the state
+   * Redis already confirmed a tombstone.
    */
   async get(digest: string): Promise<CachedIntrospection | undefined> {
-    let raw: string | null;
+    const [answer, tombstone] = await Promise.allSettled([
+      this.cache.get(introspectionCacheKey(digest)),
+      this.state.exists(revocationTombstoneKey(digest)),
+    ]);
+    if (tombstone.status === 'fulfilled' && tombstone.value > 0) return INACTIVE;
+    if (tombstone.status === 'rejected') throw new IntrospectionCacheUnavailableError(tombstone.reason);
+    if (answer.status === 'rejected') throw new IntrospectionCacheUnavailableError(answer.reason);
+    if (answer.value === null) return undefined;
     try {
-      raw = await this.redis.get(introspectionCacheKey(digest));
-    } catch (err) {
-      throw new IntrospectionCacheUnavailableError(err);
-    }
-    if (raw === null) return undefined;
-    try {
-      return AUTH_INTROSPECT.parseResponse(JSON.parse(raw));
+      return AUTH_INTROSPECT.parseResponse(JSON.parse(answer.value));
     } catch {
       return undefined;
     }
   }
 
   /**
-   * Stores auth-server's answer only if nothing is cached for the token (SET EX NX): an answer
-   * read before a revocation committed can never overwrite that revocation's tombstone.
+   * Stores auth-server's answer only if nothing is cached for the token (SET EX NX): of
+   * concurrent misses the first answer stays. An answer read before a revocation committed may
+   * land after its tombstone; the tombstone outlives it and wins at every read.
    * Returns whether it was stored; throws IntrospectionCacheUnavailableError when Redis does not answer.
    */
   async putIfAbsent(digest: string, answer: CachedIntrospection, nowMs = Date.now()): Promise<boolean> {
     const ttl = introspectionTtlSeconds(answer, nowMs);
     try {
-      const stored = await this.redis.set(
+      const stored = await this.cache.set(
         introspectionCacheKey(digest),
         JSON.stringify(answer),
         'EX',
@@ -90,9 +101,11 @@ export class IntrospectionCache {
   }
 
   /**
-   * Writes `{"active":false}` over whatever is cached for each token (plain SET, no NX).
-   * auth-server calls this BEFORE committing a revocation and rolls back when it throws:
-   * resolving means Redis confirmed every write.
+   * Writes a tombstone for each token in the state Redis. auth-server calls this BEFORE
+   * committing a revocation and rolls back when it throws: resolving means Redis confirmed every
+   * write. The cache Redis is not touched: readers check the tombstone on every lookup, so a
+   * cached answer, whenever it was stored, cannot outvote it, and a cache outage does not hold
+   * revocations up.
    *
    * One SET per key, issued together (auto-pipelined, per node on a Cluster), not MULTI: the
    * digests hash to slots all over a Cluster, and a transaction over them is refused (CROSSSLOT).
@@ -113,11 +126,11 @@ export class IntrospectionCache {
 
   /** A Sentinel-managed primary: it has a replica by construction, the one a failover promotes. */
   private get replicated(): boolean {
-    return this.redis instanceof Redis && (this.redis.options.sentinels?.length ?? 0) > 0;
+    return this.state instanceof Redis && (this.state.options.sentinels?.length ?? 0) > 0;
   }
 
   private async awaitReplica(): Promise<void> {
-    const redis = this.redis as Redis;
+    const redis = this.state as Redis;
     let acked: number;
     let attached: number;
     try {
@@ -142,7 +155,7 @@ export class IntrospectionCache {
       const batch = digests.slice(i, i + TOMBSTONE_BATCH);
       const replies = await Promise.allSettled(
         batch.map((digest) =>
-          this.redis.set(introspectionCacheKey(digest), TOMBSTONE, 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS),
+          this.state.set(revocationTombstoneKey(digest), '1', 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS),
         ),
       );
       for (const reply of replies) {

@@ -630,6 +630,7 @@ describe('headers and counting (interface.md "Limits")', () => {
   });
 
   it('costs an admitted request exactly one Redis round trip for the limit (two with the token)', async () => {
+    // The token's round trip carries its cached answer's GET and its tombstone's EXISTS side by side.
     const token = issueToken(newClientId());
     // Warm: the token's answer is cached and the script is known to Redis.
     expect((await get(standard.url, '/v1/rate-probe/any', token)).status).toBe(200);
@@ -639,7 +640,7 @@ describe('headers and counting (interface.md "Limits")', () => {
       const answer = await get(standard.url, '/v1/rate-probe/any', token);
       expect(answer.status).toBe(200);
       expect(rateHeaders(answer)).toMatchObject({ limit: 600, remaining: 598 });
-      expect(commands.mock.calls.map(([command]) => command.name)).toEqual(['get', 'evalsha']);
+      expect(commands.mock.calls.map(([command]) => command.name)).toEqual(['get', 'exists', 'evalsha']);
     } finally {
       commands.mockRestore();
     }

@@ -5,7 +5,7 @@ import type { Introspector } from './introspector';
 import { TokenAuthenticator } from './token-authenticator';
 import { tokenDigest } from './token-digest';
 
-const TOKEN = 'at_c2VjcmV0LXRva2VuLXZhbHVl';
+const TOKEN = `at_${'c2VjcmV0LXRva2VuLXZhbHVl'.padEnd(43, 'A')}`;
 const DIGEST = tokenDigest(TOKEN);
 const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
 const active = (
@@ -114,7 +114,7 @@ describe('TokenAuthenticator', () => {
     expect(cache.puts).toHaveLength(1);
   });
 
-  describe('with Redis unavailable', () => {
+  describe('with the cache unavailable (either Redis)', () => {
     it('asks the introspector and writes nothing', async () => {
       const { cache, introspector, authenticator } = setup();
       cache.down = true;
@@ -161,18 +161,29 @@ describe('TokenAuthenticator', () => {
     introspector.answers.set(DIGEST, active({ expires_at: '2020-01-01T00:00:00Z' }));
     await expect(authenticator.authenticate(TOKEN)).resolves.toBeUndefined();
 
-    const other = 'at_other';
+    const other = `at_${'b'.repeat(43)}`;
     introspector.answers.set(tokenDigest(other), active({ expires_at: 'not a date' }));
     await expect(authenticator.authenticate(other)).resolves.toBeUndefined();
   });
 
-  it.each([['has space'], ['quote"d'], ['semi;colon'], ['=leading-padding'], ['é'], ['x'.repeat(1025)]])(
-    'refuses a token outside the RFC 6750 §2.1 b64token syntax without asking anyone (%#)',
+  it.each([
+    ['has space'],
+    ['quote"d'],
+    ['é'],
+    ['x'.repeat(1025)],
+    [`rt_${'a'.repeat(43)}`],
+    [`at_${'a'.repeat(42)}`],
+    [`at_${'a'.repeat(44)}`],
+    [`at_${'a'.repeat(42)}=`],
+    [`at_${'a'.repeat(42)}+`],
+  ])(
+    'refuses a token auth-server cannot have minted without a lookup, a cache entry or a question (%#)',
     async (token) => {
       const { cache, introspector, authenticator } = setup();
 
       await expect(authenticator.authenticate(token)).resolves.toBeUndefined();
       expect(cache.gets).toEqual([]);
+      expect(cache.puts).toEqual([]);
       expect(introspector.asked).toEqual([]);
     },
   );

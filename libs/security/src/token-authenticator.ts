@@ -1,24 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { CachedIntrospection } from '@svc/contracts';
+import { isWellFormedAccessToken, type CachedIntrospection } from '@svc/contracts';
 import { IntrospectionCache, IntrospectionCacheUnavailableError } from './introspection-cache';
 import { INTROSPECTOR, type Introspector } from './introspector';
 import type { Principal } from './principal';
 import { tokenDigest } from './token-digest';
 
 /**
- * RFC 6750 §2.1 b64token syntax. Anything else cannot be one of our tokens, so it is refused
- * without costing auth-server a question or the cache an entry. The length cap is generous.
- */
-const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
-const MAX_TOKEN_LENGTH = 1024;
-
-/**
  * Turns a bearer token into a Principal, or undefined when the token is not live.
  *
- * Cache hit: one Redis GET, no database, no RPC. Miss: auth-server is asked and its answer cached
+ * A token that is not of the exact shape auth-server mints (prefix and length) is refused before
+ * anything else: no Redis lookup, no cache entry, no question to auth-server. Only well-formed
+ * tokens can take a place in the cache, so random garbage cannot flush it.
+ *
+ * Cache hit: a GET on the cache Redis beside an EXISTS on the state Redis (the tombstone), no
+ * database, no RPC. Miss: auth-server is asked and its answer cached
  * with SET NX (a failed put costs the next request a question, never this one its answer).
  *
- * Redis unavailable (the decision of issue 3, point 6): the cache is skipped and auth-server is
+ * Either Redis unavailable (the decision of issue 3, point 6): the cache is skipped and auth-server is
  * asked on every request, and nothing is written. Refusing every request while Redis is away
  * would turn a cache outage into an API outage; trusting anything that is not auth-server's own
  * answer could let a revoked token through. auth-server reads its database, where a revocation
@@ -33,7 +31,7 @@ export class TokenAuthenticator {
   ) {}
 
   async authenticate(token: string): Promise<Principal | undefined> {
-    if (token.length > MAX_TOKEN_LENGTH || !B64TOKEN.test(token)) return undefined;
+    if (!isWellFormedAccessToken(token)) return undefined;
     const digest = tokenDigest(token);
 
     let cacheAvailable = true;

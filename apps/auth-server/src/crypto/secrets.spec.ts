@@ -1,8 +1,10 @@
+import { ACCESS_TOKEN_PREFIX, isWellFormedAccessToken } from '@svc/contracts';
 import { scryptSync } from 'node:crypto';
 import {
   constantTimeEqual,
   DEFAULT_PASSWORD_HASH_COST,
   hashingSlots,
+  newSecret,
   PasswordHasher,
   pkceChallenge,
   scryptParams,
@@ -18,6 +20,10 @@ function legacyHash(password: string): string {
 }
 
 describe('credential primitives', () => {
+  it('mints access tokens of the exact shape resource apps accept before any lookup', () => {
+    for (let i = 0; i < 200; i++) expect(isWellFormedAccessToken(newSecret(ACCESS_TOKEN_PREFIX))).toBe(true);
+  });
+
   it('computes the RFC 7636 appendix B S256 challenge', () => {
     expect(pkceChallenge('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk')).toBe(
       'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import type { IntrospectResponse } from '@svc/contracts';
+import { ACCESS_TOKEN_PREFIX, type IntrospectResponse } from '@svc/contracts';
 import {
   APP_CONFIG,
   APP_LOGGER,
@@ -246,7 +246,7 @@ export class TokensService {
     clientId: string,
     scopes: readonly string[],
   ): Promise<{ pairId: string; tokens: IssuedTokens }> {
-    const accessToken = newSecret('at_');
+    const accessToken = newSecret(ACCESS_TOKEN_PREFIX);
     const refreshToken = newSecret('rt_');
     const now = Date.now();
     const pairId = newId('tkp_');

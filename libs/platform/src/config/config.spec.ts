@@ -12,6 +12,7 @@ import {
   REDIS_CONFIG,
   secret,
 } from './config';
+import { cacheRedisConfig } from '../redis/redis-client';
 
 const spec = {
   ...BASE_CONFIG,
@@ -175,6 +176,48 @@ describe('REDIS_CONFIG: one of three topologies', () => {
     expect(problems({ REDIS_URL: 'redis://cache', REDIS_KEY_PREFIX: 'prod{1}:' })[0].variable).toBe(
       'REDIS_KEY_PREFIX',
     );
+  });
+});
+
+describe('REDIS_CACHE_*: the token cache’s own Redis, or the state Redis', () => {
+  const state = { REDIS_URL: 'redis://state:6379' };
+  const load = (env: Record<string, string>) => loadConfig(REDIS_CONFIG, { ...state, ...env });
+
+  it('shares the state Redis when no cache topology is set', () => {
+    const config = load({});
+    expect(cacheRedisConfig(config)).toBeUndefined();
+  });
+
+  it('takes any of the three topologies, with the state Redis’s key prefix', () => {
+    expect(
+      cacheRedisConfig(load({ REDIS_CACHE_URL: 'redis://cache:6380', REDIS_KEY_PREFIX: 'p:' })),
+    ).toMatchObject({
+      REDIS_URL: 'redis://cache:6380',
+      REDIS_KEY_PREFIX: 'p:',
+    });
+    expect(
+      cacheRedisConfig(load({ REDIS_CACHE_SENTINELS: 'c1:26379', REDIS_CACHE_PASSWORD: 'pw' })),
+    ).toMatchObject({
+      REDIS_URL: undefined,
+      REDIS_SENTINELS: [{ host: 'c1', port: 26379 }],
+      REDIS_SENTINEL_MASTER: 'mymaster',
+      REDIS_PASSWORD: 'pw',
+    });
+    expect(cacheRedisConfig(load({ REDIS_CACHE_CLUSTER_NODES: 'c1:7000' }))?.REDIS_CLUSTER_NODES).toEqual([
+      { host: 'c1', port: 7000 },
+    ]);
+  });
+
+  it('refuses two cache topologies at once, naming REDIS_CACHE_URL once and never quoting it', () => {
+    let problems: ConfigError['problems'] = [];
+    try {
+      load({ REDIS_CACHE_URL: 'redis://:secret-pw@cache', REDIS_CACHE_CLUSTER_NODES: 'c1:7000' });
+    } catch (err) {
+      problems = (err as ConfigError).problems;
+    }
+    expect(problems).toHaveLength(1);
+    expect(problems[0].variable).toBe('REDIS_CACHE_URL');
+    expect(JSON.stringify(problems)).not.toContain('secret-pw');
   });
 });
 

@@ -317,6 +317,51 @@ function hostPorts(description: string): VarSpec<HostPort[] | undefined> {
   return { description, parse: (raw) => (isSet(raw) ? parseHostPorts(raw!) : undefined) };
 }
 
+/** The cache Redis's topology variables; none set: the cache shares the state Redis. */
+export const REDIS_CACHE_TOPOLOGY_VARIABLES = [
+  'REDIS_CACHE_URL',
+  'REDIS_CACHE_SENTINELS',
+  'REDIS_CACHE_CLUSTER_NODES',
+] as const;
+
+/** REDIS_CACHE_URL reports the cache topology as a whole: more than one of the three set is one problem. */
+function redisCacheUrl(): VarSpec<string | undefined> {
+  const spec = url('Redis connection URL of the token cache (single server)', ['redis', 'rediss']);
+  return {
+    description: `${spec.description}; or REDIS_CACHE_SENTINELS, or REDIS_CACHE_CLUSTER_NODES; none: the state Redis`,
+    parse(raw, appEnv, env = {}) {
+      const set = REDIS_CACHE_TOPOLOGY_VARIABLES.filter((name) =>
+        isSet(name === 'REDIS_CACHE_URL' ? raw : env[name]),
+      );
+      if (set.length > 1)
+        throw new Error(
+          `is one of several cache Redis topologies: set at most one of ${REDIS_CACHE_TOPOLOGY_VARIABLES.join(', ')} (got ${set.join(' and ')})`,
+        );
+      return isSet(raw) ? spec.parse(raw, appEnv) : undefined;
+    },
+  };
+}
+
+/**
+ * The token cache's own Redis (an evicting policy such as allkeys-lru), apart from the state
+ * Redis of REDIS_CONFIG (noeviction: limiter windows, sign-in counters, revocation tombstones). Unset, the
+ * cache shares the state Redis: correct, since noeviction never evicts, but then the cache's keys
+ * count against the state Redis's memory.
+ */
+export const REDIS_CACHE_CONFIG = {
+  REDIS_CACHE_URL: redisCacheUrl(),
+  REDIS_CACHE_SENTINELS: hostPorts('Sentinel addresses of the cache Redis; instead of REDIS_CACHE_URL'),
+  REDIS_CACHE_SENTINEL_MASTER: str('master group name the cache Redis sentinels watch', {
+    default: 'mymaster',
+  }),
+  REDIS_CACHE_CLUSTER_NODES: hostPorts(
+    'Redis Cluster seed nodes of the cache Redis; instead of REDIS_CACHE_URL',
+  ),
+  REDIS_CACHE_PASSWORD: optionalStr(
+    'password of the cache Redis nodes behind REDIS_CACHE_SENTINELS or REDIS_CACHE_CLUSTER_NODES',
+  ),
+} satisfies ConfigSpec;
+
 export const REDIS_CONFIG = {
   REDIS_URL: redisUrl(),
   REDIS_SENTINELS: hostPorts('Sentinel addresses (comma-separated host:port); instead of REDIS_URL'),
@@ -335,6 +380,7 @@ export const REDIS_CONFIG = {
       return value;
     },
   } satisfies VarSpec<string>,
+  ...REDIS_CACHE_CONFIG,
 } satisfies ConfigSpec;
 
 export const AMQP_CONFIG = {

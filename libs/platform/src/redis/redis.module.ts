@@ -1,117 +1,34 @@
 import { Global, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
-import type { HostPort } from '../config/config';
+import type { Logger } from 'pino';
+import { ConfigError, type AppEnv } from '../config/config';
+import { exitOnConfigError } from '../config/env';
 import { ReadinessRegistry } from '../health/readiness';
-import { APP_CONFIG } from '../platform.module';
-
-/**
- * Exactly one of REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES is set (REDIS_CONFIG checks
- * it at start-up). The other fields are optional so that a `{ REDIS_URL, REDIS_KEY_PREFIX }`
- * literal (scripts, tests) is a whole config.
- */
-export interface RedisConfig {
-  readonly REDIS_URL?: string | undefined;
-  readonly REDIS_SENTINELS?: readonly HostPort[] | undefined;
-  readonly REDIS_SENTINEL_MASTER?: string | undefined;
-  readonly REDIS_CLUSTER_NODES?: readonly HostPort[] | undefined;
-  /** Never logged; ioredis sends it in AUTH only. */
-  readonly REDIS_PASSWORD?: string | undefined;
-  readonly REDIS_KEY_PREFIX: string | undefined;
-}
-
-/** A single server, a Sentinel-managed primary (both `Redis`) or a Cluster. */
-export type RedisClient = Redis | Cluster;
-
-export const REDIS = Symbol('REDIS');
-
-/** Replies that mean "this node cannot serve the command now" rather than a fault of ours. */
-export const REDIS_UNAVAILABLE_REPLIES =
-  /^(LOADING|BUSY|READONLY|MASTERDOWN|OOM|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|MISCONF|MOVED|ASK)\b/;
-
-/** Connection failures, timeouts and the replies above: Redis is away, as opposed to a bug. */
-export function isRedisUnavailable(err: unknown): boolean {
-  if (!(err instanceof Error)) return true;
-  if (err.name !== 'ReplyError') return true;
-  return REDIS_UNAVAILABLE_REPLIES.test(err.message);
-}
-
-/**
- * Commands fail fast when Redis is away (no offline queue, one retry, short timeouts): callers
- * decide what an unavailable Redis means for them, and none of them waits on it.
- *
- * Auto-pipelining sends the commands that concurrent requests issue in one turn of the event loop
- * in one write: measured on `/v1/me` under load, Redis CPU per request fell from 56 to 40 µs and
- * the app's with it. Each command keeps its own reply, error and timeout. On a Cluster, ioredis
- * pipelines per node.
- */
-const FAIL_FAST = {
-  enableOfflineQueue: false,
-  maxRetriesPerRequest: 1,
-  connectTimeout: 2000,
-  commandTimeout: 1000,
-} satisfies RedisOptions;
-
-/**
- * After a Sentinel failover the old primary answers writes with READONLY until the client moves:
- * reconnecting (without resending, the command already failed) asks the sentinels again. The
- * sentinels also close the old primary's clients, so this is the slower of two paths.
- */
-const reconnectOnReadOnly = (err: Error) => (err.message.startsWith('READONLY') ? 1 : false);
-
-export function createRedis(config: RedisConfig & { REDIS_URL: string }): Redis;
-export function createRedis(config: RedisConfig): RedisClient;
-export function createRedis(config: RedisConfig): RedisClient {
-  const keyPrefix = config.REDIS_KEY_PREFIX ?? '';
-  const retryStrategy = (times: number) => Math.min(times * 200, 5000);
-  if (config.REDIS_CLUSTER_NODES) {
-    const options: ClusterOptions = {
-      keyPrefix,
-      enableOfflineQueue: false,
-      enableAutoPipelining: true,
-      clusterRetryStrategy: retryStrategy,
-      // A moved slot or a failed-over primary: fetch the slot map again soon, not every 5 s.
-      slotsRefreshTimeout: 1000,
-      retryDelayOnFailover: 100,
-      retryDelayOnClusterDown: 100,
-      redisOptions: { ...FAIL_FAST, password: config.REDIS_PASSWORD, reconnectOnError: reconnectOnReadOnly },
-    };
-    return new Cluster(
-      config.REDIS_CLUSTER_NODES.map((n) => ({ host: n.host, port: n.port })),
-      options,
-    );
-  }
-  const common: RedisOptions = {
-    ...FAIL_FAST,
-    keyPrefix,
-    lazyConnect: false,
-    enableAutoPipelining: true,
-    retryStrategy,
-    reconnectOnError: reconnectOnReadOnly,
-  };
-  if (config.REDIS_SENTINELS) {
-    return new Redis({
-      ...common,
-      sentinels: config.REDIS_SENTINELS.map((n) => ({ host: n.host, port: n.port })),
-      name: config.REDIS_SENTINEL_MASTER ?? 'mymaster',
-      password: config.REDIS_PASSWORD,
-      role: 'master',
-      // Sentinels announce +switch-master; ioredis moves at once instead of at the next error.
-      failoverDetector: true,
-      sentinelRetryStrategy: retryStrategy,
-    });
-  }
-  if (!config.REDIS_URL)
-    throw new Error('no Redis configured: REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES');
-  return new Redis(config.REDIS_URL, common);
-}
+import { APP_CONFIG, APP_LOGGER, APP_NAME } from '../platform.module';
+import { EvictionPolicyCheck } from './eviction-policy';
+import {
+  cacheRedisConfig,
+  createRedis,
+  REDIS,
+  REDIS_CACHE,
+  stateRedisVariable,
+  type RedisClient,
+  type RedisConfig,
+} from './redis-client';
 
 class RedisLifecycle implements OnApplicationShutdown {
-  constructor(private readonly redis: RedisClient) {}
+  constructor(private readonly clients: ReadonlySet<RedisClient>) {}
   async onApplicationShutdown() {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await Promise.all([...this.clients].map((c) => c.quit().catch(() => c.disconnect())));
   }
 }
 
+type AppConfig = RedisConfig & { readonly APP_ENV?: AppEnv };
+
+/**
+ * Both Redis roles, each required once at start-up like every dependency (then reported, see
+ * ReadinessRegistry). The state Redis is also judged by its eviction policy before the app is
+ * ready: production refuses to serve on one that could drop a limiter window or a tombstone.
+ */
 @Global()
 @Module({})
 export class RedisModule {
@@ -121,19 +38,47 @@ export class RedisModule {
       providers: [
         {
           provide: REDIS,
-          inject: [APP_CONFIG, ReadinessRegistry],
-          useFactory: (config: RedisConfig, readiness: ReadinessRegistry) => {
+          inject: [APP_CONFIG, ReadinessRegistry, APP_LOGGER, APP_NAME],
+          useFactory: (config: AppConfig, readiness: ReadinessRegistry, logger: Logger, app: string) => {
             const redis = createRedis(config);
             redis.on('error', () => undefined); // state is reported by /readyz, not by log floods
+            const policy = new EvictionPolicyCheck(redis, {
+              // Without APP_ENV an app runs as production (BASE_CONFIG).
+              appEnv: config.APP_ENV ?? 'production',
+              variable: stateRedisVariable(config),
+              logger,
+              refuse: (variable, reason) => exitOnConfigError(app, new ConfigError([{ variable, reason }])),
+            });
+            // At the first connection, not only when something polls /readyz.
+            redis.on('ready', () => void policy.verify().catch(() => undefined));
             readiness.register('redis', async () => {
               await redis.ping();
+              await policy.verify();
             });
             return redis;
           },
         },
-        { provide: RedisLifecycle, inject: [REDIS], useFactory: (r: RedisClient) => new RedisLifecycle(r) },
+        {
+          provide: REDIS_CACHE,
+          inject: [APP_CONFIG, ReadinessRegistry, REDIS],
+          useFactory: (config: RedisConfig, readiness: ReadinessRegistry, state: RedisClient) => {
+            const cacheConfig = cacheRedisConfig(config);
+            if (cacheConfig === undefined) return state;
+            const cache = createRedis(cacheConfig);
+            cache.on('error', () => undefined);
+            readiness.register('redis-cache', async () => {
+              await cache.ping();
+            });
+            return cache;
+          },
+        },
+        {
+          provide: RedisLifecycle,
+          inject: [REDIS, REDIS_CACHE],
+          useFactory: (state: RedisClient, cache: RedisClient) => new RedisLifecycle(new Set([state, cache])),
+        },
       ],
-      exports: [REDIS],
+      exports: [REDIS, REDIS_CACHE],
     };
   }
 }

@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { createRedis, isRedisUnavailable } from './redis.module';
+import { createRedis, isRedisUnavailable } from './redis-client';
 
 const reply = (message: string) => Object.assign(new Error(message), { name: 'ReplyError' });
 

@@ -1,0 +1,80 @@
+import { Cluster } from 'ioredis';
+import type { Logger } from 'pino';
+import type { AppEnv } from '../config/config';
+import { isRedisUnavailable, type RedisClient } from './redis-client';
+
+/**
+ * The one policy under which Redis refuses a write (OOM) instead of dropping a key. Every other
+ * policy, volatile-* included, may drop the state Redis's keys: they all carry a TTL.
+ */
+export const NO_EVICTION = 'noeviction';
+
+/** `maxmemory-policy` of the primary, or of every primary of a Cluster. */
+export async function readEvictionPolicies(redis: RedisClient): Promise<string[]> {
+  const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
+  if (nodes.length === 0) throw new Error('no primary known yet');
+  return Promise.all(
+    nodes.map(async (node) => {
+      const reply = (await node.config('GET', 'maxmemory-policy')) as string[];
+      return reply[1] ?? 'unknown';
+    }),
+  );
+}
+
+export interface EvictionPolicyCheckOptions {
+  readonly appEnv: AppEnv;
+  /** The variable that points at the state Redis, named in the refusal. */
+  readonly variable: string;
+  readonly logger: Pick<Logger, 'warn'>;
+  /** Production's answer to an evicting policy: the app refuses to start (exit 78). */
+  readonly refuse: (variable: string, reason: string) => void;
+}
+
+/**
+ * Checks once that the state Redis cannot evict: a dropped `ratelimit:{…}` window admits a partner
+ * past its limit, a dropped sign-in counter hands a guesser fresh tries, a dropped tombstone lets a
+ * revoked token's cached answer count again. Anyone who can fill memory (well-formed junk tokens,
+ * sign-in attempts for made-up e-mails) could trigger it on purpose.
+ *
+ * Production refuses an evicting policy; the sandbox logs it. Managed Redis often forbids CONFIG:
+ * then the policy cannot be read, which is logged once and is not a reason to stay down. A Redis
+ * that does not answer yet is asked again at the next call (readiness polls it).
+ */
+export class EvictionPolicyCheck {
+  private settled = false;
+  private inFlight: Promise<void> | undefined;
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly options: EvictionPolicyCheckOptions,
+  ) {}
+
+  /** Resolves once the policy was judged; rejects while Redis does not answer. */
+  verify(): Promise<void> {
+    if (this.settled) return Promise.resolve();
+    this.inFlight ??= this.check().finally(() => (this.inFlight = undefined));
+    return this.inFlight;
+  }
+
+  private async check(): Promise<void> {
+    const { appEnv, variable, logger, refuse } = this.options;
+    let policies: string[];
+    try {
+      policies = await readEvictionPolicies(this.redis);
+    } catch (err) {
+      if (isRedisUnavailable(err)) throw err;
+      this.settled = true;
+      logger.warn(
+        { variable, reason: err instanceof Error ? err.message : String(err) },
+        `cannot read maxmemory-policy of the state Redis (${variable}); it must be ${NO_EVICTION}`,
+      );
+      return;
+    }
+    this.settled = true;
+    const evicting = policies.find((policy) => policy !== NO_EVICTION);
+    if (evicting === undefined) return;
+    const reason = `points at a Redis with maxmemory-policy ${evicting}; rate-limit windows, sign-in counters and revocation tombstones need ${NO_EVICTION}`;
+    if (appEnv === 'production') refuse(variable, reason);
+    else logger.warn({ variable, policy: evicting }, `${variable} ${reason}`);
+  }
+}
