@@ -210,6 +210,13 @@ function judge(req: FuzzRequest, res: Result, timeoutMs: number): Omit<Finding, 
     out.push({ ...base, kind: 'server-error', message: `${res.status}: ${res.text.slice(0, 300)}` });
   if (res.elapsedMs >= timeoutMs)
     out.push({ ...base, kind: 'hang', message: `answered after ${res.elapsedMs} ms` });
+  // Over the body limit the answer is 413 whatever else is wrong (the gateway never reads it all).
+  if (req.mutation === 'huge-body' && res.status !== 413)
+    out.push({
+      ...base,
+      kind: 'undescribed',
+      message: `a body over the limit answered ${res.status}, not 413`,
+    });
   const pathname = req.path.split('?')[0];
   if (INTERNAL.test(pathname) || req.target.endsWith(' internal')) {
     if (res.status < 300)
