@@ -34,5 +34,7 @@ module.exports = {
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
     // The fault matrix (`npm run test:faults`; a short profile in `npm test`): private servers it stops and starts.
     { ...common, displayName: 'faults', testMatch: ['<rootDir>/test/faults/**/*.faults-spec.ts'] },
+    // Hostile input through the gateway (`npm run fuzz`; a short seeded run in `npm test`).
+    { ...common, displayName: 'fuzz', testMatch: ['<rootDir>/test/fuzz/**/*.fuzz-spec.ts'] },
   ],
 };

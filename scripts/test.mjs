@@ -2,15 +2,17 @@
 // `npm test`: everything CI checks, on a fresh machine or a laptop.
 //   provisioning (npm packages; PostgreSQL, Redis, RabbitMQ, nginx: found or started, see
 //   scripts/lib/services.cjs) -> a database, RabbitMQ vhost and Redis key prefix of this run
-//   only -> typecheck -> lint -> build -> unit -> integration -> e2e -> faults -> clean-up.
+//   only -> typecheck -> lint -> build -> unit -> integration -> e2e -> faults -> fuzz -> clean-up.
 // The faults stage is the fault matrix's short profile (FAULTS_PROFILE=short: one outage of each
 // of Redis, RabbitMQ and PostgreSQL, on servers of its own); `npm run test:faults` runs it in full.
+// The fuzz stage sends a few thousand seeded hostile requests through the gateway (test/fuzz);
+// `npm run fuzz` runs 100,000. It comes last: its requests change this run's sandbox data.
 // Every stage runs even when an earlier one failed. The very last line is
 //   tests: N passed, M failed
 // summed from Jest's JSON results (a suite that failed without a failing test, a failed
 // typecheck, lint or build, and a tier without its JSON file count as failures too); the exit
 // code is non-zero on any failure.
-//   --only unit|integration|e2e|faults   just that tier (plus the build and services it needs)
+//   --only unit|integration|e2e|faults|fuzz   just that tier (plus the build and services it needs)
 //   --only <tier> -- <paths…>     only those test files of that tier (paths go to Jest)
 // Environment: SVC_KEEP_SERVICES=1 leaves servers this run started running even under CI;
 // SVC_STOP_SERVICES=1 stops them outside CI too (the default outside CI keeps them for speed).
@@ -22,13 +24,23 @@ const require = createRequire(import.meta.url);
 const { ROOT, ensureNodeModules } = require('./lib/deps.cjs');
 const { run, red, green, yellow, bold } = require('./lib/procs.cjs');
 
-const TIERS = ['unit', 'integration', 'e2e', 'faults'];
+const TIERS = ['unit', 'integration', 'e2e', 'faults', 'fuzz'];
 const RUN_DIR = path.join(ROOT, '.run');
 const bin = (name) => path.join(ROOT, 'node_modules', '.bin', name);
 const say = (line) => console.log(line);
 
 // Stage time limits; the whole run normally takes a few minutes.
-const LIMITS = { typecheck: 300, lint: 300, build: 180, unit: 300, integration: 720, e2e: 720, faults: 480 };
+// `npm run fuzz` sets FUZZ_STAGE_LIMIT_S for its long run.
+const LIMITS = {
+  typecheck: 300,
+  lint: 300,
+  build: 180,
+  unit: 300,
+  integration: 720,
+  e2e: 720,
+  faults: 480,
+  fuzz: Number(process.env.FUZZ_STAGE_LIMIT_S) || 240,
+};
 
 const results = []; // { stage, passed, failed, note }
 let current = null; // handle of the running stage process

@@ -96,7 +96,7 @@ describe('assertContract', () => {
     ).toMatch(/instance "other" differs/);
   });
 
-  it('prefers a literal path to a template, and allows only 404/405 for an undocumented method', () => {
+  it('prefers a literal path to a template, and allows only a refusal (400/404/405) for an undocumented method', () => {
     const seat = { status: 405, headers: { 'x-request-id': id, 'content-type': 'text/html' }, text: '<p>' };
     expect(
       violation(() => assertContract('PUT', 'http://h/v1/partners/sponsorships/reconcile', seat)),
@@ -106,6 +106,18 @@ describe('assertContract', () => {
         assertContract('PUT', 'http://h/v1/partners/sponsorships/reconcile', { ...seat, status: 200 }),
       ),
     ).toMatch(/PUT is not documented/);
+  });
+
+  it('checks only the headers of a HEAD refused on a documented path (its error has no body)', () => {
+    const head = {
+      status: 405,
+      headers: { 'x-request-id': id, 'content-type': 'application/json' },
+      text: '',
+    };
+    expect(violation(() => assertContract('HEAD', 'http://h/oauth/token', head))).toBeUndefined();
+    expect(violation(() => assertContract('HEAD', 'http://h/oauth/token', { ...head, headers: {} }))).toMatch(
+      /X-Request-Id is missing/,
+    );
   });
 
   it('leaves paths the description does not cover alone', () => {

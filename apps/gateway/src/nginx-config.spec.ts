@@ -262,6 +262,13 @@ describe('renderNginxConfig', () => {
       );
     }
     expect(problemAt(conf, 413, 'x').body).toMatchObject({ detail: expect.stringContaining('5 MiB') });
+    // Every error the gateway makes itself is kept by no cache (the OAuth endpoints' errors need
+    // no-store), and, as a location with headers of its own, repeats the server's.
+    for (const [status] of expected) {
+      const block = location(conf, `= ${errorLocation(status)}`);
+      expect(block).toContain('add_header Cache-Control "no-store" always;');
+      expect(block).toContain('add_header X-Request-Id $svc_request_id always;');
+    }
     expect(conf).toContain('proxy_intercept_errors off;');
   });
 

@@ -537,12 +537,11 @@ function errorLocations(routes: readonly GatewayRoute[], options: GatewayOptions
       `location = ${errorLocation(status)} {`,
       '    internal;',
       '    default_type application/problem+json;',
-      ...(allow
-        ? [
-            `    add_header Allow ${nginxDoubleQuoted(allow)} always;`,
-            ...securityHeaders(options).map((line) => `    ${line}`),
-          ]
-        : []),
+      ...(allow ? [`    add_header Allow ${nginxDoubleQuoted(allow)} always;`] : []),
+      // An error is about one request: no cache keeps it (RFC 9111 §5.2.2.5), as the apps' own
+      // OAuth errors say too (RFC 6749 §5.2 answers carry no-store).
+      '    add_header Cache-Control "no-store" always;',
+      ...securityHeaders(options).map((line) => `    ${line}`),
       `    return ${problem.status} ${text};`,
       '}',
       '',

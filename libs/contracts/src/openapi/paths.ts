@@ -54,6 +54,18 @@ function empty(description: string, headers: HeaderSet = {}): JsonObject {
   return { description, headers: headerObjects({ ...REQUEST_ID_HEADER, ...headers }) };
 }
 
+/** The gateway's 400 for a request it does not pass on to any app (see Responses.build). */
+function gatewayBadRequest(ctx: DocumentContext): JsonObject {
+  return problemResponse(
+    {
+      codes: ['bad_request'],
+      description:
+        'The request cannot be read: the gateway does not pass it on (headers too large, URI too long, an encoded slash or dot segment in the path, repeated credentials, an unsupported transfer encoding), or a body was sent that cannot be parsed.',
+    },
+    ctx.docsUrl,
+  );
+}
+
 /** Builds the responses of one operation: every Problem answer, plus the gateway's own 502 and 504. */
 class Responses {
   private readonly out: Record<string, JsonObject> = {};
@@ -68,8 +80,26 @@ class Responses {
     return this.add(status, problemResponse(answer, this.ctx.docsUrl));
   }
 
-  /** 502 and 504 of the gateway (Problem Details, also in front of the OAuth endpoints). */
+  /**
+   * 502 and 504 of the gateway (Problem Details, also in front of the OAuth endpoints), and its
+   * 400 for a request it will not pass on at all: headers over its buffers, a URI too long, a
+   * path with encoded slashes or dot segments, a repeated `Authorization`, an unsupported
+   * transfer encoding. Where the operation answers 400 itself in another shape (RFC 6749 JSON,
+   * an HTML page), the gateway's Problem is a second content type of that 400.
+   */
   build(): JsonObject {
+    const gateway400 = gatewayBadRequest(this.ctx);
+    const own400 = this.out['400'];
+    if (!own400) this.out['400'] = gateway400;
+    else {
+      const content = (own400.content ?? {}) as Record<string, JsonObject>;
+      if (!content['application/problem+json'])
+        this.out['400'] = {
+          ...own400,
+          description: `${String(own400.description)} Or the gateway's Problem (\`bad_request\`) for a request it cannot pass on.`,
+          content: { ...content, ...(gateway400.content as JsonObject) },
+        };
+    }
     if (!this.out['502'])
       this.problem(502, {
         codes: ['bad_gateway'],
@@ -347,8 +377,9 @@ function partnerOperation(
   if (op.seat404)
     r.problem(404, {
       codes: ['not_found'],
-      description: 'No such seat among yours; another partner’s seat is 404 too, never 403.',
-      headers: RL,
+      description:
+        'No such seat among yours; another partner’s seat is 404 too, never 403. A seat id longer than 100 characters is refused before authentication, so without rate-limit headers.',
+      headers: RL_MAYBE,
     });
   if (op.body) bodyErrors(r, op.body.limit);
   limited(r);
@@ -468,7 +499,13 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
         parameters: [seatId],
         seat404: true,
         responses: (r) =>
-          r.add(200, seat('The seat, now `cancelled` (or as it was, when already closed).', 'cancelled')),
+          r
+            .add(200, seat('The seat, now `cancelled` (or as it was, when already closed).', 'cancelled'))
+            .problem(415, {
+              codes: ['unsupported_media_type'],
+              description:
+                'A body was sent with a `Content-Type` other than JSON; this operation takes no body.',
+            }),
       }),
     },
     '/v1/partners/sponsorships/reconcile': {
@@ -887,6 +924,8 @@ function gatewayPaths(ctx: DocumentContext): JsonObject {
         security: [],
         responses: {
           '200': json('The gateway is up.', 'Health', { status: 'ok' }, {}),
+          '304': empty('Not modified: `If-None-Match: *` matches any current answer (RFC 9110 §13.1.2).'),
+          '400': gatewayBadRequest(ctx),
           '405': problemResponse(
             {
               codes: ['method_not_allowed'],
@@ -912,6 +951,7 @@ function gatewayPaths(ctx: DocumentContext): JsonObject {
             content: { 'application/json': { schema: { type: 'object' } } },
           },
           '304': notModified,
+          '400': gatewayBadRequest(ctx),
           '405': problemResponse(
             {
               codes: ['method_not_allowed'],
@@ -937,6 +977,7 @@ function gatewayPaths(ctx: DocumentContext): JsonObject {
             content: { 'application/yaml': { schema: { type: 'string' } } },
           },
           '304': notModified,
+          '400': gatewayBadRequest(ctx),
           '405': problemResponse(
             {
               codes: ['method_not_allowed'],
