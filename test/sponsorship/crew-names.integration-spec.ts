@@ -53,7 +53,11 @@ describe('sponsorship seats: crew_name only with the member’s consent', () => 
     expect(listed).toBeDefined();
     const replay = await api.call('POST', SEATS, partner, { email: seat.email });
     expect(statusOf(replay)).toMatchObject({ status: 200 });
-    return [seatOf(got).crew_name, listed === undefined ? 'missing' : listed.crew_name, seatOf(replay).crew_name];
+    return [
+      seatOf(got).crew_name,
+      listed === undefined ? 'missing' : listed.crew_name,
+      seatOf(replay).crew_name,
+    ];
   }
 
   async function provisionMember(partner: Credentials, member: Member): Promise<SeatBody> {
