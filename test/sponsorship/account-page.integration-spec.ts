@@ -1,5 +1,7 @@
 import { SPONSORSHIP_MEMBER_SPONSORSHIPS } from '@svc/contracts';
+import { launchBrowser } from '../oauth/support/browser';
 import { startConsentUi, type ConsentUiHarness } from '../oauth/support/consent-ui';
+import { MEMBER_PASSWORD } from '../factories';
 import { createPartner, seatOf, statusOf } from './support/fixtures';
 import { PARTNER, startSponsorshipStack, type SponsorshipStack } from './support/sponsorship-api';
 
@@ -107,5 +109,29 @@ describe('account page: the member’s sponsorships', () => {
     expect(closed).toContain('Cancelled by the partner');
     expect(closed).toContain(`<time datetime="${seat.activated_at}">`);
     expect(closed).not.toContain(expiresAt.toISOString());
+  });
+
+  it('shows a member in Chromium who sponsors them, found by the table’s accessible names', async () => {
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`${ui!.url}/login?return_to=%2Faccount%2Fconnections`);
+      await page.getByLabel('Email').fill(ALEX);
+      await page.getByLabel('Password').fill(MEMBER_PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(/\/account\/connections$/);
+      const table = page.getByRole('region', { name: 'Sponsorships' }).getByRole('table');
+      await expect(table.getByRole('columnheader').allTextContents()).resolves.toEqual([
+        'Partner',
+        'Since',
+        'Until',
+        'Status',
+      ]);
+      const row = table.getByRole('row', { name: /Sandbox Partner/ });
+      await expect(row.count()).resolves.toBeGreaterThanOrEqual(1);
+      await expect(row.first().getByRole('rowheader').textContent()).resolves.toBe('Sandbox Partner');
+    } finally {
+      await browser.close();
+    }
   });
 });
