@@ -42,9 +42,9 @@ const APPS = {
   'sponsorship-api': {
     schema: 'sponsorship',
     amqp: {
-      configure: '^(sponsorship\\..+|crew\\.events)$',
+      configure: '^(rpc\\.sponsorship-api|sponsorship\\..+|crew\\.events)$',
       write: '^(amq\\.default|sponsorship\\..+)$',
-      read: '^(sponsorship\\..+|crew\\.events|amq\\.rabbitmq\\.reply-to)$',
+      read: '^(rpc\\.sponsorship-api|sponsorship\\..+|crew\\.events|amq\\.rabbitmq\\.reply-to)$',
     },
   },
   'webhook-dispatcher': {

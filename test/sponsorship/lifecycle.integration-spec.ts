@@ -72,7 +72,8 @@ describe('seat lifecycle: activation on sign-up and expiry', () => {
         10_000,
         'the invited seat becomes active',
       );
-      expect(active).toMatchObject({ crew_name: 'Nia Okafor', email });
+      // Active, but nameless: the member has not connected this partner (crew-names spec).
+      expect(active).toMatchObject({ crew_name: null, email });
       expect(active.activated_at).not.toBeNull();
       expect(await membershipOf(api.db, member.user_id)).toMatchObject({
         tier: 'premium',

@@ -30,8 +30,10 @@ describe('sponsorship-api smoke', () => {
       email: 'Jo.Kim@sandbox.test ',
     });
     expect(res.status).toBe(201);
-    const seat = res.json<{ sponsorship_id: string }>();
-    expect(seat).toMatchObject({ status: 'active', email: 'jo.kim@sandbox.test', crew_name: 'Jo Kim' });
+    const seat = res.json<{ sponsorship_id: string; crew_name: string | null }>();
+    // crew_name depends on whether jo.kim has connected sandbox-partner, which other spec files
+    // of the run change; crew-names.integration-spec.ts covers it.
+    expect(seat).toMatchObject({ status: 'active', email: 'jo.kim@sandbox.test' });
     // jo.kim is the sandbox's free-tier member for every other spec file of the run: the seat
     // goes again, and with it the premium.
     const removed = await api.call('DELETE', `/v1/partners/sponsorships/${seat.sponsorship_id}`, PARTNER);

@@ -1,4 +1,4 @@
-import { APP_SCHEMAS } from '@svc/contracts';
+import { APP_SCHEMAS, RPC_QUEUES } from '@svc/contracts';
 import {
   DatabaseModule,
   MessagingModule,
@@ -10,6 +10,7 @@ import {
 import { SecurityModule } from '@svc/security';
 import { SPONSORSHIP_API_CONFIG } from './config';
 import { SPONSORSHIP_API_ENTITIES } from './entities';
+import { MemberSponsorshipsModule } from './member-sponsorships/member-sponsorships.module';
 import { MembersLeftModule } from './members-left/members-left.module';
 import { SPONSORSHIP_API_MIGRATIONS } from './migrations';
 import { seatsProblem } from './seats/seats-problem.mapper';
@@ -25,11 +26,13 @@ const database = {
 /**
  * sponsorship-api: partners' sponsored seats (`/v1/partners/*`), behind HTTP Basic checked with
  * auth-server and the shared per-partner rate limits; premium is granted and dropped on crew-api.
+ * Its RPC queue answers consent-ui with a member's own sponsorships.
  */
 export const SPONSORSHIP_API: AppDefinition<typeof SPONSORSHIP_API_CONFIG> = {
   name: 'sponsorship-api',
   config: SPONSORSHIP_API_CONFIG,
   database,
+  rpcQueue: RPC_QUEUES.sponsorshipApi,
   mapDomainError: seatsProblem,
   seed: seedSandbox,
   rootModule: (platform) => ({
@@ -43,6 +46,7 @@ export const SPONSORSHIP_API: AppDefinition<typeof SPONSORSHIP_API_CONFIG> = {
       SecurityModule.forRoot({ partners: true }),
       SeatsModule,
       MembersLeftModule,
+      MemberSponsorshipsModule,
     ],
   }),
 };

@@ -26,6 +26,10 @@ export const SPONSORSHIP_API_CONFIG = {
     min: 1,
     max: 120,
   }),
+  SPONSORSHIP_PROBE_BUDGET_PER_DAY: int(
+    'seats of crew members a partner may close within 24 h of provisioning them, per rolling 24 h, before its new provisions are refused (429)',
+    { default: '100', min: 1, max: 1_000_000 },
+  ),
   SEAT_EXPIRY_INTERVAL: duration('how often each replica ends seats past their expires_at (0s: never)', {
     default: '1m',
   }),

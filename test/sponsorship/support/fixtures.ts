@@ -1,6 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { AUTH_CONSENTS_REVOKE, type SandboxPartner } from '@svc/contracts';
 import type { Pool } from 'pg';
 import type { CrewApiHarness } from '../../crew/support/crew-api';
+import { createCrewMember } from '../../factories/crew';
+import type { AuthServerHarness } from '../../oauth/support/auth-server';
+import { issueCode } from '../../oauth/support/flow';
 import type { HttpResponse } from '../../support/http';
 import type { Credentials } from './sponsorship-api';
 
@@ -68,6 +72,52 @@ export async function registerMember(
   expect({ status: res.status, text: res.text }).toMatchObject({ status: 201 });
   const body = res.json<Member>();
   return { user_id: body.user_id, email: body.email, name: body.name };
+}
+
+/**
+ * A crew member who can also sign in and consent (auth-server's user row and crew-api's record),
+ * free tier, with this display name.
+ */
+export async function createConsentingMember(db: Pool, name: string): Promise<Member> {
+  const m = await createCrewMember(db, { name });
+  return { user_id: m.user_id, email: m.email, name: m.name };
+}
+
+/** A partner of createPartner() in the shape the OAuth flow helpers take. */
+function asFlowPartner(partner: Credentials): SandboxPartner {
+  return {
+    client_id: partner.id,
+    client_secret: partner.secret,
+    name: `IT ${partner.id}`,
+    scopes: ['profile:read'],
+    redirect_uris: ['https://partner.example/callback'],
+    webhook: false,
+    sponsorship: true,
+    member_left: false,
+    suspended: false,
+  };
+}
+
+/** The member connects the partner: they allow it on the consent screen (auth-server records the consent). */
+export async function connectPartner(
+  auth: AuthServerHarness,
+  member: Member,
+  partner: Credentials,
+): Promise<void> {
+  await issueCode(auth.rpc, { member, partner: asFlowPartner(partner), scope: 'profile:read' });
+}
+
+/** The member disconnects the partner on their account page. */
+export async function disconnectPartner(
+  auth: AuthServerHarness,
+  member: Member,
+  partner: Credentials,
+): Promise<void> {
+  const answer = await auth.rpc.call(AUTH_CONSENTS_REVOKE, {
+    user_id: member.user_id,
+    client_id: partner.id,
+  });
+  expect(answer).toEqual({ revoked: true });
 }
 
 export interface MembershipRow {

@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platform';
+import { RPC_QUEUES } from '@svc/contracts';
+import { connectRpcServer, createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platform';
 import { Pool } from 'pg';
 import { SPONSORSHIP_API } from '../../../apps/sponsorship-api/src/app.definition';
 import { SeatExpiryJob } from '../../../apps/sponsorship-api/src/seats/seat-expiry.job';
@@ -51,9 +52,15 @@ export interface SponsorshipApiHarness {
   close(): Promise<void>;
 }
 
+export interface SponsorshipApiStartOptions {
+  /** Also answer sponsorship-api's RPC queue (the member's sponsorships for consent-ui), as `serveApp` does. */
+  readonly rpc?: boolean;
+}
+
 export async function startSponsorshipApi(
   auth: AuthServerHarness,
   env: Readonly<Record<string, string>> = {},
+  options: SponsorshipApiStartOptions = {},
 ): Promise<SponsorshipApiHarness> {
   const config = loadConfig(SPONSORSHIP_API.config, { PORT: '1', ...sponsorshipApiEnv(auth, env) });
   const logger = createLogger('sponsorship-api', process.env.SPONSORSHIP_TEST_LOG_LEVEL ?? 'silent');
@@ -65,6 +72,10 @@ export async function startSponsorshipApi(
     SPONSORSHIP_API.rootModule({ app: 'sponsorship-api', config, logger, routes }),
     { app: 'sponsorship-api', logger, routes, config, mapDomainError: SPONSORSHIP_API.mapDomainError },
   );
+  if (options.rpc) {
+    connectRpcServer(app, config, RPC_QUEUES.sponsorshipApi);
+    await app.startAllMicroservices();
+  }
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   const db = new Pool({ connectionString: auth.services.databaseUrl, max: 4 });
@@ -103,6 +114,7 @@ export interface SponsorshipStack {
 /** Starts the three; if one fails to start, the ones already running are closed before it rethrows. */
 export async function startSponsorshipStack(
   env: Readonly<Record<string, string>> = {},
+  options: SponsorshipApiStartOptions = {},
 ): Promise<SponsorshipStack> {
   const started: { close(): Promise<void> }[] = [];
   const close = async () => {
@@ -113,7 +125,7 @@ export async function startSponsorshipStack(
     started.push(auth);
     const crew = await startCrewApi(auth, {}, { rpc: true });
     started.push(crew);
-    const api = await startSponsorshipApi(auth, env);
+    const api = await startSponsorshipApi(auth, env, options);
     started.push(api);
     return { auth, crew, api, close };
   } catch (err) {

@@ -49,6 +49,17 @@ export class ConsentsRepository {
     await tx.update(ConsentEntity, { id }, { revokedAt: () => 'now()', updatedAt: () => 'now()' });
   }
 
+  /** Which of `userIds` hold a live consent for `clientId` (one statement, uses consents_one_active). */
+  async connectedAmong(clientId: string, userIds: readonly string[]): Promise<string[]> {
+    if (userIds.length === 0) return [];
+    const rows = await this.transactions.outside.query<{ user_id: string }[]>(
+      `SELECT user_id FROM consents
+        WHERE user_id = ANY($1::text[]) AND client_id = $2 AND revoked_at IS NULL`,
+      [[...userIds], clientId],
+    );
+    return rows.map((r) => r.user_id);
+  }
+
   async listActive(userId: string): Promise<ActiveConnection[]> {
     const rows = await this.transactions.outside.query<
       { client_id: string; name: string; scopes: string[]; connected_at: Date }[]

@@ -26,6 +26,11 @@ export class ConsentsService {
     }));
   }
 
+  /** The members among `userIds` connected to `clientId` now: only these may be named to it. */
+  connectedAmong(clientId: string, userIds: readonly string[]): Promise<string[]> {
+    return this.consents.connectedAmong(clientId, userIds);
+  }
+
   /**
    * Disconnect: the consent ends, every token of that partner for that member is revoked in the
    * same transaction (tombstoned in the cache before it commits), and `user.consent.revoked` is

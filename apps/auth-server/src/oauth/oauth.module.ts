@@ -6,6 +6,7 @@ import { AuthorizeHandler } from '../authorize/authorize.handler';
 import { AuthorizeService } from '../authorize/authorize.service';
 import type { AUTH_SERVER_CONFIG } from '../config';
 import { ConsentsHandler } from '../consents/consents.handler';
+import { ConnectedMembersHandler } from '../consents/connected-members.handler';
 import { ConsentsRepository } from '../consents/consents.repository';
 import { ConsentsService } from '../consents/consents.service';
 import { PasswordHasher, SecretBox } from '../crypto/secrets';
@@ -89,6 +90,7 @@ export class OAuthCoreModule {}
     MetadataController,
     AuthorizeHandler,
     ConsentsHandler,
+    ConnectedMembersHandler,
     LoginHandler,
     PartnerCredentialsHandler,
     IntrospectHandler,

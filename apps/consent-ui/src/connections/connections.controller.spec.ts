@@ -2,6 +2,7 @@ import {
   AUTH_CONSENTS_LIST,
   AUTH_CONSENTS_REVOKE,
   SCOPE_DESCRIPTIONS,
+  SPONSORSHIP_MEMBER_SPONSORSHIPS,
   type Connection,
 } from '@svc/contracts';
 import { DependencyUnavailableError, RpcRemoteError } from '@svc/platform';
@@ -79,6 +80,47 @@ describe('GET /account/connections', () => {
     expect(response.statusCode).toBe(200);
     expect(response.body).toContain('You have not connected any partners.');
     expect(response.body).not.toContain('Disconnect</button>');
+  });
+
+  it('lists the partners that sponsor or sponsored the member, with since and until', async () => {
+    t.rpc.on(SPONSORSHIP_MEMBER_SPONSORSHIPS, () => ({
+      sponsorships: [
+        {
+          client_id: 'p1',
+          partner_name: 'Harbour <Union>',
+          status: 'active' as const,
+          since: '2026-03-01T10:00:00.000Z',
+          until: '2027-03-01T10:00:00.000Z',
+        },
+        {
+          client_id: 'p2',
+          partner_name: 'Quick Crew',
+          status: 'cancelled' as const,
+          since: '2026-02-01T10:00:00.000Z',
+          until: '2026-02-01T10:05:00.000Z',
+        },
+      ],
+    }));
+    const { cookie } = await t.signIn('usr_alex');
+    const response = await t.app.inject({ method: 'GET', url: '/account/connections', headers: { cookie } });
+    expect(response.statusCode).toBe(200);
+    expect(t.rpc.callsOf(SPONSORSHIP_MEMBER_SPONSORSHIPS)).toEqual([{ user_id: 'usr_alex' }]);
+    const body = response.body;
+    expect(body).toContain('<h2 id="sponsorships-heading">Sponsorships</h2>');
+    expect(body).toContain('<th scope="row">Harbour &lt;Union&gt;</th>');
+    expect(body).toContain('<time datetime="2026-03-01T10:00:00.000Z">1 March 2026</time>');
+    expect(body).toContain('<time datetime="2027-03-01T10:00:00.000Z">1 March 2027</time>');
+    expect(body).toContain('<th scope="row">Quick Crew</th>');
+    expect(body).toContain('Cancelled by the partner');
+  });
+
+  it('still lists the connections when the sponsorships cannot be read', async () => {
+    t.rpc.failWith(SPONSORSHIP_MEMBER_SPONSORSHIPS, new DependencyUnavailableError('rpc.sponsorship-api'));
+    const { cookie } = await t.signIn();
+    const response = await t.app.inject({ method: 'GET', url: '/account/connections', headers: { cookie } });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toContain('<h2>Sandbox Partner</h2>');
+    expect(response.body).toContain('Your sponsorships cannot be shown right now.');
   });
 
   it('shows a 503 page when auth-server does not answer', async () => {

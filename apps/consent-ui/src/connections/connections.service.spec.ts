@@ -1,5 +1,6 @@
-import { AUTH_CONSENTS_LIST, AUTH_CONSENTS_REVOKE } from '@svc/contracts';
-import { RpcRemoteError } from '@svc/platform';
+import { AUTH_CONSENTS_LIST, AUTH_CONSENTS_REVOKE, SPONSORSHIP_MEMBER_SPONSORSHIPS } from '@svc/contracts';
+import { DependencyUnavailableError, RpcRemoteError } from '@svc/platform';
+import pino from 'pino';
 import { SessionsService } from '../sessions/sessions.service';
 import { FakeClock, FakeRpcClient, FakeSessionsRepository } from '../testing/fakes';
 import { cookieHeader } from '../testing/test-app';
@@ -7,7 +8,9 @@ import { ConnectionsException } from './connections.exception';
 import { ConnectionsService } from './connections.service';
 
 async function setup() {
-  const rpc = new FakeRpcClient().on(AUTH_CONSENTS_LIST, () => ({ connections: [] }));
+  const rpc = new FakeRpcClient()
+    .on(AUTH_CONSENTS_LIST, () => ({ connections: [] }))
+    .on(SPONSORSHIP_MEMBER_SPONSORSHIPS, () => ({ sponsorships: [] }));
   const policy = { secure: true };
   const sessions = new SessionsService(
     new FakeSessionsRepository().asRepository(),
@@ -17,7 +20,13 @@ async function setup() {
   const { session, cookies } = await sessions.start('usr_1', undefined);
   return {
     rpc,
-    service: new ConnectionsService(rpc.asRpcClient(), sessions, policy),
+    service: new ConnectionsService(
+      rpc.asRpcClient(),
+      sessions,
+      policy,
+      { RPC_TIMEOUT_MS: 2000 },
+      pino({ level: 'silent' }),
+    ),
     cookie: cookieHeader(cookies),
     csrf: session.csrfToken,
   };
@@ -63,6 +72,43 @@ describe('ConnectionsService', () => {
       outcome: 'list',
       notice: undefined,
       cookies: [],
+    });
+  });
+
+  it("lists the member's sponsorships, asked of sponsorship-api for the signed-in member", async () => {
+    const { rpc, service, cookie } = await setup();
+    rpc.on(SPONSORSHIP_MEMBER_SPONSORSHIPS, () => ({
+      sponsorships: [
+        {
+          client_id: 'p1',
+          partner_name: 'Harbour Union',
+          status: 'active' as const,
+          since: '2026-03-01T10:00:00.000Z',
+          until: '2027-03-01T10:00:00.000Z',
+        },
+      ],
+    }));
+    await expect(service.list(cookie)).resolves.toMatchObject({
+      outcome: 'list',
+      sponsorships: [
+        {
+          partnerName: 'Harbour Union',
+          status: 'active' as const,
+          since: '2026-03-01T10:00:00.000Z',
+          until: '2027-03-01T10:00:00.000Z',
+        },
+      ],
+    });
+    expect(rpc.callsOf(SPONSORSHIP_MEMBER_SPONSORSHIPS)).toEqual([{ user_id: 'usr_1' }]);
+  });
+
+  it('still shows the connections when the sponsorships cannot be read', async () => {
+    const { rpc, service, cookie } = await setup();
+    rpc.failWith(SPONSORSHIP_MEMBER_SPONSORSHIPS, new DependencyUnavailableError('rpc.sponsorship-api'));
+    await expect(service.list(cookie)).resolves.toMatchObject({
+      outcome: 'list',
+      connections: [],
+      sponsorships: 'unavailable',
     });
   });
 });

@@ -4,9 +4,12 @@ import {
   AUTH_CONSENTS_REVOKE,
   isScope,
   SCOPE_DESCRIPTIONS,
+  SPONSORSHIP_MEMBER_SPONSORSHIPS,
   type Connection,
+  type MemberSponsorship,
 } from '@svc/contracts';
-import { RpcClient } from '@svc/platform';
+import { APP_CONFIG, APP_LOGGER, RpcClient } from '@svc/platform';
+import type { Logger } from 'pino';
 import { isTemporarilyUnavailable } from '../errors';
 import { loginLocation } from '../login/return-to';
 import { parseCookies } from '../sessions/cookies';
@@ -17,6 +20,11 @@ import { ConnectionsException } from './connections.exception';
 export const CONNECTIONS_PATH = '/account/connections';
 const FLASH_COOKIE = 'svc_flash';
 const MAX_FLASH_LENGTH = 300;
+/**
+ * The sponsorships are a second section of the page: if sponsorship-api is slow or down, the page
+ * still shows the connections (and the Disconnect buttons) after this long, without them.
+ */
+const SPONSORSHIPS_TIMEOUT_MS = 1500;
 
 export interface ConnectionItem {
   readonly clientId: string;
@@ -27,11 +35,22 @@ export interface ConnectionItem {
   readonly connectedAt: string;
 }
 
+export interface SponsorshipItem {
+  readonly partnerName: string;
+  readonly status: MemberSponsorship['status'];
+  /** ISO 8601 UTC. */
+  readonly since: string;
+  /** ISO 8601 UTC: when it ended, or (active) when its term ends. */
+  readonly until: string;
+}
+
 export type ConnectionsPage =
   | { readonly outcome: 'sign_in'; readonly location: string }
   | {
       readonly outcome: 'list';
       readonly connections: readonly ConnectionItem[];
+      /** Partners that sponsor or sponsored the member; `unavailable` when they could not be read. */
+      readonly sponsorships: readonly SponsorshipItem[] | 'unavailable';
       readonly csrfToken: string;
       /** The confirmation of the disconnect that led here, shown once. */
       readonly notice?: string;
@@ -45,20 +64,49 @@ export class ConnectionsService {
     private readonly rpc: RpcClient,
     private readonly sessions: SessionsService,
     @Inject(COOKIE_POLICY) private readonly policy: CookiePolicy,
+    @Inject(APP_CONFIG) private readonly config: { readonly RPC_TIMEOUT_MS: number },
+    @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
 
   async list(cookieHeader: string | undefined): Promise<ConnectionsPage> {
     const session = await this.sessions.resolve(cookieHeader);
     if (!session) return { outcome: 'sign_in', location: loginLocation(CONNECTIONS_PATH) };
-    const { connections } = await this.rpc.call(AUTH_CONSENTS_LIST, { user_id: session.userId });
+    const [{ connections }, sponsorships] = await Promise.all([
+      this.rpc.call(AUTH_CONSENTS_LIST, { user_id: session.userId }),
+      this.sponsorshipsOf(session.userId),
+    ]);
     const notice = readNotice(parseCookies(cookieHeader).get(FLASH_COOKIE));
     return {
       outcome: 'list',
       connections: connections.map(toItem),
+      sponsorships,
       csrfToken: session.csrfToken,
       notice,
       cookies: notice === undefined ? [] : [clearFlashCookie(this.policy, FLASH_COOKIE, CONNECTIONS_PATH)],
     };
+  }
+
+  /** Asked of sponsorship-api (consent-ui never reads its schema). */
+  private async sponsorshipsOf(userId: string): Promise<readonly SponsorshipItem[] | 'unavailable'> {
+    try {
+      const { sponsorships } = await this.rpc.call(
+        SPONSORSHIP_MEMBER_SPONSORSHIPS,
+        { user_id: userId },
+        Math.min(this.config.RPC_TIMEOUT_MS, SPONSORSHIPS_TIMEOUT_MS),
+      );
+      return sponsorships.map((s) => ({
+        partnerName: s.partner_name,
+        status: s.status,
+        since: s.since,
+        until: s.until,
+      }));
+    } catch (err) {
+      this.logger.warn(
+        { err: (err as Error).message },
+        'sponsorships could not be read for the account page',
+      );
+      return 'unavailable';
+    }
   }
 
   /**

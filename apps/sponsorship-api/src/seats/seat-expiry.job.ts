@@ -3,6 +3,7 @@ import { APP_CONFIG, APP_LOGGER, TransactionRunner } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { SponsorshipApiConfig } from '../config';
 import { EntitlementsClient } from '../entitlements/entitlements.client';
+import { ProbeBudgetRepository } from './probe-budget.repository';
 import { SeatsRepository } from './seats.repository';
 
 const BATCH = 100;
@@ -22,6 +23,7 @@ export class SeatExpiryJob implements OnApplicationBootstrap, OnApplicationShutd
     private readonly seats: SeatsRepository,
     private readonly transactions: TransactionRunner,
     private readonly entitlements: EntitlementsClient,
+    private readonly probeCharges: ProbeBudgetRepository,
     @Inject(APP_CONFIG) private readonly config: SponsorshipApiConfig,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
@@ -53,6 +55,8 @@ export class SeatExpiryJob implements OnApplicationBootstrap, OnApplicationShutd
     try {
       const closed = await this.running;
       if (closed > 0) this.logger.info({ closed }, 'seats past their term closed');
+      // Charges older than the probe window count for nothing; the same timer keeps them few.
+      await this.probeCharges.prune();
     } catch (err) {
       this.logger.warn({ err }, 'closing seats past their term failed; retried on the next tick');
     } finally {

@@ -19,6 +19,11 @@ export function seatsProblem(error: unknown): ApiProblem | undefined {
       return new ApiProblem('entitlement_write_failed', error.message);
     case 'invalid_cursor':
       return new ValidationProblem([{ field: 'cursor', message: error.message }]);
+    case 'probe_budget_exceeded':
+      // RFC 6585 §4: 429 with Retry-After (RFC 9110 §10.2.3) in seconds.
+      return new ApiProblem('rate_limit_exceeded', error.message, {
+        headers: { 'retry-after': String(error.retryAfterSeconds ?? 1) },
+      });
     case 'empty_active_refs':
     case 'member_not_identified':
       return new ApiProblem('bad_request', error.message);

@@ -6,12 +6,15 @@ export type SeatsErrorCode =
   | 'entitlement_write_failed'
   | 'invalid_cursor'
   | 'empty_active_refs'
-  | 'member_not_identified';
+  | 'member_not_identified'
+  | 'probe_budget_exceeded';
 
 export class SeatsException extends Error {
   constructor(
     readonly code: SeatsErrorCode,
     message: string,
+    /** Seconds the caller should wait before trying again, where waiting helps. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'SeatsException';

@@ -39,6 +39,15 @@ export interface ListPosition {
   readonly sponsorshipId: string;
 }
 
+/** A seat of a member as their account page shows it (any partner). */
+export interface MemberSeatRow {
+  readonly clientId: string;
+  readonly partnerName: string | null;
+  readonly status: 'active' | 'ended' | 'cancelled';
+  readonly activatedAt: Date;
+  readonly until: Date;
+}
+
 export interface ReconcileDiff {
   readonly activeSeats: number;
   readonly toCancel: { readonly sponsorshipId: string; readonly email: string }[];
@@ -63,6 +72,10 @@ const COLUMNS = `sponsorship_id, client_id, email, external_ref, status, user_id
   to_char(invited_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS invited_at_exact,
   activated_at, expires_at`;
 const LIVE = `status IN ('invited', 'active')`;
+const RETURNED = `sponsorship_id, client_id, email, external_ref, status, user_id, crew_name, invited_at,
+  invited_at_exact, activated_at, expires_at`;
+/** A seat whose provision found a member and that closes this soon after it was provisioned is a probe. */
+export const PROBE_WINDOW = '24 hours';
 
 function toSeat(r: Row): SeatRow {
   return {
@@ -85,9 +98,16 @@ function toSeat(r: Row): SeatRow {
 export class SeatsRepository {
   constructor(private readonly transactions: TransactionRunner) {}
 
-  /** Locks the partner's sponsor row (created on first use); answers its own quota, if any. */
-  async lockSponsor(tx: Transaction, clientId: string): Promise<number | null> {
-    await tx.query(`INSERT INTO sponsors (client_id) VALUES ($1) ON CONFLICT DO NOTHING`, [clientId]);
+  /**
+   * Locks the partner's sponsor row (created on first use, its display name kept current for the
+   * members' account pages); answers its own quota, if any.
+   */
+  async lockSponsor(tx: Transaction, clientId: string, name: string): Promise<number | null> {
+    await tx.query(
+      `INSERT INTO sponsors (client_id, name) VALUES ($1, $2)
+       ON CONFLICT (client_id) DO UPDATE SET name = EXCLUDED.name WHERE sponsors.name IS DISTINCT FROM EXCLUDED.name`,
+      [clientId, name],
+    );
     const rows = await tx.query<{ seat_quota: number | null }[]>(
       `SELECT seat_quota FROM sponsors WHERE client_id = $1 FOR UPDATE`,
       [clientId],
@@ -126,29 +146,53 @@ export class SeatsRepository {
     return toSeat(rows[0]);
   }
 
-  async activate(tx: Transaction, sponsorshipId: string, userId: string, crewName: string): Promise<SeatRow> {
+  /**
+   * `matchedOnProvision`: the provision itself found the member (the answer told the partner the
+   * address is a member's), which makes an early close of the seat a probe.
+   */
+  async activate(
+    tx: Transaction,
+    sponsorshipId: string,
+    userId: string,
+    crewName: string,
+    matchedOnProvision: boolean,
+  ): Promise<SeatRow> {
     const rows = returnedRows<Row>(
       await tx.query(
         `UPDATE seats SET status = 'active', user_id = $2, crew_name = $3, activated_at = clock_timestamp(),
-                        updated_at = clock_timestamp()
+                        matched_on_provision = $4, updated_at = clock_timestamp()
         WHERE sponsorship_id = $1 AND status = 'invited'
         RETURNING ${COLUMNS}`,
-        [sponsorshipId, userId, crewName],
+        [sponsorshipId, userId, crewName, matchedOnProvision],
       ),
     );
     if (!rows[0]) throw new Error(`seat ${sponsorshipId} was not invited when activated`);
     return toSeat(rows[0]);
   }
 
-  /** Closes live seats (set-based): `ended` or `cancelled`. Answers the seats as closed. */
+  /**
+   * Closes live seats (set-based): `ended` or `cancelled`. Answers the seats as closed. Probes are
+   * charged to their partner's probe budget in the same statement: seats
+   * whose provision found a member, closed within PROBE_WINDOW of being provisioned. Every way a
+   * seat closes counts (DELETE, reconcile, member-left, a term the partner set under a day), since
+   * each is the partner's choice and each would otherwise be a free way round the budget.
+   */
   async close(tx: Transaction, ids: readonly string[], to: 'ended' | 'cancelled'): Promise<SeatRow[]> {
     if (ids.length === 0) return [];
     const rows = returnedRows<Row>(
       await tx.query(
-        `UPDATE seats SET status = $2, closed_at = clock_timestamp(), updated_at = clock_timestamp()
-        WHERE sponsorship_id = ANY($1::text[]) AND ${LIVE}
-        RETURNING ${COLUMNS}`,
-        [ids, to],
+        `WITH closed AS (
+         UPDATE seats SET status = $2, closed_at = clock_timestamp(), updated_at = clock_timestamp()
+          WHERE sponsorship_id = ANY($1::text[]) AND ${LIVE}
+          RETURNING ${COLUMNS}, matched_on_provision
+       ), charged AS (
+         INSERT INTO probe_charges (sponsorship_id, client_id)
+         SELECT sponsorship_id, client_id FROM closed
+          WHERE matched_on_provision AND invited_at > clock_timestamp() - $3::interval
+         ON CONFLICT DO NOTHING
+       )
+       SELECT ${RETURNED} FROM closed`,
+        [ids, to, PROBE_WINDOW],
       ),
     );
     return rows.map(toSeat);
@@ -283,6 +327,33 @@ export class SeatsRepository {
       [clientId, externalRef],
     );
     return rows[0] && toSeat(rows[0]);
+  }
+
+  /** Every seat that ever gave this member premium, any partner, newest first. */
+  async ofMember(userId: string): Promise<MemberSeatRow[]> {
+    const rows = await this.transactions.outside.query<
+      {
+        client_id: string;
+        name: string | null;
+        status: MemberSeatRow['status'];
+        activated_at: Date;
+        until: Date;
+      }[]
+    >(
+      `SELECT s.client_id, p.name, s.status, s.activated_at, coalesce(s.closed_at, s.expires_at) AS until
+         FROM seats s LEFT JOIN sponsors p ON p.client_id = s.client_id
+        WHERE s.user_id = $1 AND s.activated_at IS NOT NULL
+        ORDER BY s.activated_at DESC, s.sponsorship_id DESC
+        LIMIT 500`,
+      [userId],
+    );
+    return rows.map((r) => ({
+      clientId: r.client_id,
+      partnerName: r.name,
+      status: r.status,
+      activatedAt: r.activated_at,
+      until: r.until,
+    }));
   }
 
   /** Live seats past their term, locked; SKIP LOCKED lets every replica's job take its own share. */

@@ -5,13 +5,15 @@ import type { PartnerPrincipal } from '@svc/security';
 import type { Logger } from 'pino';
 import type { SponsorshipApiConfig } from '../config';
 import { EntitlementsClient, MemberGoneError } from '../entitlements/entitlements.client';
+import { MemberConsentsClient } from '../member-consents/member-consents.client';
 import { decodeSeatCursor, encodeSeatCursor } from './dto/seat-cursor';
 import { isSeatId, type Provision, type SeatListQuery } from './dto/seat-requests.dto';
 import { toSeatResponse, type SeatListResponse, type SeatResponse } from './dto/seat.response';
 import { newSeatId } from './ids';
+import { ProbeBudgetService } from './probe-budget.service';
 import { LIVE_STATUSES } from './seat.entity';
 import { SeatsException } from './seats.exception';
-import { SeatsRepository, type SeatChange } from './seats.repository';
+import { SeatsRepository, type SeatChange, type SeatRow } from './seats.repository';
 
 export interface ProvisionResult {
   readonly seat: SeatResponse;
@@ -34,6 +36,8 @@ export class SeatsService {
     private readonly seats: SeatsRepository,
     private readonly transactions: TransactionRunner,
     private readonly entitlements: EntitlementsClient,
+    private readonly consents: MemberConsentsClient,
+    private readonly probeBudget: ProbeBudgetService,
     @Inject(APP_CONFIG) private readonly config: SponsorshipApiConfig,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
@@ -49,8 +53,9 @@ export class SeatsService {
     const rows = await this.seats.page(partner.client_id, query.status, position, query.limit + 1);
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
+    const connected = await this.connectedOf(partner, page);
     return {
-      items: page.map(toSeatResponse),
+      items: page.map((seat) => toSeatResponse(seat, connected)),
       next_cursor:
         rows.length > query.limit && last
           ? encodeSeatCursor({
@@ -65,24 +70,35 @@ export class SeatsService {
   async get(partner: PartnerPrincipal, sponsorshipId: string): Promise<SeatResponse> {
     const seat = isSeatId(sponsorshipId) ? await this.seats.get(partner.client_id, sponsorshipId) : undefined;
     if (!seat) throw seatNotFound();
-    return toSeatResponse(seat);
+    return this.present(partner, seat);
   }
 
   /**
    * Idempotent per e-mail. The partner's sponsor row is locked first, so the quota holds under
    * concurrent provisions. When the e-mail is a crew member's, premium is granted inside the same
    * transaction: if the grant fails, the seat is never committed (502, nothing billed), and a grant
-   * that may have landed anyway is taken back.
+   * that may have landed anyway is taken back. A partner over its probe budget provisions nothing
+   * new (ProbeBudgetService); the check comes before the e-mail is looked up, so the refusal does
+   * not depend on whose address it is.
    */
   async provision(partner: PartnerPrincipal, request: Provision): Promise<ProvisionResult> {
+    const result = await this.provisionSeat(partner, request);
+    return { seat: await this.present(partner, result.seat), created: result.created };
+  }
+
+  private async provisionSeat(
+    partner: PartnerPrincipal,
+    request: Provision,
+  ): Promise<{ seat: SeatRow; created: boolean }> {
     const clientId = partner.client_id;
     const sponsorshipId = newSeatId();
     let grantTried: { user_id: string; sponsorship_id: string } | undefined;
     try {
       return await this.transactions.run(async (tx) => {
-        const quota = (await this.seats.lockSponsor(tx, clientId)) ?? this.config.SEAT_QUOTA;
+        const quota = (await this.seats.lockSponsor(tx, clientId, partner.name)) ?? this.config.SEAT_QUOTA;
         const same = await this.seats.findLive(tx, clientId, { email: request.email });
-        if (same) return { seat: toSeatResponse(same), created: false };
+        if (same) return { seat: same, created: false };
+        await this.probeBudget.assertOpen(tx, clientId);
         if (
           request.externalRef !== null &&
           (await this.seats.findLive(tx, clientId, { externalRef: request.externalRef }))
@@ -118,7 +134,7 @@ export class SeatsService {
               sponsorship_id: sponsorshipId,
               expires_at: seat.expiresAt.toISOString(),
             });
-            seat = await this.seats.activate(tx, sponsorshipId, member.user_id, grant.name);
+            seat = await this.seats.activate(tx, sponsorshipId, member.user_id, grant.name, true);
             changes.push({
               sponsorshipId,
               from: 'invited',
@@ -137,7 +153,7 @@ export class SeatsService {
           throw err;
         }
         await this.seats.record(tx, changes);
-        return { seat: toSeatResponse(seat), created: true };
+        return { seat, created: true };
       });
     } catch (err) {
       if (grantTried) await this.takeBack(grantTried);
@@ -148,10 +164,15 @@ export class SeatsService {
   /** Idempotent: a closed seat is answered as it is. Dropping premium and cancelling go together. */
   async remove(partner: PartnerPrincipal, sponsorshipId: string): Promise<SeatResponse> {
     if (!isSeatId(sponsorshipId)) throw seatNotFound();
+    const seat = await this.cancel(partner, sponsorshipId);
+    return this.present(partner, seat);
+  }
+
+  private cancel(partner: PartnerPrincipal, sponsorshipId: string): Promise<SeatRow> {
     return this.transactions.run(async (tx) => {
       const seat = await this.seats.lock(tx, partner.client_id, sponsorshipId);
       if (!seat) throw seatNotFound();
-      if (!LIVE_STATUSES.includes(seat.status)) return toSeatResponse(seat);
+      if (!LIVE_STATUSES.includes(seat.status)) return seat;
       if (seat.status === 'active' && seat.userId) {
         await this.entitlements.drop([{ user_id: seat.userId, sponsorship_id: sponsorshipId }]);
       }
@@ -159,7 +180,7 @@ export class SeatsService {
       await this.seats.record(tx, [
         { sponsorshipId, from: seat.status, to: 'cancelled', actor: partner.client_id, reason: 'removed' },
       ]);
-      return toSeatResponse(closed);
+      return closed;
     });
   }
 
@@ -178,7 +199,7 @@ export class SeatsService {
         sponsorship_id: seat.sponsorshipId,
         expires_at: seat.expiresAt.toISOString(),
       });
-      await this.seats.activate(tx, seat.sponsorshipId, event.user_id, grant.name);
+      await this.seats.activate(tx, seat.sponsorshipId, event.user_id, grant.name, false);
       await this.seats.record(tx, [
         {
           sponsorshipId: seat.sponsorshipId,
@@ -189,6 +210,20 @@ export class SeatsService {
         },
       ]);
     });
+  }
+
+  /** One seat as the partner may see it: its member's name only if connected to that partner. */
+  private async present(partner: PartnerPrincipal, seat: SeatRow): Promise<SeatResponse> {
+    return toSeatResponse(seat, await this.connectedOf(partner, [seat]));
+  }
+
+  /** One consent question for a whole page; none at all when no seat has a name to show. */
+  private connectedOf(partner: PartnerPrincipal, seats: readonly SeatRow[]): Promise<ReadonlySet<string>> {
+    const members = seats
+      .filter((s) => s.userId !== null && s.crewName !== null)
+      .map((s) => s.userId as string);
+    if (members.length === 0) return Promise.resolve(new Set());
+    return this.consents.connectedAmong(partner.client_id, members);
   }
 
   private defaultTermEnd(): Date {

@@ -1,4 +1,10 @@
-import { APP_SCHEMAS, SANDBOX_MEMBERS, SANDBOX_SEATS, sandboxSeatExpiry } from '@svc/contracts';
+import {
+  APP_SCHEMAS,
+  SANDBOX_MEMBERS,
+  SANDBOX_PARTNERS,
+  SANDBOX_SEATS,
+  sandboxSeatExpiry,
+} from '@svc/contracts';
 import { dataSourceOptions } from '@svc/platform';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
@@ -28,6 +34,14 @@ export async function seedSandbox(config: SponsorshipApiConfig, logger: Logger):
   try {
     const expiresAt = sandboxSeatExpiry(new Date());
     const seeded = await dataSource.transaction(async (tx) => {
+      // The partners' names, for the members' account pages before a partner's first provision.
+      for (const partner of SANDBOX_PARTNERS.filter((p) => p.sponsorship)) {
+        await tx.query(
+          `INSERT INTO sponsors (client_id, name) VALUES ($1, $2)
+           ON CONFLICT (client_id) DO UPDATE SET name = EXCLUDED.name WHERE sponsors.name IS NULL`,
+          [partner.client_id, partner.name],
+        );
+      }
       const created: string[] = [];
       for (const seat of SANDBOX_SEATS) {
         const name = SANDBOX_MEMBERS.find((m) => m.user_id === seat.user_id)?.name ?? null;

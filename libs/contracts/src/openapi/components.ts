@@ -50,7 +50,8 @@ function schemas(docsUrl: string): JsonObject {
     },
     crew_name: {
       type: ['string', 'null'],
-      description: 'The member’s display name, once a crew member is linked.',
+      description:
+        'The member’s display name, shown only while that member has connected your platform (OAuth consent); null before they connect and again after they disconnect.',
     },
     status: schemaRef('SeatStatus'),
     external_ref: {

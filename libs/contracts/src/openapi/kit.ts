@@ -31,6 +31,8 @@ export const API_LIMITS = {
   webhookReplayWindowMinutes: 5,
   sponsorshipTermMonths: 12,
   sponsorshipMaxTermYears: 10,
+  /** Seats of crew members closed within 24 h of provisioning, per rolling 24 h (SPONSORSHIP_PROBE_BUDGET_PER_DAY's default). */
+  probeBudgetPerDay: 100,
 } as const;
 
 /** ISO 8601 UTC with `Z` (decisions.md, Crew records). */

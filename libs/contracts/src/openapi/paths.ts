@@ -138,11 +138,11 @@ function basic401(r: Responses): Responses {
   });
 }
 
-function limited(r: Responses): Responses {
+function limited(r: Responses, more = ''): Responses {
   return r
     .problem(429, {
       codes: ['rate_limit_exceeded'],
-      description: `Rate limit reached: ${API_LIMITS.ratePerMinute} requests per rolling minute and ${API_LIMITS.ratePerDay} per rolling day per \`client_id\` (with the \`X-RateLimit-*\` headers), or too many failed authentications from your address, refused before the credentials are checked (without them). The refused request is not counted.`,
+      description: `Rate limit reached: ${API_LIMITS.ratePerMinute} requests per rolling minute and ${API_LIMITS.ratePerDay} per rolling day per \`client_id\` (with the \`X-RateLimit-*\` headers), or too many failed authentications from your address, refused before the credentials are checked (without them). The refused request is not counted.${more}`,
       headers: { ...RL_MAYBE, 'Retry-After': { component: 'RetryAfter', required: true } },
     })
     .problem(500, {
@@ -364,6 +364,8 @@ function partnerOperation(
     parameters?: JsonObject[];
     memberLeft?: boolean;
     seat404?: boolean;
+    /** More reasons for a 429 on this operation, appended to the rate limit's. */
+    limitedAlso?: string;
   },
 ): JsonObject {
   const r = op.responses(new Responses(ctx));
@@ -382,7 +384,7 @@ function partnerOperation(
       headers: RL_MAYBE,
     });
   if (op.body) bodyErrors(r, op.body.limit);
-  limited(r);
+  limited(r, op.limitedAlso);
   return {
     operationId: op.id,
     tags: ['Sponsorship'],
@@ -452,7 +454,8 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
       post: partnerOperation(ctx, {
         id: 'provisionSeat',
         summary: 'Provision a sponsored seat',
-        description: `Creates a seat for an e-mail address (default term ${API_LIMITS.sponsorshipTermMonths} months). Idempotent per e-mail: when that e-mail already has a live seat of yours, that seat is returned with 200. If the e-mail belongs to a crew member, premium is granted in the same request and the seat is \`active\`; otherwise it is \`invited\` until a crew member with that e-mail exists or signs up. If granting premium fails, the answer is 502 \`entitlement_write_failed\` and the seat is released before the answer: nothing is billed and the request can be retried.`,
+        description: `Creates a seat for an e-mail address (default term ${API_LIMITS.sponsorshipTermMonths} months). Idempotent per e-mail: when that e-mail already has a live seat of yours, that seat is returned with 200. If the e-mail belongs to a crew member, premium is granted in the same request and the seat is \`active\`; otherwise it is \`invited\` until a crew member with that e-mail exists or signs up. If granting premium fails, the answer is 502 \`entitlement_write_failed\` and the seat is released before the answer: nothing is billed and the request can be retried. \`crew_name\` stays null until the member connects your platform (OAuth consent). Seats are not a way to look people up: when you close ${API_LIMITS.probeBudgetPerDay} or more seats of crew members within 24 hours of provisioning them (by DELETE, reconcile, member-left or a term under a day), within any rolling 24 hours, new provisions are refused with 429 until the oldest of those closes leaves the window.`,
+        limitedAlso: ` Provisioning also answers 429, for every new seat whatever its e-mail, once you have closed ${API_LIMITS.probeBudgetPerDay} seats of crew members within 24 hours of provisioning them in the last rolling 24 hours; \`Retry-After\` says when the oldest of those leaves the window. Seats you keep, and seats of addresses that belong to no crew member, never count.`,
         body: {
           schema: 'ProvisionSeatRequest',
           example: {

@@ -11,6 +11,7 @@ export interface RpcContract<Req, Res> {
 export const RPC_QUEUES = {
   authServer: 'rpc.auth-server',
   crewApi: 'rpc.crew-api',
+  sponsorshipApi: 'rpc.sponsorship-api',
 } as const;
 
 export class ContractViolation extends Error {
