@@ -263,8 +263,9 @@ export function renderConfigurationReference(): string {
       '`APP_ENV=sandbox`.',
     '- A secret marked `required` in production has a published sandbox default; production refuses a missing, ' +
       'short or published value (the sandbox\u2019s own passwords and secrets included). A connection URL ' +
-      '(`DATABASE_URL`, `AMQP_URL`) may carry a password, and production refuses one the sandbox publishes.',
-    '- Durations are written `500ms`, `30s`, `5m`, `2h`, `1d`. "unset" means the variable is optional and its ' +
+      '(`DATABASE_URL`, `AMQP_URL`) may carry a password, and production refuses one the sandbox publishes. ' +
+      'Production also refuses `SESSION_COOKIE_SECURE=false`: session cookies are Secure outside local development.',
+    '- Durations are written `500ms`, `30s`, `5m`, `2h` (the apps also take `1d`). "unset" means the variable is optional and its ' +
       'absence has the meaning its description gives.',
     '- `npm start` also sets each app\u2019s `PORT` (the ports are in [operations](operations.md#ports)), the ' +
       'service URLs it provisioned and `REDIS_KEY_PREFIX=<APP_ENV>:`; other variables of its environment pass ' +
