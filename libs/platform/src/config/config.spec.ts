@@ -300,4 +300,18 @@ describe('least privilege settings', () => {
       /DATABASE_APP_ROLE/,
     );
   });
+
+  it('exposes the defaults it applies and which variables are secret, for the configuration reference', () => {
+    expect(BASE_CONFIG.LOG_LEVEL).toMatchObject({ default: 'info' });
+    expect(spec.RETRIES).toMatchObject({ default: '1m,5m' });
+    expect(BASE_CONFIG.PUBLIC_BASE_URL).toMatchObject({ sandboxDefault: 'http://localhost:8080' });
+    expect(BASE_CONFIG.PUBLIC_BASE_URL.default).toBeUndefined();
+    expect(DATABASE_CONFIG.DATABASE_POOL_SIZE).not.toHaveProperty('min');
+    const key = secret('a key', { sandboxDefault: 'sandbox-key-0123456789-0123456789', minLength: 32 });
+    expect(key).toMatchObject({ sandboxDefault: 'sandbox-key-0123456789-0123456789', secret: true });
+    expect(key.default).toBeUndefined();
+    expect(DATABASE_CONFIG.DATABASE_URL.secret).toBe(true);
+    expect(REDIS_CONFIG.REDIS_PASSWORD.secret).toBe(true);
+    expect(BASE_CONFIG.PORT.secret).toBeUndefined();
+  });
 });

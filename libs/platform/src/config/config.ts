@@ -10,6 +10,15 @@ export type AppEnv = 'sandbox' | 'production';
 export interface VarSpec<T> {
   readonly description: string;
   /**
+   * The value used when the variable is unset, as it would be written (`30m`, not 1800000), and
+   * the sandbox's own where it differs. Read-only documentation (docs/configuration.md); `parse`
+   * applies them.
+   */
+  readonly default?: string;
+  readonly sandboxDefault?: string;
+  /** A secret, or a value that may carry one (a password in a URL): never logged, never quoted. */
+  readonly secret?: boolean;
+  /**
    * Parses the raw value (undefined when unset); throws a plain Error with the reason. `env` is
    * the whole environment, for defaults derived from another variable.
    */
@@ -25,6 +34,14 @@ export class ConfigError extends Error {
 
 type Defaults = { default?: string; sandboxDefault?: string };
 
+/** The documented defaults of a spec, without the other options (`min`, `max`). */
+function defaultsOf(d: Defaults): Defaults {
+  return {
+    ...(d.default !== undefined && { default: d.default }),
+    ...(d.sandboxDefault !== undefined && { sandboxDefault: d.sandboxDefault }),
+  };
+}
+
 function withDefault(raw: string | undefined, appEnv: AppEnv, d: Defaults): string | undefined {
   if (raw !== undefined && raw.trim() !== '') return raw.trim();
   if (appEnv === 'sandbox' && d.sandboxDefault !== undefined) return d.sandboxDefault;
@@ -37,16 +54,17 @@ function required(value: string | undefined): string {
 }
 
 export function str(description: string, d: Defaults = {}): VarSpec<string> {
-  return { description, parse: (raw, env) => required(withDefault(raw, env, d)) };
+  return { description, ...defaultsOf(d), parse: (raw, env) => required(withDefault(raw, env, d)) };
 }
 
 export function optionalStr(description: string, d: Defaults = {}): VarSpec<string | undefined> {
-  return { description, parse: (raw, env) => withDefault(raw, env, d) };
+  return { description, ...defaultsOf(d), parse: (raw, env) => withDefault(raw, env, d) };
 }
 
 export function url(description: string, protocols: readonly string[], d: Defaults = {}): VarSpec<string> {
   return {
     description,
+    ...defaultsOf(d),
     parse(raw, env) {
       const value = required(withDefault(raw, env, d));
       let parsed: URL;
@@ -69,6 +87,7 @@ export function int(
 ): VarSpec<number> {
   return {
     description,
+    ...defaultsOf(opts),
     parse(raw, env) {
       const value = required(withDefault(raw, env, opts));
       if (!/^-?\d+$/.test(value)) throw new Error(`must be an integer, got "${value}"`);
@@ -87,6 +106,7 @@ export function oneOf<const T extends string>(
 ): VarSpec<T> {
   return {
     description,
+    ...defaultsOf(d),
     parse(raw, env) {
       const value = required(withDefault(raw, env, d));
       if (!(values as readonly string[]).includes(value))
@@ -120,6 +140,7 @@ export function connectionUrl(description: string, protocols: readonly string[])
   const spec = url(description, protocols);
   return {
     description,
+    secret: true,
     parse(raw, appEnv, env) {
       const value = spec.parse(raw, appEnv, env);
       const password = decodeURIComponent(new URL(value).password);
@@ -147,6 +168,8 @@ export function secret(
   const forbidden = new Set([...PUBLISHED_SANDBOX_VALUES, opts.sandboxDefault]);
   return {
     description: `${description} (secret: at least ${opts.minLength} characters; no default in production)`,
+    sandboxDefault: opts.sandboxDefault,
+    secret: true,
     parse(raw, appEnv) {
       const value = required(withDefault(raw, appEnv, { sandboxDefault: opts.sandboxDefault }));
       if (appEnv === 'production') {
@@ -169,12 +192,17 @@ export function parseDuration(text: string): number {
 }
 
 export function duration(description: string, d: Defaults = {}): VarSpec<number> {
-  return { description, parse: (raw, env) => parseDuration(required(withDefault(raw, env, d))) };
+  return {
+    description,
+    ...defaultsOf(d),
+    parse: (raw, env) => parseDuration(required(withDefault(raw, env, d))),
+  };
 }
 
 export function durationList(description: string, d: Defaults = {}): VarSpec<number[]> {
   return {
     description,
+    ...defaultsOf(d),
     parse(raw, env) {
       const parts = required(withDefault(raw, env, d))
         .split(',')
@@ -201,6 +229,7 @@ function docsUrl(): VarSpec<string> {
   ]);
   return {
     description: `${spec.description} (default: {PUBLIC_BASE_URL}/docs)`,
+    default: '{PUBLIC_BASE_URL}/docs',
     parse(raw, appEnv, env = {}) {
       if (raw !== undefined && raw.trim() !== '') return spec.parse(raw, appEnv);
       const base = withDefault(env.PUBLIC_BASE_URL, appEnv, { sandboxDefault: 'http://localhost:8080' });
@@ -301,6 +330,7 @@ function redisUrl(): VarSpec<string | undefined> {
   const [, ...others] = REDIS_TOPOLOGY_VARIABLES;
   return {
     description: `${spec.description}; or REDIS_SENTINELS, or REDIS_CLUSTER_NODES (exactly one)`,
+    secret: true,
     parse(raw, appEnv, env = {}) {
       const set = REDIS_TOPOLOGY_VARIABLES.filter((name) => isSet(name === 'REDIS_URL' ? raw : env[name]));
       if (set.length === 0) throw new Error(`is required, or ${others.join(' or ')} (exactly one of them)`);
@@ -329,6 +359,7 @@ function redisCacheUrl(): VarSpec<string | undefined> {
   const spec = url('Redis connection URL of the token cache (single server)', ['redis', 'rediss']);
   return {
     description: `${spec.description}; or REDIS_CACHE_SENTINELS, or REDIS_CACHE_CLUSTER_NODES; none: the state Redis`,
+    secret: true,
     parse(raw, appEnv, env = {}) {
       const set = REDIS_CACHE_TOPOLOGY_VARIABLES.filter((name) =>
         isSet(name === 'REDIS_CACHE_URL' ? raw : env[name]),
@@ -357,9 +388,12 @@ export const REDIS_CACHE_CONFIG = {
   REDIS_CACHE_CLUSTER_NODES: hostPorts(
     'Redis Cluster seed nodes of the cache Redis; instead of REDIS_CACHE_URL',
   ),
-  REDIS_CACHE_PASSWORD: optionalStr(
-    'password of the cache Redis nodes behind REDIS_CACHE_SENTINELS or REDIS_CACHE_CLUSTER_NODES',
-  ),
+  REDIS_CACHE_PASSWORD: {
+    ...optionalStr(
+      'password of the cache Redis nodes behind REDIS_CACHE_SENTINELS or REDIS_CACHE_CLUSTER_NODES',
+    ),
+    secret: true,
+  },
 } satisfies ConfigSpec;
 
 export const REDIS_CONFIG = {
@@ -369,7 +403,10 @@ export const REDIS_CONFIG = {
   REDIS_CLUSTER_NODES: hostPorts(
     'Redis Cluster seed nodes (comma-separated host:port); instead of REDIS_URL',
   ),
-  REDIS_PASSWORD: optionalStr('password of the Redis nodes behind REDIS_SENTINELS or REDIS_CLUSTER_NODES'),
+  REDIS_PASSWORD: {
+    ...optionalStr('password of the Redis nodes behind REDIS_SENTINELS or REDIS_CLUSTER_NODES'),
+    secret: true,
+  },
   REDIS_KEY_PREFIX: {
     description: 'prefix of every Redis key (isolates environments sharing one Redis)',
     parse(raw) {

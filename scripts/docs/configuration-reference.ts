@@ -1,0 +1,296 @@
+/**
+ * docs/configuration.md, generated from the config specs the apps validate at start-up
+ * (`apps/<app>/src/config.ts`, the shared groups of libs/platform and libs/security) and from the
+ * gateway's options (`apps/gateway/src/gateway-options.ts`, whose defaults are read back from
+ * `gatewayOptionsFromEnv`). `npm run docs:config` writes the page; a unit test
+ * (test/docs/configuration-reference.spec.ts) fails when the committed page differs.
+ */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import {
+  AMQP_CONFIG,
+  BASE_CONFIG,
+  DATABASE_CONFIG,
+  MIGRATION_CONFIG,
+  OUTBOX_CONFIG,
+  REDIS_CONFIG,
+  type AppEnv,
+  type ConfigSpec,
+  type VarSpec,
+} from '@svc/platform';
+import { FAILED_AUTH_CONFIG, RATE_LIMIT_CONFIG } from '@svc/security';
+import { AUTH_SERVER_CONFIG } from '../../apps/auth-server/src/config';
+import { CONSENT_UI_CONFIG } from '../../apps/consent-ui/src/config';
+import { CREW_API_CONFIG } from '../../apps/crew-api/src/config';
+import { SPONSORSHIP_API_CONFIG } from '../../apps/sponsorship-api/src/config';
+import { WEBHOOK_DISPATCHER_CONFIG } from '../../apps/webhook-dispatcher/src/config';
+import {
+  gatewayOptionsFromEnv,
+  UPSTREAM_APPS,
+  upstreamEnvName,
+  type GatewayOptions,
+} from '../../apps/gateway/src/gateway-options';
+
+export const CONFIGURATION_DOC = 'docs/configuration.md';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+/** Formats markdown as `prettier --check .` wants it (the repository's .prettierrc), through the CLI. */
+export function formatMarkdown(markdown: string): string {
+  return execFileSync(
+    path.join(ROOT, 'node_modules', '.bin', 'prettier'),
+    ['--stdin-filepath', CONFIGURATION_DOC],
+    {
+      cwd: ROOT,
+      input: markdown,
+      encoding: 'utf8',
+    },
+  );
+}
+
+/** Each app's whole spec, as its `loadConfigOrExit` reads it. */
+export const APP_SPECS: Readonly<Record<string, ConfigSpec>> = {
+  'auth-server': AUTH_SERVER_CONFIG,
+  'consent-ui': CONSENT_UI_CONFIG,
+  'crew-api': CREW_API_CONFIG,
+  'sponsorship-api': SPONSORSHIP_API_CONFIG,
+  'webhook-dispatcher': WEBHOOK_DISPATCHER_CONFIG,
+};
+
+/** Groups shared by several apps, in page order; what an app declares itself follows them. */
+const SHARED_GROUPS: readonly { title: string; note?: string; spec: ConfigSpec }[] = [
+  { title: 'Every app', spec: BASE_CONFIG },
+  {
+    title: 'PostgreSQL',
+    note: '`DATABASE_APP_ROLE` is read by `cli.js migrate` of every app, which runs as the schemas\u2019 owner.',
+    spec: { ...DATABASE_CONFIG, ...MIGRATION_CONFIG },
+  },
+  {
+    title: 'Redis',
+    note:
+      'The state Redis (`REDIS_URL`, `REDIS_SENTINELS` or `REDIS_CLUSTER_NODES`, exactly one) must run `noeviction`; ' +
+      'the token cache (`REDIS_CACHE_*`, at most one; unset: the state Redis) may evict (`allkeys-lru`). ' +
+      'See [architecture, "Token introspection cache and Redis"](architecture.md#token-introspection-cache-and-redis).',
+    spec: REDIS_CONFIG,
+  },
+  { title: 'RabbitMQ', spec: AMQP_CONFIG },
+  { title: 'Outbox', spec: OUTBOX_CONFIG },
+  {
+    title: 'Rate limits and failed authentication',
+    note: 'See [architecture, "Rate limits"](architecture.md#rate-limits) and [security](security.md).',
+    spec: { ...RATE_LIMIT_CONFIG, ...FAILED_AUTH_CONFIG },
+  },
+];
+
+/** What the gateway reads besides APP_ENV, PUBLIC_BASE_URL and DOCS_URL (which it reads as the apps do). */
+interface GatewayVar {
+  readonly name: string;
+  readonly description: string;
+  readonly value: (options: GatewayOptions) => string;
+}
+
+const duration = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
+
+export const GATEWAY_SHARED_VARIABLES = ['APP_ENV', 'PUBLIC_BASE_URL', 'DOCS_URL'] as const;
+
+export const GATEWAY_VARIABLES: readonly GatewayVar[] = [
+  {
+    name: 'GATEWAY_PORT',
+    description: 'port the gateway listens on (`npm start` reads it too)',
+    value: (o) => String(o.port),
+  },
+  {
+    name: 'GATEWAY_LISTEN_HOST',
+    description: 'address the gateway listens on: IPv4, IPv6 or a host name',
+    value: (o) => o.listenHost,
+  },
+  ...UPSTREAM_APPS.map((app): GatewayVar => ({
+    name: upstreamEnvName(app),
+    description: `${app} replicas, a comma-separated \`host:port\` list`,
+    value: (o) => o.upstreams[app].join(','),
+  })),
+  {
+    name: 'GATEWAY_UPSTREAM_CONNECT_TIMEOUT',
+    description: 'connecting to a replica (at most 75s, an nginx limit)',
+    value: (o) => duration(o.connectTimeoutMs),
+  },
+  {
+    name: 'GATEWAY_UPSTREAM_READ_TIMEOUT',
+    description: 'waiting for a replica\u2019s answer',
+    value: (o) => duration(o.readTimeoutMs),
+  },
+  {
+    name: 'GATEWAY_UPSTREAM_FAIL_TIMEOUT',
+    description:
+      'a replica that failed is left out this long; whole seconds, at most the apps\u2019 `SHUTDOWN_DELAY_MS`',
+    value: (o) => duration(o.failTimeoutMs),
+  },
+  {
+    name: 'GATEWAY_WORKER_PROCESSES',
+    description: 'nginx worker processes: `auto` or 1\u2013999',
+    value: (o) => String(o.workerProcesses),
+  },
+  {
+    name: 'GATEWAY_TRUSTED_PROXIES',
+    description:
+      'addresses or CIDR ranges of the load balancers in front of the gateway (`10.0.0.0/8,192.168.1.7`), whose ' +
+      '`X-Forwarded-For` is believed; empty: the client is the connecting address',
+    value: (o) => o.trustedProxies.join(','),
+  },
+  {
+    name: 'GATEWAY_LOGIN_RATE',
+    description:
+      '`POST /login` per client address (nginx `limit_req`); beyond rate and burst a 429 page with `Retry-After`',
+    value: (o) => o.loginLimit.rate,
+  },
+  {
+    name: 'GATEWAY_LOGIN_BURST',
+    description: 'burst of `GATEWAY_LOGIN_RATE`',
+    value: (o) => String(o.loginLimit.burst),
+  },
+  {
+    name: 'GATEWAY_OAUTH_RATE',
+    description: '`/oauth/token` and `/oauth/revoke` per client address; then 429 with `Retry-After`',
+    value: (o) => o.oauthLimit.rate,
+  },
+  {
+    name: 'GATEWAY_OAUTH_BURST',
+    description: 'burst of `GATEWAY_OAUTH_RATE`',
+    value: (o) => String(o.oauthLimit.burst),
+  },
+];
+
+interface Row {
+  readonly name: string;
+  readonly description: string;
+  readonly production: string;
+  readonly sandbox: string;
+  readonly secret: boolean;
+  readonly readBy: readonly string[];
+}
+
+const code = (value: string): string => (value === '' ? 'empty' : `\`${value}\``);
+
+/** A markdown table cell: pipes escaped, one line. */
+const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+
+/**
+ * The value a spec takes when its variable is unset: the default it declares, else what parsing
+ * nothing gives (`required` when that throws, `unset` when it yields nothing).
+ */
+function defaultOf(spec: VarSpec<unknown>, appEnv: AppEnv): string {
+  const declared = appEnv === 'sandbox' ? (spec.sandboxDefault ?? spec.default) : spec.default;
+  if (declared !== undefined) return code(declared);
+  let value: unknown;
+  try {
+    value = spec.parse(undefined, appEnv, { APP_ENV: appEnv });
+  } catch {
+    return 'required';
+  }
+  if (value === undefined) return 'unset';
+  return code(Array.isArray(value) ? value.join(',') : String(value));
+}
+
+function readersOf(name: string): string[] {
+  const apps = Object.entries(APP_SPECS)
+    .filter(([, spec]) => name in spec)
+    .map(([app]) => app);
+  const readers = apps.length === Object.keys(APP_SPECS).length ? ['every app'] : apps;
+  if (name in MIGRATION_CONFIG) readers.push('every app\u2019s `cli.js migrate`');
+  if ((GATEWAY_SHARED_VARIABLES as readonly string[]).includes(name)) readers.push('gateway');
+  return readers;
+}
+
+/**
+ * A description as the page shows it. The reasons behind a rule are stated in this repository
+ * (docs/), so a citation of a document outside it, left in a spec's description, is dropped.
+ */
+function describe(description: string): string {
+  return description.replace(/\s*\((?:interface|decisions)\.md[^)]*\)/g, '');
+}
+
+function specRows(spec: ConfigSpec): Row[] {
+  return Object.entries(spec).map(([name, varSpec]) => ({
+    name,
+    description: describe(varSpec.description),
+    production: defaultOf(varSpec, 'production'),
+    // APP_ENV chooses between the two columns: the sandbox is APP_ENV=sandbox.
+    sandbox: name === 'APP_ENV' ? code('sandbox') : defaultOf(varSpec, 'sandbox'),
+    secret: varSpec.secret === true,
+    readBy: readersOf(name),
+  }));
+}
+
+function gatewayRows(): Row[] {
+  const production = gatewayOptionsFromEnv({ APP_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example' });
+  const sandbox = gatewayOptionsFromEnv({ APP_ENV: 'sandbox' });
+  return GATEWAY_VARIABLES.map((v) => ({
+    name: v.name,
+    description: v.description,
+    production: code(v.value(production)),
+    sandbox: code(v.value(sandbox)),
+    secret: false,
+    readBy: ['gateway'],
+  }));
+}
+
+function table(rows: readonly Row[], withReaders: boolean): string[] {
+  const head = ['variable', 'what it sets', 'production default', 'sandbox default', 'secret'];
+  if (withReaders) head.push('read by');
+  const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`];
+  for (const r of rows) {
+    const cells = [`\`${r.name}\``, cell(r.description), r.production, r.sandbox, r.secret ? 'yes' : 'no'];
+    if (withReaders) cells.push(r.readBy.join(', '));
+    lines.push(`| ${cells.map(cell).join(' | ')} |`);
+  }
+  return lines;
+}
+
+/** The whole page, as `npm run docs:config` writes it (before Prettier, which the script then runs). */
+export function renderConfigurationReference(): string {
+  const shared = new Set(SHARED_GROUPS.flatMap((g) => Object.keys(g.spec)));
+  const out: string[] = [
+    '<!-- Generated by `npm run docs:config` from the apps\u2019 config specs (scripts/docs/configuration-reference.ts); do not edit. -->',
+    '',
+    '# Configuration',
+    '',
+    'Every app validates its environment at start-up and refuses to start (exit 78) naming each bad or missing ' +
+      'variable; `process.env` is read in one place (`loadConfigOrExit`, libs/platform). The gateway\u2019s generator ' +
+      'does the same for its variables.',
+    '',
+    '- Without `APP_ENV` an app, and the gateway, run as production: no seeded data, no default secrets, and ' +
+      '`/internal/*` is not routed. `npm start`, `npm test`, docker compose and the Kubernetes sandbox overlay set ' +
+      '`APP_ENV=sandbox`.',
+    '- A secret marked `required` in production has a published sandbox default; production refuses a missing, ' +
+      'short or published value (the sandbox\u2019s own passwords and secrets included). A connection URL ' +
+      '(`DATABASE_URL`, `AMQP_URL`) may carry a password, and production refuses one the sandbox publishes. ' +
+      'Production also refuses `SESSION_COOKIE_SECURE=false`: session cookies are Secure outside local development.',
+    '- Durations are written `500ms`, `30s`, `5m`, `2h` (the apps also take `1d`). "unset" means the variable is optional and its ' +
+      'absence has the meaning its description gives.',
+    '- `npm start` also sets each app\u2019s `PORT` (the ports are in [operations](operations.md#ports)), the ' +
+      'service URLs it provisioned and `REDIS_KEY_PREFIX=<APP_ENV>:`; other variables of its environment pass ' +
+      'through, e.g. `WEBHOOK_RETRY_SCHEDULE=2s,2s,2s,2s,2s npm start`. `npm test` gives each run its own database, ' +
+      'vhost and key prefix ([testing](testing.md)).',
+    '',
+  ];
+  for (const group of SHARED_GROUPS) {
+    out.push(`## ${group.title}`, '');
+    if (group.note) out.push(group.note, '');
+    out.push(...table(specRows(group.spec), true), '');
+  }
+  for (const [app, spec] of Object.entries(APP_SPECS)) {
+    const own = Object.fromEntries(Object.entries(spec).filter(([name]) => !shared.has(name)));
+    if (Object.keys(own).length === 0) continue;
+    out.push(`## ${app}`, '', ...table(specRows(own), false), '');
+  }
+  out.push(
+    '## gateway',
+    '',
+    'Read by `apps/gateway/src/generate.ts` when it writes the nginx configuration (`npm run build`, `npm start`, ' +
+      'the gateway image at start-up), besides `APP_ENV`, `PUBLIC_BASE_URL` and `DOCS_URL` above.',
+    '',
+    ...table(gatewayRows(), false),
+    '',
+  );
+  return out.join('\n');
+}
