@@ -1,5 +1,6 @@
 export * from './config/config';
 export * from './config/env';
+export * from './errors/assert-unreachable';
 export * from './logging/logger';
 export * from './logging/request-context';
 export * from './http/request-id';
