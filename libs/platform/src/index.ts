@@ -1,5 +1,6 @@
 export * from './config/config';
 export * from './config/env';
+export * from './crypto/digest';
 export * from './errors/assert-unreachable';
 export * from './logging/logger';
 export * from './logging/request-context';

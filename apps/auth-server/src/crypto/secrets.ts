@@ -17,11 +17,6 @@ export function newId(prefix: string): string {
   return `${prefix}${randomBytes(16).toString('base64url')}`;
 }
 
-/** Codes, tokens and client secrets are stored only as this digest (decisions.md, OAuth). */
-export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
-}
-
 /** Compares two digests (or other same-length secrets) in constant time. */
 export function constantTimeEqual(a: string, b: string): boolean {
   const left = Buffer.from(a, 'utf8');

@@ -1,4 +1,5 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256Hex } from '@svc/platform';
 
 /** 256 bits of randomness, base64url without padding: 43 characters. */
 export function randomToken(): string {
@@ -15,7 +16,7 @@ export function isRandomToken(value: unknown): value is string {
  * read-only SQL access) then yields no usable session cookie.
  */
 export function digestSessionId(sessionId: string): string {
-  return createHash('sha256').update(sessionId, 'utf8').digest('hex');
+  return sha256Hex(sessionId);
 }
 
 /**
