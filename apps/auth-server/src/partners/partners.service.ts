@@ -1,8 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isScope, type PartnerVerifyRequest, type PartnerVerifyResponse } from '@svc/contracts';
-import { APP_CONFIG, sha256Hex, TransactionRunner, type AppEnv, type Resolver } from '@svc/platform';
+import {
+  APP_CONFIG,
+  constantTimeEqual,
+  sha256Hex,
+  TransactionRunner,
+  type AppEnv,
+  type Resolver,
+} from '@svc/platform';
 import { IntrospectionCache } from '@svc/security';
-import { constantTimeEqual, newSecret, SecretBox } from '../crypto/secrets';
+import { newSecret, SecretBox } from '../crypto/secrets';
 import { OAuthException } from '../oauth/oauth.exception';
 import { TokenPairsRepository } from '../tokens/token-pairs.repository';
 import type { PartnerEntity } from './partner.entity';

@@ -4,6 +4,7 @@ import {
   APP_CONFIG,
   APP_LOGGER,
   AppMetrics,
+  constantTimeEqual,
   sha256Hex,
   TransactionRunner,
   type ConfigOf,
@@ -13,7 +14,7 @@ import { IntrospectionCache } from '@svc/security';
 import { AuthorizationCodesRepository } from '../authorize/authorization-codes.repository';
 import type { AUTH_SERVER_CONFIG } from '../config';
 import { ConsentsRepository } from '../consents/consents.repository';
-import { constantTimeEqual, newId, newSecret, pkceChallenge } from '../crypto/secrets';
+import { newId, newSecret, pkceChallenge } from '../crypto/secrets';
 import { OAuthException } from '../oauth/oauth.exception';
 import type { PartnerEntity } from '../partners/partner.entity';
 import { PartnersRepository } from '../partners/partners.repository';

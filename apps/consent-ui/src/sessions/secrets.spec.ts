@@ -1,4 +1,4 @@
-import { constantTimeEqual, digestSessionId, isRandomToken, randomToken, sessionCsrfToken } from './secrets';
+import { digestSessionId, isRandomToken, randomToken, sessionCsrfToken } from './secrets';
 
 describe('session secrets', () => {
   it('makes distinct 256-bit base64url tokens', () => {
@@ -29,14 +29,5 @@ describe('session secrets', () => {
     expect(token).toBe(sessionCsrfToken(secret, id));
     expect(token).not.toBe(sessionCsrfToken(secret, randomToken()));
     expect(token).not.toBe(sessionCsrfToken(randomToken(), id));
-  });
-
-  it('compares in constant time and rejects non-strings and other lengths', () => {
-    const token = randomToken();
-    expect(constantTimeEqual(token, token)).toBe(true);
-    expect(constantTimeEqual(token, `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`)).toBe(false);
-    expect(constantTimeEqual(token, token.slice(1))).toBe(false);
-    expect(constantTimeEqual(token, undefined)).toBe(false);
-    expect(constantTimeEqual(token, [token])).toBe(false);
   });
 });

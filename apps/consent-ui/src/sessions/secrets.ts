@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { sha256Hex } from '@svc/platform';
 
 /** 256 bits of randomness, base64url without padding: 43 characters. */
@@ -28,12 +28,4 @@ export function sessionCsrfToken(csrfSecret: string, sessionId: string): string 
   return createHmac('sha256', Buffer.from(csrfSecret, 'base64url'))
     .update(`csrf:${sessionId}`, 'utf8')
     .digest('base64url');
-}
-
-/** Compares secrets in time independent of where they differ (their length is not secret). */
-export function constantTimeEqual(expected: string, presented: unknown): boolean {
-  if (typeof presented !== 'string') return false;
-  const a = Buffer.from(expected, 'utf8');
-  const b = Buffer.from(presented, 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { constantTimeEqual } from '@svc/platform';
 import { parseCookies } from './cookies';
-import { constantTimeEqual, digestSessionId, isRandomToken, randomToken, sessionCsrfToken } from './secrets';
+import { digestSessionId, isRandomToken, randomToken, sessionCsrfToken } from './secrets';
 import {
   clearLoginCsrfCookie,
   clearSessionCookie,
