@@ -1,9 +1,9 @@
 import { ACCESS_TOKEN_PREFIX, isWellFormedAccessToken } from '@svc/contracts';
 import { scryptSync } from 'node:crypto';
+import { newSecret } from '@svc/platform';
 import {
   DEFAULT_PASSWORD_HASH_COST,
   hashingSlots,
-  newSecret,
   PasswordHasher,
   pkceChallenge,
   scryptParams,

@@ -8,15 +8,6 @@ import {
 } from 'node:crypto';
 import { HashSlots } from './hash-slots';
 
-/** Opaque credentials: 32 random bytes, base64url, with a prefix that secret scanners can match. */
-export function newSecret(prefix: string): string {
-  return `${prefix}${randomBytes(32).toString('base64url')}`;
-}
-
-export function newId(prefix: string): string {
-  return `${prefix}${randomBytes(16).toString('base64url')}`;
-}
-
 /** PKCE S256 (RFC 7636 §4.6): BASE64URL(SHA256(ASCII(code_verifier))). */
 export function pkceChallenge(verifier: string): string {
   return createHash('sha256').update(verifier, 'ascii').digest('base64url');

@@ -3,13 +3,14 @@ import { isScope, type PartnerVerifyRequest, type PartnerVerifyResponse } from '
 import {
   APP_CONFIG,
   constantTimeEqual,
+  newSecret,
   sha256Hex,
   TransactionRunner,
   type AppEnv,
   type Resolver,
 } from '@svc/platform';
 import { IntrospectionCache } from '@svc/security';
-import { newSecret, SecretBox } from '../crypto/secrets';
+import { SecretBox } from '../crypto/secrets';
 import { OAuthException } from '../oauth/oauth.exception';
 import { TokenPairsRepository } from '../tokens/token-pairs.repository';
 import type { PartnerEntity } from './partner.entity';

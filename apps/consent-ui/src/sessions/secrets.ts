@@ -1,12 +1,7 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { sha256Hex } from '@svc/platform';
 
-/** 256 bits of randomness, base64url without padding: 43 characters. */
-export function randomToken(): string {
-  return randomBytes(32).toString('base64url');
-}
-
-/** The shape of every token `randomToken` makes; anything else is refused before any lookup. */
+/** The shape of every token `newSecret()` makes; anything else is refused before any lookup. */
 export function isRandomToken(value: unknown): value is string {
   return typeof value === 'string' && /^[A-Za-z0-9_-]{43}$/.test(value);
 }

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CREW_EVENTS_EXCHANGE, MEMBER_REGISTERED, type MemberRegisteredEvent } from '@svc/contracts';
-import { OutboxRepository, TransactionRunner } from '@svc/platform';
-import { newId } from '../records/ids';
+import { newId, OutboxRepository, TransactionRunner } from '@svc/platform';
 import { RecordsException } from '../records/records.exception';
 import type { MemberProfileResponse } from './dto/member-profile.response';
 import type { MemberRegistration } from './dto/member-registration.dto';

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CREW_EVENTS_EXCHANGE, type EventType, type ServiceEvent } from '@svc/contracts';
-import { OutboxRepository, TransactionRunner, type Transaction } from '@svc/platform';
-import { newId } from './ids';
+import { newId, OutboxRepository, TransactionRunner, type Transaction } from '@svc/platform';
 import { RecordsException } from './records.exception';
 import { RecordsRepository, type LockedMember, type WriteTime } from './records.repository';
 

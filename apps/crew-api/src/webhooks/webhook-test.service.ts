@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AUTH_WEBHOOK_TARGET, CREW_EVENTS_EXCHANGE, type ServiceEvent } from '@svc/contracts';
-import { OutboxRepository, RpcClient, TransactionRunner } from '@svc/platform';
+import { newId, OutboxRepository, RpcClient, TransactionRunner } from '@svc/platform';
 import type { Principal } from '@svc/security';
-import { newId } from '../records/ids';
 import type { WebhookTestResponse } from './dto/webhook-test.response';
 import { WebhookNotRegisteredException } from './webhook-test.exception';
 
