@@ -50,12 +50,7 @@ export class ConsentsService {
         client_id: clientId,
         created_at: new Date().toISOString(),
       };
-      await this.outbox.add(tx, {
-        messageId: event.id,
-        exchange: CREW_EVENTS_EXCHANGE,
-        routingKey: event.type,
-        payload: event,
-      });
+      await this.outbox.addEvent(tx, CREW_EVENTS_EXCHANGE, event);
       await this.cache.tombstone(digests);
       return true;
     });

@@ -37,12 +37,7 @@ export class MemberRegistrationService {
         name: member.name,
         created_at: member.record_updated_at,
       };
-      await this.outbox.add(tx, {
-        messageId: event.id,
-        exchange: CREW_EVENTS_EXCHANGE,
-        routingKey: MEMBER_REGISTERED,
-        payload: event,
-      });
+      await this.outbox.addEvent(tx, CREW_EVENTS_EXCHANGE, event);
       return member;
     });
   }

@@ -51,12 +51,7 @@ export class RecordWriter {
       for (const type of events) {
         const id = newId('evt');
         const event: ServiceEvent = { id, type, user_id: userId, created_at: time!.iso };
-        await this.outbox.add(tx, {
-          messageId: id,
-          exchange: CREW_EVENTS_EXCHANGE,
-          routingKey: type,
-          payload: event,
-        });
+        await this.outbox.addEvent(tx, CREW_EVENTS_EXCHANGE, event);
       }
       return result;
     });

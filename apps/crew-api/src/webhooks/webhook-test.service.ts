@@ -33,14 +33,7 @@ export class WebhookTestService {
       delivery_id: newId('dlv'),
       created_at: new Date().toISOString(),
     };
-    await this.transactions.run((tx) =>
-      this.outbox.add(tx, {
-        messageId: event.id,
-        exchange: CREW_EVENTS_EXCHANGE,
-        routingKey: event.type,
-        payload: event,
-      }),
-    );
+    await this.transactions.run((tx) => this.outbox.addEvent(tx, CREW_EVENTS_EXCHANGE, event));
     return { event_id: event.id, delivery_id: event.delivery_id!, target_url: webhook_url };
   }
 }
