@@ -1,9 +1,8 @@
 import type { AuthRpcError } from '@svc/contracts';
-import { ApiProblem, RpcRemoteError } from '@svc/platform';
+import { ApiProblem, assertUnreachable, RpcRemoteError } from '@svc/platform';
 import { AuthorizeException } from './authorize/authorize.exception';
 import { ConnectionsException } from './connections/connections.exception';
 import { SessionException } from './sessions/sessions.exception';
-import { assertUnreachable } from './views/assert-unreachable';
 
 /**
  * consent-ui's feature exceptions, classified for the platform's error filter (status, and "not a

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AUTH_PARTNER_VERIFY, type VerifiedPartner } from '@svc/contracts';
-import { RpcClient } from '@svc/platform';
+import { RpcClient, sha256Hex } from '@svc/platform';
 import { askAuthServer } from './introspector';
 
 /**
@@ -41,7 +40,7 @@ export class RpcPartnerVerifier extends PartnerVerifier {
   async verify(clientId: string, clientSecret: string): Promise<VerifiedPartner | undefined> {
     // No registered client_id holds a NUL (PostgreSQL text refuses one): not a partner, no question asked.
     if (clientId.includes('\u0000')) return undefined;
-    const digest = createHash('sha256').update(clientSecret, 'utf8').digest('hex');
+    const digest = sha256Hex(clientSecret);
     const key = `${clientId}\n${digest}`;
     const hit = this.cache.get(key);
     if (hit && hit.until > this.now()) return hit.partner;

@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isScope, SCOPE_DESCRIPTIONS, type AuthorizeOutcome, type Scope } from '@svc/contracts';
-import { APP_CONFIG, TransactionRunner } from '@svc/platform';
+import { APP_CONFIG, newSecret, sha256Hex, TransactionRunner } from '@svc/platform';
 import type { AUTH_SERVER_CONFIG } from '../config';
 import type { ConfigOf } from '@svc/platform';
 import { ConsentsRepository } from '../consents/consents.repository';
-import { newSecret, sha256Hex } from '../crypto/secrets';
 import { PartnersRepository } from '../partners/partners.repository';
 import { isAcceptableRedirectUri } from '../partners/redirect-uri';
 import { AuthorizationCodesRepository } from './authorization-codes.repository';

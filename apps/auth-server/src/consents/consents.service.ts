@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CREW_EVENTS_EXCHANGE, type Connection, type ServiceEvent } from '@svc/contracts';
-import { OutboxRepository, TransactionRunner } from '@svc/platform';
+import { newId, OutboxRepository, TransactionRunner } from '@svc/platform';
 import { IntrospectionCache } from '@svc/security';
-import { newId } from '../crypto/secrets';
 import { TokenPairsRepository } from '../tokens/token-pairs.repository';
 import { ConsentsRepository } from './consents.repository';
 
@@ -45,18 +44,13 @@ export class ConsentsService {
       await this.consents.revoke(tx, consent.id);
       const digests = await this.pairs.revokeLive(tx, { userId, clientId }, 'disconnected');
       const event: ServiceEvent = {
-        id: newId('evt_'),
+        id: newId('evt', 16),
         type: 'user.consent.revoked',
         user_id: userId,
         client_id: clientId,
         created_at: new Date().toISOString(),
       };
-      await this.outbox.add(tx, {
-        messageId: event.id,
-        exchange: CREW_EVENTS_EXCHANGE,
-        routingKey: event.type,
-        payload: event,
-      });
+      await this.outbox.addEvent(tx, CREW_EVENTS_EXCHANGE, event);
       await this.cache.tombstone(digests);
       return true;
     });

@@ -1,15 +1,13 @@
 import { ACCESS_TOKEN_PREFIX, isWellFormedAccessToken } from '@svc/contracts';
 import { scryptSync } from 'node:crypto';
+import { newSecret } from '@svc/platform';
 import {
-  constantTimeEqual,
   DEFAULT_PASSWORD_HASH_COST,
   hashingSlots,
-  newSecret,
   PasswordHasher,
   pkceChallenge,
   scryptParams,
   SecretBox,
-  sha256Hex,
 } from './secrets';
 
 /** Hashes as the code of before the cost was configurable wrote them: N=2^15 with Node's scrypt. */
@@ -85,13 +83,6 @@ describe('credential primitives', () => {
     expect(places(14)).toBe(16);
     expect(places(10)).toBe(16);
     expect(() => scryptParams(19)).toThrow();
-  });
-
-  it('digests with SHA-256 and compares in constant time', () => {
-    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
-    expect(constantTimeEqual('abc', 'abc')).toBe(true);
-    expect(constantTimeEqual('abc', 'abd')).toBe(false);
-    expect(constantTimeEqual('abc', 'abcd')).toBe(false);
   });
 
   it('seals and opens webhook secrets, and detects tampering', () => {

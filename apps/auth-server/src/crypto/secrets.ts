@@ -8,32 +8,6 @@ import {
 } from 'node:crypto';
 import { HashSlots } from './hash-slots';
 
-/** Opaque credentials: 32 random bytes, base64url, with a prefix that secret scanners can match. */
-export function newSecret(prefix: string): string {
-  return `${prefix}${randomBytes(32).toString('base64url')}`;
-}
-
-export function newId(prefix: string): string {
-  return `${prefix}${randomBytes(16).toString('base64url')}`;
-}
-
-/** Codes, tokens and client secrets are stored only as this digest (decisions.md, OAuth). */
-export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
-}
-
-/** Compares two digests (or other same-length secrets) in constant time. */
-export function constantTimeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'utf8');
-  const right = Buffer.from(b, 'utf8');
-  if (left.length !== right.length) {
-    // Still spend the comparison so the length mismatch is not observable by timing.
-    timingSafeEqual(left, left);
-    return false;
-  }
-  return timingSafeEqual(left, right);
-}
-
 /** PKCE S256 (RFC 7636 §4.6): BASE64URL(SHA256(ASCII(code_verifier))). */
 export function pkceChallenge(verifier: string): string {
   return createHash('sha256').update(verifier, 'ascii').digest('base64url');

@@ -1,8 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isScope, type PartnerVerifyRequest, type PartnerVerifyResponse } from '@svc/contracts';
-import { APP_CONFIG, TransactionRunner, type AppEnv, type Resolver } from '@svc/platform';
+import {
+  APP_CONFIG,
+  constantTimeEqual,
+  newSecret,
+  sha256Hex,
+  TransactionRunner,
+  type AppEnv,
+  type Resolver,
+} from '@svc/platform';
 import { IntrospectionCache } from '@svc/security';
-import { constantTimeEqual, newSecret, SecretBox, sha256Hex } from '../crypto/secrets';
+import { SecretBox } from '../crypto/secrets';
 import { OAuthException } from '../oauth/oauth.exception';
 import { TokenPairsRepository } from '../tokens/token-pairs.repository';
 import type { PartnerEntity } from './partner.entity';

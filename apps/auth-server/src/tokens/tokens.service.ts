@@ -4,6 +4,10 @@ import {
   APP_CONFIG,
   APP_LOGGER,
   AppMetrics,
+  constantTimeEqual,
+  newId,
+  newSecret,
+  sha256Hex,
   TransactionRunner,
   type ConfigOf,
   type Transaction,
@@ -12,7 +16,7 @@ import { IntrospectionCache } from '@svc/security';
 import { AuthorizationCodesRepository } from '../authorize/authorization-codes.repository';
 import type { AUTH_SERVER_CONFIG } from '../config';
 import { ConsentsRepository } from '../consents/consents.repository';
-import { constantTimeEqual, newId, newSecret, pkceChallenge, sha256Hex } from '../crypto/secrets';
+import { pkceChallenge } from '../crypto/secrets';
 import { OAuthException } from '../oauth/oauth.exception';
 import type { PartnerEntity } from '../partners/partner.entity';
 import { PartnersRepository } from '../partners/partners.repository';
@@ -249,7 +253,7 @@ export class TokensService {
     const accessToken = newSecret(ACCESS_TOKEN_PREFIX);
     const refreshToken = newSecret('rt_');
     const now = Date.now();
-    const pairId = newId('tkp_');
+    const pairId = newId('tkp', 16);
     await this.pairs.insert(tx, {
       id: pairId,
       codeDigest,

@@ -9,6 +9,7 @@ import {
   type WebhookTargetRequest,
   type WebhookTargetResponse,
 } from '@svc/contracts';
+import { assertUnreachable } from '@svc/platform';
 import { SecretBox } from '../crypto/secrets';
 import {
   WebhookRecipientsRepository,
@@ -31,10 +32,6 @@ export function scopeForEvent(type: EventType): Scope | null {
     default:
       return assertUnreachable(type);
   }
-}
-
-function assertUnreachable(value: never): never {
-  throw new Error(`unhandled event type ${String(value)}`);
 }
 
 @Injectable()

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AUTH_AUTHORIZE_DECIDE, AUTH_AUTHORIZE_VALIDATE, type AuthorizeOutcome } from '@svc/contracts';
-import { RpcClient } from '@svc/platform';
+import { assertUnreachable, RpcClient } from '@svc/platform';
 import { loginLocation } from '../login/return-to';
 import { SessionsService } from '../sessions/sessions.service';
-import { assertUnreachable } from '../views/assert-unreachable';
 import { parseAuthorizeQuery, type DecisionForm } from './authorize-request';
 import { AuthorizeException } from './authorize.exception';
 

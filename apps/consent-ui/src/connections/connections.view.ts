@@ -1,5 +1,5 @@
+import { assertUnreachable } from '@svc/platform';
 import { signOutForm } from '../login/login.view';
-import { assertUnreachable } from '../views/assert-unreachable';
 import { html, type SafeHtml } from '../views/html';
 import { layout } from '../views/layout';
 import { page, redirect, type WebResult } from '../views/web-result';

@@ -1,4 +1,4 @@
-import { assertUnreachable } from '../views/assert-unreachable';
+import { assertUnreachable } from '@svc/platform';
 import { html, type SafeHtml } from '../views/html';
 import { layout } from '../views/layout';
 import { page, redirect, type WebResult } from '../views/web-result';

@@ -1,42 +1,30 @@
-import { constantTimeEqual, digestSessionId, isRandomToken, randomToken, sessionCsrfToken } from './secrets';
+import { newSecret } from '@svc/platform';
+import { digestSessionId, isRandomToken, sessionCsrfToken } from './secrets';
 
 describe('session secrets', () => {
-  it('makes distinct 256-bit base64url tokens', () => {
-    const a = randomToken();
-    const b = randomToken();
-    expect(isRandomToken(a)).toBe(true);
-    expect(a).not.toBe(b);
-    expect(Buffer.from(a, 'base64url')).toHaveLength(32);
+  it('accepts every session id and CSRF secret a session is given', () => {
+    for (let i = 0; i < 200; i++) expect(isRandomToken(newSecret())).toBe(true);
   });
 
   it('refuses anything that is not such a token', () => {
-    for (const bad of [undefined, 42, '', 'short', `${randomToken()}x`, `${randomToken().slice(1)}!`]) {
+    for (const bad of [undefined, 42, '', 'short', `${newSecret()}x`, `${newSecret().slice(1)}!`]) {
       expect(isRandomToken(bad)).toBe(false);
     }
   });
 
   it('stores a SHA-256 digest, never the session id', () => {
-    const id = randomToken();
+    const id = newSecret();
     expect(digestSessionId(id)).toMatch(/^[0-9a-f]{64}$/);
     expect(digestSessionId(id)).not.toContain(id);
     expect(digestSessionId(id)).toBe(digestSessionId(id));
   });
 
   it('binds the CSRF token to both the session id and the session secret', () => {
-    const secret = randomToken();
-    const id = randomToken();
+    const secret = newSecret();
+    const id = newSecret();
     const token = sessionCsrfToken(secret, id);
     expect(token).toBe(sessionCsrfToken(secret, id));
-    expect(token).not.toBe(sessionCsrfToken(secret, randomToken()));
-    expect(token).not.toBe(sessionCsrfToken(randomToken(), id));
-  });
-
-  it('compares in constant time and rejects non-strings and other lengths', () => {
-    const token = randomToken();
-    expect(constantTimeEqual(token, token)).toBe(true);
-    expect(constantTimeEqual(token, `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`)).toBe(false);
-    expect(constantTimeEqual(token, token.slice(1))).toBe(false);
-    expect(constantTimeEqual(token, undefined)).toBe(false);
-    expect(constantTimeEqual(token, [token])).toBe(false);
+    expect(token).not.toBe(sessionCsrfToken(secret, newSecret()));
+    expect(token).not.toBe(sessionCsrfToken(newSecret(), id));
   });
 });

@@ -1,11 +1,7 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { sha256Hex } from '@svc/platform';
 
-/** 256 bits of randomness, base64url without padding: 43 characters. */
-export function randomToken(): string {
-  return randomBytes(32).toString('base64url');
-}
-
-/** The shape of every token `randomToken` makes; anything else is refused before any lookup. */
+/** The shape of every token `newSecret()` makes; anything else is refused before any lookup. */
 export function isRandomToken(value: unknown): value is string {
   return typeof value === 'string' && /^[A-Za-z0-9_-]{43}$/.test(value);
 }
@@ -15,7 +11,7 @@ export function isRandomToken(value: unknown): value is string {
  * read-only SQL access) then yields no usable session cookie.
  */
 export function digestSessionId(sessionId: string): string {
-  return createHash('sha256').update(sessionId, 'utf8').digest('hex');
+  return sha256Hex(sessionId);
 }
 
 /**
@@ -27,12 +23,4 @@ export function sessionCsrfToken(csrfSecret: string, sessionId: string): string 
   return createHmac('sha256', Buffer.from(csrfSecret, 'base64url'))
     .update(`csrf:${sessionId}`, 'utf8')
     .digest('base64url');
-}
-
-/** Compares secrets in time independent of where they differ (their length is not secret). */
-export function constantTimeEqual(expected: string, presented: unknown): boolean {
-  if (typeof presented !== 'string') return false;
-  const a = Buffer.from(expected, 'utf8');
-  const b = Buffer.from(presented, 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { constantTimeEqual, newSecret } from '@svc/platform';
 import { parseCookies } from './cookies';
-import { constantTimeEqual, digestSessionId, isRandomToken, randomToken, sessionCsrfToken } from './secrets';
+import { digestSessionId, isRandomToken, sessionCsrfToken } from './secrets';
 import {
   clearLoginCsrfCookie,
   clearSessionCookie,
@@ -98,8 +99,8 @@ export class SessionsService {
     const previous = this.sessionIdFrom(cookieHeader);
     if (previous) await this.sessions.delete(digestSessionId(previous));
     await this.sessions.deleteExpired(now, EXPIRED_PURGE_BATCH);
-    const id = randomToken();
-    const csrfSecret = randomToken();
+    const id = newSecret();
+    const csrfSecret = newSecret();
     const expiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000);
     await this.sessions.insert({
       idDigest: digestSessionId(id),
@@ -130,7 +131,7 @@ export class SessionsService {
    */
   loginCsrf(cookieHeader: string | undefined): { token: string; cookies: string[] } {
     const existing = parseCookies(cookieHeader).get(LOGIN_CSRF_COOKIE);
-    const token = isRandomToken(existing) ? existing : randomToken();
+    const token = isRandomToken(existing) ? existing : newSecret();
     return { token, cookies: [loginCsrfCookie(this.policy, token)] };
   }
 

@@ -1,10 +1,9 @@
 import { PROBE_PATHS, type ProblemCode } from '@svc/contracts';
-import type { ApiProblem, ErrorRenderer } from '@svc/platform';
+import { assertUnreachable, type ApiProblem, type ErrorRenderer } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthorizeException } from '../authorize/authorize.exception';
 import { ConnectionsException } from '../connections/connections.exception';
 import { SessionException } from '../sessions/sessions.exception';
-import { assertUnreachable } from './assert-unreachable';
 import { html, type SafeHtml } from './html';
 import { layout } from './layout';
 import { applyPageHeaders } from './web-result';

@@ -1,7 +1,6 @@
-import { ApiProblem, ValidationProblem } from '@svc/platform';
+import { ApiProblem, assertUnreachable, ValidationProblem } from '@svc/platform';
 import { RecordsException } from '../records/records.exception';
 import { WebhookNotRegisteredException } from '../webhooks/webhook-test.exception';
-import { assertUnreachable } from './assert-unreachable';
 
 /** The one place where a crew-record error becomes an HTTP answer (RFC 7807 Problem Details). */
 export function recordsProblem(error: unknown): ApiProblem | undefined {

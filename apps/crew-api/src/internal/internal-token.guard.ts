@@ -1,19 +1,14 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { ApiProblem, APP_CONFIG } from '@svc/platform';
+import { ApiProblem, APP_CONFIG, constantTimeEqual } from '@svc/platform';
 import type { CrewApiConfig } from '../config';
 
-const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
-
 /**
- * Whether `authorization` is `Bearer <expected token>`. Both sides are hashed first, so the
- * comparison takes the same time whatever the length or content of the guess (decisions.md:
- * comparisons of secrets are constant-time).
+ * Whether `authorization` is `Bearer <expected token>`, compared in the same time whatever the
+ * length or content of the guess (decisions.md: comparisons of secrets are constant-time).
  */
 export function isInternalToken(authorization: string | undefined, expected: string): boolean {
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
-  const given = digest(match ? match[1] : '');
-  return timingSafeEqual(given, digest(expected)) && match !== null;
+  return constantTimeEqual(expected, match ? match[1] : '') && match !== null;
 }
 
 /**

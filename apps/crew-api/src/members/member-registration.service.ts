@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CREW_EVENTS_EXCHANGE, MEMBER_REGISTERED, type MemberRegisteredEvent } from '@svc/contracts';
-import { OutboxRepository, TransactionRunner } from '@svc/platform';
-import { newId } from '../records/ids';
+import { newId, OutboxRepository, TransactionRunner } from '@svc/platform';
 import { RecordsException } from '../records/records.exception';
 import type { MemberProfileResponse } from './dto/member-profile.response';
 import type { MemberRegistration } from './dto/member-registration.dto';
@@ -38,12 +37,7 @@ export class MemberRegistrationService {
         name: member.name,
         created_at: member.record_updated_at,
       };
-      await this.outbox.add(tx, {
-        messageId: event.id,
-        exchange: CREW_EVENTS_EXCHANGE,
-        routingKey: MEMBER_REGISTERED,
-        payload: event,
-      });
+      await this.outbox.addEvent(tx, CREW_EVENTS_EXCHANGE, event);
       return member;
     });
   }

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CREW_EVENTS_EXCHANGE, type EventType, type ServiceEvent } from '@svc/contracts';
-import { OutboxRepository, TransactionRunner, type Transaction } from '@svc/platform';
-import { newId } from './ids';
+import { newId, OutboxRepository, TransactionRunner, type Transaction } from '@svc/platform';
 import { RecordsException } from './records.exception';
 import { RecordsRepository, type LockedMember, type WriteTime } from './records.repository';
 
@@ -52,12 +51,7 @@ export class RecordWriter {
       for (const type of events) {
         const id = newId('evt');
         const event: ServiceEvent = { id, type, user_id: userId, created_at: time!.iso };
-        await this.outbox.add(tx, {
-          messageId: id,
-          exchange: CREW_EVENTS_EXCHANGE,
-          routingKey: type,
-          payload: event,
-        });
+        await this.outbox.addEvent(tx, CREW_EVENTS_EXCHANGE, event);
       }
       return result;
     });

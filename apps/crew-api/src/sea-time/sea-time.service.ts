@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { strongEtag } from '@svc/platform';
+import { newId, strongEtag } from '@svc/platform';
 import type { Principal } from '@svc/security';
 import { scopeKey, type Representation } from '../http/conditional';
-import { newId } from '../records/ids';
 import { RecordWriter } from '../records/record-writer.service';
 import { noCrewRecord } from '../records/records.exception';
 import type { SeaTimeEntryInput } from './dto/sea-time-entry.dto';

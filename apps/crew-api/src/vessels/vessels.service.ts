@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { strongEtag } from '@svc/platform';
+import { newId, strongEtag } from '@svc/platform';
 import type { Principal } from '@svc/security';
 import { scopeKey, type Representation } from '../http/conditional';
-import { newId } from '../records/ids';
 import { RecordWriter, type RecordWrite } from '../records/record-writer.service';
 import { noCrewRecord, RecordsException } from '../records/records.exception';
 import { CursorCodec } from './cursor';

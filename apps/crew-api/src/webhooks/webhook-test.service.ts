@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AUTH_WEBHOOK_TARGET, CREW_EVENTS_EXCHANGE, type ServiceEvent } from '@svc/contracts';
-import { OutboxRepository, RpcClient, TransactionRunner } from '@svc/platform';
+import { newId, OutboxRepository, RpcClient, TransactionRunner } from '@svc/platform';
 import type { Principal } from '@svc/security';
-import { newId } from '../records/ids';
 import type { WebhookTestResponse } from './dto/webhook-test.response';
 import { WebhookNotRegisteredException } from './webhook-test.exception';
 
@@ -34,14 +33,7 @@ export class WebhookTestService {
       delivery_id: newId('dlv'),
       created_at: new Date().toISOString(),
     };
-    await this.transactions.run((tx) =>
-      this.outbox.add(tx, {
-        messageId: event.id,
-        exchange: CREW_EVENTS_EXCHANGE,
-        routingKey: event.type,
-        payload: event,
-      }),
-    );
+    await this.transactions.run((tx) => this.outbox.addEvent(tx, CREW_EVENTS_EXCHANGE, event));
     return { event_id: event.id, delivery_id: event.delivery_id!, target_url: webhook_url };
   }
 }

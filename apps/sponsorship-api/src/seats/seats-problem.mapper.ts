@@ -1,9 +1,5 @@
-import { ApiProblem, ValidationProblem } from '@svc/platform';
+import { ApiProblem, assertUnreachable, ValidationProblem } from '@svc/platform';
 import { SeatsException } from './seats.exception';
-
-function unreachable(code: never): never {
-  throw new Error(`unmapped seats error ${String(code)}`);
-}
 
 /** The one place where a seat error becomes an HTTP answer (RFC 7807 Problem Details). */
 export function seatsProblem(error: unknown): ApiProblem | undefined {
@@ -28,6 +24,6 @@ export function seatsProblem(error: unknown): ApiProblem | undefined {
     case 'member_not_identified':
       return new ApiProblem('bad_request', error.message);
     default:
-      return unreachable(error.code);
+      return assertUnreachable(error.code);
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { MemberRegisteredEvent } from '@svc/contracts';
-import { APP_CONFIG, APP_LOGGER, DependencyUnavailableError, TransactionRunner } from '@svc/platform';
+import { APP_CONFIG, APP_LOGGER, DependencyUnavailableError, newId, TransactionRunner } from '@svc/platform';
 import type { PartnerPrincipal } from '@svc/security';
 import type { Logger } from 'pino';
 import type { SponsorshipApiConfig } from '../config';
@@ -9,7 +9,6 @@ import { MemberConsentsClient } from '../member-consents/member-consents.client'
 import { decodeSeatCursor, encodeSeatCursor } from './dto/seat-cursor';
 import { isSeatId, type Provision, type SeatListQuery } from './dto/seat-requests.dto';
 import { toSeatResponse, type SeatListResponse, type SeatResponse } from './dto/seat.response';
-import { newSeatId } from './ids';
 import { ProbeBudgetService } from './probe-budget.service';
 import { LIVE_STATUSES } from './seat.entity';
 import { SeatsException } from './seats.exception';
@@ -91,7 +90,7 @@ export class SeatsService {
     request: Provision,
   ): Promise<{ seat: SeatRow; created: boolean }> {
     const clientId = partner.client_id;
-    const sponsorshipId = newSeatId();
+    const sponsorshipId = newId('sps');
     let grantTried: { user_id: string; sponsorship_id: string } | undefined;
     try {
       return await this.transactions.run(async (tx) => {

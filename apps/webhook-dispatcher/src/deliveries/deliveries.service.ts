@@ -7,7 +7,15 @@ import {
   type WebhookRecipient,
   type WebhookRecipientsRequest,
 } from '@svc/contracts';
-import { AmqpConnection, APP_CONFIG, APP_LOGGER, AppMetrics, RpcClient, GroupBatcher } from '@svc/platform';
+import {
+  AmqpConnection,
+  APP_CONFIG,
+  APP_LOGGER,
+  AppMetrics,
+  RpcClient,
+  GroupBatcher,
+  newId,
+} from '@svc/platform';
 import type { Counter } from 'prom-client';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
@@ -17,7 +25,7 @@ import { RecipientCache } from './recipient-cache';
 import { nextAttemptAt, type RetryPolicy } from './retry-policy';
 import { retryQueue } from './webhook-queues';
 import { WebhookSender, type WebhookOutcome } from './webhook-sender';
-import { canonicalBody, newDeliveryId, signatureHeader } from './webhook-signature';
+import { canonicalBody, signatureHeader } from './webhook-signature';
 
 /** Questions per RPC: a full batch is a message of some tens of KiB. */
 const RECIPIENT_QUESTIONS_PER_BATCH = 200;
@@ -92,7 +100,7 @@ export class DeliveriesService {
         deliveryId:
           event.delivery_id !== undefined && r.client_id === event.client_id
             ? event.delivery_id
-            : newDeliveryId(),
+            : newId('dlv', 16),
         eventId: event.id,
         eventType: event.type,
         userId: event.user_id,

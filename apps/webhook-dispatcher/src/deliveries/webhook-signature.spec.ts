@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { canonicalBody, newDeliveryId, signatureHeader } from './webhook-signature';
+import { canonicalBody, signatureHeader } from './webhook-signature';
 
 describe('canonicalBody (decisions.md, Webhooks)', () => {
   it('sorts the keys, has no whitespace, and leaves client_id out', () => {
@@ -28,13 +28,5 @@ describe('signatureHeader', () => {
     expect(signatureHeader(['one', 'two'], 1700000000, '{"a":1}')).toBe(
       `t=1700000000,v1=${v('one')},v1=${v('two')}`,
     );
-  });
-});
-
-describe('newDeliveryId', () => {
-  it('is prefixed, random and URL-safe', () => {
-    const a = newDeliveryId();
-    expect(a).toMatch(/^dlv_[A-Za-z0-9_-]{22}$/);
-    expect(newDeliveryId()).not.toBe(a);
   });
 });

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { ServiceEvent } from '@svc/contracts';
 
 /**
@@ -20,8 +20,4 @@ export function signatureHeader(secrets: readonly string[], timestamp: number, b
   const signed = `${timestamp}.${body}`;
   const v1 = secrets.map((s) => `v1=${createHmac('sha256', s).update(signed, 'utf8').digest('hex')}`);
   return [`t=${timestamp}`, ...v1].join(',');
-}
-
-export function newDeliveryId(): string {
-  return `dlv_${randomBytes(16).toString('base64url')}`;
 }

@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { APP_SCHEMAS } from '@svc/contracts';
 import {
   AmqpConnection,
+  assertUnreachable,
   createLogger,
   DatabaseModule,
   MessagingModule,
@@ -82,10 +83,6 @@ function describeFailure(err: unknown): [number, string] {
     }
   }
   return [EXIT.failed, err instanceof Error ? err.message : String(err)];
-}
-
-function assertUnreachable(value: never): never {
-  throw new Error(`unhandled delivery log error ${String(value)}`);
 }
 
 async function run(command: string, rest: readonly string[], config: Config): Promise<void> {

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AmqpConnection } from '@svc/platform';
+import { AmqpConnection, newId } from '@svc/platform';
 import { DeliveriesRepository, type LoggedDelivery } from '../deliveries/deliveries.repository';
 import { enqueueAttempt } from '../deliveries/delivery-message';
 import { DELIVERIES_QUEUE } from '../deliveries/webhook-queues';
-import { newDeliveryId } from '../deliveries/webhook-signature';
 import { DeliveryLogErrorCode, DeliveryLogException } from './delivery-log.exception';
 import { unknownDelivery } from './delivery-log.service';
 
@@ -33,7 +32,7 @@ export class RedeliveryService {
       );
     }
     await this.assertQueueExists();
-    const redelivery = await this.deliveries.createRedelivery(deliveryId, newDeliveryId());
+    const redelivery = await this.deliveries.createRedelivery(deliveryId, newId('dlv', 16));
     if (!redelivery) throw unknownDelivery(deliveryId);
     try {
       await enqueueAttempt(this.amqp, DELIVERIES_QUEUE, { delivery_id: redelivery.deliveryId, attempt: 1 });

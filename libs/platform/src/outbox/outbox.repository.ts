@@ -25,6 +25,18 @@ export class OutboxRepository {
   }
 
   /**
+   * Adds an event for `exchange` inside the caller's transaction: routed by its type, published
+   * under its id (the id receivers deduplicate on), the event itself as the body.
+   */
+  addEvent(
+    manager: EntityManager,
+    exchange: string,
+    event: { readonly id: string; readonly type: string },
+  ): Promise<void> {
+    return this.add(manager, { messageId: event.id, exchange, routingKey: event.type, payload: event });
+  }
+
+  /**
    * Locks the oldest unpublished messages. SKIP LOCKED lets several relays (replicas) work side
    * by side: a row locked by one is invisible to the others until that transaction ends.
    */
