@@ -65,6 +65,8 @@ async function main() {
     {
       env: {
         ...process.env,
+        // Without it the generator applies production's rules (a public base URL is required).
+        APP_ENV: 'sandbox',
         GATEWAY_PORT: String(gatewayPort),
         GATEWAY_LISTEN_HOST: '127.0.0.1',
         CREW_API_UPSTREAMS: `127.0.0.1:${platformPort}`,
