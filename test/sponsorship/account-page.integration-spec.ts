@@ -15,24 +15,14 @@ jest.setTimeout(60_000);
 const SEATS = '/v1/partners/sponsorships';
 const ALEX = 'alex.morgan@sandbox.test';
 const ALEX_ID = 'usr_sandbox_alex_morgan';
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-const day = (iso: string) => {
-  const d = new Date(iso);
-  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
-};
+/** "5 March 2026", computed by the platform's date formatting rather than a copy of the page's. */
+const day = (iso: string) =>
+  new Date(iso).toLocaleDateString('en-GB', {
+    timeZone: 'UTC',
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+  });
 
 /** The row of the sponsorships table naming `partnerName`, or undefined. */
 function rowOf(html: string, partnerName: string): string | undefined {
