@@ -94,10 +94,24 @@ describe('RabbitMQ stopped and started during a burst of events', () => {
     );
     expect([...wanted].filter((id) => !received.has(id))).toEqual([]);
 
-    const { rows } = await db.query<{ status: string; n: number }>(
-      `SELECT status, count(*)::int AS n FROM webhooks.deliveries WHERE event_id = ANY($1) GROUP BY status`,
-      [[...wanted]],
-    );
+    // The receiver can see an attempt before the dispatcher's batched status write lands: wait for the
+    // log to settle (a delivery stuck pending still fails below).
+    const statuses = async () =>
+      (
+        await db.query<{ status: string; n: number }>(
+          `SELECT status, count(*)::int AS n FROM webhooks.deliveries WHERE event_id = ANY($1) GROUP BY status`,
+          [[...wanted]],
+        )
+      ).rows;
+    const rows =
+      (await eventually(
+        async () => {
+          const now = await statuses();
+          return now.some((r) => r.status === 'pending') ? undefined : now;
+        },
+        30_000,
+        250,
+      ).catch(() => undefined)) ?? (await statuses());
     // Duplicates are possible (at least once); lost or failed deliveries are not.
     expect(rows).toEqual([{ status: 'delivered', n: EVENTS }]);
     const unpublished = await db.query(
