@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { dataSourceOptions, TransactionRunner } from '@svc/platform';
+import { dataSourceOptions, Sql, TransactionRunner } from '@svc/platform';
 import { DataSource } from 'typeorm';
 import { DeliveriesRepository } from '../../apps/webhook-dispatcher/src/deliveries/deliveries.repository';
 import { testServices } from '../integration/support/services';
@@ -23,7 +23,7 @@ beforeAll(async () => {
     ),
   );
   await dataSource.initialize();
-  deliveries = new DeliveriesRepository(new TransactionRunner(dataSource), dataSource);
+  deliveries = new DeliveriesRepository(new TransactionRunner(dataSource), new Sql(dataSource, 'delivery-log-retention-test'));
 });
 
 afterAll(async () => {

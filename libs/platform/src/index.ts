@@ -17,6 +17,7 @@ export * from './platform.module';
 export * from './database/database.module';
 export * from './database/migrate';
 export * from './database/transaction-runner';
+export * from './database/sql';
 export * from './messaging/amqp-connection';
 export * from './messaging/messaging.module';
 export * from './messaging/event-exchange.module';

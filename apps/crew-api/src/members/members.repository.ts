@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { GroupBatcher, TransactionRunner, type Transaction } from '@svc/platform';
-import { PreparedReads } from '../records/prepared-reads';
+import { GroupBatcher, TransactionRunner, type Transaction, Sql } from '@svc/platform';
 import { instant, utc } from '../records/sql-time';
 import type { MemberProfileResponse } from './dto/member-profile.response';
 import type { MemberRegistration } from './dto/member-registration.dto';
@@ -60,7 +59,7 @@ interface ProfileDbRow {
 export class MembersRepository {
   constructor(
     private readonly transactions: TransactionRunner,
-    private readonly reads: PreparedReads,
+    private readonly reads: Sql,
   ) {}
 
   /**
@@ -72,7 +71,7 @@ export class MembersRepository {
    */
   private readonly profiles = new GroupBatcher<string, ProfileDbRow | undefined>(
     async (userIds) => {
-      const rows = await this.reads.rows<ProfileDbRow>(
+      const rows = await this.reads.prepared<ProfileDbRow>(
         'profiles',
         `SELECT m.user_id, m.name, m.role, m.country, m.photo_url,
               ${utc('greatest(m.record_updated_at, ms.updated_at)')} AS updated_at,

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Transaction } from '@svc/platform';
-import { PreparedReads } from '../records/prepared-reads';
+import { Sql, type Transaction } from '@svc/platform';
 import { instant, utc } from '../records/sql-time';
 
 export interface RoleDays {
@@ -54,7 +53,7 @@ export interface NewSeaTimeEntry {
  */
 @Injectable()
 export class SeaTimeRepository {
-  constructor(private readonly reads: PreparedReads) {}
+  constructor(private readonly reads: Sql) {}
 
   /**
    * Totals, verified subset, vessels served, years active and days by role, in one query: the
@@ -68,7 +67,7 @@ export class SeaTimeRepository {
    * `vessels_served` counts the distinct IMO numbers of the member's current vessel periods.
    */
   async totals(userId: string): Promise<TotalsRow | undefined> {
-    const rows = await this.reads.rows<{
+    const rows = await this.reads.prepared<{
       user_id: string;
       record_updated_at: string;
       days_at_sea: string;
@@ -134,7 +133,7 @@ export class SeaTimeRepository {
    * nothing was recorded: a generate_series of months left-joined to the entries of the window.
    */
   async recent(userId: string): Promise<RecentRow | undefined> {
-    const rows = await this.reads.rows<{
+    const rows = await this.reads.prepared<{
       user_id: string;
       record_updated_at: string;
       current_month: string;

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Transaction } from '@svc/platform';
-import { PreparedReads } from '../records/prepared-reads';
+import { Sql, type Transaction } from '@svc/platform';
 import { instant, utc } from '../records/sql-time';
 
 /** A vessel period as the API shows it, plus its keyset position with microseconds. */
@@ -80,7 +79,7 @@ type PageRecord = {
 
 @Injectable()
 export class VesselsRepository {
-  constructor(private readonly reads: PreparedReads) {}
+  constructor(private readonly reads: Sql) {}
 
   /**
    * One page in one query, `limit` rows at most, newest first (period_start DESC, id DESC).
@@ -95,7 +94,7 @@ export class VesselsRepository {
     after?: { readonly asOf: string; readonly start: string; readonly id: string },
   ): Promise<VesselsPage | undefined> {
     const rows = after
-      ? await this.reads.rows<PageRecord>(
+      ? await this.reads.prepared<PageRecord>(
           'vessels-next-page',
           `${PAGE_SELECT}
              FROM crew_members m
@@ -111,7 +110,7 @@ export class VesselsRepository {
             ORDER BY p.period_start DESC, p.period_id DESC`,
           [userId, after.asOf, after.start, after.id, limit],
         )
-      : await this.reads.rows<PageRecord>(
+      : await this.reads.prepared<PageRecord>(
           'vessels-first-page',
           `${PAGE_SELECT}
              FROM crew_members m

@@ -1,8 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner, GroupBatcher } from '@svc/platform';
-import type { Pool, QueryResultRow } from 'pg';
-import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { TransactionRunner, GroupBatcher, Sql } from '@svc/platform';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -98,22 +95,9 @@ const COLUMNS = `delivery_id, event_id, event_type, user_id, client_id, target_u
 export class DeliveriesRepository {
   constructor(
     private readonly transactions: TransactionRunner,
-    private readonly dataSource: DataSource,
+    private readonly sql: Sql,
   ) {}
 
-  /**
-   * The statements of every delivery (fan-out, attempt, record) run as named prepared statements
-   * on TypeORM's pool: each connection parses and plans them once. Same pool, same timeouts.
-   * Statements name their columns, so a later migration never changes a cached result type.
-   */
-  private async prepared<T extends QueryResultRow>(
-    name: string,
-    text: string,
-    values: unknown[],
-  ): Promise<T[]> {
-    const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
-    return (await pool.query<T>({ name: `webhooks.${name}`, text, values })).rows;
-  }
 
   /**
    * Inserts the deliveries of one event, skipping partners that already have one (a redelivered
@@ -134,7 +118,7 @@ export class DeliveriesRepository {
     const all = [...firstOf.values()].flatMap((i) => events[i].deliveries);
     // One statement: the SELECT part reads the snapshot from before the INSERT, so it adds only
     // the rows an earlier copy of an event created, never the ones inserted here.
-    const rows = await this.prepared<Row>(
+    const rows = await this.sql.prepared<Row>(
       'create-for-events',
       `WITH created AS (
          INSERT INTO deliveries (delivery_id, event_id, event_type, user_id, client_id, target_url, body)
@@ -172,7 +156,7 @@ export class DeliveriesRepository {
   });
 
   async findById(deliveryId: string): Promise<Delivery | null> {
-    const rows = await this.prepared<Row>(
+    const rows = await this.sql.prepared<Row>(
       'find-by-id',
       `SELECT ${COLUMNS} FROM deliveries WHERE delivery_id = $1`,
       [deliveryId],
@@ -194,7 +178,7 @@ export class DeliveriesRepository {
     const firstOf = new Map<string, number>();
     batch.forEach((r, i) => firstOf.has(r.deliveryId) || firstOf.set(r.deliveryId, i));
     const unique = [...firstOf.values()].map((i) => batch[i]);
-    const moved = await this.prepared<{ delivery_id: string }>(
+    const moved = await this.sql.prepared<{ delivery_id: string }>(
       'record-attempts',
       `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[],

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
 import { ReadinessRegistry } from '../health/readiness';
 import { TransactionRunner } from './transaction-runner';
+import { Sql } from './sql';
 import { APP_CONFIG, APP_NAME } from '../platform.module';
 
 export interface DatabaseConfig {
@@ -93,8 +94,9 @@ export class DatabaseModule {
           useFactory: (ds: DataSource, readiness: ReadinessRegistry) => new DatabaseReadiness(ds, readiness),
         },
         TransactionRunner,
+        Sql,
       ],
-      exports: [TransactionRunner],
+      exports: [TransactionRunner, Sql],
     };
   }
 }

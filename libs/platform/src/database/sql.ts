@@ -1,0 +1,51 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Pool, QueryResultRow } from 'pg';
+import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { APP_NAME } from '../platform.module';
+import { returnedRows, type Transaction } from './transaction-runner';
+
+/**
+ * The one way repositories talk to PostgreSQL: SQL they write themselves, with rows typed by the
+ * table's declared shape. TypeORM keeps the pool, the migrations and the transactions.
+ *
+ * `prepared()` runs a named prepared statement on TypeORM's pool: each pooled connection parses
+ * and plans the statement once and then only binds and executes it, which is most of the cost of
+ * a short read. Same pool, so the same limits apply (2 s to connect, the session's statement and
+ * lock timeouts) and the same failures (503 when the database is unreachable). Prepared
+ * statements name their columns (no `SELECT *`), so a later migration never changes a cached
+ * statement's result type.
+ */
+@Injectable()
+export class Sql {
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(APP_NAME) private readonly app: string,
+  ) {}
+
+  /** The rows of one statement, inside `tx` when given (RETURNING rows for writes). */
+  async rows<T>(text: string, values: readonly unknown[] = [], tx?: Transaction): Promise<T[]> {
+    return returnedRows<T>(await (tx ?? this.dataSource.manager).query(text, [...values]));
+  }
+
+  /** The first row of one statement, or null. */
+  async row<T>(text: string, values: readonly unknown[] = [], tx?: Transaction): Promise<T | null> {
+    return (await this.rows<T>(text, values, tx))[0] ?? null;
+  }
+
+  /** How many rows an UPDATE or DELETE touched. */
+  async affected(text: string, values: readonly unknown[] = [], tx?: Transaction): Promise<number> {
+    const result = (await (tx ?? this.dataSource.manager).query(text, [...values])) as unknown[];
+    return Array.isArray(result[0]) && typeof result[1] === 'number' ? result[1] : result.length;
+  }
+
+  /** A named prepared statement on the pool, outside any transaction. */
+  async prepared<T extends QueryResultRow>(
+    name: string,
+    text: string,
+    values: readonly unknown[],
+  ): Promise<T[]> {
+    const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
+    return (await pool.query<T>({ name: `${this.app}.${name}`, text, values: [...values] })).rows;
+  }
+}
