@@ -1300,13 +1300,13 @@ describe('k8s/ rendered with kustomize', () => {
       // Transaction pooling is safe because nothing in the apps needs a session across transactions:
       // no named prepared statements, no LISTEN, no session advisory lock outside the migrations.
       expect(pooler.spec.pgbouncer.poolMode).toBe('transaction');
-      // crew-api and the dispatcher run named prepared statements (pool.query({ name, … })): PgBouncer
-      // must be 1.21+ and track them, or they fail on the next server connection.
+      // crew-api and the dispatcher run named prepared statements (`Sql.prepared`): PgBouncer must be
+      // 1.21+ and track them, or they fail on the next server connection.
       const named = NEST_APPS.filter((app) => {
         const dir = join(ROOT, 'apps', app, 'src');
         return readdirSync(dir, { recursive: true, encoding: 'utf8' })
           .filter((f) => f.endsWith('.ts') && !f.endsWith('spec.ts'))
-          .some((f) => /query(<[^>]*>)?\(\{ name:/.test(readFileSync(join(dir, f), 'utf8')));
+          .some((f) => /\.prepared(<[^>]*>)?\(/.test(readFileSync(join(dir, f), 'utf8')));
       });
       expect(named.length).toBeGreaterThan(0);
       expect(Number(pooler.spec.pgbouncer.parameters.max_prepared_statements)).toBeGreaterThanOrEqual(100);
