@@ -12,6 +12,9 @@
 //   crashing; a crash during start-up still stops everything.
 // Every variable of the caller's environment reaches the apps (e.g.
 //   WEBHOOK_RETRY_SCHEDULE=2s,2s,2s,2s,2s npm start).
+// `npm run dev` (--watch) does the same, then rebuilds on every change under apps/ and libs/,
+//   runs the migrations (a new one applies at once) and restarts the apps; the gateway keeps
+//   running. A change to the gateway's generator or route table needs a fresh `npm run dev`.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -188,6 +191,62 @@ async function main() {
   checkpoint();
   state.phase = 'running';
   banner(gatewayPort, envOf(names[0] || 'crew-api'), { replicas, instances });
+  if (process.argv.includes('--watch')) watchSources(appSpecs, { names, cliEnvOf, prefix });
+}
+
+/** Rebuilds and restarts the apps when a source file changes (`npm run dev`). */
+function watchSources(appSpecs, { names, cliEnvOf, prefix }) {
+  let timer = null;
+  let running = null;
+  let again = false;
+  const rebuild = async () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = (async () => {
+      say(yellow('dev: a source changed; rebuilding'));
+      const built = await run(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], {
+        cwd: ROOT,
+        onStart: track,
+      });
+      if (state.stopping) return;
+      if (built.code !== 0)
+        return say(red('dev: the build failed; the apps keep running the last good build'));
+      for (const app of names)
+        await apps.runCli(app, 'migrate', cliEnvOf(app), { prefix: prefix(app), onStart: track });
+      await Promise.all(appSpecs.map((spec) => spec.handle.stop(10000)));
+      if (state.stopping) return;
+      for (const spec of appSpecs) launch(spec);
+      await Promise.all(
+        appSpecs.map((spec) =>
+          waitForHttpOk(spec.readyUrl, { timeoutMs: 90000, isAlive: spec.handle.alive, what: spec.name }),
+        ),
+      );
+      say(green('dev: rebuilt and restarted; watching apps/ and libs/'));
+    })()
+      .catch((err) => say(red(`dev: ${err.message}`)))
+      .finally(() => {
+        running = null;
+        if (again && !state.stopping) {
+          again = false;
+          void rebuild();
+        }
+      });
+  };
+  for (const dir of ['apps', 'libs']) {
+    fs.watch(path.join(ROOT, dir), { recursive: true }, (_event, file) => {
+      if (
+        !file ||
+        !/\.(ts|json|css|html|md)$/.test(file) ||
+        /\.(spec|integration-spec|e2e-spec)\.ts$/.test(file)
+      )
+        return;
+      clearTimeout(timer);
+      timer = setTimeout(() => void rebuild(), 300);
+    });
+  }
+  say(green('dev: watching apps/ and libs/; a change rebuilds and restarts the apps'));
 }
 
 /** A process of the sandbox: started, and restarted when it dies once start-up is over. */
