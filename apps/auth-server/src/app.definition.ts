@@ -4,6 +4,7 @@ import {
   DatabaseModule,
   EventExchangeModule,
   MessagingModule,
+  OutboxMessageEntity,
   OutboxModule,
   PlatformModule,
   RedisModule,
@@ -11,7 +12,6 @@ import {
   type AppDefinition,
 } from '@svc/platform';
 import { AUTH_SERVER_CONFIG } from './config';
-import { AUTH_SERVER_ENTITIES } from './entities';
 import { AUTH_SERVER_MIGRATIONS } from './migrations';
 import { oauthErrorRenderer } from './oauth/oauth-error.renderer';
 import { OAuthException, oauthProblemCode } from './oauth/oauth.exception';
@@ -23,7 +23,8 @@ import { SystemModule } from './system/system.module';
 
 const database = {
   schema: APP_SCHEMAS['auth-server'],
-  entities: AUTH_SERVER_ENTITIES,
+  // The platform's outbox repository still writes through TypeORM's entity API.
+  entities: [OutboxMessageEntity],
   migrations: AUTH_SERVER_MIGRATIONS,
 };
 

@@ -10,13 +10,12 @@ import { CONSENT_UI_CONFIG } from './config';
 import { ConsentUiFeaturesModule } from './consent-ui.module';
 import { mapConsentUiError } from './errors';
 import { CONSENT_UI_MIGRATIONS } from './migrations';
-import { SessionEntity } from './sessions/session.entity';
 import { SessionStoreModule } from './sessions/sessions.module';
 import { renderConsentUiError } from './views/error-page.view';
 
 const database = {
   schema: APP_SCHEMAS['consent-ui'],
-  entities: [SessionEntity],
+  entities: [],
   migrations: CONSENT_UI_MIGRATIONS,
 };
 

@@ -4,6 +4,7 @@ import { APP_SCHEMAS } from '@svc/contracts';
 import {
   DatabaseModule,
   NestPinoLogger,
+  OutboxMessageEntity,
   PlatformModule,
   RedisModule,
   RouteIndex,
@@ -11,7 +12,6 @@ import {
 } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { AUTH_SERVER_CONFIG } from '../config';
-import { AUTH_SERVER_ENTITIES } from '../entities';
 import { AUTH_SERVER_MIGRATIONS } from '../migrations';
 import { OAuthCoreModule } from './oauth.module';
 
@@ -28,7 +28,7 @@ export async function withCoreContext<T>(
         PlatformModule.forRoot({ app: 'auth-server', config, logger, routes: new RouteIndex() }),
         DatabaseModule.forRoot({
           schema: APP_SCHEMAS['auth-server'],
-          entities: AUTH_SERVER_ENTITIES,
+          entities: [OutboxMessageEntity],
           migrations: AUTH_SERVER_MIGRATIONS,
         }),
         RedisModule.forRoot(),

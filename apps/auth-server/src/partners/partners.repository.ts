@@ -1,58 +1,69 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner, type Transaction } from '@svc/platform';
-import { PartnerEntity } from './partner.entity';
+import { Sql, type Transaction } from '@svc/platform';
+import type { PartnerEntity } from './partner.entity';
 
 export type NewPartner = Omit<PartnerEntity, 'createdAt' | 'updatedAt'>;
 
+/** What a partner is written with; each field's column is its snake_case name. */
+const FIELDS = [
+  'clientId',
+  'secretDigest',
+  'name',
+  'redirectUris',
+  'allowedScopes',
+  'webhookUrl',
+  'webhookSecretCurrent',
+  'webhookSecretNext',
+  'sponsorship',
+  'memberLeft',
+  'suspended',
+] as const satisfies readonly (keyof NewPartner)[];
+const column = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+const SELECT_PARTNER = `SELECT ${[...FIELDS, 'createdAt', 'updatedAt'].map((f) => `${column(f)} AS "${f}"`).join(', ')}
+  FROM partners`;
+const INSERT_PARTNER = `INSERT INTO partners (${FIELDS.map(column).join(', ')})
+  VALUES (${FIELDS.map((_, i) => `$${i + 1}`).join(', ')})`;
+const REFRESHED = FIELDS.filter((f) => f !== 'clientId');
+const values = (partner: NewPartner) => FIELDS.map((f) => partner[f]);
+
 @Injectable()
 export class PartnersRepository {
-  constructor(private readonly transactions: TransactionRunner) {}
+  constructor(private readonly sql: Sql) {}
 
-  findById(clientId: string, tx: Transaction = this.transactions.outside): Promise<PartnerEntity | null> {
+  findById(clientId: string, tx?: Transaction): Promise<PartnerEntity | null> {
     // PostgreSQL text cannot hold a NUL, so no partner has one; asking would be a database error.
     if (clientId.includes('\u0000')) return Promise.resolve(null);
-    return tx.findOne(PartnerEntity, { where: { clientId } });
+    return this.sql.row<PartnerEntity>(`${SELECT_PARTNER} WHERE client_id = $1 LIMIT 1`, [clientId], tx);
   }
 
   list(): Promise<PartnerEntity[]> {
-    return this.transactions.outside.find(PartnerEntity, { order: { createdAt: 'ASC' } });
+    return this.sql.rows<PartnerEntity>(`${SELECT_PARTNER} ORDER BY created_at ASC`);
   }
 
   /** Creates the partner, or brings an existing one in line (sandbox seed, idempotent). */
-  async upsert(partner: NewPartner, tx: Transaction = this.transactions.outside): Promise<void> {
-    await tx
-      .createQueryBuilder()
-      .insert()
-      .into(PartnerEntity)
-      .values(partner)
-      .orUpdate(
-        [
-          'secret_digest',
-          'name',
-          'redirect_uris',
-          'allowed_scopes',
-          'webhook_url',
-          'webhook_secret_current',
-          'webhook_secret_next',
-          'sponsorship',
-          'member_left',
-          'suspended',
-        ],
-        ['client_id'],
-      )
-      .execute();
+  async upsert(partner: NewPartner, tx?: Transaction): Promise<void> {
+    const refreshed = REFRESHED.map((f) => `${column(f)} = EXCLUDED.${column(f)}`);
+    const conflict = `ON CONFLICT (client_id) DO UPDATE SET ${refreshed.join(', ')}`;
+    await this.sql.rows(`${INSERT_PARTNER} ${conflict}`, values(partner), tx);
   }
 
-  async insert(partner: NewPartner, tx: Transaction = this.transactions.outside): Promise<void> {
-    await tx.insert(PartnerEntity, partner);
+  async insert(partner: NewPartner, tx?: Transaction): Promise<void> {
+    await this.sql.rows(INSERT_PARTNER, values(partner), tx);
   }
 
   async update(
     clientId: string,
-    changes: Partial<Omit<PartnerEntity, 'clientId' | 'createdAt'>>,
-    tx: Transaction = this.transactions.outside,
+    changes: Partial<Omit<NewPartner, 'clientId'>>,
+    tx?: Transaction,
   ): Promise<boolean> {
-    const result = await tx.update(PartnerEntity, { clientId }, { ...changes, updatedAt: () => 'now()' });
-    return (result.affected ?? 0) > 0;
+    const changed = REFRESHED.filter((f) => changes[f] !== undefined);
+    const updated = await this.sql.affected(
+      `UPDATE partners SET ${changed.map((f, i) => `${column(f)} = $${i + 2}, `).join('')}updated_at = now()
+        WHERE client_id = $1`,
+      [clientId, ...changed.map((f) => changes[f])],
+      tx,
+    );
+    return updated > 0;
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@svc/platform';
+import { Sql } from '@svc/platform';
 
 /** The grant tables this repository prunes: each with its key and the expiry that retires a row. */
 const EXPIRING = {
@@ -15,7 +15,7 @@ const EXPIRING = {
  */
 @Injectable()
 export class GrantsRetentionRepository {
-  constructor(private readonly transactions: TransactionRunner) {}
+  constructor(private readonly sql: Sql) {}
 
   /** Authorization codes that expired more than `graceSeconds` ago. */
   deleteExpiredCodes(graceSeconds: number, limit: number): Promise<number> {
@@ -32,7 +32,7 @@ export class GrantsRetentionRepository {
     graceSeconds: number,
     limit: number,
   ): Promise<number> {
-    const rows = (await this.transactions.outside.query(
+    const counted = await this.sql.row<{ deleted: number }>(
       `WITH doomed AS (
          SELECT ${key} FROM ${table}
           WHERE ${expiry} < now() - make_interval(secs => $1)
@@ -42,7 +42,7 @@ export class GrantsRetentionRepository {
        )
        SELECT count(*)::int AS deleted FROM gone`,
       [graceSeconds, limit],
-    )) as { deleted: number }[];
-    return rows[0]?.deleted ?? 0;
+    );
+    return counted?.deleted ?? 0;
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { returnedRows, TransactionRunner, type Transaction } from '@svc/platform';
-import { TokenPairEntity } from './token-pair.entity';
+import { Sql, type Transaction } from '@svc/platform';
+import type { TokenPairEntity } from './token-pair.entity';
 
 export type RevocationReason =
   | 'revoked'
@@ -11,27 +11,54 @@ export type RevocationReason =
   | 'disconnected'
   | 'partner_suspended';
 
+const SELECT_PAIR = `SELECT id, code_digest AS "codeDigest", user_id AS "userId", client_id AS "clientId", scopes,
+       access_digest AS "accessDigest", refresh_digest AS "refreshDigest",
+       access_expires_at AS "accessExpiresAt", refresh_expires_at AS "refreshExpiresAt",
+       created_at AS "createdAt", revoked_at AS "revokedAt", revoked_reason AS "revokedReason",
+       replaced_by AS "replacedBy"
+  FROM token_pairs`;
+
 @Injectable()
 export class TokenPairsRepository {
-  constructor(private readonly transactions: TransactionRunner) {}
+  constructor(private readonly sql: Sql) {}
 
   async insert(
     tx: Transaction,
     pair: Omit<TokenPairEntity, 'createdAt' | 'revokedAt' | 'revokedReason' | 'replacedBy'>,
   ): Promise<void> {
-    await tx.insert(TokenPairEntity, pair);
+    await this.sql.rows(
+      `INSERT INTO token_pairs (id, code_digest, user_id, client_id, scopes, access_digest, refresh_digest,
+                                access_expires_at, refresh_expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [
+        pair.id,
+        pair.codeDigest,
+        pair.userId,
+        pair.clientId,
+        pair.scopes,
+        pair.accessDigest,
+        pair.refreshDigest,
+        pair.accessExpiresAt,
+        pair.refreshExpiresAt,
+      ],
+      tx,
+    );
   }
 
   findByAccessDigest(accessDigest: string): Promise<TokenPairEntity | null> {
-    return this.transactions.outside.findOne(TokenPairEntity, { where: { accessDigest } });
+    return this.sql.row<TokenPairEntity>(`${SELECT_PAIR} WHERE access_digest = $1 LIMIT 1`, [accessDigest]);
   }
 
   findByRefreshDigest(tx: Transaction, refreshDigest: string): Promise<TokenPairEntity | null> {
-    return tx.findOne(TokenPairEntity, { where: { refreshDigest } });
+    return this.sql.row<TokenPairEntity>(
+      `${SELECT_PAIR} WHERE refresh_digest = $1 LIMIT 1`,
+      [refreshDigest],
+      tx,
+    );
   }
 
   findById(tx: Transaction, id: string): Promise<TokenPairEntity | null> {
-    return tx.findOne(TokenPairEntity, { where: { id } });
+    return this.sql.row<TokenPairEntity>(`${SELECT_PAIR} WHERE id = $1 LIMIT 1`, [id], tx);
   }
 
   /**
@@ -40,7 +67,11 @@ export class TokenPairsRepository {
    * this lock sees every pair a concurrent rotation inserted, so none survives it.
    */
   async lockFamily(tx: Transaction, codeDigest: string): Promise<void> {
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`token_family:${codeDigest}`]);
+    await this.sql.rows(
+      `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`,
+      [`token_family:${codeDigest}`],
+      tx,
+    );
   }
 
   /**
@@ -48,14 +79,19 @@ export class TokenPairsRepository {
    * time just before commit: a later request that arrived before it raced this rotation.
    */
   async markRotated(tx: Transaction, id: string, successorId: string, at: Date): Promise<void> {
-    await tx.query(
+    await this.sql.affected(
       `UPDATE token_pairs SET revoked_at = $3, revoked_reason = 'rotated', replaced_by = $2 WHERE id = $1`,
       [id, successorId, at],
+      tx,
     );
   }
 
   findByEitherDigest(tx: Transaction, digest: string): Promise<TokenPairEntity | null> {
-    return tx.findOne(TokenPairEntity, { where: [{ accessDigest: digest }, { refreshDigest: digest }] });
+    return this.sql.row<TokenPairEntity>(
+      `${SELECT_PAIR} WHERE access_digest = $1 OR refresh_digest = $1 LIMIT 1`,
+      [digest],
+      tx,
+    );
   }
 
   /** Revokes every live pair matching the filter; returns the access digests to tombstone. */
@@ -76,18 +112,23 @@ export class TokenPairsRepository {
           : 'userId' in filter
             ? ['user_id = $2 AND client_id = $3', [filter.userId, filter.clientId]]
             : ['client_id = $2', [filter.clientId]];
-    const result: unknown = await tx.query(
+    const rows = await this.sql.rows<Pick<TokenPairEntity, 'accessDigest'>>(
       `UPDATE token_pairs SET revoked_at = now(), revoked_reason = $1
         WHERE ${where} AND revoked_at IS NULL
-        RETURNING access_digest`,
+        RETURNING access_digest AS "accessDigest"`,
       [reason, ...params],
+      tx,
     );
-    return returnedRows<{ access_digest: string }>(result).map((r) => r.access_digest);
+    return rows.map((r) => r.accessDigest);
   }
 
   /** Access digests of every pair of a code, live or not (a replay must blank their cache too). */
   async accessDigestsOfCode(tx: Transaction, codeDigest: string): Promise<string[]> {
-    const rows = await tx.find(TokenPairEntity, { where: { codeDigest }, select: { accessDigest: true } });
+    const rows = await this.sql.rows<Pick<TokenPairEntity, 'accessDigest'>>(
+      `SELECT access_digest AS "accessDigest" FROM token_pairs WHERE code_digest = $1`,
+      [codeDigest],
+      tx,
+    );
     return rows.map((r) => r.accessDigest);
   }
 }

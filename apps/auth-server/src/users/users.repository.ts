@@ -1,28 +1,31 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@svc/platform';
-import { UserEntity } from './user.entity';
+import { Sql } from '@svc/platform';
+import type { UserEntity } from './user.entity';
+
+const SELECT_USER = `SELECT user_id AS "userId", email, password_hash AS "passwordHash", name,
+       created_at AS "createdAt", updated_at AS "updatedAt"
+  FROM users`;
 
 @Injectable()
 export class UsersRepository {
-  constructor(private readonly transactions: TransactionRunner) {}
+  constructor(private readonly sql: Sql) {}
 
   findByEmail(email: string): Promise<UserEntity | null> {
-    return this.transactions.outside.findOne(UserEntity, { where: { email } });
+    return this.sql.row<UserEntity>(`${SELECT_USER} WHERE email = $1 LIMIT 1`, [email]);
   }
 
   findById(userId: string): Promise<UserEntity | null> {
-    return this.transactions.outside.findOne(UserEntity, { where: { userId } });
+    return this.sql.row<UserEntity>(`${SELECT_USER} WHERE user_id = $1 LIMIT 1`, [userId]);
   }
 
   /** Creates the member or updates name and password (sandbox seed, idempotent). */
   async upsert(user: Pick<UserEntity, 'userId' | 'email' | 'passwordHash' | 'name'>): Promise<void> {
-    await this.transactions.outside
-      .createQueryBuilder()
-      .insert()
-      .into(UserEntity)
-      .values(user)
-      .orUpdate(['email', 'password_hash', 'name'], ['user_id'])
-      .execute();
+    await this.sql.rows(
+      `INSERT INTO users (user_id, email, password_hash, name) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (user_id) DO UPDATE
+         SET email = EXCLUDED.email, password_hash = EXCLUDED.password_hash, name = EXCLUDED.name`,
+      [user.userId, user.email, user.passwordHash, user.name],
+    );
   }
 
   /**
@@ -30,12 +33,10 @@ export class UsersRepository {
    * with whether it was stored.
    */
   async replacePasswordHash(userId: string, previous: string, next: string): Promise<boolean> {
-    const result = await this.transactions.outside
-      .createQueryBuilder()
-      .update(UserEntity)
-      .set({ passwordHash: next })
-      .where('user_id = :userId AND password_hash = :previous', { userId, previous })
-      .execute();
-    return (result.affected ?? 0) > 0;
+    const updated = await this.sql.affected(
+      `UPDATE users SET password_hash = $3 WHERE user_id = $1 AND password_hash = $2`,
+      [userId, previous, next],
+    );
+    return updated > 0;
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@svc/platform';
+import { Sql } from '@svc/platform';
+import type { PartnerEntity } from '../partners/partner.entity';
 
 export interface RecipientRow {
   readonly clientId: string;
@@ -7,12 +8,13 @@ export interface RecipientRow {
   readonly sealedSecrets: string[];
 }
 
-interface Row {
-  client_id: string;
-  webhook_url: string;
-  webhook_secret_current: string | null;
-  webhook_secret_next: string | null;
-}
+/** The partner columns a delivery needs; both statements select only partners with a URL. */
+type Row = Pick<PartnerEntity, 'clientId' | 'webhookSecretCurrent' | 'webhookSecretNext'> & {
+  webhookUrl: string;
+};
+const RECIPIENT = (p: string) =>
+  `${p}client_id AS "clientId", ${p}webhook_url AS "webhookUrl",
+   ${p}webhook_secret_current AS "webhookSecretCurrent", ${p}webhook_secret_next AS "webhookSecretNext"`;
 
 /** One question of a batch about consenting partners: member and the scope its event needs. */
 export interface ConsentQuestion {
@@ -23,7 +25,7 @@ export interface ConsentQuestion {
 /** Set-based statements, one per kind of question, however many questions a batch holds. */
 @Injectable()
 export class WebhookRecipientsRepository {
-  constructor(private readonly transactions: TransactionRunner) {}
+  constructor(private readonly sql: Sql) {}
 
   /**
    * For each question, the partners with an active consent of its member that includes its scope,
@@ -31,8 +33,8 @@ export class WebhookRecipientsRepository {
    */
   async consenting(questions: readonly ConsentQuestion[]): Promise<{ index: number; row: RecipientRow }[]> {
     if (questions.length === 0) return [];
-    const rows = await this.transactions.outside.query<(Row & { i: string })[]>(
-      `SELECT q.i, p.client_id, p.webhook_url, p.webhook_secret_current, p.webhook_secret_next
+    const rows = await this.sql.rows<Row & { i: string }>(
+      `SELECT q.i, ${RECIPIENT('p.')}
          FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS q (user_id, scope, i)
          JOIN consents c ON c.user_id = q.user_id AND c.revoked_at IS NULL AND q.scope = ANY (c.scopes)
          JOIN partners p ON p.client_id = c.client_id
@@ -46,8 +48,8 @@ export class WebhookRecipientsRepository {
   /** The partners named (consent revoked, test event) that can receive webhooks. */
   async named(clientIds: readonly string[]): Promise<RecipientRow[]> {
     if (clientIds.length === 0) return [];
-    const rows = await this.transactions.outside.query<Row[]>(
-      `SELECT client_id, webhook_url, webhook_secret_current, webhook_secret_next
+    const rows = await this.sql.rows<Row>(
+      `SELECT ${RECIPIENT('')}
          FROM partners
         WHERE client_id = ANY ($1::text[]) AND webhook_url IS NOT NULL AND NOT suspended`,
       [[...clientIds]],
@@ -58,8 +60,8 @@ export class WebhookRecipientsRepository {
 
 function toRow(r: Row): RecipientRow {
   return {
-    clientId: r.client_id,
-    webhookUrl: r.webhook_url,
-    sealedSecrets: [r.webhook_secret_current, r.webhook_secret_next].filter((s): s is string => s !== null),
+    clientId: r.clientId,
+    webhookUrl: r.webhookUrl,
+    sealedSecrets: [r.webhookSecretCurrent, r.webhookSecretNext].filter((s): s is string => s !== null),
   };
 }

@@ -1,26 +1,12 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-
-/** A signed-in browser. Never leaves the sessions feature: SessionsRepository maps it. */
-@Entity({ name: 'sessions' })
-@Index('sessions_expires_at', ['expiresAt'])
-export class SessionEntity {
+/** A signed-in browser (`sessions`). Never leaves the sessions feature. */
+export interface StoredSession {
   /** SHA-256 (hex) of the session id in the cookie; the id itself is never stored. */
-  @PrimaryColumn({ name: 'id_digest', type: 'text' })
-  idDigest!: string;
-
-  @Column({ name: 'user_id', type: 'text' })
-  userId!: string;
-
+  readonly idDigest: string;
+  readonly userId: string;
   /** Key of this session's CSRF tokens (base64url, 256 bits). */
-  @Column({ name: 'csrf_secret', type: 'text' })
-  csrfSecret!: string;
-
-  @Column({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @Column({ name: 'last_seen_at', type: 'timestamptz' })
-  lastSeenAt!: Date;
-
-  @Column({ name: 'expires_at', type: 'timestamptz' })
-  expiresAt!: Date;
+  readonly csrfSecret: string;
+  readonly createdAt: Date;
+  /** The last request that used the session, to a minute (the idle timeout). */
+  readonly lastSeenAt: Date;
+  readonly expiresAt: Date;
 }

@@ -1,70 +1,49 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, MoreThan } from 'typeorm';
-import { SessionEntity } from './session.entity';
+import { Sql } from '@svc/platform';
+import type { StoredSession } from './session.entity';
 
-export interface StoredSession {
-  readonly idDigest: string;
-  readonly userId: string;
-  readonly csrfSecret: string;
-  readonly createdAt: Date;
-  /** The last request that used the session, to a minute (the idle timeout). */
-  readonly lastSeenAt: Date;
-  readonly expiresAt: Date;
-}
-
-/** The sessions table's queries. Only this file talks to TypeORM about sessions. */
+/** The sessions table's queries. Only this file talks to PostgreSQL about sessions. */
 @Injectable()
 export class SessionsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly sql: Sql) {}
 
-  async insert(session: StoredSession): Promise<void> {
-    await this.dataSource.getRepository(SessionEntity).insert({ ...session });
+  async insert(s: StoredSession): Promise<void> {
+    await this.sql.rows(
+      `INSERT INTO sessions (id_digest, user_id, csrf_secret, created_at, last_seen_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [s.idDigest, s.userId, s.csrfSecret, s.createdAt, s.lastSeenAt, s.expiresAt],
+    );
   }
 
   /** The session with this digest, unless it has expired. */
   async findLive(idDigest: string, now: Date): Promise<StoredSession | undefined> {
-    const row = await this.dataSource
-      .getRepository(SessionEntity)
-      .findOne({ where: { idDigest, expiresAt: MoreThan(now) } });
-    return row ? toStoredSession(row) : undefined;
+    const row = await this.sql.row<StoredSession>(
+      `SELECT id_digest AS "idDigest", user_id AS "userId", csrf_secret AS "csrfSecret", created_at AS "createdAt",
+              last_seen_at AS "lastSeenAt", expires_at AS "expiresAt"
+         FROM sessions WHERE id_digest = $1 AND expires_at > $2 LIMIT 1`,
+      [idDigest, now],
+    );
+    return row ?? undefined;
   }
 
   async touch(idDigest: string, now: Date): Promise<void> {
-    await this.dataSource.getRepository(SessionEntity).update({ idDigest }, { lastSeenAt: now });
+    await this.sql.affected(`UPDATE sessions SET last_seen_at = $2 WHERE id_digest = $1`, [idDigest, now]);
   }
 
   async delete(idDigest: string): Promise<void> {
-    await this.dataSource.getRepository(SessionEntity).delete({ idDigest });
+    await this.sql.affected(`DELETE FROM sessions WHERE id_digest = $1`, [idDigest]);
   }
 
   /**
    * Removes up to `limit` expired sessions. Called on every sign-in, so the table stays small
    * without a scheduler; bounded, so no sign-in ever waits on a large purge.
    */
-  async deleteExpired(now: Date, limit: number): Promise<number> {
-    const table = this.dataSource.getRepository(SessionEntity).metadata.tablePath;
-    const quoted = table
-      .split('.')
-      .map((part) => `"${part}"`)
-      .join('.');
-    const result: unknown = await this.dataSource.query(
-      `DELETE FROM ${quoted} WHERE id_digest IN (
-         SELECT id_digest FROM ${quoted} WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2
+  deleteExpired(now: Date, limit: number): Promise<number> {
+    return this.sql.affected(
+      `DELETE FROM sessions WHERE id_digest IN (
+         SELECT id_digest FROM sessions WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2
        )`,
       [now, limit],
     );
-    // node-postgres through TypeORM answers a DELETE with [rows, affected].
-    return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
   }
-}
-
-function toStoredSession(row: SessionEntity): StoredSession {
-  return {
-    idDigest: row.idDigest,
-    userId: row.userId,
-    csrfSecret: row.csrfSecret,
-    createdAt: row.createdAt,
-    lastSeenAt: row.lastSeenAt,
-    expiresAt: row.expiresAt,
-  };
 }

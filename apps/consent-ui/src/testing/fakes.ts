@@ -1,6 +1,7 @@
 import type { RpcContract } from '@svc/contracts';
 import type { RpcClient } from '@svc/platform';
-import type { SessionsRepository, StoredSession } from '../sessions/sessions.repository';
+import type { StoredSession } from '../sessions/session.entity';
+import type { SessionsRepository } from '../sessions/sessions.repository';
 
 /**
  * Collaborators for unit specs. The fake RPC client runs the contract's validators on both
