@@ -2,8 +2,9 @@
 // `npm run migrations:run|migrations:revert [-- <app>...]`: runs (or reverts the last of) each
 // app's migrations against DATABASE_URL (default: the local sandbox database), through the
 // built `node dist/apps/<app>/src/cli.js migrate|migrate:revert`. Builds first.
-// `migrations:generate` prints how migrations are written here (TypeORM migration classes
-// listed in apps/<app>/src/migrations/index.ts; nothing is generated from entities).
+// `migrations:generate -- <app> <camelName>` creates an empty timestamped migration class in
+// apps/<app>/src/migrations/ to be written by hand: there are no entities to diff.
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 
@@ -17,14 +18,7 @@ const COMMANDS = { run: 'migrate', revert: 'migrate:revert' };
 
 async function main() {
   const [action, ...rest] = process.argv.slice(2);
-  if (action === 'generate') {
-    console.log(
-      'Migrations are written by hand: add a class implementing MigrationInterface to\n' +
-        '  apps/<app>/src/migrations/<timestamp>-<name>.ts\n' +
-        "and list it in that folder's index.ts. Each app migrates only its own schema.",
-    );
-    return;
-  }
+  if (action === 'generate') return generate(...rest);
   const command = COMMANDS[action];
   if (!command) throw new Error('usage: node scripts/migrations.mjs run|revert|generate [app...]');
   const unknown = rest.filter((a) => !apps.NEST_APPS.includes(a));
@@ -46,6 +40,41 @@ async function main() {
     });
   }
   console.log(green(`${command}: done`));
+}
+
+function generate(app, name) {
+  if (!apps.NEST_APPS.includes(app) || !/^[a-z][A-Za-z0-9]*$/.test(name ?? '')) {
+    throw new Error(
+      `usage: npm run migrations:generate -- <app> <camelName> (apps: ${apps.NEST_APPS.join(', ')})`,
+    );
+  }
+  const timestamp = Date.now();
+  const className = `${name[0].toUpperCase()}${name.slice(1)}${timestamp}`;
+  const file = path.join(ROOT, 'apps', app, 'src', 'migrations', `${timestamp}-${name}.ts`);
+  if (existsSync(file)) throw new Error(`${file} exists already`);
+  writeFileSync(
+    file,
+    `import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/** TODO: what this migration changes, and why. */
+export class ${className} implements MigrationInterface {
+  name = '${className}';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(\`\`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(\`\`);
+  }
+}
+`,
+  );
+  console.log(
+    green(`created ${path.relative(ROOT, file)}`) +
+      `\nWrite its up and down in SQL (schema-qualified, this app's schema only) and list ${className} in` +
+      ` apps/${app}/src/migrations/index.ts.`,
+  );
 }
 
 main().catch((err) => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { dataSourceOptions, Sql, TransactionRunner } from '@svc/platform';
+import { dataSourceOptions, Sql } from '@svc/platform';
 import { DataSource } from 'typeorm';
 import { DeliveriesRepository } from '../../apps/webhook-dispatcher/src/deliveries/deliveries.repository';
 import { testServices } from '../integration/support/services';
@@ -19,11 +19,11 @@ beforeAll(async () => {
     dataSourceOptions(
       'delivery-log-retention-test',
       { DATABASE_URL: services.databaseUrl, DATABASE_POOL_SIZE: 4 },
-      { schema: 'webhooks', entities: [], migrations: [] },
+      { schema: 'webhooks', migrations: [] },
     ),
   );
   await dataSource.initialize();
-  deliveries = new DeliveriesRepository(new TransactionRunner(dataSource), new Sql(dataSource, 'delivery-log-retention-test'));
+  deliveries = new DeliveriesRepository(new Sql(dataSource, 'delivery-log-retention-test'));
 });
 
 afterAll(async () => {

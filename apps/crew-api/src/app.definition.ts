@@ -11,7 +11,6 @@ import {
 } from '@svc/platform';
 import { SecurityModule } from '@svc/security';
 import { CREW_API_CONFIG } from './config';
-import { CREW_API_ENTITIES } from './entities';
 import { recordsProblem } from './http/records-problem.mapper';
 import { MembersModule } from './members/members.module';
 import { MembershipsModule } from './memberships/memberships.module';
@@ -23,7 +22,7 @@ import { VesselsModule } from './vessels/vessels.module';
 
 const database = {
   schema: APP_SCHEMAS['crew-api'],
-  entities: CREW_API_ENTITIES,
+  entities: [],
   migrations: CREW_API_MIGRATIONS,
 };
 

@@ -9,7 +9,6 @@ import {
 } from '@svc/platform';
 import { SecurityModule } from '@svc/security';
 import { SPONSORSHIP_API_CONFIG } from './config';
-import { SPONSORSHIP_API_ENTITIES } from './entities';
 import { MemberSponsorshipsModule } from './member-sponsorships/member-sponsorships.module';
 import { MembersLeftModule } from './members-left/members-left.module';
 import { SPONSORSHIP_API_MIGRATIONS } from './migrations';
@@ -19,7 +18,7 @@ import { seedSandbox } from './seed/sandbox-seed';
 
 const database = {
   schema: APP_SCHEMAS['sponsorship-api'],
-  entities: SPONSORSHIP_API_ENTITIES,
+  entities: [],
   migrations: SPONSORSHIP_API_MIGRATIONS,
 };
 

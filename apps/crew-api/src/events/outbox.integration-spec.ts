@@ -4,9 +4,10 @@ import {
   AmqpConnection,
   createLogger,
   dataSourceOptions,
-  OutboxMessageEntity,
   OutboxRelay,
   OutboxRepository,
+  Sql,
+  TransactionRunner,
 } from '@svc/platform';
 import * as amqp from 'amqplib';
 import { DataSource } from 'typeorm';
@@ -19,8 +20,8 @@ import { eventually, testServices } from '../../../../test/integration/support/s
  */
 const services = testServices();
 const logger = createLogger('outbox-test', 'silent');
-const repository = new OutboxRepository();
 let dataSource: DataSource;
+let repository: OutboxRepository;
 let inspector: amqp.ChannelModel;
 let channel: amqp.Channel;
 let routingKey: string;
@@ -32,14 +33,11 @@ beforeAll(async () => {
     dataSourceOptions(
       'outbox-test',
       { DATABASE_URL: services.databaseUrl, DATABASE_POOL_SIZE: 6 },
-      {
-        schema: 'crew',
-        entities: [OutboxMessageEntity],
-        migrations: [],
-      },
+      { schema: 'crew', migrations: [] },
     ),
   );
   await dataSource.initialize();
+  repository = new OutboxRepository(new Sql(dataSource, 'outbox-test'));
   inspector = await amqp.connect(services.amqpUrl);
   channel = await inspector.createChannel();
   await channel.assertExchange(CREW_EVENTS_EXCHANGE, 'topic', { durable: true });
@@ -81,7 +79,10 @@ async function startRelay(amqpUrl = services.amqpUrl, start = true) {
     logger,
   );
   connection.start();
-  const relay = new OutboxRelay(dataSource, connection, logger, { batchSize: 25, idleMs: 50 });
+  const relay = new OutboxRelay(new TransactionRunner(dataSource), repository, connection, logger, {
+    batchSize: 25,
+    idleMs: 50,
+  });
   running.push({ relay, connection });
   if (start) relay.start();
   return { relay, connection };

@@ -1,33 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { GroupBatcher, TransactionRunner, type Transaction, Sql } from '@svc/platform';
+import { GroupBatcher, Sql, type Transaction } from '@svc/platform';
 import { instant, utc } from '../records/sql-time';
-import type { MemberProfileResponse } from './dto/member-profile.response';
-import type { MemberRegistration } from './dto/member-registration.dto';
-import type { MembershipSource, MembershipTier } from './membership.entity';
+import type { CrewMember } from './crew-member.entity';
+import { toMemberProfileResponse, type MemberProfileResponse } from './dto/member-profile.response';
+import type { Membership } from './membership.entity';
 
 /** `/v1/me` in one row: the profile and its membership. Timestamps are API-ready strings. */
-export interface ProfileRow {
-  readonly userId: string;
-  readonly name: string;
-  readonly role: string;
-  readonly country: string;
-  readonly photoUrl: string | null;
+export interface ProfileRow
+  extends
+    Pick<CrewMember, 'userId' | 'name' | 'role' | 'country' | 'photoUrl'>,
+    Pick<Membership, 'tier' | 'source' | 'sponsorClientId'> {
   /** The later of the profile's and the membership's last change, ms (shown) and µs (compared). */
   readonly updatedAt: string;
   readonly updatedAtExact: string;
-  readonly tier: MembershipTier;
-  readonly source: MembershipSource;
   readonly since: string;
-  readonly sponsorClientId: string | null;
   readonly expiresAt: string | null;
 }
 
-export interface ProfileChanges {
-  readonly name?: string;
-  readonly role?: string;
-  readonly country?: string;
-  readonly photoUrl?: string | null;
-}
+export type ProfileChanges = Partial<Pick<CrewMember, 'name' | 'role' | 'country' | 'photoUrl'>>;
 
 const COLUMNS: Readonly<Record<keyof ProfileChanges, string>> = {
   name: 'name',
@@ -41,26 +31,12 @@ const PROFILES_PER_STATEMENT = 100;
 /** Below the pool's 10 connections: the other reads of the app keep theirs. */
 const PROFILE_STATEMENTS_IN_FLIGHT = 8;
 
-interface ProfileDbRow {
-  readonly user_id: string;
-  readonly name: string;
-  readonly role: string;
-  readonly country: string;
-  readonly photo_url: string | null;
-  readonly updated_at: string;
-  readonly tier: MembershipTier;
-  readonly source: MembershipSource;
-  readonly since: string;
-  readonly sponsor_client_id: string | null;
-  readonly expires_at: string | null;
-}
+/** The profile as PostgreSQL answers it: timestamps still the text of their UTC wall time. */
+type ProfileText = Omit<ProfileRow, 'updatedAtExact'>;
 
 @Injectable()
 export class MembersRepository {
-  constructor(
-    private readonly transactions: TransactionRunner,
-    private readonly reads: Sql,
-  ) {}
+  constructor(private readonly sql: Sql) {}
 
   /**
    * `/v1/me` lookups share statements: those made in one turn of the event loop go together
@@ -69,23 +45,23 @@ export class MembersRepository {
    * to ~12 µs. A member without a membership row (none is created without one, but the block is
    * always shown) reads as free and self-paid since the record was created.
    */
-  private readonly profiles = new GroupBatcher<string, ProfileDbRow | undefined>(
+  private readonly profiles = new GroupBatcher<string, ProfileText | undefined>(
     async (userIds) => {
-      const rows = await this.reads.prepared<ProfileDbRow>(
+      const rows = await this.sql.prepared<ProfileText>(
         'profiles',
-        `SELECT m.user_id, m.name, m.role, m.country, m.photo_url,
-              ${utc('greatest(m.record_updated_at, ms.updated_at)')} AS updated_at,
+        `SELECT m.user_id AS "userId", m.name, m.role, m.country, m.photo_url AS "photoUrl",
+              ${utc('greatest(m.record_updated_at, ms.updated_at)')} AS "updatedAt",
               coalesce(ms.tier, 'free') AS tier,
               coalesce(ms.source, 'self') AS source,
               ${utc('coalesce(ms.since, m.created_at)')} AS since,
-              ms.sponsor_client_id,
-              ${utc('ms.expires_at')} AS expires_at
+              ms.sponsor_client_id AS "sponsorClientId",
+              ${utc('ms.expires_at')} AS "expiresAt"
          FROM crew_members m
          LEFT JOIN memberships ms ON ms.user_id = m.user_id
         WHERE m.user_id = ANY($1::text[])`,
         [[...new Set(userIds)]],
       );
-      const byId = new Map(rows.map((r) => [r.user_id, r]));
+      const byId = new Map(rows.map((r) => [r.userId, r]));
       return userIds.map((id) => byId.get(id));
     },
     PROFILES_PER_STATEMENT,
@@ -96,20 +72,13 @@ export class MembersRepository {
   async profile(userId: string): Promise<ProfileRow | undefined> {
     const r = await this.profiles.submit(userId);
     if (!r) return undefined;
-    const updated = instant(r.updated_at);
+    const updated = instant(r.updatedAt);
     return {
-      userId: r.user_id,
-      name: r.name,
-      role: r.role,
-      country: r.country,
-      photoUrl: r.photo_url,
+      ...r,
       updatedAt: updated.iso,
       updatedAtExact: updated.exact,
-      tier: r.tier,
-      source: r.source,
       since: instant(r.since).iso,
-      sponsorClientId: r.sponsor_client_id,
-      expiresAt: r.expires_at === null ? null : instant(r.expires_at).iso,
+      expiresAt: r.expiresAt === null ? null : instant(r.expiresAt).iso,
     };
   }
 
@@ -117,10 +86,11 @@ export class MembersRepository {
   async updateProfile(tx: Transaction, userId: string, changes: ProfileChanges): Promise<void> {
     const fields = (Object.keys(COLUMNS) as (keyof ProfileChanges)[]).filter((k) => changes[k] !== undefined);
     if (fields.length === 0) return;
-    await tx.query(
+    await this.sql.affected(
       `UPDATE crew_members SET ${fields.map((f, i) => `${COLUMNS[f]} = $${i + 2}`).join(', ')}
         WHERE user_id = $1`,
       [userId, ...fields.map((f) => changes[f])],
+      tx,
     );
   }
 
@@ -129,51 +99,44 @@ export class MembersRepository {
    * requires vessels_updated_at <= record_updated_at); false when the id or the e-mail is taken
    * (the unique keys decide, so two registrations of one e-mail cannot both succeed).
    */
-  async insertMember(tx: Transaction, m: MemberRegistration & { userId: string }): Promise<boolean> {
-    const rows = await tx.query<{ user_id: string }[]>(
+  async insertMember(tx: Transaction, m: Omit<CrewMember, 'recordUpdatedAt'>): Promise<boolean> {
+    const rows = await this.sql.rows(
       `INSERT INTO crew_members (user_id, email, name, role, country, photo_url,
                                  record_updated_at, vessels_updated_at, created_at)
        SELECT $1, $2, $3, $4, $5, $6, t, t, t FROM clock_timestamp() AS t
        ON CONFLICT DO NOTHING
        RETURNING user_id`,
       [m.userId, m.email, m.name, m.role, m.country, m.photoUrl],
+      tx,
     );
     if (rows.length === 0) return false;
-    await tx.query(
+    await this.sql.rows(
       `INSERT INTO memberships (user_id, tier, source, since, updated_at)
        VALUES ($1, 'free', 'self', clock_timestamp(), clock_timestamp())`,
       [m.userId],
+      tx,
     );
     return true;
   }
 
   /** The profile as written, inside the writing transaction. */
   async head(tx: Transaction, userId: string): Promise<MemberProfileResponse> {
-    const rows = await tx.query<
-      {
-        user_id: string;
-        email: string;
-        name: string;
-        role: string;
-        country: string;
-        photo_url: string | null;
-        record_updated_at: string;
-      }[]
-    >(
-      `SELECT user_id, email, name, role, country, photo_url, ${utc('record_updated_at')} AS record_updated_at
+    const member = await this.sql.row<CrewMember>(
+      `SELECT user_id AS "userId", email, name, role, country, photo_url AS "photoUrl",
+              ${utc('record_updated_at')} AS "recordUpdatedAt"
          FROM crew_members WHERE user_id = $1`,
       [userId],
+      tx,
     );
-    const r = rows[0];
-    if (!r) throw new Error(`member ${userId} vanished inside its own transaction`);
-    return { ...r, record_updated_at: instant(r.record_updated_at).iso };
+    if (!member) throw new Error(`member ${userId} vanished inside its own transaction`);
+    return toMemberProfileResponse(member, instant(member.recordUpdatedAt).iso);
   }
 
-  async findByEmail(email: string): Promise<{ userId: string; email: string } | undefined> {
-    const rows = await this.transactions.outside.query<{ user_id: string; email: string }[]>(
-      'SELECT user_id, email FROM crew_members WHERE email = $1',
+  async findByEmail(email: string): Promise<Pick<CrewMember, 'userId' | 'email'> | undefined> {
+    const member = await this.sql.row<Pick<CrewMember, 'userId' | 'email'>>(
+      'SELECT user_id AS "userId", email FROM crew_members WHERE email = $1',
       [email],
     );
-    return rows[0] ? { userId: rows[0].user_id, email: rows[0].email } : undefined;
+    return member ?? undefined;
   }
 }

@@ -1,18 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import type { Transaction } from '@svc/platform';
+import { Sql, type Transaction } from '@svc/platform';
+import type { CrewMember } from '../members/crew-member.entity';
 import { instant, utc, type Instant } from './sql-time';
 
 /** The member row as a write sees it, locked until the write commits. */
-export interface LockedMember {
-  readonly userId: string;
-  readonly email: string;
-  readonly name: string;
-  readonly role: string;
-  readonly country: string;
-  readonly photoUrl: string | null;
-  /** The record's last change before this write, as shown (ms). */
-  readonly recordUpdatedAt: string;
-}
+export type LockedMember = CrewMember;
 
 /** When a write happened: `exact` (microseconds) is stored and compared, `iso` is shown. */
 export type WriteTime = Instant;
@@ -20,39 +12,21 @@ export type WriteTime = Instant;
 /** The lock and the clock every record write goes through. */
 @Injectable()
 export class RecordsRepository {
+  constructor(private readonly sql: Sql) {}
+
   /**
    * Locks the member's row for the rest of the transaction: every write of one member's record
    * queues here, so their write times (taken after the lock) are in commit order.
    */
   async lockMember(tx: Transaction, userId: string): Promise<LockedMember | undefined> {
-    const rows = await tx.query<
-      {
-        user_id: string;
-        email: string;
-        name: string;
-        role: string;
-        country: string;
-        photo_url: string | null;
-        record_updated_at: string;
-      }[]
-    >(
-      `SELECT user_id, email, name, role, country, photo_url,
-              ${utc('record_updated_at')} AS record_updated_at
+    const member = await this.sql.row<CrewMember>(
+      `SELECT user_id AS "userId", email, name, role, country, photo_url AS "photoUrl",
+              ${utc('record_updated_at')} AS "recordUpdatedAt"
          FROM crew_members WHERE user_id = $1 FOR UPDATE`,
       [userId],
+      tx,
     );
-    const r = rows[0];
-    return r
-      ? {
-          userId: r.user_id,
-          email: r.email,
-          name: r.name,
-          role: r.role,
-          country: r.country,
-          photoUrl: r.photo_url,
-          recordUpdatedAt: instant(r.record_updated_at).iso,
-        }
-      : undefined;
+    return member ? { ...member, recordUpdatedAt: instant(member.recordUpdatedAt).iso } : undefined;
   }
 
   /**
@@ -64,7 +38,7 @@ export class RecordsRepository {
    * keeps a vessel-history scan's snapshot (`as_of`) stable.
    */
   async stamp(tx: Transaction, userId: string, vessels: boolean): Promise<WriteTime> {
-    const rows = await tx.query<{ t: string }[]>(
+    const written = await this.sql.row<{ t: string }>(
       `WITH w AS (
          SELECT greatest(clock_timestamp(), record_updated_at + interval '1 microsecond') AS t
            FROM crew_members WHERE user_id = $1
@@ -78,9 +52,9 @@ export class RecordsRepository {
        )
        SELECT ${utc('t')} AS t FROM updated`,
       [userId, vessels],
+      tx,
     );
-    // A top-level SELECT, so the driver hands back the rows (not [rows, count] as for an UPDATE).
-    if (!rows[0]?.t) throw new Error(`no write time for ${userId}: stamp() needs the locked member row`);
-    return instant(rows[0].t);
+    if (!written?.t) throw new Error(`no write time for ${userId}: stamp() needs the locked member row`);
+    return instant(written.t);
   }
 }

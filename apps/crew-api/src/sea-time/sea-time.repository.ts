@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Sql, type Transaction } from '@svc/platform';
 import { instant, utc } from '../records/sql-time';
+import type { SeaTimeEntry } from './sea-time-entry.entity';
 
 export interface RoleDays {
   readonly role: string;
@@ -35,17 +36,7 @@ export interface RecentRow {
   readonly months: MonthTotals[];
 }
 
-export interface NewSeaTimeEntry {
-  readonly id: string;
-  readonly userId: string;
-  readonly date: string;
-  readonly daysAtSea: number;
-  readonly nauticalMiles: number;
-  readonly role: string;
-  readonly verified: boolean;
-  /** Write time (µs). */
-  readonly createdAt: string;
-}
+export type NewSeaTimeEntry = SeaTimeEntry;
 
 /**
  * Set-based reads of the sea-time record: one statement each, aggregated by PostgreSQL over the
@@ -53,7 +44,7 @@ export interface NewSeaTimeEntry {
  */
 @Injectable()
 export class SeaTimeRepository {
-  constructor(private readonly reads: Sql) {}
+  constructor(private readonly sql: Sql) {}
 
   /**
    * Totals, verified subset, vessels served, years active and days by role, in one query: the
@@ -67,7 +58,7 @@ export class SeaTimeRepository {
    * `vessels_served` counts the distinct IMO numbers of the member's current vessel periods.
    */
   async totals(userId: string): Promise<TotalsRow | undefined> {
-    const rows = await this.reads.prepared<{
+    const rows = await this.sql.prepared<{
       user_id: string;
       record_updated_at: string;
       days_at_sea: string;
@@ -133,7 +124,7 @@ export class SeaTimeRepository {
    * nothing was recorded: a generate_series of months left-joined to the entries of the window.
    */
   async recent(userId: string): Promise<RecentRow | undefined> {
-    const rows = await this.reads.prepared<{
+    const rows = await this.sql.prepared<{
       user_id: string;
       record_updated_at: string;
       current_month: string;
@@ -181,7 +172,7 @@ export class SeaTimeRepository {
   }
 
   async insertEntry(tx: Transaction, entry: NewSeaTimeEntry): Promise<void> {
-    await tx.query(
+    await this.sql.rows(
       `INSERT INTO sea_time_entries (id, user_id, date, days_at_sea, nautical_miles, role, verified, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [
@@ -194,6 +185,7 @@ export class SeaTimeRepository {
         entry.verified,
         entry.createdAt,
       ],
+      tx,
     );
   }
 }

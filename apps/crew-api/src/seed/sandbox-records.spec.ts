@@ -15,9 +15,9 @@ describe('sandbox crew records (decisions.md, Sandbox)', () => {
     expect(new Set(alex.periods.map((p) => p.imo)).size).toBeGreaterThanOrEqual(8);
     expect(new Set(alex.periods.map((p) => p.role)).size).toBeGreaterThanOrEqual(3);
     for (let i = 1; i < alex.periods.length; i += 1) {
-      expect(alex.periods[i].start.getTime()).toBeGreaterThan(alex.periods[i - 1].end.getTime());
+      expect(alex.periods[i].periodStart.getTime()).toBeGreaterThan(alex.periods[i - 1].periodEnd.getTime());
     }
-    expect(alex.periods[119].end.getTime()).toBeLessThan(now.getTime());
+    expect(alex.periods[119].periodEnd.getTime()).toBeLessThan(now.getTime());
     expect(new Set(alex.periods.map((p) => p.id)).size).toBe(120);
   });
 
@@ -37,7 +37,7 @@ describe('sandbox crew records (decisions.md, Sandbox)', () => {
     const days = alex.entries.reduce((n, e) => n + e.daysAtSea, 0);
     expect(days).toBe(alex.periods.reduce((n, p) => n + p.days, 0));
     for (const p of alex.periods)
-      expect(p.days).toBe(Math.round((p.end.getTime() - p.start.getTime()) / DAY_MS));
+      expect(p.days).toBe(Math.round((p.periodEnd.getTime() - p.periodStart.getTime()) / DAY_MS));
   });
 
   it("sponsors alex.morgan through sandbox-partner's seat until the end of next year", () => {

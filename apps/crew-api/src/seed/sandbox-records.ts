@@ -1,45 +1,18 @@
 import { createHash } from 'node:crypto';
 import { SANDBOX_MEMBERS, SANDBOX_SEATS, sandboxSeatExpiry } from '@svc/contracts';
-import type { MembershipSource, MembershipTier } from '../members/membership.entity';
+import type { CrewMember } from '../members/crew-member.entity';
+import type { Membership } from '../members/membership.entity';
+import type { SeaTimeEntry } from '../sea-time/sea-time-entry.entity';
+import type { PeriodVersion } from '../vessels/vessel-period-version.entity';
 import { imoCheckDigit } from '../vessels/imo';
 
-/** The sandbox crew records of decisions.md, generated (deterministically) around `now`. */
-export interface SeedPeriod {
-  readonly id: string;
-  readonly imo: string;
-  readonly name: string;
-  readonly role: string;
-  readonly start: Date;
-  readonly end: Date;
-  readonly days: number;
-  readonly nauticalMiles: number;
-}
+/** The sandbox crew records, generated (deterministically) around `now`. */
+export type SeedPeriod = Omit<PeriodVersion, 'version' | 'userId' | 'validFrom'>;
 
-export interface SeedEntry {
-  readonly id: string;
-  readonly date: string;
-  readonly daysAtSea: number;
-  readonly nauticalMiles: number;
-  readonly role: string;
-  readonly verified: boolean;
-}
+export type SeedEntry = Omit<SeaTimeEntry, 'userId' | 'createdAt'>;
 
-export interface SeedMember {
-  readonly userId: string;
-  readonly email: string;
-  readonly name: string;
-  readonly role: string;
-  readonly country: string;
-  readonly photoUrl: string | null;
-  readonly membership: {
-    readonly tier: MembershipTier;
-    readonly source: MembershipSource;
-    readonly since: Date;
-    readonly sponsorClientId: string | null;
-    /** The seat of sponsorship-api that gave a sponsored membership. */
-    readonly sponsorshipId: string | null;
-    readonly expiresAt: Date | null;
-  };
+export interface SeedMember extends Omit<CrewMember, 'recordUpdatedAt'> {
+  readonly membership: Omit<Membership, 'userId' | 'droppedSponsorshipId'>;
   readonly periods: readonly SeedPeriod[];
   readonly entries: readonly SeedEntry[];
 }
@@ -92,10 +65,10 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
  */
 function entriesOf(memberKey: string, index: number, p: SeedPeriod, now: Date): SeedEntry[] {
   const entries: SeedEntry[] = [];
-  let from = p.start;
-  while (from < p.end) {
+  let from = p.periodStart;
+  while (from < p.periodEnd) {
     const monthEnd = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1));
-    const to = monthEnd < p.end ? monthEnd : p.end;
+    const to = monthEnd < p.periodEnd ? monthEnd : p.periodEnd;
     const days = Math.round((to.getTime() - from.getTime()) / DAY_MS);
     const lastDay = new Date(to.getTime() - DAY_MS);
     entries.push({
@@ -136,8 +109,8 @@ function career(
       imo: ship.imo,
       name: ship.name,
       role,
-      start,
-      end,
+      periodStart: start,
+      periodEnd: end,
       days,
       nauticalMiles: Math.round(days * (140 + rand() * 160)),
     });

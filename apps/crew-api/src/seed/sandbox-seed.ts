@@ -1,9 +1,8 @@
 import { APP_SCHEMAS } from '@svc/contracts';
-import { dataSourceOptions } from '@svc/platform';
+import { dataSourceOptions, Sql, TransactionRunner } from '@svc/platform';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import type { CrewApiConfig } from '../config';
-import { CREW_API_ENTITIES } from '../entities';
 import { CREW_API_MIGRATIONS } from '../migrations';
 import { sandboxRecords } from './sandbox-records';
 import { SeedRepository } from './seed.repository';
@@ -17,12 +16,12 @@ export async function seedSandbox(config: CrewApiConfig, logger: Logger): Promis
     dataSourceOptions(
       'crew-api',
       { DATABASE_URL: config.DATABASE_URL, DATABASE_POOL_SIZE: 2 },
-      { schema: APP_SCHEMAS['crew-api'], entities: CREW_API_ENTITIES, migrations: CREW_API_MIGRATIONS },
+      { schema: APP_SCHEMAS['crew-api'], migrations: CREW_API_MIGRATIONS },
     ),
   );
   await dataSource.initialize();
   try {
-    const repository = new SeedRepository(dataSource);
+    const repository = new SeedRepository(new TransactionRunner(dataSource), new Sql(dataSource, 'crew-api'));
     const seeded: string[] = [];
     for (const m of sandboxRecords(new Date())) {
       if (await repository.seedMember(m)) seeded.push(m.email);

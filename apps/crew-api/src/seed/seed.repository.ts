@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Sql, TransactionRunner } from '@svc/platform';
 import type { SeedMember } from './sandbox-records';
 
 /**
@@ -7,21 +7,25 @@ import type { SeedMember } from './sandbox-records';
  * is (only a missing membership is added), so seeding again never doubles or resets anything.
  */
 export class SeedRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly transactions: TransactionRunner,
+    private readonly sql: Sql,
+  ) {}
 
   /** True when the member's record was written now, false when it was there already. */
   seedMember(m: SeedMember): Promise<boolean> {
-    return this.dataSource.transaction(async (tx) => {
+    return this.transactions.run(async (tx) => {
       // now() is the transaction's start: the record's times and its versions' valid_from agree.
-      const created = await tx.query<{ user_id: string }[]>(
+      const created = await this.sql.rows(
         `INSERT INTO crew_members (user_id, email, name, role, country, photo_url,
                                    record_updated_at, vessels_updated_at, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, now(), now(), now())
          ON CONFLICT (user_id) DO NOTHING
          RETURNING user_id`,
         [m.userId, m.email, m.name, m.role, m.country, m.photoUrl],
+        tx,
       );
-      await tx.query(
+      await this.sql.rows(
         `INSERT INTO memberships (user_id, tier, source, since, sponsor_client_id, sponsorship_id, expires_at,
                                   updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, now())
@@ -35,10 +39,11 @@ export class SeedRepository {
           m.membership.sponsorshipId,
           m.membership.expiresAt,
         ],
+        tx,
       );
       if (created.length === 0) return false;
       if (m.periods.length > 0) {
-        await tx.query(
+        await this.sql.rows(
           `INSERT INTO vessel_period_versions
              (period_id, version, user_id, imo, name, role, period_start, period_end, days, nautical_miles, valid_from)
            SELECT id, 1, $1, imo, name, role, period_start, period_end, days, nautical_miles, now()
@@ -52,15 +57,16 @@ export class SeedRepository {
             m.periods.map((p) => p.imo),
             m.periods.map((p) => p.name),
             m.periods.map((p) => p.role),
-            m.periods.map((p) => p.start.toISOString()),
-            m.periods.map((p) => p.end.toISOString()),
+            m.periods.map((p) => p.periodStart.toISOString()),
+            m.periods.map((p) => p.periodEnd.toISOString()),
             m.periods.map((p) => p.days),
             m.periods.map((p) => p.nauticalMiles),
           ],
+          tx,
         );
       }
       if (m.entries.length > 0) {
-        await tx.query(
+        await this.sql.rows(
           `INSERT INTO sea_time_entries (id, user_id, date, days_at_sea, nautical_miles, role, verified, created_at)
            SELECT id, $1, date, days_at_sea, nautical_miles, role, verified, now()
              FROM unnest($2::text[], $3::date[], $4::int[], $5::int[], $6::text[], $7::boolean[])
@@ -75,6 +81,7 @@ export class SeedRepository {
             m.entries.map((e) => e.role),
             m.entries.map((e) => e.verified),
           ],
+          tx,
         );
       }
       return true;

@@ -1,19 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { Sql, type Transaction } from '@svc/platform';
 import { instant, utc } from '../records/sql-time';
+import type { PeriodVersion } from './vessel-period-version.entity';
 
-/** A vessel period as the API shows it, plus its keyset position with microseconds. */
-export interface PeriodRow {
-  readonly id: string;
-  readonly imo: string;
-  readonly name: string;
-  readonly role: string;
+export type { PeriodVersion };
+
+/** A period as a page shows it: its times as the API's text (ms), its start also exact (µs, the keyset). */
+export type PeriodRow = Omit<
+  PeriodVersion,
+  'version' | 'userId' | 'validFrom' | 'periodStart' | 'periodEnd'
+> & {
   readonly periodStart: string;
   readonly periodEnd: string;
-  readonly days: number;
-  readonly nauticalMiles: number;
   readonly startExact: string;
-}
+};
 
 export interface VesselsPage {
   readonly userId: string;
@@ -23,63 +23,23 @@ export interface VesselsPage {
   readonly periods: PeriodRow[];
 }
 
-/** The current version of a period, for an amendment. */
-export interface CurrentPeriod {
-  readonly id: string;
-  readonly version: number;
-  readonly imo: string;
-  readonly name: string;
-  readonly role: string;
-  readonly periodStart: Date;
-  readonly periodEnd: Date;
-  readonly days: number;
-  readonly nauticalMiles: number;
-  /** When this version was written (µs). */
-  readonly validFrom: string;
-}
-
-export interface PeriodVersion {
-  readonly id: string;
-  readonly version: number;
-  readonly userId: string;
-  readonly imo: string;
-  readonly name: string;
-  readonly role: string;
-  readonly periodStart: Date;
-  readonly periodEnd: Date;
-  readonly days: number;
-  readonly nauticalMiles: number;
-  /** The write time (µs). */
-  readonly validFrom: string;
-}
-
 const PAGE_COLUMNS =
   'v.period_id, v.imo, v.name, v.role, v.period_start, v.period_end, v.days, v.nautical_miles';
 
 /** The versions valid at the snapshot `at`: the periods as they were at that instant. */
 const VALID_AT = (at: string) => `v.valid_from <= ${at} AND (v.valid_to IS NULL OR v.valid_to > ${at})`;
 
-const PAGE_SELECT = `SELECT m.user_id,
-              ${utc('s.as_of')} AS as_of, p.period_id, p.imo, p.name, p.role,
-              ${utc('p.period_start')} AS period_start, ${utc('p.period_end')} AS period_end,
-              p.days, p.nautical_miles`;
+const PAGE_SELECT = `SELECT m.user_id AS "userId",
+              ${utc('s.as_of')} AS "asOf", p.period_id AS id, p.imo, p.name, p.role,
+              ${utc('p.period_start')} AS "periodStart", ${utc('p.period_end')} AS "periodEnd",
+              p.days, p.nautical_miles AS "nauticalMiles"`;
 
-type PageRecord = {
-  user_id: string;
-  as_of: string;
-  period_id: string | null;
-  imo: string;
-  name: string;
-  role: string;
-  period_start: string;
-  period_end: string;
-  days: number;
-  nautical_miles: number;
-};
+/** A page's row: the member's snapshot, and a period (all null without one), times as PostgreSQL's text. */
+type PageRecord = Omit<PeriodRow, 'id' | 'startExact'> & { userId: string; asOf: string; id: string | null };
 
 @Injectable()
 export class VesselsRepository {
-  constructor(private readonly reads: Sql) {}
+  constructor(private readonly sql: Sql) {}
 
   /**
    * One page in one query, `limit` rows at most, newest first (period_start DESC, id DESC).
@@ -94,7 +54,7 @@ export class VesselsRepository {
     after?: { readonly asOf: string; readonly start: string; readonly id: string },
   ): Promise<VesselsPage | undefined> {
     const rows = after
-      ? await this.reads.prepared<PageRecord>(
+      ? await this.sql.prepared<PageRecord>(
           'vessels-next-page',
           `${PAGE_SELECT}
              FROM crew_members m
@@ -110,7 +70,7 @@ export class VesselsRepository {
             ORDER BY p.period_start DESC, p.period_id DESC`,
           [userId, after.asOf, after.start, after.id, limit],
         )
-      : await this.reads.prepared<PageRecord>(
+      : await this.sql.prepared<PageRecord>(
           'vessels-first-page',
           `${PAGE_SELECT}
              FROM crew_members m
@@ -127,88 +87,64 @@ export class VesselsRepository {
         );
     const first = rows[0];
     if (!first) return undefined;
-    const asOf = instant(first.as_of);
+    const asOf = instant(first.asOf);
     return {
-      userId: first.user_id,
+      userId: first.userId,
       asOf: asOf.iso,
       asOfExact: asOf.exact,
       periods: rows
-        .filter((r) => r.period_id !== null)
+        .filter((r) => r.id !== null)
         .map((r) => {
-          const start = instant(r.period_start);
+          const start = instant(r.periodStart);
           return {
-            id: r.period_id!,
+            id: r.id!,
             imo: r.imo,
             name: r.name,
             role: r.role,
             periodStart: start.iso,
-            periodEnd: instant(r.period_end).iso,
+            periodEnd: instant(r.periodEnd).iso,
             days: r.days,
-            nauticalMiles: r.nautical_miles,
+            nauticalMiles: r.nauticalMiles,
             startExact: start.exact,
           };
         }),
     };
   }
 
-  async current(tx: Transaction, userId: string, periodId: string): Promise<CurrentPeriod | undefined> {
-    const rows = await tx.query<
-      {
-        period_id: string;
-        version: number;
-        imo: string;
-        name: string;
-        role: string;
-        period_start: Date;
-        period_end: Date;
-        days: number;
-        nautical_miles: number;
-        valid_from: string;
-      }[]
-    >(
-      `SELECT period_id, version, imo, name, role, period_start, period_end, days, nautical_miles,
-              ${utc('valid_from')} AS valid_from
+  async current(tx: Transaction, userId: string, periodId: string): Promise<PeriodVersion | undefined> {
+    const v = await this.sql.row<Omit<PeriodVersion, 'userId'>>(
+      `SELECT period_id AS id, version, imo, name, role, period_start AS "periodStart", period_end AS "periodEnd",
+              days, nautical_miles AS "nauticalMiles", ${utc('valid_from')} AS "validFrom"
          FROM vessel_period_versions
         WHERE period_id = $1 AND user_id = $2 AND valid_to IS NULL`,
       [periodId, userId],
+      tx,
     );
-    const r = rows[0];
-    return r
-      ? {
-          id: r.period_id,
-          version: r.version,
-          imo: r.imo,
-          name: r.name,
-          role: r.role,
-          periodStart: r.period_start,
-          periodEnd: r.period_end,
-          days: r.days,
-          nauticalMiles: r.nautical_miles,
-          validFrom: instant(r.valid_from).exact,
-        }
-      : undefined;
+    return v ? { ...v, userId, validFrom: instant(v.validFrom).exact } : undefined;
   }
 
   /** Distinct IMO numbers of the member's current periods (`vessels_served`). */
   async vesselsServed(tx: Transaction, userId: string): Promise<number> {
-    const rows = await tx.query<{ n: string }[]>(
+    const served = await this.sql.row<{ n: string }>(
       `SELECT count(DISTINCT imo) AS n FROM vessel_period_versions WHERE user_id = $1 AND valid_to IS NULL`,
       [userId],
+      tx,
     );
-    return Number(rows[0].n);
+    return Number(served!.n);
   }
 
   /** Ends a version's validity at the write time (an amendment's first half). */
   async close(tx: Transaction, periodId: string, version: number, at: string): Promise<void> {
-    await tx.query(
+    await this.sql.affected(
       `UPDATE vessel_period_versions SET valid_to = $3
         WHERE period_id = $1 AND version = $2 AND valid_to IS NULL`,
       [periodId, version, at],
+      tx,
     );
   }
 
   async insert(tx: Transaction, v: PeriodVersion): Promise<void> {
-    await tx.query(
+    await this.sql.rows(
       `INSERT INTO vessel_period_versions
          (period_id, version, user_id, imo, name, role, period_start, period_end, days, nautical_miles, valid_from)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
@@ -225,6 +161,7 @@ export class VesselsRepository {
         v.nauticalMiles,
         v.validFrom,
       ],
+      tx,
     );
   }
 }

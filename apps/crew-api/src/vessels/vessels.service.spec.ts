@@ -1,7 +1,7 @@
 import type { Principal } from '@svc/security';
 import { FakeRecordWriter, LOCKED_MEMBER } from '../testing/fake-record-writer';
 import { CursorCodec } from './cursor';
-import type { CurrentPeriod, PeriodRow, PeriodVersion, VesselsRepository } from './vessels.repository';
+import type { PeriodRow, PeriodVersion, VesselsRepository } from './vessels.repository';
 import { VesselsService } from './vessels.service';
 
 const codec = new CursorCodec('k'.repeat(32));
@@ -27,9 +27,10 @@ function period(i: number): PeriodRow {
   };
 }
 
-const current: CurrentPeriod = {
+const current: PeriodVersion = {
   id: 'vp_1',
   version: 1,
+  userId: 'usr_1',
   imo: '9074729',
   name: 'Nordic Aurora',
   role: 'Master',

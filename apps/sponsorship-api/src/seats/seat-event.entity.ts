@@ -1,26 +1,10 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { SeatStatus } from './seat.entity';
 
-/** One status change of a seat: who (a partner's client_id, or `system`), when and why. */
-@Entity({ name: 'seat_events' })
-export class SeatEventEntity {
-  @PrimaryGeneratedColumn({ type: 'bigint' })
-  id!: string;
-
-  @Column({ name: 'sponsorship_id', type: 'text' })
-  sponsorshipId!: string;
-
-  @Column({ name: 'from_status', type: 'text', nullable: true })
-  fromStatus!: string | null;
-
-  @Column({ name: 'to_status', type: 'text' })
-  toStatus!: string;
-
-  @Column({ type: 'text' })
-  actor!: string;
-
-  @Column({ type: 'text' })
-  reason!: string;
-
-  @Column({ type: 'timestamptz' })
-  at!: Date;
+/** One status change of a seat (a row of `seat_events`): who (a partner's client_id, or `system`) and why. */
+export interface SeatChange {
+  readonly sponsorshipId: string;
+  readonly from: SeatStatus | null;
+  readonly to: SeatStatus;
+  readonly actor: string;
+  readonly reason: string;
 }

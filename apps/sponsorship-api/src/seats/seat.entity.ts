@@ -1,48 +1,31 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
-
 export const SEAT_STATUSES = ['invited', 'active', 'ended', 'cancelled'] as const;
 export type SeatStatus = (typeof SEAT_STATUSES)[number];
 /** Seats that still hold a place (and, when active, premium): reconcile compares only these. */
 export const LIVE_STATUSES: readonly SeatStatus[] = ['invited', 'active'];
 
-/** A partner's sponsored seat (decisions.md, Sponsorship). */
-@Entity({ name: 'seats' })
-export class SeatEntity {
-  @PrimaryColumn({ name: 'sponsorship_id', type: 'text' })
-  sponsorshipId!: string;
-
-  @Column({ name: 'client_id', type: 'text' })
-  clientId!: string;
-
+/**
+ * A partner's sponsored seat (a row of `seats`) as the service works with it; `invitedAtExact`
+ * (µs, UTC) is the list's keyset value.
+ */
+export interface SeatRow {
+  readonly sponsorshipId: string;
+  readonly clientId: string;
   /** Trimmed and lower-cased. */
-  @Column({ type: 'text' })
-  email!: string;
-
-  @Column({ name: 'external_ref', type: 'text', nullable: true })
-  externalRef!: string | null;
-
-  @Column({ type: 'text' })
-  status!: SeatStatus;
-
+  readonly email: string;
+  readonly externalRef: string | null;
+  readonly status: SeatStatus;
   /** The crew member, once one has this e-mail. */
-  @Column({ name: 'user_id', type: 'text', nullable: true })
-  userId!: string | null;
+  readonly userId: string | null;
+  readonly crewName: string | null;
+  readonly invitedAt: Date;
+  readonly invitedAtExact: string;
+  readonly activatedAt: Date | null;
+  readonly expiresAt: Date;
+}
 
-  @Column({ name: 'crew_name', type: 'text', nullable: true })
-  crewName!: string | null;
-
-  @Column({ name: 'invited_at', type: 'timestamptz' })
-  invitedAt!: Date;
-
-  @Column({ name: 'activated_at', type: 'timestamptz', nullable: true })
-  activatedAt!: Date | null;
-
-  @Column({ name: 'expires_at', type: 'timestamptz' })
-  expiresAt!: Date;
-
-  @Column({ name: 'closed_at', type: 'timestamptz', nullable: true })
-  closedAt!: Date | null;
-
-  @Column({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
+/** A partner that provisions seats (a row of `sponsors`): its display name and quota, if any. */
+export interface Sponsor {
+  readonly clientId: string;
+  readonly name: string | null;
+  readonly seatQuota: number | null;
 }

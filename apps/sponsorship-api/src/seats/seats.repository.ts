@@ -1,38 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { returnedRows, TransactionRunner, type Transaction } from '@svc/platform';
-import type { SeatStatus } from './seat.entity';
+import { Sql, type Transaction } from '@svc/platform';
+import type { SeatChange } from './seat-event.entity';
+import type { SeatRow, SeatStatus, Sponsor } from './seat.entity';
 
-/** A seat as the service works with it; `invitedAtExact` (µs, UTC) is the list's keyset value. */
-export interface SeatRow {
-  readonly sponsorshipId: string;
-  readonly clientId: string;
-  readonly email: string;
-  readonly externalRef: string | null;
-  readonly status: SeatStatus;
-  readonly userId: string | null;
-  readonly crewName: string | null;
-  readonly invitedAt: Date;
-  readonly invitedAtExact: string;
-  readonly activatedAt: Date | null;
-  readonly expiresAt: Date;
-}
+export type { SeatChange, SeatRow };
 
-export interface NewSeat {
-  readonly sponsorshipId: string;
-  readonly clientId: string;
-  readonly email: string;
-  readonly externalRef: string | null;
-  readonly expiresAt: Date;
-}
-
-/** A status change for the history: who (client_id or `system`) and why. */
-export interface SeatChange {
-  readonly sponsorshipId: string;
-  readonly from: SeatStatus | null;
-  readonly to: SeatStatus;
-  readonly actor: string;
-  readonly reason: string;
-}
+export type NewSeat = Pick<SeatRow, 'sponsorshipId' | 'clientId' | 'email' | 'externalRef' | 'expiresAt'>;
 
 export interface ListPosition {
   readonly invitedAt: string;
@@ -40,10 +13,9 @@ export interface ListPosition {
 }
 
 /** A seat of a member as their account page shows it (any partner). */
-export interface MemberSeatRow {
-  readonly clientId: string;
-  readonly partnerName: string | null;
-  readonly status: 'active' | 'ended' | 'cancelled';
+export interface MemberSeatRow extends Pick<SeatRow, 'clientId'> {
+  readonly partnerName: Sponsor['name'];
+  readonly status: Exclude<SeatStatus, 'invited'>;
   readonly activatedAt: Date;
   readonly until: Date;
 }
@@ -54,73 +26,47 @@ export interface ReconcileDiff {
   readonly missingRefs: string[];
 }
 
-interface Row {
-  sponsorship_id: string;
-  client_id: string;
-  email: string;
-  external_ref: string | null;
-  status: SeatStatus;
-  user_id: string | null;
-  crew_name: string | null;
-  invited_at: Date;
-  invited_at_exact: string;
-  activated_at: Date | null;
-  expires_at: Date;
-}
-
-const COLUMNS = `sponsorship_id, client_id, email, external_ref, status, user_id, crew_name, invited_at,
-  to_char(invited_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS invited_at_exact,
-  activated_at, expires_at`;
+const COLUMNS = `sponsorship_id AS "sponsorshipId", client_id AS "clientId", email, external_ref AS "externalRef",
+  status, user_id AS "userId", crew_name AS "crewName", invited_at AS "invitedAt",
+  to_char(invited_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "invitedAtExact",
+  activated_at AS "activatedAt", expires_at AS "expiresAt"`;
 const LIVE = `status IN ('invited', 'active')`;
-const RETURNED = `sponsorship_id, client_id, email, external_ref, status, user_id, crew_name, invited_at,
-  invited_at_exact, activated_at, expires_at`;
+const RETURNED = `"sponsorshipId", "clientId", email, "externalRef", status, "userId", "crewName", "invitedAt",
+  "invitedAtExact", "activatedAt", "expiresAt"`;
 /** A seat whose provision found a member and that closes this soon after it was provisioned is a probe. */
 export const PROBE_WINDOW = '24 hours';
-
-function toSeat(r: Row): SeatRow {
-  return {
-    sponsorshipId: r.sponsorship_id,
-    clientId: r.client_id,
-    email: r.email,
-    externalRef: r.external_ref,
-    status: r.status,
-    userId: r.user_id,
-    crewName: r.crew_name,
-    invitedAt: r.invited_at,
-    invitedAtExact: r.invited_at_exact,
-    activatedAt: r.activated_at,
-    expiresAt: r.expires_at,
-  };
-}
 
 /** Every query of the seats; each method is one statement. */
 @Injectable()
 export class SeatsRepository {
-  constructor(private readonly transactions: TransactionRunner) {}
+  constructor(private readonly sql: Sql) {}
 
   /**
    * Locks the partner's sponsor row (created on first use, its display name kept current for the
    * members' account pages); answers its own quota, if any.
    */
   async lockSponsor(tx: Transaction, clientId: string, name: string): Promise<number | null> {
-    await tx.query(
+    await this.sql.rows(
       `INSERT INTO sponsors (client_id, name) VALUES ($1, $2)
        ON CONFLICT (client_id) DO UPDATE SET name = EXCLUDED.name WHERE sponsors.name IS DISTINCT FROM EXCLUDED.name`,
       [clientId, name],
+      tx,
     );
-    const rows = await tx.query<{ seat_quota: number | null }[]>(
-      `SELECT seat_quota FROM sponsors WHERE client_id = $1 FOR UPDATE`,
+    const sponsor = await this.sql.row<Pick<Sponsor, 'seatQuota'>>(
+      `SELECT seat_quota AS "seatQuota" FROM sponsors WHERE client_id = $1 FOR UPDATE`,
       [clientId],
+      tx,
     );
-    return rows[0]?.seat_quota ?? null;
+    return sponsor?.seatQuota ?? null;
   }
 
   async countLive(tx: Transaction, clientId: string): Promise<number> {
-    const rows = await tx.query<{ n: string }[]>(
+    const live = await this.sql.row<{ n: string }>(
       `SELECT count(*) AS n FROM seats WHERE client_id = $1 AND ${LIVE}`,
       [clientId],
+      tx,
     );
-    return Number(rows[0].n);
+    return Number(live!.n);
   }
 
   async findLive(
@@ -129,21 +75,23 @@ export class SeatsRepository {
     by: { readonly email: string } | { readonly externalRef: string },
   ): Promise<SeatRow | undefined> {
     const [column, value] = 'email' in by ? ['email', by.email] : ['external_ref', by.externalRef];
-    const rows = await tx.query<Row[]>(
+    const rows = await this.sql.rows<SeatRow>(
       `SELECT ${COLUMNS} FROM seats WHERE client_id = $1 AND ${column} = $2 AND ${LIVE}`,
       [clientId, value],
+      tx,
     );
-    return rows[0] && toSeat(rows[0]);
+    return rows[0];
   }
 
   async insert(tx: Transaction, seat: NewSeat): Promise<SeatRow> {
-    const rows = await tx.query<Row[]>(
+    const rows = await this.sql.rows<SeatRow>(
       `INSERT INTO seats (sponsorship_id, client_id, email, external_ref, status, invited_at, expires_at, updated_at)
        VALUES ($1, $2, $3, $4, 'invited', clock_timestamp(), $5, clock_timestamp())
        RETURNING ${COLUMNS}`,
       [seat.sponsorshipId, seat.clientId, seat.email, seat.externalRef, seat.expiresAt],
+      tx,
     );
-    return toSeat(rows[0]);
+    return rows[0];
   }
 
   /**
@@ -157,17 +105,16 @@ export class SeatsRepository {
     crewName: string,
     matchedOnProvision: boolean,
   ): Promise<SeatRow> {
-    const rows = returnedRows<Row>(
-      await tx.query(
-        `UPDATE seats SET status = 'active', user_id = $2, crew_name = $3, activated_at = clock_timestamp(),
+    const seat = await this.sql.row<SeatRow>(
+      `UPDATE seats SET status = 'active', user_id = $2, crew_name = $3, activated_at = clock_timestamp(),
                         matched_on_provision = $4, updated_at = clock_timestamp()
         WHERE sponsorship_id = $1 AND status = 'invited'
         RETURNING ${COLUMNS}`,
-        [sponsorshipId, userId, crewName, matchedOnProvision],
-      ),
+      [sponsorshipId, userId, crewName, matchedOnProvision],
+      tx,
     );
-    if (!rows[0]) throw new Error(`seat ${sponsorshipId} was not invited when activated`);
-    return toSeat(rows[0]);
+    if (!seat) throw new Error(`seat ${sponsorshipId} was not invited when activated`);
+    return seat;
   }
 
   /**
@@ -179,28 +126,26 @@ export class SeatsRepository {
    */
   async close(tx: Transaction, ids: readonly string[], to: 'ended' | 'cancelled'): Promise<SeatRow[]> {
     if (ids.length === 0) return [];
-    const rows = returnedRows<Row>(
-      await tx.query(
-        `WITH closed AS (
+    return this.sql.rows<SeatRow>(
+      `WITH closed AS (
          UPDATE seats SET status = $2, closed_at = clock_timestamp(), updated_at = clock_timestamp()
           WHERE sponsorship_id = ANY($1::text[]) AND ${LIVE}
           RETURNING ${COLUMNS}, matched_on_provision
        ), charged AS (
          INSERT INTO probe_charges (sponsorship_id, client_id)
-         SELECT sponsorship_id, client_id FROM closed
-          WHERE matched_on_provision AND invited_at > clock_timestamp() - $3::interval
+         SELECT "sponsorshipId", "clientId" FROM closed
+          WHERE matched_on_provision AND "invitedAt" > clock_timestamp() - $3::interval
          ON CONFLICT DO NOTHING
        )
        SELECT ${RETURNED} FROM closed`,
-        [ids, to, PROBE_WINDOW],
-      ),
+      [ids, to, PROBE_WINDOW],
+      tx,
     );
-    return rows.map(toSeat);
   }
 
   async record(tx: Transaction, changes: readonly SeatChange[]): Promise<void> {
     if (changes.length === 0) return;
-    await tx.query(
+    await this.sql.rows(
       `INSERT INTO seat_events (sponsorship_id, from_status, to_status, actor, reason)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])`,
       [
@@ -210,23 +155,25 @@ export class SeatsRepository {
         changes.map((c) => c.actor),
         changes.map((c) => c.reason),
       ],
+      tx,
     );
   }
 
   async get(clientId: string, sponsorshipId: string): Promise<SeatRow | undefined> {
-    const rows = await this.transactions.outside.query<Row[]>(
+    const rows = await this.sql.rows<SeatRow>(
       `SELECT ${COLUMNS} FROM seats WHERE client_id = $1 AND sponsorship_id = $2`,
       [clientId, sponsorshipId],
     );
-    return rows[0] && toSeat(rows[0]);
+    return rows[0];
   }
 
   async lock(tx: Transaction, clientId: string, sponsorshipId: string): Promise<SeatRow | undefined> {
-    const rows = await tx.query<Row[]>(
+    const rows = await this.sql.rows<SeatRow>(
       `SELECT ${COLUMNS} FROM seats WHERE client_id = $1 AND sponsorship_id = $2 FOR UPDATE`,
       [clientId, sponsorshipId],
+      tx,
     );
-    return rows[0] && toSeat(rows[0]);
+    return rows[0];
   }
 
   /** One page, newest first: `(invited_at, sponsorship_id)` descending, after `position`. */
@@ -236,7 +183,7 @@ export class SeatsRepository {
     position: ListPosition | undefined,
     limit: number,
   ): Promise<SeatRow[]> {
-    const rows = await this.transactions.outside.query<Row[]>(
+    return this.sql.rows<SeatRow>(
       `SELECT ${COLUMNS} FROM seats
         WHERE client_id = $1
           AND ($2::text IS NULL OR status = $2)
@@ -245,7 +192,6 @@ export class SeatsRepository {
         LIMIT $5`,
       [clientId, status ?? null, position?.invitedAt ?? null, position?.sponsorshipId ?? null, limit],
     );
-    return rows.map(toSeat);
   }
 
   /**
@@ -261,7 +207,7 @@ export class SeatsRepository {
     refs: readonly string[],
     normalised: readonly string[],
   ): Promise<ReconcileDiff> {
-    const rows = await this.transactions.outside.query<{ kind: string; a: string; b: string | null }[]>(
+    const rows = await this.sql.rows<{ kind: string; a: string; b: string | null }>(
       `WITH refs AS (
          SELECT r, n, i FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS u(r, n, i)
        ), live AS MATERIALIZED (
@@ -295,13 +241,13 @@ export class SeatsRepository {
 
   /** Locks the given seats that are still live (others are skipped), in id order. */
   async lockLive(tx: Transaction, clientId: string, ids: readonly string[]): Promise<SeatRow[]> {
-    const rows = await tx.query<Row[]>(
+    return this.sql.rows<SeatRow>(
       `SELECT ${COLUMNS} FROM seats
         WHERE client_id = $1 AND sponsorship_id = ANY($2::text[]) AND ${LIVE}
         ORDER BY sponsorship_id FOR UPDATE`,
       [clientId, ids],
+      tx,
     );
-    return rows.map(toSeat);
   }
 
   /** The member's open billed (active) seat of this partner, locked; re-checked after a wait. */
@@ -311,68 +257,57 @@ export class SeatsRepository {
     by: { readonly userId: string } | { readonly externalRef: string },
   ): Promise<SeatRow | undefined> {
     const [column, value] = 'userId' in by ? ['user_id', by.userId] : ['external_ref', by.externalRef];
-    const rows = await tx.query<Row[]>(
+    const rows = await this.sql.rows<SeatRow>(
       `SELECT ${COLUMNS} FROM seats WHERE client_id = $1 AND ${column} = $2 AND status = 'active'
         ORDER BY invited_at DESC LIMIT 1 FOR UPDATE`,
       [clientId, value],
+      tx,
     );
-    return rows[0] && toSeat(rows[0]);
+    return rows[0];
   }
 
   /** The partner's most recent seat with this external_ref, whatever its status. */
   async latestByRef(tx: Transaction, clientId: string, externalRef: string): Promise<SeatRow | undefined> {
-    const rows = await tx.query<Row[]>(
+    const rows = await this.sql.rows<SeatRow>(
       `SELECT ${COLUMNS} FROM seats WHERE client_id = $1 AND external_ref = $2
         ORDER BY invited_at DESC LIMIT 1`,
       [clientId, externalRef],
+      tx,
     );
-    return rows[0] && toSeat(rows[0]);
+    return rows[0];
   }
 
   /** Every seat that ever gave this member premium, any partner, newest first. */
   async ofMember(userId: string): Promise<MemberSeatRow[]> {
-    const rows = await this.transactions.outside.query<
-      {
-        client_id: string;
-        name: string | null;
-        status: MemberSeatRow['status'];
-        activated_at: Date;
-        until: Date;
-      }[]
-    >(
-      `SELECT s.client_id, p.name, s.status, s.activated_at, coalesce(s.closed_at, s.expires_at) AS until
+    return this.sql.rows<MemberSeatRow>(
+      `SELECT s.client_id AS "clientId", p.name AS "partnerName", s.status, s.activated_at AS "activatedAt",
+              coalesce(s.closed_at, s.expires_at) AS until
          FROM seats s LEFT JOIN sponsors p ON p.client_id = s.client_id
         WHERE s.user_id = $1 AND s.activated_at IS NOT NULL
         ORDER BY s.activated_at DESC, s.sponsorship_id DESC
         LIMIT 500`,
       [userId],
     );
-    return rows.map((r) => ({
-      clientId: r.client_id,
-      partnerName: r.name,
-      status: r.status,
-      activatedAt: r.activated_at,
-      until: r.until,
-    }));
   }
 
   /** Live seats past their term, locked; SKIP LOCKED lets every replica's job take its own share. */
   async lockExpired(tx: Transaction, limit: number): Promise<SeatRow[]> {
-    const rows = await tx.query<Row[]>(
+    return this.sql.rows<SeatRow>(
       `SELECT ${COLUMNS} FROM seats WHERE ${LIVE} AND expires_at <= now()
         ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
       [limit],
+      tx,
     );
-    return rows.map(toSeat);
   }
 
   /** The oldest invited seat of this e-mail (any partner), locked. */
   async lockOldestInvited(tx: Transaction, email: string): Promise<SeatRow | undefined> {
-    const rows = await tx.query<Row[]>(
+    const rows = await this.sql.rows<SeatRow>(
       `SELECT ${COLUMNS} FROM seats WHERE email = $1 AND status = 'invited' AND expires_at > now()
         ORDER BY invited_at, sponsorship_id LIMIT 1 FOR UPDATE SKIP LOCKED`,
       [email],
+      tx,
     );
-    return rows[0] && toSeat(rows[0]);
+    return rows[0];
   }
 }

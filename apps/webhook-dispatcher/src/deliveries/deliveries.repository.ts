@@ -1,103 +1,35 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner, GroupBatcher, Sql } from '@svc/platform';
+import { GroupBatcher, Sql } from '@svc/platform';
+import type { DeliveryAttemptRow, DeliveryRow, DeliveryStatus } from './delivery.entity';
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+export type { DeliveryStatus };
 
-export interface NewDelivery {
-  readonly deliveryId: string;
-  readonly eventId: string;
-  readonly eventType: string;
-  readonly userId: string;
-  readonly clientId: string;
-  readonly targetUrl: string;
-  readonly body: string;
-}
+export type NewDelivery = Pick<
+  DeliveryRow,
+  'deliveryId' | 'eventId' | 'eventType' | 'userId' | 'clientId' | 'targetUrl' | 'body'
+>;
 
-export interface Delivery extends NewDelivery {
-  readonly status: DeliveryStatus;
-  readonly attempts: number;
-  readonly firstAttemptAt: Date | null;
-}
+export type Delivery = NewDelivery & Pick<DeliveryRow, 'status' | 'attempts' | 'firstAttemptAt'>;
 
-export interface AttemptRecord {
-  readonly deliveryId: string;
-  readonly attempt: number;
-  /** Where the attempt went: the partner's registered URL at the time. */
-  readonly targetUrl: string;
-  readonly startedAt: Date;
-  readonly durationMs: number;
-  readonly statusCode: number | null;
-  readonly error: string | null;
-  /** Null when there is no further attempt. */
-  readonly nextAttemptAt: Date | null;
-  readonly status: DeliveryStatus;
-}
+/** One attempt and where it leaves the delivery: `targetUrl` is where it went. */
+export type AttemptRecord = DeliveryAttemptRow & Pick<DeliveryRow, 'targetUrl' | 'status'>;
 
 /** A delivery as the operators' log shows it (no body). */
-export interface LoggedDelivery {
-  readonly deliveryId: string;
-  readonly eventId: string;
-  readonly eventType: string;
-  readonly userId: string;
-  readonly clientId: string;
-  readonly targetUrl: string;
-  readonly status: DeliveryStatus;
-  readonly attempts: number;
-  readonly createdAt: Date;
-  readonly nextAttemptAt: Date | null;
-  /** The delivery this one repeats (an operator's redelivery), or null. */
-  readonly redeliveryOf: string | null;
-}
+export type LoggedDelivery = Omit<DeliveryRow, 'body' | 'firstAttemptAt'>;
 
-export interface LoggedAttempt {
-  readonly attempt: number;
-  readonly startedAt: Date;
-  readonly durationMs: number;
-  readonly statusCode: number | null;
-  readonly error: string | null;
-  readonly nextAttemptAt: Date | null;
-}
+export type LoggedAttempt = Omit<DeliveryAttemptRow, 'deliveryId'>;
 
-interface LoggedRow {
-  delivery_id: string;
-  event_id: string;
-  event_type: string;
-  user_id: string;
-  client_id: string;
-  target_url: string;
-  status: DeliveryStatus;
-  attempts: number;
-  created_at: Date;
-  next_attempt_at: Date | null;
-  redelivery_of: string | null;
-}
+const LOGGED_COLUMNS = `delivery_id AS "deliveryId", event_id AS "eventId", event_type AS "eventType",
+  user_id AS "userId", client_id AS "clientId", target_url AS "targetUrl", status, attempts,
+  created_at AS "createdAt", next_attempt_at AS "nextAttemptAt", redelivery_of AS "redeliveryOf"`;
 
-const LOGGED_COLUMNS = `delivery_id, event_id, event_type, user_id, client_id, target_url, status, attempts,
-                        created_at, next_attempt_at, redelivery_of`;
-
-interface Row {
-  delivery_id: string;
-  event_id: string;
-  event_type: string;
-  user_id: string;
-  client_id: string;
-  target_url: string;
-  body: string;
-  status: DeliveryStatus;
-  attempts: number;
-  first_attempt_at: Date | null;
-}
-
-const COLUMNS = `delivery_id, event_id, event_type, user_id, client_id, target_url, body, status, attempts,
-                 first_attempt_at`;
+const COLUMNS = `delivery_id AS "deliveryId", event_id AS "eventId", event_type AS "eventType",
+  user_id AS "userId", client_id AS "clientId", target_url AS "targetUrl", body, status, attempts,
+  first_attempt_at AS "firstAttemptAt"`;
 
 @Injectable()
 export class DeliveriesRepository {
-  constructor(
-    private readonly transactions: TransactionRunner,
-    private readonly sql: Sql,
-  ) {}
-
+  constructor(private readonly sql: Sql) {}
 
   /**
    * Inserts the deliveries of one event, skipping partners that already have one (a redelivered
@@ -118,14 +50,14 @@ export class DeliveriesRepository {
     const all = [...firstOf.values()].flatMap((i) => events[i].deliveries);
     // One statement: the SELECT part reads the snapshot from before the INSERT, so it adds only
     // the rows an earlier copy of an event created, never the ones inserted here.
-    const rows = await this.sql.prepared<Row>(
+    const rows = await this.sql.prepared<Delivery>(
       'create-for-events',
       `WITH created AS (
          INSERT INTO deliveries (delivery_id, event_id, event_type, user_id, client_id, target_url, body)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
          ON CONFLICT (event_id, client_id) WHERE redelivery_of IS NULL DO NOTHING
          RETURNING ${COLUMNS})
-       SELECT ${COLUMNS} FROM created
+       SELECT * FROM created
        UNION ALL
        SELECT ${COLUMNS} FROM deliveries
         WHERE event_id = ANY($8::text[]) AND status = 'pending' AND attempts = 0 AND redelivery_of IS NULL`,
@@ -142,9 +74,9 @@ export class DeliveriesRepository {
     );
     const byEvent = new Map<string, Delivery[]>();
     for (const row of rows) {
-      const list = byEvent.get(row.event_id) ?? [];
-      list.push(toDelivery(row));
-      byEvent.set(row.event_id, list);
+      const list = byEvent.get(row.eventId) ?? [];
+      list.push(row);
+      byEvent.set(row.eventId, list);
     }
     return events.map((e, i) =>
       firstOf.get(e.eventId) === i
@@ -156,12 +88,12 @@ export class DeliveriesRepository {
   });
 
   async findById(deliveryId: string): Promise<Delivery | null> {
-    const rows = await this.sql.prepared<Row>(
+    const rows = await this.sql.prepared<Delivery>(
       'find-by-id',
       `SELECT ${COLUMNS} FROM deliveries WHERE delivery_id = $1`,
       [deliveryId],
     );
-    return rows[0] ? toDelivery(rows[0]) : null;
+    return rows[0] ?? null;
   }
 
   /**
@@ -178,7 +110,7 @@ export class DeliveriesRepository {
     const firstOf = new Map<string, number>();
     batch.forEach((r, i) => firstOf.has(r.deliveryId) || firstOf.set(r.deliveryId, i));
     const unique = [...firstOf.values()].map((i) => batch[i]);
-    const moved = await this.sql.prepared<{ delivery_id: string }>(
+    const moved = await this.sql.prepared<Pick<DeliveryAttemptRow, 'deliveryId'>>(
       'record-attempts',
       `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[],
@@ -195,7 +127,7 @@ export class DeliveriesRepository {
        INSERT INTO delivery_attempts
          (delivery_id, attempt, started_at, duration_ms, status_code, error, next_attempt_at)
        SELECT delivery_id, attempt, started_at, duration_ms, status_code, error, next_attempt_at FROM moved
-       RETURNING delivery_id`,
+       RETURNING delivery_id AS "deliveryId"`,
       [
         unique.map((r) => r.deliveryId),
         unique.map((r) => r.attempt),
@@ -208,7 +140,7 @@ export class DeliveriesRepository {
         unique.map((r) => r.targetUrl),
       ],
     );
-    const counted = new Set(moved.map((m) => m.delivery_id));
+    const counted = new Set(moved.map((m) => m.deliveryId));
     return batch.map((r, i) => firstOf.get(r.deliveryId) === i && counted.has(r.deliveryId));
   });
 
@@ -218,46 +150,27 @@ export class DeliveriesRepository {
     status: DeliveryStatus | undefined,
     limit: number,
   ): Promise<LoggedDelivery[]> {
-    const rows = await this.transactions.outside.query<LoggedRow[]>(
+    return this.sql.rows<LoggedDelivery>(
       `SELECT ${LOGGED_COLUMNS} FROM deliveries
         WHERE client_id = $1 AND ($2::text IS NULL OR status = $2)
         ORDER BY created_at DESC, delivery_id DESC LIMIT $3`,
       [clientId, status ?? null, limit],
     );
-    return rows.map(toLogged);
   }
 
   async findLogged(deliveryId: string): Promise<LoggedDelivery | null> {
-    const rows = await this.transactions.outside.query<LoggedRow[]>(
-      `SELECT ${LOGGED_COLUMNS} FROM deliveries WHERE delivery_id = $1`,
-      [deliveryId],
-    );
-    return rows[0] ? toLogged(rows[0]) : null;
+    return this.sql.row<LoggedDelivery>(`SELECT ${LOGGED_COLUMNS} FROM deliveries WHERE delivery_id = $1`, [
+      deliveryId,
+    ]);
   }
 
-  async attemptsOf(deliveryId: string): Promise<LoggedAttempt[]> {
-    const rows = await this.transactions.outside.query<
-      {
-        attempt: number;
-        started_at: Date;
-        duration_ms: number;
-        status_code: number | null;
-        error: string | null;
-        next_attempt_at: Date | null;
-      }[]
-    >(
-      `SELECT attempt, started_at, duration_ms, status_code, error, next_attempt_at
+  attemptsOf(deliveryId: string): Promise<LoggedAttempt[]> {
+    return this.sql.rows<LoggedAttempt>(
+      `SELECT attempt, started_at AS "startedAt", duration_ms AS "durationMs", status_code AS "statusCode", error,
+              next_attempt_at AS "nextAttemptAt"
          FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt`,
       [deliveryId],
     );
-    return rows.map((r) => ({
-      attempt: r.attempt,
-      startedAt: r.started_at,
-      durationMs: r.duration_ms,
-      statusCode: r.status_code,
-      error: r.error,
-      nextAttemptAt: r.next_attempt_at,
-    }));
   }
 
   /**
@@ -265,7 +178,7 @@ export class DeliveriesRepository {
    * yet. Null when the source does not exist.
    */
   async createRedelivery(sourceId: string, deliveryId: string): Promise<LoggedDelivery | null> {
-    const rows = await this.transactions.outside.query<LoggedRow[]>(
+    return this.sql.row<LoggedDelivery>(
       `INSERT INTO deliveries (delivery_id, event_id, event_type, user_id, client_id, target_url, body,
                                redelivery_of)
        SELECT $2, event_id, event_type, user_id, client_id, target_url, body, delivery_id
@@ -273,7 +186,6 @@ export class DeliveriesRepository {
        RETURNING ${LOGGED_COLUMNS}`,
       [sourceId, deliveryId],
     );
-    return rows[0] ? toLogged(rows[0]) : null;
   }
 
   /**
@@ -282,7 +194,7 @@ export class DeliveriesRepository {
    * still pending or younger than the cutoff stays (deleting it would take the redelivery along).
    */
   async pruneFinished(olderThanDays: number, limit: number): Promise<number> {
-    const rows = (await this.transactions.outside.query(
+    const row = await this.sql.row<{ deleted: number }>(
       `WITH doomed AS (
          SELECT d.delivery_id FROM deliveries d
           WHERE d.status <> 'pending' AND d.created_at < now() - make_interval(days => $1)
@@ -296,45 +208,12 @@ export class DeliveriesRepository {
        )
        SELECT count(*)::int AS deleted FROM gone`,
       [olderThanDays, limit],
-    )) as { deleted: number }[];
-    return rows[0]?.deleted ?? 0;
+    );
+    return row?.deleted ?? 0;
   }
 
   /** Removes a delivery that never had an attempt (a redelivery whose message was refused). */
   async deleteUnattempted(deliveryId: string): Promise<void> {
-    await this.transactions.outside.query(`DELETE FROM deliveries WHERE delivery_id = $1 AND attempts = 0`, [
-      deliveryId,
-    ]);
+    await this.sql.affected(`DELETE FROM deliveries WHERE delivery_id = $1 AND attempts = 0`, [deliveryId]);
   }
-}
-
-function toLogged(r: LoggedRow): LoggedDelivery {
-  return {
-    deliveryId: r.delivery_id,
-    eventId: r.event_id,
-    eventType: r.event_type,
-    userId: r.user_id,
-    clientId: r.client_id,
-    targetUrl: r.target_url,
-    status: r.status,
-    attempts: r.attempts,
-    createdAt: r.created_at,
-    nextAttemptAt: r.next_attempt_at,
-    redeliveryOf: r.redelivery_of,
-  };
-}
-
-function toDelivery(r: Row): Delivery {
-  return {
-    deliveryId: r.delivery_id,
-    eventId: r.event_id,
-    eventType: r.event_type,
-    userId: r.user_id,
-    clientId: r.client_id,
-    targetUrl: r.target_url,
-    body: r.body,
-    status: r.status,
-    attempts: r.attempts,
-    firstAttemptAt: r.first_attempt_at,
-  };
 }

@@ -176,7 +176,6 @@ async function withContext<T>(
         PlatformModule.forRoot({ app: 'webhook-dispatcher-cli', config, logger, routes: new RouteIndex() }),
         DatabaseModule.forRoot({
           schema: APP_SCHEMAS['webhook-dispatcher'],
-          entities: [],
           migrations: WEBHOOK_DISPATCHER_MIGRATIONS,
         }),
         ...(messaging ? [MessagingModule.forRoot()] : []),

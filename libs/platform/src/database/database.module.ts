@@ -15,7 +15,7 @@ export interface DatabaseOptions {
   /** The PostgreSQL schema this app owns. */
   readonly schema: string;
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-  readonly entities: MixedList<Function | string | EntitySchema>;
+  readonly entities?: MixedList<Function | string | EntitySchema>;
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
   readonly migrations: MixedList<Function | string>;
 }
@@ -40,7 +40,7 @@ export function dataSourceOptions(
     type: 'postgres',
     url: config.DATABASE_URL,
     schema: options.schema,
-    entities: options.entities,
+    entities: options.entities ?? [],
     migrations: options.migrations,
     migrationsTableName: 'migrations',
     synchronize: false,

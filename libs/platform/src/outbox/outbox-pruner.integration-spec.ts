@@ -3,8 +3,9 @@ import { DataSource } from 'typeorm';
 import { eventually, testServices } from '../../../../test/integration/support/services';
 import { dataSourceOptions } from '../database/database.module';
 import { createLogger } from '../logging/logger';
-import { OutboxMessageEntity } from './outbox-message.entity';
+import { Sql } from '../database/sql';
 import { OutboxPruner } from './outbox-pruner';
+import { OutboxRepository } from './outbox.repository';
 
 /**
  * Outbox retention against real PostgreSQL (crew-api's schema, migrated as the app migrates it):
@@ -21,7 +22,7 @@ beforeAll(async () => {
     dataSourceOptions(
       'outbox-pruner-test',
       { DATABASE_URL: services.databaseUrl, DATABASE_POOL_SIZE: 4 },
-      { schema: 'crew', entities: [OutboxMessageEntity], migrations: [] },
+      { schema: 'crew', migrations: [] },
     ),
   );
   await dataSource.initialize();
@@ -61,7 +62,11 @@ async function remaining(): Promise<{ age: number; published: boolean; n: number
 }
 
 function pruner(retentionDays: number, batchSize = 1000, everyMs?: number): OutboxPruner {
-  return new OutboxPruner(dataSource, logger, { retentionDays, batchSize, everyMs });
+  return new OutboxPruner(new OutboxRepository(new Sql(dataSource, 'outbox-pruner-test')), logger, {
+    retentionDays,
+    batchSize,
+    everyMs,
+  });
 }
 
 describe('OutboxPruner', () => {

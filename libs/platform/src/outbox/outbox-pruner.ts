@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
-import type { DataSource } from 'typeorm';
 import { drainBatches, PeriodicWork, PRUNE_BATCH, PRUNE_EVERY_MS } from '../jobs/periodic-task';
-import { OutboxRepository } from './outbox.repository';
+import type { OutboxRepository } from './outbox.repository';
 
 export interface OutboxPrunerOptions {
   /** OUTBOX_RETENTION_DAYS: published messages older than this are deleted; 0 keeps them all. */
@@ -18,10 +17,8 @@ export interface OutboxPrunerOptions {
  * skip each other's locked rows.
  */
 export class OutboxPruner extends PeriodicWork {
-  private readonly repository = new OutboxRepository();
-
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly repository: OutboxRepository,
     private readonly logger: Logger,
     private readonly options: OutboxPrunerOptions,
   ) {
@@ -41,7 +38,7 @@ export class OutboxPruner extends PeriodicWork {
     const { retentionDays } = this.options;
     if (retentionDays === 0) return 0;
     const total = await drainBatches(
-      (limit) => this.repository.prunePublished(this.dataSource.manager, retentionDays, limit),
+      (limit) => this.repository.prunePublished(retentionDays, limit),
       this.options.batchSize ?? PRUNE_BATCH,
       () => this.task.stopping,
     );

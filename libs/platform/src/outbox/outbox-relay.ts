@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { DataSource } from 'typeorm';
+import type { TransactionRunner } from '../database/transaction-runner';
 import type { AmqpConnection } from '../messaging/amqp-connection';
-import { OutboxRepository } from './outbox.repository';
+import type { OutboxRepository } from './outbox.repository';
 
 export interface OutboxRelayOptions {
   readonly batchSize?: number;
@@ -17,13 +17,13 @@ export interface OutboxRelayOptions {
  * consumers dedupe on the message id.
  */
 export class OutboxRelay {
-  private readonly repository = new OutboxRepository();
   private running = false;
   private loop?: Promise<void>;
   private wake?: () => void;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRunner,
+    private readonly repository: OutboxRepository,
     private readonly amqp: AmqpConnection,
     private readonly logger: Logger,
     private readonly options: OutboxRelayOptions = {},
@@ -45,8 +45,8 @@ export class OutboxRelay {
   /** Publishes one batch; returns how many rows were published. */
   async relayOnce(): Promise<number> {
     const batchSize = this.options.batchSize ?? 100;
-    return this.dataSource.transaction(async (manager) => {
-      const batch = await this.repository.claimBatch(manager, batchSize);
+    return this.transactions.run(async (tx) => {
+      const batch = await this.repository.claimBatch(tx, batchSize);
       if (batch.length === 0) return 0;
       const results = await Promise.allSettled(
         batch.map((m) =>
@@ -57,12 +57,12 @@ export class OutboxRelay {
       );
       const published = batch.filter((_, i) => results[i].status === 'fulfilled').map((m) => m.id);
       const failed = batch.filter((_, i) => results[i].status === 'rejected').map((m) => m.id);
-      await this.repository.markPublished(manager, published);
+      await this.repository.markPublished(tx, published);
       if (failed.length > 0) {
         const reason = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
           ?.reason as unknown;
         await this.repository.markFailed(
-          manager,
+          tx,
           failed,
           reason instanceof Error ? reason.message : String(reason),
         );

@@ -5,7 +5,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { DataSource } from 'typeorm';
+import { TransactionRunner } from '../database/transaction-runner';
 import { AmqpConnection } from '../messaging/amqp-connection';
 import { AppMetrics } from '../metrics/app-metrics';
 import { APP_CONFIG, APP_LOGGER } from '../platform.module';
@@ -18,14 +18,11 @@ import { OutboxRepository } from './outbox.repository';
  * means the broker is refusing or no relay runs, and events are waiting. One query serves both
  * gauges of a scrape; with the database away they read NaN and the rest of /metrics still renders.
  */
-function registerBacklogGauges(metrics: AppMetrics, dataSource: DataSource): void {
-  const repository = new OutboxRepository();
+function registerBacklogGauges(metrics: AppMetrics, repository: OutboxRepository): void {
   let last: { at: number; backlog: Promise<{ messages: number; oldestSeconds: number }> } | undefined;
   const read = () => {
     if (!last || Date.now() - last.at > 1000) {
-      const backlog = repository
-        .backlog(dataSource.manager)
-        .catch(() => ({ messages: Number.NaN, oldestSeconds: Number.NaN }));
+      const backlog = repository.backlog().catch(() => ({ messages: Number.NaN, oldestSeconds: Number.NaN }));
       last = { at: Date.now(), backlog };
     }
     return last.backlog;
@@ -70,25 +67,30 @@ export class OutboxModule {
     return {
       module: OutboxModule,
       providers: [
-        { provide: OutboxRepository, useValue: new OutboxRepository() },
+        OutboxRepository,
         {
           provide: OutboxRelay,
-          inject: [DataSource, AmqpConnection, APP_LOGGER],
-          useFactory: (ds: DataSource, amqp: AmqpConnection, logger: Logger) =>
-            new OutboxRelay(ds, amqp, logger.child({ component: 'outbox' })),
+          inject: [TransactionRunner, OutboxRepository, AmqpConnection, APP_LOGGER],
+          useFactory: (
+            tx: TransactionRunner,
+            repository: OutboxRepository,
+            amqp: AmqpConnection,
+            logger: Logger,
+          ) => new OutboxRelay(tx, repository, amqp, logger.child({ component: 'outbox' })),
         },
         {
           provide: OutboxPruner,
-          inject: [DataSource, APP_LOGGER, APP_CONFIG],
-          useFactory: (ds: DataSource, logger: Logger, config: unknown) =>
-            new OutboxPruner(ds, logger.child({ component: 'outbox' }), {
+          inject: [OutboxRepository, APP_LOGGER, APP_CONFIG],
+          useFactory: (repository: OutboxRepository, logger: Logger, config: unknown) =>
+            new OutboxPruner(repository, logger.child({ component: 'outbox' }), {
               retentionDays: retentionDaysOf(config),
             }),
         },
         {
           provide: 'OUTBOX_METRICS',
-          inject: [AppMetrics, DataSource],
-          useFactory: (metrics: AppMetrics, ds: DataSource) => registerBacklogGauges(metrics, ds),
+          inject: [AppMetrics, OutboxRepository],
+          useFactory: (metrics: AppMetrics, repository: OutboxRepository) =>
+            registerBacklogGauges(metrics, repository),
         },
         {
           provide: OutboxRelayLifecycle,

@@ -1,27 +1,24 @@
-import type { EntityManager } from 'typeorm';
-import { OutboxMessageEntity } from './outbox-message.entity';
+import { Injectable } from '@nestjs/common';
+import { Sql } from '../database/sql';
+import type { Transaction } from '../database/transaction-runner';
+import type { OutboxMessage } from './outbox-message.entity';
 
-export interface OutboxEntry {
-  readonly messageId: string;
-  readonly exchange: string;
-  readonly routingKey: string;
-  readonly payload: unknown;
-}
+export type OutboxEntry = Pick<OutboxMessage, 'messageId' | 'exchange' | 'routingKey' | 'payload'>;
 
-export interface ClaimedMessage extends OutboxEntry {
-  readonly id: string;
-}
+export type ClaimedMessage = OutboxEntry & Pick<OutboxMessage, 'id'>;
 
-/** The outbox's queries. Only this file talks to TypeORM about the outbox. */
+/** The outbox's queries. Only this file writes SQL about the outbox. */
+@Injectable()
 export class OutboxRepository {
-  /** Adds a message inside the caller's transaction (pass the transaction's manager). */
-  async add(manager: EntityManager, entry: OutboxEntry): Promise<void> {
-    await manager.insert(OutboxMessageEntity, {
-      messageId: entry.messageId,
-      exchange: entry.exchange,
-      routingKey: entry.routingKey,
-      payload: entry.payload as object,
-    });
+  constructor(private readonly sql: Sql) {}
+
+  /** Adds a message inside the caller's transaction. */
+  async add(tx: Transaction, entry: OutboxEntry): Promise<void> {
+    await this.sql.rows(
+      `INSERT INTO outbox_messages (message_id, exchange, routing_key, payload) VALUES ($1, $2, $3, $4::jsonb)`,
+      [entry.messageId, entry.exchange, entry.routingKey, JSON.stringify(entry.payload)],
+      tx,
+    );
   }
 
   /**
@@ -29,54 +26,44 @@ export class OutboxRepository {
    * under its id (the id receivers deduplicate on), the event itself as the body.
    */
   addEvent(
-    manager: EntityManager,
+    tx: Transaction,
     exchange: string,
     event: { readonly id: string; readonly type: string },
   ): Promise<void> {
-    return this.add(manager, { messageId: event.id, exchange, routingKey: event.type, payload: event });
+    return this.add(tx, { messageId: event.id, exchange, routingKey: event.type, payload: event });
   }
 
   /**
    * Locks the oldest unpublished messages. SKIP LOCKED lets several relays (replicas) work side
    * by side: a row locked by one is invisible to the others until that transaction ends.
    */
-  async claimBatch(manager: EntityManager, limit: number): Promise<ClaimedMessage[]> {
-    const rows = await manager
-      .createQueryBuilder(OutboxMessageEntity, 'o')
-      .select(['o.id', 'o.messageId', 'o.exchange', 'o.routingKey', 'o.payload'])
-      .where('o.publishedAt IS NULL')
-      .orderBy('o.id', 'ASC')
-      .limit(limit)
-      .setLock('pessimistic_write')
-      .setOnLocked('skip_locked')
-      .getMany();
-    return rows.map((r) => ({
-      id: r.id,
-      messageId: r.messageId,
-      exchange: r.exchange,
-      routingKey: r.routingKey,
-      payload: r.payload,
-    }));
+  claimBatch(tx: Transaction, limit: number): Promise<ClaimedMessage[]> {
+    return this.sql.rows<ClaimedMessage>(
+      `SELECT id, message_id AS "messageId", exchange, routing_key AS "routingKey", payload
+         FROM outbox_messages WHERE published_at IS NULL
+        ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [limit],
+      tx,
+    );
   }
 
-  async markPublished(manager: EntityManager, ids: readonly string[]): Promise<void> {
+  async markPublished(tx: Transaction, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
-    await manager
-      .createQueryBuilder()
-      .update(OutboxMessageEntity)
-      .set({ publishedAt: () => 'now()', attempts: () => 'attempts + 1', lastError: null })
-      .whereInIds(ids)
-      .execute();
+    await this.sql.affected(
+      `UPDATE outbox_messages SET published_at = now(), attempts = attempts + 1, last_error = NULL
+        WHERE id = ANY($1::bigint[])`,
+      [ids],
+      tx,
+    );
   }
 
-  async markFailed(manager: EntityManager, ids: readonly string[], error: string): Promise<void> {
+  async markFailed(tx: Transaction, ids: readonly string[], error: string): Promise<void> {
     if (ids.length === 0) return;
-    await manager
-      .createQueryBuilder()
-      .update(OutboxMessageEntity)
-      .set({ attempts: () => 'attempts + 1', lastError: error.slice(0, 1000) })
-      .whereInIds(ids)
-      .execute();
+    await this.sql.affected(
+      `UPDATE outbox_messages SET attempts = attempts + 1, last_error = $2 WHERE id = ANY($1::bigint[])`,
+      [ids, error.slice(0, 1000)],
+      tx,
+    );
   }
 
   /**
@@ -85,8 +72,8 @@ export class OutboxRepository {
    * broker is kept until it does. SKIP LOCKED lets several replicas prune side by side, and the
    * partial index `outbox_messages_retention` keeps each batch a range scan of the old rows only.
    */
-  async prunePublished(manager: EntityManager, olderThanDays: number, limit: number): Promise<number> {
-    const rows = await manager.query<{ deleted: number }[]>(
+  async prunePublished(olderThanDays: number, limit: number): Promise<number> {
+    const row = await this.sql.row<{ deleted: number }>(
       `WITH doomed AS (
          SELECT id FROM outbox_messages
           WHERE published_at IS NOT NULL AND created_at < now() - make_interval(days => $1)
@@ -99,16 +86,16 @@ export class OutboxRepository {
        SELECT count(*)::int AS deleted FROM gone`,
       [olderThanDays, limit],
     );
-    return rows[0]?.deleted ?? 0;
+    return row?.deleted ?? 0;
   }
 
   /** Messages not yet on the broker, and how long the oldest has waited (seconds; 0 when none). */
-  async backlog(manager: EntityManager): Promise<{ messages: number; oldestSeconds: number }> {
-    const rows = await manager.query<{ messages: number; oldest_seconds: number | null }[]>(
+  async backlog(): Promise<{ messages: number; oldestSeconds: number }> {
+    const row = await this.sql.row<{ messages: number; oldestSeconds: number | null }>(
       `SELECT count(*)::int AS messages,
-              extract(epoch FROM now() - min(created_at))::float8 AS oldest_seconds
+              extract(epoch FROM now() - min(created_at))::float8 AS "oldestSeconds"
          FROM outbox_messages WHERE published_at IS NULL`,
     );
-    return { messages: rows[0]?.messages ?? 0, oldestSeconds: rows[0]?.oldest_seconds ?? 0 };
+    return { messages: row?.messages ?? 0, oldestSeconds: row?.oldestSeconds ?? 0 };
   }
 }

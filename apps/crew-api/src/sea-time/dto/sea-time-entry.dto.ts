@@ -1,12 +1,7 @@
 import { FieldReader } from '@svc/platform';
+import type { SeaTimeEntry } from '../sea-time-entry.entity';
 
-export interface SeaTimeEntryInput {
-  readonly date: string;
-  readonly daysAtSea: number;
-  readonly nauticalMiles: number;
-  readonly role: string;
-  readonly verified: boolean;
-}
+export type SeaTimeEntryInput = Omit<SeaTimeEntry, 'id' | 'userId' | 'createdAt'>;
 
 const FIELDS = ['date', 'days_at_sea', 'nautical_miles', 'role', 'verified'] as const;
 const DAY_MS = 86_400_000;

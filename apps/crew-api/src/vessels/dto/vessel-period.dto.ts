@@ -1,15 +1,8 @@
 import { FieldReader } from '@svc/platform';
 import { normaliseImo } from '../imo';
+import type { VesselPeriod } from '../vessel-period-version.entity';
 
-export interface VesselPeriodInput {
-  readonly imo: string;
-  readonly name: string;
-  readonly role: string;
-  readonly periodStart: Date;
-  readonly periodEnd: Date;
-  readonly days: number;
-  readonly nauticalMiles: number;
-}
+export type VesselPeriodInput = VesselPeriod;
 
 export type VesselPeriodPatch = Partial<VesselPeriodInput>;
 
