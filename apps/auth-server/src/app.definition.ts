@@ -1,6 +1,5 @@
 import { APP_SCHEMAS, CREW_EVENTS_EXCHANGE, RPC_QUEUES } from '@svc/contracts';
 import {
-  ApiProblem,
   DatabaseModule,
   EventExchangeModule,
   MessagingModule,
@@ -13,8 +12,7 @@ import {
 import { AUTH_SERVER_CONFIG } from './config';
 import { AUTH_SERVER_ENTITIES } from './entities';
 import { AUTH_SERVER_MIGRATIONS } from './migrations';
-import { oauthErrorRenderer } from './oauth/oauth-error.renderer';
-import { OAuthException, oauthProblemCode } from './oauth/oauth.exception';
+import { oauthErrorRenderer, oauthProblem } from './oauth/oauth-error.renderer';
 import { OAuthModule } from './oauth/oauth.module';
 import { RetentionModule } from './retention/retention.module';
 import { partnersCommand } from './partners/partners.cli';
@@ -35,10 +33,7 @@ export const AUTH_SERVER: AppDefinition<typeof AUTH_SERVER_CONFIG> = {
   rpcQueue: RPC_QUEUES.authServer,
   formBodies: true,
   renderError: oauthErrorRenderer,
-  mapDomainError: (error) =>
-    error instanceof OAuthException
-      ? new ApiProblem(oauthProblemCode(error.code), error.description)
-      : undefined,
+  mapDomainError: oauthProblem,
   seed: seedSandbox,
   commands: { partners: partnersCommand },
   rootModule: (platform) => ({

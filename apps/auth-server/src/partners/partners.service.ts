@@ -21,8 +21,6 @@ import { webhookUrlProblem } from './webhook-url';
 export interface ClientCredentials {
   readonly clientId: string;
   readonly clientSecret: string;
-  /** How they were presented; a failure then answers with a Basic challenge (RFC 6749 §5.2). */
-  readonly method: 'client_secret_basic' | 'client_secret_post';
 }
 
 export interface PartnerRegistration {
@@ -61,14 +59,8 @@ export class PartnersService {
       partner?.secretDigest ?? NO_SECRET_DIGEST,
       sha256Hex(credentials.clientSecret),
     );
-    const challenge: Record<string, string> =
-      credentials.method === 'client_secret_basic' ? { 'www-authenticate': 'Basic realm="oauth"' } : {};
-    if (!partner || !matches) {
-      throw new OAuthException('invalid_client', 'Client authentication failed.', challenge);
-    }
-    if (partner.suspended) {
-      throw new OAuthException('invalid_client', 'This partner account is suspended.', challenge);
-    }
+    if (!partner || !matches) throw new OAuthException('invalid_client', 'Client authentication failed.');
+    if (partner.suspended) throw new OAuthException('invalid_client', 'This partner account is suspended.');
     return partner;
   }
 
