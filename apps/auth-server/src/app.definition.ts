@@ -12,12 +12,19 @@ import {
 import { AUTH_SERVER_CONFIG } from './config';
 import { AUTH_SERVER_ENTITIES } from './entities';
 import { AUTH_SERVER_MIGRATIONS } from './migrations';
+import { AuthorizeModule } from './authorize/authorize.module';
+import { ConsentsModule } from './consents/consents.module';
+import { MetadataModule } from './metadata/metadata.module';
 import { oauthErrorRenderer, oauthProblem } from './oauth/oauth-error.renderer';
-import { OAuthModule } from './oauth/oauth.module';
-import { RetentionModule } from './retention/retention.module';
 import { partnersCommand } from './partners/partners.cli';
+import { PartnersModule } from './partners/partners.module';
+import { RetentionModule } from './retention/retention.module';
 import { seedSandbox } from './seed';
 import { SystemModule } from './system/system.module';
+import { TOKENS_SECURITY, TokensModule } from './tokens/tokens.module';
+import { UserinfoModule } from './userinfo/userinfo.module';
+import { UsersModule } from './users/users.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 const database = {
   schema: APP_SCHEMAS['auth-server'],
@@ -46,8 +53,16 @@ export const AUTH_SERVER: AppDefinition<typeof AUTH_SERVER_CONFIG> = {
       RpcModule,
       EventExchangeModule.forRoot(CREW_EVENTS_EXCHANGE),
       OutboxModule.forRoot(),
+      TOKENS_SECURITY,
       SystemModule,
-      OAuthModule,
+      AuthorizeModule,
+      ConsentsModule,
+      PartnersModule,
+      TokensModule,
+      UsersModule,
+      UserinfoModule,
+      MetadataModule,
+      WebhooksModule,
       RetentionModule,
     ],
   }),

@@ -1,10 +1,15 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import { answerRpc } from '@svc/platform';
-import { AUTH_CONSENTS_LIST, AUTH_CONSENTS_REVOKE, type Connection } from '@svc/contracts';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  AUTH_CONSENTS_CONNECTED,
+  AUTH_CONSENTS_LIST,
+  type ConnectedMembersResponse,
+  type Connection,
+} from '@svc/contracts';
 import { ConsentsService } from './consents.service';
 
-/** The connected-partners page of consent-ui. */
+/** consent-ui's connected-partners page, and sponsorship-api's question before it names members. */
 @Controller()
 export class ConsentsHandler {
   constructor(private readonly consents: ConsentsService) {}
@@ -16,11 +21,12 @@ export class ConsentsHandler {
     }));
   }
 
-  @MessagePattern(AUTH_CONSENTS_REVOKE.pattern)
-  revoke(@Payload() payload: unknown): Promise<{ revoked: boolean }> {
+  /** Which of the seats' members are connected to the partner now (one question per page of seats). */
+  @MessagePattern(AUTH_CONSENTS_CONNECTED.pattern)
+  connected(@Payload() payload: unknown): Promise<ConnectedMembersResponse> {
     return answerRpc(async () => {
-      const request = AUTH_CONSENTS_REVOKE.parseRequest(payload);
-      return { revoked: await this.consents.disconnect(request.user_id, request.client_id) };
+      const request = AUTH_CONSENTS_CONNECTED.parseRequest(payload);
+      return { user_ids: await this.consents.connectedAmong(request.client_id, request.user_ids) };
     });
   }
 }

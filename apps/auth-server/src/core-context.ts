@@ -10,10 +10,12 @@ import {
   type ConfigOf,
 } from '@svc/platform';
 import type { Logger } from 'pino';
-import type { AUTH_SERVER_CONFIG } from '../config';
-import { AUTH_SERVER_ENTITIES } from '../entities';
-import { AUTH_SERVER_MIGRATIONS } from '../migrations';
-import { OAuthCoreModule } from './oauth.module';
+import type { AUTH_SERVER_CONFIG } from './config';
+import { AUTH_SERVER_ENTITIES } from './entities';
+import { AUTH_SERVER_MIGRATIONS } from './migrations';
+import { PartnersModule } from './partners/partners.module';
+import { TOKENS_SECURITY, TokensModule } from './tokens/tokens.module';
+import { UsersModule } from './users/users.module';
 
 /** The services without HTTP or RPC, for the CLI (sandbox seed, partner onboarding). */
 export async function withCoreContext<T>(
@@ -32,7 +34,10 @@ export async function withCoreContext<T>(
           migrations: AUTH_SERVER_MIGRATIONS,
         }),
         RedisModule.forRoot(),
-        OAuthCoreModule,
+        TOKENS_SECURITY,
+        PartnersModule,
+        UsersModule,
+        TokensModule,
       ],
     },
     { logger: new NestPinoLogger(logger.child({ component: 'cli' })), abortOnError: false },
