@@ -3,7 +3,6 @@ import { SecurityModule } from '@svc/security';
 import { AuthorizeModule } from '../authorize/authorize.module';
 import { ConsentsModule } from '../consents/consents.module';
 import { PartnersModule } from '../partners/partners.module';
-import { LocalIntrospector } from './local-introspector';
 import { TokenPairsRepository } from './token-pairs.repository';
 import { TokenController } from './token.controller';
 import { TokensHandler } from './tokens.handler';
@@ -21,8 +20,11 @@ import { TokensService } from './tokens.service';
 })
 export class TokensModule {}
 
-/** Bearer authentication and failed-auth limits; auth-server's own bearer endpoints read this store. */
+/**
+ * Bearer authentication and failed-auth limits. auth-server's own bearer endpoint (userinfo) asks
+ * this token store directly, not over RPC.
+ */
 export const TOKENS_SECURITY = SecurityModule.forRoot({
-  introspector: LocalIntrospector,
+  introspector: { useExisting: TokensService },
   imports: [TokensModule],
 });

@@ -12,7 +12,7 @@ import {
   type ConfigOf,
   type Transaction,
 } from '@svc/platform';
-import { IntrospectionCache } from '@svc/security';
+import { IntrospectionCache, type Introspector } from '@svc/security';
 import { AuthorizeService } from '../authorize/authorize.service';
 import type { AUTH_SERVER_CONFIG } from '../config';
 import { ConsentsService } from '../consents/consents.service';
@@ -40,7 +40,7 @@ const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: OAuthException };
 
 @Injectable()
-export class TokensService {
+export class TokensService implements Introspector {
   private readonly reuse?: Counter<'outcome'>;
 
   constructor(
