@@ -1,4 +1,4 @@
-import { APP_SCHEMAS, CREW_EVENTS_EXCHANGE, RPC_QUEUES } from '@svc/contracts';
+import { CREW_EVENTS_EXCHANGE, RPC_QUEUES } from '@svc/contracts';
 import {
   DatabaseModule,
   EventExchangeModule,
@@ -10,10 +10,9 @@ import {
   type AppDefinition,
 } from '@svc/platform';
 import { AUTH_SERVER_CONFIG } from './config';
-import { AUTH_SERVER_ENTITIES } from './entities';
-import { AUTH_SERVER_MIGRATIONS } from './migrations';
 import { AuthorizeModule } from './authorize/authorize.module';
 import { ConsentsModule } from './consents/consents.module';
+import { AUTH_SERVER_DATABASE } from './core-context';
 import { MetadataModule } from './metadata/metadata.module';
 import { oauthErrorRenderer, oauthProblem } from './oauth/oauth-error.renderer';
 import { partnersCommand } from './partners/partners.cli';
@@ -26,17 +25,11 @@ import { UserinfoModule } from './userinfo/userinfo.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
-const database = {
-  schema: APP_SCHEMAS['auth-server'],
-  entities: AUTH_SERVER_ENTITIES,
-  migrations: AUTH_SERVER_MIGRATIONS,
-};
-
 /** auth-server: partners, credentials, consents, codes and tokens; answers the other apps over RPC. */
 export const AUTH_SERVER: AppDefinition<typeof AUTH_SERVER_CONFIG> = {
   name: 'auth-server',
   config: AUTH_SERVER_CONFIG,
-  database,
+  database: AUTH_SERVER_DATABASE,
   rpcQueue: RPC_QUEUES.authServer,
   formBodies: true,
   renderError: oauthErrorRenderer,
@@ -47,7 +40,7 @@ export const AUTH_SERVER: AppDefinition<typeof AUTH_SERVER_CONFIG> = {
     module: class AuthServerModule {},
     imports: [
       PlatformModule.forRoot(platform),
-      DatabaseModule.forRoot(database),
+      DatabaseModule.forRoot(AUTH_SERVER_DATABASE),
       RedisModule.forRoot(),
       MessagingModule.forRoot(),
       RpcModule,

@@ -17,6 +17,12 @@ import { PartnersModule } from './partners/partners.module';
 import { TOKENS_SECURITY, TokensModule } from './tokens/tokens.module';
 import { UsersModule } from './users/users.module';
 
+export const AUTH_SERVER_DATABASE = {
+  schema: APP_SCHEMAS['auth-server'],
+  entities: AUTH_SERVER_ENTITIES,
+  migrations: AUTH_SERVER_MIGRATIONS,
+};
+
 /** The services without HTTP or RPC, for the CLI (sandbox seed, partner onboarding). */
 export async function withCoreContext<T>(
   config: ConfigOf<typeof AUTH_SERVER_CONFIG>,
@@ -28,11 +34,7 @@ export async function withCoreContext<T>(
       module: class AuthServerCliModule {},
       imports: [
         PlatformModule.forRoot({ app: 'auth-server', config, logger, routes: new RouteIndex() }),
-        DatabaseModule.forRoot({
-          schema: APP_SCHEMAS['auth-server'],
-          entities: AUTH_SERVER_ENTITIES,
-          migrations: AUTH_SERVER_MIGRATIONS,
-        }),
+        DatabaseModule.forRoot(AUTH_SERVER_DATABASE),
         RedisModule.forRoot(),
         TOKENS_SECURITY,
         PartnersModule,
