@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { INestApplicationContext } from '@nestjs/common';
 import type { ConfigOf } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { AUTH_SERVER_CONFIG } from '../config';
@@ -37,7 +38,7 @@ export async function partnersCommand(
   }
   await withCoreContext(config, logger, async (context) => {
     try {
-      await run(context.get(PartnersService), context.get(TokensService), command, rest);
+      await run(context, command, rest);
     } catch (err) {
       if (err instanceof PartnerRegistrationError || (err instanceof TypeError && 'code' in err)) {
         process.stderr.write(`partners ${command}: ${err.message}\n`);
@@ -49,12 +50,9 @@ export async function partnersCommand(
   });
 }
 
-async function run(
-  partners: PartnersService,
-  tokens: TokensService,
-  command: string,
-  rest: readonly string[],
-): Promise<void> {
+async function run(context: INestApplicationContext, command: string, rest: readonly string[]) {
+  const partners = context.get(PartnersService);
+  const tokens = context.get(TokensService);
   const target = () => {
     const id = rest[0];
     if (!id) throw new PartnerRegistrationError('CLIENT_ID is required');
