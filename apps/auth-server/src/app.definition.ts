@@ -1,10 +1,8 @@
-import { APP_SCHEMAS, CREW_EVENTS_EXCHANGE, RPC_QUEUES } from '@svc/contracts';
+import { CREW_EVENTS_EXCHANGE, RPC_QUEUES } from '@svc/contracts';
 import {
-  ApiProblem,
   DatabaseModule,
   EventExchangeModule,
   MessagingModule,
-  OutboxMessageEntity,
   OutboxModule,
   PlatformModule,
   RedisModule,
@@ -12,48 +10,52 @@ import {
   type AppDefinition,
 } from '@svc/platform';
 import { AUTH_SERVER_CONFIG } from './config';
-import { AUTH_SERVER_MIGRATIONS } from './migrations';
-import { oauthErrorRenderer } from './oauth/oauth-error.renderer';
-import { OAuthException, oauthProblemCode } from './oauth/oauth.exception';
-import { OAuthModule } from './oauth/oauth.module';
-import { RetentionModule } from './retention/retention.module';
+import { AuthorizeModule } from './authorize/authorize.module';
+import { ConsentsModule } from './consents/consents.module';
+import { AUTH_SERVER_DATABASE } from './core-context';
+import { MetadataModule } from './metadata/metadata.module';
+import { oauthErrorRenderer, oauthProblem } from './oauth/oauth-error.renderer';
 import { partnersCommand } from './partners/partners.cli';
+import { PartnersModule } from './partners/partners.module';
+import { RetentionModule } from './retention/retention.module';
 import { seedSandbox } from './seed';
 import { SystemModule } from './system/system.module';
-
-const database = {
-  schema: APP_SCHEMAS['auth-server'],
-  // The platform's outbox repository still writes through TypeORM's entity API.
-  entities: [OutboxMessageEntity],
-  migrations: AUTH_SERVER_MIGRATIONS,
-};
+import { TOKENS_SECURITY, TokensModule } from './tokens/tokens.module';
+import { UserinfoModule } from './userinfo/userinfo.module';
+import { UsersModule } from './users/users.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** auth-server: partners, credentials, consents, codes and tokens; answers the other apps over RPC. */
 export const AUTH_SERVER: AppDefinition<typeof AUTH_SERVER_CONFIG> = {
   name: 'auth-server',
   config: AUTH_SERVER_CONFIG,
-  database,
+  database: AUTH_SERVER_DATABASE,
   rpcQueue: RPC_QUEUES.authServer,
   formBodies: true,
   renderError: oauthErrorRenderer,
-  mapDomainError: (error) =>
-    error instanceof OAuthException
-      ? new ApiProblem(oauthProblemCode(error.code), error.description)
-      : undefined,
+  mapDomainError: oauthProblem,
   seed: seedSandbox,
   commands: { partners: partnersCommand },
   rootModule: (platform) => ({
     module: class AuthServerModule {},
     imports: [
       PlatformModule.forRoot(platform),
-      DatabaseModule.forRoot(database),
+      DatabaseModule.forRoot(AUTH_SERVER_DATABASE),
       RedisModule.forRoot(),
       MessagingModule.forRoot(),
       RpcModule,
       EventExchangeModule.forRoot(CREW_EVENTS_EXCHANGE),
       OutboxModule.forRoot(),
+      TOKENS_SECURITY,
       SystemModule,
-      OAuthModule,
+      AuthorizeModule,
+      ConsentsModule,
+      PartnersModule,
+      TokensModule,
+      UsersModule,
+      UserinfoModule,
+      MetadataModule,
+      WebhooksModule,
       RetentionModule,
     ],
   }),

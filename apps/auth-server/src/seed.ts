@@ -2,7 +2,7 @@ import { SANDBOX_MEMBERS, SANDBOX_PARTNERS, SANDBOX_PASSWORD, SANDBOX_WEBHOOK_SE
 import type { ConfigOf } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { AUTH_SERVER_CONFIG } from './config';
-import { withCoreContext } from './oauth/core-context';
+import { withCoreContext } from './core-context';
 import { PartnersService } from './partners/partners.service';
 import { UsersService } from './users/users.service';
 

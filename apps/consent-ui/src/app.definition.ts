@@ -15,7 +15,6 @@ import { renderConsentUiError } from './views/error-page.view';
 
 const database = {
   schema: APP_SCHEMAS['consent-ui'],
-  entities: [],
   migrations: CONSENT_UI_MIGRATIONS,
 };
 

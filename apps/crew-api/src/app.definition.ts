@@ -22,7 +22,6 @@ import { VesselsModule } from './vessels/vessels.module';
 
 const database = {
   schema: APP_SCHEMAS['crew-api'],
-  entities: [],
   migrations: CREW_API_MIGRATIONS,
 };
 

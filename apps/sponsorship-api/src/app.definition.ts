@@ -18,7 +18,6 @@ import { seedSandbox } from './seed/sandbox-seed';
 
 const database = {
   schema: APP_SCHEMAS['sponsorship-api'],
-  entities: [],
   migrations: SPONSORSHIP_API_MIGRATIONS,
 };
 

@@ -13,7 +13,6 @@ import { WEBHOOK_DISPATCHER_MIGRATIONS } from './migrations';
 
 const database = {
   schema: APP_SCHEMAS['webhook-dispatcher'],
-  entities: [],
   migrations: WEBHOOK_DISPATCHER_MIGRATIONS,
 };
 

@@ -1,8 +1,8 @@
 import type { AuthorizeOutcome } from '@svc/contracts';
 import type { TransactionRunner } from '@svc/platform';
-import type { ConsentsRepository } from '../consents/consents.repository';
+import type { ConsentsService } from '../consents/consents.service';
 import type { PartnerEntity } from '../partners/partner.entity';
-import type { PartnersRepository } from '../partners/partners.repository';
+import type { PartnersService } from '../partners/partners.service';
 import type { AuthorizationCodesRepository } from './authorization-codes.repository';
 import { AuthorizeService } from './authorize.service';
 
@@ -22,8 +22,8 @@ function setup(overrides: Partial<PartnerEntity> = {}) {
   const codeRepo = { insert: async (_tx: unknown, code: unknown) => void codes.push(code) };
   const transactions = { run: async (work: (tx: unknown) => Promise<unknown>) => work({}) };
   const service = new AuthorizeService(
-    partners as unknown as PartnersRepository,
-    consents as unknown as ConsentsRepository,
+    partners as unknown as PartnersService,
+    consents as unknown as ConsentsService,
     codeRepo as unknown as AuthorizationCodesRepository,
     transactions as unknown as TransactionRunner,
     { PUBLIC_BASE_URL: 'https://crew.example/', AUTH_CODE_TTL_SECONDS: 60 } as never,

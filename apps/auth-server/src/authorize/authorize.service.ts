@@ -1,11 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isScope, SCOPE_DESCRIPTIONS, type AuthorizeOutcome, type Scope } from '@svc/contracts';
-import { APP_CONFIG, newSecret, sha256Hex, TransactionRunner } from '@svc/platform';
+import {
+  APP_CONFIG,
+  newSecret,
+  sha256Hex,
+  TransactionRunner,
+  type ConfigOf,
+  type Transaction,
+} from '@svc/platform';
 import type { AUTH_SERVER_CONFIG } from '../config';
-import type { ConfigOf } from '@svc/platform';
-import { ConsentsRepository } from '../consents/consents.repository';
-import { PartnersRepository } from '../partners/partners.repository';
+import { ConsentsService } from '../consents/consents.service';
+import { PartnersService } from '../partners/partners.service';
 import { isAcceptableRedirectUri } from '../partners/redirect-uri';
+import type { AuthorizationCodeEntity } from './authorization-code.entity';
 import { AuthorizationCodesRepository } from './authorization-codes.repository';
 
 /** The parameters of an authorization request this server reads (interface.md, OAuth endpoints). */
@@ -39,8 +46,8 @@ export class AuthorizeService {
   private readonly issuer: string;
 
   constructor(
-    private readonly partners: PartnersRepository,
-    private readonly consents: ConsentsRepository,
+    private readonly partners: PartnersService,
+    private readonly consents: ConsentsService,
     private readonly codes: AuthorizationCodesRepository,
     private readonly transactions: TransactionRunner,
     @Inject(APP_CONFIG) private readonly config: ConfigOf<typeof AUTH_SERVER_CONFIG>,
@@ -96,6 +103,17 @@ export class AuthorizeService {
       });
     });
     return this.redirect(request.redirectUri, { code, state: request.state });
+  }
+
+  /**
+   * The code behind `codeDigest`, locked until `tx` ends, as it was before this call; consumed by
+   * it unless it already was. A first use consumes it whatever the exchange's outcome, so it
+   * cannot be guessed at.
+   */
+  async redeem(tx: Transaction, codeDigest: string): Promise<AuthorizationCodeEntity | null> {
+    const code = await this.codes.lock(tx, codeDigest);
+    if (code && !code.consumedAt) await this.codes.markConsumed(tx, codeDigest);
+    return code;
   }
 
   /**

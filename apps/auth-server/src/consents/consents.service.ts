@@ -1,18 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { CREW_EVENTS_EXCHANGE, type Connection, type ServiceEvent } from '@svc/contracts';
-import { newId, OutboxRepository, TransactionRunner } from '@svc/platform';
-import { IntrospectionCache } from '@svc/security';
-import { TokenPairsRepository } from '../tokens/token-pairs.repository';
+import { newId, OutboxRepository, type Transaction } from '@svc/platform';
 import { ConsentsRepository } from './consents.repository';
 
 @Injectable()
 export class ConsentsService {
   constructor(
     private readonly consents: ConsentsRepository,
-    private readonly pairs: TokenPairsRepository,
     private readonly outbox: OutboxRepository,
-    private readonly transactions: TransactionRunner,
-    private readonly cache: IntrospectionCache,
   ) {}
 
   async list(userId: string): Promise<Connection[]> {
@@ -30,29 +25,35 @@ export class ConsentsService {
     return this.consents.connectedAmong(clientId, userIds);
   }
 
+  /** A new consent, or the active one widened to include `scopes`. */
+  grant(tx: Transaction, userId: string, clientId: string, scopes: readonly string[]): Promise<void> {
+    return this.consents.grant(tx, userId, clientId, scopes);
+  }
+
   /**
-   * Disconnect: the consent ends, every token of that partner for that member is revoked in the
-   * same transaction (tombstoned in the cache before it commits), and `user.consent.revoked` is
-   * written to the outbox so the partner is told to delete its copy. The consent row is locked
-   * first, so a refresh racing this either finishes before (and its new pair is revoked here) or
-   * starts after (and finds no consent).
+   * Whether the member still consents, holding the consent row FOR SHARE until `tx` ends: a
+   * disconnect (`end`) waits for the issuing in flight, and every later issuing sees it gone.
    */
-  async disconnect(userId: string, clientId: string): Promise<boolean> {
-    return this.transactions.run(async (tx) => {
-      const consent = await this.consents.lockActiveForUpdate(tx, userId, clientId);
-      if (!consent) return false;
-      await this.consents.revoke(tx, consent.id);
-      const digests = await this.pairs.revokeLive(tx, { userId, clientId }, 'disconnected');
-      const event: ServiceEvent = {
-        id: newId('evt', 16),
-        type: 'user.consent.revoked',
-        user_id: userId,
-        client_id: clientId,
-        created_at: new Date().toISOString(),
-      };
-      await this.outbox.addEvent(tx, CREW_EVENTS_EXCHANGE, event);
-      await this.cache.tombstone(digests);
-      return true;
-    });
+  async holdsActive(tx: Transaction, userId: string, clientId: string): Promise<boolean> {
+    return (await this.consents.lockActiveForShare(tx, userId, clientId)) !== null;
+  }
+
+  /**
+   * Ends the consent, its row locked first (FOR UPDATE), and writes `user.consent.revoked` to the
+   * outbox so the partner is told to delete its copy. False when there was none to end.
+   */
+  async end(tx: Transaction, userId: string, clientId: string): Promise<boolean> {
+    const consent = await this.consents.lockActiveForUpdate(tx, userId, clientId);
+    if (!consent) return false;
+    await this.consents.revoke(tx, consent.id);
+    const event: ServiceEvent = {
+      id: newId('evt', 16),
+      type: 'user.consent.revoked',
+      user_id: userId,
+      client_id: clientId,
+      created_at: new Date().toISOString(),
+    };
+    await this.outbox.addEvent(tx, CREW_EVENTS_EXCHANGE, event);
+    return true;
   }
 }

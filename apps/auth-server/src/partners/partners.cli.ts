@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
+import type { INestApplicationContext } from '@nestjs/common';
 import type { ConfigOf } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { AUTH_SERVER_CONFIG } from '../config';
-import { withCoreContext } from '../oauth/core-context';
+import { withCoreContext } from '../core-context';
+import { TokensService } from '../tokens/tokens.service';
 import { PartnerRegistrationError, PartnersService } from './partners.service';
 
 const USAGE = `Partner onboarding (operators only; partners cannot register themselves).
@@ -35,9 +37,8 @@ export async function partnersCommand(
     return;
   }
   await withCoreContext(config, logger, async (context) => {
-    const partners = context.get(PartnersService);
     try {
-      await run(partners, command, rest);
+      await run(context, command, rest);
     } catch (err) {
       if (err instanceof PartnerRegistrationError || (err instanceof TypeError && 'code' in err)) {
         process.stderr.write(`partners ${command}: ${err.message}\n`);
@@ -49,7 +50,9 @@ export async function partnersCommand(
   });
 }
 
-async function run(partners: PartnersService, command: string, rest: readonly string[]): Promise<void> {
+async function run(context: INestApplicationContext, command: string, rest: readonly string[]) {
+  const partners = context.get(PartnersService);
+  const tokens = context.get(TokensService);
   const target = () => {
     const id = rest[0];
     if (!id) throw new PartnerRegistrationError('CLIENT_ID is required');
@@ -132,10 +135,12 @@ async function run(partners: PartnersService, command: string, rest: readonly st
       out(`${target()}: deliveries are signed with the new webhook secret only.`);
       return;
     case 'suspend':
-      out(`${target()} suspended; ${await partners.setSuspended(target(), true)} live token(s) revoked.`);
+      out(
+        `${target()} suspended; ${await tokens.setPartnerSuspended(target(), true)} live token(s) revoked.`,
+      );
       return;
     case 'unsuspend':
-      await partners.setSuspended(target(), false);
+      await tokens.setPartnerSuspended(target(), false);
       out(`${target()} reinstated.`);
       return;
     default:

@@ -1,7 +1,4 @@
-import type { TransactionRunner } from '@svc/platform';
-import type { IntrospectionCache } from '@svc/security';
 import type { SecretBox } from '../crypto/secrets';
-import type { TokenPairsRepository } from '../tokens/token-pairs.repository';
 import type { PartnersRepository } from './partners.repository';
 import { PartnerRegistrationError, PartnersService } from './partners.service';
 
@@ -14,9 +11,6 @@ function setup(appEnv: 'production' | 'sandbox', addresses: string[]) {
   const box = { seal: (text: string) => `sealed:${text}` };
   const service = new PartnersService(
     repository as unknown as PartnersRepository,
-    {} as TokenPairsRepository,
-    {} as TransactionRunner,
-    {} as IntrospectionCache,
     box as unknown as SecretBox,
     { APP_ENV: appEnv },
   );

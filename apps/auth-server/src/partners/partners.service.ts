@@ -5,14 +5,12 @@ import {
   constantTimeEqual,
   newSecret,
   sha256Hex,
-  TransactionRunner,
   type AppEnv,
   type Resolver,
+  type Transaction,
 } from '@svc/platform';
-import { IntrospectionCache } from '@svc/security';
 import { SecretBox } from '../crypto/secrets';
 import { OAuthException } from '../oauth/oauth.exception';
-import { TokenPairsRepository } from '../tokens/token-pairs.repository';
 import type { PartnerEntity } from './partner.entity';
 import { PartnersRepository } from './partners.repository';
 import { isAcceptableRedirectUri } from './redirect-uri';
@@ -21,8 +19,6 @@ import { webhookUrlProblem } from './webhook-url';
 export interface ClientCredentials {
   readonly clientId: string;
   readonly clientSecret: string;
-  /** How they were presented; a failure then answers with a Basic challenge (RFC 6749 §5.2). */
-  readonly method: 'client_secret_basic' | 'client_secret_post';
 }
 
 export interface PartnerRegistration {
@@ -44,9 +40,6 @@ const NO_SECRET_DIGEST = sha256Hex('no client has this secret');
 export class PartnersService {
   constructor(
     private readonly partners: PartnersRepository,
-    private readonly pairs: TokenPairsRepository,
-    private readonly transactions: TransactionRunner,
-    private readonly cache: IntrospectionCache,
     private readonly box: SecretBox,
     @Inject(APP_CONFIG) private readonly config: { readonly APP_ENV: AppEnv },
   ) {}
@@ -61,14 +54,8 @@ export class PartnersService {
       partner?.secretDigest ?? NO_SECRET_DIGEST,
       sha256Hex(credentials.clientSecret),
     );
-    const challenge: Record<string, string> =
-      credentials.method === 'client_secret_basic' ? { 'www-authenticate': 'Basic realm="oauth"' } : {};
-    if (!partner || !matches) {
-      throw new OAuthException('invalid_client', 'Client authentication failed.', challenge);
-    }
-    if (partner.suspended) {
-      throw new OAuthException('invalid_client', 'This partner account is suspended.', challenge);
-    }
+    if (!partner || !matches) throw new OAuthException('invalid_client', 'Client authentication failed.');
+    if (partner.suspended) throw new OAuthException('invalid_client', 'This partner account is suspended.');
     return partner;
   }
 
@@ -178,20 +165,11 @@ export class PartnersService {
     });
   }
 
-  /**
-   * Suspends (or reinstates) a partner. Suspension ends every live token of the partner at once:
-   * tombstones go to the introspection cache before the change commits.
-   */
-  async setSuspended(clientId: string, suspended: boolean): Promise<number> {
-    return this.transactions.run(async (tx) => {
-      if (!(await this.partners.update(clientId, { suspended }, tx))) {
-        throw new PartnerRegistrationError(`no partner ${clientId}`);
-      }
-      if (!suspended) return 0;
-      const digests = await this.pairs.revokeLive(tx, { clientId }, 'partner_suspended');
-      await this.cache.tombstone(digests);
-      return digests.length;
-    });
+  /** Suspends or reinstates the partner; TokensService.setPartnerSuspended also ends its tokens. */
+  async setSuspended(tx: Transaction, clientId: string, suspended: boolean): Promise<void> {
+    if (!(await this.partners.update(clientId, { suspended }, tx))) {
+      throw new PartnerRegistrationError(`no partner ${clientId}`);
+    }
   }
 
   private row(

@@ -12,14 +12,14 @@ import {
   type ConfigOf,
   type Transaction,
 } from '@svc/platform';
-import { IntrospectionCache } from '@svc/security';
-import { AuthorizationCodesRepository } from '../authorize/authorization-codes.repository';
+import { IntrospectionCache, type Introspector } from '@svc/security';
+import { AuthorizeService } from '../authorize/authorize.service';
 import type { AUTH_SERVER_CONFIG } from '../config';
-import { ConsentsRepository } from '../consents/consents.repository';
+import { ConsentsService } from '../consents/consents.service';
 import { pkceChallenge } from '../crypto/secrets';
 import { OAuthException } from '../oauth/oauth.exception';
 import type { PartnerEntity } from '../partners/partner.entity';
-import { PartnersRepository } from '../partners/partners.repository';
+import { PartnersService } from '../partners/partners.service';
 import type { Counter } from 'prom-client';
 import type { Logger } from 'pino';
 import type { TokenPairEntity } from './token-pair.entity';
@@ -40,14 +40,14 @@ const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: OAuthException };
 
 @Injectable()
-export class TokensService {
+export class TokensService implements Introspector {
   private readonly reuse?: Counter<'outcome'>;
 
   constructor(
     private readonly pairs: TokenPairsRepository,
-    private readonly codes: AuthorizationCodesRepository,
-    private readonly consents: ConsentsRepository,
-    private readonly partners: PartnersRepository,
+    private readonly authorize: AuthorizeService,
+    private readonly consents: ConsentsService,
+    private readonly partners: PartnersService,
     private readonly transactions: TransactionRunner,
     private readonly cache: IntrospectionCache,
     @Inject(APP_CONFIG) private readonly config: ConfigOf<typeof AUTH_SERVER_CONFIG>,
@@ -77,7 +77,7 @@ export class TokensService {
     }
     const codeDigest = sha256Hex(input.code);
     const outcome = await this.transactions.run(async (tx): Promise<Outcome<IssuedTokens>> => {
-      const code = await this.codes.lock(tx, codeDigest);
+      const code = await this.authorize.redeem(tx, codeDigest);
       if (!code) return failed('invalid_grant', 'The authorization code is unknown.');
       if (code.consumedAt) {
         await this.pairs.lockFamily(tx, codeDigest);
@@ -86,7 +86,6 @@ export class TokensService {
         await this.cache.tombstone(digests);
         return failed('invalid_grant', 'The authorization code was already used; its tokens are revoked.');
       }
-      await this.codes.markConsumed(tx, codeDigest);
       if (code.expiresAt.getTime() <= Date.now())
         return failed('invalid_grant', 'The authorization code has expired.');
       if (code.clientId !== client.clientId)
@@ -97,7 +96,7 @@ export class TokensService {
       if (!constantTimeEqual(pkceChallenge(input.codeVerifier), code.codeChallenge)) {
         return failed('invalid_grant', 'code_verifier does not match the code_challenge.');
       }
-      if (!(await this.consents.lockActiveForShare(tx, code.userId, code.clientId))) {
+      if (!(await this.consents.holdsActive(tx, code.userId, code.clientId))) {
         return failed('invalid_grant', 'The crew member has disconnected this application.');
       }
       return {
@@ -222,8 +221,36 @@ export class TokensService {
     });
   }
 
+  /**
+   * Disconnect: the consent ends (`user.consent.revoked` to the outbox) and every token of that
+   * partner for that member is revoked in the same transaction, tombstoned before it commits. The
+   * consent row is locked first, so a refresh racing this either finishes before (and its new pair
+   * is revoked here) or starts after (and finds no consent).
+   */
+  async disconnect(userId: string, clientId: string): Promise<boolean> {
+    return this.transactions.run(async (tx) => {
+      if (!(await this.consents.end(tx, userId, clientId))) return false;
+      await this.cache.tombstone(await this.pairs.revokeLive(tx, { userId, clientId }, 'disconnected'));
+      return true;
+    });
+  }
+
+  /**
+   * Suspends (or reinstates) a partner. Suspension ends every live token of the partner at once:
+   * tombstones go to the introspection cache before the change commits.
+   */
+  async setPartnerSuspended(clientId: string, suspended: boolean): Promise<number> {
+    return this.transactions.run(async (tx) => {
+      await this.partners.setSuspended(tx, clientId, suspended);
+      if (!suspended) return 0;
+      const digests = await this.pairs.revokeLive(tx, { clientId }, 'partner_suspended');
+      await this.cache.tombstone(digests);
+      return digests.length;
+    });
+  }
+
   private async requireConsent(tx: Transaction, pair: TokenPairEntity): Promise<void> {
-    if (!(await this.consents.lockActiveForShare(tx, pair.userId, pair.clientId))) {
+    if (!(await this.consents.holdsActive(tx, pair.userId, pair.clientId))) {
       throw new OAuthException('invalid_grant', 'The crew member has disconnected this application.');
     }
   }

@@ -68,7 +68,7 @@ export class UsersService implements OnApplicationShutdown {
    * The sandbox members. They all have the one published password, so one hash serves them all
    * (a salt of their own protects nothing when the password is public): seeding costs one hash,
    * or on a later start one check, rather than one per member at most of a second each.
-   * Idempotent like `seed`; a hash under an older cost is replaced.
+   * Idempotent: a member whose row is current is left alone; a hash under an older cost is replaced.
    */
   async seedAll(
     members: readonly { userId: string; email: string; name: string; password: string }[],
@@ -98,24 +98,8 @@ export class UsersService implements OnApplicationShutdown {
     }
   }
 
-  async seed(userId: string, email: string, name: string, password: string): Promise<void> {
-    const existing = await this.users.findById(userId);
-    // Keep an existing hash when the password is unchanged and its parameters are current:
-    // seeding stays idempotent, and a sandbox hashed under an older cost is upgraded.
-    if (
-      existing &&
-      existing.email === normaliseEmail(email) &&
-      existing.name === name &&
-      !this.hasher.needsRehash(existing.passwordHash) &&
-      (await this.hasher.verify(password, existing.passwordHash))
-    ) {
-      return;
-    }
-    await this.users.upsert({
-      userId,
-      email: normaliseEmail(email),
-      name,
-      passwordHash: await this.hasher.hash(password),
-    });
+  /** One member, as `seedAll` seeds them. */
+  seed(userId: string, email: string, name: string, password: string): Promise<void> {
+    return this.seedAll([{ userId, email, name, password }]);
   }
 }

@@ -1,6 +1,6 @@
 import { Controller, Inject } from '@nestjs/common';
-import { Ctx, MessagePattern, Payload, RmqContext, RpcException } from '@nestjs/microservices';
-import { answerRpc, APP_CONFIG, type ConfigOf } from '@svc/platform';
+import { Ctx, MessagePattern, Payload, RmqContext } from '@nestjs/microservices';
+import { APP_CONFIG, type ConfigOf } from '@svc/platform';
 import {
   AUTH_WEBHOOK_RECIPIENTS_BATCH,
   AUTH_WEBHOOK_TARGET,
@@ -8,7 +8,9 @@ import {
   type WebhookTargetResponse,
 } from '@svc/contracts';
 import type { AUTH_SERVER_CONFIG } from '../config';
+import { answerAuthRpc } from '../rpc-errors';
 import { WebhookRecipientsService } from './webhook-recipients.service';
+import { WebhooksException } from './webhooks.exception';
 
 /**
  * webhook-dispatcher asks the batch (with the signing secrets) for the events it fans out;
@@ -23,7 +25,7 @@ export class WebhookRecipientsHandler {
 
   @MessagePattern(AUTH_WEBHOOK_TARGET.pattern)
   target(@Payload() payload: unknown): Promise<WebhookTargetResponse> {
-    return answerRpc(() => this.recipients.target(AUTH_WEBHOOK_TARGET.parseRequest(payload)));
+    return answerAuthRpc(() => this.recipients.target(AUTH_WEBHOOK_TARGET.parseRequest(payload)));
   }
 
   @MessagePattern(AUTH_WEBHOOK_RECIPIENTS_BATCH.pattern)
@@ -34,16 +36,12 @@ export class WebhookRecipientsHandler {
     // The broker checks `user_id` against the connection's login, so only the dispatcher's own
     // user can carry its name: any other caller (or one that names nobody) gets no secret.
     const caller = (context.getMessage() as { properties?: { userId?: unknown } }).properties?.userId;
-    if (caller !== this.config.WEBHOOK_DISPATCHER_AMQP_USER) {
-      return Promise.reject(
-        new RpcException({
-          error: 'access_denied',
-          message: `${AUTH_WEBHOOK_RECIPIENTS_BATCH.pattern} answers the webhook dispatcher only`,
-        }),
-      );
-    }
-    return answerRpc(() =>
-      this.recipients.findMany(AUTH_WEBHOOK_RECIPIENTS_BATCH.parseRequest(payload).questions),
-    );
+    return answerAuthRpc(async () => {
+      if (caller !== this.config.WEBHOOK_DISPATCHER_AMQP_USER) {
+        const message = `${AUTH_WEBHOOK_RECIPIENTS_BATCH.pattern} answers the webhook dispatcher only`;
+        throw new WebhooksException('dispatcher_only', message);
+      }
+      return this.recipients.findMany(AUTH_WEBHOOK_RECIPIENTS_BATCH.parseRequest(payload).questions);
+    });
   }
 }

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
+import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
 import { ReadinessRegistry } from '../health/readiness';
 import { TransactionRunner } from './transaction-runner';
 import { Sql } from './sql';
@@ -14,8 +14,6 @@ export interface DatabaseConfig {
 export interface DatabaseOptions {
   /** The PostgreSQL schema this app owns. */
   readonly schema: string;
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-  readonly entities?: MixedList<Function | string | EntitySchema>;
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
   readonly migrations: MixedList<Function | string>;
 }
@@ -40,7 +38,7 @@ export function dataSourceOptions(
     type: 'postgres',
     url: config.DATABASE_URL,
     schema: options.schema,
-    entities: options.entities ?? [],
+    entities: [],
     migrations: options.migrations,
     migrationsTableName: 'migrations',
     synchronize: false,

@@ -53,19 +53,19 @@ function decodeBasic(header: string): { id: string; secret: string } | undefined
   return id === undefined || secret === undefined ? undefined : { id, secret };
 }
 
+/** Whether the client chose HTTP Basic; "Basic" with nothing after it is still an attempt at it. */
+export function presentsBasic(authorization: string | undefined): authorization is string {
+  return authorization !== undefined && /^Basic(\s|$)/i.test(authorization.trim());
+}
+
 /**
- * client_secret_basic or client_secret_post (decisions.md); using both at once is refused
- * (RFC 6749 §2.3: a client must not use more than one method in a request).
+ * client_secret_basic or client_secret_post; using both at once is refused (RFC 6749 §2.3: a
+ * client must not use more than one method in a request).
  */
 export function readClientCredentials(authorization: string | undefined, form: OAuthForm): ClientCredentials {
-  // "Basic" with nothing after it is still an attempt at Basic: it gets the Basic challenge.
-  if (authorization !== undefined && /^Basic(\s|$)/i.test(authorization.trim())) {
+  if (presentsBasic(authorization)) {
     const basic = decodeBasic(authorization);
-    if (!basic) {
-      throw new OAuthException('invalid_client', 'The Basic credentials are malformed.', {
-        'www-authenticate': 'Basic realm="oauth"',
-      });
-    }
+    if (!basic) throw new OAuthException('invalid_client', 'The Basic credentials are malformed.');
     if (form.client_secret !== undefined) {
       throw new OAuthException(
         'invalid_request',
@@ -75,7 +75,7 @@ export function readClientCredentials(authorization: string | undefined, form: O
     if (form.client_id !== undefined && form.client_id !== basic.id) {
       throw new OAuthException('invalid_request', 'client_id differs from the authenticated client.');
     }
-    return { clientId: basic.id, clientSecret: basic.secret, method: 'client_secret_basic' };
+    return { clientId: basic.id, clientSecret: basic.secret };
   }
   if (!form.client_id || form.client_secret === undefined) {
     throw new OAuthException(
@@ -83,5 +83,5 @@ export function readClientCredentials(authorization: string | undefined, form: O
       'Client authentication is required (client_id and client_secret).',
     );
   }
-  return { clientId: form.client_id, clientSecret: form.client_secret, method: 'client_secret_post' };
+  return { clientId: form.client_id, clientSecret: form.client_secret };
 }

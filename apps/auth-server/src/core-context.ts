@@ -4,16 +4,22 @@ import { APP_SCHEMAS } from '@svc/contracts';
 import {
   DatabaseModule,
   NestPinoLogger,
-  OutboxMessageEntity,
   PlatformModule,
   RedisModule,
   RouteIndex,
   type ConfigOf,
 } from '@svc/platform';
 import type { Logger } from 'pino';
-import type { AUTH_SERVER_CONFIG } from '../config';
-import { AUTH_SERVER_MIGRATIONS } from '../migrations';
-import { OAuthCoreModule } from './oauth.module';
+import type { AUTH_SERVER_CONFIG } from './config';
+import { AUTH_SERVER_MIGRATIONS } from './migrations';
+import { PartnersModule } from './partners/partners.module';
+import { TOKENS_SECURITY, TokensModule } from './tokens/tokens.module';
+import { UsersModule } from './users/users.module';
+
+export const AUTH_SERVER_DATABASE = {
+  schema: APP_SCHEMAS['auth-server'],
+  migrations: AUTH_SERVER_MIGRATIONS,
+};
 
 /** The services without HTTP or RPC, for the CLI (sandbox seed, partner onboarding). */
 export async function withCoreContext<T>(
@@ -26,13 +32,12 @@ export async function withCoreContext<T>(
       module: class AuthServerCliModule {},
       imports: [
         PlatformModule.forRoot({ app: 'auth-server', config, logger, routes: new RouteIndex() }),
-        DatabaseModule.forRoot({
-          schema: APP_SCHEMAS['auth-server'],
-          entities: [OutboxMessageEntity],
-          migrations: AUTH_SERVER_MIGRATIONS,
-        }),
+        DatabaseModule.forRoot(AUTH_SERVER_DATABASE),
         RedisModule.forRoot(),
-        OAuthCoreModule,
+        TOKENS_SECURITY,
+        PartnersModule,
+        UsersModule,
+        TokensModule,
       ],
     },
     { logger: new NestPinoLogger(logger.child({ component: 'cli' })), abortOnError: false },

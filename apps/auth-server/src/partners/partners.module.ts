@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { CryptoModule } from '../crypto/crypto.module';
+import { PartnerCredentialsHandler } from './partner-credentials.handler';
+import { PartnersRepository } from './partners.repository';
+import { PartnersService } from './partners.service';
+
+@Module({
+  imports: [CryptoModule],
+  controllers: [PartnerCredentialsHandler],
+  providers: [PartnersRepository, PartnersService],
+  exports: [PartnersService],
+})
+export class PartnersModule {}

@@ -1,0 +1,30 @@
+import { Module } from '@nestjs/common';
+import { SecurityModule } from '@svc/security';
+import { AuthorizeModule } from '../authorize/authorize.module';
+import { ConsentsModule } from '../consents/consents.module';
+import { PartnersModule } from '../partners/partners.module';
+import { TokenPairsRepository } from './token-pairs.repository';
+import { TokenController } from './token.controller';
+import { TokensHandler } from './tokens.handler';
+import { TokensService } from './tokens.service';
+
+/**
+ * The token store. It sits above authorize, consents and partners: issuing reads codes, consents
+ * and partners, so the rules that end tokens when a consent or a partner ends live here too.
+ */
+@Module({
+  imports: [AuthorizeModule, ConsentsModule, PartnersModule],
+  controllers: [TokenController, TokensHandler],
+  providers: [TokenPairsRepository, TokensService],
+  exports: [TokensService],
+})
+export class TokensModule {}
+
+/**
+ * Bearer authentication and failed-auth limits. auth-server's own bearer endpoint (userinfo) asks
+ * this token store directly, not over RPC.
+ */
+export const TOKENS_SECURITY = SecurityModule.forRoot({
+  introspector: { useExisting: TokensService },
+  imports: [TokensModule],
+});
