@@ -1,4 +1,5 @@
 export * from './apps';
+export * from './limits';
 export * from './routes';
 export * from './problems';
 export * from './request-id';

@@ -1,8 +1,8 @@
+import { API_LIMITS } from '../limits';
 import { EVENT_TYPES } from '../messaging';
 import { PROBLEMS, type ProblemCode } from '../problems';
 import { SCOPES, type Scope } from '../scopes';
 import {
-  API_LIMITS,
   count,
   prefixedId,
   problemSchema,
@@ -394,8 +394,7 @@ function schemas(docsUrl: string): JsonObject {
           type: 'array',
           minItems: 1,
           maxItems: API_LIMITS.reconcileMaxRefs,
-          description:
-            'Your list of active members. Each entry is matched against the seat `email` (case-insensitively, after trimming) and the seat `external_ref` (exactly). An empty list is refused with 400 `bad_request`; more than 50,000 entries or a bad entry with 422.',
+          description: `Your list of active members. Each entry is matched against the seat \`email\` (case-insensitively, after trimming) and the seat \`external_ref\` (exactly). An empty list is refused with 400 \`bad_request\`; more than ${API_LIMITS.reconcileMaxRefs.toLocaleString('en-US')} entries or a bad entry with 422.`,
           items: { type: 'string', minLength: 1, maxLength: API_LIMITS.refMaxLength },
         },
         apply: {
@@ -460,7 +459,7 @@ function schemas(docsUrl: string): JsonObject {
         user_id: {
           type: ['string', 'null'],
           minLength: 1,
-          maxLength: 200,
+          maxLength: API_LIMITS.idMaxLength,
           description: 'The service’s user id (`usr_…`); preferred.',
         },
         external_ref: {
@@ -647,7 +646,7 @@ function parameters(): JsonObject {
       required: false,
       description:
         'The `next_cursor` of the previous page; omit for the first page. Opaque and tamper-evident: an altered cursor, or one of another listing, is 422 with an `errors` entry for `cursor`.',
-      schema: { type: 'string', minLength: 1, maxLength: 2048 },
+      schema: { type: 'string', minLength: 1, maxLength: API_LIMITS.cursorMaxLength },
     },
   };
 }

@@ -1,7 +1,7 @@
+import { API_LIMITS } from '../limits';
 import { DEFAULT_BODY_LIMIT_BYTES, RECONCILE_BODY_LIMIT_BYTES } from '../routes';
 import { SCOPES, type Scope } from '../scopes';
 import {
-  API_LIMITS,
   headerObjects,
   htmlResponse,
   oauthErrorResponse,

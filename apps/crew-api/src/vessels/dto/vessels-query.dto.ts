@@ -1,7 +1,5 @@
+import { API_LIMITS } from '@svc/contracts';
 import { FieldReader } from '@svc/platform';
-
-export const DEFAULT_VESSELS_LIMIT = 50;
-export const MAX_VESSELS_LIMIT = 200;
 
 export interface VesselsQuery {
   readonly limit?: number;
@@ -15,8 +13,8 @@ export interface VesselsQuery {
  */
 export function parseVesselsQuery(query: unknown): VesselsQuery {
   const reader = FieldReader.query(query);
-  const limit = reader.queryInteger('limit', 1, MAX_VESSELS_LIMIT);
-  const cursor = reader.queryString('cursor', 2048);
+  const limit = reader.queryInteger('limit', 1, API_LIMITS.pageLimitMax);
+  const cursor = reader.queryString('cursor', API_LIMITS.cursorMaxLength);
   reader.done();
   return { limit, cursor };
 }

@@ -1,3 +1,4 @@
+import { API_LIMITS } from '@svc/contracts';
 import { FieldReader } from '@svc/platform';
 
 export const MEMBER_LEFT_REASONS = ['account_deleted', 'membership_lapsed'] as const;
@@ -21,8 +22,8 @@ function nullableString(reader: FieldReader, body: Record<string, unknown>, fiel
 export function parseMemberLeft(body: unknown): MemberLeft {
   const reader = FieldReader.body(body).onlyFields(['user_id', 'external_ref', 'reason']);
   const fields = body as Record<string, unknown>;
-  const userId = nullableString(reader, fields, 'user_id', 200);
-  const externalRef = nullableString(reader, fields, 'external_ref', 320);
+  const userId = nullableString(reader, fields, 'user_id', API_LIMITS.idMaxLength);
+  const externalRef = nullableString(reader, fields, 'external_ref', API_LIMITS.refMaxLength);
   let reason: MemberLeftReason | null = null;
   if (fields.reason !== undefined && fields.reason !== null) {
     if (

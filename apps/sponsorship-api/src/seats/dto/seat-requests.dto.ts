@@ -1,13 +1,10 @@
-import { normaliseEmail } from '@svc/contracts';
+import { API_LIMITS, normaliseEmail } from '@svc/contracts';
 import { FieldReader, parseTimestamp } from '@svc/platform';
 import { SEAT_STATUSES, type SeatStatus } from '../seat.entity';
 
-export const DEFAULT_SEATS_LIMIT = 50;
-export const MAX_SEATS_LIMIT = 200;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const SEAT_ID = /^sps_[A-Za-z0-9_-]{1,96}$/;
-/** The longest sponsored term a provision may ask for. */
-export const MAX_TERM_YEARS = 10;
+const MAX_TERM_YEARS = API_LIMITS.sponsorshipMaxTermYears;
 
 export interface SeatListQuery {
   readonly status?: SeatStatus;
@@ -22,10 +19,10 @@ export function parseSeatListQuery(query: unknown): SeatListQuery {
   if (status !== undefined && !(SEAT_STATUSES as readonly string[]).includes(status)) {
     reader.fail('status', `must be one of ${SEAT_STATUSES.join(', ')}`);
   }
-  const limit = reader.queryInteger('limit', 1, MAX_SEATS_LIMIT);
-  const cursor = reader.queryString('cursor', 400);
+  const limit = reader.queryInteger('limit', 1, API_LIMITS.pageLimitMax);
+  const cursor = reader.queryString('cursor', API_LIMITS.seatCursorMaxLength);
   reader.done();
-  return { status: status as SeatStatus | undefined, limit: limit ?? DEFAULT_SEATS_LIMIT, cursor };
+  return { status: status as SeatStatus | undefined, limit: limit ?? API_LIMITS.pageLimitDefault, cursor };
 }
 
 /** A `{sponsorship_id}` path parameter: anything else cannot be a seat, so it is simply not found. */
@@ -43,13 +40,13 @@ export interface Provision {
 export function parseProvision(body: unknown, now: Date): Provision {
   const reader = FieldReader.body(body).onlyFields(['email', 'external_ref', 'expires_at']);
   const email = reader.string('email', {
-    max: 320,
+    max: API_LIMITS.emailMaxLength,
     pattern: EMAIL,
     patternMessage: 'must be an e-mail address',
   });
   const externalRef =
     reader.has('external_ref') && (body as Record<string, unknown>).external_ref !== null
-      ? reader.string('external_ref', { max: 320 })
+      ? reader.string('external_ref', { max: API_LIMITS.refMaxLength })
       : null;
   let expiresAt: Date | null = null;
   const rawExpiry = (body as Record<string, unknown>).expires_at;
