@@ -1,6 +1,14 @@
 import { API_LIMITS } from '../limits';
 import { EVENT_TYPES } from '../messaging';
 import { PROBLEMS, type ProblemCode } from '../problems';
+import {
+  bodySchema,
+  fieldSchema,
+  MEMBER_LEFT_BODY,
+  PAGE_QUERY,
+  PROVISION_SEAT_BODY,
+  SEAT_STATUS_VALUES,
+} from '../requests';
 import { SCOPES, type Scope } from '../scopes';
 import {
   count,
@@ -12,9 +20,6 @@ import {
   timestamp,
   type JsonObject,
 } from './kit';
-
-/** Seat lifecycle (decisions.md, Sponsorship). */
-export const SEAT_STATUS_VALUES = ['invited', 'active', 'ended', 'cancelled'] as const;
 
 /** What each scope lets a partner read (interface.md, Authentication item 7). */
 export const SCOPE_GRANTS: Readonly<Record<Scope, string>> = {
@@ -362,29 +367,7 @@ function schemas(docsUrl: string): JsonObject {
         },
       },
     },
-    ProvisionSeatRequest: {
-      type: 'object',
-      required: ['email'],
-      additionalProperties: false,
-      properties: {
-        email: {
-          type: 'string',
-          format: 'email',
-          maxLength: API_LIMITS.emailMaxLength,
-          description: 'The member’s e-mail address; matched case-insensitively after trimming.',
-        },
-        external_ref: {
-          type: ['string', 'null'],
-          minLength: 1,
-          maxLength: API_LIMITS.refMaxLength,
-          description: 'Your own id for the member; unique among your live seats.',
-        },
-        expires_at: timestamp(
-          `End of the sponsored term, in the future and at most ${API_LIMITS.sponsorshipMaxTermYears} years ahead; default (absent or null) ${API_LIMITS.sponsorshipTermMonths} months after provisioning.`,
-          true,
-        ),
-      },
-    },
+    ProvisionSeatRequest: bodySchema(PROVISION_SEAT_BODY),
     ReconcileRequest: {
       type: 'object',
       required: ['active_refs'],
@@ -451,30 +434,10 @@ function schemas(docsUrl: string): JsonObject {
         },
       },
     },
-    MemberLeftRequest: {
-      type: 'object',
-      description: 'At least one of `user_id` and `external_ref`; `user_id` wins when both are given.',
-      additionalProperties: false,
-      properties: {
-        user_id: {
-          type: ['string', 'null'],
-          minLength: 1,
-          maxLength: API_LIMITS.idMaxLength,
-          description: 'The service’s user id (`usr_…`); preferred.',
-        },
-        external_ref: {
-          type: ['string', 'null'],
-          minLength: 1,
-          maxLength: API_LIMITS.refMaxLength,
-          description: 'Your own id of the member, as given when provisioning.',
-        },
-        reason: {
-          type: ['string', 'null'],
-          enum: ['account_deleted', 'membership_lapsed', null],
-          description: 'Both reasons close the seat identically.',
-        },
-      },
-    },
+    MemberLeftRequest: bodySchema(
+      MEMBER_LEFT_BODY,
+      'At least one of `user_id` and `external_ref`; `user_id` wins when both are given.',
+    ),
     MemberLeftResult: {
       type: 'object',
       required: ['user_id', 'ended', 'downgraded'],
@@ -633,12 +596,7 @@ function parameters(): JsonObject {
       in: 'query',
       required: false,
       description: `Page size, an integer from 1 to ${API_LIMITS.pageLimitMax}; anything else is 422 with an \`errors\` entry for \`limit\`.`,
-      schema: {
-        type: 'integer',
-        minimum: 1,
-        maximum: API_LIMITS.pageLimitMax,
-        default: API_LIMITS.pageLimitDefault,
-      },
+      schema: fieldSchema(PAGE_QUERY.limit),
     },
     Cursor: {
       name: 'cursor',
@@ -646,7 +604,7 @@ function parameters(): JsonObject {
       required: false,
       description:
         'The `next_cursor` of the previous page; omit for the first page. Opaque and tamper-evident: an altered cursor, or one of another listing, is 422 with an `errors` entry for `cursor`.',
-      schema: { type: 'string', minLength: 1, maxLength: API_LIMITS.cursorMaxLength },
+      schema: fieldSchema(PAGE_QUERY.cursor),
     },
   };
 }

@@ -2,4 +2,4 @@ export { buildOpenApiDocument, API_DESCRIPTION_VERSION, type OpenApiDocumentOpti
 export { PROBLEM_GUIDE, type ProblemGuide } from './problem-guide';
 export { ROUTES_OUTSIDE_API_DESCRIPTION, type UndescribedRoute } from './coverage';
 export { type Json, type JsonObject } from './kit';
-export { SCOPE_GRANTS, SEAT_STATUS_VALUES } from './components';
+export { SCOPE_GRANTS } from './components';

@@ -1,4 +1,5 @@
 import { API_LIMITS } from '../limits';
+import { fieldSchema, SEAT_LIST_QUERY } from '../requests';
 import { DEFAULT_BODY_LIMIT_BYTES, RECONCILE_BODY_LIMIT_BYTES } from '../routes';
 import { SCOPES, type Scope } from '../scopes';
 import {
@@ -437,7 +438,7 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
             in: 'query',
             required: false,
             description: 'Only seats with this status.',
-            schema: schemaRef('SeatStatus'),
+            schema: fieldSchema(SEAT_LIST_QUERY.status),
           },
           ref('parameters', 'PageLimit'),
           ref('parameters', 'Cursor'),

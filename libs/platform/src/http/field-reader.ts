@@ -1,4 +1,10 @@
-import type { FieldError } from '@svc/contracts';
+import {
+  FIELD_FORMATS,
+  type FieldError,
+  type FieldSpec,
+  type FieldSpecs,
+  type FieldValues,
+} from '@svc/contracts';
 import { ValidationProblem } from './problem';
 
 /** `YYYY-MM-DD` that names a real calendar day (Date.parse would turn 02-30 into 03-01). */
@@ -39,7 +45,10 @@ interface StringRule {
 export class FieldReader {
   private readonly errors: FieldError[] = [];
 
-  private constructor(private readonly input: Readonly<Record<string, unknown>>) {}
+  private constructor(
+    private readonly input: Readonly<Record<string, unknown>>,
+    private readonly inQuery = false,
+  ) {}
 
   /** A JSON object body; anything else (an array, a string, no body) is one error on `body`. */
   static body(body: unknown): FieldReader {
@@ -53,7 +62,49 @@ export class FieldReader {
   static query(query: unknown): FieldReader {
     return new FieldReader(
       typeof query === 'object' && query !== null ? (query as Record<string, unknown>) : {},
+      true,
     );
+  }
+
+  /**
+   * Every field of a declaration in libs/contracts, checked as the API description states it. A
+   * body may hold no other field; a query's other parameters are ignored, as a GET's
+   * cache-busters commonly are.
+   */
+  fields<S extends FieldSpecs>(specs: S): FieldValues<S> {
+    if (!this.inQuery) this.onlyFields(Object.keys(specs));
+    const out: Record<string, unknown> = {};
+    for (const [name, spec] of Object.entries(specs)) out[name] = this.field(name, spec);
+    return out as FieldValues<S>;
+  }
+
+  private field(name: string, spec: FieldSpec): unknown {
+    const value = this.input[name];
+    const oneOf = (values: readonly string[]) =>
+      `must be one of ${values.join(', ')}${spec.nullable ? ', or null' : ''}`;
+    if (this.inQuery && spec.type === 'integer') return this.queryInteger(name, spec.minimum, spec.maximum);
+    if (this.inQuery && spec.type === 'string') {
+      const text = this.queryString(
+        name,
+        spec.maxLength ?? Math.max(...(spec.enum ?? []).map((v) => v.length)),
+      );
+      if (text !== undefined && spec.enum && !spec.enum.includes(text)) this.fail(name, oneOf(spec.enum));
+      return text;
+    }
+    if ((value === undefined && !spec.required) || (value === null && spec.nullable))
+      return spec.nullable ? null : undefined;
+    if (spec.type === 'integer') return this.integer(name, spec.minimum, spec.maximum);
+    if (spec.type === 'timestamp') return this.timestamp(name);
+    if (spec.enum) {
+      if (typeof value === 'string' && spec.enum.includes(value)) return value;
+      this.fail(name, oneOf(spec.enum));
+      return null;
+    }
+    return this.string(name, {
+      min: spec.minLength,
+      max: spec.maxLength,
+      ...(spec.format ? FIELD_FORMATS[spec.format] : {}),
+    });
   }
 
   has(field: string): boolean {
