@@ -915,84 +915,61 @@ function gatewayPaths(ctx: DocumentContext): JsonObject {
     ETag: { component: 'ETag', required: true },
     'Last-Modified': { component: 'LastModified', required: true },
   };
-  const description = (format: string) =>
-    `This description as ${format}. Served by the gateway as a static file, not rate-limited; revalidate with \`If-None-Match\`.`;
-  const notModified = empty('Not modified.', validators);
+  const getOnly = (
+    [operationId, summary, description]: [string, string, string],
+    responses: JsonObject,
+  ): JsonObject => ({
+    get: {
+      operationId,
+      tags: ['Service'],
+      summary,
+      description,
+      security: [],
+      responses: {
+        ...responses,
+        '400': gatewayBadRequest(ctx),
+        '405': problemResponse(
+          {
+            codes: ['method_not_allowed'],
+            description: 'Only GET and HEAD.',
+            headers: { Allow: { component: 'Allow', required: true } },
+          },
+          ctx.docsUrl,
+        ),
+      },
+    },
+  });
+  const description = (operationId: string, format: string, mediaType: string, schema: JsonObject) =>
+    getOnly(
+      [
+        operationId,
+        `This API description (${format.slice(0, 4)})`,
+        `This description as ${format}. Served by the gateway as a static file, not rate-limited; revalidate with \`If-None-Match\`.`,
+      ],
+      {
+        '200': {
+          description: 'The OpenAPI 3.1 document.',
+          headers: headerObjects({ ...REQUEST_ID_HEADER, ...validators }),
+          content: { [mediaType]: { schema } },
+        },
+        '304': empty('Not modified.', validators),
+      },
+    );
   return {
-    '/healthz': {
-      get: {
-        operationId: 'health',
-        tags: ['Service'],
-        summary: 'Liveness of the gateway',
-        description: 'Answered by the gateway itself; not rate-limited.',
-        security: [],
-        responses: {
-          '200': json('The gateway is up.', 'Health', { status: 'ok' }, {}),
-          '304': empty('Not modified: `If-None-Match: *` matches any current answer (RFC 9110 §13.1.2).'),
-          '400': gatewayBadRequest(ctx),
-          '405': problemResponse(
-            {
-              codes: ['method_not_allowed'],
-              description: 'Only GET and HEAD.',
-              headers: { Allow: { component: 'Allow', required: true } },
-            },
-            ctx.docsUrl,
-          ),
-        },
+    '/healthz': getOnly(
+      ['health', 'Liveness of the gateway', 'Answered by the gateway itself; not rate-limited.'],
+      {
+        '200': json('The gateway is up.', 'Health', { status: 'ok' }, {}),
+        '304': empty('Not modified: `If-None-Match: *` matches any current answer (RFC 9110 §13.1.2).'),
       },
-    },
-    '/openapi.json': {
-      get: {
-        operationId: 'openapiJson',
-        tags: ['Service'],
-        summary: 'This API description (JSON)',
-        description: description('JSON'),
-        security: [],
-        responses: {
-          '200': {
-            description: 'The OpenAPI 3.1 document.',
-            headers: headerObjects({ ...REQUEST_ID_HEADER, ...validators }),
-            content: { 'application/json': { schema: { type: 'object' } } },
-          },
-          '304': notModified,
-          '400': gatewayBadRequest(ctx),
-          '405': problemResponse(
-            {
-              codes: ['method_not_allowed'],
-              description: 'Only GET and HEAD.',
-              headers: { Allow: { component: 'Allow', required: true } },
-            },
-            ctx.docsUrl,
-          ),
-        },
-      },
-    },
-    '/openapi.yaml': {
-      get: {
-        operationId: 'openapiYaml',
-        tags: ['Service'],
-        summary: 'This API description (YAML)',
-        description: description('YAML; the same document as `/openapi.json`'),
-        security: [],
-        responses: {
-          '200': {
-            description: 'The OpenAPI 3.1 document.',
-            headers: headerObjects({ ...REQUEST_ID_HEADER, ...validators }),
-            content: { 'application/yaml': { schema: { type: 'string' } } },
-          },
-          '304': notModified,
-          '400': gatewayBadRequest(ctx),
-          '405': problemResponse(
-            {
-              codes: ['method_not_allowed'],
-              description: 'Only GET and HEAD.',
-              headers: { Allow: { component: 'Allow', required: true } },
-            },
-            ctx.docsUrl,
-          ),
-        },
-      },
-    },
+    ),
+    '/openapi.json': description('openapiJson', 'JSON', 'application/json', { type: 'object' }),
+    '/openapi.yaml': description(
+      'openapiYaml',
+      'YAML; the same document as `/openapi.json`',
+      'application/yaml',
+      { type: 'string' },
+    ),
   };
 }
 
