@@ -1,5 +1,5 @@
 import { API_LIMITS } from './limits';
-import { schemaRef, timestamp, type JsonObject } from './openapi/kit';
+import { closedObject, schemaRef, timestamp, type JsonObject } from './openapi/kit';
 
 /**
  * One field of a public request, declared once: the API description shows it as JSON Schema
@@ -72,16 +72,13 @@ export function fieldSchema(spec: FieldSpec): JsonObject {
 
 /** A JSON body of these fields and no others. */
 export function bodySchema(fields: FieldSpecs, description?: string): JsonObject {
-  const required = Object.keys(fields).filter((name) => fields[name].required);
   const properties: JsonObject = {};
   for (const [name, spec] of Object.entries(fields)) properties[name] = fieldSchema(spec);
-  return {
-    type: 'object',
-    ...(description ? { description } : {}),
-    ...(required.length > 0 ? { required } : {}),
-    additionalProperties: false,
+  return closedObject(
     properties,
-  };
+    description,
+    Object.keys(fields).filter((name) => fields[name].required),
+  );
 }
 
 /** Seat lifecycle: live seats are `invited` and `active`; `ended` and `cancelled` are final. */

@@ -11,6 +11,21 @@ export const ref = (kind: 'schemas' | 'headers' | 'parameters' | 'responses', na
 });
 export const schemaRef = (name: string) => ref('schemas', name);
 
+/** An object with no other members; every property is required unless `required` says otherwise. */
+export function closedObject(
+  properties: JsonObject,
+  description?: string,
+  required: readonly string[] = Object.keys(properties),
+): JsonObject {
+  return {
+    type: 'object',
+    ...(description ? { description } : {}),
+    ...(required.length > 0 ? { required: [...required] } : {}),
+    additionalProperties: false,
+    properties,
+  };
+}
+
 /** ISO 8601 UTC with `Z` (decisions.md, Crew records). */
 export const TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?Z$';
 export const REQUEST_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
