@@ -1,5 +1,12 @@
 import { API_LIMITS } from '../limits';
-import { fieldSchema, SEAT_LIST_QUERY } from '../requests';
+import {
+  fieldSchema,
+  MEMBER_LEFT_BODY,
+  PAGE_QUERY,
+  PROVISION_SEAT_BODY,
+  SEAT_LIST_QUERY,
+  type FieldSpecs,
+} from '../requests';
 import { DEFAULT_BODY_LIMIT_BYTES, RECONCILE_BODY_LIMIT_BYTES } from '../routes';
 import { SCOPES, type Scope } from '../scopes';
 import {
@@ -171,10 +178,11 @@ function bodyErrors(r: Responses, limitBytes: number): Responses {
     });
 }
 
-function invalid422(r: Responses, fields: string): Responses {
+function invalid422(r: Responses, fields: FieldSpecs | readonly string[]): Responses {
+  const names = (Array.isArray(fields) ? fields : Object.keys(fields)).map((name) => `\`${name}\``);
   return r.problem(422, {
     codes: ['invalid_request'],
-    description: `Validation failed; \`errors\` names each field (${fields}).`,
+    description: `Validation failed; \`errors\` names each field (${names.join(', ')}).`,
     headers: RL,
   });
 }
@@ -214,7 +222,7 @@ function crewRead(
       description: 'The token’s member has no crew record.',
       headers: RL,
     });
-  if (options.query) invalid422(r, '`limit`, `cursor`');
+  if (options.query) invalid422(r, PAGE_QUERY);
   limited(r);
   return {
     get: {
@@ -449,7 +457,7 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
               200,
               json('One page of your seats.', 'SeatPage', { items: [SAMPLE_SEAT], next_cursor: null }, RL),
             ),
-            '`status`, `limit`, `cursor`',
+            SEAT_LIST_QUERY,
           ),
       }),
       post: partnerOperation(ctx, {
@@ -482,7 +490,7 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
               '`entitlement_write_failed`: premium could not be granted; the seat was released, nothing is billed, retry safely. `bad_gateway`: the gateway could not reach the service.',
             headers: RL_MAYBE,
           });
-          return invalid422(r, '`email`, `external_ref`, `expires_at`');
+          return invalid422(r, PROVISION_SEAT_BODY);
         },
       }),
     },
@@ -545,7 +553,7 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
             headers: RL_MAYBE,
             detail: 'active_refs must list at least one active member.',
           });
-          return invalid422(r, '`active_refs`, `apply`, `max_cancel`, `override_threshold`');
+          return invalid422(r, ['active_refs', 'apply', 'max_cancel', 'override_threshold']);
         },
       }),
     },
@@ -581,7 +589,7 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
             headers: RL_MAYBE,
             detail: 'Send the member’s user_id, or the external_ref of one of your seats.',
           });
-          return invalid422(r, '`user_id`, `external_ref`, `reason`');
+          return invalid422(r, MEMBER_LEFT_BODY);
         },
       }),
     },
