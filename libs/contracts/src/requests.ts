@@ -13,7 +13,7 @@ export type FieldSpec = {
 } & (
   | {
       readonly type: 'string';
-      readonly format?: keyof typeof FIELD_FORMATS;
+      readonly format?: 'email';
       readonly minLength?: number;
       readonly maxLength: number;
       readonly enum?: never;
@@ -51,9 +51,9 @@ type Absent<F> = F extends { nullable: true } ? null : F extends { required: tru
 export type FieldValues<S extends FieldSpecs> = { -readonly [K in keyof S]: BaseValue<S[K]> | Absent<S[K]> };
 
 /** Formats the parsers check with a pattern of their own (JSON Schema leaves `email` loose). */
-export const FIELD_FORMATS = {
+export const FIELD_FORMATS: Readonly<Record<string, { pattern: RegExp; patternMessage: string }>> = {
   email: { pattern: /^[^\s@]+@[^\s@]+\.[^\s@]+$/, patternMessage: 'must be an e-mail address' },
-} as const;
+};
 
 export function fieldSchema(spec: FieldSpec): JsonObject {
   if (spec.type === 'timestamp') return timestamp(spec.description ?? '', spec.nullable);

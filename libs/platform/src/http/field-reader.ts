@@ -66,45 +66,37 @@ export class FieldReader {
     );
   }
 
-  /**
-   * Every field of a declaration in libs/contracts, checked as the API description states it. A
-   * body may hold no other field; a query's other parameters are ignored, as a GET's
-   * cache-busters commonly are.
-   */
+  /** A declaration's fields (libs/contracts); a body may hold no others, a query's others are ignored. */
   fields<S extends FieldSpecs>(specs: S): FieldValues<S> {
     if (!this.inQuery) this.onlyFields(Object.keys(specs));
-    const out: Record<string, unknown> = {};
-    for (const [name, spec] of Object.entries(specs)) out[name] = this.field(name, spec);
-    return out as FieldValues<S>;
+    return Object.fromEntries(
+      Object.entries(specs).map(([name, spec]) => [name, this.field(name, spec)]),
+    ) as FieldValues<S>;
   }
 
   private field(name: string, spec: FieldSpec): unknown {
     const value = this.input[name];
-    const oneOf = (values: readonly string[]) =>
-      `must be one of ${values.join(', ')}${spec.nullable ? ', or null' : ''}`;
+    const values = 'enum' in spec ? spec.enum : undefined;
+    const oneOf = `must be one of ${values?.join(', ')}${spec.nullable ? ', or null' : ''}`;
     if (this.inQuery && spec.type === 'integer') return this.queryInteger(name, spec.minimum, spec.maximum);
     if (this.inQuery && spec.type === 'string') {
-      const text = this.queryString(
-        name,
-        spec.maxLength ?? Math.max(...(spec.enum ?? []).map((v) => v.length)),
-      );
-      if (text !== undefined && spec.enum && !spec.enum.includes(text)) this.fail(name, oneOf(spec.enum));
+      const text = this.queryString(name, spec.maxLength ?? Math.max(...(values ?? []).map((v) => v.length)));
+      if (text !== undefined && values && !values.includes(text)) this.fail(name, oneOf);
       return text;
     }
     if ((value === undefined && !spec.required) || (value === null && spec.nullable))
       return spec.nullable ? null : undefined;
     if (spec.type === 'integer') return this.integer(name, spec.minimum, spec.maximum);
     if (spec.type === 'timestamp') return this.timestamp(name);
-    if (spec.enum) {
-      if (typeof value === 'string' && spec.enum.includes(value)) return value;
-      this.fail(name, oneOf(spec.enum));
-      return null;
-    }
-    return this.string(name, {
-      min: spec.minLength,
-      max: spec.maxLength,
-      ...(spec.format ? FIELD_FORMATS[spec.format] : {}),
-    });
+    if (!spec.enum)
+      return this.string(name, {
+        min: spec.minLength,
+        max: spec.maxLength,
+        ...FIELD_FORMATS[spec.format ?? 'none'],
+      });
+    if (typeof value === 'string' && spec.enum.includes(value)) return value;
+    this.fail(name, oneOf);
+    return null;
   }
 
   has(field: string): boolean {
