@@ -1,4 +1,6 @@
 export * from './apps';
+export * from './limits';
+export * from './requests';
 export * from './routes';
 export * from './problems';
 export * from './request-id';

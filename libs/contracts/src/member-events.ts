@@ -1,4 +1,5 @@
 import { readRecord, readString } from './validate';
+import { API_LIMITS } from './limits';
 
 /**
  * Internal events of crew-api on `crew.events` that are not webhooks: the webhook dispatcher binds
@@ -25,8 +26,8 @@ export function parseMemberRegistered(input: unknown): MemberRegisteredEvent {
   return {
     id: readString(name, r, 'id', 100),
     type: MEMBER_REGISTERED,
-    user_id: readString(name, r, 'user_id', 200),
-    email: readString(name, r, 'email', 320),
+    user_id: readString(name, r, 'user_id', API_LIMITS.idMaxLength),
+    email: readString(name, r, 'email', API_LIMITS.emailMaxLength),
     name: readString(name, r, 'name'),
     created_at: readString(name, r, 'created_at', 40),
   };

@@ -6,10 +6,6 @@ export interface LoginForm {
   readonly returnTo: unknown;
 }
 
-/** Field limits of the auth.login contract; longer input cannot be a valid credential. */
-export const MAX_EMAIL_LENGTH = 320;
-export const MAX_PASSWORD_LENGTH = 1024;
-
 export function parseLoginForm(body: unknown): LoginForm {
   const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   const text = (value: unknown) => (typeof value === 'string' ? value : '');

@@ -1,8 +1,8 @@
-import { AUTH_LOGIN } from '@svc/contracts';
+import { API_LIMITS, AUTH_LOGIN } from '@svc/contracts';
 import { FakeClock, FakeRpcClient, FakeSessionsRepository } from '../testing/fakes';
 import { cookieHeader } from '../testing/test-app';
 import { SessionsService } from '../sessions/sessions.service';
-import { MAX_EMAIL_LENGTH, parseLoginForm } from './login-form.dto';
+import { parseLoginForm } from './login-form.dto';
 import { LoginService } from './login.service';
 
 function setup() {
@@ -19,7 +19,7 @@ describe('LoginService', () => {
     const outcome = await service.signIn(
       cookieHeader(cookies),
       parseLoginForm({
-        email: `${'a'.repeat(MAX_EMAIL_LENGTH)}@x.test`,
+        email: `${'a'.repeat(API_LIMITS.emailMaxLength)}@x.test`,
         password: 'p',
         csrf: form.csrfToken,
       }),

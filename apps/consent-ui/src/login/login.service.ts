@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AUTH_LOGIN } from '@svc/contracts';
+import { API_LIMITS, AUTH_LOGIN } from '@svc/contracts';
 import { RpcClient } from '@svc/platform';
 import { SessionsService } from '../sessions/sessions.service';
-import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH, type LoginForm } from './login-form.dto';
+import type { LoginForm } from './login-form.dto';
 import { safeReturnTo } from './return-to';
 
 /** What the sign-in page shows. */
@@ -63,8 +63,8 @@ export class LoginService {
     if (form.email === '' || form.password === '') return retry('missing_fields');
     // Nothing this long, or holding a NUL, is anyone's e-mail or password (auth-server could not even look it up).
     if (
-      form.email.length > MAX_EMAIL_LENGTH ||
-      form.password.length > MAX_PASSWORD_LENGTH ||
+      form.email.length > API_LIMITS.emailMaxLength ||
+      form.password.length > API_LIMITS.passwordMaxLength ||
       form.email.includes('\u0000') ||
       form.password.includes('\u0000')
     ) {

@@ -1,12 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { newId, strongEtag } from '@svc/platform';
+import { API_LIMITS } from '@svc/contracts';
 import type { Principal } from '@svc/security';
 import { scopeKey, type Representation } from '../http/conditional';
 import { RecordWriter, type RecordWrite } from '../records/record-writer.service';
 import { noCrewRecord, RecordsException } from '../records/records.exception';
 import { CursorCodec } from './cursor';
 import type { VesselPeriodInput, VesselPeriodPatch } from './dto/vessel-period.dto';
-import { DEFAULT_VESSELS_LIMIT, type VesselsQuery } from './dto/vessels-query.dto';
+import type { VesselsQuery } from './dto/vessels-query.dto';
 import {
   toVesselPeriodResponse,
   toWrittenPeriodResponse,
@@ -35,7 +36,7 @@ export class VesselsService {
   async page(principal: Principal, query: VesselsQuery): Promise<Representation<VesselsResponse>> {
     const userId = principal.user_id;
     const cursor = query.cursor === undefined ? undefined : this.cursors.decode(userId, query.cursor);
-    const limit = query.limit ?? cursor?.limit ?? DEFAULT_VESSELS_LIMIT;
+    const limit = query.limit ?? cursor?.limit ?? API_LIMITS.pageLimitDefault;
     const page = await this.vessels.page(userId, limit + 1, cursor);
     if (!page) throw noCrewRecord(userId);
     const shown = page.periods.slice(0, limit);

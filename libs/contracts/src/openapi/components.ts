@@ -1,8 +1,17 @@
+import { API_LIMITS } from '../limits';
 import { EVENT_TYPES } from '../messaging';
 import { PROBLEMS, type ProblemCode } from '../problems';
+import {
+  bodySchema,
+  fieldSchema,
+  MEMBER_LEFT_BODY,
+  PAGE_QUERY,
+  PROVISION_SEAT_BODY,
+  SEAT_STATUS_VALUES,
+} from '../requests';
 import { SCOPES, type Scope } from '../scopes';
 import {
-  API_LIMITS,
+  closedObject,
   count,
   prefixedId,
   problemSchema,
@@ -12,9 +21,6 @@ import {
   timestamp,
   type JsonObject,
 } from './kit';
-
-/** Seat lifecycle (decisions.md, Sponsorship). */
-export const SEAT_STATUS_VALUES = ['invited', 'active', 'ended', 'cancelled'] as const;
 
 /** What each scope lets a partner read (interface.md, Authentication item 7). */
 export const SCOPE_GRANTS: Readonly<Record<Scope, string>> = {
@@ -77,25 +83,16 @@ function schemas(docsUrl: string): JsonObject {
       },
     },
     ...problems,
-    OAuthError: {
-      type: 'object',
-      description:
-        'RFC 6749 §5.2 error of the OAuth endpoints (never Problem Details). `error_description` is printable ASCII without `"` and `\\`.',
-      required: ['error', 'error_description'],
-      additionalProperties: false,
-      properties: {
+    OAuthError: closedObject(
+      {
         error: { type: 'string', enum: [...OAUTH_ERROR_CODES] },
         error_description: { type: 'string', pattern: '^[\\x20-\\x21\\x23-\\x5B\\x5D-\\x7E]*$' },
       },
-    },
+      'RFC 6749 §5.2 error of the OAuth endpoints (never Problem Details). `error_description` is printable ASCII without `"` and `\\`.',
+    ),
     Scope: { type: 'string', enum: [...SCOPES], description: 'An OAuth scope.' },
-    TokenResponse: {
-      type: 'object',
-      description:
-        'RFC 6749 §5.1 token response. Answers carry `Cache-Control: no-store` and `Pragma: no-cache`.',
-      required: ['access_token', 'token_type', 'expires_in', 'refresh_token', 'scope'],
-      additionalProperties: false,
-      properties: {
+    TokenResponse: closedObject(
+      {
         access_token: {
           type: 'string',
           minLength: 32,
@@ -119,14 +116,10 @@ function schemas(docsUrl: string): JsonObject {
           description: 'The granted scopes, space-separated.',
         },
       },
-    },
-    Userinfo: {
-      type: 'object',
-      description:
-        'OIDC-style basic profile (OpenID Connect Core §5.3.2). `sub` always; `name`, `picture` and `updated_at` only when the token has `profile:read`.',
-      required: ['sub'],
-      additionalProperties: false,
-      properties: {
+      'RFC 6749 §5.1 token response. Answers carry `Cache-Control: no-store` and `Pragma: no-cache`.',
+    ),
+    Userinfo: closedObject(
+      {
         sub: {
           type: 'string',
           description: 'The crew member’s user id (`usr_…`), the same as `user_id` of `/v1/me`.',
@@ -139,7 +132,9 @@ function schemas(docsUrl: string): JsonObject {
           description: 'When the sign-in identity changed, in Unix seconds.',
         },
       },
-    },
+      'OIDC-style basic profile (OpenID Connect Core §5.3.2). `sub` always; `name`, `picture` and `updated_at` only when the token has `profile:read`.',
+      ['sub'],
+    ),
     AuthorizationServerMetadata: {
       type: 'object',
       description: 'RFC 8414 authorization server metadata.',
@@ -182,13 +177,8 @@ function schemas(docsUrl: string): JsonObject {
         service_documentation: { type: 'string', format: 'uri' },
       },
     },
-    Membership: {
-      type: 'object',
-      description:
-        'Always present, readable with `profile:read` (no new consent). `expires_at` and `sponsored_by_you` appear only when the calling client sponsors the member; because the body depends on the caller, so does the `ETag`.',
-      required: ['tier', 'source', 'since'],
-      additionalProperties: false,
-      properties: {
+    Membership: closedObject(
+      {
         tier: { type: 'string', enum: ['free', 'premium'] },
         source: {
           type: 'string',
@@ -203,14 +193,11 @@ function schemas(docsUrl: string): JsonObject {
           description: 'Only for the sponsor, and then true.',
         },
       },
-    },
-    Profile: {
-      type: 'object',
-      description:
-        'The authenticated crew member’s profile. Every field is present; only `photo_url` may be null.',
-      required: ['user_id', 'name', 'role', 'country', 'photo_url', 'record_updated_at', 'membership'],
-      additionalProperties: false,
-      properties: {
+      'Always present, readable with `profile:read` (no new consent). `expires_at` and `sponsored_by_you` appear only when the calling client sponsors the member; because the body depends on the caller, so does the `ETag`.',
+      ['tier', 'source', 'since'],
+    ),
+    Profile: closedObject(
+      {
         user_id: prefixedId('usr', 'The crew member’s identifier in the service.'),
         name: { type: 'string', description: 'Display name.' },
         role: { type: 'string', description: 'Crew role.' },
@@ -219,14 +206,10 @@ function schemas(docsUrl: string): JsonObject {
         record_updated_at: timestamp('Most recent update of the record.'),
         membership: schemaRef('Membership'),
       },
-    },
-    SeaTime: {
-      type: 'object',
-      description:
-        'Sea-time totals. Every field is present and non-null; `verified` holds zeros when nothing is verified.',
-      required: ['user_id', 'record_updated_at', 'totals', 'verified', 'by_role'],
-      additionalProperties: false,
-      properties: {
+      'The authenticated crew member’s profile. Every field is present; only `photo_url` may be null.',
+    ),
+    SeaTime: closedObject(
+      {
         user_id: prefixedId('usr', 'The crew member.'),
         record_updated_at: timestamp('Most recent update of the record.'),
         totals: {
@@ -262,14 +245,10 @@ function schemas(docsUrl: string): JsonObject {
           },
         },
       },
-    },
-    RecentTrend: {
-      type: 'object',
-      description:
-        'Exactly 12 items: the 12 calendar months (UTC) ending with the current month, oldest first; months without data carry zeros.',
-      required: ['user_id', 'record_updated_at', 'months'],
-      additionalProperties: false,
-      properties: {
+      'Sea-time totals. Every field is present and non-null; `verified` holds zeros when nothing is verified.',
+    ),
+    RecentTrend: closedObject(
+      {
         user_id: prefixedId('usr', 'The crew member.'),
         record_updated_at: timestamp('Most recent update of the record.'),
         months: {
@@ -288,29 +267,20 @@ function schemas(docsUrl: string): JsonObject {
           },
         },
       },
-    },
-    VesselPeriod: {
-      type: 'object',
-      required: ['id', 'imo', 'name', 'role', 'period_start', 'period_end', 'days', 'nautical_miles'],
-      additionalProperties: false,
-      properties: {
-        id: prefixedId('vp', 'The vessel period id.'),
-        imo: { type: 'string', pattern: '^\\d{7}$', description: 'IMO number (7 digits).' },
-        name: { type: 'string', description: 'Vessel name.' },
-        role: { type: 'string', description: 'Crew role on board.' },
-        period_start: timestamp('Start of the period.'),
-        period_end: timestamp('End of the period (not before the start).'),
-        days: count('Days of the period.'),
-        nautical_miles: count('Nautical miles of the period.'),
-      },
-    },
-    VesselPage: {
-      type: 'object',
-      description:
-        'One page of the vessel history, ordered by `period_start` descending, then `id` descending. `record_updated_at` is fixed by the first page of a scan and is the same on every page of it.',
-      required: ['user_id', 'record_updated_at', 'vessels', 'next_cursor'],
-      additionalProperties: false,
-      properties: {
+      'Exactly 12 items: the 12 calendar months (UTC) ending with the current month, oldest first; months without data carry zeros.',
+    ),
+    VesselPeriod: closedObject({
+      id: prefixedId('vp', 'The vessel period id.'),
+      imo: { type: 'string', pattern: '^\\d{7}$', description: 'IMO number (7 digits).' },
+      name: { type: 'string', description: 'Vessel name.' },
+      role: { type: 'string', description: 'Crew role on board.' },
+      period_start: timestamp('Start of the period.'),
+      period_end: timestamp('End of the period (not before the start).'),
+      days: count('Days of the period.'),
+      nautical_miles: count('Nautical miles of the period.'),
+    }),
+    VesselPage: closedObject(
+      {
         user_id: prefixedId('usr', 'The crew member.'),
         record_updated_at: timestamp(
           'Most recently updated crew-list record of the member; identical on every page of one scan and part of the page-stable `ETag`.',
@@ -321,81 +291,42 @@ function schemas(docsUrl: string): JsonObject {
           description: 'Opaque, signed cursor of the next page; null on the last page.',
         },
       },
-    },
-    WebhookTestResult: {
-      type: 'object',
-      required: ['event_id', 'delivery_id', 'target_url'],
-      additionalProperties: false,
-      properties: {
-        event_id: prefixedId('evt', 'The `id` of the `webhook.test` event you will receive.'),
-        delivery_id: prefixedId('dlv', 'The delivery, also sent as `X-SVC-Delivery-Id`.'),
-        target_url: {
-          type: 'string',
-          format: 'uri',
-          description: 'The registered URL the delivery was enqueued against.',
-        },
+      'One page of the vessel history, ordered by `period_start` descending, then `id` descending. `record_updated_at` is fixed by the first page of a scan and is the same on every page of it.',
+    ),
+    WebhookTestResult: closedObject({
+      event_id: prefixedId('evt', 'The `id` of the `webhook.test` event you will receive.'),
+      delivery_id: prefixedId('dlv', 'The delivery, also sent as `X-SVC-Delivery-Id`.'),
+      target_url: {
+        type: 'string',
+        format: 'uri',
+        description: 'The registered URL the delivery was enqueued against.',
       },
-    },
+    }),
     SeatStatus: {
       type: 'string',
       enum: [...SEAT_STATUS_VALUES],
       description:
         '`invited`: provisioned, no crew member linked yet. `active`: premium granted, billed. `ended`: closed by member-left or at `expires_at`. `cancelled`: removed by you or by reconcile. Moves: invited→active, invited→cancelled, active→cancelled, active→ended; `ended` and `cancelled` are final. Live seats are `invited` and `active`.',
     },
-    Seat: {
-      type: 'object',
-      description: 'A sponsored seat. Only your own seats are ever visible.',
-      required: Object.keys(seatProperties),
-      additionalProperties: false,
-      properties: seatProperties,
-    },
-    SeatPage: {
-      type: 'object',
-      description: 'Your seats, newest first: `invited_at` descending, then `sponsorship_id` descending.',
-      required: ['items', 'next_cursor'],
-      additionalProperties: false,
-      properties: {
+    Seat: closedObject(seatProperties, 'A sponsored seat. Only your own seats are ever visible.'),
+    SeatPage: closedObject(
+      {
         items: { type: 'array', maxItems: API_LIMITS.pageLimitMax, items: schemaRef('Seat') },
         next_cursor: {
           type: ['string', 'null'],
           description: 'Opaque cursor of the next page; null on the last page.',
         },
       },
-    },
-    ProvisionSeatRequest: {
-      type: 'object',
-      required: ['email'],
-      additionalProperties: false,
-      properties: {
-        email: {
-          type: 'string',
-          format: 'email',
-          maxLength: API_LIMITS.emailMaxLength,
-          description: 'The member’s e-mail address; matched case-insensitively after trimming.',
-        },
-        external_ref: {
-          type: ['string', 'null'],
-          minLength: 1,
-          maxLength: API_LIMITS.refMaxLength,
-          description: 'Your own id for the member; unique among your live seats.',
-        },
-        expires_at: timestamp(
-          `End of the sponsored term, in the future and at most ${API_LIMITS.sponsorshipMaxTermYears} years ahead; default (absent or null) ${API_LIMITS.sponsorshipTermMonths} months after provisioning.`,
-          true,
-        ),
-      },
-    },
-    ReconcileRequest: {
-      type: 'object',
-      required: ['active_refs'],
-      additionalProperties: false,
-      properties: {
+      'Your seats, newest first: `invited_at` descending, then `sponsorship_id` descending.',
+    ),
+    ProvisionSeatRequest: bodySchema(PROVISION_SEAT_BODY),
+    ReconcileRequest: closedObject(
+      {
         active_refs: {
           type: 'array',
           minItems: 1,
           maxItems: API_LIMITS.reconcileMaxRefs,
-          description:
-            'Your list of active members. Each entry is matched against the seat `email` (case-insensitively, after trimming) and the seat `external_ref` (exactly). An empty list is refused with 400 `bad_request`; more than 50,000 entries or a bad entry with 422.',
+          description: `Your list of active members. Each entry is matched against the seat \`email\` (case-insensitively, after trimming) and the seat \`external_ref\` (exactly). An empty list is refused with 400 \`bad_request\`; more than ${API_LIMITS.reconcileMaxRefs.toLocaleString('en-US')} entries or a bad entry with 422.`,
           items: { type: 'string', minLength: 1, maxLength: API_LIMITS.refMaxLength },
         },
         apply: {
@@ -416,21 +347,11 @@ function schemas(docsUrl: string): JsonObject {
           description: 'True applies the diff even when the guard trips.',
         },
       },
-    },
-    ReconcileResult: {
-      type: 'object',
-      description:
-        'The diff of your live seats against `active_refs`. When the guard trips (diff above the ceiling, `override_threshold` false), the answer is still 200, with `applied: false`, `threshold_exceeded: true`, `cancelled_count: 0` and the full diff.',
-      required: [
-        'active_seats',
-        'applied',
-        'cancelled_count',
-        'missing_refs',
-        'threshold_exceeded',
-        'to_cancel',
-      ],
-      additionalProperties: false,
-      properties: {
+      undefined,
+      ['active_refs'],
+    ),
+    ReconcileResult: closedObject(
+      {
         active_seats: count('Your live seats (`invited` and `active`) compared.'),
         applied: { type: 'boolean', description: 'Whether the diff was cancelled.' },
         cancelled_count: count('Seats cancelled by this call.'),
@@ -451,52 +372,23 @@ function schemas(docsUrl: string): JsonObject {
           },
         },
       },
-    },
-    MemberLeftRequest: {
-      type: 'object',
-      description: 'At least one of `user_id` and `external_ref`; `user_id` wins when both are given.',
-      additionalProperties: false,
-      properties: {
-        user_id: {
-          type: ['string', 'null'],
-          minLength: 1,
-          maxLength: 200,
-          description: 'The service’s user id (`usr_…`); preferred.',
-        },
-        external_ref: {
-          type: ['string', 'null'],
-          minLength: 1,
-          maxLength: API_LIMITS.refMaxLength,
-          description: 'Your own id of the member, as given when provisioning.',
-        },
-        reason: {
-          type: ['string', 'null'],
-          enum: ['account_deleted', 'membership_lapsed', null],
-          description: 'Both reasons close the seat identically.',
-        },
+      'The diff of your live seats against `active_refs`. When the guard trips (diff above the ceiling, `override_threshold` false), the answer is still 200, with `applied: false`, `threshold_exceeded: true`, `cancelled_count: 0` and the full diff.',
+    ),
+    MemberLeftRequest: bodySchema(
+      MEMBER_LEFT_BODY,
+      'At least one of `user_id` and `external_ref`; `user_id` wins when both are given.',
+    ),
+    MemberLeftResult: closedObject({
+      user_id: { type: 'string', description: 'The member.' },
+      ended: { type: 'boolean', description: 'True when an open billed seat was closed by this call.' },
+      downgraded: {
+        type: 'boolean',
+        description:
+          'True when sponsored premium was dropped; false when the member was already self-paying.',
       },
-    },
-    MemberLeftResult: {
-      type: 'object',
-      required: ['user_id', 'ended', 'downgraded'],
-      additionalProperties: false,
-      properties: {
-        user_id: { type: 'string', description: 'The member.' },
-        ended: { type: 'boolean', description: 'True when an open billed seat was closed by this call.' },
-        downgraded: {
-          type: 'boolean',
-          description:
-            'True when sponsored premium was dropped; false when the member was already self-paying.',
-        },
-      },
-    },
-    WebhookEvent: {
-      type: 'object',
-      description:
-        'The body of every delivery: a pointer, not data. Canonical JSON: keys sorted, no whitespace, UTF-8; the same bytes on every attempt. Receivers must ignore unknown fields and return 2xx for unknown event types.',
-      required: ['created_at', 'id', 'type', 'user_id'],
-      additionalProperties: false,
-      properties: {
+    }),
+    WebhookEvent: closedObject(
+      {
         created_at: timestamp('When the event happened.'),
         id: prefixedId('evt', 'The event id: the idempotency key, stable across attempts. Dedupe on it.'),
         type: { type: 'string', enum: [...EVENT_TYPES] },
@@ -505,13 +397,9 @@ function schemas(docsUrl: string): JsonObject {
           'The crew member concerned (for `webhook.test`, the subject of the calling token).',
         ),
       },
-    },
-    Health: {
-      type: 'object',
-      required: ['status'],
-      additionalProperties: false,
-      properties: { status: { type: 'string', const: 'ok' } },
-    },
+      'The body of every delivery: a pointer, not data. Canonical JSON: keys sorted, no whitespace, UTF-8; the same bytes on every attempt. Receivers must ignore unknown fields and return 2xx for unknown event types.',
+    ),
+    Health: closedObject({ status: { type: 'string', const: 'ok' } }),
   };
 }
 
@@ -634,12 +522,7 @@ function parameters(): JsonObject {
       in: 'query',
       required: false,
       description: `Page size, an integer from 1 to ${API_LIMITS.pageLimitMax}; anything else is 422 with an \`errors\` entry for \`limit\`.`,
-      schema: {
-        type: 'integer',
-        minimum: 1,
-        maximum: API_LIMITS.pageLimitMax,
-        default: API_LIMITS.pageLimitDefault,
-      },
+      schema: fieldSchema(PAGE_QUERY.limit),
     },
     Cursor: {
       name: 'cursor',
@@ -647,7 +530,7 @@ function parameters(): JsonObject {
       required: false,
       description:
         'The `next_cursor` of the previous page; omit for the first page. Opaque and tamper-evident: an altered cursor, or one of another listing, is 422 with an `errors` entry for `cursor`.',
-      schema: { type: 'string', minLength: 1, maxLength: 2048 },
+      schema: fieldSchema(PAGE_QUERY.cursor),
     },
   };
 }

@@ -2,7 +2,8 @@ import { EVENT_TYPES, type EventType } from '../messaging';
 import { PROBLEMS, type ProblemCode } from '../problems';
 import { DEFAULT_BODY_LIMIT_BYTES, RECONCILE_BODY_LIMIT_BYTES } from '../routes';
 import { components } from './components';
-import { API_LIMITS, schemaRef, type JsonObject } from './kit';
+import { API_LIMITS } from '../limits';
+import { schemaRef, type JsonObject } from './kit';
 import { paths, type DocumentContext } from './paths';
 import { PROBLEM_GUIDE } from './problem-guide';
 

@@ -1,3 +1,4 @@
+import { API_LIMITS } from '../limits';
 import { PROBLEMS, type ProblemCode } from '../problems';
 import { PROBLEM_GUIDE } from './problem-guide';
 
@@ -10,30 +11,20 @@ export const ref = (kind: 'schemas' | 'headers' | 'parameters' | 'responses', na
 });
 export const schemaRef = (name: string) => ref('schemas', name);
 
-/** The limits partners build against (interface.md "Limits", decisions.md). */
-export const API_LIMITS = {
-  ratePerMinute: 600,
-  ratePerDay: 10_000,
-  pageLimitDefault: 50,
-  pageLimitMax: 200,
-  reconcileMaxRefs: 50_000,
-  refMaxLength: 320,
-  emailMaxLength: 320,
-  codeVerifierMin: 43,
-  codeVerifierMax: 128,
-  authorizationCodeSeconds: 60,
-  accessTokenSeconds: 3600,
-  refreshTokenDays: 90,
-  webhookBudgetSeconds: 5,
-  webhookAttempts: 6,
-  webhookRetrySchedule: ['1m', '5m', '30m', '2h', '6h'],
-  webhookGiveUpHours: 24,
-  webhookReplayWindowMinutes: 5,
-  sponsorshipTermMonths: 12,
-  sponsorshipMaxTermYears: 10,
-  /** Seats of crew members closed within 24 h of provisioning, per rolling 24 h (SPONSORSHIP_PROBE_BUDGET_PER_DAY's default). */
-  probeBudgetPerDay: 100,
-} as const;
+/** An object with no other members; every property is required unless `required` says otherwise. */
+export function closedObject(
+  properties: JsonObject,
+  description?: string,
+  required: readonly string[] = Object.keys(properties),
+): JsonObject {
+  return {
+    type: 'object',
+    ...(description ? { description } : {}),
+    ...(required.length > 0 ? { required: [...required] } : {}),
+    additionalProperties: false,
+    properties,
+  };
+}
 
 /** ISO 8601 UTC with `Z` (decisions.md, Crew records). */
 export const TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?Z$';
@@ -119,7 +110,7 @@ export function problemExample(code: ProblemCode, docsUrl: string, detail: strin
     detail,
     instance: 'req_5f2c9a7e4b1d4c08a3e6f1b2c3d4e5f6',
     ...(code === 'invalid_request'
-      ? { errors: [{ field: 'limit', message: 'must be an integer from 1 to 200' }] }
+      ? { errors: [{ field: 'limit', message: `must be an integer from 1 to ${API_LIMITS.pageLimitMax}` }] }
       : {}),
   };
 }

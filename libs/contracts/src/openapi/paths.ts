@@ -1,7 +1,15 @@
+import { API_LIMITS } from '../limits';
+import {
+  fieldSchema,
+  MEMBER_LEFT_BODY,
+  PAGE_QUERY,
+  PROVISION_SEAT_BODY,
+  SEAT_LIST_QUERY,
+  type FieldSpecs,
+} from '../requests';
 import { DEFAULT_BODY_LIMIT_BYTES, RECONCILE_BODY_LIMIT_BYTES } from '../routes';
 import { SCOPES, type Scope } from '../scopes';
 import {
-  API_LIMITS,
   headerObjects,
   htmlResponse,
   oauthErrorResponse,
@@ -170,10 +178,11 @@ function bodyErrors(r: Responses, limitBytes: number): Responses {
     });
 }
 
-function invalid422(r: Responses, fields: string): Responses {
+function invalid422(r: Responses, fields: FieldSpecs | readonly string[]): Responses {
+  const names = (Array.isArray(fields) ? fields : Object.keys(fields)).map((name) => `\`${name}\``);
   return r.problem(422, {
     codes: ['invalid_request'],
-    description: `Validation failed; \`errors\` names each field (${fields}).`,
+    description: `Validation failed; \`errors\` names each field (${names.join(', ')}).`,
     headers: RL,
   });
 }
@@ -213,7 +222,7 @@ function crewRead(
       description: 'The token’s member has no crew record.',
       headers: RL,
     });
-  if (options.query) invalid422(r, '`limit`, `cursor`');
+  if (options.query) invalid422(r, PAGE_QUERY);
   limited(r);
   return {
     get: {
@@ -437,7 +446,7 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
             in: 'query',
             required: false,
             description: 'Only seats with this status.',
-            schema: schemaRef('SeatStatus'),
+            schema: fieldSchema(SEAT_LIST_QUERY.status),
           },
           ref('parameters', 'PageLimit'),
           ref('parameters', 'Cursor'),
@@ -448,7 +457,7 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
               200,
               json('One page of your seats.', 'SeatPage', { items: [SAMPLE_SEAT], next_cursor: null }, RL),
             ),
-            '`status`, `limit`, `cursor`',
+            SEAT_LIST_QUERY,
           ),
       }),
       post: partnerOperation(ctx, {
@@ -481,7 +490,7 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
               '`entitlement_write_failed`: premium could not be granted; the seat was released, nothing is billed, retry safely. `bad_gateway`: the gateway could not reach the service.',
             headers: RL_MAYBE,
           });
-          return invalid422(r, '`email`, `external_ref`, `expires_at`');
+          return invalid422(r, PROVISION_SEAT_BODY);
         },
       }),
     },
@@ -544,7 +553,7 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
             headers: RL_MAYBE,
             detail: 'active_refs must list at least one active member.',
           });
-          return invalid422(r, '`active_refs`, `apply`, `max_cancel`, `override_threshold`');
+          return invalid422(r, ['active_refs', 'apply', 'max_cancel', 'override_threshold']);
         },
       }),
     },
@@ -580,7 +589,7 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
             headers: RL_MAYBE,
             detail: 'Send the member’s user_id, or the external_ref of one of your seats.',
           });
-          return invalid422(r, '`user_id`, `external_ref`, `reason`');
+          return invalid422(r, MEMBER_LEFT_BODY);
         },
       }),
     },
@@ -914,84 +923,61 @@ function gatewayPaths(ctx: DocumentContext): JsonObject {
     ETag: { component: 'ETag', required: true },
     'Last-Modified': { component: 'LastModified', required: true },
   };
-  const description = (format: string) =>
-    `This description as ${format}. Served by the gateway as a static file, not rate-limited; revalidate with \`If-None-Match\`.`;
-  const notModified = empty('Not modified.', validators);
+  const getOnly = (
+    [operationId, summary, description]: [string, string, string],
+    responses: JsonObject,
+  ): JsonObject => ({
+    get: {
+      operationId,
+      tags: ['Service'],
+      summary,
+      description,
+      security: [],
+      responses: {
+        ...responses,
+        '400': gatewayBadRequest(ctx),
+        '405': problemResponse(
+          {
+            codes: ['method_not_allowed'],
+            description: 'Only GET and HEAD.',
+            headers: { Allow: { component: 'Allow', required: true } },
+          },
+          ctx.docsUrl,
+        ),
+      },
+    },
+  });
+  const description = (operationId: string, format: string, mediaType: string, schema: JsonObject) =>
+    getOnly(
+      [
+        operationId,
+        `This API description (${format.slice(0, 4)})`,
+        `This description as ${format}. Served by the gateway as a static file, not rate-limited; revalidate with \`If-None-Match\`.`,
+      ],
+      {
+        '200': {
+          description: 'The OpenAPI 3.1 document.',
+          headers: headerObjects({ ...REQUEST_ID_HEADER, ...validators }),
+          content: { [mediaType]: { schema } },
+        },
+        '304': empty('Not modified.', validators),
+      },
+    );
   return {
-    '/healthz': {
-      get: {
-        operationId: 'health',
-        tags: ['Service'],
-        summary: 'Liveness of the gateway',
-        description: 'Answered by the gateway itself; not rate-limited.',
-        security: [],
-        responses: {
-          '200': json('The gateway is up.', 'Health', { status: 'ok' }, {}),
-          '304': empty('Not modified: `If-None-Match: *` matches any current answer (RFC 9110 §13.1.2).'),
-          '400': gatewayBadRequest(ctx),
-          '405': problemResponse(
-            {
-              codes: ['method_not_allowed'],
-              description: 'Only GET and HEAD.',
-              headers: { Allow: { component: 'Allow', required: true } },
-            },
-            ctx.docsUrl,
-          ),
-        },
+    '/healthz': getOnly(
+      ['health', 'Liveness of the gateway', 'Answered by the gateway itself; not rate-limited.'],
+      {
+        '200': json('The gateway is up.', 'Health', { status: 'ok' }, {}),
+        '304': empty('Not modified: `If-None-Match: *` matches any current answer (RFC 9110 §13.1.2).'),
       },
-    },
-    '/openapi.json': {
-      get: {
-        operationId: 'openapiJson',
-        tags: ['Service'],
-        summary: 'This API description (JSON)',
-        description: description('JSON'),
-        security: [],
-        responses: {
-          '200': {
-            description: 'The OpenAPI 3.1 document.',
-            headers: headerObjects({ ...REQUEST_ID_HEADER, ...validators }),
-            content: { 'application/json': { schema: { type: 'object' } } },
-          },
-          '304': notModified,
-          '400': gatewayBadRequest(ctx),
-          '405': problemResponse(
-            {
-              codes: ['method_not_allowed'],
-              description: 'Only GET and HEAD.',
-              headers: { Allow: { component: 'Allow', required: true } },
-            },
-            ctx.docsUrl,
-          ),
-        },
-      },
-    },
-    '/openapi.yaml': {
-      get: {
-        operationId: 'openapiYaml',
-        tags: ['Service'],
-        summary: 'This API description (YAML)',
-        description: description('YAML; the same document as `/openapi.json`'),
-        security: [],
-        responses: {
-          '200': {
-            description: 'The OpenAPI 3.1 document.',
-            headers: headerObjects({ ...REQUEST_ID_HEADER, ...validators }),
-            content: { 'application/yaml': { schema: { type: 'string' } } },
-          },
-          '304': notModified,
-          '400': gatewayBadRequest(ctx),
-          '405': problemResponse(
-            {
-              codes: ['method_not_allowed'],
-              description: 'Only GET and HEAD.',
-              headers: { Allow: { component: 'Allow', required: true } },
-            },
-            ctx.docsUrl,
-          ),
-        },
-      },
-    },
+    ),
+    '/openapi.json': description('openapiJson', 'JSON', 'application/json', { type: 'object' }),
+    '/openapi.yaml': description(
+      'openapiYaml',
+      'YAML; the same document as `/openapi.json`',
+      'application/yaml',
+      { type: 'string' },
+    ),
   };
 }
 

@@ -1,3 +1,4 @@
+import { API_LIMITS } from '../limits';
 import type { ProblemCode } from '../problems';
 
 /**
@@ -83,8 +84,7 @@ export const PROBLEM_GUIDE: Readonly<Record<ProblemCode, ProblemGuide>> = {
     where:
       'Any endpoint with a body: 1 MiB by default, 5 MiB on `POST /v1/partners/sponsorships/reconcile`. Enforced by the gateway and by each app.',
     meaning: 'The request body is larger than the endpoint accepts.',
-    action:
-      'Send a smaller body. For reconcile, `active_refs` holds at most 50,000 entries of at most 320 characters each.',
+    action: `Send a smaller body. For reconcile, \`active_refs\` holds at most ${API_LIMITS.reconcileMaxRefs.toLocaleString('en-US')} entries of at most ${API_LIMITS.refMaxLength} characters each.`,
     retry: 'after a change',
   },
   unsupported_media_type: {

@@ -1,3 +1,4 @@
+import type { FieldSpecs } from '@svc/contracts';
 import { ValidationProblem } from '@svc/platform';
 import { FieldReader, isCalendarDate, parseTimestamp } from './field-reader';
 
@@ -80,5 +81,54 @@ describe('FieldReader', () => {
       });
     expect(read('200')).toEqual([]);
     for (const bad of ['0', '201', '1.0', ' 5', '5a', ['5', '6']]) expect(read(bad)).toHaveLength(1);
+  });
+
+  it('reads a declared body: only its fields, null for absent nullable ones, each rule with its message', () => {
+    const specs = {
+      email: { type: 'string', required: true, format: 'email', maxLength: 320 },
+      ref: { type: 'string', nullable: true, minLength: 1, maxLength: 3 },
+      reason: { type: 'string', nullable: true, enum: ['a', 'b'] },
+      at: { type: 'timestamp', nullable: true },
+    } as const satisfies FieldSpecs;
+    const read = (body: Record<string, unknown>) => {
+      const r = FieldReader.body(body);
+      const values = r.fields(specs);
+      r.done();
+      return values;
+    };
+    expect(read({ email: ' x@y.co ', reason: 'b' })).toEqual({
+      email: 'x@y.co',
+      ref: null,
+      reason: 'b',
+      at: null,
+    });
+    expect(errorsOf(() => read({ email: 'x@y', ref: 'long', reason: 'c', at: 'soon', other: 1 }))).toEqual([
+      { field: 'other', message: 'is not a field of this request; expected email, ref, reason, at' },
+      { field: 'email', message: 'must be an e-mail address' },
+      { field: 'ref', message: 'must be 1-3 characters long' },
+      { field: 'reason', message: 'must be one of a, b, or null' },
+      { field: 'at', message: 'must be an ISO 8601 timestamp with Z or an offset, or a date' },
+    ]);
+  });
+
+  it('reads a declared query: other parameters ignored, an enum checked after its length', () => {
+    const specs = {
+      status: { type: 'string', maxLength: 5, enum: ['on', 'off'] },
+      limit: { type: 'integer', minimum: 1, maximum: 9, default: 5 },
+    } as const satisfies FieldSpecs;
+    const read = (query: Record<string, unknown>) => {
+      const r = FieldReader.query(query);
+      const values = r.fields(specs);
+      r.done();
+      return values;
+    };
+    expect(read({ status: 'on', cache: '1' })).toEqual({ status: 'on', limit: undefined });
+    expect(errorsOf(() => read({ status: 'toolong', limit: '10' }))).toEqual([
+      { field: 'status', message: 'must be given once, 1-5 characters long' },
+      { field: 'limit', message: 'must be an integer from 1 to 9' },
+    ]);
+    expect(errorsOf(() => read({ status: 'up' }))).toEqual([
+      { field: 'status', message: 'must be one of on, off' },
+    ]);
   });
 });

@@ -1,4 +1,10 @@
-import type { FieldError } from '@svc/contracts';
+import {
+  FIELD_FORMATS,
+  type FieldError,
+  type FieldSpec,
+  type FieldSpecs,
+  type FieldValues,
+} from '@svc/contracts';
 import { ValidationProblem } from './problem';
 
 /** `YYYY-MM-DD` that names a real calendar day (Date.parse would turn 02-30 into 03-01). */
@@ -39,7 +45,10 @@ interface StringRule {
 export class FieldReader {
   private readonly errors: FieldError[] = [];
 
-  private constructor(private readonly input: Readonly<Record<string, unknown>>) {}
+  private constructor(
+    private readonly input: Readonly<Record<string, unknown>>,
+    private readonly inQuery = false,
+  ) {}
 
   /** A JSON object body; anything else (an array, a string, no body) is one error on `body`. */
   static body(body: unknown): FieldReader {
@@ -53,7 +62,41 @@ export class FieldReader {
   static query(query: unknown): FieldReader {
     return new FieldReader(
       typeof query === 'object' && query !== null ? (query as Record<string, unknown>) : {},
+      true,
     );
+  }
+
+  /** A declaration's fields (libs/contracts); a body may hold no others, a query's others are ignored. */
+  fields<S extends FieldSpecs>(specs: S): FieldValues<S> {
+    if (!this.inQuery) this.onlyFields(Object.keys(specs));
+    return Object.fromEntries(
+      Object.entries(specs).map(([name, spec]) => [name, this.field(name, spec)]),
+    ) as FieldValues<S>;
+  }
+
+  private field(name: string, spec: FieldSpec): unknown {
+    const value = this.input[name];
+    const values = 'enum' in spec ? spec.enum : undefined;
+    const oneOf = `must be one of ${values?.join(', ')}${spec.nullable ? ', or null' : ''}`;
+    if (this.inQuery && spec.type === 'integer') return this.queryInteger(name, spec.minimum, spec.maximum);
+    if (this.inQuery && spec.type === 'string') {
+      const text = this.queryString(name, spec.maxLength ?? Math.max(...(values ?? []).map((v) => v.length)));
+      if (text !== undefined && values && !values.includes(text)) this.fail(name, oneOf);
+      return text;
+    }
+    if ((value === undefined && !spec.required) || (value === null && spec.nullable))
+      return spec.nullable ? null : undefined;
+    if (spec.type === 'integer') return this.integer(name, spec.minimum, spec.maximum);
+    if (spec.type === 'timestamp') return this.timestamp(name);
+    if (!spec.enum)
+      return this.string(name, {
+        min: spec.minLength,
+        max: spec.maxLength,
+        ...FIELD_FORMATS[spec.format ?? 'none'],
+      });
+    if (typeof value === 'string' && spec.enum.includes(value)) return value;
+    this.fail(name, oneOf);
+    return null;
   }
 
   has(field: string): boolean {

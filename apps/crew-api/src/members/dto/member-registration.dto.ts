@@ -1,4 +1,4 @@
-import { normaliseEmail } from '@svc/contracts';
+import { API_LIMITS, normaliseEmail } from '@svc/contracts';
 import { FieldReader } from '@svc/platform';
 
 const FIELDS = ['user_id', 'email', 'name', 'role', 'country', 'photo_url'] as const;
@@ -24,7 +24,7 @@ export function parseMemberRegistration(body: unknown): MemberRegistration {
     }),
     email: normaliseEmail(
       reader.string('email', {
-        max: 320,
+        max: API_LIMITS.emailMaxLength,
         pattern: /^[^\s@]+@[^\s@]+$/,
         patternMessage: 'must be an e-mail address',
       }),
@@ -32,7 +32,7 @@ export function parseMemberRegistration(body: unknown): MemberRegistration {
     name: reader.string('name', { max: 200 }),
     role: reader.string('role', { max: 100 }),
     country: reader.string('country', { max: 100 }),
-    photoUrl: reader.has('photo_url') ? reader.nullableUrl('photo_url', 2048) : null,
+    photoUrl: reader.has('photo_url') ? reader.nullableUrl('photo_url', API_LIMITS.photoUrlMaxLength) : null,
   };
   reader.done();
   return registration;

@@ -1,4 +1,5 @@
 import type { ProfileChanges } from '../members.repository';
+import { API_LIMITS } from '@svc/contracts';
 import { FieldReader } from '@svc/platform';
 
 const FIELDS = ['name', 'role', 'country', 'photo_url'] as const;
@@ -15,7 +16,9 @@ export function parseProfilePatch(body: unknown): ProfileChanges {
     name: reader.optionalString('name', { max: 200 }),
     role: reader.optionalString('role', { max: 100 }),
     country: reader.optionalString('country', { max: 100 }),
-    photoUrl: reader.has('photo_url') ? reader.nullableUrl('photo_url', 2048) : undefined,
+    photoUrl: reader.has('photo_url')
+      ? reader.nullableUrl('photo_url', API_LIMITS.photoUrlMaxLength)
+      : undefined,
   };
   reader.done();
   return changes;

@@ -1,10 +1,10 @@
-import { normaliseEmail } from '@svc/contracts';
+import { API_LIMITS, normaliseEmail } from '@svc/contracts';
 import { FieldReader } from '@svc/platform';
 
 /** `GET /internal/v1/users?email=…` */
 export function parseUserLookup(query: unknown): { readonly email: string } {
   const reader = FieldReader.query(query).onlyFields(['email']);
-  const email = reader.queryString('email', 320);
+  const email = reader.queryString('email', API_LIMITS.emailMaxLength);
   if (email === undefined) {
     if (!reader.has('email')) reader.fail('email', 'is required');
   } else if (!/^[^\s@]+@[^\s@]+$/.test(email.trim())) {

@@ -1,22 +1,12 @@
+import { PAGE_QUERY, type FieldValues } from '@svc/contracts';
 import { FieldReader } from '@svc/platform';
 
-export const DEFAULT_VESSELS_LIMIT = 50;
-export const MAX_VESSELS_LIMIT = 200;
+export type VesselsQuery = Partial<FieldValues<typeof PAGE_QUERY>>;
 
-export interface VesselsQuery {
-  readonly limit?: number;
-  readonly cursor?: string;
-}
-
-/**
- * `GET /v1/me/vessels?limit=&cursor=`: `limit` an integer 1-200 (decisions.md: 422 with an
- * `errors` entry for `limit` otherwise), `cursor` a previous `next_cursor` (checked when decoded).
- * Other parameters are ignored, as a GET's cache-busters commonly are.
- */
+/** `GET /v1/me/vessels?limit=&cursor=`; the cursor's signature is checked when it is decoded. */
 export function parseVesselsQuery(query: unknown): VesselsQuery {
   const reader = FieldReader.query(query);
-  const limit = reader.queryInteger('limit', 1, MAX_VESSELS_LIMIT);
-  const cursor = reader.queryString('cursor', 2048);
+  const page = reader.fields(PAGE_QUERY);
   reader.done();
-  return { limit, cursor };
+  return page;
 }

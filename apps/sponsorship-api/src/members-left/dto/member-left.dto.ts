@@ -1,7 +1,7 @@
+import { MEMBER_LEFT_BODY, type FieldValues } from '@svc/contracts';
 import { FieldReader } from '@svc/platform';
 
-export const MEMBER_LEFT_REASONS = ['account_deleted', 'membership_lapsed'] as const;
-export type MemberLeftReason = (typeof MEMBER_LEFT_REASONS)[number];
+export type MemberLeftReason = NonNullable<FieldValues<typeof MEMBER_LEFT_BODY>['reason']>;
 
 export interface MemberLeft {
   readonly userId: string | null;
@@ -9,33 +9,15 @@ export interface MemberLeft {
   readonly reason: MemberLeftReason | null;
 }
 
-function nullableString(reader: FieldReader, body: Record<string, unknown>, field: string, max: number) {
-  if (body[field] === undefined || body[field] === null) return null;
-  return reader.string(field, { max });
-}
-
 /**
- * `POST /v1/partners/members/left` `{user_id?, external_ref?, reason?}` (each may be null). That
- * neither identifies anybody is the service's 400, decided once the body is well-formed.
+ * `POST /v1/partners/members/left`. That neither id identifies anybody is the service's 400,
+ * decided once the body is well-formed.
  */
 export function parseMemberLeft(body: unknown): MemberLeft {
-  const reader = FieldReader.body(body).onlyFields(['user_id', 'external_ref', 'reason']);
-  const fields = body as Record<string, unknown>;
-  const userId = nullableString(reader, fields, 'user_id', 200);
-  const externalRef = nullableString(reader, fields, 'external_ref', 320);
-  let reason: MemberLeftReason | null = null;
-  if (fields.reason !== undefined && fields.reason !== null) {
-    if (
-      typeof fields.reason === 'string' &&
-      (MEMBER_LEFT_REASONS as readonly string[]).includes(fields.reason)
-    ) {
-      reason = fields.reason as MemberLeftReason;
-    } else {
-      reader.fail('reason', `must be one of ${MEMBER_LEFT_REASONS.join(', ')}, or null`);
-    }
-  }
+  const reader = FieldReader.body(body);
+  const { user_id, external_ref, reason } = reader.fields(MEMBER_LEFT_BODY);
   reader.done();
-  return { userId, externalRef, reason };
+  return { userId: user_id, externalRef: external_ref, reason };
 }
 
 export interface MemberLeftResponse {

@@ -1,7 +1,8 @@
+import { API_LIMITS } from '@svc/contracts';
 import { ValidationProblem } from '@svc/platform';
 import { cancelCeiling } from '../reconcile.service';
 import { SeatsException } from '../seats.exception';
-import { MAX_ACTIVE_REFS, parseReconcile } from './reconcile.dto';
+import { parseReconcile } from './reconcile.dto';
 
 describe('parseReconcile', () => {
   it('is a dry run unless apply is true', () => {
@@ -25,7 +26,10 @@ describe('parseReconcile', () => {
     ['an empty entry', { active_refs: ['x', '  '] }],
     ['an entry too long', { active_refs: ['x'.repeat(321)] }],
     ['a number entry', { active_refs: [42] }],
-    ['too many entries', { active_refs: Array.from({ length: MAX_ACTIVE_REFS + 1 }, (_, i) => `r${i}`) }],
+    [
+      'too many entries',
+      { active_refs: Array.from({ length: API_LIMITS.reconcileMaxRefs + 1 }, (_, i) => `r${i}`) },
+    ],
   ])('answers 422 for %s', (_what, body) => {
     expect(() => parseReconcile(body)).toThrow(ValidationProblem);
   });

@@ -1,9 +1,9 @@
-import type { FieldError } from '@svc/contracts';
+import { API_LIMITS, type FieldError } from '@svc/contracts';
 import { FieldReader, ValidationProblem } from '@svc/platform';
 import { SeatsException } from '../seats.exception';
 
-export const MAX_ACTIVE_REFS = 50_000;
-export const MAX_REF_LENGTH = 320;
+const MAX_ACTIVE_REFS = API_LIMITS.reconcileMaxRefs;
+const MAX_REF_LENGTH = API_LIMITS.refMaxLength;
 /** A 422 names at most this many bad entries (the rest are counted in one more entry). */
 const MAX_ENTRY_ERRORS = 20;
 

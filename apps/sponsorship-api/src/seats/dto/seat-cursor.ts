@@ -1,3 +1,4 @@
+import { API_LIMITS } from '@svc/contracts';
 import { SEAT_STATUSES, type SeatStatus } from '../seat.entity';
 import { SeatsException } from '../seats.exception';
 import type { ListPosition } from '../seats.repository';
@@ -28,7 +29,7 @@ export function encodeSeatCursor(cursor: SeatCursor): string {
 }
 
 export function decodeSeatCursor(text: string): SeatCursor {
-  if (!/^[A-Za-z0-9_-]{1,400}$/.test(text)) throw invalid();
+  if (text.length > API_LIMITS.seatCursorMaxLength || !/^[A-Za-z0-9_-]+$/.test(text)) throw invalid();
   let data: unknown;
   try {
     data = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));

@@ -1,13 +1,8 @@
-import { normaliseEmail } from '@svc/contracts';
+import { API_LIMITS, normaliseEmail, PROVISION_SEAT_BODY, SEAT_LIST_QUERY } from '@svc/contracts';
 import { FieldReader, parseTimestamp } from '@svc/platform';
-import { SEAT_STATUSES, type SeatStatus } from '../seat.entity';
+import type { SeatStatus } from '../seat.entity';
 
-export const DEFAULT_SEATS_LIMIT = 50;
-export const MAX_SEATS_LIMIT = 200;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const SEAT_ID = /^sps_[A-Za-z0-9_-]{1,96}$/;
-/** The longest sponsored term a provision may ask for. */
-export const MAX_TERM_YEARS = 10;
 
 export interface SeatListQuery {
   readonly status?: SeatStatus;
@@ -18,14 +13,13 @@ export interface SeatListQuery {
 /** `GET /v1/partners/sponsorships?status=&limit=&cursor=` */
 export function parseSeatListQuery(query: unknown): SeatListQuery {
   const reader = FieldReader.query(query);
-  const status = reader.queryString('status', 20);
-  if (status !== undefined && !(SEAT_STATUSES as readonly string[]).includes(status)) {
-    reader.fail('status', `must be one of ${SEAT_STATUSES.join(', ')}`);
-  }
-  const limit = reader.queryInteger('limit', 1, MAX_SEATS_LIMIT);
-  const cursor = reader.queryString('cursor', 400);
+  // The description allows any list cursor; this list never issues one longer than its own limit.
+  const { status, limit, cursor } = reader.fields({
+    ...SEAT_LIST_QUERY,
+    cursor: { ...SEAT_LIST_QUERY.cursor, maxLength: API_LIMITS.seatCursorMaxLength },
+  });
   reader.done();
-  return { status: status as SeatStatus | undefined, limit: limit ?? DEFAULT_SEATS_LIMIT, cursor };
+  return { status, limit: limit ?? API_LIMITS.pageLimitDefault, cursor };
 }
 
 /** A `{sponsorship_id}` path parameter: anything else cannot be a seat, so it is simply not found. */
@@ -39,31 +33,22 @@ export interface Provision {
   readonly expiresAt: Date | null;
 }
 
-/** `POST /v1/partners/sponsorships` `{email, external_ref?, expires_at?}` (decisions.md, Sponsorship). */
+/** `POST /v1/partners/sponsorships`, then the term's range: ahead of `now`, within the longest term. */
 export function parseProvision(body: unknown, now: Date): Provision {
-  const reader = FieldReader.body(body).onlyFields(['email', 'external_ref', 'expires_at']);
-  const email = reader.string('email', {
-    max: 320,
-    pattern: EMAIL,
-    patternMessage: 'must be an e-mail address',
-  });
-  const externalRef =
-    reader.has('external_ref') && (body as Record<string, unknown>).external_ref !== null
-      ? reader.string('external_ref', { max: 320 })
-      : null;
-  let expiresAt: Date | null = null;
-  const rawExpiry = (body as Record<string, unknown>).expires_at;
-  if (rawExpiry !== undefined && rawExpiry !== null) {
-    expiresAt = reader.timestamp('expires_at');
-    const latest = new Date(now);
-    latest.setUTCFullYear(latest.getUTCFullYear() + MAX_TERM_YEARS);
-    // Only a timestamp that parsed gets the range check (an unparsable one has its error already);
-    // the epoch is a real, past instant, not a marker of "unparsable".
-    const parsed = typeof rawExpiry === 'string' && parseTimestamp(rawExpiry) !== undefined;
-    if (parsed && (expiresAt <= now || expiresAt > latest)) {
-      reader.fail('expires_at', `must be in the future and at most ${MAX_TERM_YEARS} years ahead`);
-    }
+  const reader = FieldReader.body(body);
+  const { email, external_ref, expires_at } = reader.fields(PROVISION_SEAT_BODY);
+  const latest = new Date(now);
+  latest.setUTCFullYear(latest.getUTCFullYear() + API_LIMITS.sponsorshipMaxTermYears);
+  // Only a timestamp that parsed gets the range check (an unparsable one has its error already);
+  // the epoch is a real, past instant, not a marker of "unparsable".
+  const raw = (body as Record<string, unknown>).expires_at;
+  const parsed = typeof raw === 'string' && parseTimestamp(raw) !== undefined;
+  if (parsed && expires_at && (expires_at <= now || expires_at > latest)) {
+    reader.fail(
+      'expires_at',
+      `must be in the future and at most ${API_LIMITS.sponsorshipMaxTermYears} years ahead`,
+    );
   }
   reader.done();
-  return { email: normaliseEmail(email), externalRef, expiresAt };
+  return { email: normaliseEmail(email), externalRef: external_ref, expiresAt: expires_at };
 }

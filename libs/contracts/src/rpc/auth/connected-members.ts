@@ -1,5 +1,6 @@
 import { readRecord, readString } from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
+import { API_LIMITS } from '../../limits';
 
 /**
  * `auth.consents.connected`: which of these members have a live consent for this partner right
@@ -26,7 +27,7 @@ function readUserIds(record: Record<string, unknown>, max: number): string[] {
   if (
     !Array.isArray(ids) ||
     ids.length > max ||
-    !ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= 200)
+    !ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= API_LIMITS.idMaxLength)
   ) {
     throw new ContractViolation(CONNECTED, `\`user_ids\` must be at most ${max} non-empty strings`);
   }
@@ -39,7 +40,7 @@ export const AUTH_CONSENTS_CONNECTED: RpcContract<ConnectedMembersRequest, Conne
   parseRequest(input) {
     const r = readRecord(CONNECTED, input);
     return {
-      client_id: readString(CONNECTED, r, 'client_id', 200),
+      client_id: readString(CONNECTED, r, 'client_id', API_LIMITS.idMaxLength),
       user_ids: readUserIds(r, CONNECTED_MEMBERS_MAX),
     };
   },

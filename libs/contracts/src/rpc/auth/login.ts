@@ -1,5 +1,6 @@
 import { readBoolean, readOptionalString, readRecord, readString } from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
+import { API_LIMITS } from '../../limits';
 
 /** `auth.login`: consent-ui checks a crew member's e-mail and password with auth-server. */
 export interface LoginRequest {
@@ -22,8 +23,8 @@ export const AUTH_LOGIN: RpcContract<LoginRequest, LoginResponse> = {
     const r = readRecord(NAME, input);
     const clientIp = readOptionalString(NAME, r, 'client_ip', 64);
     return {
-      email: readString(NAME, r, 'email', 320),
-      password: readString(NAME, r, 'password', 1024),
+      email: readString(NAME, r, 'email', API_LIMITS.emailMaxLength),
+      password: readString(NAME, r, 'password', API_LIMITS.passwordMaxLength),
       ...(clientIp === undefined ? {} : { client_ip: clientIp }),
     };
   },

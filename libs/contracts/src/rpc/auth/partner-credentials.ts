@@ -1,5 +1,6 @@
 import { readBoolean, readRecord, readString } from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
+import { API_LIMITS } from '../../limits';
 
 /**
  * `auth.partners.verify`: are these the partner's client credentials, and what may the partner
@@ -32,7 +33,7 @@ export const AUTH_PARTNER_VERIFY: RpcContract<PartnerVerifyRequest, PartnerVerif
   queue: RPC_QUEUES.authServer,
   parseRequest(input) {
     const r = readRecord(NAME, input);
-    const client_id = readString(NAME, r, 'client_id', 200);
+    const client_id = readString(NAME, r, 'client_id', API_LIMITS.idMaxLength);
     const secret_digest = readString(NAME, r, 'secret_digest', 64);
     if (!/^[0-9a-f]{64}$/.test(secret_digest))
       throw new ContractViolation(NAME, '`secret_digest` must be 64 hex characters');

@@ -2,6 +2,7 @@ import type { EventType } from '../../messaging';
 import { EVENT_TYPES } from '../../messaging';
 import { readOneOf, readOptionalString, readRecord, readString, readStringArray } from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
+import { API_LIMITS } from '../../limits';
 
 /**
  * `auth.webhooks.recipients`: which partners get a webhook for this event. Record events go to
@@ -28,9 +29,9 @@ export interface WebhookRecipientsResponse {
 
 function readQuestion(contract: string, input: unknown): WebhookRecipientsRequest {
   const r = readRecord(contract, input);
-  const user_id = readString(contract, r, 'user_id', 200);
+  const user_id = readString(contract, r, 'user_id', API_LIMITS.idMaxLength);
   const event_type = readOneOf(contract, r, 'event_type', EVENT_TYPES);
-  const client_id = readOptionalString(contract, r, 'client_id', 200);
+  const client_id = readOptionalString(contract, r, 'client_id', API_LIMITS.idMaxLength);
   return client_id === undefined ? { user_id, event_type } : { user_id, event_type, client_id };
 }
 
@@ -65,8 +66,8 @@ export const AUTH_WEBHOOK_TARGET: RpcContract<WebhookTargetRequest, WebhookTarge
   parseRequest(input) {
     const r = readRecord(TARGET_NAME, input);
     return {
-      user_id: readString(TARGET_NAME, r, 'user_id', 200),
-      client_id: readString(TARGET_NAME, r, 'client_id', 200),
+      user_id: readString(TARGET_NAME, r, 'user_id', API_LIMITS.idMaxLength),
+      client_id: readString(TARGET_NAME, r, 'client_id', API_LIMITS.idMaxLength),
     };
   },
   parseResponse(input) {

@@ -1,5 +1,6 @@
 import { readBoolean, readOptionalString, readRecord, readString, readStringArray } from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
+import { API_LIMITS } from '../../limits';
 
 /**
  * Entitlements: sponsorship-api grants and drops sponsored premium on crew-api, the owner of
@@ -56,8 +57,8 @@ export interface MembershipDropResponse {
 function readMember(name: string, input: unknown): CrewMemberSummary {
   const m = readRecord(name, input);
   return {
-    user_id: readString(name, m, 'user_id', 200),
-    email: readString(name, m, 'email', 320),
+    user_id: readString(name, m, 'user_id', API_LIMITS.idMaxLength),
+    email: readString(name, m, 'email', API_LIMITS.emailMaxLength),
     name: readString(name, m, 'name'),
   };
 }
@@ -75,7 +76,7 @@ export const CREW_MEMBERS_BY_EMAIL: RpcContract<MembersByEmailRequest, MembersBy
     if (
       !Array.isArray(emails) ||
       emails.length > MEMBERS_BY_EMAIL_MAX ||
-      !emails.every((e) => typeof e === 'string' && e.length <= 320)
+      !emails.every((e) => typeof e === 'string' && e.length <= API_LIMITS.emailMaxLength)
     ) {
       throw new ContractViolation(BY_EMAIL, `\`emails\` must be at most ${MEMBERS_BY_EMAIL_MAX} strings`);
     }
@@ -99,8 +100,8 @@ export const CREW_MEMBERSHIP_GRANT: RpcContract<MembershipGrantRequest, Membersh
     if (Number.isNaN(Date.parse(expires_at)))
       throw new ContractViolation(GRANT, '`expires_at` must be a timestamp');
     return {
-      user_id: readString(GRANT, r, 'user_id', 200),
-      sponsor_client_id: readString(GRANT, r, 'sponsor_client_id', 200),
+      user_id: readString(GRANT, r, 'user_id', API_LIMITS.idMaxLength),
+      sponsor_client_id: readString(GRANT, r, 'sponsor_client_id', API_LIMITS.idMaxLength),
       sponsorship_id: readString(GRANT, r, 'sponsorship_id', 100),
       expires_at,
     };
@@ -127,7 +128,7 @@ export const CREW_MEMBERSHIP_DROP: RpcContract<MembershipDropRequest, Membership
       drops: r.drops.map((item) => {
         const d = readRecord(DROP, item);
         return {
-          user_id: readString(DROP, d, 'user_id', 200),
+          user_id: readString(DROP, d, 'user_id', API_LIMITS.idMaxLength),
           sponsorship_id: readString(DROP, d, 'sponsorship_id', 100),
         };
       }),

@@ -1,5 +1,6 @@
 import { readRecord, readString } from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
+import { API_LIMITS } from '../../limits';
 
 /**
  * `sponsorship.member.sponsorships`: the seats a crew member has held, for their own account page
@@ -37,7 +38,9 @@ export const SPONSORSHIP_MEMBER_SPONSORSHIPS: RpcContract<
 > = {
   pattern: NAME,
   queue: RPC_QUEUES.sponsorshipApi,
-  parseRequest: (input) => ({ user_id: readString(NAME, readRecord(NAME, input), 'user_id', 200) }),
+  parseRequest: (input) => ({
+    user_id: readString(NAME, readRecord(NAME, input), 'user_id', API_LIMITS.idMaxLength),
+  }),
   parseResponse(input) {
     const r = readRecord(NAME, input);
     if (!Array.isArray(r.sponsorships)) throw new ContractViolation(NAME, '`sponsorships` must be an array');
@@ -49,7 +52,7 @@ export const SPONSORSHIP_MEMBER_SPONSORSHIPS: RpcContract<
           throw new ContractViolation(NAME, '`status` must be active, ended or cancelled');
         }
         return {
-          client_id: readString(NAME, s, 'client_id', 200),
+          client_id: readString(NAME, s, 'client_id', API_LIMITS.idMaxLength),
           partner_name: readString(NAME, s, 'partner_name', 500),
           status: status as MemberSponsorship['status'],
           since: readTimestamp(s, 'since'),

@@ -1,0 +1,34 @@
+/**
+ * The limits partners build against, in one place: the apps' request parsers, the RPC contracts
+ * and the API description all read them from here.
+ */
+export const API_LIMITS = {
+  ratePerMinute: 600,
+  ratePerDay: 10_000,
+  pageLimitDefault: 50,
+  pageLimitMax: 200,
+  /** A list cursor as the description allows it; the seat list's own cursors are never longer than `seatCursorMaxLength`. */
+  cursorMaxLength: 2048,
+  seatCursorMaxLength: 400,
+  /** A user id or client id as the services exchange them. */
+  idMaxLength: 200,
+  reconcileMaxRefs: 50_000,
+  refMaxLength: 320,
+  emailMaxLength: 320,
+  passwordMaxLength: 1024,
+  photoUrlMaxLength: 2048,
+  codeVerifierMin: 43,
+  codeVerifierMax: 128,
+  authorizationCodeSeconds: 60,
+  accessTokenSeconds: 3600,
+  refreshTokenDays: 90,
+  webhookBudgetSeconds: 5,
+  webhookAttempts: 6,
+  webhookRetrySchedule: ['1m', '5m', '30m', '2h', '6h'],
+  webhookGiveUpHours: 24,
+  webhookReplayWindowMinutes: 5,
+  sponsorshipTermMonths: 12,
+  sponsorshipMaxTermYears: 10,
+  /** Seats of crew members closed within 24 h of provisioning, per rolling 24 h (SPONSORSHIP_PROBE_BUDGET_PER_DAY's default). */
+  probeBudgetPerDay: 100,
+} as const;

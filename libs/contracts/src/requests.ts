@@ -1,0 +1,149 @@
+import { API_LIMITS } from './limits';
+import { closedObject, schemaRef, timestamp, type JsonObject } from './openapi/kit';
+
+/**
+ * One field of a public request, declared once: the API description shows it as JSON Schema
+ * (`fieldSchema`) and the apps' parsers enforce it (`FieldReader.fields`), so the two cannot drift.
+ * Rules between fields (a term in the future, the reconcile guard) stay in the app, after this.
+ */
+export type FieldSpec = {
+  readonly description?: string;
+  readonly required?: boolean;
+  readonly nullable?: boolean;
+} & (
+  | {
+      readonly type: 'string';
+      readonly format?: 'email';
+      readonly minLength?: number;
+      readonly maxLength: number;
+      readonly enum?: never;
+    }
+  | {
+      readonly type: 'string';
+      readonly enum: readonly string[];
+      /** What a query parser checks first; a longer value cannot be one of them anyway. */
+      readonly maxLength?: number;
+      /** The component schema the description shows instead of an inline one. */
+      readonly component?: string;
+    }
+  | {
+      readonly type: 'integer';
+      readonly minimum: number;
+      readonly maximum: number;
+      readonly default?: number;
+    }
+  | { readonly type: 'timestamp' }
+);
+export type FieldSpecs = Readonly<Record<string, FieldSpec>>;
+
+type BaseValue<F> = F extends { type: 'integer' }
+  ? number
+  : F extends { type: 'timestamp' }
+    ? Date
+    : F extends { enum: readonly (infer E)[] }
+      ? E
+      : string;
+type Absent<F> = F extends { nullable: true } ? null : F extends { required: true } ? never : undefined;
+/**
+ * What a parser returns for a declaration: an absent field is null when nullable, else undefined;
+ * a `default` is documentation, applied by the app (the vessel list falls back to its cursor's size).
+ */
+export type FieldValues<S extends FieldSpecs> = { -readonly [K in keyof S]: BaseValue<S[K]> | Absent<S[K]> };
+
+/** Formats the parsers check with a pattern of their own (JSON Schema leaves `email` loose). */
+export const FIELD_FORMATS: Readonly<Record<string, { pattern: RegExp; patternMessage: string }>> = {
+  email: { pattern: /^[^\s@]+@[^\s@]+\.[^\s@]+$/, patternMessage: 'must be an e-mail address' },
+};
+
+export function fieldSchema(spec: FieldSpec): JsonObject {
+  if (spec.type === 'timestamp') return timestamp(spec.description ?? '', spec.nullable);
+  if ('component' in spec && spec.component) return schemaRef(spec.component);
+  const type = spec.nullable ? [spec.type, 'null'] : spec.type;
+  const schema: JsonObject =
+    spec.type === 'integer'
+      ? { type, minimum: spec.minimum, maximum: spec.maximum, default: spec.default }
+      : spec.enum
+        ? { type, enum: spec.nullable ? [...spec.enum, null] : [...spec.enum] }
+        : { type, format: spec.format, minLength: spec.minLength, maxLength: spec.maxLength };
+  schema.description = spec.description;
+  for (const key of Object.keys(schema)) if (schema[key] === undefined) delete schema[key];
+  return schema;
+}
+
+/** A JSON body of these fields and no others. */
+export function bodySchema(fields: FieldSpecs, description?: string): JsonObject {
+  const properties: JsonObject = {};
+  for (const [name, spec] of Object.entries(fields)) properties[name] = fieldSchema(spec);
+  return closedObject(
+    properties,
+    description,
+    Object.keys(fields).filter((name) => fields[name].required),
+  );
+}
+
+/** Seat lifecycle: live seats are `invited` and `active`; `ended` and `cancelled` are final. */
+export const SEAT_STATUS_VALUES = ['invited', 'active', 'ended', 'cancelled'] as const;
+
+/** `limit` and `cursor` of every keyset-paginated list. */
+export const PAGE_QUERY = {
+  limit: {
+    type: 'integer',
+    minimum: 1,
+    maximum: API_LIMITS.pageLimitMax,
+    default: API_LIMITS.pageLimitDefault,
+  },
+  cursor: { type: 'string', minLength: 1, maxLength: API_LIMITS.cursorMaxLength },
+} as const satisfies FieldSpecs;
+
+/** `GET /v1/partners/sponsorships?status=&limit=&cursor=` */
+export const SEAT_LIST_QUERY = {
+  status: { type: 'string', maxLength: 20, enum: SEAT_STATUS_VALUES, component: 'SeatStatus' },
+  ...PAGE_QUERY,
+} as const satisfies FieldSpecs;
+
+/** `POST /v1/partners/sponsorships`; that `expires_at` lies ahead, within the longest term, is the app's rule. */
+export const PROVISION_SEAT_BODY = {
+  email: {
+    type: 'string',
+    required: true,
+    format: 'email',
+    maxLength: API_LIMITS.emailMaxLength,
+    description: 'The member’s e-mail address; matched case-insensitively after trimming.',
+  },
+  external_ref: {
+    type: 'string',
+    nullable: true,
+    minLength: 1,
+    maxLength: API_LIMITS.refMaxLength,
+    description: 'Your own id for the member; unique among your live seats.',
+  },
+  expires_at: {
+    type: 'timestamp',
+    nullable: true,
+    description: `End of the sponsored term, in the future and at most ${API_LIMITS.sponsorshipMaxTermYears} years ahead; default (absent or null) ${API_LIMITS.sponsorshipTermMonths} months after provisioning.`,
+  },
+} as const satisfies FieldSpecs;
+
+/** `POST /v1/partners/members/left`; that one of the ids names somebody is the app's rule. */
+export const MEMBER_LEFT_BODY = {
+  user_id: {
+    type: 'string',
+    nullable: true,
+    minLength: 1,
+    maxLength: API_LIMITS.idMaxLength,
+    description: 'The service’s user id (`usr_…`); preferred.',
+  },
+  external_ref: {
+    type: 'string',
+    nullable: true,
+    minLength: 1,
+    maxLength: API_LIMITS.refMaxLength,
+    description: 'Your own id of the member, as given when provisioning.',
+  },
+  reason: {
+    type: 'string',
+    nullable: true,
+    enum: ['account_deleted', 'membership_lapsed'],
+    description: 'Both reasons close the seat identically.',
+  },
+} as const satisfies FieldSpecs;
