@@ -202,11 +202,11 @@ function readersOf(name: string): string[] {
 }
 
 /**
- * A description as the page shows it. The reasons behind a rule are stated in this repository
- * (docs/), so a citation of a document outside it, left in a spec's description, is dropped.
+ * A description as the page shows it: a citation of the rules page, there for readers of the
+ * code, is dropped from the reference.
  */
 function describe(description: string): string {
-  return description.replace(/\s*\((?:interface|decisions)\.md[^)]*\)/g, '');
+  return description.replace(/\s*\(docs\/rules\.md[^)]*\)/g, '');
 }
 
 function specRows(spec: ConfigSpec): Row[] {

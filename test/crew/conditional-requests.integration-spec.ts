@@ -7,7 +7,7 @@ import { startCrewApi, type CrewApiHarness } from './support/crew-api';
 import { accessToken } from './support/tokens';
 
 /**
- * Conditional requests on the four crew-data endpoints (RFC 9110 §13, decisions.md Crew
+ * Conditional requests on the four crew-data endpoints (RFC 9110 §13, docs/rules.md Crew
  * records): strong ETag and Last-Modified on every 200, 304 without a body for If-None-Match or
  * If-Modified-Since, If-None-Match taking precedence (§13.2.2), a new ETag after a record change
  * made through the internal records API, and ETags that differ between callers who may see

@@ -8,7 +8,7 @@ import { CrewEventsListener, outboxEvents, type OutboxRow } from './support/even
 import { expectInvalidFields, expectProblem } from './support/problems';
 
 /**
- * The internal records API (decisions.md, Record changes): token-protected, validated field by
+ * The internal records API (docs/rules.md, Record changes): token-protected, validated field by
  * field, echoing what it wrote; each write commits with its event row in crew-api's outbox (one
  * transaction), the relay publishes it to `crew.events` with the event type as routing key, and a
  * write that fails or is refused leaves neither a change nor an event.

@@ -7,7 +7,7 @@ import { expectProblem } from './support/problems';
 import { accessToken } from './support/tokens';
 
 /**
- * The four crew-data records of interface.md (Resources) and decisions.md (Crew records), read
+ * The four crew-data records of docs/rules.md (Resources) and docs/rules.md (Crew records), read
  * from the seeded sandbox members with tokens of the real auth-server: every field and its type,
  * the membership block's visibility, scopes and challenges (RFC 6750 §3.1), and the 404 of a
  * member without a crew record.
@@ -61,7 +61,7 @@ function currentMonths(now = new Date()): string[] {
 }
 
 describe('GET /v1/me (profile:read)', () => {
-  it("shows alex.morgan's profile with exactly the fields of interface.md", async () => {
+  it("shows alex.morgan's profile with exactly the fields of docs/rules.md", async () => {
     const body = await getJson('/v1/me', tokenOf(alex));
     expect(Object.keys(body).sort()).toEqual(
       ['country', 'membership', 'name', 'photo_url', 'record_updated_at', 'role', 'user_id'].sort(),
@@ -247,7 +247,7 @@ describe('GET /v1/me/vessels (vessels:read)', () => {
   });
 });
 
-describe('scopes and credentials (RFC 6750 §3.1, decisions.md)', () => {
+describe('scopes and credentials (RFC 6750 §3.1, docs/rules.md)', () => {
   it.each([
     ['/v1/me', 'seatime:read vessels:read', 'profile:read'],
     ['/v1/me/sea-time', 'profile:read vessels:read', 'seatime:read'],

@@ -8,7 +8,7 @@ import { expectProblem } from './support/problems';
 import { accessToken } from './support/tokens';
 
 /**
- * interface.md's 503 `service_unavailable`: when crew-api's database or the token check
+ * docs/rules.md's 503 `service_unavailable`: when crew-api's database or the token check
  * (auth-server) does not answer, a request fails fast with a Problem and never hangs. crew-api
  * runs as its built process; its database sits behind a TCP relay this test cuts (connections
  * dropped, the port closed), and auth-server is stopped outright.

@@ -11,7 +11,7 @@ import { expectInvalidFields } from './support/problems';
 import { accessToken } from './support/tokens';
 
 /**
- * `/v1/me/vessels` keyset pagination (decisions.md, Crew records): order period_start DESC then
+ * `/v1/me/vessels` keyset pagination (docs/rules.md, Crew records): order period_start DESC then
  * id DESC, signed opaque cursors, and scans that stay free of duplicates and gaps for the periods
  * that existed when they began, with one record_updated_at on every page, while another task adds
  * and amends periods (moving some across the scan's position) through the internal records API.

@@ -69,7 +69,7 @@ async function openConsent(scopes: readonly Scope[]): Promise<Authorization> {
   await page.route('http://localhost:8765/**', (route) => route.abort());
   let consent = await page.goto(url.toString());
   if (new URL(page.url()).pathname === '/login') {
-    // Not signed in: the dashboard's sign-in, then back to the request (interface.md, Authentication 10).
+    // Not signed in: the dashboard's sign-in, then back to the request (docs/rules.md, Authentication).
     expect(new URL(page.url()).searchParams.get('return_to')).toMatch(/^\/oauth\/authorize\?/);
     const back = page.waitForResponse(
       (r) =>

@@ -3,7 +3,7 @@ import type { SandboxPartner } from '@svc/contracts';
 import { partner } from './partners';
 import { pkcePair, type PkcePair } from './pkce';
 
-/** A fresh, valid authorization request (interface.md, OAuth endpoints) and its PKCE verifier. */
+/** A fresh, valid authorization request (docs/rules.md, OAuth endpoints) and its PKCE verifier. */
 export interface AuthorizeRequest {
   readonly params: Record<string, string>;
   readonly pkce: PkcePair;

@@ -6,7 +6,7 @@ import {
   type SandboxPartner,
 } from '@svc/contracts';
 
-/** The seeded sandbox identities of decisions.md, looked up by name (read-only constants). */
+/** The seeded sandbox identities of docs/rules.md, looked up by name (read-only constants). */
 export type PartnerId = 'sandbox-partner' | 'sandbox-partner-b' | 'sandbox-partner-suspended';
 export type MemberEmail = 'alex.morgan@sandbox.test' | 'sam.lee@sandbox.test' | 'jo.kim@sandbox.test';
 

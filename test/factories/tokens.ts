@@ -10,7 +10,7 @@ export function tokenDigest(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-/** The token response of interface.md (Resources, Token response). */
+/** The token response of docs/rules.md (Resources, Token response). */
 export interface TokenResponse {
   readonly access_token: string;
   readonly token_type: string;

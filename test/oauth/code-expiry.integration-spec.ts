@@ -6,7 +6,7 @@ import { expectOAuthError, expectTokenResponse, OAuthHttp } from './support/oaut
 /**
  * An authorization code lives AUTH_CODE_TTL_SECONDS (60 s in the interface; 1 s here) and then is
  * invalid_grant (RFC 6749 §4.1.2: "a maximum authorization code lifetime of 10 minutes is
- * RECOMMENDED"; interface.md, Limits).
+ * RECOMMENDED"; docs/rules.md, Limits).
  */
 jest.setTimeout(30_000);
 

@@ -5,7 +5,7 @@ import { expectOAuthError, expectTokenResponse, OAuthHttp } from './support/oaut
 
 /**
  * Authorization codes are single-use (RFC 6749 §4.1.2, §10.5): a second use is invalid_grant and
- * revokes the tokens issued from that code (decisions.md; RFC 9700 §4.5.3).
+ * revokes the tokens issued from that code (docs/rules.md; RFC 9700 §4.5.3).
  */
 jest.setTimeout(30_000);
 

@@ -6,8 +6,8 @@ import { issueCode, issueTokens } from './support/flow';
 import { expectOAuthError, expectTokenResponse, OAuthHttp, scopeSet } from './support/oauth-http';
 
 /**
- * The member disconnects a partner (interface.md, States: "All tokens of that client for that
- * user revoked at once"; decisions.md, Consent UI): auth.consents.list / auth.consents.revoke.
+ * The member disconnects a partner (docs/rules.md, States and transitions: "All tokens of that client for that
+ * user revoked at once"; docs/rules.md, Consent UI): auth.consents.list / auth.consents.revoke.
  */
 jest.setTimeout(60_000);
 

@@ -7,7 +7,7 @@ import { OAuthHttp } from './support/oauth-http';
 
 /**
  * GET /.well-known/oauth-authorization-server (RFC 8414 §2-3) and GET /oauth/userinfo
- * (decisions.md: any live token; `sub` always; `name`, `picture`, `updated_at` with profile:read).
+ * (docs/rules.md: any live token; `sub` always; `name`, `picture`, `updated_at` with profile:read).
  */
 jest.setTimeout(30_000);
 

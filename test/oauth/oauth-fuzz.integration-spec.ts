@@ -356,7 +356,7 @@ const authorizeCase: fc.Arbitrary<AuthorizeCase> = fc
     for (const [k, t] of Object.entries(tagged)) if (t.value !== undefined) params[k] = t.value;
     const repeated = r.repeated.filter((name) => params[name] !== undefined);
 
-    // Oracle (interface.md, OAuth endpoints; decisions.md, OAuth): client and redirect URI first,
+    // Oracle (docs/rules.md, OAuth endpoints; docs/rules.md, OAuth): client and redirect URI first,
     // since an error may only be redirected to a URI known to belong to the client.
     let expected: Expect;
     const clientOk = tagged.client_id.verdict === 'valid' && tagged.redirect_uri.verdict === 'valid';

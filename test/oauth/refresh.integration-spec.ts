@@ -4,9 +4,9 @@ import { issueTokens } from './support/flow';
 import { expectOAuthError, expectTokenResponse, OAuthHttp, scopeSet } from './support/oauth-http';
 
 /**
- * grant_type=refresh_token (RFC 6749 §6; interface.md, Authentication 4-5): every use rotates the
+ * grant_type=refresh_token (RFC 6749 §6; docs/rules.md, Authentication): every use rotates the
  * pair, the old pair is revoked atomically, scope narrows and never widens, and of concurrent
- * refreshes with one token exactly one wins (decisions.md, OAuth).
+ * refreshes with one token exactly one wins (docs/rules.md, OAuth).
  */
 jest.setTimeout(30_000);
 
@@ -87,7 +87,7 @@ describe('scope on refresh (RFC 6749 §6: "MUST NOT include any scope not origin
   });
 });
 
-describe('the refresh race (decisions.md, OAuth; enforced in the database)', () => {
+describe('the refresh race (docs/rules.md, OAuth; enforced in the database)', () => {
   it('20 concurrent refreshes with one token → exactly one 200, nineteen invalid_grant; the winner’s pair works', async () => {
     const { tokens } = await issueTokens(auth.rpc, http);
     const answers = await Promise.all(

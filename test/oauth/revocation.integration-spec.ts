@@ -6,7 +6,7 @@ import { expectOAuthError, expectTokenResponse, OAuthHttp } from './support/oaut
 
 /**
  * POST /oauth/revoke (RFC 7009): any token of a family (the pairs of one code) revokes all of them (§2.1), the answer is always
- * 200 with an empty body (§2.2), and an unknown or foreign token is a no-op (interface.md).
+ * 200 with an empty body (§2.2), and an unknown or foreign token is a no-op (docs/rules.md).
  */
 jest.setTimeout(30_000);
 

@@ -291,7 +291,7 @@ export function webhookViolations(
   const content = (operation.requestBody.content as Record<string, JsonObject>)['application/json'];
   const validate = compile(content.schema as JsonObject, `webhook ${type} body`);
   if (!validate(body)) problems.push(`body: ${ajv!.errorsText(validate.errors, { dataVar: 'body' })}`);
-  // Canonical form: keys sorted, no whitespace (decisions.md, Webhooks).
+  // Canonical form: keys sorted, no whitespace (docs/rules.md, Webhooks).
   const canonical = JSON.stringify(
     Object.fromEntries(Object.entries(body).sort(([a], [b]) => (a < b ? -1 : 1))),
   );

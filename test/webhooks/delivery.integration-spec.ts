@@ -16,7 +16,7 @@ import {
 } from './support/dispatcher';
 import type { ReceivedWebhook, WebhookReceiver } from './support/receiver';
 
-// decisions.md (Webhooks). One dispatcher for the whole file, with a schedule in seconds and a
+// docs/rules.md (Webhooks). One dispatcher for the whole file, with a schedule in seconds and a
 // short attempt budget, so retries and timeouts are observable within the test's time.
 jest.setTimeout(40_000);
 
@@ -68,7 +68,7 @@ function stripeVerifies(request: ReceivedWebhook, secret: string): { id: string;
   ) as unknown as { id: string; type: string };
 }
 
-describe('webhook deliveries (decisions.md, Webhooks)', () => {
+describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
   it('delivers the canonical body, signed, to each consenting partner with the scope, and to no other', async () => {
     const userId = await newMember(dispatcher.db);
     const pathA = '/fanout-a';
@@ -241,7 +241,7 @@ describe('webhook deliveries (decisions.md, Webhooks)', () => {
   });
 });
 
-describe('a disconnect, end to end (interface.md, Events)', () => {
+describe('a disconnect, end to end (docs/rules.md, Events)', () => {
   it('tells the partner with user.consent.revoked through auth-server’s outbox; later record events reach it no more', async () => {
     const userId = await newMember(dispatcher.db);
     const path = '/disconnected';

@@ -12,7 +12,7 @@ import {
 } from './support/dispatcher';
 import type { WebhookReceiver } from './support/receiver';
 
-// decisions.md (Webhooks): "a delivery target must be the partner's registered URL". A partner
+// docs/rules.md (Webhooks): "a delivery target must be the partner's registered URL". A partner
 // that moves its endpoint while a delivery is being retried gets the retries at the new URL; the
 // old one (perhaps no longer the partner's) gets nothing more. The recipient cache is off here so
 // the move is seen by the very next attempt.

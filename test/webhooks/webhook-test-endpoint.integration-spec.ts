@@ -10,7 +10,7 @@ import { startDispatcher, type DispatcherHarness } from './support/dispatcher';
 import { WebhookReceiver } from './support/receiver';
 
 /**
- * GET /v1/webhooks/test (interface.md, Crew data endpoints; decisions.md): a partner proves
+ * GET /v1/webhooks/test (docs/rules.md, Crew data endpoints; docs/rules.md): a partner proves
  * reachability, signature verification and the response budget; the delivery it receives carries
  * the event and delivery ids the endpoint answered with.
  */

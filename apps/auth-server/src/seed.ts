@@ -6,7 +6,7 @@ import { withCoreContext } from './core-context';
 import { PartnersService } from './partners/partners.service';
 import { UsersService } from './users/users.service';
 
-/** The sandbox partners and crew members' credentials of decisions.md. Idempotent. */
+/** The sandbox partners and crew members' credentials of docs/rules.md. Idempotent. */
 export async function seedSandbox(
   config: ConfigOf<typeof AUTH_SERVER_CONFIG>,
   logger: Logger,

@@ -10,7 +10,7 @@ import {
 
 /**
  * `SESSION_COOKIE_SECURE`: `true` or `false`; unset means "derive it". Production refuses
- * `false`: session cookies are Secure outside local development (decisions.md, OAuth), since a
+ * `false`: session cookies are Secure outside local development (docs/rules.md, OAuth), since a
  * session cookie that ever travels over plain HTTP can be read on the network and replayed.
  */
 function sessionCookieSecureVar(): VarSpec<boolean | undefined> {

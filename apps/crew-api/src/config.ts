@@ -15,7 +15,7 @@ export const MIN_CURSOR_KEY_LENGTH = 32;
 
 /**
  * `CURSOR_SIGNING_KEY`: the HMAC-SHA256 key that makes `/v1/me/vessels` cursors tamper-evident
- * (decisions.md, Crew records). Sandbox has a fixed default; production has none, so a replica
+ * (docs/rules.md, Crew records). Sandbox has a fixed default; production has none, so a replica
  * cannot start with a key an attacker knows. Every replica must share the key, or a cursor issued
  * by one is refused by another.
  */

@@ -205,7 +205,7 @@ function httpSettings(options: GatewayOptions): string {
     'uwsgi_temp_path temp/uwsgi;',
     'scgi_temp_path temp/scgi;',
     '',
-    '# decisions.md: an incoming X-Request-Id matching the rule is kept; anything else gets a fresh req_<hex>.',
+    '# docs/rules.md: an incoming X-Request-Id matching the rule is kept; anything else gets a fresh req_<hex>.',
     `map $http_x_request_id ${REQUEST_ID} {`,
     `    ${nginxDoubleQuoted(`~${REQUEST_ID_NGINX_REGEX}`)} $http_x_request_id;`,
     '    default req_$request_id;',

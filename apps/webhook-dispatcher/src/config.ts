@@ -13,7 +13,7 @@ export const WEBHOOK_DISPATCHER_CONFIG = {
   ...DATABASE_CONFIG,
   ...AMQP_CONFIG,
   WEBHOOK_RETRY_SCHEDULE: durationList(
-    'delays between a failed attempt and the next (decisions.md, Webhooks), e.g. 1m,5m,30m,2h,6h',
+    'delays between a failed attempt and the next (docs/rules.md, Webhooks), e.g. 1m,5m,30m,2h,6h',
     { default: '1m,5m,30m,2h,6h' },
   ),
   WEBHOOK_TIMEOUT_MS: int('budget of one delivery attempt: connect, headers and body', {

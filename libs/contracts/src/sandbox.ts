@@ -1,7 +1,7 @@
 import type { Scope } from './scopes';
 
 /**
- * The fixed sandbox identities of decisions.md, seeded (idempotently) by the app that owns each
+ * The fixed sandbox identities of docs/rules.md, seeded (idempotently) by the app that owns each
  * part: auth-server the partners and credentials, crew-api the records, sponsorship-api the seats.
  * Sandbox user ids are fixed so every app's seed refers to the same members.
  */
@@ -74,7 +74,7 @@ export const SANDBOX_MEMBERS: readonly SandboxMember[] = [
   { user_id: 'usr_sandbox_jo_kim', email: 'jo.kim@sandbox.test', name: 'Jo Kim' },
 ];
 
-/** A sandbox seat of decisions.md, seeded by sponsorship-api (active ones also by crew-api's membership). */
+/** A sandbox seat of docs/rules.md, seeded by sponsorship-api (active ones also by crew-api's membership). */
 export interface SandboxSeat {
   readonly sponsorship_id: string;
   readonly client_id: string;

@@ -1,4 +1,4 @@
-/** The OAuth scopes partners can be granted (interface.md, Authentication item 7). */
+/** The OAuth scopes partners can be granted (docs/rules.md, Authentication). */
 export const SCOPES = ['profile:read', 'seatime:read', 'vessels:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -35,7 +35,7 @@ export function isWellFormedBasic(authorization: string): boolean {
 
 /**
  * passport-http's Basic strategy, registered with passport as `basic`: username `client_id`,
- * password `client_secret` (interface.md, Authentication 9). Stateless like BearerStrategy: the
+ * password `client_secret` (docs/rules.md, Authentication). Stateless like BearerStrategy: the
  * verifier comes per request from the app's BasicAuthGuard.
  */
 @Injectable()

@@ -1,7 +1,7 @@
 import { ApiProblem } from '@svc/platform';
 
 /**
- * The 401 and 403 answers of a bearer-protected endpoint (RFC 6750 §3, decisions.md "Errors and
+ * The 401 and 403 answers of a bearer-protected endpoint (RFC 6750 §3, docs/rules.md "Errors and
  * auth on resource endpoints"). The challenge carries no realm and no error_description: the
  * Problem body explains, the header stays the exact shape partners are told to expect.
  */

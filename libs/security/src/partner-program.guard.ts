@@ -17,7 +17,7 @@ const NEEDS_MEMBER_LEFT = 'svc:security:needs-member-left';
 /**
  * Runs after BasicAuthGuard and the rate limit: the partner must be in the sponsorship program and
  * not suspended, and for member-left be the partner flagged for it. Each refusal is 403
- * `insufficient_scope` (interface.md), counted and carrying the rate-limit headers.
+ * `insufficient_scope` (docs/rules.md), counted and carrying the rate-limit headers.
  */
 @Injectable()
 export class PartnerProgramGuard implements CanActivate {

@@ -5,7 +5,7 @@ const NOW = 1_763_000_000 * S + 250_000; // a Redis TIME, 0.25 s into a second
 
 const w = (limit: number, count: number, nextFreeUs: number): WindowState => ({ limit, count, nextFreeUs });
 
-describe('decide: which window the headers describe (decisions.md "Rate limits")', () => {
+describe('decide: which window the headers describe (docs/rules.md "Rate limits")', () => {
   it('describes the minute window while it has fewer requests remaining', () => {
     const decision = decide(true, NOW, {
       minute: w(600, 10, NOW + 59 * S),

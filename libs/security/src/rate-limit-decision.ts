@@ -31,7 +31,7 @@ export interface RateLimitDecision {
 const US_PER_S = 1_000_000;
 
 /**
- * Chooses what the headers show (decisions.md "Rate limits": the window with fewer requests
+ * Chooses what the headers show (docs/rules.md "Rate limits": the window with fewer requests
  * remaining; on a tie the one that frees a slot later, so that when both are exhausted the reset
  * agrees with Retry-After) and, for a refusal, how long to wait: until every exhausted window has
  * a free slot again. Times are rounded up: a client that waits as told is never refused for

@@ -1,7 +1,7 @@
 import { int, type ConfigOf, type ConfigSpec } from '@svc/platform';
 
 /**
- * The per-partner rate limits (interface.md "Limits", decisions.md "Rate limits"). Every app that
+ * The per-partner rate limits (docs/rules.md "Limits", docs/rules.md "Rate limits"). Every app that
  * serves `/v1/*` (crew-api, sponsorship-api) spreads this into its config spec, and every app and
  * replica must be given the same values: the buckets are shared (one sorted set per client_id in Redis), so an
  * app configured with a higher limit would admit what the others refuse.

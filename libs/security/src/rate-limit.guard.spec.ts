@@ -137,7 +137,7 @@ describe('RateLimitGuard', () => {
   });
 
   it.each([['/oauth/userinfo'], ['/probe/any'], ['/v1']])(
-    'does not meter %s: only /v1/* is rate-limited (interface.md "Limits")',
+    'does not meter %s: only /v1/* is rate-limited (docs/rules.md "Limits")',
     async (route) => {
       const limiter = new FakeLimiter(async () => REFUSED);
       const { context, headers } = contextFor(onRoute(route));

@@ -26,7 +26,7 @@ interface HeaderSink {
 }
 
 /**
- * The routes the guard meters: the public API, `/v1/*` (interface.md "Limits": "every
+ * The routes the guard meters: the public API, `/v1/*` (docs/rules.md "Limits": "every
  * authenticated /v1/* endpoint"; its exemptions are /healthz, the OAuth endpoints and OpenAPI).
  * Anything else it guards passes unmetered: `/oauth/userinfo` is an OAuth endpoint behind
  * `@BearerAuth()` too, and so are the probe routes of tests that are not about rate limits.
@@ -50,7 +50,7 @@ function clientIdOf(request: MeteredRequest): string {
 }
 
 /**
- * The headers of every metered answer (interface.md "Limits"): the window with fewer requests
+ * The headers of every metered answer (docs/rules.md "Limits"): the window with fewer requests
  * remaining; `X-RateLimit-Reset` is a Unix time in seconds.
  */
 export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {

@@ -24,7 +24,7 @@ import { eventually, testServices } from '../../../test/integration/support/serv
 import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../../../test/support/redis-topologies';
 
 /**
- * The per-partner rate limiter against real Redis (decisions.md "Rate limits"): a probe app wired
+ * The per-partner rate limiter against real Redis (docs/rules.md "Rate limits"): a probe app wired
  * the way crew-api is (PlatformModule, RedisModule, SecurityModule, `@BearerAuth()` on `/v1/*`),
  * a stand-in introspector instead of auth-server, and two replica processes for exactness, which
  * is shown against the run's Redis, a private Redis Cluster and a private Sentinel set alike.
@@ -427,7 +427,7 @@ const EXACTNESS = {
 } as const;
 
 describe.each(TOPOLOGY_NAMES)(
-  'exactness under concurrency (decisions.md: no client ever admitted more than its limit), Redis %s',
+  'exactness under concurrency (docs/rules.md: no client ever admitted more than its limit), Redis %s',
   (topologyName) => {
     const { limit, requests } = EXACTNESS[topologyName];
     let replicas: Replica[] = [];
@@ -514,7 +514,7 @@ describe.each(TOPOLOGY_NAMES)(
   },
 );
 
-describe('headers and counting (interface.md "Limits")', () => {
+describe('headers and counting (docs/rules.md "Limits")', () => {
   it('counts down in the tighter window, refuses the sixth request per minute, and refusals are not counted', async () => {
     const clientId = newClientId();
     const token = issueToken(clientId);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * Both sliding windows of one client, checked and recorded in one atomic step (decisions.md
+ * Both sliding windows of one client, checked and recorded in one atomic step (docs/rules.md
  * "Rate limits"). Redis runs a script to completion before any other command, so every app and
  * every replica sees one sequence of decisions: the script is the only place that counts.
  *

@@ -58,7 +58,7 @@ function assertPolicy(policy: RateLimitPolicy): void {
  *
  * Redis unavailable: fail closed, 503 `service_unavailable` (RateLimiterUnavailableError). The
  * limits are exact promises ("no client is ever admitted more than 600 requests in any rolling
- * 60 s", decisions.md) and only the shared counter can keep them across replicas; a per-replica
+ * 60 s", docs/rules.md) and only the shared counter can keep them across replicas; a per-replica
  * fallback would multiply the limit by the number of replicas, and admitting unmetered would
  * break it outright. The platform's client has no offline queue and a 1 s command timeout, so
  * the refusal is fast, and `/readyz` reports Redis at the same time.

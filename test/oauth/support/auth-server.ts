@@ -59,7 +59,7 @@ export async function startAuthServer(
   });
   const logger = createLogger('auth-server', process.env.OAUTH_TEST_LOG_LEVEL ?? 'silent');
   if (!AUTH_SERVER.seed) throw new Error('auth-server has no sandbox seed (AUTH_SERVER.seed)');
-  // Idempotent (decisions.md, Sandbox): every spec file seeds, in any order.
+  // Idempotent (docs/rules.md, Sandbox): every spec file seeds, in any order.
   await AUTH_SERVER.seed(config, logger);
 
   const routes = new RouteIndex();

@@ -108,13 +108,13 @@ export function expectOAuthError(res: HttpResponse, status: number, code: string
   expect(typeof body.error_description).toBe('string');
   // RFC 6749 §5.2: error_description is printable ASCII without '"' and '\'.
   expect(body.error_description).toMatch(/^[\x20-\x21\x23-\x5B\x5D-\x7E]*$/);
-  // Not an RFC 7807 Problem (interface.md, Errors).
+  // Not an RFC 7807 Problem (docs/rules.md, Errors).
   expect(body).not.toHaveProperty('type');
   expect(body).not.toHaveProperty('instance');
   return body;
 }
 
-/** The token response of interface.md, with the caching headers of RFC 6749 §5.1. */
+/** The token response of docs/rules.md, with the caching headers of RFC 6749 §5.1. */
 export function expectTokenResponse(res: HttpResponse): TokenResponse {
   const summary = `${res.status} ${res.text.slice(0, 300)}`;
   expect({ status: res.status, summary }).toEqual({ status: 200, summary });

@@ -8,7 +8,7 @@ import { resourceAppEnv, startCrewApi, type CrewApiHarness } from '../../crew/su
 import { startAuthServer, type AuthServerHarness } from '../../oauth/support/auth-server';
 import { request, type HttpResponse } from '../../support/http';
 
-/** The sandbox partners' Basic credentials (decisions.md, Sandbox). */
+/** The sandbox partners' Basic credentials (docs/rules.md, Sandbox). */
 export const PARTNER = { id: 'sandbox-partner', secret: 'sandbox-secret' } as const;
 export const PARTNER_B = { id: 'sandbox-partner-b', secret: 'sandbox-secret-b' } as const;
 export const SUSPENDED = { id: 'sandbox-partner-suspended', secret: 'sandbox-secret-suspended' } as const;

@@ -15,7 +15,7 @@ import { isAcceptableRedirectUri } from '../partners/redirect-uri';
 import type { AuthorizationCodeEntity } from './authorization-code.entity';
 import { AuthorizationCodesRepository } from './authorization-codes.repository';
 
-/** The parameters of an authorization request this server reads (interface.md, OAuth endpoints). */
+/** The parameters of an authorization request this server reads (docs/rules.md, OAuth endpoints). */
 const AUTHORIZE_PARAMS = [
   'response_type',
   'client_id',

@@ -102,7 +102,7 @@ export class PartnersService {
     return { clientSecret, webhookSecret };
   }
 
-  /** Creates or refreshes a partner with known credentials (the sandbox's, from decisions.md). */
+  /** Creates or refreshes a partner with known credentials (the sandbox's, from docs/rules.md). */
   async seed(
     registration: PartnerRegistration,
     clientSecret: string,

@@ -1,6 +1,6 @@
 /**
  * Registered redirect URIs must be HTTPS, except loopback for development (RFC 8252 §7.3,
- * interface.md: `http://localhost*`). No fragment (RFC 6749 §3.1.2).
+ * docs/rules.md: `http://localhost*`). No fragment (RFC 6749 §3.1.2).
  */
 export function isAcceptableRedirectUri(value: string): boolean {
   let uri: URL;

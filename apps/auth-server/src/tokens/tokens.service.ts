@@ -25,7 +25,7 @@ import type { Logger } from 'pino';
 import type { TokenPairEntity } from './token-pair.entity';
 import { TokenPairsRepository } from './token-pairs.repository';
 
-/** The token response of interface.md (RFC 6749 §5.1). */
+/** The token response of docs/rules.md (RFC 6749 §5.1). */
 export interface IssuedTokens {
   readonly access_token: string;
   readonly token_type: 'Bearer';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/security';
 import { UsersService } from '../users/users.service';
 
-/** OIDC-style basic profile (OpenID Connect Core §5.3.2); decisions.md decides the fields. */
+/** OIDC-style basic profile (OpenID Connect Core §5.3.2); docs/rules.md decides the fields. */
 export interface UserinfoResponse {
   readonly sub: string;
   readonly name?: string;

@@ -25,7 +25,7 @@ function fakeRepository(rows: RecipientRow[]) {
   return { repo, calls };
 }
 
-describe('scopeForEvent (interface.md, Events)', () => {
+describe('scopeForEvent (docs/rules.md, Events)', () => {
   it('maps record events to their read scope and the partner events to none', () => {
     expect(scopeForEvent('user.profile.updated')).toBe('profile:read');
     expect(scopeForEvent('user.sea_time.updated')).toBe('seatime:read');

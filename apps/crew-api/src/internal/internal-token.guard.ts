@@ -4,7 +4,7 @@ import type { CrewApiConfig } from '../config';
 
 /**
  * Whether `authorization` is `Bearer <expected token>`, compared in the same time whatever the
- * length or content of the guess (decisions.md: comparisons of secrets are constant-time).
+ * length or content of the guess (docs/rules.md: comparisons of secrets are constant-time).
  */
 export function isInternalToken(authorization: string | undefined, expected: string): boolean {
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
@@ -12,7 +12,7 @@ export function isInternalToken(authorization: string | undefined, expected: str
 }
 
 /**
- * The internal records API (decisions.md, Record changes) answers only the service's own crew
+ * The internal records API (docs/rules.md, Record changes) answers only the service's own crew
  * apps: `Authorization: Bearer <INTERNAL_API_TOKEN>`, else 401 `invalid_token` (RFC 6750 §3.1).
  */
 @Injectable()

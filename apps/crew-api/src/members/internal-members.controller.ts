@@ -7,7 +7,7 @@ import { parseUserLookup, type UserLookupResponse } from './dto/user-lookup.dto'
 import { MemberRegistrationService } from './member-registration.service';
 import { MembersService } from './members.service';
 
-/** The internal records API's profile and user look-up (decisions.md, Record changes). */
+/** The internal records API's profile and user look-up (docs/rules.md, Record changes). */
 @Controller('internal/v1')
 export class InternalMembersController {
   constructor(

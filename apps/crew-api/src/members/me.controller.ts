@@ -9,7 +9,7 @@ import { MembersService } from './members.service';
 export class MeController {
   constructor(private readonly members: MembersService) {}
 
-  /** The caller's profile and membership (interface.md, Profile). */
+  /** The caller's profile and membership (docs/rules.md, Profile). */
   @Get()
   @BearerAuth('profile:read')
   async me(

@@ -18,7 +18,7 @@ export interface RecordWrite {
 }
 
 /**
- * Every change of a crew record goes through here (decisions.md, Record changes): one
+ * Every change of a crew record goes through here (docs/rules.md, Record changes): one
  * transaction that locks the member's row first, takes the write time under that lock, makes
  * the change, and adds its events to the outbox. A throw anywhere rolls all of it back, events
  * included; a commit publishes them (the relay, at least once).

@@ -9,7 +9,7 @@ import { SeaTimeService } from './sea-time.service';
 export class SeaTimeController {
   constructor(private readonly seaTime: SeaTimeService) {}
 
-  /** Totals, verified subset and days by role (interface.md, Sea-time totals). */
+  /** Totals, verified subset and days by role (docs/rules.md, Sea-time totals). */
   @Get()
   @BearerAuth('seatime:read')
   async totals(
@@ -20,7 +20,7 @@ export class SeaTimeController {
     return answerConditionally(request, reply, await this.seaTime.totals(principal));
   }
 
-  /** The rolling twelve months (interface.md, Recent trend). */
+  /** The rolling twelve months (docs/rules.md, Recent trend). */
   @Get('recent')
   @BearerAuth('seatime:read')
   async recent(

@@ -5,7 +5,7 @@ const now = new Date('2026-03-15T10:30:00Z');
 const [alex, sam, jo] = sandboxRecords(now);
 const DAY_MS = 86_400_000;
 
-describe('sandbox crew records (decisions.md, Sandbox)', () => {
+describe('sandbox crew records (docs/rules.md, Sandbox)', () => {
   it('uses ships with valid IMO numbers', () => {
     expect(SANDBOX_VESSELS.every((v) => isValidImo(v.imo))).toBe(true);
   });

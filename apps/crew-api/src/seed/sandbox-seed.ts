@@ -8,7 +8,7 @@ import { sandboxRecords } from './sandbox-records';
 import { SeedRepository } from './seed.repository';
 
 /**
- * The sandbox crew records of decisions.md (`cli.js seed`, sandbox only). Idempotent: a member
+ * The sandbox crew records of docs/rules.md (`cli.js seed`, sandbox only). Idempotent: a member
  * already there is left untouched, so seeding on every start never doubles nor resets a record.
  */
 export async function seedSandbox(config: CrewApiConfig, logger: Logger): Promise<void> {

@@ -25,7 +25,7 @@ function invalid(reason: string): RecordsException {
 }
 
 /**
- * Opaque, tamper-evident cursors (decisions.md, Crew records):
+ * Opaque, tamper-evident cursors (docs/rules.md, Crew records):
  * `base64url(JSON) "." base64url(HMAC-SHA256(key, user_id "\n" base64url(JSON)))`. The member's id
  * is signed with the payload, so one member's cursor does not verify for another.
  */

@@ -10,7 +10,7 @@ import { VesselsService } from './vessels.service';
 export class VesselsController {
   constructor(private readonly vessels: VesselsService) {}
 
-  /** The vessel history, keyset-paginated (interface.md, Vessel history). */
+  /** The vessel history, keyset-paginated (docs/rules.md, Vessel history). */
   @Get()
   @BearerAuth('vessels:read')
   async page(

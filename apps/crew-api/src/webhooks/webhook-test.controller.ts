@@ -7,7 +7,7 @@ import { WebhookTestService } from './webhook-test.service';
 export class WebhookTestController {
   constructor(private readonly webhooks: WebhookTestService) {}
 
-  /** Any live access token (decisions.md); rate-limited like every /v1/* endpoint. */
+  /** Any live access token (docs/rules.md); rate-limited like every /v1/* endpoint. */
   @Get('test')
   @BearerAuth()
   @Header('cache-control', 'no-store')

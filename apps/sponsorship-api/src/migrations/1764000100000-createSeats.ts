@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Sponsored seats and their history (decisions.md, Sponsorship).
+ * Sponsored seats and their history (docs/rules.md, Sponsorship).
  *
  * "Live" seats (`invited`, `active`) are unique per partner by e-mail and by external_ref, so the
  * database, not a check-then-insert, keeps two provisions of one e-mail from both creating a seat.

@@ -11,13 +11,13 @@ export const CANCEL_BATCH = 1000;
 /** Without `max_cancel`, the guard trips when the diff exceeds this share of the live seats. */
 export const DEFAULT_SAFETY_FRACTION = 0.1;
 
-/** The guard's ceiling (decisions.md): `max_cancel`, else max(1, ceil(10 % of the live seats)). */
+/** The guard's ceiling (docs/rules.md): `max_cancel`, else max(1, ceil(10 % of the live seats)). */
 export function cancelCeiling(activeSeats: number, maxCancel: number | undefined): number {
   return maxCancel ?? Math.max(1, Math.ceil(DEFAULT_SAFETY_FRACTION * activeSeats));
 }
 
 /**
- * Reconcile (decisions.md, Sponsorship): the diff is one set-based query, whatever the size of
+ * Reconcile (docs/rules.md, Sponsorship): the diff is one set-based query, whatever the size of
  * `active_refs`; a dry run stops there. Applying cancels the diff in batches, each one transaction
  * that locks its seats, drops the premium the active ones gave, and closes them. A seat that
  * changed since the diff (closed meanwhile) is skipped, so a retried reconcile is safe.

@@ -7,7 +7,7 @@ import type { SeatListResponse, SeatResponse } from './dto/seat.response';
 import { ReconcileService } from './reconcile.service';
 import { SeatsService } from './seats.service';
 
-/** The sponsorship API's seats (interface.md, Sponsorship endpoints; decisions.md, Sponsorship). */
+/** The sponsorship API's seats (docs/rules.md, Sponsorship endpoints; docs/rules.md, Sponsorship). */
 @Controller('v1/partners/sponsorships')
 @PartnerAuth()
 export class SeatsController {

@@ -26,7 +26,7 @@ export function seatNotFound(): SeatsException {
 
 /**
  * A partner's seats: list, get, provision, remove, and activation when an invited member signs up
- * (decisions.md, Sponsorship). Every answer is scoped to the calling partner; another partner's
+ * (docs/rules.md, Sponsorship). Every answer is scoped to the calling partner; another partner's
  * seat is simply not found.
  */
 @Injectable()

@@ -13,7 +13,7 @@ import { SPONSORSHIP_API_MIGRATIONS } from '../migrations';
 import type { SeatRow } from '../seats/seat.entity';
 
 /**
- * The sandbox seats of decisions.md (`cli.js seed`, sandbox only): alex.morgan's and sam.lee's
+ * The sandbox seats of docs/rules.md (`cli.js seed`, sandbox only): alex.morgan's and sam.lee's
  * active seats of sandbox-partner (crew-api's seed gives alex the matching sponsored membership),
  * four invitations of sandbox-partner and two of sandbox-partner-b. Idempotent: a seat already
  * there is left as it is, even if a test or a partner has closed it since.

@@ -6,7 +6,7 @@ const policy: RetryPolicy = { schedule: [M, 5 * M, 30 * M, 2 * H, 6 * H], giveUp
 const first = new Date('2026-01-01T00:00:00Z');
 const at = (ms: number) => new Date(first.getTime() + ms);
 
-describe('nextAttemptAt (decisions.md, Webhooks)', () => {
+describe('nextAttemptAt (docs/rules.md, Webhooks)', () => {
   it('follows the schedule after each failure', () => {
     expect(nextAttemptAt(policy, 1, first, at(1000))).toEqual({ at: at(1000 + M), delayMs: M });
     expect(nextAttemptAt(policy, 5, first, at(3 * H))?.delayMs).toBe(6 * H);

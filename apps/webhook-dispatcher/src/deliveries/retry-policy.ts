@@ -1,4 +1,4 @@
-/** decisions.md (Webhooks): 6 attempts in all, and none later than the give-up time after the first. */
+/** docs/rules.md (Webhooks): 6 attempts in all, and none later than the give-up time after the first. */
 export const MAX_ATTEMPTS = 6;
 
 export interface RetryPolicy {

@@ -5,7 +5,7 @@ const resolvesTo =
   () =>
     Promise.resolve(addresses);
 
-describe('SSRF guard (decisions.md, Webhooks)', () => {
+describe('SSRF guard (docs/rules.md, Webhooks)', () => {
   it.each([
     ['127.0.0.1', 'loopback'],
     ['10.1.2.3', 'private'],

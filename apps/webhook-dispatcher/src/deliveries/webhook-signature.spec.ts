@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { canonicalBody, signatureHeader } from './webhook-signature';
 
-describe('canonicalBody (decisions.md, Webhooks)', () => {
+describe('canonicalBody (docs/rules.md, Webhooks)', () => {
   it('sorts the keys, has no whitespace, and leaves client_id out', () => {
     expect(
       canonicalBody({

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { ServiceEvent } from '@svc/contracts';
 
 /**
- * The webhook body of decisions.md (Webhooks): `created_at`, `id`, `type`, `user_id`, keys sorted,
+ * The webhook body of docs/rules.md (Webhooks): `created_at`, `id`, `type`, `user_id`, keys sorted,
  * no whitespace, UTF-8. Built once per delivery and stored, so every attempt sends the same bytes.
  */
 export function canonicalBody(event: ServiceEvent): string {

@@ -22,7 +22,7 @@ import {
   type JsonObject,
 } from './kit';
 
-/** What each scope lets a partner read (interface.md, Authentication item 7). */
+/** What each scope lets a partner read (docs/rules.md, Authentication). */
 export const SCOPE_GRANTS: Readonly<Record<Scope, string>> = {
   'profile:read': 'Name, role, country, photo URL and the membership block (`GET /v1/me`).',
   'seatime:read': 'Aggregate sea-time totals and the 12-month trend (`GET /v1/me/sea-time`, `/recent`).',

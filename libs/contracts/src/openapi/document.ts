@@ -7,7 +7,7 @@ import { schemaRef, type JsonObject } from './kit';
 import { paths, type DocumentContext } from './paths';
 import { PROBLEM_GUIDE } from './problem-guide';
 
-/** The version of the description (interface.md, Versioning: "version 1.0.0"). */
+/** The version of the description (docs/rules.md, Versioning: "version 1.0.0"). */
 export const API_DESCRIPTION_VERSION = '1.0.0';
 
 const EVENTS: Readonly<Record<EventType, { fires: string; scope: string; action: string }>> = {

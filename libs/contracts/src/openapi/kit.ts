@@ -26,7 +26,7 @@ export function closedObject(
   };
 }
 
-/** ISO 8601 UTC with `Z` (decisions.md, Crew records). */
+/** ISO 8601 UTC with `Z` (docs/rules.md, Crew records). */
 export const TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?Z$';
 export const REQUEST_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
 
@@ -129,7 +129,7 @@ export function headerObjects(headers: HeaderSet): JsonObject {
 
 export const REQUEST_ID_HEADER: HeaderSet = { 'X-Request-Id': { component: 'XRequestId', required: true } };
 
-/** What every metered answer carries (interface.md "Limits"); `required` where the limiter has run. */
+/** What every metered answer carries (docs/rules.md "Limits"); `required` where the limiter has run. */
 export function rateLimitHeaders(required: boolean): HeaderSet {
   return {
     'X-RateLimit-Limit': { component: 'XRateLimitLimit', required },

@@ -22,7 +22,7 @@ export const PROBLEM_GUIDE: Readonly<Record<ProblemCode, ProblemGuide>> = {
     where:
       'Reconcile with an empty `active_refs`; member-left with neither `user_id` nor a resolvable `external_ref`; a body that is not valid JSON; a malformed request refused by the gateway.',
     meaning:
-      'The request cannot be processed as sent. This is the 400 that `interface.md` leaves without a code of its own; its `type` is `{DOCS_URL}/errors/bad_request`.',
+      'The request cannot be processed as sent. This is the 400 for a request that no more specific code describes; its `type` is `{DOCS_URL}/errors/bad_request`.',
     action:
       'Read `detail`, fix the request and send it again. For reconcile, send at least one active reference; for member-left, send the `user_id` (preferred) or an `external_ref` of one of your seats.',
     retry: 'after a change',

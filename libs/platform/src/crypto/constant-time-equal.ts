@@ -5,7 +5,7 @@ const digest = (value: string): Buffer => createHash('sha256').update(value, 'ut
 /**
  * Whether `presented` is the string `expected`, in time that depends on neither where they differ nor
  * their lengths: both sides are hashed first and the two 32-byte digests compared with
- * `timingSafeEqual` (decisions.md: comparisons of secrets are constant-time). Anything but a string
+ * `timingSafeEqual` (docs/rules.md: comparisons of secrets are constant-time). Anything but a string
  * (a missing form field, a repeated one) is never equal.
  */
 export function constantTimeEqual(expected: string, presented: unknown): boolean {

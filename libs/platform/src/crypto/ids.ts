@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 
-/** The prefixes of the ids the service mints (decisions.md, Identifiers). */
+/** The prefixes of the ids the service mints (docs/rules.md, Identifiers). */
 export type IdPrefix = 'usr' | 'evt' | 'ste' | 'vp' | 'sps' | 'dlv' | 'tkp';
 
 /**
- * A prefixed, random, URL-safe identifier (decisions.md, Identifiers): `<prefix>_` and `bytes`
+ * A prefixed, random, URL-safe identifier (docs/rules.md, Identifiers): `<prefix>_` and `bytes`
  * random bytes in base64url without padding. 15 bytes make 20 characters; the ids that were first
  * minted from 16 bytes (22 characters) keep that length, since partners see them.
  */

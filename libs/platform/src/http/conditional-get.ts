@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/** What a representation's validators are built from (decisions.md, Crew records). */
+/** What a representation's validators are built from (docs/rules.md, Crew records). */
 export interface Validators {
   /** Strong ETag, quoted. */
   readonly etag: string;

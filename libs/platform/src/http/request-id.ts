@@ -16,7 +16,7 @@ export function newRequestId(): string {
   return `req_${id}`;
 }
 
-/** decisions.md: keep a well-formed incoming id (the gateway's, usually), replace anything else. */
+/** docs/rules.md: keep a well-formed incoming id (the gateway's, usually), replace anything else. */
 export function pickRequestId(incoming: string | string[] | undefined): string {
   const value = Array.isArray(incoming) ? incoming[0] : incoming;
   return value !== undefined && REQUEST_ID_PATTERN.test(value) ? value : newRequestId();

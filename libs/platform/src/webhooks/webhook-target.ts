@@ -104,7 +104,7 @@ export function nonPublicKind(address: string): string | undefined {
 }
 
 /**
- * SSRF guard (decisions.md, Webhooks): a delivery target must be HTTPS and must not resolve to a
+ * SSRF guard (docs/rules.md, Webhooks): a delivery target must be HTTPS and must not resolve to a
  * loopback, private, link-local or otherwise non-public address. The sandbox also accepts plain
  * HTTP to loopback, so partners can test against a local receiver. Every address the name resolves
  * to is checked, and the approved addresses are returned so that the connection is pinned to them

@@ -1,7 +1,7 @@
 import type { MembershipSource, MembershipTier } from '../membership.entity';
 import type { ProfileRow } from '../members.repository';
 
-/** The membership block of `/v1/me` (decisions.md, Crew records). */
+/** The membership block of `/v1/me` (docs/rules.md, Crew records). */
 export interface MembershipResponse {
   readonly tier: MembershipTier;
   readonly source: MembershipSource;
@@ -12,7 +12,7 @@ export interface MembershipResponse {
   readonly sponsored_by_you?: true;
 }
 
-/** `GET /v1/me` (interface.md, Profile). */
+/** `GET /v1/me` (docs/rules.md, Profile). */
 export interface ProfileResponse {
   readonly user_id: string;
   readonly name: string;

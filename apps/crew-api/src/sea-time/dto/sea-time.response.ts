@@ -1,7 +1,7 @@
 import type { MonthTotals, NewSeaTimeEntry, RecentRow, RoleDays, TotalsRow } from '../sea-time.repository';
 import { usToMs } from '../../records/sql-time';
 
-/** `GET /v1/me/sea-time` (interface.md, Sea-time totals). */
+/** `GET /v1/me/sea-time` (docs/rules.md, Sea-time totals). */
 export interface SeaTimeResponse {
   readonly user_id: string;
   readonly record_updated_at: string;
@@ -15,7 +15,7 @@ export interface SeaTimeResponse {
   readonly by_role: readonly RoleDays[];
 }
 
-/** `GET /v1/me/sea-time/recent` (interface.md, Recent trend). */
+/** `GET /v1/me/sea-time/recent` (docs/rules.md, Recent trend). */
 export interface RecentResponse {
   readonly user_id: string;
   readonly record_updated_at: string;

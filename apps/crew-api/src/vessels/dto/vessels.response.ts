@@ -1,7 +1,7 @@
 import { usToMs } from '../../records/sql-time';
 import type { PeriodRow, PeriodVersion } from '../vessels.repository';
 
-/** A vessel period item (interface.md, Vessel history). */
+/** A vessel period item (docs/rules.md, Vessel history). */
 export interface VesselPeriodResponse {
   readonly id: string;
   readonly imo: string;

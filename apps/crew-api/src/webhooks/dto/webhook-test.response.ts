@@ -1,4 +1,4 @@
-/** Webhook test result (interface.md, Resources). */
+/** Webhook test result (docs/rules.md, Resources). */
 export interface WebhookTestResponse {
   readonly event_id: string;
   readonly delivery_id: string;

@@ -47,7 +47,7 @@ describe('parseReconcile', () => {
   });
 });
 
-describe('cancelCeiling (the guard of decisions.md)', () => {
+describe('cancelCeiling (the guard of docs/rules.md)', () => {
   it('is max_cancel when given, 0 included', () => {
     expect(cancelCeiling(1000, 0)).toBe(0);
     expect(cancelCeiling(1000, 7)).toBe(7);

@@ -38,7 +38,7 @@ function entryErrors(refs: readonly unknown[]): FieldError[] {
 }
 
 /**
- * `POST /v1/partners/sponsorships/reconcile`. An empty `active_refs` is 400 (interface.md): it
+ * `POST /v1/partners/sponsorships/reconcile`. An empty `active_refs` is 400 (docs/rules.md): it
  * almost always means the partner's export failed, and applying it would cancel every seat.
  */
 export function parseReconcile(body: unknown): ReconcileRequest {

@@ -1,7 +1,7 @@
 import type { SeatRow } from '../seats.repository';
 import type { SeatStatus } from '../seat.entity';
 
-/** A sponsored seat as partners see it (interface.md, Sponsored seat). */
+/** A sponsored seat as partners see it (docs/rules.md, Sponsored seat). */
 export interface SeatResponse {
   readonly sponsorship_id: string;
   readonly email: string;

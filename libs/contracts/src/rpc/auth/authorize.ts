@@ -3,7 +3,7 @@ import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
 
 /**
  * `auth.authorize.validate` and `auth.authorize.decide`: consent-ui shows the consent screen and
- * records the crew member's decision; auth-server owns every rule (interface.md, OAuth endpoints)
+ * records the crew member's decision; auth-server owns every rule (docs/rules.md, OAuth endpoints)
  * and builds every redirect. consent-ui passes the query parameters through untouched.
  */
 export type AuthorizeOutcome =
