@@ -1,6 +1,9 @@
 import type { RpcContract } from '@svc/contracts';
 import type { RpcClient } from '@svc/platform';
-import type { SessionsRepository, StoredSession } from '../sessions/sessions.repository';
+import type {
+  SessionsRepository,
+  StoredSession,
+} from '../../../apps/consent-ui/src/sessions/sessions.repository';
 
 /**
  * Collaborators for unit specs. The fake RPC client runs the contract's validators on both

@@ -8,12 +8,12 @@ import {
   RouteIndex,
   RpcClient,
 } from '@svc/platform';
-import { CONSENT_UI_CONFIG } from '../config';
-import { ConsentUiFeaturesModule } from '../consent-ui.module';
-import { mapConsentUiError } from '../errors';
-import { SessionsRepository } from '../sessions/sessions.repository';
-import { SessionsService } from '../sessions/sessions.service';
-import { renderConsentUiError } from '../views/error-page.view';
+import { CONSENT_UI_CONFIG } from '../../../apps/consent-ui/src/config';
+import { ConsentUiFeaturesModule } from '../../../apps/consent-ui/src/consent-ui.module';
+import { mapConsentUiError } from '../../../apps/consent-ui/src/errors';
+import { SessionsRepository } from '../../../apps/consent-ui/src/sessions/sessions.repository';
+import { SessionsService } from '../../../apps/consent-ui/src/sessions/sessions.service';
+import { renderConsentUiError } from '../../../apps/consent-ui/src/views/error-page.view';
 import { FakeRpcClient, FakeSessionsRepository } from './fakes';
 
 export interface TestApp {
