@@ -31,7 +31,7 @@ afterAll(async () => {
 
 /** A fresh member with a small record and a token with every scope. */
 async function memberWithRecord() {
-  const member = await createCrewMember(crew.db);
+  const member = await createCrewMember(auth, crew);
   await addVesselPeriods(crew.db, member.user_id, 5);
   await addSeaTimeEntries(crew.db, member.user_id, 20, await databaseToday(crew.db));
   return { member, token: await accessToken(auth, member) };

@@ -104,7 +104,7 @@ describe('authentication: Bearer <INTERNAL_API_TOKEN>', () => {
 
 describe('PATCH /internal/v1/crew/{user_id}/profile → user.profile.updated', () => {
   it('writes the fields given, echoes the profile and commits one event', async () => {
-    const member = await createCrewMember(crew.db, { role: 'Bosun', country: 'NO' });
+    const member = await createCrewMember(auth, crew, { role: 'Bosun', country: 'NO' });
     let res!: Awaited<ReturnType<CrewApiHarness['internal']>>;
     const types = await eventsOf(member, async () => {
       res = await crew.internal('PATCH', `/internal/v1/crew/${member.user_id}/profile`, {
@@ -132,7 +132,7 @@ describe('PATCH /internal/v1/crew/{user_id}/profile → user.profile.updated', (
   });
 
   it('changes nothing and announces nothing when the values are the same', async () => {
-    const member = await createCrewMember(crew.db, { role: 'Bosun' });
+    const member = await createCrewMember(auth, crew, { role: 'Bosun' });
     const before = await recordUpdatedAt(member.user_id);
     const types = await eventsOf(member, async () => {
       const res = await crew.internal('PATCH', `/internal/v1/crew/${member.user_id}/profile`, {
@@ -145,7 +145,7 @@ describe('PATCH /internal/v1/crew/{user_id}/profile → user.profile.updated', (
   });
 
   it('refuses invalid fields all at once (422), writing nothing and no event', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const before = await recordUpdatedAt(member.user_id);
     const types = await eventsOf(member, async () => {
       const res = await crew.internal('PATCH', `/internal/v1/crew/${member.user_id}/profile`, {
@@ -165,7 +165,7 @@ describe('PATCH /internal/v1/crew/{user_id}/profile → user.profile.updated', (
     [[], ['body']],
     ['"text"', ['body']],
   ])('refuses the body %p', async (body, fields) => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const res = await crew.internal('PATCH', `/internal/v1/crew/${member.user_id}/profile`, body);
     expectInvalidFields(res, fields);
   });
@@ -178,7 +178,7 @@ describe('PATCH /internal/v1/crew/{user_id}/profile → user.profile.updated', (
 
 describe('POST /internal/v1/crew/{user_id}/sea-time-entries → user.sea_time.updated', () => {
   it('creates the entry (201), echoes it and commits one event', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const today = await databaseToday(crew.db);
     let res!: Awaited<ReturnType<CrewApiHarness['internal']>>;
     const types = await eventsOf(member, async () => {
@@ -205,7 +205,7 @@ describe('POST /internal/v1/crew/{user_id}/sea-time-entries → user.sea_time.up
   });
 
   it('takes verified as false when absent', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const res = await crew.internal('POST', `/internal/v1/crew/${member.user_id}/sea-time-entries`, {
       date: '2024-02-29',
       days_at_sea: 0,
@@ -217,7 +217,7 @@ describe('POST /internal/v1/crew/{user_id}/sea-time-entries → user.sea_time.up
   });
 
   it('refuses invalid fields (422) and writes no event', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const types = await eventsOf(member, async () => {
       const res = await crew.internal('POST', `/internal/v1/crew/${member.user_id}/sea-time-entries`, {
         date: '2024-02-30',
@@ -241,7 +241,7 @@ describe('POST /internal/v1/crew/{user_id}/sea-time-entries → user.sea_time.up
 
 describe('vessel periods → user.vessels.updated (and user.sea_time.updated when vessels_served changes)', () => {
   it('POST adds a period (201) and echoes it; a new ship also changes the totals', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     let res!: Awaited<ReturnType<CrewApiHarness['internal']>>;
     const types = await eventsOf(member, async () => {
       res = await crew.internal('POST', `/internal/v1/crew/${member.user_id}/vessel-periods`, newPeriod);
@@ -276,7 +276,7 @@ describe('vessel periods → user.vessels.updated (and user.sea_time.updated whe
   });
 
   it('PATCH amends a period into version 2; changing its ship changes the totals too', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const [period] = await addVesselPeriods(crew.db, member.user_id, 3, { vessels: 2 });
     let res!: Awaited<ReturnType<CrewApiHarness['internal']>>;
     const roleOnly = await eventsOf(member, async () => {
@@ -312,7 +312,7 @@ describe('vessel periods → user.vessels.updated (and user.sea_time.updated whe
   });
 
   it('refuses invalid fields (422) and writes no event', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const types = await eventsOf(member, async () => {
       const res = await crew.internal('POST', `/internal/v1/crew/${member.user_id}/vessel-periods`, {
         imo: '9321484',
@@ -331,7 +331,7 @@ describe('vessel periods → user.vessels.updated (and user.sea_time.updated whe
   });
 
   it('rolls an amendment back when the stored period makes it invalid: no version, no event', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const [period] = await addVesselPeriods(crew.db, member.user_id, 1);
     const before = await recordUpdatedAt(member.user_id);
     const types = await eventsOf(member, async () => {
@@ -349,8 +349,8 @@ describe('vessel periods → user.vessels.updated (and user.sea_time.updated whe
   });
 
   it("answers 404 for an unknown period or another member's period", async () => {
-    const member = await createCrewMember(crew.db);
-    const other = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
+    const other = await createCrewMember(auth, crew);
     const [foreign] = await addVesselPeriods(crew.db, other.user_id, 1);
     for (const id of ['vp_unknown', foreign.id]) {
       const res = await crew.internal('PATCH', `/internal/v1/crew/${member.user_id}/vessel-periods/${id}`, {
@@ -364,7 +364,7 @@ describe('vessel periods → user.vessels.updated (and user.sea_time.updated whe
 
 describe('a write that fails after its change and its event were written', () => {
   it('rolls back both: no event is committed, the record keeps its time', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const before = await recordUpdatedAt(member.user_id);
     const writer = crew.app.get(RecordWriter, { strict: false });
     const types = await eventsOf(member, async () => {

@@ -48,7 +48,7 @@ function sample(text: string, name: string, labels: Record<string, string>): num
 
 describe('GET /metrics', () => {
   it('counts answers by route pattern and status, never by raw path', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const token = await accessToken(auth, member);
     expect((await crew.get('/v1/me', token)).status).toBe(200);
     expect((await crew.get('/v1/me/vessels/not-a-route-123', token)).status).toBe(404);
@@ -88,7 +88,7 @@ describe('GET /metrics', () => {
   });
 
   it('counts requests refused by the rate limiter, by window', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const token = await accessToken(auth, member);
     const before = sample(await scrape(), 'rate_limit_refusals_total', { window: 'minute' }) ?? 0;
     const statuses: number[] = [];

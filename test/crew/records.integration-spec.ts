@@ -1,6 +1,6 @@
 import { SANDBOX_MEMBERS } from '@svc/contracts';
 import { partner } from '../factories';
-import { createCrewMember } from '../factories/crew';
+import { createUser } from '../factories/auth';
 import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
 import { startCrewApi, type CrewApiHarness } from './support/crew-api';
 import { expectProblem } from './support/problems';
@@ -273,7 +273,7 @@ describe('scopes and credentials (RFC 6750 §3.1, decisions.md)', () => {
   });
 
   it.each(ENDPOINTS)('%s for a member without a crew record → 404 not_found', async (path) => {
-    const member = await createCrewMember(crew.db, { crewRecord: false });
+    const member = await createUser(auth);
     const res = await crew.get(path, await accessToken(auth, member));
     expectProblem(res, 404, 'not_found');
   });

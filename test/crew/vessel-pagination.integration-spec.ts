@@ -83,7 +83,7 @@ async function memberWithPeriods(count: number): Promise<{
   periods: FactoryPeriod[];
   token: string;
 }> {
-  const member = await createCrewMember(crew.db);
+  const member = await createCrewMember(auth, crew);
   const periods = await addVesselPeriods(crew.db, member.user_id, count);
   return { member, periods, token: await accessToken(auth, member, { scope: 'vessels:read' }) };
 }

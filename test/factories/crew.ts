@@ -1,14 +1,18 @@
-import { randomBytes } from 'node:crypto';
-import type { SandboxMember } from '@svc/contracts';
+import { TransactionRunner } from '@svc/platform';
 import type { Pool, PoolClient } from 'pg';
+import { MembersRepository } from '../../apps/crew-api/src/members/members.repository';
+import type { CrewApiHarness } from '../crew/support/crew-api';
+import { createUser, type AuthApp, type FactoryMember } from './auth';
 
 /**
- * Crew members and their records for the crew-api tests, written straight into the run's
- * database: a member's sign-in identity (auth.users, which consents and tokens refer to) and crew
- * record (crew.*), and records of any size in one set-based statement each. Every call makes a
- * new member, so tests never share mutable data and can run alone and in any order.
+ * Crew members and their records for the crew-api tests. A member is made by the apps that own
+ * it: the sign-in identity by auth-server (consents and tokens refer to it), the crew record by
+ * crew-api's own repository (no registration event: specs see only the events they cause).
+ * Records of realistic size for crew-api's own pagination and volume specs are written into
+ * crew-api's schema in one set-based statement each. Every call makes a new member, so tests
+ * never share mutable data and can run alone and in any order.
  *
- * Writes to a record follow crew-api's rule: the member's row is locked, the write time is taken
+ * Those bulk writes follow crew-api's rule: the member's row is locked, the write time is taken
  * under the lock, and the record's change times are set to it.
  */
 export interface CrewMemberOptions {
@@ -16,51 +20,26 @@ export interface CrewMemberOptions {
   readonly role?: string;
   readonly country?: string;
   readonly photoUrl?: string | null;
-  readonly membership?: {
-    readonly tier: 'free' | 'premium';
-    readonly source: 'self' | 'sponsored' | 'vessel';
-    readonly sponsorClientId?: string | null;
-    readonly expiresAt?: string | null;
-  };
-  /** false: a sign-in identity without a crew record (crew-api answers 404). */
-  readonly crewRecord?: boolean;
 }
 
-export type FactoryMember = SandboxMember;
+export type { FactoryMember };
 
-export async function createCrewMember(db: Pool, options: CrewMemberOptions = {}): Promise<FactoryMember> {
-  const suffix = randomBytes(6).toString('hex');
-  const member: FactoryMember = {
-    user_id: `usr_test_${suffix}`,
-    email: `crew-${suffix}@factory.test`,
-    name: options.name ?? `Crew ${suffix}`,
+export async function createCrewMember(
+  auth: AuthApp,
+  crew: Pick<CrewApiHarness, 'app'>,
+  options: CrewMemberOptions = {},
+): Promise<FactoryMember> {
+  const member = await createUser(auth, options.name);
+  const members = crew.app.get(MembersRepository);
+  const registration = {
+    userId: member.user_id,
+    email: member.email,
+    name: member.name,
+    role: options.role ?? 'Able Seafarer',
+    country: options.country ?? 'NO',
+    photoUrl: options.photoUrl ?? null,
   };
-  await db.query(
-    `INSERT INTO auth.users (user_id, email, password_hash, name) VALUES ($1, $2, 'factory:no-sign-in', $3)`,
-    [member.user_id, member.email, member.name],
-  );
-  if (options.crewRecord === false) return member;
-  const membership = options.membership ?? { tier: 'free', source: 'self' };
-  await db.query(
-    `WITH m AS (
-       INSERT INTO crew.crew_members (user_id, email, name, role, country, photo_url)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING user_id
-     )
-     INSERT INTO crew.memberships (user_id, tier, source, since, sponsor_client_id, expires_at)
-     SELECT user_id, $7, $8, now(), $9, $10 FROM m`,
-    [
-      member.user_id,
-      member.email,
-      member.name,
-      options.role ?? 'Able Seafarer',
-      options.country ?? 'NO',
-      options.photoUrl === undefined ? null : options.photoUrl,
-      membership.tier,
-      membership.source,
-      membership.sponsorClientId ?? null,
-      membership.expiresAt ?? null,
-    ],
-  );
+  await crew.app.get(TransactionRunner).run((tx) => members.insertMember(tx, registration));
   return member;
 }
 

@@ -70,7 +70,7 @@ describe('account page: the member’s sponsorships', () => {
 
   it('lists the sandbox sponsor and a new partner’s seat with since and until, and keeps it listed once removed', async () => {
     const api = stack!.api;
-    const partner = await createPartner(api.db);
+    const partner = await createPartner(api.auth);
     const expiresAt = new Date(Date.now() + 200 * 86_400_000);
     expiresAt.setUTCMilliseconds(0);
     const provisioned = await api.call('POST', SEATS, partner, {

@@ -36,7 +36,7 @@ describe('sponsorship-api when crew-api cannot write premium', () => {
     auth = await startAuthServer();
     crew = await startCrewApi(auth, {}, { rpc: true });
     api = await startSponsorshipApi(auth, { RPC_TIMEOUT_MS: '1500' });
-    partner = await createPartner(api.db, { memberLeft: true });
+    partner = await createPartner(auth, { memberLeft: true });
   }, 60_000);
 
   afterAll(async () => {

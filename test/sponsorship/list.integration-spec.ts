@@ -33,7 +33,7 @@ describe('GET /v1/partners/sponsorships', () => {
   beforeAll(async () => {
     stack = await startSponsorshipStack();
     api = stack.api;
-    partner = await createPartner(api.db);
+    partner = await createPartner(api.auth);
     tag = fresh('l');
     await insertInvitedSeats(api.db, partner.id, tag, 60);
     // Seats 1, 5, 9, … cancelled, 4, 8, … ended: the status filter's material.
@@ -142,12 +142,12 @@ describe('GET /v1/partners/sponsorships', () => {
       [PARTNER_B.id, b.map((s) => s.sponsorship_id)],
     );
     expect(Number(rows[0].n)).toBe(0);
-    const empty = await createPartner(api.db);
+    const empty = await createPartner(api.auth);
     expect(await page(empty, '')).toEqual({ items: [], next_cursor: null });
   });
 
   it('gives no duplicates and no gaps while seats are being provisioned during the scan; new seats appear at the top', async () => {
-    const busy = await createPartner(api.db);
+    const busy = await createPartner(api.auth);
     const busyTag = fresh('b');
     await insertInvitedSeats(api.db, busy.id, busyTag, 25);
     const before = await expectedOrder(busy.id);

@@ -1,4 +1,6 @@
 import { expectProblem } from '../crew/support/problems';
+import type { CrewApiHarness } from '../crew/support/crew-api';
+import type { AuthServerHarness } from '../oauth/support/auth-server';
 import {
   createConsentingMember,
   createPartner,
@@ -32,18 +34,20 @@ const DAY_S = 86_400;
 
 describe('sponsorship probe budget', () => {
   let stack: SponsorshipStack | undefined;
+  let auth: AuthServerHarness;
+  let crew: CrewApiHarness;
   let api: SponsorshipApiHarness;
 
   beforeAll(async () => {
     stack = await startSponsorshipStack({ SPONSORSHIP_PROBE_BUDGET_PER_DAY: String(BUDGET) });
-    ({ api } = stack);
+    ({ auth, crew, api } = stack);
   }, 60_000);
 
   afterAll(async () => {
     await stack?.close();
   });
 
-  const member = (name = 'Probe Target') => createConsentingMember(api.db, name);
+  const member = (name = 'Probe Target') => createConsentingMember(auth, crew, name);
 
   async function provision(partner: Credentials, email: string, extra: object = {}): Promise<SeatBody> {
     const res = await api.call('POST', SEATS, partner, { email, ...extra });
@@ -78,7 +82,7 @@ describe('sponsorship probe budget', () => {
   }
 
   it('refuses every new provision once the budget is spent, member or not: 429 with Retry-After, nothing created', async () => {
-    const partner = await createPartner(api.db);
+    const partner = await createPartner(api.auth);
     const live = await provision(partner, freshEmail('live'));
     for (let i = 0; i < BUDGET - 1; i += 1) await probe(partner);
     // One short of the budget: still open, for members and everyone else.
@@ -112,7 +116,7 @@ describe('sponsorship probe budget', () => {
   });
 
   it('never counts addresses that belong to no crew member, however many are provisioned and removed', async () => {
-    const partner = await createPartner(api.db);
+    const partner = await createPartner(api.auth);
     for (let i = 0; i < BUDGET * 3; i += 1) {
       await remove(partner, await provision(partner, freshEmail('nobody')));
     }
@@ -122,7 +126,7 @@ describe('sponsorship probe budget', () => {
   });
 
   it('counts only members’ seats closed within 24 h of provisioning; kept seats and later closes never count', async () => {
-    const partner = await createPartner(api.db);
+    const partner = await createPartner(api.auth);
     // Kept: never a probe.
     await provision(partner, (await member()).email);
     // Closed 25 h after provisioning: the partner held the seat for more than a day.
@@ -140,7 +144,7 @@ describe('sponsorship probe budget', () => {
   });
 
   it('counts a member’s seat cancelled by reconcile, ended by member-left, or ended by a term under a day', async () => {
-    const partner = await createPartner(api.db, { memberLeft: true });
+    const partner = await createPartner(api.auth, { memberLeft: true });
     const keep = await provision(partner, (await member()).email);
 
     const byReconcile = await provision(partner, (await member()).email);
@@ -176,7 +180,7 @@ describe('sponsorship probe budget', () => {
   });
 
   it('opens again when the oldest probe leaves the 24 h window, and Retry-After says when', async () => {
-    const partner = await createPartner(api.db);
+    const partner = await createPartner(api.auth);
     for (let i = 0; i < BUDGET; i += 1) await probe(partner);
     // The probes happened almost a day ago: the oldest leaves the window within seconds.
     await api.db.query(
@@ -203,7 +207,7 @@ describe('sponsorship probe budget', () => {
       SPONSORSHIP_PROBE_BUDGET_PER_DAY: String(BUDGET),
     });
     try {
-      const partner = await createPartner(api.db);
+      const partner = await createPartner(api.auth);
       for (let i = 0; i < BUDGET - 1; i += 1) await probe(partner);
       const last = await provision(partner, (await member()).email);
       // Both replicas remove the same seat at once: it is closed, and charged, once.

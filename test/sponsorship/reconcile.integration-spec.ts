@@ -46,7 +46,7 @@ describe('POST /v1/partners/sponsorships/reconcile', () => {
 
   /** A partner of its own with `count` invited seats; `email(i)` and `ref(i)` name seat i. */
   async function partnerWithSeats(count: number) {
-    const partner = await createPartner(api.db);
+    const partner = await createPartner(api.auth);
     const tag = fresh('r');
     await insertInvitedSeats(api.db, partner.id, tag, count);
     const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => from + k);
@@ -221,7 +221,7 @@ describe('POST /v1/partners/sponsorships/reconcile', () => {
   });
 
   it('drops the premium of an active seat it cancels', async () => {
-    const partner = await createPartner(api.db);
+    const partner = await createPartner(api.auth);
     const member = await registerMember(crew, freshEmail('reconciled'));
     const kept = await registerMember(crew, freshEmail('kept'));
     const gone = (

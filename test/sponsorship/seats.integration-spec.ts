@@ -35,8 +35,8 @@ describe('sponsorship seats: provision, get, remove', () => {
   beforeAll(async () => {
     stack = await startSponsorshipStack();
     ({ auth, crew, api } = stack);
-    partner = await createPartner(api.db);
-    other = await createPartner(api.db);
+    partner = await createPartner(api.auth);
+    other = await createPartner(api.auth);
   }, 60_000);
 
   afterAll(async () => {
@@ -309,7 +309,7 @@ describe('sponsorship seats: provision, get, remove', () => {
 
     beforeAll(async () => {
       limited = await startSponsorshipApi(auth, { SEAT_QUOTA: '2' });
-      small = await createPartner(limited.db);
+      small = await createPartner(limited.auth);
     }, 30_000);
 
     afterAll(async () => {
@@ -332,7 +332,7 @@ describe('sponsorship seats: provision, get, remove', () => {
     });
 
     it('holds under concurrent provisions: never more live seats than the quota', async () => {
-      const crowd = await createPartner(limited.db);
+      const crowd = await createPartner(limited.auth);
       const answers = await Promise.all(
         Array.from({ length: 6 }, () => limited.call('POST', SEATS, crowd, { email: freshEmail('rush') })),
       );

@@ -1,4 +1,5 @@
 import { CREW_EVENTS_EXCHANGE } from '@svc/contracts';
+import { OutboxRepository, TransactionRunner } from '@svc/platform';
 import { Pool } from 'pg';
 import { eventually } from '../integration/support/services';
 import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
@@ -43,10 +44,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('RabbitMQ stopped and started during a burst of events', () => {
   it('delivers every event at least once', async () => {
-    const userId = await newMember(db);
+    const userId = await newMember(auth);
     const path = '/through-restart';
-    const partner = await createPartner(db, { webhookUrl: receiver.endpoint(path) });
-    await grantConsent(db, userId, partner.clientId, ['profile:read']);
+    const partner = await createPartner(auth, { webhookUrl: receiver.endpoint(path) });
+    await grantConsent(auth, userId, partner.clientId, ['profile:read']);
     dispatcher = await spawnDispatcher(auth, 'broker-restart', {
       AMQP_URL: broker.url,
       WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
@@ -57,13 +58,11 @@ describe('RabbitMQ stopped and started during a burst of events', () => {
     // a committed change writes it; the relay in auth-server publishes them to crew.events.
     const events = Array.from({ length: EVENTS }, () => newEvent('user.profile.updated', userId));
     const writtenAt: number[] = [];
+    const outbox = auth.app.get(OutboxRepository);
+    const transactions = auth.app.get(TransactionRunner);
     const burst = (async () => {
       for (const event of events) {
-        await db.query(
-          `INSERT INTO auth.outbox_messages (message_id, exchange, routing_key, payload)
-           VALUES ($1, $2, $3, $4)`,
-          [event.id, CREW_EVENTS_EXCHANGE, event.type, JSON.stringify(event)],
-        );
+        await transactions.run((tx) => outbox.addEvent(tx, CREW_EVENTS_EXCHANGE, event));
         writtenAt.push(Date.now());
         await sleep(WRITE_EVERY_MS);
       }

@@ -69,12 +69,12 @@ const noStack = (r: CliResult) => expect(`${r.stdout}${r.stderr}`).not.toMatch(/
 
 /** A partner whose endpoint fails twice, then answers 204; its first delivery ends failed. */
 async function failedDelivery(label: string) {
-  const userId = await newMember(dispatcher.db);
+  const userId = await newMember(auth);
   const endpoint = `/cli-${label}`;
-  const partner = await createPartner(dispatcher.db, {
+  const partner = await createPartner(auth, {
     webhookUrl: receiver.endpoint(endpoint, (n) => (n <= 2 ? 500 : 204)),
   });
-  await grantConsent(dispatcher.db, userId, partner.clientId, ['profile:read']);
+  await grantConsent(auth, userId, partner.clientId, ['profile:read']);
   const event = newEvent('user.profile.updated', userId);
   await dispatcher.publish(event);
   const [delivery] = await eventually(async () => {
@@ -248,12 +248,12 @@ describe('npm run deliveries', () => {
     }
 
     // A delivery still on its retry schedule is left to its own series.
-    const userId = await newMember(dispatcher.db);
+    const userId = await newMember(auth);
     const endpoint = '/cli-pending';
-    const partner = await createPartner(dispatcher.db, {
+    const partner = await createPartner(auth, {
       webhookUrl: receiver.endpoint(endpoint, () => 'hang'),
     });
-    await grantConsent(dispatcher.db, userId, partner.clientId, ['profile:read']);
+    await grantConsent(auth, userId, partner.clientId, ['profile:read']);
     const event = newEvent('user.profile.updated', userId);
     await dispatcher.publish(event);
     const [pending] = await eventually(async () => {

@@ -38,13 +38,13 @@ afterAll(async () => {
 
 describe('a dispatcher killed mid-delivery (SIGKILL)', () => {
   it('delivers after a restart, with the same event and delivery id', async () => {
-    const userId = await newMember(publisher.db);
+    const userId = await newMember(auth);
     const path = '/held-then-killed';
     // The first request is held open (the dispatcher is killed while waiting); later ones succeed.
-    const partner = await createPartner(publisher.db, {
+    const partner = await createPartner(auth, {
       webhookUrl: receiver.endpoint(path, (n) => (n === 1 ? 'hang' : 204)),
     });
-    await grantConsent(publisher.db, userId, partner.clientId, ['profile:read']);
+    await grantConsent(auth, userId, partner.clientId, ['profile:read']);
 
     // A long attempt budget: only the kill can end the first attempt.
     const env = { WEBHOOK_TIMEOUT_MS: '30000', WEBHOOK_RETRY_SCHEDULE: '1s' };

@@ -58,14 +58,14 @@ describe('the dispatcher’s event queue', () => {
 
   it('acks and ignores an internal event that still reaches it, and goes on delivering', async () => {
     const amqp = dispatcher.app.get(AmqpConnection);
-    const userId = await newMember(dispatcher.db);
+    const userId = await newMember(auth);
     const internal = { ...newEvent('user.profile.updated', userId), type: 'crew.member.registered' };
     // Straight onto the queue, as a message published before the re-binding would sit there.
     await amqp.publish('', EVENTS_QUEUE, Buffer.from(JSON.stringify(internal)), { messageId: internal.id });
 
     const path = '/after-internal';
-    const partner = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(path) });
-    await grantConsent(dispatcher.db, userId, partner.clientId, ['profile:read']);
+    const partner = await createPartner(auth, { webhookUrl: receiver.endpoint(path) });
+    await grantConsent(auth, userId, partner.clientId, ['profile:read']);
     const event = newEvent('user.profile.updated', userId);
     await dispatcher.publish(event);
     await eventually(async () => (receiver.requests(path).length > 0 ? true : undefined));

@@ -1,4 +1,5 @@
 import { eventually } from '../integration/support/services';
+import type { AuthServerHarness } from '../oauth/support/auth-server';
 import {
   attemptsOf,
   createPartner,
@@ -19,6 +20,7 @@ import type { WebhookReceiver } from './support/receiver';
 jest.setTimeout(40_000);
 
 let stack: DeliveryStack | undefined;
+let auth: AuthServerHarness;
 let dispatcher: DispatcherHarness;
 let receiver: WebhookReceiver;
 
@@ -28,7 +30,7 @@ beforeAll(async () => {
     WEBHOOK_TIMEOUT_MS: '1000',
     WEBHOOK_RECIPIENT_CACHE_TTL: '0s',
   });
-  ({ dispatcher, receiver } = stack);
+  ({ auth, dispatcher, receiver } = stack);
 });
 
 afterAll(async () => {
@@ -36,11 +38,11 @@ afterAll(async () => {
 });
 
 it('retries at the URL the partner registers meanwhile, and the log shows where the delivery went', async () => {
-  const userId = await newMember(dispatcher.db);
+  const userId = await newMember(auth);
   const oldUrl = receiver.endpoint('/old-endpoint', () => 503);
   const newUrl = receiver.endpoint('/new-endpoint', () => 200);
-  const p = await createPartner(dispatcher.db, { webhookUrl: oldUrl });
-  await grantConsent(dispatcher.db, userId, p.clientId, ['profile:read']);
+  const p = await createPartner(auth, { webhookUrl: oldUrl });
+  await grantConsent(auth, userId, p.clientId, ['profile:read']);
   const event = newEvent('user.profile.updated', userId);
   await dispatcher.publish(event);
 

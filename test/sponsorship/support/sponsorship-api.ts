@@ -39,6 +39,8 @@ export interface SponsorshipApiHarness {
   readonly url: string;
   readonly app: NestFastifyApplication;
   readonly db: Pool;
+  /** The auth-server it asks about partners: factories make partners there. */
+  readonly auth: AuthServerHarness;
   /** A call with Basic credentials (undefined: no Authorization header). */
   call(
     method: string,
@@ -83,6 +85,7 @@ export async function startSponsorshipApi(
     url,
     app,
     db,
+    auth,
     call: (method, path, credentials, body, headers = {}) =>
       request(`${url}${path}`, {
         method,

@@ -3,14 +3,15 @@ import { CREW_EVENTS_EXCHANGE, type EventType, type ServiceEvent } from '@svc/co
 import { AmqpConnection, createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platform';
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
-import { SecretBox } from '../../../apps/auth-server/src/crypto/secrets';
 import { WEBHOOK_DISPATCHER } from '../../../apps/webhook-dispatcher/src/app.definition';
-import { createCrewMember } from '../../factories/crew';
+import {
+  createPartner as createAuthPartner,
+  createUser,
+  grantConsent,
+  type AuthApp,
+} from '../../factories/auth';
 import { startAuthServer, type AuthServerHarness } from '../../oauth/support/auth-server';
 import { WebhookReceiver } from './receiver';
-
-// auth-server's sandbox default key (its config): the in-process auth-server opens with it.
-const SANDBOX_SECRETS_KEY = 'c2FuZGJveC1vbmx5LWtleS1mb3Itd2ViaG9vay1zZWM=';
 
 export interface DispatcherHarness {
   readonly app: NestFastifyApplication;
@@ -142,46 +143,23 @@ export interface TestPartner {
 
 /** A partner of its own for one test, with a webhook URL (or none) and one or two secrets. */
 export async function createPartner(
-  db: Pool,
-  options: { webhookUrl: string | null; secrets?: number; suspended?: boolean },
+  auth: AuthApp,
+  options: { webhookUrl: string | null; secrets?: 1 | 2; suspended?: boolean },
 ): Promise<TestPartner> {
-  const box = new SecretBox(SANDBOX_SECRETS_KEY);
-  const clientId = `wh-it-${randomBytes(6).toString('hex')}`;
-  const secrets = Array.from(
-    { length: options.webhookUrl ? (options.secrets ?? 1) : 0 },
-    () => `whsec_${randomBytes(24).toString('base64url')}`,
-  );
-  await db.query(
-    `INSERT INTO auth.partners (client_id, secret_digest, name, redirect_uris, allowed_scopes, webhook_url,
-                                webhook_secret_current, webhook_secret_next, suspended)
-     VALUES ($1, 'x', $1, ARRAY['https://partner.example/callback'],
-             ARRAY['profile:read','seatime:read','vessels:read'], $2, $3, $4, $5)`,
-    [
-      clientId,
-      options.webhookUrl,
-      secrets[0] ? box.seal(secrets[0]) : null,
-      secrets[1] ? box.seal(secrets[1]) : null,
-      options.suspended ?? false,
-    ],
-  );
-  return { clientId, secrets };
+  const partner = await createAuthPartner(auth, {
+    clientId: `wh-it-${randomBytes(6).toString('hex')}`,
+    scopes: ['profile:read', 'seatime:read', 'vessels:read'],
+    webhookUrl: options.webhookUrl,
+    webhookSecrets: options.secrets,
+    suspended: options.suspended,
+  });
+  return { clientId: partner.clientId, secrets: partner.webhookSecrets };
 }
 
-export async function grantConsent(
-  db: Pool,
-  userId: string,
-  clientId: string,
-  scopes: readonly string[],
-): Promise<void> {
-  await db.query(`INSERT INTO auth.consents (user_id, client_id, scopes) VALUES ($1, $2, $3)`, [
-    userId,
-    clientId,
-    [...scopes],
-  ]);
-}
+export { grantConsent };
 
-export async function newMember(db: Pool): Promise<string> {
-  return (await createCrewMember(db, { crewRecord: false })).user_id;
+export async function newMember(auth: AuthApp): Promise<string> {
+  return (await createUser(auth)).user_id;
 }
 
 export interface DeliveryRow {
