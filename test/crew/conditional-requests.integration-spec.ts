@@ -1,10 +1,15 @@
 import { SANDBOX_MEMBERS } from '@svc/contracts';
-import { partner } from '../factories';
-import { addSeaTimeEntries, addVesselPeriods, createCrewMember, databaseToday } from '../factories/crew';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+import { partner } from '../support/factories';
+import {
+  addSeaTimeEntries,
+  addVesselPeriods,
+  createCrewMember,
+  databaseToday,
+} from '../support/factories/crew';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import type { HttpResponse } from '../support/http';
-import { startCrewApi, type CrewApiHarness } from './support/crew-api';
-import { accessToken } from './support/tokens';
+import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
+import { accessToken } from '../support/oauth/tokens';
 
 /**
  * Conditional requests on the four crew-data endpoints (RFC 9110 §13, decisions.md Crew

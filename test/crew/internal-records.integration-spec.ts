@@ -1,11 +1,16 @@
 import { CREW_EVENTS_EXCHANGE, SANDBOX_MEMBERS, type EventType } from '@svc/contracts';
 import { RecordWriter } from '../../apps/crew-api/src/records/record-writer.service';
-import { addVesselPeriods, createCrewMember, databaseToday, type FactoryMember } from '../factories/crew';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+import {
+  addVesselPeriods,
+  createCrewMember,
+  databaseToday,
+  type FactoryMember,
+} from '../support/factories/crew';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { request } from '../support/http';
-import { startCrewApi, type CrewApiHarness } from './support/crew-api';
+import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
 import { CrewEventsListener, outboxEvents, type OutboxRow } from './support/events';
-import { expectInvalidFields, expectProblem } from './support/problems';
+import { expectInvalidFields, expectProblem } from '../support/problems';
 
 /**
  * The internal records API (decisions.md, Record changes): token-protected, validated field by

@@ -7,8 +7,8 @@ import {
   type ProblemBody,
 } from '@svc/contracts';
 import { RpcRemoteError } from '@svc/platform';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
-import { startCrewApi, type CrewApiHarness } from './support/crew-api';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
 import { outboxEvents } from './support/events';
 
 const SAM = 'usr_sandbox_sam_lee';

@@ -1,7 +1,7 @@
-import { createCrewMember } from '../factories/crew';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
-import { startCrewApi, type CrewApiHarness } from './support/crew-api';
-import { accessToken } from './support/tokens';
+import { createCrewMember } from '../support/factories/crew';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
+import { accessToken } from '../support/oauth/tokens';
 
 /**
  * `GET /metrics` on crew-api's own port (Prometheus text format): the Node process metrics, HTTP

@@ -1,10 +1,10 @@
 import { SANDBOX_MEMBERS } from '@svc/contracts';
-import { partner } from '../factories';
-import { createUser } from '../factories/auth';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
-import { startCrewApi, type CrewApiHarness } from './support/crew-api';
-import { expectProblem } from './support/problems';
-import { accessToken } from './support/tokens';
+import { partner } from '../support/factories';
+import { createUser } from '../support/factories/auth';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
+import { expectProblem } from '../support/problems';
+import { accessToken } from '../support/oauth/tokens';
 
 /**
  * The four crew-data records of interface.md (Resources) and decisions.md (Crew records), read

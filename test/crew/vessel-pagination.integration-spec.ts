@@ -3,12 +3,12 @@ import {
   createCrewMember,
   type FactoryMember,
   type FactoryPeriod,
-} from '../factories/crew';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+} from '../support/factories/crew';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import type { HttpResponse } from '../support/http';
-import { startCrewApi, type CrewApiHarness } from './support/crew-api';
-import { expectInvalidFields } from './support/problems';
-import { accessToken } from './support/tokens';
+import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
+import { expectInvalidFields } from '../support/problems';
+import { accessToken } from '../support/oauth/tokens';
 
 /**
  * `/v1/me/vessels` keyset pagination (decisions.md, Crew records): order period_start DESC then

@@ -5,10 +5,10 @@ import {
   databaseToday,
   type FactoryEntry,
   type FactoryPeriod,
-} from '../factories/crew';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
-import { startCrewApi, type CrewApiHarness } from './support/crew-api';
-import { accessToken } from './support/tokens';
+} from '../support/factories/crew';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
+import { accessToken } from '../support/oauth/tokens';
 
 /**
  * A member with 5,000 vessel periods and 5,000 sea-time entries (written with one INSERT …

@@ -1,7 +1,7 @@
 import { SCOPE_DESCRIPTIONS, type AuthorizeOutcome, type Scope } from '@svc/contracts';
-import { authorizeRequest, member, partner, pkcePair } from '../factories';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { decide, validate } from './support/flow';
+import { authorizeRequest, member, partner, pkcePair } from '../support/factories';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { decide, validate } from '../support/oauth/flow';
 
 /**
  * The authorization request (RFC 6749 §4.1.1, §4.1.2.1; RFC 7636 §4.3, §4.4.1; RFC 9207) as

@@ -1,7 +1,7 @@
-import { partner } from '../factories';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueCode } from './support/flow';
-import { expectOAuthError, expectTokenResponse, OAuthHttp } from './support/oauth-http';
+import { partner } from '../support/factories';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { issueCode } from '../support/oauth/flow';
+import { expectOAuthError, expectTokenResponse, OAuthHttp } from '../support/oauth/oauth-http';
 
 /**
  * An authorization code lives AUTH_CODE_TTL_SECONDS (60 s in the interface; 1 s here) and then is

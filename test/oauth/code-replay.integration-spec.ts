@@ -1,7 +1,7 @@
-import { partner, pkcePair } from '../factories';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueCode } from './support/flow';
-import { expectOAuthError, expectTokenResponse, OAuthHttp } from './support/oauth-http';
+import { partner, pkcePair } from '../support/factories';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { issueCode } from '../support/oauth/flow';
+import { expectOAuthError, expectTokenResponse, OAuthHttp } from '../support/oauth/oauth-http';
 
 /**
  * Authorization codes are single-use (RFC 6749 §4.1.2, §10.5): a second use is invalid_grant and

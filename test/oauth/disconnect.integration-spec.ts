@@ -1,9 +1,9 @@
 import { AUTH_CONSENTS_LIST, AUTH_CONSENTS_REVOKE } from '@svc/contracts';
-import { member, partner } from '../factories';
+import { member, partner } from '../support/factories';
 import type { HttpResponse } from '../support/http';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueCode, issueTokens } from './support/flow';
-import { expectOAuthError, expectTokenResponse, OAuthHttp, scopeSet } from './support/oauth-http';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { issueCode, issueTokens } from '../support/oauth/flow';
+import { expectOAuthError, expectTokenResponse, OAuthHttp, scopeSet } from '../support/oauth/oauth-http';
 
 /**
  * The member disconnects a partner (interface.md, States: "All tokens of that client for that

@@ -1,9 +1,9 @@
 import { SCOPES } from '@svc/contracts';
-import { member, partner, unknownToken } from '../factories';
+import { member, partner, unknownToken } from '../support/factories';
 import { request } from '../support/http';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueTokens } from './support/flow';
-import { OAuthHttp } from './support/oauth-http';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { issueTokens } from '../support/oauth/flow';
+import { OAuthHttp } from '../support/oauth/oauth-http';
 
 /**
  * GET /.well-known/oauth-authorization-server (RFC 8414 §2-3) and GET /oauth/userinfo

@@ -1,8 +1,8 @@
 import { REFRESH_RACE_WINDOW_MS } from '../../apps/auth-server/src/tokens/tokens.service';
-import { partner } from '../factories';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueTokens } from './support/flow';
-import { expectOAuthError, expectTokenResponse, OAuthHttp } from './support/oauth-http';
+import { partner } from '../support/factories';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { issueTokens } from '../support/oauth/flow';
+import { expectOAuthError, expectTokenResponse, OAuthHttp } from '../support/oauth/oauth-http';
 
 /** REFRESH_TOKEN_REUSE_GRACE_SECONDS=0 disables the grace: the previous token is reuse too. */
 jest.setTimeout(30_000);

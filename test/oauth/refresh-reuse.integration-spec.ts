@@ -1,8 +1,8 @@
 import { REFRESH_RACE_WINDOW_MS } from '../../apps/auth-server/src/tokens/tokens.service';
-import { partner, type TokenResponse } from '../factories';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueTokens } from './support/flow';
-import { expectOAuthError, expectTokenResponse, OAuthHttp } from './support/oauth-http';
+import { partner, type TokenResponse } from '../support/factories';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { issueTokens } from '../support/oauth/flow';
+import { expectOAuthError, expectTokenResponse, OAuthHttp } from '../support/oauth/oauth-http';
 
 /**
  * Refresh-token reuse detection (RFC 9700 §4.14.2, issue 13): a rotated refresh token presented

@@ -1,7 +1,7 @@
-import { partner } from '../factories';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueTokens } from './support/flow';
-import { expectOAuthError, expectTokenResponse, OAuthHttp, scopeSet } from './support/oauth-http';
+import { partner } from '../support/factories';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { issueTokens } from '../support/oauth/flow';
+import { expectOAuthError, expectTokenResponse, OAuthHttp, scopeSet } from '../support/oauth/oauth-http';
 
 /**
  * grant_type=refresh_token (RFC 6749 §6; interface.md, Authentication 4-5): every use rotates the

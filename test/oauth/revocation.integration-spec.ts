@@ -1,8 +1,8 @@
-import { partner, unknownToken } from '../factories';
+import { partner, unknownToken } from '../support/factories';
 import type { HttpResponse } from '../support/http';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueTokens } from './support/flow';
-import { expectOAuthError, expectTokenResponse, OAuthHttp } from './support/oauth-http';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { issueTokens } from '../support/oauth/flow';
+import { expectOAuthError, expectTokenResponse, OAuthHttp } from '../support/oauth/oauth-http';
 
 /**
  * POST /oauth/revoke (RFC 7009): any token of a family (the pairs of one code) revokes all of them (§2.1), the answer is always

@@ -1,8 +1,8 @@
-import { codeVerifier, partner, pkcePair, s256, unknownToken } from '../factories';
+import { codeVerifier, partner, pkcePair, s256, unknownToken } from '../support/factories';
 import { request } from '../support/http';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueCode, issueTokens } from './support/flow';
-import { expectOAuthError, expectTokenResponse, OAuthHttp, scopeSet } from './support/oauth-http';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { issueCode, issueTokens } from '../support/oauth/flow';
+import { expectOAuthError, expectTokenResponse, OAuthHttp, scopeSet } from '../support/oauth/oauth-http';
 
 /**
  * POST /oauth/token (RFC 6749 §4.1.3, §5, §6; RFC 7636 §4.5-4.6): the token response and every

@@ -1,9 +1,9 @@
 import { SPONSORSHIP_MEMBER_SPONSORSHIPS } from '@svc/contracts';
-import { launchBrowser } from '../oauth/support/browser';
-import { startConsentUi, type ConsentUiHarness } from '../oauth/support/consent-ui';
-import { MEMBER_PASSWORD } from '../factories';
+import { launchBrowser } from '../support/browser';
+import { startConsentUi, type ConsentUiHarness } from '../support/starters/consent-ui';
+import { MEMBER_PASSWORD } from '../support/factories';
 import { createPartner, seatOf, statusOf } from './support/fixtures';
-import { PARTNER, startSponsorshipStack, type SponsorshipStack } from './support/sponsorship-api';
+import { PARTNER, startSponsorshipStack, type SponsorshipStack } from '../support/starters/sponsorship-api';
 
 /**
  * The crew member sees who sponsors them: their account page (`/account/connections`) lists

@@ -1,5 +1,5 @@
-import { expectProblem } from '../crew/support/problems';
-import type { AuthServerHarness } from '../oauth/support/auth-server';
+import { expectProblem } from '../support/problems';
+import type { AuthServerHarness } from '../support/starters/auth-server';
 import type { HttpResponse } from '../support/http';
 import { createPartner, freshEmail, seatCount, sha256Hex, statusOf } from './support/fixtures';
 import {
@@ -11,7 +11,7 @@ import {
   type SponsorshipApiHarness,
   startSponsorshipStack,
   type SponsorshipStack,
-} from './support/sponsorship-api';
+} from '../support/starters/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';
 const CHALLENGE = 'Basic realm="partners"';

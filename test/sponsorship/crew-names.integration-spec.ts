@@ -1,5 +1,5 @@
-import type { CrewApiHarness } from '../crew/support/crew-api';
-import type { AuthServerHarness } from '../oauth/support/auth-server';
+import type { CrewApiHarness } from '../support/starters/crew-api';
+import type { AuthServerHarness } from '../support/starters/auth-server';
 import {
   connectPartner,
   createConsentingMember,
@@ -16,7 +16,7 @@ import {
   type Credentials,
   type SponsorshipApiHarness,
   type SponsorshipStack,
-} from './support/sponsorship-api';
+} from '../support/starters/sponsorship-api';
 
 /**
  * A seat names its crew member (`crew_name`) only to a partner the member has connected (OAuth

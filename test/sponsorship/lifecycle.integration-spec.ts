@@ -1,5 +1,5 @@
-import type { CrewApiHarness } from '../crew/support/crew-api';
-import type { AuthServerHarness } from '../oauth/support/auth-server';
+import type { CrewApiHarness } from '../support/starters/crew-api';
+import type { AuthServerHarness } from '../support/starters/auth-server';
 import {
   createPartner,
   eventually,
@@ -20,7 +20,7 @@ import {
   type SponsorshipApiHarness,
   startSponsorshipStack,
   type SponsorshipStack,
-} from './support/sponsorship-api';
+} from '../support/starters/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';
 

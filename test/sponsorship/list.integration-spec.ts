@@ -1,4 +1,4 @@
-import { expectInvalidFields } from '../crew/support/problems';
+import { expectInvalidFields } from '../support/problems';
 import {
   createPartner,
   fresh,
@@ -14,7 +14,7 @@ import {
   type SponsorshipApiHarness,
   startSponsorshipStack,
   type SponsorshipStack,
-} from './support/sponsorship-api';
+} from '../support/starters/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';
 

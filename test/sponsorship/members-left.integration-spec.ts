@@ -1,5 +1,5 @@
-import type { CrewApiHarness } from '../crew/support/crew-api';
-import { expectInvalidFields, expectProblem } from '../crew/support/problems';
+import type { CrewApiHarness } from '../support/starters/crew-api';
+import { expectInvalidFields, expectProblem } from '../support/problems';
 import {
   createPartner,
   freshEmail,
@@ -17,7 +17,7 @@ import {
   type SponsorshipApiHarness,
   startSponsorshipStack,
   type SponsorshipStack,
-} from './support/sponsorship-api';
+} from '../support/starters/sponsorship-api';
 
 const LEFT = '/v1/partners/members/left';
 const SEATS = '/v1/partners/sponsorships';

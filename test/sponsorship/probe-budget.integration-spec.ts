@@ -1,6 +1,6 @@
-import { expectProblem } from '../crew/support/problems';
-import type { CrewApiHarness } from '../crew/support/crew-api';
-import type { AuthServerHarness } from '../oauth/support/auth-server';
+import { expectProblem } from '../support/problems';
+import type { CrewApiHarness } from '../support/starters/crew-api';
+import type { AuthServerHarness } from '../support/starters/auth-server';
 import {
   createConsentingMember,
   createPartner,
@@ -17,7 +17,7 @@ import {
   type Credentials,
   type SponsorshipApiHarness,
   type SponsorshipStack,
-} from './support/sponsorship-api';
+} from '../support/starters/sponsorship-api';
 
 /**
  * The probe budget: a seat whose provision found a crew member and that closes within 24 h of

@@ -1,6 +1,6 @@
-import type { CrewApiHarness } from '../crew/support/crew-api';
-import { expectInvalidFields, expectProblem } from '../crew/support/problems';
-import type { AuthServerHarness } from '../oauth/support/auth-server';
+import type { CrewApiHarness } from '../support/starters/crew-api';
+import { expectInvalidFields, expectProblem } from '../support/problems';
+import type { AuthServerHarness } from '../support/starters/auth-server';
 import {
   createPartner,
   freshEmail,
@@ -19,7 +19,7 @@ import {
   type SponsorshipApiHarness,
   startSponsorshipStack,
   type SponsorshipStack,
-} from './support/sponsorship-api';
+} from '../support/starters/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';
 const DAY_MS = 86_400_000;

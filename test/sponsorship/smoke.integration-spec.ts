@@ -3,7 +3,7 @@ import {
   type SponsorshipApiHarness,
   startSponsorshipStack,
   type SponsorshipStack,
-} from './support/sponsorship-api';
+} from '../support/starters/sponsorship-api';
 
 describe('sponsorship-api smoke', () => {
   let api: SponsorshipApiHarness;

@@ -1,12 +1,12 @@
 import { CREW_EVENTS_EXCHANGE } from '@svc/contracts';
 import { OutboxRepository, TransactionRunner } from '@svc/platform';
 import { Pool } from 'pg';
-import { eventually } from '../integration/support/services';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
-import { createPartner, grantConsent, newEvent, newMember } from './support/dispatcher';
-import { spawnDispatcher, type DispatcherProcess } from './support/dispatcher-process';
+import { eventually } from '../support/services';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { createPartner, grantConsent, newEvent, newMember } from '../support/starters/webhook-dispatcher';
+import { spawnDispatcher, type DispatcherProcess } from '../support/starters/webhook-dispatcher-process';
 import { PrivateBroker } from './support/private-broker';
-import { WebhookReceiver } from './support/receiver';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 // Issue 5, "a RabbitMQ restart loses no pending delivery": RabbitMQ is stopped and started while a
 // burst of record events goes through an outbox. The broker is a private node of this test (the

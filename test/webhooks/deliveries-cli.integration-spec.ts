@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from '../../scripts/lib/apps.cjs';
-import { eventually } from '../integration/support/services';
-import type { AuthServerHarness } from '../oauth/support/auth-server';
+import { eventually } from '../support/services';
+import type { AuthServerHarness } from '../support/starters/auth-server';
 import {
   attemptsOf,
   createPartner,
@@ -13,8 +13,8 @@ import {
   startDeliveryStack,
   type DeliveryStack,
   type DispatcherHarness,
-} from './support/dispatcher';
-import type { WebhookReceiver } from './support/receiver';
+} from '../support/starters/webhook-dispatcher';
+import type { WebhookReceiver } from '../support/webhook-receiver';
 
 // `npm run deliveries -- list|show|redeliver` (issue 5, item 7), run as operators run it: the
 // script and the built CLI, against this run's database and RabbitMQ, while a dispatcher works.

@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AUTH_CONSENTS_REVOKE } from '@svc/contracts';
 import Stripe from 'stripe';
-import { eventually } from '../integration/support/services';
-import type { AuthServerHarness } from '../oauth/support/auth-server';
+import { eventually } from '../support/services';
+import type { AuthServerHarness } from '../support/starters/auth-server';
 import {
   attemptsOf,
   createPartner,
@@ -13,8 +13,8 @@ import {
   startDeliveryStack,
   type DeliveryStack,
   type DispatcherHarness,
-} from './support/dispatcher';
-import type { ReceivedWebhook, WebhookReceiver } from './support/receiver';
+} from '../support/starters/webhook-dispatcher';
+import type { ReceivedWebhook, WebhookReceiver } from '../support/webhook-receiver';
 
 // decisions.md (Webhooks). One dispatcher for the whole file, with a schedule in seconds and a
 // short attempt budget, so retries and timeouts are observable within the test's time.

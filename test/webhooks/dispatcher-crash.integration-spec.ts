@@ -1,5 +1,5 @@
-import { eventually } from '../integration/support/services';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+import { eventually } from '../support/services';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import {
   attemptsOf,
   createPartner,
@@ -9,9 +9,9 @@ import {
   newMember,
   startPublisher,
   type EventPublisher,
-} from './support/dispatcher';
-import { spawnDispatcher, type DispatcherProcess } from './support/dispatcher-process';
-import { WebhookReceiver } from './support/receiver';
+} from '../support/starters/webhook-dispatcher';
+import { spawnDispatcher, type DispatcherProcess } from '../support/starters/webhook-dispatcher-process';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 // Issue 5, "at least once, never lost": the dispatcher killed with SIGKILL while a partner holds
 // its request open. Nothing was recorded or acked, so the broker hands the attempt to the next

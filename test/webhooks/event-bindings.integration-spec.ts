@@ -5,8 +5,8 @@ import {
   EVENTS_QUEUE,
   parkingQueue,
 } from '../../apps/webhook-dispatcher/src/deliveries/webhook-queues';
-import { eventually } from '../integration/support/services';
-import type { AuthServerHarness } from '../oauth/support/auth-server';
+import { eventually } from '../support/services';
+import type { AuthServerHarness } from '../support/starters/auth-server';
 import {
   createPartner,
   deliveriesOf,
@@ -16,9 +16,9 @@ import {
   startDeliveryStack,
   type DeliveryStack,
   type DispatcherHarness,
-} from './support/dispatcher';
+} from '../support/starters/webhook-dispatcher';
 import { queueBindings } from './support/broker';
-import type { WebhookReceiver } from './support/receiver';
+import type { WebhookReceiver } from '../support/webhook-receiver';
 
 // crew.events also carries internal events (crew.member.registered, for the sponsorship work);
 // the dispatcher's queue must take only the webhook event types.

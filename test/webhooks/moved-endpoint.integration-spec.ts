@@ -1,5 +1,5 @@
-import { eventually } from '../integration/support/services';
-import type { AuthServerHarness } from '../oauth/support/auth-server';
+import { eventually } from '../support/services';
+import type { AuthServerHarness } from '../support/starters/auth-server';
 import {
   attemptsOf,
   createPartner,
@@ -10,8 +10,8 @@ import {
   startDeliveryStack,
   type DeliveryStack,
   type DispatcherHarness,
-} from './support/dispatcher';
-import type { WebhookReceiver } from './support/receiver';
+} from '../support/starters/webhook-dispatcher';
+import type { WebhookReceiver } from '../support/webhook-receiver';
 
 // decisions.md (Webhooks): "a delivery target must be the partner's registered URL". A partner
 // that moves its endpoint while a delivery is being retried gets the retries at the new URL; the

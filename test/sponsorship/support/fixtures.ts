@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { AUTH_CONSENTS_REVOKE, type SandboxPartner } from '@svc/contracts';
 import type { Pool } from 'pg';
-import type { CrewApiHarness } from '../../crew/support/crew-api';
-import { createPartner as createAuthPartner, type AuthApp } from '../../factories/auth';
-import { createCrewMember } from '../../factories/crew';
-import type { AuthServerHarness } from '../../oauth/support/auth-server';
-import { issueCode } from '../../oauth/support/flow';
+import type { CrewApiHarness } from '../../support/starters/crew-api';
+import { createPartner as createAuthPartner, type AuthApp } from '../../support/factories/auth';
+import { createCrewMember } from '../../support/factories/crew';
+import type { AuthServerHarness } from '../../support/starters/auth-server';
+import { issueCode } from '../../support/oauth/flow';
 import type { HttpResponse } from '../../support/http';
-import type { Credentials } from './sponsorship-api';
+import type { Credentials } from '../../support/starters/sponsorship-api';
 
 /**
  * Test data of the sponsorship specs. The sandbox seats are shared by every spec file of a run,

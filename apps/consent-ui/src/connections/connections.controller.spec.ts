@@ -13,7 +13,7 @@ import {
   setCookies,
   startTestApp,
   type TestApp,
-} from '../../../../test/support/consent-ui/test-app';
+} from '../../../../test/support/fakes/consent-ui-app';
 
 let t: TestApp;
 let connections: Connection[];

@@ -7,7 +7,7 @@ import {
   setCookies,
   startTestApp,
   type TestApp,
-} from '../../../../test/support/consent-ui/test-app';
+} from '../../../../test/support/fakes/consent-ui-app';
 
 const PAGE_HEADERS = {
   'content-security-policy':

@@ -1,6 +1,6 @@
 import { AUTH_LOGIN } from '@svc/contracts';
-import { FakeClock, FakeRpcClient, FakeSessionsRepository } from '../../../../test/support/consent-ui/fakes';
-import { cookieHeader } from '../../../../test/support/consent-ui/test-app';
+import { FakeClock, FakeRpcClient, FakeSessionsRepository } from '../../../../test/support/fakes/consent-ui';
+import { cookieHeader } from '../../../../test/support/fakes/consent-ui-app';
 import { SessionsService } from '../sessions/sessions.service';
 import { MAX_EMAIL_LENGTH, parseLoginForm } from './login-form.dto';
 import { LoginService } from './login.service';

@@ -1,5 +1,5 @@
 import type { Principal } from '@svc/security';
-import { FakeRecordWriter, LOCKED_MEMBER } from '../../../../test/support/crew-api/fake-record-writer';
+import { FakeRecordWriter, LOCKED_MEMBER } from '../../../../test/support/fakes/record-writer';
 import { CursorCodec } from './cursor';
 import type { CurrentPeriod, PeriodRow, PeriodVersion, VesselsRepository } from './vessels.repository';
 import { VesselsService } from './vessels.service';

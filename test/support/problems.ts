@@ -1,5 +1,5 @@
 import type { FieldError, ProblemBody } from '@svc/contracts';
-import type { HttpResponse } from '../../support/http';
+import type { HttpResponse } from './http';
 
 /** An RFC 7807 answer of crew-api: status, `application/problem+json`, `type` ending in the code. */
 export function expectProblem(res: HttpResponse, status: number, code: string): ProblemBody {

@@ -14,7 +14,7 @@ import { mapConsentUiError } from '../../../apps/consent-ui/src/errors';
 import { SessionsRepository } from '../../../apps/consent-ui/src/sessions/sessions.repository';
 import { SessionsService } from '../../../apps/consent-ui/src/sessions/sessions.service';
 import { renderConsentUiError } from '../../../apps/consent-ui/src/views/error-page.view';
-import { FakeRpcClient, FakeSessionsRepository } from './fakes';
+import { FakeRpcClient, FakeSessionsRepository } from './consent-ui';
 
 export interface TestApp {
   readonly app: NestFastifyApplication;

@@ -12,7 +12,7 @@ import {
 } from '@svc/platform';
 import type Redis from 'ioredis';
 import { AUTH_SERVER } from '../../../apps/auth-server/src/app.definition';
-import { testServices } from '../../integration/support/services';
+import { testServices } from '../services';
 
 /**
  * auth-server booted in-process exactly as `serveApp` boots it (its real root module, form bodies,

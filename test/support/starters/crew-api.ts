@@ -3,8 +3,8 @@ import { RPC_QUEUES } from '@svc/contracts';
 import { connectRpcServer, createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platform';
 import { Pool } from 'pg';
 import { CREW_API } from '../../../apps/crew-api/src/app.definition';
-import type { AuthServerHarness } from '../../oauth/support/auth-server';
-import { request, type HttpResponse } from '../../support/http';
+import type { AuthServerHarness } from './auth-server';
+import { request, type HttpResponse } from '../http';
 
 export const INTERNAL_TOKEN = 'crew-it-internal-token';
 
@@ -52,7 +52,7 @@ export async function seedCrewRecords(auth: AuthServerHarness): Promise<void> {
 
 /**
  * crew-api booted in-process as `serveApp` boots it (its real root module and error mapping), on a
- * free port, after its sandbox seed, next to an in-process auth-server (test/oauth/support) that
+ * free port, after its sandbox seed, next to an in-process auth-server (test/support/starters/auth-server.ts) that
  * it asks about tokens over RPC. `db` is a pool on the run's database for factories and checks.
  */
 export interface CrewApiHarness {

@@ -9,9 +9,9 @@ import {
   createUser,
   grantConsent,
   type AuthApp,
-} from '../../factories/auth';
-import { startAuthServer, type AuthServerHarness } from '../../oauth/support/auth-server';
-import { WebhookReceiver } from './receiver';
+} from '../factories/auth';
+import { startAuthServer, type AuthServerHarness } from './auth-server';
+import { WebhookReceiver } from '../webhook-receiver';
 
 export interface DispatcherHarness {
   readonly app: NestFastifyApplication;

@@ -1,6 +1,6 @@
 import type { SandboxPartner } from '@svc/contracts';
-import { basicAuthorization, formBody, type TokenResponse } from '../../factories';
-import { request, type HttpResponse } from '../../support/http';
+import { basicAuthorization, formBody, type TokenResponse } from '../factories';
+import { request, type HttpResponse } from '../http';
 
 /** The RFC 6749 §5.2 error codes the interface names, plus the authorization-endpoint ones of §4.1.2.1. */
 export const OAUTH_ERROR_CODES = [

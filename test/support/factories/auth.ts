@@ -1,9 +1,9 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { TransactionRunner } from '@svc/platform';
 import { randomBytes } from 'node:crypto';
-import { ConsentsRepository } from '../../apps/auth-server/src/consents/consents.repository';
-import { PartnersService } from '../../apps/auth-server/src/partners/partners.service';
-import { UsersService } from '../../apps/auth-server/src/users/users.service';
+import { ConsentsRepository } from '../../../apps/auth-server/src/consents/consents.repository';
+import { PartnersService } from '../../../apps/auth-server/src/partners/partners.service';
+import { UsersService } from '../../../apps/auth-server/src/users/users.service';
 
 /**
  * auth-server's data (partners, members' sign-in identities, consents), made by auth-server itself:

@@ -1,7 +1,7 @@
 import { TransactionRunner } from '@svc/platform';
 import type { Pool, PoolClient } from 'pg';
-import { MembersRepository } from '../../apps/crew-api/src/members/members.repository';
-import type { CrewApiHarness } from '../crew/support/crew-api';
+import { MembersRepository } from '../../../apps/crew-api/src/members/members.repository';
+import type { CrewApiHarness } from '../starters/crew-api';
 import { createUser, type AuthApp, type FactoryMember } from './auth';
 
 /**

@@ -1,9 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platform';
 import { CONSENT_UI } from '../../../apps/consent-ui/src/app.definition';
-import { MEMBER_PASSWORD, type MemberEmail } from '../../factories';
+import { MEMBER_PASSWORD, type MemberEmail } from '../factories';
 import { ISSUER, type AuthServerHarness } from './auth-server';
-import { FormClient } from './forms';
+import { FormClient } from '../oauth/forms';
 
 /**
  * consent-ui booted in-process as `serveApp` boots it, next to an in-process auth-server (it

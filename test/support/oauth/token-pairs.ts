@@ -1,5 +1,5 @@
-import { authorizeRequest, basicAuthorization, member, MEMBER_PASSWORD, partner } from '../../factories';
-import { FormClient } from '../../oauth/support/forms';
+import { authorizeRequest, basicAuthorization, member, MEMBER_PASSWORD, partner } from '../factories';
+import { FormClient } from './forms';
 
 export interface TokenPair {
   readonly access_token: string;

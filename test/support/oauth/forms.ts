@@ -1,4 +1,4 @@
-import { assertFetchContract } from '../../support/contract';
+import { assertFetchContract } from '../contract';
 
 /**
  * Just enough HTML form handling for tests that drive the consent UI without a browser: forms

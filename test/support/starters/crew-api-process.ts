@@ -3,7 +3,7 @@ import path from 'node:path';
 import { assertBuilt, mainJs, ROOT } from '../../../scripts/lib/apps.cjs';
 import { freePorts, waitForHttpOk } from '../../../scripts/lib/net.cjs';
 import { startProcess, tail } from '../../../scripts/lib/procs.cjs';
-import type { AuthServerHarness } from '../../oauth/support/auth-server';
+import type { AuthServerHarness } from './auth-server';
 import { crewApiEnv, crewClient, seedCrewRecords, type CrewApiHarness } from './crew-api';
 
 /**

@@ -11,7 +11,7 @@ import {
   member as sandboxMember,
   partner as sandboxPartner,
   type TokenResponse,
-} from '../../factories';
+} from '../factories';
 import { expectTokenResponse, type OAuthHttp } from './oauth-http';
 
 /**

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { webhookViolations } from '../../support/contract';
+import { webhookViolations } from './contract';
 
 /** One request as the receiver saw it: the raw bytes and the headers (lower-case names). */
 export interface ReceivedWebhook {

@@ -7,11 +7,11 @@ import {
   type AppDefinition,
   type ConfigSpec,
 } from '@svc/platform';
-import { AUTH_SERVER } from '../../../apps/auth-server/src/app.definition';
-import { CONSENT_UI } from '../../../apps/consent-ui/src/app.definition';
-import { CREW_API } from '../../../apps/crew-api/src/app.definition';
-import { SPONSORSHIP_API } from '../../../apps/sponsorship-api/src/app.definition';
-import { WEBHOOK_DISPATCHER } from '../../../apps/webhook-dispatcher/src/app.definition';
+import { AUTH_SERVER } from '../../apps/auth-server/src/app.definition';
+import { CONSENT_UI } from '../../apps/consent-ui/src/app.definition';
+import { CREW_API } from '../../apps/crew-api/src/app.definition';
+import { SPONSORSHIP_API } from '../../apps/sponsorship-api/src/app.definition';
+import { WEBHOOK_DISPATCHER } from '../../apps/webhook-dispatcher/src/app.definition';
 import { testServices } from './services';
 
 /** Every Nest app, as `serveApp` knows it. */

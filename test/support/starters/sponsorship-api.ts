@@ -4,9 +4,9 @@ import { connectRpcServer, createHttpApp, createLogger, loadConfig, RouteIndex }
 import { Pool } from 'pg';
 import { SPONSORSHIP_API } from '../../../apps/sponsorship-api/src/app.definition';
 import { SeatExpiryJob } from '../../../apps/sponsorship-api/src/seats/seat-expiry.job';
-import { resourceAppEnv, startCrewApi, type CrewApiHarness } from '../../crew/support/crew-api';
-import { startAuthServer, type AuthServerHarness } from '../../oauth/support/auth-server';
-import { request, type HttpResponse } from '../../support/http';
+import { resourceAppEnv, startCrewApi, type CrewApiHarness } from './crew-api';
+import { startAuthServer, type AuthServerHarness } from './auth-server';
+import { request, type HttpResponse } from '../http';
 
 /** The sandbox partners' Basic credentials (decisions.md, Sandbox). */
 export const PARTNER = { id: 'sandbox-partner', secret: 'sandbox-secret' } as const;

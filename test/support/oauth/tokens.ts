@@ -1,8 +1,8 @@
 import type { SandboxMember, SandboxPartner } from '@svc/contracts';
-import { partner as sandboxPartner } from '../../factories';
-import type { AuthServerHarness } from '../../oauth/support/auth-server';
-import { issueTokens } from '../../oauth/support/flow';
-import { OAuthHttp } from '../../oauth/support/oauth-http';
+import { partner as sandboxPartner } from '../factories';
+import type { AuthServerHarness } from '../starters/auth-server';
+import { issueTokens } from './flow';
+import { OAuthHttp } from './oauth-http';
 
 /**
  * An access token from the real auth-server, obtained as a partner obtains one: consent through
