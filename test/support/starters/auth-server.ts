@@ -12,6 +12,7 @@ import {
 } from '@svc/platform';
 import type Redis from 'ioredis';
 import { AUTH_SERVER } from '../../../apps/auth-server/src/app.definition';
+import { OAuthHttp } from '../oauth/oauth-http';
 import { testServices } from '../services';
 
 /**
@@ -97,4 +98,37 @@ export async function startAuthServer(
       await app.close();
     },
   };
+}
+
+/**
+ * auth-server for the specs of one file: started in its beforeAll, closed in its afterAll, with
+ * an OAuth client on it. The values stand in for what beforeAll creates, so specs can use them
+ * at the top level without `let` and an assignment.
+ */
+export function useAuthServer(env: Readonly<Record<string, string>> = {}): {
+  auth: AuthServerHarness;
+  http: OAuthHttp;
+} {
+  let auth: AuthServerHarness | undefined;
+  let http: OAuthHttp | undefined;
+  beforeAll(async () => {
+    auth = await startAuthServer(env);
+    http = new OAuthHttp(auth.url);
+  }, 60_000);
+  afterAll(async () => {
+    await auth?.close();
+  });
+  return { auth: startedLater(() => auth), http: startedLater(() => http) };
+}
+
+/** Reads through to the value `current` returns once beforeAll has set it. */
+export function startedLater<T extends object>(current: () => T | undefined): T {
+  return new Proxy({} as T, {
+    get(_target, key) {
+      const value = current();
+      if (value === undefined) throw new Error(`read ${String(key)} before beforeAll started it`);
+      const member: unknown = Reflect.get(value, key, value);
+      return typeof member === 'function' ? (member as (...a: unknown[]) => unknown).bind(value) : member;
+    },
+  });
 }
