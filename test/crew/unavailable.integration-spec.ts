@@ -3,7 +3,7 @@ import { eventually } from '../support/services';
 import { TcpProxy } from '../support/tcp-proxy';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import type { HttpResponse } from '../support/http';
-import { spawnCrewApi, type CrewApiProcess } from '../support/starters/crew-api-process';
+import { spawnCrewApi, type CrewApiProcess } from '../support/starters/crew-api';
 import { expectProblem } from '../support/problems';
 import { accessToken } from '../support/oauth/tokens';
 

@@ -3,8 +3,14 @@ import { OutboxRepository, TransactionRunner } from '@svc/platform';
 import { Pool } from 'pg';
 import { eventually } from '../support/services';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
-import { createPartner, grantConsent, newEvent, newMember } from '../support/starters/webhook-dispatcher';
-import { spawnDispatcher, type DispatcherProcess } from '../support/starters/webhook-dispatcher-process';
+import {
+  createPartner,
+  grantConsent,
+  newEvent,
+  newMember,
+  spawnDispatcher,
+} from '../support/starters/webhook-dispatcher';
+import type { AppProcess } from '../support/starters/app-process';
 import { PrivateBroker } from './support/private-broker';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -21,7 +27,7 @@ const WRITE_EVERY_MS = 20;
 
 let broker: PrivateBroker;
 let auth: AuthServerHarness;
-let dispatcher: DispatcherProcess | undefined;
+let dispatcher: AppProcess | undefined;
 let receiver: WebhookReceiver;
 let db: Pool;
 

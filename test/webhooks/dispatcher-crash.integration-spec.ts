@@ -9,8 +9,9 @@ import {
   newMember,
   startPublisher,
   type EventPublisher,
+  spawnDispatcher,
 } from '../support/starters/webhook-dispatcher';
-import { spawnDispatcher, type DispatcherProcess } from '../support/starters/webhook-dispatcher-process';
+import type { AppProcess } from '../support/starters/app-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 // Issue 5, "at least once, never lost": the dispatcher killed with SIGKILL while a partner holds
@@ -21,7 +22,7 @@ jest.setTimeout(60_000);
 let auth: AuthServerHarness;
 let publisher: EventPublisher;
 let receiver: WebhookReceiver;
-const processes: DispatcherProcess[] = [];
+const processes: AppProcess[] = [];
 
 beforeAll(async () => {
   auth = await startAuthServer();

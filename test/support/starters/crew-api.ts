@@ -5,6 +5,7 @@ import { Pool } from 'pg';
 import { CREW_API } from '../../../apps/crew-api/src/app.definition';
 import type { AuthServerHarness } from './auth-server';
 import { request, type HttpResponse } from '../http';
+import { spawnApp, type AppProcess } from './app-process';
 
 export const INTERNAL_TOKEN = 'crew-it-internal-token';
 
@@ -125,4 +126,22 @@ export function crewClient(url: string): Pick<CrewApiHarness, 'get' | 'internal'
         timeoutMs: 10_000,
       }),
   };
+}
+
+export type CrewApiProcess = AppProcess & Pick<CrewApiHarness, 'get' | 'internal'>;
+
+/**
+ * crew-api as the built process, for what only the real process shows faithfully: how it answers
+ * when the network under it fails. (In Jest's sandbox, errors raised by Node's own `net` module are
+ * not `instanceof Error` of the test's realm, so an in-process app would classify a refused
+ * database connection differently from production.)
+ */
+export async function spawnCrewApi(
+  auth: AuthServerHarness,
+  label: string,
+  env: Readonly<Record<string, string>> = {},
+): Promise<CrewApiProcess> {
+  await seedCrewRecords(auth);
+  const app = await spawnApp('crew-api', label, crewApiEnv(auth, { LOG_LEVEL: 'info', ...env }));
+  return { ...app, ...crewClient(app.url) };
 }

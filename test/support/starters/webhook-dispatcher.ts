@@ -12,6 +12,7 @@ import {
 } from '../factories/auth';
 import { startAuthServer, type AuthServerHarness } from './auth-server';
 import { WebhookReceiver } from '../webhook-receiver';
+import { spawnApp, type AppProcess } from './app-process';
 
 export interface DispatcherHarness {
   readonly app: NestFastifyApplication;
@@ -196,4 +197,25 @@ export async function attemptsOf(db: Pool, deliveryId: string): Promise<AttemptR
     [deliveryId],
   );
   return rows;
+}
+
+/**
+ * webhook-dispatcher as the built process, for what only a real process shows: being killed with
+ * SIGKILL mid-delivery, or losing its broker.
+ */
+export function spawnDispatcher(
+  auth: AuthServerHarness,
+  label: string,
+  env: Readonly<Record<string, string>> = {},
+): Promise<AppProcess> {
+  return spawnApp('webhook-dispatcher', label, {
+    APP_ENV: 'sandbox',
+    PUBLIC_BASE_URL: auth.issuer,
+    DOCS_URL: `${auth.issuer}/docs`,
+    DATABASE_URL: auth.services.databaseUrl,
+    AMQP_URL: auth.services.amqpUrl,
+    RPC_TIMEOUT_MS: '5000',
+    LOG_LEVEL: 'info',
+    ...env,
+  });
 }
