@@ -6,9 +6,8 @@ import {
   createCrewMember,
   databaseToday,
 } from '../support/factories/crew';
-import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import type { HttpResponse } from '../support/http';
-import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
+import { useCrewApi } from '../support/starters/crew-api';
 import { accessToken } from '../support/oauth/tokens';
 
 /**
@@ -20,19 +19,8 @@ import { accessToken } from '../support/oauth/tokens';
  */
 jest.setTimeout(30_000);
 
-let auth: AuthServerHarness;
-let crew: CrewApiHarness;
+const { auth, crew } = useCrewApi();
 const ENDPOINTS = ['/v1/me', '/v1/me/sea-time', '/v1/me/sea-time/recent', '/v1/me/vessels'] as const;
-
-beforeAll(async () => {
-  auth = await startAuthServer();
-  crew = await startCrewApi(auth);
-}, 60_000);
-
-afterAll(async () => {
-  await crew?.close();
-  await auth?.close();
-});
 
 /** A fresh member with a small record and a token with every scope. */
 async function memberWithRecord() {

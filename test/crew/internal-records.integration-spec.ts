@@ -6,9 +6,8 @@ import {
   databaseToday,
   type FactoryMember,
 } from '../support/factories/crew';
-import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { request } from '../support/http';
-import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
+import { useCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
 import { CrewEventsListener, outboxEvents, type OutboxRow } from './support/events';
 import { expectInvalidFields, expectProblem } from '../support/problems';
 
@@ -20,20 +19,15 @@ import { expectInvalidFields, expectProblem } from '../support/problems';
  */
 jest.setTimeout(30_000);
 
-let auth: AuthServerHarness;
-let crew: CrewApiHarness;
+const { auth, crew } = useCrewApi();
 let events: CrewEventsListener;
 
 beforeAll(async () => {
-  auth = await startAuthServer();
-  crew = await startCrewApi(auth);
   events = await CrewEventsListener.start(auth.services.amqpUrl);
 }, 60_000);
 
 afterAll(async () => {
   await events?.close();
-  await crew?.close();
-  await auth?.close();
 });
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

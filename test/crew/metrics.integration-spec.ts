@@ -1,6 +1,5 @@
 import { createCrewMember } from '../support/factories/crew';
-import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
-import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
+import { useCrewApi } from '../support/starters/crew-api';
 import { accessToken } from '../support/oauth/tokens';
 
 /**
@@ -10,22 +9,11 @@ import { accessToken } from '../support/oauth/tokens';
  */
 jest.setTimeout(30_000);
 
-let auth: AuthServerHarness;
-let crew: CrewApiHarness;
-
-beforeAll(async () => {
-  auth = await startAuthServer();
-  crew = await startCrewApi(auth, { RATE_LIMIT_PER_MINUTE: '3' });
-}, 60_000);
+const { auth, crew } = useCrewApi({ RATE_LIMIT_PER_MINUTE: '3' });
 
 // The sandbox partner's window is shared by every spec of the run (run in turn): start it empty.
 beforeEach(async () => {
   await auth.redis.del('ratelimit:{sandbox-partner}');
-});
-
-afterAll(async () => {
-  await crew?.close();
-  await auth?.close();
 });
 
 async function scrape(): Promise<string> {

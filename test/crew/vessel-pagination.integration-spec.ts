@@ -4,9 +4,8 @@ import {
   type FactoryMember,
   type FactoryPeriod,
 } from '../support/factories/crew';
-import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import type { HttpResponse } from '../support/http';
-import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
+import { useCrewApi } from '../support/starters/crew-api';
 import { expectInvalidFields } from '../support/problems';
 import { accessToken } from '../support/oauth/tokens';
 
@@ -18,8 +17,7 @@ import { accessToken } from '../support/oauth/tokens';
  */
 jest.setTimeout(30_000);
 
-let auth: AuthServerHarness;
-let crew: CrewApiHarness;
+const { auth, crew } = useCrewApi();
 
 interface Page {
   user_id: string;
@@ -27,16 +25,6 @@ interface Page {
   vessels: FactoryPeriod[];
   next_cursor: string | null;
 }
-
-beforeAll(async () => {
-  auth = await startAuthServer();
-  crew = await startCrewApi(auth);
-}, 60_000);
-
-afterAll(async () => {
-  await crew?.close();
-  await auth?.close();
-});
 
 /** The decided order: period_start descending, then id descending (byte order). */
 function sorted(periods: readonly FactoryPeriod[]): FactoryPeriod[] {

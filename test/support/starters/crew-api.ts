@@ -3,7 +3,7 @@ import { RPC_QUEUES } from '@svc/contracts';
 import { connectRpcServer, createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platform';
 import { Pool } from 'pg';
 import { CREW_API } from '../../../apps/crew-api/src/app.definition';
-import type { AuthServerHarness } from './auth-server';
+import { startAuthServer, startedLater, type AuthServerHarness } from './auth-server';
 import { request, type HttpResponse } from '../http';
 import { spawnApp, type AppProcess } from './app-process';
 
@@ -144,4 +144,25 @@ export async function spawnCrewApi(
   await seedCrewRecords(auth);
   const app = await spawnApp('crew-api', label, crewApiEnv(auth, { LOG_LEVEL: 'info', ...env }));
   return { ...app, ...crewClient(app.url) };
+}
+
+/**
+ * auth-server and crew-api for the specs of one file (or describe block): started in its
+ * beforeAll, closed in its afterAll.
+ */
+export function useCrewApi(
+  env: Readonly<Record<string, string>> = {},
+  options: CrewApiStartOptions = {},
+): { auth: AuthServerHarness; crew: CrewApiHarness } {
+  let auth: AuthServerHarness | undefined;
+  let crew: CrewApiHarness | undefined;
+  beforeAll(async () => {
+    auth = await startAuthServer();
+    crew = await startCrewApi(auth, env, options);
+  }, 60_000);
+  afterAll(async () => {
+    await crew?.close();
+    await auth?.close();
+  });
+  return { auth: startedLater(() => auth), crew: startedLater(() => crew) };
 }
