@@ -1,5 +1,4 @@
 import { expectProblem } from '../support/problems';
-import type { AuthServerHarness } from '../support/starters/auth-server';
 import type { HttpResponse } from '../support/http';
 import { createPartner, freshEmail, seatCount, sha256Hex, statusOf } from './support/fixtures';
 import {
@@ -9,8 +8,7 @@ import {
   SUSPENDED,
   type Credentials,
   type SponsorshipApiHarness,
-  startSponsorshipStack,
-  type SponsorshipStack,
+  useSponsorshipStack,
 } from '../support/starters/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';
@@ -34,18 +32,7 @@ function expectUnauthorized(res: HttpResponse): void {
 }
 
 describe('sponsorship-api: Basic authentication and the partner program', () => {
-  let auth: AuthServerHarness;
-  let api: SponsorshipApiHarness;
-  let stack: SponsorshipStack | undefined;
-
-  beforeAll(async () => {
-    stack = await startSponsorshipStack();
-    ({ auth, api } = stack);
-  }, 60_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  });
+  const { auth, api } = useSponsorshipStack();
 
   describe('401 invalid_token with WWW-Authenticate: Basic realm="partners"', () => {
     it.each(ENDPOINTS)('%s %s without credentials', async (method, path, body) => {

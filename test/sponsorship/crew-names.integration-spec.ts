@@ -1,5 +1,3 @@
-import type { CrewApiHarness } from '../support/starters/crew-api';
-import type { AuthServerHarness } from '../support/starters/auth-server';
 import {
   connectPartner,
   createConsentingMember,
@@ -11,12 +9,7 @@ import {
   type Member,
   type SeatBody,
 } from './support/fixtures';
-import {
-  startSponsorshipStack,
-  type Credentials,
-  type SponsorshipApiHarness,
-  type SponsorshipStack,
-} from '../support/starters/sponsorship-api';
+import { useSponsorshipStack, type Credentials } from '../support/starters/sponsorship-api';
 
 /**
  * A seat names its crew member (`crew_name`) only to a partner the member has connected (OAuth
@@ -29,19 +22,7 @@ jest.setTimeout(60_000);
 const SEATS = '/v1/partners/sponsorships';
 
 describe('sponsorship seats: crew_name only with the member’s consent', () => {
-  let stack: SponsorshipStack | undefined;
-  let auth: AuthServerHarness;
-  let crew: CrewApiHarness;
-  let api: SponsorshipApiHarness;
-
-  beforeAll(async () => {
-    stack = await startSponsorshipStack();
-    ({ auth, crew, api } = stack);
-  }, 60_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  });
+  const { auth, crew, api } = useSponsorshipStack();
 
   /** Every way the partner can see this seat: get, the list (filtered to its status) and the provision replay. */
   async function namesSeenBy(partner: Credentials, seat: SeatBody): Promise<(string | null)[]> {

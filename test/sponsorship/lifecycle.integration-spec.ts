@@ -1,5 +1,3 @@
-import type { CrewApiHarness } from '../support/starters/crew-api';
-import type { AuthServerHarness } from '../support/starters/auth-server';
 import {
   createPartner,
   eventually,
@@ -17,29 +15,18 @@ import {
 import {
   startSponsorshipApi,
   type Credentials,
-  type SponsorshipApiHarness,
-  startSponsorshipStack,
-  type SponsorshipStack,
+  useSponsorshipStack,
 } from '../support/starters/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';
 
 describe('seat lifecycle: activation on sign-up and expiry', () => {
-  let auth: AuthServerHarness;
-  let crew: CrewApiHarness;
-  let api: SponsorshipApiHarness;
-  let stack: SponsorshipStack | undefined;
+  const { auth, crew, api } = useSponsorshipStack();
   let partner: Credentials;
 
   beforeAll(async () => {
-    stack = await startSponsorshipStack();
-    ({ auth, crew, api } = stack);
     partner = await createPartner(api.auth, { memberLeft: true });
   }, 60_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  });
 
   async function provision(email: string, who: Credentials = partner, extra: object = {}): Promise<SeatBody> {
     const res = await api.call('POST', SEATS, who, { email, ...extra });

@@ -8,13 +8,7 @@ import {
   statusOf,
   type SeatBody,
 } from './support/fixtures';
-import {
-  PARTNER_B,
-  type Credentials,
-  type SponsorshipApiHarness,
-  startSponsorshipStack,
-  type SponsorshipStack,
-} from '../support/starters/sponsorship-api';
+import { PARTNER_B, type Credentials, useSponsorshipStack } from '../support/starters/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';
 
@@ -24,15 +18,12 @@ interface Page {
 }
 
 describe('GET /v1/partners/sponsorships', () => {
-  let api: SponsorshipApiHarness;
-  let stack: SponsorshipStack | undefined;
+  const { api } = useSponsorshipStack();
   /** 60 invited seats inserted as a block (every three share one invited_at), plus closed ones. */
   let partner: Credentials;
   let tag: string;
 
   beforeAll(async () => {
-    stack = await startSponsorshipStack();
-    api = stack.api;
     partner = await createPartner(api.auth);
     tag = fresh('l');
     await insertInvitedSeats(api.db, partner.id, tag, 60);
@@ -53,10 +44,6 @@ describe('GET /v1/partners/sponsorships', () => {
       [partner.id],
     );
   }, 60_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  });
 
   async function page(who: Credentials, query: string): Promise<Page> {
     const res = await api.call('GET', `${SEATS}${query}`, who);

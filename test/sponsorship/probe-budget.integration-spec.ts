@@ -1,6 +1,4 @@
 import { expectProblem } from '../support/problems';
-import type { CrewApiHarness } from '../support/starters/crew-api';
-import type { AuthServerHarness } from '../support/starters/auth-server';
 import {
   createConsentingMember,
   createPartner,
@@ -13,10 +11,9 @@ import {
 } from './support/fixtures';
 import {
   startSponsorshipApi,
-  startSponsorshipStack,
+  useSponsorshipStack,
   type Credentials,
   type SponsorshipApiHarness,
-  type SponsorshipStack,
 } from '../support/starters/sponsorship-api';
 
 /**
@@ -33,19 +30,7 @@ const BUDGET = 3;
 const DAY_S = 86_400;
 
 describe('sponsorship probe budget', () => {
-  let stack: SponsorshipStack | undefined;
-  let auth: AuthServerHarness;
-  let crew: CrewApiHarness;
-  let api: SponsorshipApiHarness;
-
-  beforeAll(async () => {
-    stack = await startSponsorshipStack({ SPONSORSHIP_PROBE_BUDGET_PER_DAY: String(BUDGET) });
-    ({ auth, crew, api } = stack);
-  }, 60_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  });
+  const { auth, crew, api } = useSponsorshipStack({ SPONSORSHIP_PROBE_BUDGET_PER_DAY: String(BUDGET) });
 
   const member = (name = 'Probe Target') => createConsentingMember(auth, crew, name);
 
@@ -203,7 +188,7 @@ describe('sponsorship probe budget', () => {
   });
 
   it('is one budget across replicas: a probe made through one is refused through the other, and a seat is charged once', async () => {
-    const second = await startSponsorshipApi(stack!.auth, {
+    const second = await startSponsorshipApi(auth, {
       SPONSORSHIP_PROBE_BUDGET_PER_DAY: String(BUDGET),
     });
     try {

@@ -1,4 +1,3 @@
-import type { CrewApiHarness } from '../support/starters/crew-api';
 import { expectInvalidFields, expectProblem } from '../support/problems';
 import {
   createPartner,
@@ -12,12 +11,7 @@ import {
   seatIdOf,
   statusOf,
 } from './support/fixtures';
-import {
-  type Credentials,
-  type SponsorshipApiHarness,
-  startSponsorshipStack,
-  type SponsorshipStack,
-} from '../support/starters/sponsorship-api';
+import { type Credentials, useSponsorshipStack } from '../support/starters/sponsorship-api';
 
 const RECONCILE = '/v1/partners/sponsorships/reconcile';
 
@@ -31,18 +25,7 @@ interface ReconcileBody {
 }
 
 describe('POST /v1/partners/sponsorships/reconcile', () => {
-  let crew: CrewApiHarness;
-  let api: SponsorshipApiHarness;
-  let stack: SponsorshipStack | undefined;
-
-  beforeAll(async () => {
-    stack = await startSponsorshipStack();
-    ({ crew, api } = stack);
-  }, 60_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  });
+  const { crew, api } = useSponsorshipStack();
 
   /** A partner of its own with `count` invited seats; `email(i)` and `ref(i)` name seat i. */
   async function partnerWithSeats(count: number) {

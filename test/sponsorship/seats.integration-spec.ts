@@ -1,6 +1,4 @@
-import type { CrewApiHarness } from '../support/starters/crew-api';
 import { expectInvalidFields, expectProblem } from '../support/problems';
-import type { AuthServerHarness } from '../support/starters/auth-server';
 import {
   createPartner,
   freshEmail,
@@ -17,31 +15,21 @@ import {
   startSponsorshipApi,
   type Credentials,
   type SponsorshipApiHarness,
-  startSponsorshipStack,
-  type SponsorshipStack,
+  useSponsorshipStack,
 } from '../support/starters/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';
 const DAY_MS = 86_400_000;
 
 describe('sponsorship seats: provision, get, remove', () => {
-  let auth: AuthServerHarness;
-  let crew: CrewApiHarness;
-  let api: SponsorshipApiHarness;
-  let stack: SponsorshipStack | undefined;
+  const { auth, crew, api } = useSponsorshipStack();
   let partner: Credentials;
   let other: Credentials;
 
   beforeAll(async () => {
-    stack = await startSponsorshipStack();
-    ({ auth, crew, api } = stack);
     partner = await createPartner(api.auth);
     other = await createPartner(api.auth);
   }, 60_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  });
 
   const provision = (body: unknown, who: Credentials = partner) => api.call('POST', SEATS, who, body);
 

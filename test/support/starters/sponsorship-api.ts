@@ -5,7 +5,7 @@ import { Pool } from 'pg';
 import { SPONSORSHIP_API } from '../../../apps/sponsorship-api/src/app.definition';
 import { SeatExpiryJob } from '../../../apps/sponsorship-api/src/seats/seat-expiry.job';
 import { resourceAppEnv, startCrewApi, type CrewApiHarness } from './crew-api';
-import { startAuthServer, type AuthServerHarness } from './auth-server';
+import { startAuthServer, startedLater, type AuthServerHarness } from './auth-server';
 import { request, type HttpResponse } from '../http';
 
 /** The sandbox partners' Basic credentials (decisions.md, Sandbox). */
@@ -135,4 +135,23 @@ export async function startSponsorshipStack(
     await close();
     throw err;
   }
+}
+
+/** The stack for the specs of one file (or describe block): started in its beforeAll, closed in its afterAll. */
+export function useSponsorshipStack(
+  env: Readonly<Record<string, string>> = {},
+  options: SponsorshipApiStartOptions = {},
+): Omit<SponsorshipStack, 'close'> {
+  let stack: SponsorshipStack | undefined;
+  beforeAll(async () => {
+    stack = await startSponsorshipStack(env, options);
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.close();
+  });
+  return {
+    auth: startedLater(() => stack?.auth),
+    crew: startedLater(() => stack?.crew),
+    api: startedLater(() => stack?.api),
+  };
 }
