@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from '../../scripts/lib/apps.cjs';
 import { eventually } from '../support/services';
-import type { AuthServerHarness } from '../support/starters/auth-server';
 import {
   attemptsOf,
   createPartner,
@@ -10,29 +9,17 @@ import {
   grantConsent,
   newEvent,
   newMember,
-  startDeliveryStack,
-  type DeliveryStack,
-  type DispatcherHarness,
+  useDeliveryStack,
 } from '../support/starters/webhook-dispatcher';
-import type { WebhookReceiver } from '../support/webhook-receiver';
 
 // `npm run deliveries -- list|show|redeliver` (issue 5, item 7), run as operators run it: the
 // script and the built CLI, against this run's database and RabbitMQ, while a dispatcher works.
 jest.setTimeout(60_000);
 
-let stack: DeliveryStack | undefined;
-let auth: AuthServerHarness;
-let dispatcher: DispatcherHarness;
-let receiver: WebhookReceiver;
-
-beforeAll(async () => {
-  // One retry a second after the first failure, then the delivery fails: quick to reach "failed".
-  stack = await startDeliveryStack({ WEBHOOK_RETRY_SCHEDULE: '1s', WEBHOOK_TIMEOUT_MS: '1000' });
-  ({ auth, dispatcher, receiver } = stack);
-});
-
-afterAll(async () => {
-  await stack?.close();
+// One retry a second after the first failure, then the delivery fails: quick to reach "failed".
+const { auth, dispatcher, receiver } = useDeliveryStack({
+  WEBHOOK_RETRY_SCHEDULE: '1s',
+  WEBHOOK_TIMEOUT_MS: '1000',
 });
 
 interface CliResult {

@@ -2,7 +2,6 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AUTH_CONSENTS_REVOKE } from '@svc/contracts';
 import Stripe from 'stripe';
 import { eventually } from '../support/services';
-import type { AuthServerHarness } from '../support/starters/auth-server';
 import {
   attemptsOf,
   createPartner,
@@ -10,11 +9,9 @@ import {
   grantConsent,
   newEvent,
   newMember,
-  startDeliveryStack,
-  type DeliveryStack,
-  type DispatcherHarness,
+  useDeliveryStack,
 } from '../support/starters/webhook-dispatcher';
-import type { ReceivedWebhook, WebhookReceiver } from '../support/webhook-receiver';
+import type { ReceivedWebhook } from '../support/webhook-receiver';
 
 // decisions.md (Webhooks). One dispatcher for the whole file, with a schedule in seconds and a
 // short attempt budget, so retries and timeouts are observable within the test's time.
@@ -22,21 +19,9 @@ jest.setTimeout(40_000);
 
 const stripe = new Stripe('sk_test_not_used');
 
-let stack: DeliveryStack | undefined;
-let auth: AuthServerHarness;
-let dispatcher: DispatcherHarness;
-let receiver: WebhookReceiver;
-
-beforeAll(async () => {
-  stack = await startDeliveryStack({
-    WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
-    WEBHOOK_TIMEOUT_MS: '1000',
-  });
-  ({ auth, dispatcher, receiver } = stack);
-});
-
-afterAll(async () => {
-  await stack?.close();
+const { auth, dispatcher, receiver } = useDeliveryStack({
+  WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
+  WEBHOOK_TIMEOUT_MS: '1000',
 });
 
 function header(request: ReceivedWebhook, name: string): string {

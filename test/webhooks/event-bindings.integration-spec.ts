@@ -6,37 +6,21 @@ import {
   parkingQueue,
 } from '../../apps/webhook-dispatcher/src/deliveries/webhook-queues';
 import { eventually } from '../support/services';
-import type { AuthServerHarness } from '../support/starters/auth-server';
 import {
   createPartner,
   deliveriesOf,
   grantConsent,
   newEvent,
   newMember,
-  startDeliveryStack,
-  type DeliveryStack,
-  type DispatcherHarness,
+  useDeliveryStack,
 } from '../support/starters/webhook-dispatcher';
 import { queueBindings } from './support/broker';
-import type { WebhookReceiver } from '../support/webhook-receiver';
 
 // crew.events also carries internal events (crew.member.registered, for the sponsorship work);
 // the dispatcher's queue must take only the webhook event types.
 jest.setTimeout(30_000);
 
-let stack: DeliveryStack | undefined;
-let auth: AuthServerHarness;
-let dispatcher: DispatcherHarness;
-let receiver: WebhookReceiver;
-
-beforeAll(async () => {
-  stack = await startDeliveryStack();
-  ({ auth, dispatcher, receiver } = stack);
-});
-
-afterAll(async () => {
-  await stack?.close();
-});
+const { auth, dispatcher, receiver } = useDeliveryStack();
 
 const eventBindings = async () =>
   (await queueBindings(auth.services.amqpUrl, EVENTS_QUEUE))

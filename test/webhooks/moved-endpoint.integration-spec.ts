@@ -1,5 +1,4 @@
 import { eventually } from '../support/services';
-import type { AuthServerHarness } from '../support/starters/auth-server';
 import {
   attemptsOf,
   createPartner,
@@ -7,11 +6,8 @@ import {
   grantConsent,
   newEvent,
   newMember,
-  startDeliveryStack,
-  type DeliveryStack,
-  type DispatcherHarness,
+  useDeliveryStack,
 } from '../support/starters/webhook-dispatcher';
-import type { WebhookReceiver } from '../support/webhook-receiver';
 
 // decisions.md (Webhooks): "a delivery target must be the partner's registered URL". A partner
 // that moves its endpoint while a delivery is being retried gets the retries at the new URL; the
@@ -19,22 +15,10 @@ import type { WebhookReceiver } from '../support/webhook-receiver';
 // the move is seen by the very next attempt.
 jest.setTimeout(40_000);
 
-let stack: DeliveryStack | undefined;
-let auth: AuthServerHarness;
-let dispatcher: DispatcherHarness;
-let receiver: WebhookReceiver;
-
-beforeAll(async () => {
-  stack = await startDeliveryStack({
-    WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
-    WEBHOOK_TIMEOUT_MS: '1000',
-    WEBHOOK_RECIPIENT_CACHE_TTL: '0s',
-  });
-  ({ auth, dispatcher, receiver } = stack);
-});
-
-afterAll(async () => {
-  await stack?.close();
+const { auth, dispatcher, receiver } = useDeliveryStack({
+  WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
+  WEBHOOK_TIMEOUT_MS: '1000',
+  WEBHOOK_RECIPIENT_CACHE_TTL: '0s',
 });
 
 it('retries at the URL the partner registers meanwhile, and the log shows where the delivery went', async () => {

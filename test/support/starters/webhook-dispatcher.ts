@@ -10,7 +10,7 @@ import {
   grantConsent,
   type AuthApp,
 } from '../factories/auth';
-import { startAuthServer, type AuthServerHarness } from './auth-server';
+import { startAuthServer, startedLater, type AuthServerHarness } from './auth-server';
 import { WebhookReceiver } from '../webhook-receiver';
 import { spawnApp, type AppProcess } from './app-process';
 
@@ -218,4 +218,20 @@ export function spawnDispatcher(
     LOG_LEVEL: 'info',
     ...env,
   });
+}
+
+/** The delivery stack for the specs of one file: started in its beforeAll, closed in its afterAll. */
+export function useDeliveryStack(env: Readonly<Record<string, string>> = {}): Omit<DeliveryStack, 'close'> {
+  let stack: DeliveryStack | undefined;
+  beforeAll(async () => {
+    stack = await startDeliveryStack(env);
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+  return {
+    auth: startedLater(() => stack?.auth),
+    dispatcher: startedLater(() => stack?.dispatcher),
+    receiver: startedLater(() => stack?.receiver),
+  };
 }
