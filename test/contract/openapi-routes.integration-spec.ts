@@ -5,7 +5,7 @@ import {
   PROBE_PATHS,
   ROUTES_OUTSIDE_API_DESCRIPTION,
 } from '@svc/contracts';
-import { APP_DEFINITIONS as definitions, servedRoutes } from '../integration/support/app-routes';
+import { APP_DEFINITIONS as definitions, servedRoutes } from '../support/app-routes';
 
 /** `GET /v1/partners/sponsorships/{}`: parameter names do not matter, their places do. */
 const key = (method: string, path: string) =>

@@ -1,10 +1,14 @@
 import { SANDBOX_MEMBERS } from '@svc/contracts';
-import { partner } from '../factories';
-import { addSeaTimeEntries, addVesselPeriods, createCrewMember, databaseToday } from '../factories/crew';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+import { partner } from '../support/factories';
+import {
+  addSeaTimeEntries,
+  addVesselPeriods,
+  createCrewMember,
+  databaseToday,
+} from '../support/factories/crew';
 import type { HttpResponse } from '../support/http';
-import { startCrewApi, type CrewApiHarness } from './support/crew-api';
-import { accessToken } from './support/tokens';
+import { useCrewApi } from '../support/starters/crew-api';
+import { accessToken } from '../support/oauth/tokens';
 
 /**
  * Conditional requests on the four crew-data endpoints (RFC 9110 §13, docs/rules.md Crew
@@ -15,23 +19,12 @@ import { accessToken } from './support/tokens';
  */
 jest.setTimeout(30_000);
 
-let auth: AuthServerHarness;
-let crew: CrewApiHarness;
+const { auth, crew } = useCrewApi();
 const ENDPOINTS = ['/v1/me', '/v1/me/sea-time', '/v1/me/sea-time/recent', '/v1/me/vessels'] as const;
-
-beforeAll(async () => {
-  auth = await startAuthServer();
-  crew = await startCrewApi(auth);
-}, 60_000);
-
-afterAll(async () => {
-  await crew?.close();
-  await auth?.close();
-});
 
 /** A fresh member with a small record and a token with every scope. */
 async function memberWithRecord() {
-  const member = await createCrewMember(crew.db);
+  const member = await createCrewMember(auth, crew);
   await addVesselPeriods(crew.db, member.user_id, 5);
   await addSeaTimeEntries(crew.db, member.user_id, 20, await databaseToday(crew.db));
   return { member, token: await accessToken(auth, member) };

@@ -1,11 +1,15 @@
 import { CREW_EVENTS_EXCHANGE, SANDBOX_MEMBERS, type EventType } from '@svc/contracts';
 import { RecordWriter } from '../../apps/crew-api/src/records/record-writer.service';
-import { addVesselPeriods, createCrewMember, databaseToday, type FactoryMember } from '../factories/crew';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+import {
+  addVesselPeriods,
+  createCrewMember,
+  databaseToday,
+  type FactoryMember,
+} from '../support/factories/crew';
 import { request } from '../support/http';
-import { startCrewApi, type CrewApiHarness } from './support/crew-api';
+import { useCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
 import { CrewEventsListener, outboxEvents, type OutboxRow } from './support/events';
-import { expectInvalidFields, expectProblem } from './support/problems';
+import { expectInvalidFields, expectProblem } from '../support/problems';
 
 /**
  * The internal records API (docs/rules.md, Record changes): token-protected, validated field by
@@ -15,20 +19,15 @@ import { expectInvalidFields, expectProblem } from './support/problems';
  */
 jest.setTimeout(30_000);
 
-let auth: AuthServerHarness;
-let crew: CrewApiHarness;
+const { auth, crew } = useCrewApi();
 let events: CrewEventsListener;
 
 beforeAll(async () => {
-  auth = await startAuthServer();
-  crew = await startCrewApi(auth);
   events = await CrewEventsListener.start(auth.services.amqpUrl);
 }, 60_000);
 
 afterAll(async () => {
   await events?.close();
-  await crew?.close();
-  await auth?.close();
 });
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -104,7 +103,7 @@ describe('authentication: Bearer <INTERNAL_API_TOKEN>', () => {
 
 describe('PATCH /internal/v1/crew/{user_id}/profile → user.profile.updated', () => {
   it('writes the fields given, echoes the profile and commits one event', async () => {
-    const member = await createCrewMember(crew.db, { role: 'Bosun', country: 'NO' });
+    const member = await createCrewMember(auth, crew, { role: 'Bosun', country: 'NO' });
     let res!: Awaited<ReturnType<CrewApiHarness['internal']>>;
     const types = await eventsOf(member, async () => {
       res = await crew.internal('PATCH', `/internal/v1/crew/${member.user_id}/profile`, {
@@ -132,7 +131,7 @@ describe('PATCH /internal/v1/crew/{user_id}/profile → user.profile.updated', (
   });
 
   it('changes nothing and announces nothing when the values are the same', async () => {
-    const member = await createCrewMember(crew.db, { role: 'Bosun' });
+    const member = await createCrewMember(auth, crew, { role: 'Bosun' });
     const before = await recordUpdatedAt(member.user_id);
     const types = await eventsOf(member, async () => {
       const res = await crew.internal('PATCH', `/internal/v1/crew/${member.user_id}/profile`, {
@@ -145,7 +144,7 @@ describe('PATCH /internal/v1/crew/{user_id}/profile → user.profile.updated', (
   });
 
   it('refuses invalid fields all at once (422), writing nothing and no event', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const before = await recordUpdatedAt(member.user_id);
     const types = await eventsOf(member, async () => {
       const res = await crew.internal('PATCH', `/internal/v1/crew/${member.user_id}/profile`, {
@@ -165,7 +164,7 @@ describe('PATCH /internal/v1/crew/{user_id}/profile → user.profile.updated', (
     [[], ['body']],
     ['"text"', ['body']],
   ])('refuses the body %p', async (body, fields) => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const res = await crew.internal('PATCH', `/internal/v1/crew/${member.user_id}/profile`, body);
     expectInvalidFields(res, fields);
   });
@@ -178,7 +177,7 @@ describe('PATCH /internal/v1/crew/{user_id}/profile → user.profile.updated', (
 
 describe('POST /internal/v1/crew/{user_id}/sea-time-entries → user.sea_time.updated', () => {
   it('creates the entry (201), echoes it and commits one event', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const today = await databaseToday(crew.db);
     let res!: Awaited<ReturnType<CrewApiHarness['internal']>>;
     const types = await eventsOf(member, async () => {
@@ -205,7 +204,7 @@ describe('POST /internal/v1/crew/{user_id}/sea-time-entries → user.sea_time.up
   });
 
   it('takes verified as false when absent', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const res = await crew.internal('POST', `/internal/v1/crew/${member.user_id}/sea-time-entries`, {
       date: '2024-02-29',
       days_at_sea: 0,
@@ -217,7 +216,7 @@ describe('POST /internal/v1/crew/{user_id}/sea-time-entries → user.sea_time.up
   });
 
   it('refuses invalid fields (422) and writes no event', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const types = await eventsOf(member, async () => {
       const res = await crew.internal('POST', `/internal/v1/crew/${member.user_id}/sea-time-entries`, {
         date: '2024-02-30',
@@ -241,7 +240,7 @@ describe('POST /internal/v1/crew/{user_id}/sea-time-entries → user.sea_time.up
 
 describe('vessel periods → user.vessels.updated (and user.sea_time.updated when vessels_served changes)', () => {
   it('POST adds a period (201) and echoes it; a new ship also changes the totals', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     let res!: Awaited<ReturnType<CrewApiHarness['internal']>>;
     const types = await eventsOf(member, async () => {
       res = await crew.internal('POST', `/internal/v1/crew/${member.user_id}/vessel-periods`, newPeriod);
@@ -276,7 +275,7 @@ describe('vessel periods → user.vessels.updated (and user.sea_time.updated whe
   });
 
   it('PATCH amends a period into version 2; changing its ship changes the totals too', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const [period] = await addVesselPeriods(crew.db, member.user_id, 3, { vessels: 2 });
     let res!: Awaited<ReturnType<CrewApiHarness['internal']>>;
     const roleOnly = await eventsOf(member, async () => {
@@ -312,7 +311,7 @@ describe('vessel periods → user.vessels.updated (and user.sea_time.updated whe
   });
 
   it('refuses invalid fields (422) and writes no event', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const types = await eventsOf(member, async () => {
       const res = await crew.internal('POST', `/internal/v1/crew/${member.user_id}/vessel-periods`, {
         imo: '9321484',
@@ -331,7 +330,7 @@ describe('vessel periods → user.vessels.updated (and user.sea_time.updated whe
   });
 
   it('rolls an amendment back when the stored period makes it invalid: no version, no event', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const [period] = await addVesselPeriods(crew.db, member.user_id, 1);
     const before = await recordUpdatedAt(member.user_id);
     const types = await eventsOf(member, async () => {
@@ -349,8 +348,8 @@ describe('vessel periods → user.vessels.updated (and user.sea_time.updated whe
   });
 
   it("answers 404 for an unknown period or another member's period", async () => {
-    const member = await createCrewMember(crew.db);
-    const other = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
+    const other = await createCrewMember(auth, crew);
     const [foreign] = await addVesselPeriods(crew.db, other.user_id, 1);
     for (const id of ['vp_unknown', foreign.id]) {
       const res = await crew.internal('PATCH', `/internal/v1/crew/${member.user_id}/vessel-periods/${id}`, {
@@ -364,7 +363,7 @@ describe('vessel periods → user.vessels.updated (and user.sea_time.updated whe
 
 describe('a write that fails after its change and its event were written', () => {
   it('rolls back both: no event is committed, the record keeps its time', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const before = await recordUpdatedAt(member.user_id);
     const writer = crew.app.get(RecordWriter, { strict: false });
     const types = await eventsOf(member, async () => {

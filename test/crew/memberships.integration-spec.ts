@@ -7,8 +7,7 @@ import {
   type ProblemBody,
 } from '@svc/contracts';
 import { RpcRemoteError } from '@svc/platform';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
-import { startCrewApi, type CrewApiHarness } from './support/crew-api';
+import { useCrewApi } from '../support/starters/crew-api';
 import { outboxEvents } from './support/events';
 
 const SAM = 'usr_sandbox_sam_lee';
@@ -18,18 +17,7 @@ const SAM = 'usr_sandbox_sam_lee';
  * sponsorship-api calls, against real PostgreSQL and RabbitMQ.
  */
 describe('crew-api memberships and member registration', () => {
-  let auth: AuthServerHarness;
-  let crew: CrewApiHarness;
-
-  beforeAll(async () => {
-    auth = await startAuthServer();
-    crew = await startCrewApi(auth, {}, { rpc: true });
-  }, 60_000);
-
-  afterAll(async () => {
-    await crew?.close();
-    await auth?.close();
-  });
+  const { auth, crew } = useCrewApi({}, { rpc: true });
 
   async function newMember(): Promise<{ user_id: string; email: string }> {
     const email = `Member-${randomBytes(4).toString('hex')}@Crew.Test`;

@@ -1,7 +1,6 @@
-import { createCrewMember } from '../factories/crew';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
-import { startCrewApi, type CrewApiHarness } from './support/crew-api';
-import { accessToken } from './support/tokens';
+import { createCrewMember } from '../support/factories/crew';
+import { useCrewApi } from '../support/starters/crew-api';
+import { accessToken } from '../support/oauth/tokens';
 
 /**
  * `GET /metrics` on crew-api's own port (Prometheus text format): the Node process metrics, HTTP
@@ -10,22 +9,11 @@ import { accessToken } from './support/tokens';
  */
 jest.setTimeout(30_000);
 
-let auth: AuthServerHarness;
-let crew: CrewApiHarness;
-
-beforeAll(async () => {
-  auth = await startAuthServer();
-  crew = await startCrewApi(auth, { RATE_LIMIT_PER_MINUTE: '3' });
-}, 60_000);
+const { auth, crew } = useCrewApi({ RATE_LIMIT_PER_MINUTE: '3' });
 
 // The sandbox partner's window is shared by every spec of the run (run in turn): start it empty.
 beforeEach(async () => {
   await auth.redis.del('ratelimit:{sandbox-partner}');
-});
-
-afterAll(async () => {
-  await crew?.close();
-  await auth?.close();
 });
 
 async function scrape(): Promise<string> {
@@ -48,7 +36,7 @@ function sample(text: string, name: string, labels: Record<string, string>): num
 
 describe('GET /metrics', () => {
   it('counts answers by route pattern and status, never by raw path', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const token = await accessToken(auth, member);
     expect((await crew.get('/v1/me', token)).status).toBe(200);
     expect((await crew.get('/v1/me/vessels/not-a-route-123', token)).status).toBe(404);
@@ -88,7 +76,7 @@ describe('GET /metrics', () => {
   });
 
   it('counts requests refused by the rate limiter, by window', async () => {
-    const member = await createCrewMember(crew.db);
+    const member = await createCrewMember(auth, crew);
     const token = await accessToken(auth, member);
     const before = sample(await scrape(), 'rate_limit_refusals_total', { window: 'minute' }) ?? 0;
     const statuses: number[] = [];

@@ -1,10 +1,9 @@
 import { SANDBOX_MEMBERS } from '@svc/contracts';
-import { partner } from '../factories';
-import { createCrewMember } from '../factories/crew';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
-import { startCrewApi, type CrewApiHarness } from './support/crew-api';
-import { expectProblem } from './support/problems';
-import { accessToken } from './support/tokens';
+import { partner } from '../support/factories';
+import { createUser } from '../support/factories/auth';
+import { useCrewApi } from '../support/starters/crew-api';
+import { expectProblem } from '../support/problems';
+import { accessToken } from '../support/oauth/tokens';
 
 /**
  * The four crew-data records of docs/rules.md (Resources) and docs/rules.md (Crew records), read
@@ -14,8 +13,7 @@ import { accessToken } from './support/tokens';
  */
 jest.setTimeout(30_000);
 
-let auth: AuthServerHarness;
-let crew: CrewApiHarness;
+const { auth, crew } = useCrewApi();
 const [alex, sam, jo] = SANDBOX_MEMBERS;
 const ENDPOINTS = ['/v1/me', '/v1/me/sea-time', '/v1/me/sea-time/recent', '/v1/me/vessels'] as const;
 /** One token per member, all three scopes, from sandbox-partner (alex.morgan's sponsor). */
@@ -24,15 +22,8 @@ const tokens = new Map<string, string>();
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 beforeAll(async () => {
-  auth = await startAuthServer();
-  crew = await startCrewApi(auth);
   for (const m of [alex, sam, jo]) tokens.set(m.user_id, await accessToken(auth, m));
 }, 60_000);
-
-afterAll(async () => {
-  await crew?.close();
-  await auth?.close();
-});
 
 const tokenOf = (m: { user_id: string }) => tokens.get(m.user_id)!;
 
@@ -273,7 +264,7 @@ describe('scopes and credentials (RFC 6750 §3.1, docs/rules.md)', () => {
   });
 
   it.each(ENDPOINTS)('%s for a member without a crew record → 404 not_found', async (path) => {
-    const member = await createCrewMember(crew.db, { crewRecord: false });
+    const member = await createUser(auth);
     const res = await crew.get(path, await accessToken(auth, member));
     expectProblem(res, 404, 'not_found');
   });

@@ -1,11 +1,11 @@
 import { SANDBOX_MEMBERS } from '@svc/contracts';
-import { eventually } from '../integration/support/services';
-import { TcpProxy } from '../integration/support/tcp-proxy';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+import { eventually } from '../support/services';
+import { TcpProxy } from '../support/tcp-proxy';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import type { HttpResponse } from '../support/http';
-import { spawnCrewApi, type CrewApiProcess } from './support/crew-api-process';
-import { expectProblem } from './support/problems';
-import { accessToken } from './support/tokens';
+import { spawnCrewApi, type CrewApiProcess } from '../support/starters/crew-api';
+import { expectProblem } from '../support/problems';
+import { accessToken } from '../support/oauth/tokens';
 
 /**
  * docs/rules.md's 503 `service_unavailable`: when crew-api's database or the token check

@@ -3,12 +3,11 @@ import {
   createCrewMember,
   type FactoryMember,
   type FactoryPeriod,
-} from '../factories/crew';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+} from '../support/factories/crew';
 import type { HttpResponse } from '../support/http';
-import { startCrewApi, type CrewApiHarness } from './support/crew-api';
-import { expectInvalidFields } from './support/problems';
-import { accessToken } from './support/tokens';
+import { useCrewApi } from '../support/starters/crew-api';
+import { expectInvalidFields } from '../support/problems';
+import { accessToken } from '../support/oauth/tokens';
 
 /**
  * `/v1/me/vessels` keyset pagination (docs/rules.md, Crew records): order period_start DESC then
@@ -18,8 +17,7 @@ import { accessToken } from './support/tokens';
  */
 jest.setTimeout(30_000);
 
-let auth: AuthServerHarness;
-let crew: CrewApiHarness;
+const { auth, crew } = useCrewApi();
 
 interface Page {
   user_id: string;
@@ -27,16 +25,6 @@ interface Page {
   vessels: FactoryPeriod[];
   next_cursor: string | null;
 }
-
-beforeAll(async () => {
-  auth = await startAuthServer();
-  crew = await startCrewApi(auth);
-}, 60_000);
-
-afterAll(async () => {
-  await crew?.close();
-  await auth?.close();
-});
 
 /** The decided order: period_start descending, then id descending (byte order). */
 function sorted(periods: readonly FactoryPeriod[]): FactoryPeriod[] {
@@ -83,7 +71,7 @@ async function memberWithPeriods(count: number): Promise<{
   periods: FactoryPeriod[];
   token: string;
 }> {
-  const member = await createCrewMember(crew.db);
+  const member = await createCrewMember(auth, crew);
   const periods = await addVesselPeriods(crew.db, member.user_id, count);
   return { member, periods, token: await accessToken(auth, member, { scope: 'vessels:read' }) };
 }

@@ -5,10 +5,9 @@ import {
   databaseToday,
   type FactoryEntry,
   type FactoryPeriod,
-} from '../factories/crew';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
-import { startCrewApi, type CrewApiHarness } from './support/crew-api';
-import { accessToken } from './support/tokens';
+} from '../support/factories/crew';
+import { useCrewApi } from '../support/starters/crew-api';
+import { accessToken } from '../support/oauth/tokens';
 
 /**
  * A member with 5,000 vessel periods and 5,000 sea-time entries (written with one INSERT …
@@ -18,8 +17,7 @@ import { accessToken } from './support/tokens';
  */
 jest.setTimeout(60_000);
 
-let auth: AuthServerHarness;
-let crew: CrewApiHarness;
+const { auth, crew } = useCrewApi();
 let token: string;
 let today: string;
 let periods: FactoryPeriod[];
@@ -29,19 +27,12 @@ const COUNT = 5000;
 const DAY_MS = 86_400_000;
 
 beforeAll(async () => {
-  auth = await startAuthServer();
-  crew = await startCrewApi(auth);
-  const member = await createCrewMember(crew.db);
+  const member = await createCrewMember(auth, crew);
   today = await databaseToday(crew.db);
   periods = await addVesselPeriods(crew.db, member.user_id, COUNT, { vessels: 8 });
   entries = await addSeaTimeEntries(crew.db, member.user_id, COUNT, today);
   token = await accessToken(auth, member);
 }, 60_000);
-
-afterAll(async () => {
-  await crew?.close();
-  await auth?.close();
-});
 
 const sum = (values: readonly number[]) => values.reduce((n, v) => n + v, 0);
 

@@ -4,8 +4,8 @@ import { Client } from 'pg';
 import { AUTH_WEBHOOK_RECIPIENTS_BATCH, AUTH_WEBHOOK_TARGET, type RpcContract } from '@svc/contracts';
 import { RpcClient, RpcRemoteError } from '@svc/platform';
 import { APPS, amqpUser, appConnections, pgRole } from '../../scripts/lib/credentials.cjs';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
-import { testServices } from '../integration/support/services';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { testServices } from '../support/services';
 
 /**
  * Least privilege between the apps, against this run's database and vhost as `npm test` provisions

@@ -7,7 +7,7 @@ import { DIST, NEST_APPS, ROOT } from '../../scripts/lib/apps.cjs';
 import { freePorts, waitForHttpOk } from '../../scripts/lib/net.cjs';
 import { startProcess, tail, type ProcessHandle } from '../../scripts/lib/procs.cjs';
 import { APP_SCHEMAS } from '@svc/contracts';
-import { testServices } from '../integration/support/services';
+import { testServices } from '../support/services';
 
 /**
  * The runtime the Dockerfile builds, without Docker: `npm ci --omit=dev` from the committed lock

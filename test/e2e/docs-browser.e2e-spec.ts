@@ -1,6 +1,6 @@
 import { buildOpenApiDocument } from '@svc/contracts';
 import type { Page } from 'playwright-core';
-import { launchBrowser, type Browser } from '../oauth/support/browser';
+import { launchBrowser, type Browser } from '../support/browser';
 import { request } from '../support/http';
 import { startSystem, type RunningSystem } from '../support/system';
 

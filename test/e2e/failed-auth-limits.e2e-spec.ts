@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { basicAuthorization } from '../factories';
+import { basicAuthorization } from '../support/factories';
 import { request, type HttpResponse } from '../support/http';
 import { startSystem, type RunningSystem } from '../support/system';
 import { A, authorize, BASIC_A, type TokenPair } from './support/scale-client';

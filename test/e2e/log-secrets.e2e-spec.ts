@@ -1,7 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { basicAuthorization, member, MEMBER_PASSWORD, partner, pkcePair, randomState } from '../factories';
-import { FormClient, parseForms } from '../oauth/support/forms';
+import {
+  basicAuthorization,
+  member,
+  MEMBER_PASSWORD,
+  partner,
+  pkcePair,
+  randomState,
+} from '../support/factories';
+import { FormClient, parseForms } from '../support/oauth/forms';
 import { startSystem, type RunningSystem } from '../support/system';
 
 /**

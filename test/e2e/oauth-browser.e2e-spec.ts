@@ -1,8 +1,8 @@
 import { SCOPE_DESCRIPTIONS, type Scope } from '@svc/contracts';
 import type { Page, Response as PageResponse } from 'playwright-core';
-import { member, MEMBER_PASSWORD, partner } from '../factories';
-import { launchBrowser, type Browser } from '../oauth/support/browser';
-import { loadOauth4webapi, type Oauth4webapi } from '../oauth/support/oauth4webapi';
+import { member, MEMBER_PASSWORD, partner } from '../support/factories';
+import { launchBrowser, type Browser } from '../support/browser';
+import { loadOauth4webapi, type Oauth4webapi } from '../support/oauth/oauth4webapi';
 import { startSystem, type RunningSystem } from '../support/system';
 
 /**

@@ -7,7 +7,7 @@ import { rateLimitKey } from '../../libs/security/src/rate-limit.script';
 import type { NestAppName } from '../../scripts/lib/apps.cjs';
 import { request, type HttpResponse } from '../support/http';
 import { startSystem, type RunningSystem } from '../support/system';
-import { WebhookReceiver } from '../webhooks/support/receiver';
+import { WebhookReceiver } from '../support/webhook-receiver';
 import {
   A,
   authorize,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Pool } from 'pg';
 import { ROOT } from '../../scripts/lib/apps.cjs';
 import { startSystem, type RunningSystem } from '../support/system';
-import { WebhookReceiver } from '../webhooks/support/receiver';
+import { WebhookReceiver } from '../support/webhook-receiver';
 import {
   KINDS,
   LoadGenerator,
@@ -20,7 +20,7 @@ import {
   PrivateRedis,
   type Dependency,
 } from './support/private-services';
-import { obtainTokenPairs, type TokenPair } from './support/tokens';
+import { obtainTokenPairs, type TokenPair } from '../support/oauth/token-pairs';
 
 /**
  * The fault matrix (issue 12, part 6): under steady mixed load through the gateway (crew reads

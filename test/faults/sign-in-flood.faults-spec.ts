@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ROOT } from '../../scripts/lib/apps.cjs';
-import { member, MEMBER_PASSWORD } from '../factories';
-import { FormClient } from '../oauth/support/forms';
+import { member, MEMBER_PASSWORD } from '../support/factories';
+import { FormClient } from '../support/oauth/forms';
 import { startSystem, TEST_PASSWORD_HASH_COST, type RunningSystem } from '../support/system';
 import { faultsDir, PrivatePostgres, PrivateRabbit, PrivateRedis } from './support/private-services';
 

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Module, Param, Post } from '@nestjs/co
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger, DependencyUnavailableError, PlatformModule, ValidationProblem } from '@svc/platform';
 import { Writable } from 'node:stream';
-import { startHttpApp } from './support/http-app';
+import { startHttpApp } from '../support/http-app';
 
 /** The platform's HTTP behaviour every app shares: Problem Details (RFC 7807) and X-Request-Id. */
 @Controller('things')

@@ -1,5 +1,5 @@
 import { findGatewayRoute, GATEWAY_OWN_PATHS, GATEWAY_ROUTES, PROBE_PATHS } from '@svc/contracts';
-import { APP_DEFINITIONS as definitions, servedRoutes } from './support/app-routes';
+import { APP_DEFINITIONS as definitions, servedRoutes } from '../support/app-routes';
 
 /**
  * The gateway's route table is the one source of truth: every route an app serves publicly must

@@ -14,8 +14,8 @@ import {
 } from '@svc/platform';
 import { AUTH_SERVER } from '../../apps/auth-server/src/app.definition';
 import { AUTH_SERVER_CONFIG } from '../../apps/auth-server/src/config';
-import { startHttpApp } from './support/http-app';
-import { testServices } from './support/services';
+import { startHttpApp } from '../support/http-app';
+import { testServices } from '../support/services';
 
 /**
  * One app asking another over RabbitMQ: crew-api's side is a probe controller on the platform's

@@ -1,7 +1,7 @@
 import { SCOPE_DESCRIPTIONS, type AuthorizeOutcome, type Scope } from '@svc/contracts';
-import { authorizeRequest, member, partner, pkcePair } from '../factories';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { decide, validate } from './support/flow';
+import { authorizeRequest, member, partner, pkcePair } from '../support/factories';
+import { useAuthServer } from '../support/starters/auth-server';
+import { decide, validate } from '../support/oauth/flow';
 
 /**
  * The authorization request (RFC 6749 §4.1.1, §4.1.2.1; RFC 7636 §4.3, §4.4.1; RFC 9207) as
@@ -11,18 +11,10 @@ import { decide, validate } from './support/flow';
  */
 jest.setTimeout(30_000);
 
-let auth: AuthServerHarness;
+const { auth } = useAuthServer();
 const A = partner('sandbox-partner');
 const B = partner('sandbox-partner-b');
 const alex = member('alex.morgan@sandbox.test');
-
-beforeAll(async () => {
-  auth = await startAuthServer();
-}, 60_000);
-
-afterAll(async () => {
-  await auth?.close();
-});
 
 function expectErrorPage(outcome: AuthorizeOutcome, codes: readonly string[] = ['invalid_request']) {
   expect(outcome.outcome).toBe('error_page');

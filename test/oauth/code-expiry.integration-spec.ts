@@ -1,7 +1,7 @@
-import { partner } from '../factories';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueCode } from './support/flow';
-import { expectOAuthError, expectTokenResponse, OAuthHttp } from './support/oauth-http';
+import { partner } from '../support/factories';
+import { useAuthServer } from '../support/starters/auth-server';
+import { issueCode } from '../support/oauth/flow';
+import { expectOAuthError, expectTokenResponse } from '../support/oauth/oauth-http';
 
 /**
  * An authorization code lives AUTH_CODE_TTL_SECONDS (60 s in the interface; 1 s here) and then is
@@ -10,18 +10,8 @@ import { expectOAuthError, expectTokenResponse, OAuthHttp } from './support/oaut
  */
 jest.setTimeout(30_000);
 
-let auth: AuthServerHarness;
-let http: OAuthHttp;
+const { auth, http } = useAuthServer({ AUTH_CODE_TTL_SECONDS: '1' });
 const A = partner('sandbox-partner');
-
-beforeAll(async () => {
-  auth = await startAuthServer({ AUTH_CODE_TTL_SECONDS: '1' });
-  http = new OAuthHttp(auth.url);
-}, 60_000);
-
-afterAll(async () => {
-  await auth?.close();
-});
 
 describe('code expiry (RFC 6749 §4.1.2)', () => {
   it('a code used within its lifetime is exchanged', async () => {

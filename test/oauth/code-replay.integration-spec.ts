@@ -1,7 +1,7 @@
-import { partner, pkcePair } from '../factories';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueCode } from './support/flow';
-import { expectOAuthError, expectTokenResponse, OAuthHttp } from './support/oauth-http';
+import { partner, pkcePair } from '../support/factories';
+import { useAuthServer } from '../support/starters/auth-server';
+import { issueCode } from '../support/oauth/flow';
+import { expectOAuthError, expectTokenResponse } from '../support/oauth/oauth-http';
 
 /**
  * Authorization codes are single-use (RFC 6749 §4.1.2, §10.5): a second use is invalid_grant and
@@ -9,18 +9,8 @@ import { expectOAuthError, expectTokenResponse, OAuthHttp } from './support/oaut
  */
 jest.setTimeout(30_000);
 
-let auth: AuthServerHarness;
-let http: OAuthHttp;
+const { auth, http } = useAuthServer();
 const A = partner('sandbox-partner');
-
-beforeAll(async () => {
-  auth = await startAuthServer();
-  http = new OAuthHttp(auth.url);
-}, 60_000);
-
-afterAll(async () => {
-  await auth?.close();
-});
 
 async function expectAccessDead(accessToken: string) {
   const res = await http.userinfo(accessToken);

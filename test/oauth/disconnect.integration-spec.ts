@@ -1,9 +1,9 @@
 import { AUTH_CONSENTS_LIST, AUTH_CONSENTS_REVOKE } from '@svc/contracts';
-import { member, partner } from '../factories';
+import { member, partner } from '../support/factories';
 import type { HttpResponse } from '../support/http';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueCode, issueTokens } from './support/flow';
-import { expectOAuthError, expectTokenResponse, OAuthHttp, scopeSet } from './support/oauth-http';
+import { useAuthServer } from '../support/starters/auth-server';
+import { issueCode, issueTokens } from '../support/oauth/flow';
+import { expectOAuthError, expectTokenResponse, scopeSet } from '../support/oauth/oauth-http';
 
 /**
  * The member disconnects a partner (docs/rules.md, States and transitions: "All tokens of that client for that
@@ -11,22 +11,12 @@ import { expectOAuthError, expectTokenResponse, OAuthHttp, scopeSet } from './su
  */
 jest.setTimeout(60_000);
 
-let auth: AuthServerHarness;
-let http: OAuthHttp;
+const { auth, http } = useAuthServer();
 const A = partner('sandbox-partner');
 const B = partner('sandbox-partner-b');
 const alex = member('alex.morgan@sandbox.test');
 const sam = member('sam.lee@sandbox.test');
 const jo = member('jo.kim@sandbox.test');
-
-beforeAll(async () => {
-  auth = await startAuthServer();
-  http = new OAuthHttp(auth.url);
-}, 60_000);
-
-afterAll(async () => {
-  await auth?.close();
-});
 
 const list = (userId: string) => auth.rpc.call(AUTH_CONSENTS_LIST, { user_id: userId });
 const disconnect = (userId: string, clientId: string) =>

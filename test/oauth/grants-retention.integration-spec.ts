@@ -4,9 +4,9 @@ import {
   EXPIRED_GRANT_GRACE_SECONDS,
   GrantsPruner,
 } from '../../apps/auth-server/src/retention/grants-pruner';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueCode, issueTokens, type IssuedTokens } from './support/flow';
-import { expectOAuthError, OAuthHttp } from './support/oauth-http';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { issueCode, issueTokens, type IssuedTokens } from '../support/oauth/flow';
+import { expectOAuthError, OAuthHttp } from '../support/oauth/oauth-http';
 
 /**
  * auth-server's pruning of expired grants, against real PostgreSQL: codes and token pairs a day

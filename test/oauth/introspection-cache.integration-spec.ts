@@ -8,12 +8,12 @@ import {
 } from '@svc/contracts';
 import { PlatformModule, RedisModule, RpcModule } from '@svc/platform';
 import { BearerAuth, Principal, SecurityModule } from '@svc/security';
-import { member, partner, tokenDigest, unknownToken } from '../factories';
-import { startHttpApp } from '../integration/support/http-app';
+import { member, partner, tokenDigest, unknownToken } from '../support/factories';
+import { startHttpApp } from '../support/http-app';
 import { request, type HttpResponse } from '../support/http';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueCode, issueTokens } from './support/flow';
-import { expectTokenResponse, OAuthHttp } from './support/oauth-http';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { issueCode, issueTokens } from '../support/oauth/flow';
+import { expectTokenResponse, OAuthHttp } from '../support/oauth/oauth-http';
 
 /**
  * A revoked token fails on the very next request even though a resource app had its live answer

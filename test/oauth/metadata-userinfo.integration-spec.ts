@@ -1,9 +1,8 @@
 import { SCOPES } from '@svc/contracts';
-import { member, partner, unknownToken } from '../factories';
+import { member, partner, unknownToken } from '../support/factories';
 import { request } from '../support/http';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueTokens } from './support/flow';
-import { OAuthHttp } from './support/oauth-http';
+import { useAuthServer } from '../support/starters/auth-server';
+import { issueTokens } from '../support/oauth/flow';
 
 /**
  * GET /.well-known/oauth-authorization-server (RFC 8414 §2-3) and GET /oauth/userinfo
@@ -11,19 +10,9 @@ import { OAuthHttp } from './support/oauth-http';
  */
 jest.setTimeout(30_000);
 
-let auth: AuthServerHarness;
-let http: OAuthHttp;
+const { auth, http } = useAuthServer();
 const A = partner('sandbox-partner');
 const alex = member('alex.morgan@sandbox.test');
-
-beforeAll(async () => {
-  auth = await startAuthServer();
-  http = new OAuthHttp(auth.url);
-}, 60_000);
-
-afterAll(async () => {
-  await auth?.close();
-});
 
 describe('authorization server metadata (RFC 8414)', () => {
   it('describes the server at its well-known URI (§3.2), with endpoints under the issuer', async () => {

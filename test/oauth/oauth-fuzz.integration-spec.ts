@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import type { AuthorizeOutcome } from '@svc/contracts';
-import { basicAuthorization, codeVerifier, partner, pkcePair, unknownToken } from '../factories';
+import { basicAuthorization, codeVerifier, partner, pkcePair, unknownToken } from '../support/factories';
 import { request, type HttpResponse } from '../support/http';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { startConsentUi, type ConsentUiHarness } from './support/consent-ui';
-import type { FormClient } from './support/forms';
-import { validate } from './support/flow';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { startConsentUi, type ConsentUiHarness } from '../support/starters/consent-ui';
+import type { FormClient } from '../support/oauth/forms';
+import { validate } from '../support/oauth/flow';
 
 /**
  * Property-based: random and malformed requests to POST /oauth/token, POST /oauth/revoke,

@@ -5,10 +5,10 @@ import {
   PartnersService,
 } from '../../apps/auth-server/src/partners/partners.service';
 import { TokensService } from '../../apps/auth-server/src/tokens/tokens.service';
-import { authorizeRequest, member } from '../factories';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueTokens, validate } from './support/flow';
-import { expectOAuthError, OAuthHttp } from './support/oauth-http';
+import { authorizeRequest, member } from '../support/factories';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { issueTokens, validate } from '../support/oauth/flow';
+import { expectOAuthError, OAuthHttp } from '../support/oauth/oauth-http';
 
 /**
  * An operator suspends a partner (`partners suspend`): every live token of the partner ends at

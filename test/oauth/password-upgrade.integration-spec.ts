@@ -1,8 +1,8 @@
 import { randomBytes, scryptSync } from 'node:crypto';
 import { UsersRepository } from '../../apps/auth-server/src/users/users.repository';
 import { UsersService } from '../../apps/auth-server/src/users/users.service';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { startConsentUi, type ConsentUiHarness } from './support/consent-ui';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { startConsentUi, type ConsentUiHarness } from '../support/starters/consent-ui';
 
 /**
  * Password hashes stored under older scrypt parameters (the service hashed at N=2^15 before the

@@ -1,24 +1,14 @@
 import { REFRESH_RACE_WINDOW_MS } from '../../apps/auth-server/src/tokens/tokens.service';
-import { partner } from '../factories';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueTokens } from './support/flow';
-import { expectOAuthError, expectTokenResponse, OAuthHttp } from './support/oauth-http';
+import { partner } from '../support/factories';
+import { useAuthServer } from '../support/starters/auth-server';
+import { issueTokens } from '../support/oauth/flow';
+import { expectOAuthError, expectTokenResponse } from '../support/oauth/oauth-http';
 
 /** REFRESH_TOKEN_REUSE_GRACE_SECONDS=0 disables the grace: the previous token is reuse too. */
 jest.setTimeout(30_000);
 
-let auth: AuthServerHarness;
-let http: OAuthHttp;
+const { auth, http } = useAuthServer({ REFRESH_TOKEN_REUSE_GRACE_SECONDS: '0' });
 const A = partner('sandbox-partner');
-
-beforeAll(async () => {
-  auth = await startAuthServer({ REFRESH_TOKEN_REUSE_GRACE_SECONDS: '0' });
-  http = new OAuthHttp(auth.url);
-}, 60_000);
-
-afterAll(async () => {
-  await auth?.close();
-});
 
 it('the previous token presented again after the race window ends the family', async () => {
   const { tokens: a } = await issueTokens(auth.rpc, http);

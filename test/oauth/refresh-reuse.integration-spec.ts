@@ -1,8 +1,8 @@
 import { REFRESH_RACE_WINDOW_MS } from '../../apps/auth-server/src/tokens/tokens.service';
-import { partner, type TokenResponse } from '../factories';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueTokens } from './support/flow';
-import { expectOAuthError, expectTokenResponse, OAuthHttp } from './support/oauth-http';
+import { partner, type TokenResponse } from '../support/factories';
+import { useAuthServer } from '../support/starters/auth-server';
+import { issueTokens } from '../support/oauth/flow';
+import { expectOAuthError, expectTokenResponse } from '../support/oauth/oauth-http';
 
 /**
  * Refresh-token reuse detection (RFC 9700 §4.14.2, issue 13): a rotated refresh token presented
@@ -18,18 +18,8 @@ jest.setTimeout(30_000);
 const GRACE_SECONDS = 4;
 /** Past the race window, well inside the grace. */
 const AFTER_RACE_WINDOW_MS = REFRESH_RACE_WINDOW_MS + 300;
-let auth: AuthServerHarness;
-let http: OAuthHttp;
+const { auth, http } = useAuthServer({ REFRESH_TOKEN_REUSE_GRACE_SECONDS: String(GRACE_SECONDS) });
 const A = partner('sandbox-partner');
-
-beforeAll(async () => {
-  auth = await startAuthServer({ REFRESH_TOKEN_REUSE_GRACE_SECONDS: String(GRACE_SECONDS) });
-  http = new OAuthHttp(auth.url);
-}, 60_000);
-
-afterAll(async () => {
-  await auth?.close();
-});
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

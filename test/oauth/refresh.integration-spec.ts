@@ -1,7 +1,7 @@
-import { partner } from '../factories';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueTokens } from './support/flow';
-import { expectOAuthError, expectTokenResponse, OAuthHttp, scopeSet } from './support/oauth-http';
+import { partner } from '../support/factories';
+import { useAuthServer } from '../support/starters/auth-server';
+import { issueTokens } from '../support/oauth/flow';
+import { expectOAuthError, expectTokenResponse, scopeSet } from '../support/oauth/oauth-http';
 
 /**
  * grant_type=refresh_token (RFC 6749 §6; docs/rules.md, Authentication): every use rotates the
@@ -10,18 +10,8 @@ import { expectOAuthError, expectTokenResponse, OAuthHttp, scopeSet } from './su
  */
 jest.setTimeout(30_000);
 
-let auth: AuthServerHarness;
-let http: OAuthHttp;
+const { auth, http } = useAuthServer();
 const A = partner('sandbox-partner');
-
-beforeAll(async () => {
-  auth = await startAuthServer();
-  http = new OAuthHttp(auth.url);
-}, 60_000);
-
-afterAll(async () => {
-  await auth?.close();
-});
 
 describe('rotation (RFC 6749 §6; RFC 9700 §4.14.2)', () => {
   it('issues a new pair and revokes the old access and refresh tokens', async () => {

@@ -1,8 +1,8 @@
-import { partner, unknownToken } from '../factories';
+import { partner, unknownToken } from '../support/factories';
 import type { HttpResponse } from '../support/http';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueTokens } from './support/flow';
-import { expectOAuthError, expectTokenResponse, OAuthHttp } from './support/oauth-http';
+import { useAuthServer } from '../support/starters/auth-server';
+import { issueTokens } from '../support/oauth/flow';
+import { expectOAuthError, expectTokenResponse } from '../support/oauth/oauth-http';
 
 /**
  * POST /oauth/revoke (RFC 7009): any token of a family (the pairs of one code) revokes all of them (§2.1), the answer is always
@@ -10,19 +10,9 @@ import { expectOAuthError, expectTokenResponse, OAuthHttp } from './support/oaut
  */
 jest.setTimeout(30_000);
 
-let auth: AuthServerHarness;
-let http: OAuthHttp;
+const { auth, http } = useAuthServer();
 const A = partner('sandbox-partner');
 const B = partner('sandbox-partner-b');
-
-beforeAll(async () => {
-  auth = await startAuthServer();
-  http = new OAuthHttp(auth.url);
-}, 60_000);
-
-afterAll(async () => {
-  await auth?.close();
-});
 
 function expectEmpty200(res: HttpResponse) {
   expect({ status: res.status, text: res.text }).toEqual({ status: 200, text: '' });

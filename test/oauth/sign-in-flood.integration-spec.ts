@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { UsersService } from '../../apps/auth-server/src/users/users.service';
 import { SIGN_IN_LIMITS } from '../../apps/auth-server/src/users/sign-in-throttle';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { startConsentUi, type ConsentUiHarness } from './support/consent-ui';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { startConsentUi, type ConsentUiHarness } from '../support/starters/consent-ui';
 
 /**
  * Issue 13: the per-address bucket across accounts refuses an address's sign-ins before scrypt

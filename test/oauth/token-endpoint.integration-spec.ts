@@ -1,8 +1,8 @@
-import { codeVerifier, partner, pkcePair, s256, unknownToken } from '../factories';
+import { codeVerifier, partner, pkcePair, s256, unknownToken } from '../support/factories';
 import { request } from '../support/http';
-import { startAuthServer, type AuthServerHarness } from './support/auth-server';
-import { issueCode, issueTokens } from './support/flow';
-import { expectOAuthError, expectTokenResponse, OAuthHttp, scopeSet } from './support/oauth-http';
+import { useAuthServer } from '../support/starters/auth-server';
+import { issueCode, issueTokens } from '../support/oauth/flow';
+import { expectOAuthError, expectTokenResponse, scopeSet } from '../support/oauth/oauth-http';
 
 /**
  * POST /oauth/token (RFC 6749 §4.1.3, §5, §6; RFC 7636 §4.5-4.6): the token response and every
@@ -10,19 +10,9 @@ import { expectOAuthError, expectTokenResponse, OAuthHttp, scopeSet } from './su
  */
 jest.setTimeout(30_000);
 
-let auth: AuthServerHarness;
-let http: OAuthHttp;
+const { auth, http } = useAuthServer();
 const A = partner('sandbox-partner');
 const B = partner('sandbox-partner-b');
-
-beforeAll(async () => {
-  auth = await startAuthServer();
-  http = new OAuthHttp(auth.url);
-}, 60_000);
-
-afterAll(async () => {
-  await auth?.close();
-});
 
 describe('token response (RFC 6749 §5.1)', () => {
   it('exchanges a code for exactly access_token, token_type Bearer, expires_in 3600, refresh_token, scope; no-store', async () => {

@@ -16,8 +16,8 @@ import Redis from 'ioredis';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { startHttpApp } from '../integration/support/http-app';
-import { eventually, testServices } from '../integration/support/services';
+import { startHttpApp } from '../support/http-app';
+import { eventually, testServices } from '../support/services';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-topologies';
 
 /**

@@ -25,8 +25,8 @@ import type Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { SIGN_IN_LIMITS, SignInThrottle } from '../../apps/auth-server/src/users/sign-in-throttle';
 import { rateLimitKey } from '../../libs/security/src/rate-limit.script';
-import { startHttpApp } from '../integration/support/http-app';
-import { eventually, testServices } from '../integration/support/services';
+import { startHttpApp } from '../support/http-app';
+import { eventually, testServices } from '../support/services';
 import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../support/redis-topologies';
 
 /**

@@ -1,9 +1,9 @@
 import { SPONSORSHIP_MEMBER_SPONSORSHIPS } from '@svc/contracts';
-import { launchBrowser } from '../oauth/support/browser';
-import { startConsentUi, type ConsentUiHarness } from '../oauth/support/consent-ui';
-import { MEMBER_PASSWORD } from '../factories';
+import { launchBrowser } from '../support/browser';
+import { startConsentUi, type ConsentUiHarness } from '../support/starters/consent-ui';
+import { MEMBER_PASSWORD } from '../support/factories';
 import { createPartner, seatOf, statusOf } from './support/fixtures';
-import { PARTNER, startSponsorshipStack, type SponsorshipStack } from './support/sponsorship-api';
+import { PARTNER, startSponsorshipStack, type SponsorshipStack } from '../support/starters/sponsorship-api';
 
 /**
  * The crew member sees who sponsors them: their account page (`/account/connections`) lists
@@ -70,7 +70,7 @@ describe('account page: the member’s sponsorships', () => {
 
   it('lists the sandbox sponsor and a new partner’s seat with since and until, and keeps it listed once removed', async () => {
     const api = stack!.api;
-    const partner = await createPartner(api.db);
+    const partner = await createPartner(api.auth);
     const expiresAt = new Date(Date.now() + 200 * 86_400_000);
     expiresAt.setUTCMilliseconds(0);
     const provisioned = await api.call('POST', SEATS, partner, {

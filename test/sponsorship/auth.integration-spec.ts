@@ -1,5 +1,4 @@
-import { expectProblem } from '../crew/support/problems';
-import type { AuthServerHarness } from '../oauth/support/auth-server';
+import { expectProblem } from '../support/problems';
 import type { HttpResponse } from '../support/http';
 import { createPartner, freshEmail, seatCount, sha256Hex, statusOf } from './support/fixtures';
 import {
@@ -9,9 +8,8 @@ import {
   SUSPENDED,
   type Credentials,
   type SponsorshipApiHarness,
-  startSponsorshipStack,
-  type SponsorshipStack,
-} from './support/sponsorship-api';
+  useSponsorshipStack,
+} from '../support/starters/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';
 const CHALLENGE = 'Basic realm="partners"';
@@ -34,18 +32,7 @@ function expectUnauthorized(res: HttpResponse): void {
 }
 
 describe('sponsorship-api: Basic authentication and the partner program', () => {
-  let auth: AuthServerHarness;
-  let api: SponsorshipApiHarness;
-  let stack: SponsorshipStack | undefined;
-
-  beforeAll(async () => {
-    stack = await startSponsorshipStack();
-    ({ auth, api } = stack);
-  }, 60_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  });
+  const { auth, api } = useSponsorshipStack();
 
   describe('401 invalid_token with WWW-Authenticate: Basic realm="partners"', () => {
     it.each(ENDPOINTS)('%s %s without credentials', async (method, path, body) => {
@@ -103,7 +90,7 @@ describe('sponsorship-api: Basic authentication and the partner program', () => 
     });
 
     it('for a partner outside the sponsorship program', async () => {
-      const outsider = await createPartner(api.db, { sponsorship: false });
+      const outsider = await createPartner(api.auth, { sponsorship: false });
       expectProblem(await api.call('GET', SEATS, outsider), 403, 'insufficient_scope');
       expectProblem(
         await api.call('POST', SEATS, outsider, { email: freshEmail('outsider') }),
@@ -145,7 +132,7 @@ describe('sponsorship-api: Basic authentication and the partner program', () => 
     }
 
     it('refuses a rotated secret within seconds (401), and the new secret works at once', async () => {
-      const partner = await createPartner(api.db);
+      const partner = await createPartner(api.auth);
       expect((await api.call('GET', SEATS, partner)).status).toBe(200);
       const rotated: Credentials = { id: partner.id, secret: `${partner.secret}-rotated` };
       await api.db.query(`UPDATE auth.partners SET secret_digest = $2 WHERE client_id = $1`, [
@@ -159,7 +146,7 @@ describe('sponsorship-api: Basic authentication and the partner program', () => 
     }, 15_000);
 
     it('refuses a partner suspended meanwhile within seconds (403)', async () => {
-      const partner = await createPartner(api.db);
+      const partner = await createPartner(api.auth);
       expect((await api.call('GET', SEATS, partner)).status).toBe(200);
       await api.db.query(`UPDATE auth.partners SET suspended = true WHERE client_id = $1`, [partner.id]);
       await refusedWithin(7_000, () => api.call('GET', SEATS, partner), 403);
@@ -187,7 +174,7 @@ describe('sponsorship-api: Basic authentication and the partner program', () => 
     }
 
     it('carries the headers on every 200, does not count 401s, and answers the sixth call with 429 and Retry-After', async () => {
-      const partner = await createPartner(limited.db, { memberLeft: true });
+      const partner = await createPartner(limited.auth, { memberLeft: true });
       for (let i = 0; i < 3; i += 1) {
         expectUnauthorized(await limited.call('GET', SEATS, { id: partner.id, secret: 'wrong' }));
       }
@@ -227,7 +214,7 @@ describe('sponsorship-api: Basic authentication and the partner program', () => 
     });
 
     it('counts a 403 and carries the headers on it', async () => {
-      const suspended = await createPartner(limited.db, { suspended: true });
+      const suspended = await createPartner(limited.auth, { suspended: true });
       const first = await limited.call('GET', SEATS, suspended);
       expectProblem(first, 403, 'insufficient_scope');
       expect(limits(first)).toMatchObject({ limit: '5', remaining: '4' });
@@ -236,7 +223,7 @@ describe('sponsorship-api: Basic authentication and the partner program', () => 
     });
 
     it('meters member-left like the seat endpoints (shared per-partner buckets)', async () => {
-      const partner = await createPartner(limited.db, { memberLeft: true });
+      const partner = await createPartner(limited.auth, { memberLeft: true });
       await limited.call('GET', SEATS, partner);
       const res = await limited.call('POST', '/v1/partners/members/left', partner, {
         user_id: 'usr_nobody_here',

@@ -1,4 +1,3 @@
-import type { AuthServerHarness } from '../oauth/support/auth-server';
 import {
   connectPartner,
   createConsentingMember,
@@ -10,12 +9,7 @@ import {
   type Member,
   type SeatBody,
 } from './support/fixtures';
-import {
-  startSponsorshipStack,
-  type Credentials,
-  type SponsorshipApiHarness,
-  type SponsorshipStack,
-} from './support/sponsorship-api';
+import { useSponsorshipStack, type Credentials } from '../support/starters/sponsorship-api';
 
 /**
  * A seat names its crew member (`crew_name`) only to a partner the member has connected (OAuth
@@ -28,18 +22,7 @@ jest.setTimeout(60_000);
 const SEATS = '/v1/partners/sponsorships';
 
 describe('sponsorship seats: crew_name only with the member’s consent', () => {
-  let stack: SponsorshipStack | undefined;
-  let auth: AuthServerHarness;
-  let api: SponsorshipApiHarness;
-
-  beforeAll(async () => {
-    stack = await startSponsorshipStack();
-    ({ auth, api } = stack);
-  }, 60_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  });
+  const { auth, crew, api } = useSponsorshipStack();
 
   /** Every way the partner can see this seat: get, the list (filtered to its status) and the provision replay. */
   async function namesSeenBy(partner: Credentials, seat: SeatBody): Promise<(string | null)[]> {
@@ -67,8 +50,8 @@ describe('sponsorship seats: crew_name only with the member’s consent', () => 
   }
 
   it('answers a provision of a crew member’s address active but without the name, everywhere, until the member connects', async () => {
-    const partner = await createPartner(api.db);
-    const member = await createConsentingMember(api.db, 'Ines Duarte');
+    const partner = await createPartner(api.auth);
+    const member = await createConsentingMember(auth, crew, 'Ines Duarte');
     const seat = await provisionMember(partner, member);
     expect(seat).toMatchObject({ status: 'active', email: member.email, crew_name: null });
     expect(await namesSeenBy(partner, seat)).toEqual([null, null, null]);
@@ -83,9 +66,9 @@ describe('sponsorship seats: crew_name only with the member’s consent', () => 
   });
 
   it('names the member to the partner they connected, and to no other partner', async () => {
-    const partner = await createPartner(api.db);
-    const other = await createPartner(api.db);
-    const member = await createConsentingMember(api.db, 'Tomas Lind');
+    const partner = await createPartner(api.auth);
+    const other = await createPartner(api.auth);
+    const member = await createConsentingMember(auth, crew, 'Tomas Lind');
     const seat = await provisionMember(partner, member);
     const otherSeat = await provisionMember(other, member);
 
@@ -96,16 +79,16 @@ describe('sponsorship seats: crew_name only with the member’s consent', () => 
   });
 
   it('names the member in the provision answer itself when they had connected the partner before', async () => {
-    const partner = await createPartner(api.db);
-    const member = await createConsentingMember(api.db, 'Aiko Sato');
+    const partner = await createPartner(api.auth);
+    const member = await createConsentingMember(auth, crew, 'Aiko Sato');
     await connectPartner(auth, member, partner);
     const seat = await provisionMember(partner, member);
     expect(seat).toMatchObject({ status: 'active', crew_name: 'Aiko Sato' });
   });
 
   it('withholds the name again once the member disconnects the partner (DELETE answer included)', async () => {
-    const partner = await createPartner(api.db);
-    const member = await createConsentingMember(api.db, 'Lena Brandt');
+    const partner = await createPartner(api.auth);
+    const member = await createConsentingMember(auth, crew, 'Lena Brandt');
     const seat = await provisionMember(partner, member);
     await connectPartner(auth, member, partner);
     expect(await namesSeenBy(partner, seat)).toEqual(['Lena Brandt', 'Lena Brandt', 'Lena Brandt']);
@@ -119,8 +102,8 @@ describe('sponsorship seats: crew_name only with the member’s consent', () => 
   });
 
   it('names the member again after they connect the partner anew', async () => {
-    const partner = await createPartner(api.db);
-    const member = await createConsentingMember(api.db, 'Omar Haddad');
+    const partner = await createPartner(api.auth);
+    const member = await createConsentingMember(auth, crew, 'Omar Haddad');
     const seat = await provisionMember(partner, member);
     await connectPartner(auth, member, partner);
     await disconnectPartner(auth, member, partner);
@@ -130,9 +113,9 @@ describe('sponsorship seats: crew_name only with the member’s consent', () => 
   });
 
   it('names exactly the connected members on a page of seats', async () => {
-    const partner = await createPartner(api.db);
+    const partner = await createPartner(api.auth);
     const members = await Promise.all(
-      ['Ada One', 'Ben Two', 'Cy Three', 'Di Four'].map((name) => createConsentingMember(api.db, name)),
+      ['Ada One', 'Ben Two', 'Cy Three', 'Di Four'].map((name) => createConsentingMember(auth, crew, name)),
     );
     for (const m of members) await provisionMember(partner, m);
     await connectPartner(auth, members[1], partner);

@@ -1,6 +1,6 @@
-import { startCrewApi, type CrewApiHarness } from '../crew/support/crew-api';
-import { expectProblem } from '../crew/support/problems';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
+import { expectProblem } from '../support/problems';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import {
   createPartner,
   fresh,
@@ -15,7 +15,11 @@ import {
   type MembershipRow,
   type SeatBody,
 } from './support/fixtures';
-import { startSponsorshipApi, type Credentials, type SponsorshipApiHarness } from './support/sponsorship-api';
+import {
+  startSponsorshipApi,
+  type Credentials,
+  type SponsorshipApiHarness,
+} from '../support/starters/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';
 const LEFT = '/v1/partners/members/left';
@@ -36,7 +40,7 @@ describe('sponsorship-api when crew-api cannot write premium', () => {
     auth = await startAuthServer();
     crew = await startCrewApi(auth, {}, { rpc: true });
     api = await startSponsorshipApi(auth, { RPC_TIMEOUT_MS: '1500' });
-    partner = await createPartner(api.db, { memberLeft: true });
+    partner = await createPartner(auth, { memberLeft: true });
   }, 60_000);
 
   afterAll(async () => {

@@ -1,5 +1,3 @@
-import type { CrewApiHarness } from '../crew/support/crew-api';
-import type { AuthServerHarness } from '../oauth/support/auth-server';
 import {
   createPartner,
   eventually,
@@ -17,29 +15,18 @@ import {
 import {
   startSponsorshipApi,
   type Credentials,
-  type SponsorshipApiHarness,
-  startSponsorshipStack,
-  type SponsorshipStack,
-} from './support/sponsorship-api';
+  useSponsorshipStack,
+} from '../support/starters/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';
 
 describe('seat lifecycle: activation on sign-up and expiry', () => {
-  let auth: AuthServerHarness;
-  let crew: CrewApiHarness;
-  let api: SponsorshipApiHarness;
-  let stack: SponsorshipStack | undefined;
+  const { auth, crew, api } = useSponsorshipStack();
   let partner: Credentials;
 
   beforeAll(async () => {
-    stack = await startSponsorshipStack();
-    ({ auth, crew, api } = stack);
-    partner = await createPartner(api.db, { memberLeft: true });
+    partner = await createPartner(api.auth, { memberLeft: true });
   }, 60_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  });
 
   async function provision(email: string, who: Credentials = partner, extra: object = {}): Promise<SeatBody> {
     const res = await api.call('POST', SEATS, who, { email, ...extra });
@@ -92,9 +79,9 @@ describe('seat lifecycle: activation on sign-up and expiry', () => {
     it('activates the oldest invitation only; a cancelled or expired one stays closed', async () => {
       const email = freshEmail('contested');
       const [a, b, c] = [
-        await createPartner(api.db),
-        await createPartner(api.db),
-        await createPartner(api.db),
+        await createPartner(api.auth),
+        await createPartner(api.auth),
+        await createPartner(api.auth),
       ];
       const cancelled = await provision(email, a);
       await api.call('DELETE', `${SEATS}/${cancelled.sponsorship_id}`, a);
@@ -165,7 +152,7 @@ describe('seat lifecycle: activation on sign-up and expiry', () => {
     it('closes each due seat exactly once when two replicas run the job at the same time', async () => {
       const other = await startSponsorshipApi(auth);
       try {
-        const bulk = await createPartner(api.db);
+        const bulk = await createPartner(api.auth);
         const tag = fresh('e');
         await insertInvitedSeats(api.db, bulk.id, tag, 250);
         const members = await Promise.all([1, 2, 3].map(() => registerMember(crew, freshEmail('replica'))));
@@ -202,7 +189,7 @@ describe('seat lifecycle: activation on sign-up and expiry', () => {
 
   describe('ended and cancelled are final', () => {
     it('an ended seat stays ended through DELETE, member-left, reconcile and the expiry job', async () => {
-      const own = await createPartner(api.db, { memberLeft: true });
+      const own = await createPartner(api.auth, { memberLeft: true });
       const member = await registerMember(crew, freshEmail('final'));
       const seat = await provision(member.email, own, { external_ref: `final-${fresh('')}` });
       await makeDue([seat.sponsorship_id]);

@@ -1,4 +1,4 @@
-import { expectInvalidFields } from '../crew/support/problems';
+import { expectInvalidFields } from '../support/problems';
 import {
   createPartner,
   fresh,
@@ -8,13 +8,7 @@ import {
   statusOf,
   type SeatBody,
 } from './support/fixtures';
-import {
-  PARTNER_B,
-  type Credentials,
-  type SponsorshipApiHarness,
-  startSponsorshipStack,
-  type SponsorshipStack,
-} from './support/sponsorship-api';
+import { PARTNER_B, type Credentials, useSponsorshipStack } from '../support/starters/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';
 
@@ -24,16 +18,13 @@ interface Page {
 }
 
 describe('GET /v1/partners/sponsorships', () => {
-  let api: SponsorshipApiHarness;
-  let stack: SponsorshipStack | undefined;
+  const { api } = useSponsorshipStack();
   /** 60 invited seats inserted as a block (every three share one invited_at), plus closed ones. */
   let partner: Credentials;
   let tag: string;
 
   beforeAll(async () => {
-    stack = await startSponsorshipStack();
-    api = stack.api;
-    partner = await createPartner(api.db);
+    partner = await createPartner(api.auth);
     tag = fresh('l');
     await insertInvitedSeats(api.db, partner.id, tag, 60);
     // Seats 1, 5, 9, … cancelled, 4, 8, … ended: the status filter's material.
@@ -53,10 +44,6 @@ describe('GET /v1/partners/sponsorships', () => {
       [partner.id],
     );
   }, 60_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  });
 
   async function page(who: Credentials, query: string): Promise<Page> {
     const res = await api.call('GET', `${SEATS}${query}`, who);
@@ -142,12 +129,12 @@ describe('GET /v1/partners/sponsorships', () => {
       [PARTNER_B.id, b.map((s) => s.sponsorship_id)],
     );
     expect(Number(rows[0].n)).toBe(0);
-    const empty = await createPartner(api.db);
+    const empty = await createPartner(api.auth);
     expect(await page(empty, '')).toEqual({ items: [], next_cursor: null });
   });
 
   it('gives no duplicates and no gaps while seats are being provisioned during the scan; new seats appear at the top', async () => {
-    const busy = await createPartner(api.db);
+    const busy = await createPartner(api.auth);
     const busyTag = fresh('b');
     await insertInvitedSeats(api.db, busy.id, busyTag, 25);
     const before = await expectedOrder(busy.id);

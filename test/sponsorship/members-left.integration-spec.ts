@@ -1,5 +1,5 @@
-import type { CrewApiHarness } from '../crew/support/crew-api';
-import { expectInvalidFields, expectProblem } from '../crew/support/problems';
+import type { CrewApiHarness } from '../support/starters/crew-api';
+import { expectInvalidFields, expectProblem } from '../support/problems';
 import {
   createPartner,
   freshEmail,
@@ -17,7 +17,7 @@ import {
   type SponsorshipApiHarness,
   startSponsorshipStack,
   type SponsorshipStack,
-} from './support/sponsorship-api';
+} from '../support/starters/sponsorship-api';
 
 const LEFT = '/v1/partners/members/left';
 const SEATS = '/v1/partners/sponsorships';
@@ -38,7 +38,7 @@ describe('POST /v1/partners/members/left', () => {
   beforeAll(async () => {
     stack = await startSponsorshipStack();
     ({ crew, api } = stack);
-    flagged = await createPartner(api.db, { memberLeft: true });
+    flagged = await createPartner(api.auth, { memberLeft: true });
   }, 60_000);
 
   afterAll(async () => {
@@ -183,7 +183,7 @@ describe('POST /v1/partners/members/left', () => {
   });
 
   it("never closes another partner's seat of the member", async () => {
-    const elsewhere = await createPartner(api.db);
+    const elsewhere = await createPartner(api.auth);
     const { member, seat } = await sponsored(elsewhere);
     expect(await left({ user_id: member.user_id })).toEqual({
       user_id: member.user_id,
@@ -208,7 +208,7 @@ describe('POST /v1/partners/members/left', () => {
   });
 
   it('ends the seat without downgrading when the premium is not this seat’s (another partner sponsors the member)', async () => {
-    const first = await createPartner(api.db);
+    const first = await createPartner(api.auth);
     const { member, seat: firstSeat } = await sponsored(first);
     const res = await api.call('POST', SEATS, flagged, { email: member.email });
     expect(statusOf(res)).toMatchObject({ status: 201 });

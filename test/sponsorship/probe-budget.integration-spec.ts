@@ -1,4 +1,4 @@
-import { expectProblem } from '../crew/support/problems';
+import { expectProblem } from '../support/problems';
 import {
   createConsentingMember,
   createPartner,
@@ -11,11 +11,10 @@ import {
 } from './support/fixtures';
 import {
   startSponsorshipApi,
-  startSponsorshipStack,
+  useSponsorshipStack,
   type Credentials,
   type SponsorshipApiHarness,
-  type SponsorshipStack,
-} from './support/sponsorship-api';
+} from '../support/starters/sponsorship-api';
 
 /**
  * The probe budget: a seat whose provision found a crew member and that closes within 24 h of
@@ -31,19 +30,9 @@ const BUDGET = 3;
 const DAY_S = 86_400;
 
 describe('sponsorship probe budget', () => {
-  let stack: SponsorshipStack | undefined;
-  let api: SponsorshipApiHarness;
+  const { auth, crew, api } = useSponsorshipStack({ SPONSORSHIP_PROBE_BUDGET_PER_DAY: String(BUDGET) });
 
-  beforeAll(async () => {
-    stack = await startSponsorshipStack({ SPONSORSHIP_PROBE_BUDGET_PER_DAY: String(BUDGET) });
-    ({ api } = stack);
-  }, 60_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  });
-
-  const member = (name = 'Probe Target') => createConsentingMember(api.db, name);
+  const member = (name = 'Probe Target') => createConsentingMember(auth, crew, name);
 
   async function provision(partner: Credentials, email: string, extra: object = {}): Promise<SeatBody> {
     const res = await api.call('POST', SEATS, partner, { email, ...extra });
@@ -78,7 +67,7 @@ describe('sponsorship probe budget', () => {
   }
 
   it('refuses every new provision once the budget is spent, member or not: 429 with Retry-After, nothing created', async () => {
-    const partner = await createPartner(api.db);
+    const partner = await createPartner(api.auth);
     const live = await provision(partner, freshEmail('live'));
     for (let i = 0; i < BUDGET - 1; i += 1) await probe(partner);
     // One short of the budget: still open, for members and everyone else.
@@ -112,7 +101,7 @@ describe('sponsorship probe budget', () => {
   });
 
   it('never counts addresses that belong to no crew member, however many are provisioned and removed', async () => {
-    const partner = await createPartner(api.db);
+    const partner = await createPartner(api.auth);
     for (let i = 0; i < BUDGET * 3; i += 1) {
       await remove(partner, await provision(partner, freshEmail('nobody')));
     }
@@ -122,7 +111,7 @@ describe('sponsorship probe budget', () => {
   });
 
   it('counts only members’ seats closed within 24 h of provisioning; kept seats and later closes never count', async () => {
-    const partner = await createPartner(api.db);
+    const partner = await createPartner(api.auth);
     // Kept: never a probe.
     await provision(partner, (await member()).email);
     // Closed 25 h after provisioning: the partner held the seat for more than a day.
@@ -140,7 +129,7 @@ describe('sponsorship probe budget', () => {
   });
 
   it('counts a member’s seat cancelled by reconcile, ended by member-left, or ended by a term under a day', async () => {
-    const partner = await createPartner(api.db, { memberLeft: true });
+    const partner = await createPartner(api.auth, { memberLeft: true });
     const keep = await provision(partner, (await member()).email);
 
     const byReconcile = await provision(partner, (await member()).email);
@@ -176,7 +165,7 @@ describe('sponsorship probe budget', () => {
   });
 
   it('opens again when the oldest probe leaves the 24 h window, and Retry-After says when', async () => {
-    const partner = await createPartner(api.db);
+    const partner = await createPartner(api.auth);
     for (let i = 0; i < BUDGET; i += 1) await probe(partner);
     // The probes happened almost a day ago: the oldest leaves the window within seconds.
     await api.db.query(
@@ -199,11 +188,11 @@ describe('sponsorship probe budget', () => {
   });
 
   it('is one budget across replicas: a probe made through one is refused through the other, and a seat is charged once', async () => {
-    const second = await startSponsorshipApi(stack!.auth, {
+    const second = await startSponsorshipApi(auth, {
       SPONSORSHIP_PROBE_BUDGET_PER_DAY: String(BUDGET),
     });
     try {
-      const partner = await createPartner(api.db);
+      const partner = await createPartner(api.auth);
       for (let i = 0; i < BUDGET - 1; i += 1) await probe(partner);
       const last = await provision(partner, (await member()).email);
       // Both replicas remove the same seat at once: it is closed, and charged, once.

@@ -1,5 +1,4 @@
-import type { CrewApiHarness } from '../crew/support/crew-api';
-import { expectInvalidFields, expectProblem } from '../crew/support/problems';
+import { expectInvalidFields, expectProblem } from '../support/problems';
 import {
   createPartner,
   fresh,
@@ -12,12 +11,7 @@ import {
   seatIdOf,
   statusOf,
 } from './support/fixtures';
-import {
-  type Credentials,
-  type SponsorshipApiHarness,
-  startSponsorshipStack,
-  type SponsorshipStack,
-} from './support/sponsorship-api';
+import { type Credentials, useSponsorshipStack } from '../support/starters/sponsorship-api';
 
 const RECONCILE = '/v1/partners/sponsorships/reconcile';
 
@@ -31,22 +25,11 @@ interface ReconcileBody {
 }
 
 describe('POST /v1/partners/sponsorships/reconcile', () => {
-  let crew: CrewApiHarness;
-  let api: SponsorshipApiHarness;
-  let stack: SponsorshipStack | undefined;
-
-  beforeAll(async () => {
-    stack = await startSponsorshipStack();
-    ({ crew, api } = stack);
-  }, 60_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  });
+  const { crew, api } = useSponsorshipStack();
 
   /** A partner of its own with `count` invited seats; `email(i)` and `ref(i)` name seat i. */
   async function partnerWithSeats(count: number) {
-    const partner = await createPartner(api.db);
+    const partner = await createPartner(api.auth);
     const tag = fresh('r');
     await insertInvitedSeats(api.db, partner.id, tag, count);
     const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => from + k);
@@ -221,7 +204,7 @@ describe('POST /v1/partners/sponsorships/reconcile', () => {
   });
 
   it('drops the premium of an active seat it cancels', async () => {
-    const partner = await createPartner(api.db);
+    const partner = await createPartner(api.auth);
     const member = await registerMember(crew, freshEmail('reconciled'));
     const kept = await registerMember(crew, freshEmail('kept'));
     const gone = (

@@ -1,6 +1,4 @@
-import type { CrewApiHarness } from '../crew/support/crew-api';
-import { expectInvalidFields, expectProblem } from '../crew/support/problems';
-import type { AuthServerHarness } from '../oauth/support/auth-server';
+import { expectInvalidFields, expectProblem } from '../support/problems';
 import {
   createPartner,
   freshEmail,
@@ -17,31 +15,21 @@ import {
   startSponsorshipApi,
   type Credentials,
   type SponsorshipApiHarness,
-  startSponsorshipStack,
-  type SponsorshipStack,
-} from './support/sponsorship-api';
+  useSponsorshipStack,
+} from '../support/starters/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';
 const DAY_MS = 86_400_000;
 
 describe('sponsorship seats: provision, get, remove', () => {
-  let auth: AuthServerHarness;
-  let crew: CrewApiHarness;
-  let api: SponsorshipApiHarness;
-  let stack: SponsorshipStack | undefined;
+  const { auth, crew, api } = useSponsorshipStack();
   let partner: Credentials;
   let other: Credentials;
 
   beforeAll(async () => {
-    stack = await startSponsorshipStack();
-    ({ auth, crew, api } = stack);
-    partner = await createPartner(api.db);
-    other = await createPartner(api.db);
+    partner = await createPartner(api.auth);
+    other = await createPartner(api.auth);
   }, 60_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  });
 
   const provision = (body: unknown, who: Credentials = partner) => api.call('POST', SEATS, who, body);
 
@@ -309,7 +297,7 @@ describe('sponsorship seats: provision, get, remove', () => {
 
     beforeAll(async () => {
       limited = await startSponsorshipApi(auth, { SEAT_QUOTA: '2' });
-      small = await createPartner(limited.db);
+      small = await createPartner(limited.auth);
     }, 30_000);
 
     afterAll(async () => {
@@ -332,7 +320,7 @@ describe('sponsorship seats: provision, get, remove', () => {
     });
 
     it('holds under concurrent provisions: never more live seats than the quota', async () => {
-      const crowd = await createPartner(limited.db);
+      const crowd = await createPartner(limited.auth);
       const answers = await Promise.all(
         Array.from({ length: 6 }, () => limited.call('POST', SEATS, crowd, { email: freshEmail('rush') })),
       );

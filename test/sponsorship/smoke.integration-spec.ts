@@ -1,22 +1,7 @@
-import {
-  PARTNER,
-  type SponsorshipApiHarness,
-  startSponsorshipStack,
-  type SponsorshipStack,
-} from './support/sponsorship-api';
+import { PARTNER, useSponsorshipStack } from '../support/starters/sponsorship-api';
 
 describe('sponsorship-api smoke', () => {
-  let api: SponsorshipApiHarness;
-  let stack: SponsorshipStack | undefined;
-
-  beforeAll(async () => {
-    stack = await startSponsorshipStack();
-    api = stack.api;
-  }, 60_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  });
+  const { api } = useSponsorshipStack();
 
   it('lists the sandbox seats of sandbox-partner', async () => {
     const res = await api.call('GET', '/v1/partners/sponsorships', PARTNER);

@@ -4,7 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { eventually } from '../integration/support/services';
+import { eventually } from './services';
 
 /**
  * Private Redis topologies for the integration tier: a three-primary Redis Cluster and a

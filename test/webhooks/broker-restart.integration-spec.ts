@@ -1,11 +1,18 @@
 import { CREW_EVENTS_EXCHANGE } from '@svc/contracts';
+import { OutboxRepository, TransactionRunner } from '@svc/platform';
 import { Pool } from 'pg';
-import { eventually } from '../integration/support/services';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
-import { createPartner, grantConsent, newEvent, newMember } from './support/dispatcher';
-import { spawnDispatcher, type DispatcherProcess } from './support/dispatcher-process';
+import { eventually } from '../support/services';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import {
+  createPartner,
+  grantConsent,
+  newEvent,
+  newMember,
+  spawnDispatcher,
+} from '../support/starters/webhook-dispatcher';
+import type { AppProcess } from '../support/starters/app-process';
 import { PrivateBroker } from './support/private-broker';
-import { WebhookReceiver } from './support/receiver';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 // Issue 5, "a RabbitMQ restart loses no pending delivery": RabbitMQ is stopped and started while a
 // burst of record events goes through an outbox. The broker is a private node of this test (the
@@ -20,7 +27,7 @@ const WRITE_EVERY_MS = 20;
 
 let broker: PrivateBroker;
 let auth: AuthServerHarness;
-let dispatcher: DispatcherProcess | undefined;
+let dispatcher: AppProcess | undefined;
 let receiver: WebhookReceiver;
 let db: Pool;
 
@@ -43,10 +50,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('RabbitMQ stopped and started during a burst of events', () => {
   it('delivers every event at least once', async () => {
-    const userId = await newMember(db);
+    const userId = await newMember(auth);
     const path = '/through-restart';
-    const partner = await createPartner(db, { webhookUrl: receiver.endpoint(path) });
-    await grantConsent(db, userId, partner.clientId, ['profile:read']);
+    const partner = await createPartner(auth, { webhookUrl: receiver.endpoint(path) });
+    await grantConsent(auth, userId, partner.clientId, ['profile:read']);
     dispatcher = await spawnDispatcher(auth, 'broker-restart', {
       AMQP_URL: broker.url,
       WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
@@ -57,13 +64,11 @@ describe('RabbitMQ stopped and started during a burst of events', () => {
     // a committed change writes it; the relay in auth-server publishes them to crew.events.
     const events = Array.from({ length: EVENTS }, () => newEvent('user.profile.updated', userId));
     const writtenAt: number[] = [];
+    const outbox = auth.app.get(OutboxRepository);
+    const transactions = auth.app.get(TransactionRunner);
     const burst = (async () => {
       for (const event of events) {
-        await db.query(
-          `INSERT INTO auth.outbox_messages (message_id, exchange, routing_key, payload)
-           VALUES ($1, $2, $3, $4)`,
-          [event.id, CREW_EVENTS_EXCHANGE, event.type, JSON.stringify(event)],
-        );
+        await transactions.run((tx) => outbox.addEvent(tx, CREW_EVENTS_EXCHANGE, event));
         writtenAt.push(Date.now());
         await sleep(WRITE_EVERY_MS);
       }

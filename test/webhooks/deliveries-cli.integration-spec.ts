@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from '../../scripts/lib/apps.cjs';
-import { eventually } from '../integration/support/services';
-import type { AuthServerHarness } from '../oauth/support/auth-server';
+import { eventually } from '../support/services';
 import {
   attemptsOf,
   createPartner,
@@ -10,29 +9,17 @@ import {
   grantConsent,
   newEvent,
   newMember,
-  startDeliveryStack,
-  type DeliveryStack,
-  type DispatcherHarness,
-} from './support/dispatcher';
-import type { WebhookReceiver } from './support/receiver';
+  useDeliveryStack,
+} from '../support/starters/webhook-dispatcher';
 
 // `npm run deliveries -- list|show|redeliver` (issue 5, item 7), run as operators run it: the
 // script and the built CLI, against this run's database and RabbitMQ, while a dispatcher works.
 jest.setTimeout(60_000);
 
-let stack: DeliveryStack | undefined;
-let auth: AuthServerHarness;
-let dispatcher: DispatcherHarness;
-let receiver: WebhookReceiver;
-
-beforeAll(async () => {
-  // One retry a second after the first failure, then the delivery fails: quick to reach "failed".
-  stack = await startDeliveryStack({ WEBHOOK_RETRY_SCHEDULE: '1s', WEBHOOK_TIMEOUT_MS: '1000' });
-  ({ auth, dispatcher, receiver } = stack);
-});
-
-afterAll(async () => {
-  await stack?.close();
+// One retry a second after the first failure, then the delivery fails: quick to reach "failed".
+const { auth, dispatcher, receiver } = useDeliveryStack({
+  WEBHOOK_RETRY_SCHEDULE: '1s',
+  WEBHOOK_TIMEOUT_MS: '1000',
 });
 
 interface CliResult {
@@ -69,12 +56,12 @@ const noStack = (r: CliResult) => expect(`${r.stdout}${r.stderr}`).not.toMatch(/
 
 /** A partner whose endpoint fails twice, then answers 204; its first delivery ends failed. */
 async function failedDelivery(label: string) {
-  const userId = await newMember(dispatcher.db);
+  const userId = await newMember(auth);
   const endpoint = `/cli-${label}`;
-  const partner = await createPartner(dispatcher.db, {
+  const partner = await createPartner(auth, {
     webhookUrl: receiver.endpoint(endpoint, (n) => (n <= 2 ? 500 : 204)),
   });
-  await grantConsent(dispatcher.db, userId, partner.clientId, ['profile:read']);
+  await grantConsent(auth, userId, partner.clientId, ['profile:read']);
   const event = newEvent('user.profile.updated', userId);
   await dispatcher.publish(event);
   const [delivery] = await eventually(async () => {
@@ -248,12 +235,12 @@ describe('npm run deliveries', () => {
     }
 
     // A delivery still on its retry schedule is left to its own series.
-    const userId = await newMember(dispatcher.db);
+    const userId = await newMember(auth);
     const endpoint = '/cli-pending';
-    const partner = await createPartner(dispatcher.db, {
+    const partner = await createPartner(auth, {
       webhookUrl: receiver.endpoint(endpoint, () => 'hang'),
     });
-    await grantConsent(dispatcher.db, userId, partner.clientId, ['profile:read']);
+    await grantConsent(auth, userId, partner.clientId, ['profile:read']);
     const event = newEvent('user.profile.updated', userId);
     await dispatcher.publish(event);
     const [pending] = await eventually(async () => {

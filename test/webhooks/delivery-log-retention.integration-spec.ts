@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { dataSourceOptions, Sql } from '@svc/platform';
 import { DataSource } from 'typeorm';
 import { DeliveriesRepository } from '../../apps/webhook-dispatcher/src/deliveries/deliveries.repository';
-import { testServices } from '../integration/support/services';
+import { testServices } from '../support/services';
 
 /**
  * Delivery log retention against real PostgreSQL (the dispatcher's schema as its migrations

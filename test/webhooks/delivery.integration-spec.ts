@@ -1,8 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AUTH_CONSENTS_REVOKE } from '@svc/contracts';
 import Stripe from 'stripe';
-import { eventually } from '../integration/support/services';
-import type { AuthServerHarness } from '../oauth/support/auth-server';
+import { eventually } from '../support/services';
 import {
   attemptsOf,
   createPartner,
@@ -10,11 +9,9 @@ import {
   grantConsent,
   newEvent,
   newMember,
-  startDeliveryStack,
-  type DeliveryStack,
-  type DispatcherHarness,
-} from './support/dispatcher';
-import type { ReceivedWebhook, WebhookReceiver } from './support/receiver';
+  useDeliveryStack,
+} from '../support/starters/webhook-dispatcher';
+import type { ReceivedWebhook } from '../support/webhook-receiver';
 
 // docs/rules.md (Webhooks). One dispatcher for the whole file, with a schedule in seconds and a
 // short attempt budget, so retries and timeouts are observable within the test's time.
@@ -22,21 +19,9 @@ jest.setTimeout(40_000);
 
 const stripe = new Stripe('sk_test_not_used');
 
-let stack: DeliveryStack | undefined;
-let auth: AuthServerHarness;
-let dispatcher: DispatcherHarness;
-let receiver: WebhookReceiver;
-
-beforeAll(async () => {
-  stack = await startDeliveryStack({
-    WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
-    WEBHOOK_TIMEOUT_MS: '1000',
-  });
-  ({ auth, dispatcher, receiver } = stack);
-});
-
-afterAll(async () => {
-  await stack?.close();
+const { auth, dispatcher, receiver } = useDeliveryStack({
+  WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
+  WEBHOOK_TIMEOUT_MS: '1000',
 });
 
 function header(request: ReceivedWebhook, name: string): string {
@@ -70,16 +55,16 @@ function stripeVerifies(request: ReceivedWebhook, secret: string): { id: string;
 
 describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
   it('delivers the canonical body, signed, to each consenting partner with the scope, and to no other', async () => {
-    const userId = await newMember(dispatcher.db);
+    const userId = await newMember(auth);
     const pathA = '/fanout-a';
-    const a = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(pathA) });
+    const a = await createPartner(auth, { webhookUrl: receiver.endpoint(pathA) });
     const pathB = '/fanout-b';
-    const b = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(pathB) });
+    const b = await createPartner(auth, { webhookUrl: receiver.endpoint(pathB) });
     const pathC = '/fanout-suspended';
-    const c = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(pathC), suspended: true });
-    await grantConsent(dispatcher.db, userId, a.clientId, ['profile:read', 'seatime:read']);
-    await grantConsent(dispatcher.db, userId, b.clientId, ['vessels:read']);
-    await grantConsent(dispatcher.db, userId, c.clientId, ['profile:read']);
+    const c = await createPartner(auth, { webhookUrl: receiver.endpoint(pathC), suspended: true });
+    await grantConsent(auth, userId, a.clientId, ['profile:read', 'seatime:read']);
+    await grantConsent(auth, userId, b.clientId, ['vessels:read']);
+    await grantConsent(auth, userId, c.clientId, ['profile:read']);
 
     const event = newEvent('user.profile.updated', userId);
     await dispatcher.publish(event);
@@ -119,12 +104,12 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
   });
 
   it('retries a failing receiver on the schedule: fails twice, then 3 attempts with the same event, each freshly signed', async () => {
-    const userId = await newMember(dispatcher.db);
+    const userId = await newMember(auth);
     const path = '/flaky';
-    const p = await createPartner(dispatcher.db, {
+    const p = await createPartner(auth, {
       webhookUrl: receiver.endpoint(path, (n) => (n <= 2 ? 503 : 200)),
     });
-    await grantConsent(dispatcher.db, userId, p.clientId, ['seatime:read']);
+    await grantConsent(auth, userId, p.clientId, ['seatime:read']);
     const event = newEvent('user.sea_time.updated', userId);
     await dispatcher.publish(event);
 
@@ -154,10 +139,10 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
   });
 
   it('gives up after 6 attempts and marks the delivery failed', async () => {
-    const userId = await newMember(dispatcher.db);
+    const userId = await newMember(auth);
     const path = '/always-500';
-    const p = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(path, () => 500) });
-    await grantConsent(dispatcher.db, userId, p.clientId, ['vessels:read']);
+    const p = await createPartner(auth, { webhookUrl: receiver.endpoint(path, () => 500) });
+    await grantConsent(auth, userId, p.clientId, ['vessels:read']);
     const event = newEvent('user.vessels.updated', userId);
     await dispatcher.publish(event);
 
@@ -176,12 +161,12 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
   });
 
   it('counts a receiver that never answers as a failed attempt (the budget covers the whole exchange)', async () => {
-    const userId = await newMember(dispatcher.db);
+    const userId = await newMember(auth);
     const path = '/hangs-once';
-    const p = await createPartner(dispatcher.db, {
+    const p = await createPartner(auth, {
       webhookUrl: receiver.endpoint(path, (n) => (n === 1 ? 'hang' : 204)),
     });
-    await grantConsent(dispatcher.db, userId, p.clientId, ['profile:read']);
+    await grantConsent(auth, userId, p.clientId, ['profile:read']);
     const event = newEvent('user.profile.updated', userId);
     await dispatcher.publish(event);
 
@@ -196,10 +181,10 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
   });
 
   it('signs with both secrets while a secret is being rotated (current and next)', async () => {
-    const userId = await newMember(dispatcher.db);
+    const userId = await newMember(auth);
     const path = '/rotating';
-    const p = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(path), secrets: 2 });
-    await grantConsent(dispatcher.db, userId, p.clientId, ['profile:read']);
+    const p = await createPartner(auth, { webhookUrl: receiver.endpoint(path), secrets: 2 });
+    await grantConsent(auth, userId, p.clientId, ['profile:read']);
     const event = newEvent('user.profile.updated', userId);
     await dispatcher.publish(event);
 
@@ -215,12 +200,12 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
   });
 
   it('sends user.consent.revoked only to the partner it names, without a consent', async () => {
-    const userId = await newMember(dispatcher.db);
+    const userId = await newMember(auth);
     const namedPath = '/revoked-named';
-    const named = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(namedPath) });
+    const named = await createPartner(auth, { webhookUrl: receiver.endpoint(namedPath) });
     const otherPath = '/revoked-other';
-    const other = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(otherPath) });
-    await grantConsent(dispatcher.db, userId, other.clientId, ['profile:read']);
+    const other = await createPartner(auth, { webhookUrl: receiver.endpoint(otherPath) });
+    await grantConsent(auth, userId, other.clientId, ['profile:read']);
     const event = newEvent('user.consent.revoked', userId, named.clientId);
     await dispatcher.publish(event);
 
@@ -243,10 +228,10 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
 
 describe('a disconnect, end to end (docs/rules.md, Events)', () => {
   it('tells the partner with user.consent.revoked through auth-server’s outbox; later record events reach it no more', async () => {
-    const userId = await newMember(dispatcher.db);
+    const userId = await newMember(auth);
     const path = '/disconnected';
-    const p = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(path) });
-    await grantConsent(dispatcher.db, userId, p.clientId, ['profile:read']);
+    const p = await createPartner(auth, { webhookUrl: receiver.endpoint(path) });
+    await grantConsent(auth, userId, p.clientId, ['profile:read']);
 
     expect(await auth.rpc.call(AUTH_CONSENTS_REVOKE, { user_id: userId, client_id: p.clientId })).toEqual({
       revoked: true,

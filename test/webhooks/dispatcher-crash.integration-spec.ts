@@ -1,5 +1,5 @@
-import { eventually } from '../integration/support/services';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
+import { eventually } from '../support/services';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import {
   attemptsOf,
   createPartner,
@@ -9,9 +9,10 @@ import {
   newMember,
   startPublisher,
   type EventPublisher,
-} from './support/dispatcher';
-import { spawnDispatcher, type DispatcherProcess } from './support/dispatcher-process';
-import { WebhookReceiver } from './support/receiver';
+  spawnDispatcher,
+} from '../support/starters/webhook-dispatcher';
+import type { AppProcess } from '../support/starters/app-process';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 // Issue 5, "at least once, never lost": the dispatcher killed with SIGKILL while a partner holds
 // its request open. Nothing was recorded or acked, so the broker hands the attempt to the next
@@ -21,7 +22,7 @@ jest.setTimeout(60_000);
 let auth: AuthServerHarness;
 let publisher: EventPublisher;
 let receiver: WebhookReceiver;
-const processes: DispatcherProcess[] = [];
+const processes: AppProcess[] = [];
 
 beforeAll(async () => {
   auth = await startAuthServer();
@@ -38,13 +39,13 @@ afterAll(async () => {
 
 describe('a dispatcher killed mid-delivery (SIGKILL)', () => {
   it('delivers after a restart, with the same event and delivery id', async () => {
-    const userId = await newMember(publisher.db);
+    const userId = await newMember(auth);
     const path = '/held-then-killed';
     // The first request is held open (the dispatcher is killed while waiting); later ones succeed.
-    const partner = await createPartner(publisher.db, {
+    const partner = await createPartner(auth, {
       webhookUrl: receiver.endpoint(path, (n) => (n === 1 ? 'hang' : 204)),
     });
-    await grantConsent(publisher.db, userId, partner.clientId, ['profile:read']);
+    await grantConsent(auth, userId, partner.clientId, ['profile:read']);
 
     // A long attempt budget: only the kill can end the first attempt.
     const env = { WEBHOOK_TIMEOUT_MS: '30000', WEBHOOK_RETRY_SCHEDULE: '1s' };

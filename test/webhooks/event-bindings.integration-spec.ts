@@ -5,38 +5,22 @@ import {
   EVENTS_QUEUE,
   parkingQueue,
 } from '../../apps/webhook-dispatcher/src/deliveries/webhook-queues';
-import { eventually } from '../integration/support/services';
-import type { AuthServerHarness } from '../oauth/support/auth-server';
+import { eventually } from '../support/services';
 import {
   createPartner,
   deliveriesOf,
   grantConsent,
   newEvent,
   newMember,
-  startDeliveryStack,
-  type DeliveryStack,
-  type DispatcherHarness,
-} from './support/dispatcher';
+  useDeliveryStack,
+} from '../support/starters/webhook-dispatcher';
 import { queueBindings } from './support/broker';
-import type { WebhookReceiver } from './support/receiver';
 
 // crew.events also carries internal events (crew.member.registered, for the sponsorship work);
 // the dispatcher's queue must take only the webhook event types.
 jest.setTimeout(30_000);
 
-let stack: DeliveryStack | undefined;
-let auth: AuthServerHarness;
-let dispatcher: DispatcherHarness;
-let receiver: WebhookReceiver;
-
-beforeAll(async () => {
-  stack = await startDeliveryStack();
-  ({ auth, dispatcher, receiver } = stack);
-});
-
-afterAll(async () => {
-  await stack?.close();
-});
+const { auth, dispatcher, receiver } = useDeliveryStack();
 
 const eventBindings = async () =>
   (await queueBindings(auth.services.amqpUrl, EVENTS_QUEUE))
@@ -58,14 +42,14 @@ describe('the dispatcher’s event queue', () => {
 
   it('acks and ignores an internal event that still reaches it, and goes on delivering', async () => {
     const amqp = dispatcher.app.get(AmqpConnection);
-    const userId = await newMember(dispatcher.db);
+    const userId = await newMember(auth);
     const internal = { ...newEvent('user.profile.updated', userId), type: 'crew.member.registered' };
     // Straight onto the queue, as a message published before the re-binding would sit there.
     await amqp.publish('', EVENTS_QUEUE, Buffer.from(JSON.stringify(internal)), { messageId: internal.id });
 
     const path = '/after-internal';
-    const partner = await createPartner(dispatcher.db, { webhookUrl: receiver.endpoint(path) });
-    await grantConsent(dispatcher.db, userId, partner.clientId, ['profile:read']);
+    const partner = await createPartner(auth, { webhookUrl: receiver.endpoint(path) });
+    await grantConsent(auth, userId, partner.clientId, ['profile:read']);
     const event = newEvent('user.profile.updated', userId);
     await dispatcher.publish(event);
     await eventually(async () => (receiver.requests(path).length > 0 ? true : undefined));

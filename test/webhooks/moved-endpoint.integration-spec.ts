@@ -1,4 +1,4 @@
-import { eventually } from '../integration/support/services';
+import { eventually } from '../support/services';
 import {
   attemptsOf,
   createPartner,
@@ -6,11 +6,8 @@ import {
   grantConsent,
   newEvent,
   newMember,
-  startDeliveryStack,
-  type DeliveryStack,
-  type DispatcherHarness,
-} from './support/dispatcher';
-import type { WebhookReceiver } from './support/receiver';
+  useDeliveryStack,
+} from '../support/starters/webhook-dispatcher';
 
 // docs/rules.md (Webhooks): "a delivery target must be the partner's registered URL". A partner
 // that moves its endpoint while a delivery is being retried gets the retries at the new URL; the
@@ -18,29 +15,18 @@ import type { WebhookReceiver } from './support/receiver';
 // the move is seen by the very next attempt.
 jest.setTimeout(40_000);
 
-let stack: DeliveryStack | undefined;
-let dispatcher: DispatcherHarness;
-let receiver: WebhookReceiver;
-
-beforeAll(async () => {
-  stack = await startDeliveryStack({
-    WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
-    WEBHOOK_TIMEOUT_MS: '1000',
-    WEBHOOK_RECIPIENT_CACHE_TTL: '0s',
-  });
-  ({ dispatcher, receiver } = stack);
-});
-
-afterAll(async () => {
-  await stack?.close();
+const { auth, dispatcher, receiver } = useDeliveryStack({
+  WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
+  WEBHOOK_TIMEOUT_MS: '1000',
+  WEBHOOK_RECIPIENT_CACHE_TTL: '0s',
 });
 
 it('retries at the URL the partner registers meanwhile, and the log shows where the delivery went', async () => {
-  const userId = await newMember(dispatcher.db);
+  const userId = await newMember(auth);
   const oldUrl = receiver.endpoint('/old-endpoint', () => 503);
   const newUrl = receiver.endpoint('/new-endpoint', () => 200);
-  const p = await createPartner(dispatcher.db, { webhookUrl: oldUrl });
-  await grantConsent(dispatcher.db, userId, p.clientId, ['profile:read']);
+  const p = await createPartner(auth, { webhookUrl: oldUrl });
+  await grantConsent(auth, userId, p.clientId, ['profile:read']);
   const event = newEvent('user.profile.updated', userId);
   await dispatcher.publish(event);
 

@@ -1,13 +1,13 @@
 import { SANDBOX_MEMBERS, SANDBOX_WEBHOOK_SECRET } from '@svc/contracts';
 import Stripe from 'stripe';
-import { partner } from '../factories';
-import { eventually } from '../integration/support/services';
-import { startAuthServer, type AuthServerHarness } from '../oauth/support/auth-server';
-import { startCrewApi, type CrewApiHarness } from '../crew/support/crew-api';
-import { expectProblem } from '../crew/support/problems';
-import { accessToken } from '../crew/support/tokens';
-import { startDispatcher, type DispatcherHarness } from './support/dispatcher';
-import { WebhookReceiver } from './support/receiver';
+import { partner } from '../support/factories';
+import { eventually } from '../support/services';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
+import { expectProblem } from '../support/problems';
+import { accessToken } from '../support/oauth/tokens';
+import { startDispatcher, type DispatcherHarness } from '../support/starters/webhook-dispatcher';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * GET /v1/webhooks/test (docs/rules.md, Crew data endpoints; docs/rules.md): a partner proves

@@ -14,7 +14,7 @@ import {
   type GatewayRoute,
   type ProblemCode,
 } from '@svc/contracts';
-import { nginxBinary } from '../test/nginx-binary';
+import { nginxBinary } from '../../../test/support/nginx';
 import {
   GatewayConfigError,
   UPSTREAM_APPS,

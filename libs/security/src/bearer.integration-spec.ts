@@ -34,8 +34,8 @@ import {
 import type Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import { startHttpApp } from '../../../test/integration/support/http-app';
-import { eventually, testServices } from '../../../test/integration/support/services';
+import { startHttpApp } from '../../../test/support/http-app';
+import { eventually, testServices } from '../../../test/support/services';
 import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../../../test/support/redis-topologies';
 
 /**

@@ -19,8 +19,8 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import { rateLimitKey } from './rate-limit.script';
-import { startHttpApp } from '../../../test/integration/support/http-app';
-import { eventually, testServices } from '../../../test/integration/support/services';
+import { startHttpApp } from '../../../test/support/http-app';
+import { eventually, testServices } from '../../../test/support/services';
 import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../../../test/support/redis-topologies';
 
 /**
@@ -293,7 +293,7 @@ require.extensions['.ts'] = (module, filename) => {
 const { Controller, Get, Module: NestModule } = require('@nestjs/common');
 const { loadConfig, PlatformModule, REDIS_CONFIG, RedisModule } = require('@svc/platform');
 const { BearerAuth, RATE_LIMIT_CONFIG, SecurityModule } = require('@svc/security');
-const { startHttpApp } = require(path.join(root, 'test/integration/support/http-app.ts'));
+const { startHttpApp } = require(path.join(root, 'test/support/http-app.ts'));
 
 class RateProbeController {
   any() {

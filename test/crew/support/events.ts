@@ -1,7 +1,7 @@
 import { CREW_EVENTS_EXCHANGE, type ServiceEvent } from '@svc/contracts';
 import * as amqp from 'amqplib';
 import type { Pool } from 'pg';
-import { eventually } from '../../integration/support/services';
+import { eventually } from '../../support/services';
 
 /** A row of crew-api's outbox, as the relay will publish it. */
 export interface OutboxRow {

@@ -1,6 +1,13 @@
-import { basicAuthorization, member, MEMBER_PASSWORD, partner, pkcePair, randomState } from '../../factories';
-import type { MemberEmail } from '../../factories';
-import { FormClient } from '../../oauth/support/forms';
+import {
+  basicAuthorization,
+  member,
+  MEMBER_PASSWORD,
+  partner,
+  pkcePair,
+  randomState,
+} from '../../support/factories';
+import type { MemberEmail } from '../../support/factories';
+import { FormClient } from '../../support/oauth/forms';
 import { request, type HttpResponse } from '../../support/http';
 import type { RunningSystem } from '../../support/system';
 

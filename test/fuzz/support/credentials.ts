@@ -1,7 +1,13 @@
 import { SANDBOX_MEMBERS, SANDBOX_PARTNERS } from '@svc/contracts';
-import { authorizeRequest, basicAuthorization, member, MEMBER_PASSWORD, partner } from '../../factories';
-import { obtainTokenPairs } from '../../faults/support/tokens';
-import { FormClient, formWithButton } from '../../oauth/support/forms';
+import {
+  authorizeRequest,
+  basicAuthorization,
+  member,
+  MEMBER_PASSWORD,
+  partner,
+} from '../../support/factories';
+import { obtainTokenPairs } from '../../support/oauth/token-pairs';
+import { FormClient, formWithButton } from '../../support/oauth/forms';
 import { request } from '../../support/http';
 import type { FuzzCredentials } from './requests';
 

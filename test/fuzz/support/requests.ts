@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { DEFAULT_BODY_LIMIT_BYTES, findGatewayRoute, type JsonObject } from '@svc/contracts';
-import { basicAuthorization } from '../../factories';
+import { basicAuthorization } from '../../support/factories';
 import { operations, resolve, type Operation, type Parameter } from './operations';
 import { anyHostileValue, validValue, wrongValue, type Hints } from './schema-arbitrary';
 

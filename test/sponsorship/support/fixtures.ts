@@ -1,12 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { AUTH_CONSENTS_REVOKE, type SandboxPartner } from '@svc/contracts';
 import type { Pool } from 'pg';
-import type { CrewApiHarness } from '../../crew/support/crew-api';
-import { createCrewMember } from '../../factories/crew';
-import type { AuthServerHarness } from '../../oauth/support/auth-server';
-import { issueCode } from '../../oauth/support/flow';
+import type { CrewApiHarness } from '../../support/starters/crew-api';
+import { createPartner as createAuthPartner, type AuthApp } from '../../support/factories/auth';
+import { createCrewMember } from '../../support/factories/crew';
+import type { AuthServerHarness } from '../../support/starters/auth-server';
+import { issueCode } from '../../support/oauth/flow';
 import type { HttpResponse } from '../../support/http';
-import type { Credentials } from './sponsorship-api';
+import type { Credentials } from '../../support/starters/sponsorship-api';
 
 /**
  * Test data of the sponsorship specs. The sandbox seats are shared by every spec file of a run,
@@ -32,27 +33,15 @@ export interface PartnerFlags {
   readonly suspended?: boolean;
 }
 
-/**
- * A partner of this test alone, onboarded the way auth-server stores partners (its secret only
- * as a SHA-256 digest): in the sponsorship program unless told otherwise.
- */
-export async function createPartner(db: Pool, flags: PartnerFlags = {}): Promise<Credentials> {
-  const id = `it-sps-${suffix()}`;
-  const secret = `it-secret-${randomBytes(12).toString('hex')}`;
-  await db.query(
-    `INSERT INTO auth.partners (client_id, secret_digest, name, redirect_uris, allowed_scopes,
-                                sponsorship, member_left, suspended)
-     VALUES ($1, $2, $3, ARRAY['https://partner.example/callback'], ARRAY['profile:read'], $4, $5, $6)`,
-    [
-      id,
-      sha256Hex(secret),
-      `IT ${id}`,
-      flags.sponsorship ?? true,
-      flags.memberLeft ?? false,
-      flags.suspended ?? false,
-    ],
-  );
-  return { id, secret };
+/** A partner of this test alone, onboarded by auth-server: in the sponsorship program unless told otherwise. */
+export async function createPartner(auth: AuthApp, flags: PartnerFlags = {}): Promise<Credentials> {
+  const partner = await createAuthPartner(auth, {
+    clientId: `it-sps-${suffix()}`,
+    sponsorship: flags.sponsorship ?? true,
+    memberLeft: flags.memberLeft ?? false,
+    suspended: flags.suspended ?? false,
+  });
+  return { id: partner.clientId, secret: partner.clientSecret };
 }
 
 export interface Member {
@@ -78,8 +67,12 @@ export async function registerMember(
  * A crew member who can also sign in and consent (auth-server's user row and crew-api's record),
  * free tier, with this display name.
  */
-export async function createConsentingMember(db: Pool, name: string): Promise<Member> {
-  const m = await createCrewMember(db, { name });
+export async function createConsentingMember(
+  auth: AuthApp,
+  crew: CrewApiHarness,
+  name: string,
+): Promise<Member> {
+  const m = await createCrewMember(auth, crew, { name });
   return { user_id: m.user_id, email: m.email, name: m.name };
 }
 

@@ -1,6 +1,6 @@
 import { AUTH_AUTHORIZE_DECIDE, AUTH_AUTHORIZE_VALIDATE, SCOPE_DESCRIPTIONS } from '@svc/contracts';
 import { DependencyUnavailableError } from '@svc/platform';
-import { form, hiddenField, startTestApp, type TestApp } from '../testing/test-app';
+import { form, hiddenField, startTestApp, type TestApp } from '../../../../test/support/fakes/consent-ui-app';
 
 const PARAMS = {
   response_type: 'code',

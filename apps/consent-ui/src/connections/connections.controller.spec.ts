@@ -6,7 +6,14 @@ import {
   type Connection,
 } from '@svc/contracts';
 import { DependencyUnavailableError, RpcRemoteError } from '@svc/platform';
-import { cookieHeader, form, hiddenField, setCookies, startTestApp, type TestApp } from '../testing/test-app';
+import {
+  cookieHeader,
+  form,
+  hiddenField,
+  setCookies,
+  startTestApp,
+  type TestApp,
+} from '../../../../test/support/fakes/consent-ui-app';
 
 let t: TestApp;
 let connections: Connection[];

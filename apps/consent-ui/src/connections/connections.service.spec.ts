@@ -2,8 +2,8 @@ import { AUTH_CONSENTS_LIST, AUTH_CONSENTS_REVOKE, SPONSORSHIP_MEMBER_SPONSORSHI
 import { DependencyUnavailableError, RpcRemoteError } from '@svc/platform';
 import pino from 'pino';
 import { SessionsService } from '../sessions/sessions.service';
-import { FakeClock, FakeRpcClient, FakeSessionsRepository } from '../testing/fakes';
-import { cookieHeader } from '../testing/test-app';
+import { FakeClock, FakeRpcClient, FakeSessionsRepository } from '../../../../test/support/fakes/consent-ui';
+import { cookieHeader } from '../../../../test/support/fakes/consent-ui-app';
 import { ConnectionsException } from './connections.exception';
 import { ConnectionsService } from './connections.service';
 

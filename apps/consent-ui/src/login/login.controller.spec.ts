@@ -1,6 +1,13 @@
 import { AUTH_LOGIN } from '@svc/contracts';
 import { DependencyUnavailableError, RpcRemoteError } from '@svc/platform';
-import { cookieHeader, form, hiddenField, setCookies, startTestApp, type TestApp } from '../testing/test-app';
+import {
+  cookieHeader,
+  form,
+  hiddenField,
+  setCookies,
+  startTestApp,
+  type TestApp,
+} from '../../../../test/support/fakes/consent-ui-app';
 
 const PAGE_HEADERS = {
   'content-security-policy':

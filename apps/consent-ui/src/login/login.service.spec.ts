@@ -1,6 +1,6 @@
 import { API_LIMITS, AUTH_LOGIN } from '@svc/contracts';
-import { FakeClock, FakeRpcClient, FakeSessionsRepository } from '../testing/fakes';
-import { cookieHeader } from '../testing/test-app';
+import { FakeClock, FakeRpcClient, FakeSessionsRepository } from '../../../../test/support/fakes/consent-ui';
+import { cookieHeader } from '../../../../test/support/fakes/consent-ui-app';
 import { SessionsService } from '../sessions/sessions.service';
 import { parseLoginForm } from './login-form.dto';
 import { LoginService } from './login.service';

@@ -1,4 +1,4 @@
-import { startTestApp, type TestApp } from '../testing/test-app';
+import { startTestApp, type TestApp } from '../../../../test/support/fakes/consent-ui-app';
 import { PAGE_HEADERS } from './web-result';
 
 let t: TestApp;

@@ -11,8 +11,8 @@ import {
 } from '@svc/platform';
 import * as amqp from 'amqplib';
 import { DataSource } from 'typeorm';
-import { TcpProxy } from '../../../../test/integration/support/tcp-proxy';
-import { eventually, testServices } from '../../../../test/integration/support/services';
+import { TcpProxy } from '../../../../test/support/tcp-proxy';
+import { eventually, testServices } from '../../../../test/support/services';
 
 /**
  * The outbox of record events, against real PostgreSQL and RabbitMQ: a change and its event

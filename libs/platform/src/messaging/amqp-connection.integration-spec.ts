@@ -3,8 +3,8 @@ import * as amqp from 'amqplib';
 import { createLogger } from '../logging/logger';
 import { AmqpConnection, type InboundMessage } from './amqp-connection';
 import { coalesceFrameWrites } from './frame-coalescing';
-import { TcpProxy } from '../../../../test/integration/support/tcp-proxy';
-import { eventually, testServices } from '../../../../test/integration/support/services';
+import { TcpProxy } from '../../../../test/support/tcp-proxy';
+import { eventually, testServices } from '../../../../test/support/services';
 
 /** Consumers against a real RabbitMQ: manual acks, bounded retries, reconnects, draining. */
 const services = testServices();

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { eventually, testServices } from '../../../../test/integration/support/services';
+import { eventually, testServices } from '../../../../test/support/services';
 import { dataSourceOptions } from '../database/database.module';
 import { createLogger } from '../logging/logger';
 import { Sql } from '../database/sql';

@@ -1,0 +1,54 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import {
+  createHttpApp,
+  createLogger,
+  loadConfig,
+  RouteIndex,
+  type AppDefinition,
+  type ConfigSpec,
+} from '@svc/platform';
+import { AUTH_SERVER } from '../../apps/auth-server/src/app.definition';
+import { CONSENT_UI } from '../../apps/consent-ui/src/app.definition';
+import { CREW_API } from '../../apps/crew-api/src/app.definition';
+import { SPONSORSHIP_API } from '../../apps/sponsorship-api/src/app.definition';
+import { WEBHOOK_DISPATCHER } from '../../apps/webhook-dispatcher/src/app.definition';
+import { testServices } from './services';
+
+/** Every Nest app, as `serveApp` knows it. */
+export const APP_DEFINITIONS = [
+  AUTH_SERVER,
+  CONSENT_UI,
+  CREW_API,
+  SPONSORSHIP_API,
+  WEBHOOK_DISPATCHER,
+] as unknown as AppDefinition<ConfigSpec>[];
+
+/**
+ * The routes an app registers (method and Fastify pattern, `:param` style), read by booting its
+ * real root module against this run's services and closing it again.
+ */
+export async function servedRoutes(
+  definition: AppDefinition<ConfigSpec>,
+): Promise<{ method: string; url: string }[]> {
+  const services = testServices();
+  const config = loadConfig(definition.config, {
+    PORT: '1',
+    APP_ENV: 'sandbox',
+    DATABASE_URL: services.databaseUrl,
+    REDIS_URL: services.redisUrl,
+    REDIS_KEY_PREFIX: services.redisKeyPrefix,
+    AMQP_URL: services.amqpUrl,
+  });
+  const logger = createLogger(definition.name, 'silent');
+  const routes = new RouteIndex();
+  const app: NestFastifyApplication = await createHttpApp(
+    definition.rootModule({ app: definition.name, config, logger, routes }),
+    { app: definition.name, logger, routes, config: config as never },
+  );
+  try {
+    await app.init();
+    return routes.list();
+  } finally {
+    await app.close();
+  }
+}

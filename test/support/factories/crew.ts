@@ -1,0 +1,196 @@
+import { TransactionRunner } from '@svc/platform';
+import type { Pool, PoolClient } from 'pg';
+import { MembersRepository } from '../../../apps/crew-api/src/members/members.repository';
+import type { CrewApiHarness } from '../starters/crew-api';
+import { createUser, type AuthApp, type FactoryMember } from './auth';
+
+/**
+ * Crew members and their records for the crew-api tests. A member is made by the apps that own
+ * it: the sign-in identity by auth-server (consents and tokens refer to it), the crew record by
+ * crew-api's own repository (no registration event: specs see only the events they cause).
+ * Records of realistic size for crew-api's own pagination and volume specs are written into
+ * crew-api's schema in one set-based statement each. Every call makes a new member, so tests
+ * never share mutable data and can run alone and in any order.
+ *
+ * Those bulk writes follow crew-api's rule: the member's row is locked, the write time is taken
+ * under the lock, and the record's change times are set to it.
+ */
+export interface CrewMemberOptions {
+  readonly name?: string;
+  readonly role?: string;
+  readonly country?: string;
+  readonly photoUrl?: string | null;
+}
+
+export type { FactoryMember };
+
+export async function createCrewMember(
+  auth: AuthApp,
+  crew: Pick<CrewApiHarness, 'app'>,
+  options: CrewMemberOptions = {},
+): Promise<FactoryMember> {
+  const member = await createUser(auth, options.name);
+  const members = crew.app.get(MembersRepository);
+  const registration = {
+    userId: member.user_id,
+    email: member.email,
+    name: member.name,
+    role: options.role ?? 'Able Seafarer',
+    country: options.country ?? 'NO',
+    photoUrl: options.photoUrl ?? null,
+  };
+  await crew.app.get(TransactionRunner).run((tx) => members.insertMember(tx, registration));
+  return member;
+}
+
+/** Runs `work` as one record write: member row locked, write time taken, record times set. */
+async function recordWrite(
+  db: Pool,
+  userId: string,
+  vessels: boolean,
+  work: (client: PoolClient, writeTime: string) => Promise<void>,
+): Promise<void> {
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT 1 FROM crew.crew_members WHERE user_id = $1 FOR UPDATE', [userId]);
+    const { rows } = await client.query<{ t: string }>(
+      `SELECT greatest(clock_timestamp(), record_updated_at + interval '1 microsecond')::text AS t
+         FROM crew.crew_members WHERE user_id = $1`,
+      [userId],
+    );
+    await work(client, rows[0].t);
+    await client.query(
+      `UPDATE crew.crew_members
+          SET record_updated_at = $2, vessels_updated_at = CASE WHEN $3 THEN $2::timestamptz ELSE vessels_updated_at END
+        WHERE user_id = $1`,
+      [userId, rows[0].t, vessels],
+    );
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** Fictional ships with valid IMO check digits. */
+export const FACTORY_IMOS = [
+  '9074729',
+  '9321483',
+  '9176187',
+  '9387425',
+  '9226906',
+  '9461867',
+  '9595321',
+  '9704611',
+];
+export const PERIOD_ROLES = ['Master', 'Chief Officer', 'Second Officer'];
+
+/**
+ * The vessel period number `g` (1-based) of `periodRows`, as the SQL below writes it: periods go
+ * back from `newest` three days apart, two at a time sharing a start (so the id decides their
+ * order), on `vessels` ships.
+ */
+export interface FactoryPeriod {
+  readonly id: string;
+  readonly imo: string;
+  readonly name: string;
+  readonly role: string;
+  readonly period_start: string;
+  readonly period_end: string;
+  readonly days: number;
+  readonly nautical_miles: number;
+}
+
+const DAY_MS = 86_400_000;
+
+export function factoryPeriod(userId: string, g: number, newest: Date, vessels: number): FactoryPeriod {
+  const start = new Date(newest.getTime() - Math.floor(g / 2) * 3 * DAY_MS);
+  return {
+    id: `vp_${userId.slice(-12)}_${String(g).padStart(5, '0')}`,
+    imo: FACTORY_IMOS[g % vessels],
+    name: `Factory Vessel ${g % vessels}`,
+    role: PERIOD_ROLES[g % PERIOD_ROLES.length],
+    period_start: start.toISOString(),
+    period_end: new Date(start.getTime() + 2 * DAY_MS).toISOString(),
+    days: 2,
+    nautical_miles: (g * 7) % 500,
+  };
+}
+
+/** Adds periods 1..count in one INSERT … SELECT generate_series; returns them as factoryPeriod() describes. */
+export async function addVesselPeriods(
+  db: Pool,
+  userId: string,
+  count: number,
+  options: { readonly newest?: Date; readonly vessels?: number } = {},
+): Promise<FactoryPeriod[]> {
+  const newest = options.newest ?? new Date(Date.UTC(2025, 5, 1));
+  const vessels = Math.min(options.vessels ?? FACTORY_IMOS.length, FACTORY_IMOS.length);
+  await recordWrite(db, userId, true, async (client, writeTime) => {
+    await client.query(
+      `INSERT INTO crew.vessel_period_versions
+         (period_id, version, user_id, imo, name, role, period_start, period_end, days, nautical_miles, valid_from)
+       SELECT 'vp_' || right($1, 12) || '_' || lpad(g::text, 5, '0'), 1, $1,
+              ($2::text[])[1 + g % $3], 'Factory Vessel ' || (g % $3),
+              ($4::text[])[1 + g % cardinality($4::text[])],
+              $5::timestamptz - (g / 2) * interval '3 days',
+              $5::timestamptz - (g / 2) * interval '3 days' + interval '2 days',
+              2, (g * 7) % 500, $6
+         FROM generate_series(1, $7) AS g`,
+      [userId, FACTORY_IMOS, vessels, PERIOD_ROLES, newest.toISOString(), writeTime, count],
+    );
+  });
+  return Array.from({ length: count }, (_, i) => factoryPeriod(userId, i + 1, newest, vessels));
+}
+
+export const ENTRY_ROLES = ['Master', 'Chief Officer', 'Second Officer', 'Deck Cadet'];
+
+export interface FactoryEntry {
+  readonly date: string;
+  readonly days_at_sea: number;
+  readonly nautical_miles: number;
+  readonly role: string;
+  readonly verified: boolean;
+}
+
+/** Entry number `g` (1-based): within the 730 days up to `today`, as the SQL below writes it. */
+export function factoryEntry(g: number, today: string): FactoryEntry {
+  const date = new Date(Date.parse(`${today}T00:00:00Z`) - (g % 730) * DAY_MS);
+  return {
+    date: date.toISOString().slice(0, 10),
+    days_at_sea: 1 + (g % 20),
+    nautical_miles: (g * 37) % 1000,
+    role: ENTRY_ROLES[g % ENTRY_ROLES.length],
+    verified: g % 3 === 0,
+  };
+}
+
+/** Adds sea-time entries 1..count in one INSERT … SELECT generate_series. */
+export async function addSeaTimeEntries(
+  db: Pool,
+  userId: string,
+  count: number,
+  today: string,
+): Promise<FactoryEntry[]> {
+  await recordWrite(db, userId, false, async (client, writeTime) => {
+    await client.query(
+      `INSERT INTO crew.sea_time_entries (id, user_id, date, days_at_sea, nautical_miles, role, verified, created_at)
+       SELECT 'ste_' || right($1, 12) || '_' || g, $1, $2::date - (g % 730), 1 + g % 20, (g * 37) % 1000,
+              ($3::text[])[1 + g % cardinality($3::text[])], g % 3 = 0, $5
+         FROM generate_series(1, $4) AS g`,
+      [userId, today, ENTRY_ROLES, count, writeTime],
+    );
+  });
+  return Array.from({ length: count }, (_, i) => factoryEntry(i + 1, today));
+}
+
+/** Today's date in UTC as PostgreSQL sees it (the clock crew-api's queries use). */
+export async function databaseToday(db: Pool): Promise<string> {
+  const { rows } = await db.query<{ d: string }>(
+    `SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS d`,
+  );
+  return rows[0].d;
+}

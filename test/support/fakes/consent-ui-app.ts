@@ -1,0 +1,120 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import {
+  createHttpApp,
+  createLogger,
+  loadConfig,
+  PlatformModule,
+  RouteIndex,
+  RpcClient,
+} from '@svc/platform';
+import { CONSENT_UI_CONFIG } from '../../../apps/consent-ui/src/config';
+import { ConsentUiFeaturesModule } from '../../../apps/consent-ui/src/consent-ui.module';
+import { mapConsentUiError } from '../../../apps/consent-ui/src/errors';
+import { SessionsRepository } from '../../../apps/consent-ui/src/sessions/sessions.repository';
+import { SessionsService } from '../../../apps/consent-ui/src/sessions/sessions.service';
+import { renderConsentUiError } from '../../../apps/consent-ui/src/views/error-page.view';
+import { FakeRpcClient, FakeSessionsRepository } from './consent-ui';
+
+export interface TestApp {
+  readonly app: NestFastifyApplication;
+  readonly rpc: FakeRpcClient;
+  readonly sessions: FakeSessionsRepository;
+  /** A signed-in member: the Cookie header to send and the session's CSRF token. */
+  signIn(userId?: string): Promise<{ cookie: string; csrf: string }>;
+  close(): Promise<void>;
+}
+
+/**
+ * consent-ui's real pages on the platform's real HTTP stack (form parser, error filter, HTML
+ * error renderer), in memory, with a fake auth-server and a fake session store; requests go
+ * through Fastify's `inject`, no socket, no database, no broker.
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const rpc = new FakeRpcClient();
+  const sessions = new FakeSessionsRepository();
+  const config = loadConfig(CONSENT_UI_CONFIG, {
+    APP_ENV: 'sandbox',
+    PORT: '1',
+    DATABASE_URL: 'postgres://unused@localhost:1/unused',
+    AMQP_URL: 'amqp://unused@localhost:1/',
+    ...env,
+  });
+  const logger = createLogger('consent-ui', 'silent');
+  const routes = new RouteIndex();
+
+  @Global()
+  @Module({
+    providers: [
+      { provide: RpcClient, useValue: rpc.asRpcClient() },
+      { provide: SessionsRepository, useValue: sessions.asRepository() },
+    ],
+    exports: [RpcClient, SessionsRepository],
+  })
+  class FakeCollaboratorsModule {}
+
+  const root: DynamicModule = {
+    module: class ConsentUiTestRoot {},
+    imports: [
+      PlatformModule.forRoot({ app: 'consent-ui', config, logger, routes }),
+      FakeCollaboratorsModule,
+      ConsentUiFeaturesModule,
+    ],
+  };
+  const app = await createHttpApp(root, {
+    app: 'consent-ui',
+    logger,
+    routes,
+    config,
+    formBodies: true,
+    mapDomainError: mapConsentUiError,
+    renderError: renderConsentUiError,
+  });
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  return {
+    app,
+    rpc,
+    sessions,
+    async signIn(userId = 'usr_test') {
+      const { session, cookies } = await app.get(SessionsService).start(userId, undefined);
+      return { cookie: cookieHeader(cookies), csrf: session.csrfToken };
+    },
+    close: () => app.close(),
+  };
+}
+
+/** The Cookie header a browser sends back after these Set-Cookie values (cleared ones dropped). */
+export function cookieHeader(setCookies: readonly string[] | string | undefined): string {
+  const list = setCookies === undefined ? [] : Array.isArray(setCookies) ? setCookies : [setCookies];
+  return (list as readonly string[])
+    .map((c) => c.split(';')[0])
+    .filter((pair) => !pair.endsWith('='))
+    .join('; ');
+}
+
+/** The Set-Cookie values of a response, always as a list. */
+export function setCookies(response: { headers: Record<string, unknown> }): string[] {
+  const value = response.headers['set-cookie'];
+  if (value === undefined) return [];
+  return Array.isArray(value) ? (value as string[]) : [String(value)];
+}
+
+/** The value of a hidden form field of a page. */
+export function hiddenField(body: string, name: string): string | undefined {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const value = new RegExp(`name="${escaped}" value="([^"]*)"`).exec(body)?.[1];
+  return value
+    ?.replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+export function form(fields: Record<string, string>): { payload: string; headers: Record<string, string> } {
+  return {
+    payload: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  };
+}

@@ -1,0 +1,104 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '../../apps/gateway/src/generate';
+
+/** The nginx the gateway's tests run: NGINX_BIN, else Debian's /usr/sbin/nginx, else `nginx` on PATH. */
+export function nginxBinary(): string {
+  if (process.env.NGINX_BIN) return process.env.NGINX_BIN;
+  return existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
+}
+
+/**
+ * The gateway as the integration specs run it: the generator's output under a real nginx on a
+ * free loopback port, started again on another port when one was taken meanwhile.
+ */
+/** A port that was free a moment ago (another process may take it: startGateway retries). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export interface Gateway {
+  readonly base: string;
+  readonly port: number;
+  readonly dir: string;
+  accessLog(): string;
+  stop(): Promise<void>;
+}
+
+export async function startGateway(env: Record<string, string>): Promise<Gateway> {
+  const dir = await mkdtemp(join(tmpdir(), 'gateway-it-'));
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const errors: string[] = [];
+    const code = await main(
+      ['--out', dir],
+      { ...env, GATEWAY_PORT: String(port), GATEWAY_LISTEN_HOST: '127.0.0.1' },
+      { stdout: () => undefined, stderr: (line) => errors.push(line) },
+    );
+    if (code !== 0) throw new Error(`generator exited ${code}: ${errors.join('\n')}`);
+
+    // nginx opens /dev/stdout for the access log, which fails on a socket (a Node 'pipe'): a file.
+    const logFd = openSync(join(dir, 'access.log'), 'a');
+    const child = spawn(nginxBinary(), ['-p', `${dir}/`, '-c', join(dir, 'nginx.conf')], {
+      detached: true,
+      stdio: ['ignore', logFd, 'pipe'],
+    });
+    closeSync(logFd);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+    const base = `http://127.0.0.1:${port}`;
+    const ready = await waitForHealthz(base, child);
+    if (ready) {
+      return {
+        base,
+        port,
+        dir,
+        accessLog: () => readFileSync(join(dir, 'access.log'), 'utf8'),
+        stop: async () => {
+          await stopNginx(child, exited);
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
+    }
+    await stopNginx(child, exited);
+    if (!stderr.includes('Address already in use') || attempt >= 3) {
+      await rm(dir, { recursive: true, force: true });
+      throw new Error(`nginx did not start:\n${stderr}`);
+    }
+  }
+}
+
+async function waitForHealthz(base: string, child: ChildProcess): Promise<boolean> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
+    try {
+      const res = await fetch(`${base}/healthz`);
+      if (res.status === 200) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+/** SIGTERM to the master (it stops its workers); SIGKILL to its process group if it hangs. */
+async function stopNginx(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 5000).unref());
+  if ((await Promise.race([exited, timeout])) === 'timeout' && child.pid) {
+    process.kill(-child.pid, 'SIGKILL');
+    await exited;
+  }
+}

@@ -1,0 +1,73 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platform';
+import { CONSENT_UI } from '../../../apps/consent-ui/src/app.definition';
+import { MEMBER_PASSWORD, type MemberEmail } from '../factories';
+import { ISSUER, type AuthServerHarness } from './auth-server';
+import { FormClient } from '../oauth/forms';
+
+/**
+ * consent-ui booted in-process as `serveApp` boots it, next to an in-process auth-server (it
+ * reaches auth-server over RPC). PUBLIC_BASE_URL is the same issuer as auth-server's: in
+ * production both sit behind one gateway origin.
+ */
+export interface ConsentUiHarness {
+  readonly url: string;
+  close(): Promise<void>;
+  /** A browser-like client signed in as `email` through the real /login form. */
+  signIn(email: MemberEmail): Promise<FormClient>;
+  client(): FormClient;
+}
+
+export async function startConsentUi(
+  auth: AuthServerHarness,
+  env: Readonly<Record<string, string>> = {},
+): Promise<ConsentUiHarness> {
+  const config = loadConfig(CONSENT_UI.config, {
+    PORT: '1',
+    APP_ENV: 'sandbox',
+    PUBLIC_BASE_URL: ISSUER,
+    DOCS_URL: `${ISSUER}/docs`,
+    DATABASE_URL: auth.services.databaseUrl,
+    REDIS_URL: auth.services.redisUrl,
+    REDIS_KEY_PREFIX: auth.services.redisKeyPrefix,
+    AMQP_URL: auth.services.amqpUrl,
+    RPC_TIMEOUT_MS: '10000',
+    ...env,
+  });
+  const logger = createLogger('consent-ui', process.env.OAUTH_TEST_LOG_LEVEL ?? 'silent');
+  const routes = new RouteIndex();
+  const app: NestFastifyApplication = await createHttpApp(
+    CONSENT_UI.rootModule({ app: 'consent-ui', config, logger, routes }),
+    {
+      app: 'consent-ui',
+      logger,
+      routes,
+      config,
+      formBodies: CONSENT_UI.formBodies,
+      mapDomainError: CONSENT_UI.mapDomainError,
+      renderError: CONSENT_UI.renderError,
+    },
+  );
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  const client = () => new FormClient(url, [new URL(ISSUER).origin]);
+
+  return {
+    url,
+    close: () => app.close(),
+    client,
+    async signIn(email) {
+      const browser = client();
+      const page = await browser.fetch('/login');
+      if (page.status !== 200) throw new Error(`GET /login answered ${page.status}`);
+      const posted = await browser.submit(await page.text(), 'Sign in', {
+        Email: email,
+        Password: MEMBER_PASSWORD,
+      });
+      if (posted.status !== 303 && posted.status !== 302) {
+        throw new Error(`signing in answered ${posted.status}: ${(await posted.text()).slice(0, 500)}`);
+      }
+      return browser;
+    },
+  };
+}

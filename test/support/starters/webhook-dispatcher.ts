@@ -1,0 +1,237 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { CREW_EVENTS_EXCHANGE, type EventType, type ServiceEvent } from '@svc/contracts';
+import { AmqpConnection, createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platform';
+import { randomBytes } from 'node:crypto';
+import { Pool } from 'pg';
+import { WEBHOOK_DISPATCHER } from '../../../apps/webhook-dispatcher/src/app.definition';
+import {
+  createPartner as createAuthPartner,
+  createUser,
+  grantConsent,
+  type AuthApp,
+} from '../factories/auth';
+import { startAuthServer, startedLater, type AuthServerHarness } from './auth-server';
+import { WebhookReceiver } from '../webhook-receiver';
+import { spawnApp, type AppProcess } from './app-process';
+
+export interface DispatcherHarness {
+  readonly app: NestFastifyApplication;
+  readonly db: Pool;
+  /** Publishes an event to crew.events as the outbox relays do (message id = event id). */
+  publish(event: ServiceEvent): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** What most delivery specs start: auth-server, one dispatcher and a partner's receiving endpoint. */
+export interface DeliveryStack {
+  readonly auth: AuthServerHarness;
+  readonly dispatcher: DispatcherHarness;
+  readonly receiver: WebhookReceiver;
+  close(): Promise<void>;
+}
+
+export async function startDeliveryStack(env: Readonly<Record<string, string>> = {}): Promise<DeliveryStack> {
+  const auth = await startAuthServer();
+  let dispatcher: DispatcherHarness | undefined;
+  let receiver: WebhookReceiver;
+  try {
+    dispatcher = await startDispatcher(auth, env);
+    receiver = await WebhookReceiver.start();
+  } catch (err) {
+    // What did start is stopped, so a failed start leaves nothing running behind the failure.
+    await dispatcher?.close();
+    await auth.close();
+    throw err;
+  }
+  return {
+    auth,
+    dispatcher,
+    receiver,
+    async close() {
+      await receiver.close();
+      await dispatcher.close();
+      await auth.close();
+    },
+  };
+}
+
+/** webhook-dispatcher booted in-process as `serveApp` boots it, next to an in-process auth-server. */
+export async function startDispatcher(
+  auth: AuthServerHarness,
+  env: Readonly<Record<string, string>> = {},
+): Promise<DispatcherHarness> {
+  const services = auth.services;
+  const config = loadConfig(WEBHOOK_DISPATCHER.config, {
+    PORT: '1',
+    APP_ENV: 'sandbox',
+    PUBLIC_BASE_URL: auth.issuer,
+    DOCS_URL: `${auth.issuer}/docs`,
+    DATABASE_URL: services.databaseUrl,
+    AMQP_URL: services.amqpUrl,
+    RPC_TIMEOUT_MS: '5000',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const logger = createLogger('webhook-dispatcher', process.env.WEBHOOKS_TEST_LOG_LEVEL ?? 'silent');
+  const routes = new RouteIndex();
+  const app: NestFastifyApplication = await createHttpApp(
+    WEBHOOK_DISPATCHER.rootModule({ app: 'webhook-dispatcher', config, logger, routes }),
+    { app: 'webhook-dispatcher', logger, routes, config },
+  );
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const amqp = app.get(AmqpConnection);
+  // Connected means the topology (queues and the crew.events binding) is declared.
+  await amqp.waitUntilConnected(15_000);
+  const db = new Pool({ connectionString: services.databaseUrl, max: 4 });
+  return {
+    app,
+    db,
+    publish: (event) =>
+      amqp.publish(CREW_EVENTS_EXCHANGE, event.type, Buffer.from(JSON.stringify(event)), {
+        messageId: event.id,
+      }),
+    async close() {
+      await app.close();
+      await db.end();
+    },
+  };
+}
+
+export type EventPublisher = Pick<DispatcherHarness, 'db' | 'publish' | 'close'>;
+
+/**
+ * What a test needs beside a dispatcher running as a process: crew.events to publish to, as the
+ * outbox relays do, and the database to look at. It consumes nothing.
+ */
+export async function startPublisher(
+  auth: AuthServerHarness,
+  amqpUrl = auth.services.amqpUrl,
+): Promise<EventPublisher> {
+  const amqp = new AmqpConnection(
+    { url: amqpUrl, name: 'webhooks-test-publisher', prefetch: 1 },
+    createLogger('webhooks-test', 'silent'),
+  );
+  amqp.start();
+  await amqp.waitUntilConnected(15_000);
+  const db = new Pool({ connectionString: auth.services.databaseUrl, max: 4 });
+  return {
+    db,
+    publish: (event) =>
+      amqp.publish(CREW_EVENTS_EXCHANGE, event.type, Buffer.from(JSON.stringify(event)), {
+        messageId: event.id,
+      }),
+    async close() {
+      await amqp.close();
+      await db.end();
+    },
+  };
+}
+
+export function newEvent(type: EventType, userId: string, clientId?: string): ServiceEvent {
+  return {
+    id: `evt_${randomBytes(12).toString('base64url')}`,
+    type,
+    user_id: userId,
+    created_at: new Date().toISOString(),
+    ...(clientId === undefined ? {} : { client_id: clientId }),
+  };
+}
+
+export interface TestPartner {
+  readonly clientId: string;
+  readonly secrets: string[];
+}
+
+/** A partner of its own for one test, with a webhook URL (or none) and one or two secrets. */
+export async function createPartner(
+  auth: AuthApp,
+  options: { webhookUrl: string | null; secrets?: 1 | 2; suspended?: boolean },
+): Promise<TestPartner> {
+  const partner = await createAuthPartner(auth, {
+    clientId: `wh-it-${randomBytes(6).toString('hex')}`,
+    scopes: ['profile:read', 'seatime:read', 'vessels:read'],
+    webhookUrl: options.webhookUrl,
+    webhookSecrets: options.secrets,
+    suspended: options.suspended,
+  });
+  return { clientId: partner.clientId, secrets: partner.webhookSecrets };
+}
+
+export { grantConsent };
+
+export async function newMember(auth: AuthApp): Promise<string> {
+  return (await createUser(auth)).user_id;
+}
+
+export interface DeliveryRow {
+  delivery_id: string;
+  event_id: string;
+  client_id: string;
+  target_url: string;
+  body: string;
+  status: string;
+  attempts: number;
+}
+
+export interface AttemptRow {
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  next_attempt_at: Date | null;
+  duration_ms: number;
+}
+
+export async function deliveriesOf(db: Pool, eventId: string): Promise<DeliveryRow[]> {
+  const { rows } = await db.query<DeliveryRow>(
+    `SELECT delivery_id, event_id, client_id, target_url, body, status, attempts
+       FROM webhooks.deliveries WHERE event_id = $1 ORDER BY client_id`,
+    [eventId],
+  );
+  return rows;
+}
+
+export async function attemptsOf(db: Pool, deliveryId: string): Promise<AttemptRow[]> {
+  const { rows } = await db.query<AttemptRow>(
+    `SELECT attempt, status_code, error, next_attempt_at, duration_ms
+       FROM webhooks.delivery_attempts WHERE delivery_id = $1 ORDER BY attempt`,
+    [deliveryId],
+  );
+  return rows;
+}
+
+/**
+ * webhook-dispatcher as the built process, for what only a real process shows: being killed with
+ * SIGKILL mid-delivery, or losing its broker.
+ */
+export function spawnDispatcher(
+  auth: AuthServerHarness,
+  label: string,
+  env: Readonly<Record<string, string>> = {},
+): Promise<AppProcess> {
+  return spawnApp('webhook-dispatcher', label, {
+    APP_ENV: 'sandbox',
+    PUBLIC_BASE_URL: auth.issuer,
+    DOCS_URL: `${auth.issuer}/docs`,
+    DATABASE_URL: auth.services.databaseUrl,
+    AMQP_URL: auth.services.amqpUrl,
+    RPC_TIMEOUT_MS: '5000',
+    LOG_LEVEL: 'info',
+    ...env,
+  });
+}
+
+/** The delivery stack for the specs of one file: started in its beforeAll, closed in its afterAll. */
+export function useDeliveryStack(env: Readonly<Record<string, string>> = {}): Omit<DeliveryStack, 'close'> {
+  let stack: DeliveryStack | undefined;
+  beforeAll(async () => {
+    stack = await startDeliveryStack(env);
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+  return {
+    auth: startedLater(() => stack?.auth),
+    dispatcher: startedLater(() => stack?.dispatcher),
+    receiver: startedLater(() => stack?.receiver),
+  };
+}
