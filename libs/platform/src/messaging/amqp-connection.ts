@@ -22,7 +22,13 @@ export interface InboundMessage {
 /** Resolves when the message is handled; it is acked then (within moments, see AckBatcher). A throw nacks it (see `consume`). */
 export type MessageHandler = (message: InboundMessage) => Promise<void>;
 
-export type TopologySetup = (channel: amqp.Channel) => Promise<void>;
+/** What a topology declaration may do: the apps declare their queues without touching amqplib. */
+export type TopologyChannel = Pick<
+  amqp.Channel,
+  'assertExchange' | 'assertQueue' | 'bindQueue' | 'unbindQueue'
+>;
+
+export type TopologySetup = (channel: TopologyChannel) => Promise<void>;
 
 export interface ConsumeOptions {
   readonly prefetch?: number;
