@@ -4,12 +4,14 @@ import { AckBatcher } from './ack-batcher';
 import { coalesceFrameWrites } from './frame-coalescing';
 
 /**
- * Socket options of every connection to RabbitMQ (this class, the RPC client and server).
  * amqplib leaves Nagle's algorithm on: a small frame (a publish, an RPC reply, an ack) written
  * while an earlier one is unacknowledged waits for the peer's delayed ACK, ~40 ms. Measured: the
  * dispatcher's question to auth-server took ~60 ms with it, whatever the load.
  */
-export const AMQP_SOCKET_OPTIONS = { noDelay: true } as const;
+const AMQP_SOCKET_OPTIONS = { noDelay: true } as const;
+
+/** RabbitMQ's pseudo-queue for answers to the channel that sent the request ("direct reply-to"). */
+export const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
 
 export interface InboundMessage {
   readonly content: Buffer;
@@ -41,6 +43,8 @@ export interface PublishOptions {
   readonly expiration?: string;
   readonly correlationId?: string;
   readonly replyTo?: string;
+  /** RabbitMQ checks it against the connection's login (see `user`). */
+  readonly userId?: string;
 }
 
 export class BrokerUnavailableError extends Error {
@@ -72,14 +76,20 @@ export interface AmqpConnectionOptions {
 }
 
 /**
- * One AMQP connection per process, kept alive: reconnects with exponential backoff and jitter,
- * re-declares the topology and re-attaches consumers on every reconnect. Publishing goes through
- * a confirm channel, and `publish` resolves only when the broker has confirmed the message.
- * Consumers ack manually after their handler finishes, with bounded prefetch.
+ * One AMQP connection per process, for events and RPC alike, kept alive: reconnects with
+ * exponential backoff and jitter, re-declares the topology and re-attaches consumers on every
+ * reconnect. Publishing goes through a confirm channel, and `publish` resolves only when the
+ * broker has confirmed the message. Consumers ack manually after their handler finishes, with
+ * bounded prefetch.
  */
 export class AmqpConnection {
+  /** The broker user this connection logs in as. */
+  readonly user: string;
   private connection?: amqp.ChannelModel;
   private publishChannel?: amqp.ConfirmChannel;
+  /** Unconfirmed sends, and the direct replies to them: RabbitMQ ties both to one channel. */
+  private direct?: amqp.Channel;
+  private replyHandler?: (message: InboundMessage) => void;
   private readonly topology: TopologySetup[] = [];
   private readonly consumers: ConsumerRegistration[] = [];
   private readonly inFlight = new Set<Promise<void>>();
@@ -93,7 +103,9 @@ export class AmqpConnection {
   constructor(
     private readonly options: AmqpConnectionOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.user = brokerUserOf(options.url);
+  }
 
   /** Starts connecting in the background; the app starts even while RabbitMQ is down. */
   start(): void {
@@ -170,6 +182,26 @@ export class AmqpConnection {
     });
   }
 
+  /**
+   * Sends without a publisher confirm, for what is worthless once its asker stops waiting (RPC
+   * requests and answers): a lost one ends as the asker's timeout. A request that asks for a
+   * direct reply needs `onReplies` first. Throws BrokerUnavailableError when not connected.
+   */
+  send(queue: string, content: Buffer, options: PublishOptions): void {
+    if (!this.direct) throw new BrokerUnavailableError('not connected');
+    try {
+      this.direct.sendToQueue(queue, content, { contentType: 'application/json', ...options });
+    } catch (err) {
+      throw new BrokerUnavailableError(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  /** Hands every direct reply to what `send` asked to `handler`, now and after every reconnect. */
+  async onReplies(handler: (message: InboundMessage) => void): Promise<void> {
+    this.replyHandler = handler;
+    if (this.direct) await this.consumeReplies(this.direct);
+  }
+
   /** Runs `fn` on a short-lived channel (topology, queue inspection in tests). */
   async withChannel<T>(fn: (channel: amqp.Channel) => Promise<T>): Promise<T> {
     if (!this.connection) throw new BrokerUnavailableError('not connected');
@@ -204,6 +236,7 @@ export class AmqpConnection {
     const connection = this.connection;
     this.connection = undefined;
     this.publishChannel = undefined;
+    this.direct = undefined;
     // A connection whose peer vanished never answers close-ok; do not let shutdown wait on it.
     await Promise.race([
       connection?.close().catch(() => undefined),
@@ -241,6 +274,7 @@ export class AmqpConnection {
       }
       this.connection = connection;
       for (const setup of this.topology) await this.withChannel(setup);
+      await this.openDirect(connection);
       const publishChannel = await connection.createConfirmChannel();
       publishChannel.on('error', (err: Error) =>
         this.logger.warn({ err: err.message }, 'RabbitMQ publish channel error'),
@@ -261,6 +295,7 @@ export class AmqpConnection {
       await this.connection?.close().catch(() => undefined);
       this.connection = undefined;
       this.publishChannel = undefined;
+      this.direct = undefined;
       this.scheduleReconnect();
     }
   }
@@ -275,9 +310,38 @@ export class AmqpConnection {
     }
   }
 
+  private async openDirect(connection: amqp.ChannelModel): Promise<void> {
+    const channel = await connection.createChannel();
+    channel.on('error', (err: Error) =>
+      this.logger.warn({ err: err.message }, 'RabbitMQ direct channel error'),
+    );
+    channel.on('close', () => {
+      if (this.direct === channel) this.direct = undefined;
+      // After a pause: a channel the broker keeps closing (a refused consume) must not spin.
+      const reopen = () => {
+        if (this.connection === connection && !this.closing)
+          this.openDirect(connection).catch(() => undefined);
+      };
+      setTimeout(reopen, this.options.minBackoffMs ?? 250).unref();
+    });
+    this.direct = channel;
+    if (this.replyHandler) {
+      await this.consumeReplies(channel).catch((err: Error) =>
+        this.logger.warn({ err: err.message }, 'RabbitMQ refused the direct replies'),
+      );
+    }
+  }
+
+  private async consumeReplies(channel: amqp.Channel): Promise<void> {
+    await channel.consume(DIRECT_REPLY_TO, (msg) => msg && this.replyHandler?.(inbound(msg)), {
+      noAck: true,
+    });
+  }
+
   private onConnectionLost(): void {
     this.connection = undefined;
     this.publishChannel = undefined;
+    this.direct = undefined;
     for (const c of this.consumers) {
       c.channel = undefined;
       c.consumerTag = undefined;
@@ -330,13 +394,7 @@ export class AmqpConnection {
     msg: amqp.ConsumeMessage,
   ): Promise<void> {
     try {
-      await registration.handler({
-        content: msg.content,
-        routingKey: msg.fields.routingKey,
-        exchange: msg.fields.exchange,
-        redelivered: msg.fields.redelivered,
-        properties: msg.properties,
-      });
+      await registration.handler(inbound(msg));
       acks.ack(msg);
     } catch (err) {
       // A first failure is retried once at once (a transient error); a second goes to the
@@ -349,4 +407,15 @@ export class AmqpConnection {
       acks.nack(msg, !msg.fields.redelivered);
     }
   }
+}
+
+function inbound(msg: amqp.ConsumeMessage): InboundMessage {
+  const { routingKey, exchange, redelivered } = msg.fields;
+  return { content: msg.content, routingKey, exchange, redelivered, properties: msg.properties };
+}
+
+/** The login of an AMQP URL (amqplib logs in as guest when the URL names none). */
+export function brokerUserOf(amqpUrl: string): string {
+  const user = new URL(amqpUrl).username;
+  return user === '' ? 'guest' : decodeURIComponent(user);
 }

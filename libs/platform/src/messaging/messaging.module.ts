@@ -2,7 +2,6 @@ import {
   Global,
   Module,
   type BeforeApplicationShutdown,
-  type DynamicModule,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
@@ -31,34 +30,37 @@ class AmqpLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown
   }
 }
 
+/**
+ * One AMQP connection per app, for its events and its RPC alike. A plain module, so that every
+ * import of it (an app's own, RpcModule's) is the same one.
+ */
 @Global()
-@Module({})
+@Module({
+  providers: [
+    {
+      provide: AmqpConnection,
+      inject: [APP_NAME, APP_CONFIG, APP_LOGGER, ReadinessRegistry],
+      useFactory: (app: string, config: AmqpConfig, logger: Logger, readiness: ReadinessRegistry) => {
+        const connection = new AmqpConnection(
+          { url: config.AMQP_URL, name: app, prefetch: config.AMQP_PREFETCH },
+          logger.child({ component: 'amqp' }),
+        );
+        readiness.register('rabbitmq', () =>
+          connection.isConnected() ? Promise.resolve() : Promise.reject(new Error('not connected')),
+        );
+        return connection;
+      },
+    },
+    {
+      provide: AmqpLifecycle,
+      inject: [AmqpConnection],
+      useFactory: (c: AmqpConnection) => new AmqpLifecycle(c),
+    },
+  ],
+  exports: [AmqpConnection],
+})
 export class MessagingModule {
-  static forRoot(): DynamicModule {
-    return {
-      module: MessagingModule,
-      providers: [
-        {
-          provide: AmqpConnection,
-          inject: [APP_NAME, APP_CONFIG, APP_LOGGER, ReadinessRegistry],
-          useFactory: (app: string, config: AmqpConfig, logger: Logger, readiness: ReadinessRegistry) => {
-            const connection = new AmqpConnection(
-              { url: config.AMQP_URL, name: app, prefetch: config.AMQP_PREFETCH },
-              logger.child({ component: 'amqp' }),
-            );
-            readiness.register('rabbitmq', () =>
-              connection.isConnected() ? Promise.resolve() : Promise.reject(new Error('not connected')),
-            );
-            return connection;
-          },
-        },
-        {
-          provide: AmqpLifecycle,
-          inject: [AmqpConnection],
-          useFactory: (c: AmqpConnection) => new AmqpLifecycle(c),
-        },
-      ],
-      exports: [AmqpConnection],
-    };
+  static forRoot(): typeof MessagingModule {
+    return MessagingModule;
   }
 }
