@@ -188,11 +188,7 @@ export class AmqpConnection {
    */
   send(queue: string, content: Buffer, options: PublishOptions): void {
     if (!this.direct) throw new BrokerUnavailableError('not connected');
-    try {
-      this.direct.sendToQueue(queue, content, { contentType: 'application/json', ...options });
-    } catch (err) {
-      throw new BrokerUnavailableError(err instanceof Error ? err.message : String(err));
-    }
+    this.direct.sendToQueue(queue, content, { contentType: 'application/json', ...options });
   }
 
   /** Hands every direct reply to what `send` asked to `handler`, now and after every reconnect. */
@@ -314,11 +310,9 @@ export class AmqpConnection {
     channel.on('close', () => {
       if (this.direct === channel) this.direct = undefined;
       // After a pause: a channel the broker keeps closing (a refused consume) must not spin.
-      const reopen = () => {
-        if (this.connection === connection && !this.closing)
-          this.openDirect(connection).catch(() => undefined);
-      };
-      setTimeout(reopen, this.options.minBackoffMs ?? 250).unref();
+      setTimeout(() => {
+        if (this.connection === connection) this.openDirect(connection).catch(() => undefined);
+      }, this.options.minBackoffMs ?? 250).unref();
     });
     this.direct = channel;
     if (this.replyHandler) {

@@ -52,7 +52,9 @@ export class RpcClient {
     let reply: RpcReply;
     try {
       await this.amqp.waitUntilConnected(timeoutMs);
-      await this.listen();
+      // On first use only: an app that never asks has no right to read replies (auth-server). A
+      // refused consume is retried by the connection; until then calls time out.
+      await (this.listening ??= this.amqp.onReplies((m) => this.settle(m)).catch(() => undefined));
       reply = await new Promise<RpcReply>((resolve, reject) => {
         // Nest's RMQ envelope, so that callers and answerers of either kind understand each other.
         const request = Buffer.from(JSON.stringify({ pattern: contract.pattern, data: payload, id }));
@@ -77,17 +79,6 @@ export class RpcClient {
     }
     if (reply.err) throw new RpcRemoteError(contract.pattern, reply.err);
     return contract.parseResponse(reply.response);
-  }
-
-  /** Consumes the direct replies once, on first use: an app that never asks needs no right to read them. */
-  private listen(): Promise<void> {
-    this.listening ??= this.amqp
-      .onReplies((m) => this.settle(m))
-      .catch((err: unknown) => {
-        this.listening = undefined;
-        throw err;
-      });
-    return this.listening;
   }
 
   private settle(message: InboundMessage): void {
