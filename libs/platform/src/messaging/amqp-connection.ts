@@ -94,6 +94,7 @@ export class AmqpConnection {
   private readonly inFlight = new Set<Promise<void>>();
   private waiters: (() => void)[] = [];
   private attempt = 0;
+  private started = false;
   private closing = false;
   private draining = false;
   private reconnectTimer?: NodeJS.Timeout;
@@ -106,8 +107,10 @@ export class AmqpConnection {
     this.user = brokerUserOf(options.url);
   }
 
-  /** Starts connecting in the background; the app starts even while RabbitMQ is down. */
+  /** Starts connecting in the background (once); the app starts even while RabbitMQ is down. */
   start(): void {
+    if (this.started) return;
+    this.started = true;
     void this.connect();
   }
 
@@ -118,13 +121,16 @@ export class AmqpConnection {
   /** Declares exchanges/queues now (when connected) and after every reconnect. */
   async addTopology(setup: TopologySetup): Promise<void> {
     this.topology.push(setup);
+    await this.connecting;
     if (this.connection) await this.withChannel(setup);
   }
 
   async consume(queue: string, handler: MessageHandler, options: ConsumeOptions = {}): Promise<void> {
     const registration: ConsumerRegistration = { queue, handler, options };
     this.consumers.push(registration);
-    if (this.connection) await this.attachConsumer(registration);
+    // A connect under way attaches it with the others; attached twice, one consumer would be orphaned.
+    await this.connecting;
+    if (this.connection && !registration.channel) await this.attachConsumer(registration);
   }
 
   async waitUntilConnected(timeoutMs: number): Promise<void> {

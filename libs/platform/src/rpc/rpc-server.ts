@@ -25,12 +25,18 @@ export class RpcServer extends Server implements CustomTransportStrategy {
     super();
   }
 
+  /**
+   * Resolves once the queue is consumed, as Nest's RMQ server did: the app then serves HTTP (and
+   * its callers) only when it answers RPC too, however long RabbitMQ takes to come up.
+   */
   listen(callback: (err?: unknown) => void): void {
+    this.amqp.start();
     this.amqp
       .addTopology(async (channel) => {
         await channel.assertQueue(this.queue, RPC_QUEUE_OPTIONS);
       })
       .then(() => this.amqp.consume(this.queue, (m) => this.answer(m), { prefetch: this.prefetch }))
+      .then(() => this.amqp.waitUntilConnected(2 ** 31 - 1))
       .then(() => callback(), callback);
   }
 
