@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { RpcContract } from '@svc/contracts';
 import { DependencyUnavailableError } from '../http/problem';
 import { APP_CONFIG } from '../platform.module';
-import { AmqpConnection, DIRECT_REPLY_TO, type InboundMessage } from '../messaging/amqp-connection';
+import { AmqpConnection, DIRECT_REPLY_TO } from '../messaging/amqp-connection';
 
 /** The other app answered, with an error of its own (not a transport failure). */
 export class RpcRemoteError extends Error {
@@ -18,11 +18,6 @@ export class RpcRemoteError extends Error {
   }
 }
 
-interface RpcReply {
-  readonly err?: unknown;
-  readonly response?: unknown;
-}
-
 /**
  * Asks another app a question over RabbitMQ and returns a Promise (domain code never sees
  * RxJS or amqplib). A request that is not answered within the timeout also expires in the queue,
@@ -34,7 +29,7 @@ interface RpcReply {
  */
 @Injectable()
 export class RpcClient {
-  private readonly pending = new Map<unknown, (reply: RpcReply) => void>();
+  private readonly pending = new Map<unknown, (reply: Buffer) => void>();
   private listening?: Promise<void>;
 
   constructor(
@@ -49,13 +44,17 @@ export class RpcClient {
   ): Promise<Res> {
     const deadline = Date.now() + timeoutMs;
     const id = randomUUID();
-    let reply: RpcReply;
+    let reply: { err?: unknown; response?: unknown };
     try {
       await this.amqp.waitUntilConnected(timeoutMs);
       // On first use only: an app that never asks has no right to read replies (auth-server). A
-      // refused consume is retried by the connection; until then calls time out.
-      await (this.listening ??= this.amqp.onReplies((m) => this.settle(m)).catch(() => undefined));
-      reply = await new Promise<RpcReply>((resolve, reject) => {
+      // refused consume is retried by the connection; until then calls time out. A reply nobody
+      // waits for any more finds no one in `pending`.
+      this.listening ??= this.amqp
+        .onReplies((m) => this.pending.get(m.properties.correlationId)?.(m.content))
+        .catch(() => undefined);
+      await this.listening;
+      const content = await new Promise<Buffer>((resolve, reject) => {
         // Nest's RMQ envelope, so that callers and answerers of either kind understand each other.
         const request = Buffer.from(JSON.stringify({ pattern: contract.pattern, data: payload, id }));
         this.amqp.send(contract.queue, request, {
@@ -74,20 +73,11 @@ export class RpcClient {
           resolve(answer);
         });
       });
+      reply = JSON.parse(content.toString('utf8')) as typeof reply;
     } catch (err) {
       throw new DependencyUnavailableError(contract.queue, err);
     }
     if (reply.err) throw new RpcRemoteError(contract.pattern, reply.err);
     return contract.parseResponse(reply.response);
-  }
-
-  private settle(message: InboundMessage): void {
-    const resolve = this.pending.get(message.properties.correlationId);
-    if (!resolve) return; // its caller has given up already
-    try {
-      resolve(JSON.parse(message.content.toString('utf8')) as RpcReply);
-    } catch {
-      // An unreadable answer is no answer: the caller times out.
-    }
   }
 }

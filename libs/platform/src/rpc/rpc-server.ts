@@ -54,12 +54,11 @@ export class RpcServer extends Server implements CustomTransportStrategy {
 
   private async answer(message: InboundMessage): Promise<void> {
     const { correlationId, replyTo } = message.properties;
-    let packet: { pattern?: unknown; data?: unknown; id?: unknown };
-    try {
-      packet = JSON.parse(message.content.toString('utf8')) as typeof packet;
-    } catch {
-      packet = {};
-    }
+    const packet = JSON.parse(message.content.toString('utf8')) as {
+      pattern?: unknown;
+      data?: unknown;
+      id?: unknown;
+    };
     // Nothing to answer without an id and a reply address (Nest would take it for an event).
     if (packet.id === undefined || typeof replyTo !== 'string') return;
     const reply = (answer: WritePacket) => {
