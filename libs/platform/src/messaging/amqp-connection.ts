@@ -35,16 +35,8 @@ export interface ConsumeOptions {
   readonly prefetch?: number;
 }
 
-export interface PublishOptions {
-  readonly messageId?: string;
-  readonly headers?: Record<string, unknown>;
-  readonly contentType?: string;
-  readonly expiration?: string;
-  readonly correlationId?: string;
-  readonly replyTo?: string;
-  /** RabbitMQ checks it against the connection's login (see `user`). */
-  readonly userId?: string;
-}
+/** `userId`, when given, RabbitMQ checks against the connection's login (see `user`). */
+export type PublishOptions = amqp.Options.Publish;
 
 export class BrokerUnavailableError extends Error {
   constructor(reason: string) {
@@ -273,15 +265,7 @@ export class AmqpConnection {
       this.connection = connection;
       for (const setup of this.topology) await this.withChannel(setup);
       await this.openDirect(connection);
-      const publishChannel = await connection.createConfirmChannel();
-      publishChannel.on('error', (err: Error) =>
-        this.logger.warn({ err: err.message }, 'RabbitMQ publish channel error'),
-      );
-      publishChannel.on('close', () => {
-        if (this.publishChannel === publishChannel) this.publishChannel = undefined;
-        if (this.connection === connection && !this.closing) void this.reopenPublishChannel(connection);
-      });
-      this.publishChannel = publishChannel;
+      await this.openPublishChannel(connection);
       if (!this.draining) for (const c of this.consumers) await this.attachConsumer(c);
       this.attempt = 0;
       this.logger.info({ connection: this.options.name }, 'RabbitMQ connected');
@@ -298,14 +282,17 @@ export class AmqpConnection {
     }
   }
 
-  private async reopenPublishChannel(connection: amqp.ChannelModel): Promise<void> {
-    try {
-      const channel = await connection.createConfirmChannel();
-      channel.on('error', () => undefined);
-      this.publishChannel = channel;
-    } catch {
-      // The connection is going away too; its close handler reconnects.
-    }
+  private async openPublishChannel(connection: amqp.ChannelModel): Promise<void> {
+    const channel = await connection.createConfirmChannel();
+    channel.on('error', (err: Error) =>
+      this.logger.warn({ err: err.message }, 'RabbitMQ publish channel error'),
+    );
+    channel.on('close', () => {
+      if (this.publishChannel === channel) this.publishChannel = undefined;
+      // When this fails, the connection is going away too: its close handler reconnects.
+      if (this.connection === connection) this.openPublishChannel(connection).catch(() => undefined);
+    });
+    this.publishChannel = channel;
   }
 
   private async openDirect(connection: amqp.ChannelModel): Promise<void> {

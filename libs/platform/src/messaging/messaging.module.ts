@@ -13,21 +13,6 @@ import { AmqpConnection } from './amqp-connection';
 export interface AmqpConfig {
   readonly AMQP_URL: string;
   readonly AMQP_PREFETCH: number;
-  readonly RPC_TIMEOUT_MS: number;
-}
-
-class AmqpLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
-  constructor(private readonly connection: AmqpConnection) {}
-  // Features declare topology and consumers while modules initialise; connect after that.
-  onApplicationBootstrap() {
-    this.connection.start();
-  }
-  async beforeApplicationShutdown() {
-    await this.connection.drain();
-  }
-  async onApplicationShutdown() {
-    await this.connection.close();
-  }
 }
 
 /**
@@ -51,16 +36,26 @@ class AmqpLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown
         return connection;
       },
     },
-    {
-      provide: AmqpLifecycle,
-      inject: [AmqpConnection],
-      useFactory: (c: AmqpConnection) => new AmqpLifecycle(c),
-    },
   ],
   exports: [AmqpConnection],
 })
-export class MessagingModule {
+export class MessagingModule
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
+  constructor(private readonly connection: AmqpConnection) {}
+
   static forRoot(): typeof MessagingModule {
     return MessagingModule;
+  }
+  // Features declare topology and consumers while modules initialise; connect after that (unless
+  // the RPC server started it earlier: registrations then apply at once).
+  onApplicationBootstrap() {
+    this.connection.start();
+  }
+  async beforeApplicationShutdown() {
+    await this.connection.drain();
+  }
+  async onApplicationShutdown() {
+    await this.connection.close();
   }
 }
