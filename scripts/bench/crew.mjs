@@ -26,7 +26,7 @@ const { which } = require('../lib/procs.cjs');
 const { freePort, waitForHttpOk, redisCommands } = require('../lib/net.cjs');
 const { provision } = require('../lib/services.cjs');
 const { createRunResources } = require('../lib/isolation.cjs');
-const { SANDBOX_MEMBERS } = require(path.join(ROOT, 'dist/libs/contracts/src'));
+const { AUTH_AUTHORIZE_DECIDE, SANDBOX_MEMBERS } = require(path.join(ROOT, 'dist/libs/contracts/src'));
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '4');
 const PROFILE = process.env.BENCH_PROFILE === '1';
@@ -283,14 +283,12 @@ export async function benchCrew() {
 /** A token for alex.morgan with every scope, minted the way a partner gets one. */
 async function mintToken(env, authPort, client) {
   require('reflect-metadata');
-  const { ClientRMQ } = require('@nestjs/microservices');
-  const { firstValueFrom, timeout } = require('rxjs');
-  const rpc = new ClientRMQ({
-    urls: [env.AMQP_URL],
-    queue: 'rpc.auth-server',
-    queueOptions: { durable: true },
-  });
-  await rpc.connect();
+  const { AmqpConnection, RpcClient, createLogger } = require(path.join(ROOT, 'dist/libs/platform/src'));
+  const amqp = new AmqpConnection(
+    { url: env.AMQP_URL, name: 'bench-crew', prefetch: 1 },
+    createLogger('bench-crew', 'silent'),
+  );
+  amqp.start();
   const verifier = crypto.randomBytes(32).toString('base64url');
   const params = {
     response_type: 'code',
@@ -301,12 +299,9 @@ async function mintToken(env, authPort, client) {
     code_challenge: crypto.createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
   };
-  const outcome = await firstValueFrom(
-    rpc
-      .send('auth.authorize.decide', { user_id: SANDBOX_MEMBERS[0].user_id, params, decision: 'allow' })
-      .pipe(timeout(10000)),
-  );
-  await rpc.close();
+  const outcome = await new RpcClient(amqp, { RPC_TIMEOUT_MS: 10000 })
+    .call(AUTH_AUTHORIZE_DECIDE, { user_id: SANDBOX_MEMBERS[0].user_id, params, decision: 'allow' })
+    .finally(() => amqp.close());
   const res = await fetch(`http://127.0.0.1:${authPort}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -18,7 +18,7 @@ const apps = require('../lib/apps.cjs');
 const { freePort, waitForHttpOk, redisCommands } = require('../lib/net.cjs');
 const { provision } = require('../lib/services.cjs');
 const { createRunResources } = require('../lib/isolation.cjs');
-const { SANDBOX_MEMBERS } = require(path.join(ROOT, 'dist/libs/contracts/src'));
+const { AUTH_AUTHORIZE_DECIDE, SANDBOX_MEMBERS } = require(path.join(ROOT, 'dist/libs/contracts/src'));
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '5');
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? '16');
@@ -114,14 +114,13 @@ export async function benchOAuth() {
 
     // Codes are minted the way consent-ui does it: auth.authorize.decide over RabbitMQ.
     require('reflect-metadata');
-    const { ClientRMQ } = require('@nestjs/microservices');
-    const { firstValueFrom, timeout } = require('rxjs');
-    const rpc = new ClientRMQ({
-      urls: [env.AMQP_URL],
-      queue: 'rpc.auth-server',
-      queueOptions: { durable: true },
-    });
-    await rpc.connect();
+    const { AmqpConnection, RpcClient, createLogger } = require(path.join(ROOT, 'dist/libs/platform/src'));
+    const amqp = new AmqpConnection(
+      { url: env.AMQP_URL, name: 'bench-oauth', prefetch: 1 },
+      createLogger('bench-oauth', 'silent'),
+    );
+    amqp.start();
+    const rpc = new RpcClient(amqp, { RPC_TIMEOUT_MS: 10000 });
     const user = SANDBOX_MEMBERS[0].user_id;
     const mint = async (scope) => {
       const verifier = crypto.randomBytes(32).toString('base64url');
@@ -134,16 +133,14 @@ export async function benchOAuth() {
         code_challenge: crypto.createHash('sha256').update(verifier).digest('base64url'),
         code_challenge_method: 'S256',
       };
-      const outcome = await firstValueFrom(
-        rpc.send('auth.authorize.decide', { user_id: user, params, decision: 'allow' }).pipe(timeout(10000)),
-      );
+      const outcome = await rpc.call(AUTH_AUTHORIZE_DECIDE, { user_id: user, params, decision: 'allow' });
       return { code: new URL(outcome.redirect_to).searchParams.get('code'), verifier };
     };
     console.error(`bench: minting ${CODES} authorization codes`);
     const codes = [];
     while (codes.length < CODES)
       codes.push(...(await Promise.all(Array.from({ length: 50 }, () => mint('profile:read seatime:read')))));
-    await rpc.close();
+    await amqp.close();
 
     const exchange = (pair) =>
       request(`${base}/oauth/token`, {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as amqp from 'amqplib';
 import { Client } from 'pg';
 import { AUTH_WEBHOOK_RECIPIENTS_BATCH, AUTH_WEBHOOK_TARGET, type RpcContract } from '@svc/contracts';
-import { RpcClient, RpcRemoteError } from '@svc/platform';
+import { AmqpConnection, createLogger, RpcClient, RpcRemoteError } from '@svc/platform';
 import { APPS, amqpUser, appConnections, pgRole } from '../../scripts/lib/credentials.cjs';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { testServices } from '../support/services';
@@ -169,7 +169,7 @@ describe('RabbitMQ: one user per app, limited to its exchanges and queues', () =
 
 describe('webhook signing secrets reach the dispatcher only', () => {
   let auth: AuthServerHarness;
-  const clients: RpcClient[] = [];
+  const connections: AmqpConnection[] = [];
 
   beforeAll(async () => {
     // The production rule: the dispatcher's own broker user (sandbox-partner's secret is seeded).
@@ -177,18 +177,18 @@ describe('webhook signing secrets reach the dispatcher only', () => {
   });
 
   afterAll(async () => {
-    await Promise.all(clients.map((c) => c.onApplicationShutdown()));
+    await Promise.all(connections.map((c) => c.close()));
     await auth.close();
   });
 
   function ask<Req, Res>(app: string, contract: RpcContract<Req, Res>, payload: Req): Promise<Res> {
-    const client = new RpcClient({
-      AMQP_URL: appConnections(app, owner).AMQP_URL!,
-      AMQP_PREFETCH: 10,
-      RPC_TIMEOUT_MS: 5000,
-    });
-    clients.push(client);
-    return client.call(contract, payload);
+    const amqp = new AmqpConnection(
+      { url: appConnections(app, owner).AMQP_URL!, name: `least-privilege-${app}`, prefetch: 10 },
+      createLogger('least-privilege', 'silent'),
+    );
+    amqp.start();
+    connections.push(amqp);
+    return new RpcClient(amqp, { RPC_TIMEOUT_MS: 5000 }).call(contract, payload);
   }
 
   const question = {

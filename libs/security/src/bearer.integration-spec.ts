@@ -13,6 +13,7 @@ import {
 import {
   connectRpcServer,
   createRedis,
+  MessagingModule,
   PlatformModule,
   REDIS,
   RedisModule,
@@ -72,11 +73,15 @@ class IntrospectResponder {
 class ResponderModule {}
 
 async function startResponder(): Promise<NestFastifyApplication> {
-  const { app } = await startHttpApp('auth-server', (platform) => ({
-    module: class StandInAuthServer {},
-    imports: [PlatformModule.forRoot(platform), ResponderModule],
-  }));
-  connectRpcServer(app, { AMQP_URL: services.amqpUrl, AMQP_PREFETCH: 10 }, RPC_QUEUES.authServer);
+  const { app } = await startHttpApp(
+    'auth-server',
+    (platform) => ({
+      module: class StandInAuthServer {},
+      imports: [PlatformModule.forRoot(platform), MessagingModule.forRoot(), ResponderModule],
+    }),
+    { AMQP_URL: services.amqpUrl, AMQP_PREFETCH: 10 },
+  );
+  connectRpcServer(app, { AMQP_PREFETCH: 10 }, RPC_QUEUES.authServer);
   await app.startAllMicroservices();
   return app;
 }

@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { RPC_QUEUES } from '@svc/contracts';
 import {
+  AmqpConnection,
   connectRpcServer,
   createHttpApp,
   createLogger,
@@ -81,7 +82,9 @@ export async function startAuthServer(
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = await app.getUrl();
 
-  const rpc = new RpcClient({ AMQP_URL: services.amqpUrl, AMQP_PREFETCH: 20, RPC_TIMEOUT_MS: 10_000 });
+  const amqp = new AmqpConnection({ url: services.amqpUrl, name: 'oauth-test', prefetch: 20 }, logger);
+  amqp.start();
+  const rpc = new RpcClient(amqp, { RPC_TIMEOUT_MS: 10_000 });
   const redis = createRedis({ REDIS_URL: services.redisUrl, REDIS_KEY_PREFIX: services.redisKeyPrefix });
   redis.on('error', () => undefined);
 
@@ -93,7 +96,7 @@ export async function startAuthServer(
     services,
     app,
     async close() {
-      await rpc.onApplicationShutdown();
+      await amqp.close();
       await redis.quit().catch(() => redis.disconnect());
       await app.close();
     },

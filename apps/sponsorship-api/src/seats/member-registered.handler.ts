@@ -1,7 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { CREW_EVENTS_EXCHANGE, MEMBER_REGISTERED, parseMemberRegistered } from '@svc/contracts';
-import { AmqpConnection, APP_LOGGER, type InboundMessage } from '@svc/platform';
-import type { Channel } from 'amqplib';
+import { AmqpConnection, APP_LOGGER, type InboundMessage, type TopologyChannel } from '@svc/platform';
 import type { Logger } from 'pino';
 import { SeatsService } from './seats.service';
 
@@ -16,7 +15,7 @@ const QUORUM = {
   'x-overflow': 'reject-publish',
 };
 
-async function declareTopology(channel: Channel): Promise<void> {
+async function declareTopology(channel: TopologyChannel): Promise<void> {
   await channel.assertExchange(CREW_EVENTS_EXCHANGE, 'topic', { durable: true });
   await channel.assertQueue(MEMBERS_QUEUE, {
     durable: true,

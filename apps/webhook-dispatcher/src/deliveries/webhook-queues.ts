@@ -1,5 +1,5 @@
-import type { Channel } from 'amqplib';
 import { CREW_EVENTS_EXCHANGE, EVENT_TYPES } from '@svc/contracts';
+import type { TopologyChannel } from '@svc/platform';
 
 /** crew.events → this queue (the webhook event types only): one message per event to fan out. */
 export const EVENTS_QUEUE = 'webhooks.events';
@@ -25,7 +25,7 @@ function deadLetterTo(queue: string) {
 
 /** Declares every queue of the dispatcher; runs on every (re)connect. */
 export function declareWebhookTopology(delays: readonly number[]) {
-  return async (channel: Channel): Promise<void> => {
+  return async (channel: TopologyChannel): Promise<void> => {
     await channel.assertExchange(CREW_EVENTS_EXCHANGE, 'topic', { durable: true });
     for (const queue of [EVENTS_QUEUE, DELIVERIES_QUEUE]) {
       await channel.assertQueue(queue, {

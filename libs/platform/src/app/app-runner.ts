@@ -42,7 +42,7 @@ export interface AppDefinition<S extends ConfigSpec> {
 
 export async function serveApp<S extends ConfigSpec>(definition: AppDefinition<S>): Promise<void> {
   const config = loadConfigOrExit(definition.name, definition.config);
-  const base = config as unknown as BaseConfig & { AMQP_URL?: string; AMQP_PREFETCH?: number };
+  const base = config as unknown as BaseConfig & { AMQP_PREFETCH?: number };
   const logger = createLogger(definition.name, base.LOG_LEVEL);
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
   try {
@@ -60,12 +60,8 @@ export async function serveApp<S extends ConfigSpec>(definition: AppDefinition<S
       definition.rootModule({ app: definition.name, config, logger, routes }),
       httpOptions,
     );
-    if (definition.rpcQueue && base.AMQP_URL && base.AMQP_PREFETCH) {
-      connectRpcServer(
-        app,
-        { AMQP_URL: base.AMQP_URL, AMQP_PREFETCH: base.AMQP_PREFETCH },
-        definition.rpcQueue,
-      );
+    if (definition.rpcQueue && base.AMQP_PREFETCH) {
+      connectRpcServer(app, { AMQP_PREFETCH: base.AMQP_PREFETCH }, definition.rpcQueue);
     }
     await runHttpApp(app, httpOptions);
   } catch (err) {

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import * as amqp from 'amqplib';
 import { createLogger } from '../logging/logger';
 import { AmqpConnection, type InboundMessage } from './amqp-connection';
-import { coalesceFrameWrites } from './frame-coalescing';
 import { TcpProxy } from '../../../../test/support/tcp-proxy';
 import { eventually, testServices } from '../../../../test/support/services';
 
@@ -169,20 +168,6 @@ describe('AmqpConnection consumers', () => {
     );
     await eventually(async () => (others === total - 1 ? true : undefined), 15_000);
     await eventually(async () => ((await depth(queue)) === 0 ? true : undefined));
-  });
-
-  it('writes the frames of a real amqplib connection coalesced (the shape it relies on holds)', async () => {
-    const model = await amqp.connect(services.amqpUrl);
-    try {
-      expect(coalesceFrameWrites(model)).toBe(true);
-      const ch = await model.createConfirmChannel();
-      const q = await ch.assertQueue('', { exclusive: true });
-      for (let i = 0; i < 50; i += 1) ch.sendToQueue(q.queue, Buffer.from(String(i)));
-      await ch.waitForConfirms();
-      expect((await ch.checkQueue(q.queue)).messageCount).toBe(50);
-    } finally {
-      await model.close();
-    }
   });
 
   it('close() while the connection is still being opened leaves no connection behind', async () => {

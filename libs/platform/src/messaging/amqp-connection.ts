@@ -1,15 +1,16 @@
 import * as amqp from 'amqplib';
 import type { Logger } from 'pino';
 import { AckBatcher } from './ack-batcher';
-import { coalesceFrameWrites } from './frame-coalescing';
 
 /**
- * Socket options of every connection to RabbitMQ (this class, the RPC client and server).
  * amqplib leaves Nagle's algorithm on: a small frame (a publish, an RPC reply, an ack) written
  * while an earlier one is unacknowledged waits for the peer's delayed ACK, ~40 ms. Measured: the
  * dispatcher's question to auth-server took ~60 ms with it, whatever the load.
  */
-export const AMQP_SOCKET_OPTIONS = { noDelay: true } as const;
+const AMQP_SOCKET_OPTIONS = { noDelay: true } as const;
+
+/** RabbitMQ's pseudo-queue for answers to the channel that sent the request ("direct reply-to"). */
+export const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
 
 export interface InboundMessage {
   readonly content: Buffer;
@@ -22,20 +23,20 @@ export interface InboundMessage {
 /** Resolves when the message is handled; it is acked then (within moments, see AckBatcher). A throw nacks it (see `consume`). */
 export type MessageHandler = (message: InboundMessage) => Promise<void>;
 
-export type TopologySetup = (channel: amqp.Channel) => Promise<void>;
+/** What a topology declaration may do: the apps declare their queues without touching amqplib. */
+export type TopologyChannel = Pick<
+  amqp.Channel,
+  'assertExchange' | 'assertQueue' | 'bindQueue' | 'unbindQueue'
+>;
+
+export type TopologySetup = (channel: TopologyChannel) => Promise<void>;
 
 export interface ConsumeOptions {
   readonly prefetch?: number;
 }
 
-export interface PublishOptions {
-  readonly messageId?: string;
-  readonly headers?: Record<string, unknown>;
-  readonly contentType?: string;
-  readonly expiration?: string;
-  readonly correlationId?: string;
-  readonly replyTo?: string;
-}
+/** `userId`, when given, RabbitMQ checks against the connection's login (see `user`). */
+export type PublishOptions = amqp.Options.Publish;
 
 export class BrokerUnavailableError extends Error {
   constructor(reason: string) {
@@ -66,19 +67,26 @@ export interface AmqpConnectionOptions {
 }
 
 /**
- * One AMQP connection per process, kept alive: reconnects with exponential backoff and jitter,
- * re-declares the topology and re-attaches consumers on every reconnect. Publishing goes through
- * a confirm channel, and `publish` resolves only when the broker has confirmed the message.
- * Consumers ack manually after their handler finishes, with bounded prefetch.
+ * One AMQP connection per process, for events and RPC alike, kept alive: reconnects with
+ * exponential backoff and jitter, re-declares the topology and re-attaches consumers on every
+ * reconnect. Publishing goes through a confirm channel, and `publish` resolves only when the
+ * broker has confirmed the message. Consumers ack manually after their handler finishes, with
+ * bounded prefetch.
  */
 export class AmqpConnection {
+  /** The broker user this connection logs in as. */
+  readonly user: string;
   private connection?: amqp.ChannelModel;
   private publishChannel?: amqp.ConfirmChannel;
+  /** Unconfirmed sends, and the direct replies to them: RabbitMQ ties both to one channel. */
+  private direct?: amqp.Channel;
+  private replyHandler?: (message: InboundMessage) => void;
   private readonly topology: TopologySetup[] = [];
   private readonly consumers: ConsumerRegistration[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private waiters: (() => void)[] = [];
   private attempt = 0;
+  private started = false;
   private closing = false;
   private draining = false;
   private reconnectTimer?: NodeJS.Timeout;
@@ -87,10 +95,14 @@ export class AmqpConnection {
   constructor(
     private readonly options: AmqpConnectionOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.user = brokerUserOf(options.url);
+  }
 
-  /** Starts connecting in the background; the app starts even while RabbitMQ is down. */
+  /** Starts connecting in the background (once); the app starts even while RabbitMQ is down. */
   start(): void {
+    if (this.started) return;
+    this.started = true;
     void this.connect();
   }
 
@@ -101,13 +113,16 @@ export class AmqpConnection {
   /** Declares exchanges/queues now (when connected) and after every reconnect. */
   async addTopology(setup: TopologySetup): Promise<void> {
     this.topology.push(setup);
+    await this.connecting;
     if (this.connection) await this.withChannel(setup);
   }
 
   async consume(queue: string, handler: MessageHandler, options: ConsumeOptions = {}): Promise<void> {
     const registration: ConsumerRegistration = { queue, handler, options };
     this.consumers.push(registration);
-    if (this.connection) await this.attachConsumer(registration);
+    // A connect under way attaches it with the others; attached twice, one consumer would be orphaned.
+    await this.connecting;
+    if (this.connection && !registration.channel) await this.attachConsumer(registration);
   }
 
   async waitUntilConnected(timeoutMs: number): Promise<void> {
@@ -164,6 +179,22 @@ export class AmqpConnection {
     });
   }
 
+  /**
+   * Sends without a publisher confirm, for what is worthless once its asker stops waiting (RPC
+   * requests and answers): a lost one ends as the asker's timeout. A request that asks for a
+   * direct reply needs `onReplies` first. Throws BrokerUnavailableError when not connected.
+   */
+  send(queue: string, content: Buffer, options: PublishOptions): void {
+    if (!this.direct) throw new BrokerUnavailableError('not connected');
+    this.direct.sendToQueue(queue, content, { contentType: 'application/json', ...options });
+  }
+
+  /** Hands every direct reply to what `send` asked to `handler`, now and after every reconnect. */
+  async onReplies(handler: (message: InboundMessage) => void): Promise<void> {
+    this.replyHandler = handler;
+    if (this.direct) await this.consumeReplies(this.direct);
+  }
+
   /** Runs `fn` on a short-lived channel (topology, queue inspection in tests). */
   async withChannel<T>(fn: (channel: amqp.Channel) => Promise<T>): Promise<T> {
     if (!this.connection) throw new BrokerUnavailableError('not connected');
@@ -198,6 +229,7 @@ export class AmqpConnection {
     const connection = this.connection;
     this.connection = undefined;
     this.publishChannel = undefined;
+    this.direct = undefined;
     // A connection whose peer vanished never answers close-ok; do not let shutdown wait on it.
     await Promise.race([
       connection?.close().catch(() => undefined),
@@ -230,20 +262,10 @@ export class AmqpConnection {
         this.logger.warn({ err: err.message }, 'RabbitMQ connection error'),
       );
       connection.on('close', () => this.onConnectionLost());
-      if (!coalesceFrameWrites(connection)) {
-        this.logger.warn('amqplib internals changed: frames are written one by one (slower, still correct)');
-      }
       this.connection = connection;
       for (const setup of this.topology) await this.withChannel(setup);
-      const publishChannel = await connection.createConfirmChannel();
-      publishChannel.on('error', (err: Error) =>
-        this.logger.warn({ err: err.message }, 'RabbitMQ publish channel error'),
-      );
-      publishChannel.on('close', () => {
-        if (this.publishChannel === publishChannel) this.publishChannel = undefined;
-        if (this.connection === connection && !this.closing) void this.reopenPublishChannel(connection);
-      });
-      this.publishChannel = publishChannel;
+      await this.openDirect(connection);
+      await this.openPublishChannel(connection);
       if (!this.draining) for (const c of this.consumers) await this.attachConsumer(c);
       this.attempt = 0;
       this.logger.info({ connection: this.options.name }, 'RabbitMQ connected');
@@ -255,23 +277,54 @@ export class AmqpConnection {
       await this.connection?.close().catch(() => undefined);
       this.connection = undefined;
       this.publishChannel = undefined;
+      this.direct = undefined;
       this.scheduleReconnect();
     }
   }
 
-  private async reopenPublishChannel(connection: amqp.ChannelModel): Promise<void> {
-    try {
-      const channel = await connection.createConfirmChannel();
-      channel.on('error', () => undefined);
-      this.publishChannel = channel;
-    } catch {
-      // The connection is going away too; its close handler reconnects.
+  private async openPublishChannel(connection: amqp.ChannelModel): Promise<void> {
+    const channel = await connection.createConfirmChannel();
+    channel.on('error', (err: Error) =>
+      this.logger.warn({ err: err.message }, 'RabbitMQ publish channel error'),
+    );
+    channel.on('close', () => {
+      if (this.publishChannel === channel) this.publishChannel = undefined;
+      // When this fails, the connection is going away too: its close handler reconnects.
+      if (this.connection === connection) this.openPublishChannel(connection).catch(() => undefined);
+    });
+    this.publishChannel = channel;
+  }
+
+  private async openDirect(connection: amqp.ChannelModel): Promise<void> {
+    const channel = await connection.createChannel();
+    channel.on('error', (err: Error) =>
+      this.logger.warn({ err: err.message }, 'RabbitMQ direct channel error'),
+    );
+    channel.on('close', () => {
+      if (this.direct === channel) this.direct = undefined;
+      // After a pause: a channel the broker keeps closing (a refused consume) must not spin.
+      setTimeout(() => {
+        if (this.connection === connection) this.openDirect(connection).catch(() => undefined);
+      }, this.options.minBackoffMs ?? 250).unref();
+    });
+    this.direct = channel;
+    if (this.replyHandler) {
+      await this.consumeReplies(channel).catch((err: Error) =>
+        this.logger.warn({ err: err.message }, 'RabbitMQ refused the direct replies'),
+      );
     }
+  }
+
+  private async consumeReplies(channel: amqp.Channel): Promise<void> {
+    await channel.consume(DIRECT_REPLY_TO, (msg) => msg && this.replyHandler?.(inbound(msg)), {
+      noAck: true,
+    });
   }
 
   private onConnectionLost(): void {
     this.connection = undefined;
     this.publishChannel = undefined;
+    this.direct = undefined;
     for (const c of this.consumers) {
       c.channel = undefined;
       c.consumerTag = undefined;
@@ -324,13 +377,7 @@ export class AmqpConnection {
     msg: amqp.ConsumeMessage,
   ): Promise<void> {
     try {
-      await registration.handler({
-        content: msg.content,
-        routingKey: msg.fields.routingKey,
-        exchange: msg.fields.exchange,
-        redelivered: msg.fields.redelivered,
-        properties: msg.properties,
-      });
+      await registration.handler(inbound(msg));
       acks.ack(msg);
     } catch (err) {
       // A first failure is retried once at once (a transient error); a second goes to the
@@ -343,4 +390,15 @@ export class AmqpConnection {
       acks.nack(msg, !msg.fields.redelivered);
     }
   }
+}
+
+function inbound(msg: amqp.ConsumeMessage): InboundMessage {
+  const { routingKey, exchange, redelivered } = msg.fields;
+  return { content: msg.content, routingKey, exchange, redelivered, properties: msg.properties };
+}
+
+/** The login of an AMQP URL (amqplib logs in as guest when the URL names none). */
+export function brokerUserOf(amqpUrl: string): string {
+  const user = new URL(amqpUrl).username;
+  return user === '' ? 'guest' : decodeURIComponent(user);
 }

@@ -2,7 +2,6 @@ import {
   Global,
   Module,
   type BeforeApplicationShutdown,
-  type DynamicModule,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
@@ -14,12 +13,42 @@ import { AmqpConnection } from './amqp-connection';
 export interface AmqpConfig {
   readonly AMQP_URL: string;
   readonly AMQP_PREFETCH: number;
-  readonly RPC_TIMEOUT_MS: number;
 }
 
-class AmqpLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+/**
+ * One AMQP connection per app, for its events and its RPC alike. A plain module, so that every
+ * import of it (an app's own, RpcModule's) is the same one.
+ */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: AmqpConnection,
+      inject: [APP_NAME, APP_CONFIG, APP_LOGGER, ReadinessRegistry],
+      useFactory: (app: string, config: AmqpConfig, logger: Logger, readiness: ReadinessRegistry) => {
+        const connection = new AmqpConnection(
+          { url: config.AMQP_URL, name: app, prefetch: config.AMQP_PREFETCH },
+          logger.child({ component: 'amqp' }),
+        );
+        readiness.register('rabbitmq', () =>
+          connection.isConnected() ? Promise.resolve() : Promise.reject(new Error('not connected')),
+        );
+        return connection;
+      },
+    },
+  ],
+  exports: [AmqpConnection],
+})
+export class MessagingModule
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
   constructor(private readonly connection: AmqpConnection) {}
-  // Features declare topology and consumers while modules initialise; connect after that.
+
+  static forRoot(): typeof MessagingModule {
+    return MessagingModule;
+  }
+  // Features declare topology and consumers while modules initialise; connect after that (unless
+  // the RPC server started it earlier: registrations then apply at once).
   onApplicationBootstrap() {
     this.connection.start();
   }
@@ -28,37 +57,5 @@ class AmqpLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown
   }
   async onApplicationShutdown() {
     await this.connection.close();
-  }
-}
-
-@Global()
-@Module({})
-export class MessagingModule {
-  static forRoot(): DynamicModule {
-    return {
-      module: MessagingModule,
-      providers: [
-        {
-          provide: AmqpConnection,
-          inject: [APP_NAME, APP_CONFIG, APP_LOGGER, ReadinessRegistry],
-          useFactory: (app: string, config: AmqpConfig, logger: Logger, readiness: ReadinessRegistry) => {
-            const connection = new AmqpConnection(
-              { url: config.AMQP_URL, name: app, prefetch: config.AMQP_PREFETCH },
-              logger.child({ component: 'amqp' }),
-            );
-            readiness.register('rabbitmq', () =>
-              connection.isConnected() ? Promise.resolve() : Promise.reject(new Error('not connected')),
-            );
-            return connection;
-          },
-        },
-        {
-          provide: AmqpLifecycle,
-          inject: [AmqpConnection],
-          useFactory: (c: AmqpConnection) => new AmqpLifecycle(c),
-        },
-      ],
-      exports: [AmqpConnection],
-    };
   }
 }

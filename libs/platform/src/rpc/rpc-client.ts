@@ -1,12 +1,9 @@
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { ClientRMQ, RmqRecordBuilder } from '@nestjs/microservices';
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
 import type { RpcContract } from '@svc/contracts';
-import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
 import { DependencyUnavailableError } from '../http/problem';
 import { APP_CONFIG } from '../platform.module';
-import type { AmqpConfig } from '../messaging/messaging.module';
-import { AMQP_SOCKET_OPTIONS } from '../messaging/amqp-connection';
-import { RPC_QUEUE_OPTIONS } from './rpc-server';
+import { AmqpConnection, DIRECT_REPLY_TO } from '../messaging/amqp-connection';
 
 /** The other app answered, with an error of its own (not a transport failure). */
 export class RpcRemoteError extends Error {
@@ -26,70 +23,61 @@ export class RpcRemoteError extends Error {
  * RxJS or amqplib). A request that is not answered within the timeout also expires in the queue,
  * so a recovering app does not work through questions nobody waits for any more; the caller gets
  * DependencyUnavailableError, which the Problem filter answers with 503 `service_unavailable`.
+ *
+ * Every request carries the connection's broker user as `user_id`, which RabbitMQ checks against
+ * the login: the answering app knows who asks, and no caller can claim to be another.
  */
 @Injectable()
-export class RpcClient implements OnApplicationShutdown {
-  private readonly clients = new Map<string, ClientRMQ>();
+export class RpcClient {
+  private readonly pending = new Map<unknown, (reply: Buffer) => void>();
+  private listening?: Promise<void>;
 
-  /**
-   * The broker user this process connects as. Every request carries it as `user_id`, which
-   * RabbitMQ checks against the connection's login: the answering app knows who asks, and no
-   * caller can claim to be another.
-   */
-  private readonly caller: string;
-
-  constructor(@Inject(APP_CONFIG) private readonly config: AmqpConfig) {
-    this.caller = brokerUserOf(config.AMQP_URL);
-  }
+  constructor(
+    private readonly amqp: AmqpConnection,
+    @Inject(APP_CONFIG) private readonly config: { readonly RPC_TIMEOUT_MS: number },
+  ) {}
 
   async call<Req, Res>(
     contract: RpcContract<Req, Res>,
     payload: Req,
     timeoutMs = this.config.RPC_TIMEOUT_MS,
   ): Promise<Res> {
-    const record = new RmqRecordBuilder(payload)
-      .setOptions({ expiration: String(timeoutMs), persistent: false, userId: this.caller })
-      .build();
-    let raw: unknown;
+    const deadline = Date.now() + timeoutMs;
+    const id = randomUUID();
+    let reply: { err?: unknown; response?: unknown };
     try {
-      raw = await firstValueFrom(
-        this.client(contract.queue).send(contract.pattern, record).pipe(timeout(timeoutMs)),
-      );
-    } catch (err) {
-      if (err instanceof TimeoutError) throw new DependencyUnavailableError(contract.queue, err);
-      if (err instanceof Error) throw new DependencyUnavailableError(contract.queue, err);
-      throw new RpcRemoteError(contract.pattern, err);
-    }
-    return contract.parseResponse(raw);
-  }
-
-  async onApplicationShutdown() {
-    await Promise.all([...this.clients.values()].map((c) => c.close()));
-  }
-
-  private client(queue: string): ClientRMQ {
-    let client = this.clients.get(queue);
-    if (!client) {
-      client = new ClientRMQ({
-        urls: [this.config.AMQP_URL],
-        queue,
-        queueOptions: RPC_QUEUE_OPTIONS,
-        // The answering app declares its queue; a caller may only write to it (least privilege),
-        // and a request sent before the queue exists goes unanswered like one to an app that is down.
-        noAssert: true,
-        persistent: false,
-        socketOptions: { connectionOptions: AMQP_SOCKET_OPTIONS },
+      await this.amqp.waitUntilConnected(timeoutMs);
+      // On first use only: an app that never asks has no right to read replies (auth-server). A
+      // refused consume is retried by the connection; until then calls time out. A reply nobody
+      // waits for any more finds no one in `pending`.
+      this.listening ??= this.amqp
+        .onReplies((m) => this.pending.get(m.properties.correlationId)?.(m.content))
+        .catch(() => undefined);
+      await this.listening;
+      const content = await new Promise<Buffer>((resolve, reject) => {
+        // Nest's RMQ envelope, so that callers and answerers of either kind understand each other.
+        const request = Buffer.from(JSON.stringify({ pattern: contract.pattern, data: payload, id }));
+        this.amqp.send(contract.queue, request, {
+          correlationId: id,
+          replyTo: DIRECT_REPLY_TO,
+          expiration: String(timeoutMs),
+          userId: this.amqp.user,
+        });
+        const timer = setTimeout(() => {
+          this.pending.delete(id);
+          reject(new Error(`no answer within ${timeoutMs} ms`));
+        }, deadline - Date.now());
+        this.pending.set(id, (answer) => {
+          clearTimeout(timer);
+          this.pending.delete(id);
+          resolve(answer);
+        });
       });
-      // Connection errors surface through `send`; keep them from becoming unhandled rejections.
-      client.connect().catch(() => undefined);
-      this.clients.set(queue, client);
+      reply = JSON.parse(content.toString('utf8')) as typeof reply;
+    } catch (err) {
+      throw new DependencyUnavailableError(contract.queue, err);
     }
-    return client;
+    if (reply.err) throw new RpcRemoteError(contract.pattern, reply.err);
+    return contract.parseResponse(reply.response);
   }
-}
-
-/** The login of an AMQP URL (amqplib logs in as guest when the URL names none). */
-export function brokerUserOf(amqpUrl: string): string {
-  const user = new URL(amqpUrl).username;
-  return user === '' ? 'guest' : decodeURIComponent(user);
 }

@@ -1,19 +1,7 @@
-import { AMQP_SOCKET_OPTIONS } from '../messaging/amqp-connection';
-import {
-  Injectable,
-  type CallHandler,
-  type ExecutionContext,
-  type INestApplication,
-  type NestInterceptor,
-} from '@nestjs/common';
-import {
-  ServerRMQ,
-  type MicroserviceOptions,
-  type NestMicroservice,
-  type RmqContext,
-  type RmqOptions,
-} from '@nestjs/microservices';
-import { finalize, type Observable } from 'rxjs';
+import type { INestApplication } from '@nestjs/common';
+import { RmqContext, Server, type CustomTransportStrategy, type WritePacket } from '@nestjs/microservices';
+import { NO_MESSAGE_HANDLER } from '@nestjs/microservices/constants';
+import { AmqpConnection, type InboundMessage } from '../messaging/amqp-connection';
 
 /**
  * RPC request queues are durable classic queues: a request is worth nothing after its caller's
@@ -21,74 +9,88 @@ import { finalize, type Observable } from 'rxjs';
  */
 export const RPC_QUEUE_OPTIONS = { durable: true } as const;
 
-/** Acks an RPC request once its handler has answered (manual acks; a crash redelivers). */
-@Injectable()
-export class RpcAckInterceptor implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const rmq = context.switchToRpc().getContext<RmqContext>();
-    return next.handle().pipe(
-      finalize(() => {
-        const channel = rmq.getChannelRef() as { ack(msg: unknown): void };
-        try {
-          channel.ack(rmq.getMessage());
-        } catch {
-          // Channel closed meanwhile: the broker redelivers, the caller has timed out already.
-        }
+/**
+ * Serves the app's `@MessagePattern` handlers from its RPC queue, as a Nest transport over the
+ * app's AmqpConnection: a request is acked once its answer is sent (a crash before that redelivers
+ * it), at most `prefetch` at a time; the connection re-attaches the consumer after a reconnect and
+ * cancels it when it drains. Requests and answers keep Nest's RMQ envelope, so that replicas of
+ * the previous release still understand this one during a rollout.
+ */
+export class RpcServer extends Server implements CustomTransportStrategy {
+  constructor(
+    private readonly amqp: AmqpConnection,
+    private readonly queue: string,
+    private readonly prefetch: number,
+  ) {
+    super();
+  }
+
+  /**
+   * Resolves once the queue is consumed, as Nest's RMQ server did: the app then serves HTTP (and
+   * its callers) only when it answers RPC too, however long RabbitMQ takes to come up.
+   */
+  listen(callback: (err?: unknown) => void): void {
+    this.amqp.start();
+    this.amqp
+      .addTopology(async (channel) => {
+        await channel.assertQueue(this.queue, RPC_QUEUE_OPTIONS);
+      })
+      .then(() => this.amqp.consume(this.queue, (m) => this.answer(m), { prefetch: this.prefetch }))
+      .then(() => this.amqp.waitUntilConnected(2 ** 31 - 1))
+      .then(() => callback(), callback);
+  }
+
+  close(): void {
+    // The connection's drain cancels the consumer and waits for the answers under way.
+  }
+
+  on(): void {
+    throw new Error('RpcServer emits no events');
+  }
+
+  unwrap<T>(): T {
+    return this.amqp as T;
+  }
+
+  private async answer(message: InboundMessage): Promise<void> {
+    const { correlationId, replyTo } = message.properties;
+    const packet = JSON.parse(message.content.toString('utf8')) as {
+      pattern?: unknown;
+      data?: unknown;
+      id?: unknown;
+    };
+    // Nothing to answer without an id and a reply address (Nest would take it for an event).
+    if (packet.id === undefined || typeof replyTo !== 'string') return;
+    const reply = (answer: WritePacket) => {
+      try {
+        this.amqp.send(replyTo, Buffer.from(JSON.stringify(answer)), { correlationId });
+      } catch (err) {
+        // The broker went away (a restart, a failover): the caller times out and asks again.
+        this.logger.warn(`an RPC reply was lost (${err instanceof Error ? err.message : String(err)})`);
+      }
+    };
+    const pattern = this.getPatternAsString(packet.pattern);
+    const handler = this.getHandlerByPattern(pattern);
+    if (!handler) {
+      this.logger.warn(`no RPC handler for ${pattern}`);
+      return reply({ id: packet.id, err: NO_MESSAGE_HANDLER, status: 'error' } as WritePacket);
+    }
+    const context = new RmqContext([message, undefined, pattern]);
+    const answer$ = this.transformToObservable(await handler(packet.data, context));
+    await new Promise<void>((resolve) =>
+      this.send(answer$, (answer) => {
+        reply(answer);
+        if (answer.isDisposed) resolve();
       }),
     );
-  }
-}
-
-interface ReplyChannel {
-  sendToQueue(...args: unknown[]): Promise<unknown>;
-}
-
-/**
- * Nest's RMQ server, whose replies cannot crash the process: Nest sends a reply without waiting on
- * it, so a reply lost because the broker went away (a restart, a failover) would be an unhandled
- * rejection. Here it is a warning; the caller times out and asks again.
- */
-export class RpcServer extends ServerRMQ {
-  private guarded?: unknown;
-
-  override sendMessage(...args: Parameters<ServerRMQ['sendMessage']>): void {
-    const channel = this.channel as unknown as ReplyChannel | null;
-    if (channel && this.guarded !== channel) {
-      const send = channel.sendToQueue.bind(channel);
-      channel.sendToQueue = (...sendArgs: unknown[]) => {
-        const sent = send(...sendArgs);
-        sent.catch((err: unknown) =>
-          this.logger.warn(`an RPC reply was lost (${err instanceof Error ? err.message : String(err)})`),
-        );
-        return sent;
-      };
-      this.guarded = channel;
-    }
-    super.sendMessage(...args);
   }
 }
 
 /** Serves the app's `@MessagePattern` handlers on its RPC queue. */
 export function connectRpcServer(
   app: INestApplication,
-  config: { AMQP_URL: string; AMQP_PREFETCH: number },
+  config: { readonly AMQP_PREFETCH: number },
   queue: string,
 ): void {
-  // Deferred, so the ack interceptor is in place before the handlers are bound (an interceptor
-  // added later is ignored, and unacked requests would stall the queue at `prefetch`). The app's
-  // own init runs the module hooks; the microservice must not run them a second time.
-  const options: RmqOptions['options'] = {
-    urls: [config.AMQP_URL],
-    queue,
-    queueOptions: RPC_QUEUE_OPTIONS,
-    noAck: false,
-    prefetchCount: config.AMQP_PREFETCH,
-    socketOptions: { connectionOptions: AMQP_SOCKET_OPTIONS },
-  };
-  const server = app.connectMicroservice<MicroserviceOptions>(
-    { strategy: new RpcServer(options) },
-    { deferInitialization: true },
-  );
-  server.useGlobalInterceptors(new RpcAckInterceptor());
-  (server as unknown as NestMicroservice).setIsInitHookCalled(true);
+  app.connectMicroservice({ strategy: new RpcServer(app.get(AmqpConnection), queue, config.AMQP_PREFETCH) });
 }

@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import { Controller, Module } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload, RmqContext, RpcException } from '@nestjs/microservices';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { RpcContract } from '@svc/contracts';
+import * as amqp from 'amqplib';
+import { createLogger } from '../logging/logger';
+import { DependencyUnavailableError } from '../http/problem';
+import { AmqpConnection, brokerUserOf } from '../messaging/amqp-connection';
+import { MessagingModule } from '../messaging/messaging.module';
+import { PlatformModule } from '../platform.module';
+import { RpcClient, RpcRemoteError } from './rpc-client';
+import { connectRpcServer } from './rpc-server';
+import { startHttpApp } from '../../../../test/support/http-app';
+import { TcpProxy } from '../../../../test/support/tcp-proxy';
+import { eventually, testServices } from '../../../../test/support/services';
+
+/** RpcClient and the RPC transport against a real RabbitMQ, on a queue of this run's own. */
+const services = testServices();
+const queue = `rpc.test-${randomBytes(4).toString('hex')}`;
+const idleQueue = `${queue}.idle`;
+const contract = <Res>(pattern: string, to = queue): RpcContract<unknown, Res> => ({
+  pattern,
+  queue: to,
+  parseRequest: (input) => input,
+  parseResponse: (input) => input as Res,
+});
+const ECHO = contract<{ got: unknown; caller: unknown }>('test.echo');
+
+@Controller()
+class TestHandlers {
+  @MessagePattern('test.echo')
+  echo(@Payload() payload: unknown, @Ctx() context: RmqContext) {
+    const message = context.getMessage() as { properties: { userId?: unknown } };
+    return Promise.resolve({ got: payload, caller: message.properties.userId });
+  }
+
+  @MessagePattern('test.refuse')
+  refuse(): never {
+    throw new RpcException({ error: 'access_denied', message: 'not you' });
+  }
+}
+
+@Module({ controllers: [TestHandlers] })
+class TestHandlersModule {}
+
+let inspector: amqp.ChannelModel;
+let ch: amqp.Channel;
+let proxy: TcpProxy;
+let server: NestFastifyApplication;
+let caller: AmqpConnection;
+let rpc: RpcClient;
+
+beforeAll(async () => {
+  inspector = await amqp.connect(services.amqpUrl);
+  ch = await inspector.createChannel();
+  const target = new URL(services.amqpUrl);
+  proxy = new TcpProxy(target.hostname, Number(target.port || 5672));
+  const viaProxy = new URL(services.amqpUrl);
+  viaProxy.hostname = '127.0.0.1';
+  viaProxy.port = String(await proxy.start());
+  ({ app: server } = await startHttpApp(
+    'rpc-test',
+    (platform) => ({
+      module: class RpcTestRoot {},
+      imports: [PlatformModule.forRoot(platform), MessagingModule.forRoot(), TestHandlersModule],
+    }),
+    { AMQP_URL: viaProxy.toString(), AMQP_PREFETCH: 5 },
+  ));
+  connectRpcServer(server, { AMQP_PREFETCH: 5 }, queue);
+  await server.startAllMicroservices();
+  caller = new AmqpConnection(
+    { url: services.amqpUrl, name: 'rpc-test-caller', prefetch: 5 },
+    createLogger('rpc-test', 'silent'),
+  );
+  caller.start();
+  rpc = new RpcClient(caller, { RPC_TIMEOUT_MS: 5000 });
+});
+
+afterAll(async () => {
+  await caller.close();
+  await server.close();
+  await proxy.stop();
+  await ch.deleteQueue(queue);
+  await ch.deleteQueue(idleQueue);
+  await inspector.close();
+});
+
+describe('RPC over AmqpConnection', () => {
+  it("answers with the handler's result, and the handler knows the caller by its broker user", async () => {
+    const answers = await Promise.all([1, 2, 3].map((n) => rpc.call(ECHO, { n })));
+    expect(answers).toEqual([1, 2, 3].map((n) => ({ got: { n }, caller: brokerUserOf(services.amqpUrl) })));
+    // Acked once answered: nothing stays in the queue.
+    await eventually(async () => {
+      const { messageCount } = await ch.checkQueue(queue);
+      return messageCount === 0 ? true : undefined;
+    });
+  });
+
+  it("gives the caller the answering app's error as RpcRemoteError, and the same for an unknown pattern", async () => {
+    const refused = await rpc.call(contract('test.refuse'), {}).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(RpcRemoteError);
+    expect((refused as RpcRemoteError).remote).toEqual({ error: 'access_denied', message: 'not you' });
+    const unknown = await rpc.call(contract('test.unknown'), {}).catch((err: unknown) => err);
+    expect(unknown).toBeInstanceOf(RpcRemoteError);
+    expect(String((unknown as RpcRemoteError).remote)).toMatch(/no matching message handler/);
+  });
+
+  it('fails an unanswered request with DependencyUnavailableError, and the request expires in its queue', async () => {
+    await ch.assertQueue(idleQueue, { durable: false });
+    const depth = async () => (await ch.checkQueue(idleQueue)).messageCount;
+    const failure = rpc.call(contract('test.echo', idleQueue), {}, 1500).catch((err: unknown) => err);
+    await eventually(async () => ((await depth()) === 1 ? true : undefined), 1500, 20);
+    expect(await failure).toBeInstanceOf(DependencyUnavailableError);
+    // Nobody consumes this queue: only the request's expiration (the caller's timeout) removes it.
+    await eventually(async () => ((await depth()) === 0 ? true : undefined), 5000);
+  });
+
+  it('answers again once the answering app has reconnected', async () => {
+    await proxy.cut();
+    await eventually(async () => (!server.get(AmqpConnection).isConnected() ? true : undefined));
+    await proxy.restore();
+    await server.get(AmqpConnection).waitUntilConnected(10_000);
+    await expect(rpc.call(ECHO, { again: true })).resolves.toMatchObject({ got: { again: true } });
+  });
+});
