@@ -1,8 +1,6 @@
 import { chmod, cp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-
-/** The directories nginx writes temporary files to, relative to its prefix (see nginx-config.ts). */
-export const NGINX_TEMP_DIRS = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'] as const;
+import { NGINX_TEMP_DIRS } from './nginx-config';
 
 /**
  * Lays out an nginx prefix directory: `nginx.conf`, `temp/*` and `html/` (a copy of `staticDir`).
