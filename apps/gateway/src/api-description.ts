@@ -17,17 +17,9 @@ export async function writeApiDescription(
   const document = buildOpenApiDocument(options);
   await writeFile(join(htmlDir, 'openapi.json'), `${JSON.stringify(document, null, 2)}\n`, { mode: 0o644 });
   await writeFile(join(htmlDir, 'openapi.yaml'), toYaml(document), { mode: 0o644 });
-  for (const file of await htmlFiles(join(htmlDir, 'docs'))) {
+  for (const entry of await readdir(join(htmlDir, 'docs'), { recursive: true, withFileTypes: true })) {
+    if (entry.isDirectory() || !entry.name.endsWith('.html')) continue;
+    const file = join(entry.parentPath, entry.name);
     await writeFile(file, fillPlaceholders(await readFile(file, 'utf8'), options), { mode: 0o644 });
   }
-}
-
-async function htmlFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await htmlFiles(path)));
-    else if (entry.name.endsWith('.html')) out.push(path);
-  }
-  return out;
 }

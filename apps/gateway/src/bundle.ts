@@ -26,17 +26,11 @@ export async function writeGatewayBundle(
   const html = join(outDir, 'html');
   await rm(html, { recursive: true, force: true });
   await cp(staticDir, html, { recursive: true });
-  await makeReadable(html);
+  await chmod(html, 0o755);
+  for (const entry of await readdir(html, { recursive: true, withFileTypes: true })) {
+    await chmod(join(entry.parentPath, entry.name), entry.isDirectory() ? 0o755 : 0o644);
+  }
 
   await writeFile(join(outDir, 'nginx.conf'), nginxConf, { mode: 0o644 });
   await chmod(join(outDir, 'nginx.conf'), 0o644);
-}
-
-async function makeReadable(dir: string): Promise<void> {
-  await chmod(dir, 0o755);
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) await makeReadable(path);
-    else await chmod(path, 0o644);
-  }
 }
