@@ -54,16 +54,11 @@ export function errorLocation(status: number): string {
  * Statuses without a code of their own in PROBLEMS become the nearest code and take its status,
  * so that `type` and `status` always agree; nothing nginx says is ever its HTML page.
  */
-const NGINX_ERRORS: readonly { status: number; code: ProblemCode; detail: string; allow?: string }[] = [
+const NGINX_ERRORS: readonly { status: number; code: ProblemCode; detail: string }[] = [
   { status: 400, code: 'bad_request', detail: 'The request is malformed.' },
   { status: 403, code: 'not_found', detail: 'Nothing is served at this path.' },
   { status: 404, code: 'not_found', detail: 'Nothing is served at this path.' },
-  {
-    status: 405,
-    code: 'method_not_allowed',
-    detail: 'This path answers GET and HEAD only.',
-    allow: 'GET, HEAD',
-  },
+  { status: 405, code: 'method_not_allowed', detail: 'This path answers GET and HEAD only.' },
   { status: 408, code: 'bad_request', detail: 'The request was not received in time.' },
   { status: 411, code: 'bad_request', detail: 'The request body needs a length.' },
   { status: 412, code: 'bad_request', detail: 'A precondition in the request headers does not hold.' },
@@ -310,11 +305,15 @@ export function limitErrorLocation(kind: 'login' | 'oauth'): string {
 
 function limitErrorLocations(options: GatewayOptions): string[] {
   // A location with add_header lines of its own inherits none: the security headers are repeated.
-  const headers = (retryAfter: number) => [
-    `    add_header Retry-After ${retryAfter} always;`,
-    '    add_header Cache-Control no-store always;',
-    ...securityHeaders(options),
-  ];
+  const refusal = (kind: 'login' | 'oauth', type: string[], retryAfter: number, body: string) =>
+    location(`= ${limitErrorLocation(kind)}`, [
+      '    internal;',
+      ...type,
+      `    add_header Retry-After ${retryAfter} always;`,
+      '    add_header Cache-Control no-store always;',
+      ...securityHeaders(options),
+      `    return 429 ${nginxSingleQuoted(body)};`,
+    ]);
   // RFC 6749 §5.2 shape, as the auth-server's own 503s: temporarily_unavailable, now with 429.
   const oauth = JSON.stringify({
     error: 'temporarily_unavailable',
@@ -331,24 +330,17 @@ function limitErrorLocations(options: GatewayOptions): string[] {
     '</main></body></html>',
   ].join('');
   return [
-    ...location(`= ${limitErrorLocation('oauth')}`, [
-      '    internal;',
-      '    default_type application/json;',
-      ...headers(rateRetryAfterSeconds(options.oauthLimit.rate)),
-      `    return 429 ${nginxSingleQuoted(oauth)};`,
-    ]),
-    ...location(`= ${limitErrorLocation('login')}`, [
-      '    internal;',
-      '    default_type text/html;',
-      '    charset utf-8;',
-      ...headers(loginWait),
-      `    return 429 ${nginxSingleQuoted(login)};`,
-    ]),
+    ...refusal(
+      'oauth',
+      ['    default_type application/json;'],
+      rateRetryAfterSeconds(options.oauthLimit.rate),
+      oauth,
+    ),
+    ...refusal('login', ['    default_type text/html;', '    charset utf-8;'], loginWait, login),
   ];
 }
 
 function upstreamBlock(app: UpstreamApp, servers: readonly string[], failTimeoutMs: number): string[] {
-  if (servers.length === 0) throw new Error(`no upstream servers for ${app}`);
   return [
     `upstream ${upstreamName(app)} {`,
     // Passive checks: a replica that fails (as proxy_next_upstream counts failures) is left out
@@ -393,16 +385,15 @@ function serverBlock(routes: readonly GatewayRoute[], options: GatewayOptions): 
     "    # Redirects (/docs → /docs/, a directory without its slash) without nginx's HTML body.",
     '    error_page 301 @bodyless_redirect;',
     '',
-    '    location = /healthz {',
-    '        access_log off;',
-    '        if ($request_method !~ ^(GET|HEAD)$) {',
-    '            return 405;',
-    '        }',
-    '        default_type application/json;',
-    `        return 200 '{"status":"ok"}';`,
-    '    }',
-    '',
     ...indented([
+      ...location('= /healthz', [
+        '    access_log off;',
+        '    if ($request_method !~ ^(GET|HEAD)$) {',
+        '        return 405;',
+        '    }',
+        '    default_type application/json;',
+        `    return 200 '{"status":"ok"}';`,
+      ]),
       ...staticLocations(options),
       ...routes.flatMap((route) => routeLocations(route, options, errorPages)),
       ...location('/', ['    return 404;']),
@@ -482,7 +473,7 @@ function location(selector: string, body: readonly string[]): string[] {
 }
 
 function errorLocations(routes: readonly GatewayRoute[], options: GatewayOptions): string[] {
-  return NGINX_ERRORS.flatMap(({ status, code, detail, allow }) => {
+  return NGINX_ERRORS.flatMap(({ status, code, detail }) => {
     const problem = PROBLEMS[code];
     const body = JSON.stringify({
       type: problemType(options.docsUrl, code),
@@ -496,7 +487,8 @@ function errorLocations(routes: readonly GatewayRoute[], options: GatewayOptions
     return location(`= ${errorLocation(status)}`, [
       '    internal;',
       '    default_type application/problem+json;',
-      ...(allow ? [`    add_header Allow ${nginxDoubleQuoted(allow)} always;`] : []),
+      // nginx answers 405 only where a location allows GET and HEAD alone (/healthz, static files).
+      ...(status === 405 ? ['    add_header Allow "GET, HEAD" always;'] : []),
       // An error is about one request: no cache keeps it (RFC 9111 §5.2.2.5), as the apps' own
       // OAuth errors say too (RFC 6749 §5.2 answers carry no-store).
       '    add_header Cache-Control "no-store" always;',
