@@ -73,12 +73,17 @@ function invalid(variable: string, reason: string, raw: string): GatewayConfigEr
   return new GatewayConfigError(variable, `${reason} (got ${JSON.stringify(raw)})`);
 }
 
+/** A GatewayConfigError for one bad entry of a comma-separated list of `what`. */
+function badEntry(variable: string, what: string, entry: string, raw: string): GatewayConfigError {
+  return new GatewayConfigError(
+    variable,
+    `must be a comma-separated list of ${what} (bad entry ${JSON.stringify(entry)} in ${JSON.stringify(raw)})`,
+  );
+}
+
 export function upstreamEnvName(app: UpstreamApp): string {
   return `${app.toUpperCase().replace(/-/g, '_')}_UPSTREAMS`;
 }
-
-/** nginx refuses connect timeouts above 75 s (the kernel's SYN retries end about there anyway). */
-const MAX_CONNECT_TIMEOUT_MS = 75_000;
 
 const HOST_NAME =
   /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
@@ -122,7 +127,8 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
     'GATEWAY_UPSTREAM_CONNECT_TIMEOUT',
     get('GATEWAY_UPSTREAM_CONNECT_TIMEOUT') ?? '2s',
   );
-  if (connectTimeoutMs > MAX_CONNECT_TIMEOUT_MS) {
+  // nginx refuses connect timeouts above 75 s (the kernel's SYN retries end about there anyway).
+  if (connectTimeoutMs > 75_000) {
     throw new GatewayConfigError('GATEWAY_UPSTREAM_CONNECT_TIMEOUT', 'must not exceed 75s (an nginx limit)');
   }
   const readTimeoutMs = parseDuration(
@@ -185,12 +191,7 @@ function parseTrustedProxies(raw: string): string[] {
       family !== 0 &&
       rest.length === 0 &&
       (prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)));
-    if (!ok) {
-      throw new GatewayConfigError(
-        'GATEWAY_TRUSTED_PROXIES',
-        `must be a comma-separated list of IP addresses or CIDR ranges (bad entry ${JSON.stringify(entry)} in ${JSON.stringify(raw)})`,
-      );
-    }
+    if (!ok) throw badEntry('GATEWAY_TRUSTED_PROXIES', 'IP addresses or CIDR ranges', entry, raw);
   }
   return [...new Set(entries)];
 }
@@ -231,12 +232,7 @@ function parseHttpUrl(variable: string, raw: string): string {
 function parseUpstreamList(variable: string, raw: string): string[] {
   const entries = raw.split(',').map((entry) => entry.trim());
   for (const [i, entry] of entries.entries()) {
-    if (!isHostPort(entry)) {
-      throw new GatewayConfigError(
-        variable,
-        `must be a comma-separated list of host:port entries (bad entry ${JSON.stringify(entry)} in ${JSON.stringify(raw)})`,
-      );
-    }
+    if (!isHostPort(entry)) throw badEntry(variable, 'host:port entries', entry, raw);
     if (entries.indexOf(entry) < i) {
       throw new GatewayConfigError(variable, `lists ${JSON.stringify(entry)} twice`);
     }
