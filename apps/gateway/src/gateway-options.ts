@@ -95,10 +95,7 @@ const IPV6 = /^[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*$/;
  * any other bad value throws a GatewayConfigError naming the variable.
  */
 export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
-  const get = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value === undefined || value === '' ? undefined : value;
-  };
+  const get = (name: string): string | undefined => env[name]?.trim() || undefined;
 
   // Safe by default, as the apps: without APP_ENV the gateway never routes /internal/*.
   const appEnvRaw = get('APP_ENV') ?? 'production';

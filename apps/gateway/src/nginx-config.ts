@@ -124,18 +124,16 @@ function securityHeaders(options: GatewayOptions, csp?: string): string[] {
  * An app that sets a header itself (consent-ui's pages: their own CSP, nosniff, no-referrer) keeps
  * it; every other answer gets the gateway's. nginx skips an add_header whose value is empty.
  */
-function securityMaps(): string[] {
-  return [
-    "# Security headers: an app's own value wins, else the gateway's (empty: not added twice).",
-    ...map('$upstream_http_content_security_policy', '$svc_csp', {
-      '""': nginxDoubleQuoted(API_CSP),
-      default: '""',
-    }),
-    ...map('$upstream_http_x_content_type_options', '$svc_nosniff', { '""': 'nosniff', default: '""' }),
-    ...map('$upstream_http_referrer_policy', '$svc_referrer_policy', { '""': 'no-referrer', default: '""' }),
-    '',
-  ];
-}
+const SECURITY_MAPS = [
+  "# Security headers: an app's own value wins, else the gateway's (empty: not added twice).",
+  ...map('$upstream_http_content_security_policy', '$svc_csp', {
+    '""': nginxDoubleQuoted(API_CSP),
+    default: '""',
+  }),
+  ...map('$upstream_http_x_content_type_options', '$svc_nosniff', { '""': 'nosniff', default: '""' }),
+  ...map('$upstream_http_referrer_policy', '$svc_referrer_policy', { '""': 'no-referrer', default: '""' }),
+  '',
+];
 
 /** The file's header comment and nginx's main context. */
 function header(options: GatewayOptions, routeCount: number): string[] {
@@ -209,7 +207,7 @@ function httpSettings(options: GatewayOptions): string[] {
       default: '0',
     }),
     '',
-    ...securityMaps(),
+    ...SECURITY_MAPS,
     '# The path without the query string: queries can carry e-mail addresses, which stay out of logs.',
     ...map('$request_uri', '$svc_log_path', { '"~^(?<svc_path>[^?]*)"': '$svc_path', default: '""' }),
     '',
@@ -499,13 +497,11 @@ function errorLocations(routes: readonly GatewayRoute[], options: GatewayOptions
 }
 
 function bodyLimitDetail(routes: readonly GatewayRoute[]): string {
-  const larger = routes
-    .filter(
-      (route) => route.bodyLimitBytes !== undefined && route.bodyLimitBytes !== DEFAULT_BODY_LIMIT_BYTES,
-    )
-    .map((route) => `${formatBytes(route.bodyLimitBytes ?? 0)} on ${route.path}`);
-  const limits = [`${formatBytes(DEFAULT_BODY_LIMIT_BYTES)}`, ...larger].join('; ');
-  return `The request body is larger than this endpoint accepts (${limits}).`;
+  const limits = [formatBytes(DEFAULT_BODY_LIMIT_BYTES)];
+  for (const { path, bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES } of routes) {
+    if (bodyLimitBytes !== DEFAULT_BODY_LIMIT_BYTES) limits.push(`${formatBytes(bodyLimitBytes)} on ${path}`);
+  }
+  return `The request body is larger than this endpoint accepts (${limits.join('; ')}).`;
 }
 
 function formatBytes(bytes: number): string {

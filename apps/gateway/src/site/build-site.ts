@@ -191,10 +191,9 @@ function fileOf(path: string): string {
 
 export function buildSite(outDir: string, sourceDir: string): string[] {
   const md = loadMarked();
-  const pages: Page[] = GUIDES.map((g) => ({
-    path: g.path,
-    title: g.title,
-    body: md(withIncludes(readFileSync(join(sourceDir, g.source), 'utf8'), sourceDir)),
+  const pages: Page[] = GUIDES.map(({ source, ...page }) => ({
+    ...page,
+    body: md(withIncludes(readFileSync(join(sourceDir, source), 'utf8'), sourceDir)),
   }));
   pages.push(errorsIndex(), ...(Object.keys(PROBLEMS) as ProblemCode[]).map((code) => errorPage(code, md)));
   const written: string[] = [];
