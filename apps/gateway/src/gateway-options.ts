@@ -5,7 +5,7 @@ import { DEFAULT_PORTS, type NestAppName } from '@svc/contracts';
 export const UPSTREAM_APPS = ['auth-server', 'consent-ui', 'crew-api', 'sponsorship-api'] as const;
 export type UpstreamApp = (typeof UPSTREAM_APPS)[number] & NestAppName;
 
-export type AppEnv = 'sandbox' | 'production';
+type AppEnv = 'sandbox' | 'production';
 
 /** Everything the renderer needs besides the route table. Values are already validated. */
 export interface GatewayOptions {
@@ -39,7 +39,7 @@ export interface GatewayOptions {
 }
 
 /** An nginx limit_req rate (`10r/s`, `30r/m`) and the burst admitted beyond it without delay. */
-export interface RequestLimit {
+interface RequestLimit {
   readonly rate: string;
   readonly burst: number;
 }
