@@ -77,6 +77,12 @@ const NGINX_ERRORS: readonly { status: number; code: ProblemCode; detail: string
 /** The directories nginx writes temporary files to, relative to its prefix (bundle.ts creates them). */
 export const NGINX_TEMP_DIRS = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'] as const;
 
+/** Each status nginx can produce has its own internal location; `=<status>` where the Problem's differs. */
+const ERROR_PAGES = NGINX_ERRORS.map(({ status, code }) => {
+  const target = PROBLEMS[code].status;
+  return `error_page ${status} ${target === status ? '' : `=${target} `}${errorLocation(status)};`;
+});
+
 const REQUEST_ID = '$svc_request_id';
 const INSTANCE_PLACEHOLDER = '@@instance@@';
 /** nginx's spelling of the variable inside a string, where `"` follows it. */
@@ -362,11 +368,6 @@ function upstreamBlock(app: UpstreamApp, servers: readonly string[], failTimeout
 }
 
 function serverBlock(routes: readonly GatewayRoute[], options: GatewayOptions): string[] {
-  // Each status nginx can produce has its own internal location; `=<status>` where the Problem's differs.
-  const errorPages = NGINX_ERRORS.map(({ status, code }) => {
-    const target = PROBLEMS[code].status;
-    return `error_page ${status} ${target === status ? '' : `=${target} `}${errorLocation(status)};`;
-  });
   return [
     'server {',
     `    listen ${options.listenHost}:${options.port} default_server;`,
@@ -379,7 +380,7 @@ function serverBlock(routes: readonly GatewayRoute[], options: GatewayOptions): 
     '    # must repeat these lines (nginx inherits add_header only into locations without any).',
     ...securityHeaders(options),
     '',
-    ...indented(errorPages),
+    ...indented(ERROR_PAGES),
     "    # Redirects (/docs → /docs/, a directory without its slash) without nginx's HTML body.",
     '    error_page 301 @bodyless_redirect;',
     '',
@@ -393,7 +394,7 @@ function serverBlock(routes: readonly GatewayRoute[], options: GatewayOptions): 
         `    return 200 '{"status":"ok"}';`,
       ]),
       ...staticLocations(options),
-      ...routes.flatMap((route) => routeLocations(route, options, errorPages)),
+      ...routes.flatMap((route) => routeLocations(route, options)),
       ...location('/', ['    return 404;']),
       ...errorLocations(routes, options),
       ...limitErrorLocations(options),
@@ -431,18 +432,14 @@ function staticLocations(options: GatewayOptions): string[] {
   ];
 }
 
-function routeLocations(
-  route: GatewayRoute,
-  options: GatewayOptions,
-  errorPages: readonly string[],
-): string[] {
+function routeLocations(route: GatewayRoute, options: GatewayOptions): string[] {
   const kind = LIMITED_ROUTES[route.path];
   const limit = kind === 'login' ? options.loginLimit : options.oauthLimit;
   const limited = kind
     ? [
         `    limit_req zone=svc_${kind}${limit.burst > 0 ? ` burst=${limit.burst}` : ''} nodelay;`,
         // error_page here replaces the server's list (nginx inherits none into a location with its own).
-        ...indented(errorPages),
+        ...indented(ERROR_PAGES),
         `    error_page 429 ${limitErrorLocation(kind)};`,
       ]
     : [];
