@@ -5,7 +5,7 @@ import { DEFAULT_PORTS, type NestAppName } from '@svc/contracts';
 export const UPSTREAM_APPS = ['auth-server', 'consent-ui', 'crew-api', 'sponsorship-api'] as const;
 export type UpstreamApp = (typeof UPSTREAM_APPS)[number] & NestAppName;
 
-export type AppEnv = 'sandbox' | 'production';
+type AppEnv = 'sandbox' | 'production';
 
 /** Everything the renderer needs besides the route table. Values are already validated. */
 export interface GatewayOptions {
@@ -39,21 +39,21 @@ export interface GatewayOptions {
 }
 
 /** An nginx limit_req rate (`10r/s`, `30r/m`) and the burst admitted beyond it without delay. */
-export interface RequestLimit {
+interface RequestLimit {
   readonly rate: string;
   readonly burst: number;
 }
 
-/** Production defaults: no person at a browser or partner server reaches them; a flood from one address does. */
-export const DEFAULT_LOGIN_LIMIT: RequestLimit = { rate: '30r/m', burst: 20 };
-export const DEFAULT_OAUTH_LIMIT: RequestLimit = { rate: '20r/s', burst: 100 };
 /**
- * Sandbox defaults: a partner's automated test suite (or a conformance checker) runs code flows
- * from one address far faster than a person, thousands of requests a minute; it must never be
+ * Default limits. Production: no person at a browser or partner server reaches them; a flood from
+ * one address does. Sandbox: a partner's automated test suite (or a conformance checker) runs code
+ * flows from one address far faster than a person, thousands of requests a minute; it must never be
  * refused. They still end a flood that would take the sandbox's CPU (each sign-in is a scrypt).
  */
-export const SANDBOX_LOGIN_LIMIT: RequestLimit = { rate: '20r/s', burst: 200 };
-export const SANDBOX_OAUTH_LIMIT: RequestLimit = { rate: '200r/s', burst: 1000 };
+const DEFAULT_LIMITS: Readonly<Record<AppEnv, { login: RequestLimit; oauth: RequestLimit }>> = {
+  production: { login: { rate: '30r/m', burst: 20 }, oauth: { rate: '20r/s', burst: 100 } },
+  sandbox: { login: { rate: '20r/s', burst: 200 }, oauth: { rate: '200r/s', burst: 1000 } },
+};
 
 export type GatewayEnv = Readonly<Record<string, string | undefined>>;
 
@@ -68,12 +68,22 @@ export class GatewayConfigError extends Error {
   }
 }
 
+/** A GatewayConfigError that quotes the bad value. */
+function invalid(variable: string, reason: string, raw: string): GatewayConfigError {
+  return new GatewayConfigError(variable, `${reason} (got ${JSON.stringify(raw)})`);
+}
+
+/** A GatewayConfigError for one bad entry of a comma-separated list of `what`. */
+function badEntry(variable: string, what: string, entry: string, raw: string): GatewayConfigError {
+  return new GatewayConfigError(
+    variable,
+    `must be a comma-separated list of ${what} (bad entry ${JSON.stringify(entry)} in ${JSON.stringify(raw)})`,
+  );
+}
+
 export function upstreamEnvName(app: UpstreamApp): string {
   return `${app.toUpperCase().replace(/-/g, '_')}_UPSTREAMS`;
 }
-
-/** nginx refuses connect timeouts above 75 s (the kernel's SYN retries end about there anyway). */
-const MAX_CONNECT_TIMEOUT_MS = 75_000;
 
 const HOST_NAME =
   /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
@@ -85,18 +95,12 @@ const IPV6 = /^[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*$/;
  * any other bad value throws a GatewayConfigError naming the variable.
  */
 export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
-  const get = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value === undefined || value === '' ? undefined : value;
-  };
+  const get = (name: string): string | undefined => env[name]?.trim() || undefined;
 
   // Safe by default, as the apps: without APP_ENV the gateway never routes /internal/*.
   const appEnvRaw = get('APP_ENV') ?? 'production';
   if (appEnvRaw !== 'sandbox' && appEnvRaw !== 'production') {
-    throw new GatewayConfigError(
-      'APP_ENV',
-      `must be "sandbox" or "production" (got ${JSON.stringify(appEnvRaw)})`,
-    );
+    throw invalid('APP_ENV', 'must be "sandbox" or "production"', appEnvRaw);
   }
 
   const port = parsePort('GATEWAY_PORT', get('GATEWAY_PORT') ?? String(DEFAULT_PORTS.gateway));
@@ -120,7 +124,8 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
     'GATEWAY_UPSTREAM_CONNECT_TIMEOUT',
     get('GATEWAY_UPSTREAM_CONNECT_TIMEOUT') ?? '2s',
   );
-  if (connectTimeoutMs > MAX_CONNECT_TIMEOUT_MS) {
+  // nginx refuses connect timeouts above 75 s (the kernel's SYN retries end about there anyway).
+  if (connectTimeoutMs > 75_000) {
     throw new GatewayConfigError('GATEWAY_UPSTREAM_CONNECT_TIMEOUT', 'must not exceed 75s (an nginx limit)');
   }
   const readTimeoutMs = parseDuration(
@@ -138,22 +143,14 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
   }
 
   const workersRaw = get('GATEWAY_WORKER_PROCESSES') ?? 'auto';
-  let workerProcesses: number | 'auto' = 'auto';
-  if (workersRaw !== 'auto') {
-    if (!/^[1-9]\d{0,2}$/.test(workersRaw)) {
-      throw new GatewayConfigError(
-        'GATEWAY_WORKER_PROCESSES',
-        `must be "auto" or an integer from 1 to 999 (got ${JSON.stringify(workersRaw)})`,
-      );
-    }
-    workerProcesses = Number(workersRaw);
+  if (workersRaw !== 'auto' && !/^[1-9]\d{0,2}$/.test(workersRaw)) {
+    throw invalid('GATEWAY_WORKER_PROCESSES', 'must be "auto" or an integer from 1 to 999', workersRaw);
   }
+  const workerProcesses = workersRaw === 'auto' ? 'auto' : Number(workersRaw);
 
   const trustedProxies = parseTrustedProxies(get('GATEWAY_TRUSTED_PROXIES') ?? '');
 
-  const sandbox = appEnvRaw === 'sandbox';
-  const loginDefault = sandbox ? SANDBOX_LOGIN_LIMIT : DEFAULT_LOGIN_LIMIT;
-  const oauthDefault = sandbox ? SANDBOX_OAUTH_LIMIT : DEFAULT_OAUTH_LIMIT;
+  const { login: loginDefault, oauth: oauthDefault } = DEFAULT_LIMITS[appEnvRaw];
   const loginLimit = {
     rate: parseRate('GATEWAY_LOGIN_RATE', get('GATEWAY_LOGIN_RATE') ?? loginDefault.rate),
     burst: parseBurst('GATEWAY_LOGIN_BURST', get('GATEWAY_LOGIN_BURST') ?? String(loginDefault.burst)),
@@ -191,21 +188,14 @@ function parseTrustedProxies(raw: string): string[] {
       family !== 0 &&
       rest.length === 0 &&
       (prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)));
-    if (!ok) {
-      throw new GatewayConfigError(
-        'GATEWAY_TRUSTED_PROXIES',
-        `must be a comma-separated list of IP addresses or CIDR ranges (bad entry ${JSON.stringify(entry)} in ${JSON.stringify(raw)})`,
-      );
-    }
+    if (!ok) throw badEntry('GATEWAY_TRUSTED_PROXIES', 'IP addresses or CIDR ranges', entry, raw);
   }
   return [...new Set(entries)];
 }
 
 function parsePort(variable: string, raw: string): number {
   const port = /^\d{1,5}$/.test(raw) ? Number(raw) : NaN;
-  if (!(port >= 1 && port <= 65535)) {
-    throw new GatewayConfigError(variable, `must be an integer from 1 to 65535 (got ${JSON.stringify(raw)})`);
-  }
+  if (!(port >= 1 && port <= 65535)) throw invalid(variable, 'must be an integer from 1 to 65535', raw);
   return port;
 }
 
@@ -213,10 +203,7 @@ function parseListenHost(raw: string): string {
   if (IPV4.test(raw) || HOST_NAME.test(raw)) return raw;
   const bare = raw.startsWith('[') && raw.endsWith(']') ? raw.slice(1, -1) : raw;
   if (IPV6.test(bare)) return `[${bare}]`;
-  throw new GatewayConfigError(
-    'GATEWAY_LISTEN_HOST',
-    `must be an IPv4 address, an IPv6 address or a host name (got ${JSON.stringify(raw)})`,
-  );
+  throw invalid('GATEWAY_LISTEN_HOST', 'must be an IPv4 address, an IPv6 address or a host name', raw);
 }
 
 function parseHttpUrl(variable: string, raw: string): string {
@@ -224,38 +211,28 @@ function parseHttpUrl(variable: string, raw: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new GatewayConfigError(variable, `must be an absolute http(s) URL (got ${JSON.stringify(raw)})`);
+    throw invalid(variable, 'must be an absolute http(s) URL', raw);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new GatewayConfigError(variable, `must be an http or https URL (got ${JSON.stringify(raw)})`);
+    throw invalid(variable, 'must be an http or https URL', raw);
   }
   if (url.search || url.hash || raw.includes('?') || raw.includes('#')) {
-    throw new GatewayConfigError(variable, `must not carry a query or fragment (got ${JSON.stringify(raw)})`);
+    throw invalid(variable, 'must not carry a query or fragment', raw);
   }
   // The URL lands inside nginx strings and JSON bodies; `$` would be read by nginx as a variable.
   if (!/^[A-Za-z0-9._~:/@!&'()*+,;=%-]+$/.test(raw)) {
-    throw new GatewayConfigError(
-      variable,
-      `contains characters that are not allowed (got ${JSON.stringify(raw)})`,
-    );
+    throw invalid(variable, 'contains characters that are not allowed', raw);
   }
   return raw.replace(/\/+$/, '');
 }
 
 function parseUpstreamList(variable: string, raw: string): string[] {
   const entries = raw.split(',').map((entry) => entry.trim());
-  const seen = new Set<string>();
-  for (const entry of entries) {
-    if (!isHostPort(entry)) {
-      throw new GatewayConfigError(
-        variable,
-        `must be a comma-separated list of host:port entries (bad entry ${JSON.stringify(entry)} in ${JSON.stringify(raw)})`,
-      );
-    }
-    if (seen.has(entry)) {
+  for (const [i, entry] of entries.entries()) {
+    if (!isHostPort(entry)) throw badEntry(variable, 'host:port entries', entry, raw);
+    if (entries.indexOf(entry) < i) {
       throw new GatewayConfigError(variable, `lists ${JSON.stringify(entry)} twice`);
     }
-    seen.add(entry);
   }
   return entries;
 }
@@ -275,33 +252,19 @@ function parseDuration(variable: string, raw: string): number {
   const match = /^(\d{1,7})(ms|s|m|h)?$/.exec(raw);
   const unitMs = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
   const ms = match ? Number(match[1]) * unitMs[(match[2] ?? 's') as keyof typeof unitMs] : NaN;
-  if (!(ms > 0)) {
-    throw new GatewayConfigError(
-      variable,
-      `must be a positive duration such as 500ms, 2s or 1m (got ${JSON.stringify(raw)})`,
-    );
-  }
+  if (!(ms > 0)) throw invalid(variable, 'must be a positive duration such as 500ms, 2s or 1m', raw);
   return ms;
 }
 
 /** nginx limit_req rates: requests per second or per minute. */
 function parseRate(variable: string, raw: string): string {
-  if (!/^[1-9]\d{0,5}r\/[sm]$/.test(raw)) {
-    throw new GatewayConfigError(
-      variable,
-      `must be a rate such as 10r/s or 30r/m (got ${JSON.stringify(raw)})`,
-    );
-  }
+  if (!/^[1-9]\d{0,5}r\/[sm]$/.test(raw))
+    throw invalid(variable, 'must be a rate such as 10r/s or 30r/m', raw);
   return raw;
 }
 
 function parseBurst(variable: string, raw: string): number {
-  if (!/^\d{1,6}$/.test(raw)) {
-    throw new GatewayConfigError(
-      variable,
-      `must be an integer from 0 to 999999 (got ${JSON.stringify(raw)})`,
-    );
-  }
+  if (!/^\d{1,6}$/.test(raw)) throw invalid(variable, 'must be an integer from 0 to 999999', raw);
   return Number(raw);
 }
 

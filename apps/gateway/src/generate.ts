@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { GATEWAY_ROUTES } from '@svc/contracts';
-import { writeApiDescription } from './api-description';
 import { writeGatewayBundle } from './bundle';
 import { GatewayConfigError, gatewayOptionsFromEnv, type GatewayEnv } from './gateway-options';
 import { renderNginxConfig } from './nginx-config';
@@ -50,8 +49,7 @@ export async function main(
     const config = renderNginxConfig(GATEWAY_ROUTES, options);
     const staticDir = args.staticDir ?? findStaticDir();
     const out = resolve(args.out);
-    await writeGatewayBundle(out, config, staticDir);
-    await writeApiDescription(join(out, 'html'), options);
+    await writeGatewayBundle(out, config, staticDir, options);
     io.stdout(
       `gateway: wrote ${join(out, 'nginx.conf')} (APP_ENV=${options.appEnv}); run: nginx -p ${out} -c ${join(out, 'nginx.conf')}`,
     );

@@ -26,13 +26,14 @@ export function renderNginxConfig(routes: readonly GatewayRoute[], options: Gate
   const apps = UPSTREAM_APPS.filter((app) => active.some((route) => route.app === app));
 
   return [
-    header(options, active.length),
-    mainContext(options),
+    ...header(options, active.length),
     'http {',
-    indent(httpSettings(options)),
-    '',
-    ...apps.map((app) => indent(upstreamBlock(app, options.upstreams[app], options.failTimeoutMs))),
-    indent(serverBlock(active, options)),
+    ...indented([
+      ...httpSettings(options),
+      '',
+      ...apps.flatMap((app) => upstreamBlock(app, options.upstreams[app], options.failTimeoutMs)),
+      ...serverBlock(active, options),
+    ]),
     '}',
     '',
   ].join('\n');
@@ -53,16 +54,11 @@ export function errorLocation(status: number): string {
  * Statuses without a code of their own in PROBLEMS become the nearest code and take its status,
  * so that `type` and `status` always agree; nothing nginx says is ever its HTML page.
  */
-const NGINX_ERRORS: readonly { status: number; code: ProblemCode; detail: string; allow?: string }[] = [
+const NGINX_ERRORS: readonly { status: number; code: ProblemCode; detail: string }[] = [
   { status: 400, code: 'bad_request', detail: 'The request is malformed.' },
   { status: 403, code: 'not_found', detail: 'Nothing is served at this path.' },
   { status: 404, code: 'not_found', detail: 'Nothing is served at this path.' },
-  {
-    status: 405,
-    code: 'method_not_allowed',
-    detail: 'This path answers GET and HEAD only.',
-    allow: 'GET, HEAD',
-  },
+  { status: 405, code: 'method_not_allowed', detail: 'This path answers GET and HEAD only.' },
   { status: 408, code: 'bad_request', detail: 'The request was not received in time.' },
   { status: 411, code: 'bad_request', detail: 'The request body needs a length.' },
   { status: 412, code: 'bad_request', detail: 'A precondition in the request headers does not hold.' },
@@ -78,10 +74,14 @@ const NGINX_ERRORS: readonly { status: number; code: ProblemCode; detail: string
   { status: 505, code: 'bad_request', detail: 'The HTTP version is not supported.' },
 ];
 
-/** What sends a request on to the next replica (see httpSettings). */
-export const NEXT_UPSTREAM = 'error timeout http_502 http_504';
-export const NEXT_UPSTREAM_TRIES = 3;
-export const MAX_FAILS = 1;
+/** The directories nginx writes temporary files to, relative to its prefix (bundle.ts creates them). */
+export const NGINX_TEMP_DIRS = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'] as const;
+
+/** Each status nginx can produce has its own internal location; `=<status>` where the Problem's differs. */
+const ERROR_PAGES = NGINX_ERRORS.map(({ status, code }) => {
+  const target = PROBLEMS[code].status;
+  return `error_page ${status} ${target === status ? '' : `=${target} `}${errorLocation(status)};`;
+});
 
 const REQUEST_ID = '$svc_request_id';
 const INSTANCE_PLACEHOLDER = '@@instance@@';
@@ -109,13 +109,13 @@ export const REFERENCE_CSP =
 export const HSTS = 'max-age=31536000; includeSubDomains';
 
 /**
- * The add_header lines of a level. nginx drops inherited add_header lines in a location that has
- * one of its own, so every such location repeats the whole set with this function. `csp`: a literal
- * policy, or undefined for the server level, where an app's own policy (consent-ui's pages) wins
- * and every other answer gets API_CSP (see securityMaps).
+ * The add_header lines of a level, indented for its block. nginx drops inherited add_header lines
+ * in a location that has one of its own, so every such location repeats the whole set with this
+ * function. `csp`: a literal policy, or undefined for the server level, where an app's own policy
+ * (consent-ui's pages) wins and every other answer gets API_CSP (see securityMaps).
  */
 function securityHeaders(options: GatewayOptions, csp?: string): string[] {
-  return [
+  return indented([
     `add_header X-Request-Id ${REQUEST_ID} always;`,
     `add_header Content-Security-Policy ${csp === undefined ? '$svc_csp' : nginxDoubleQuoted(csp)} always;`,
     'add_header X-Content-Type-Options $svc_nosniff always;',
@@ -123,44 +123,32 @@ function securityHeaders(options: GatewayOptions, csp?: string): string[] {
     ...(options.appEnv === 'production'
       ? [`add_header Strict-Transport-Security ${nginxDoubleQuoted(HSTS)} always;`]
       : []),
-  ];
+  ]);
 }
 
 /**
  * An app that sets a header itself (consent-ui's pages: their own CSP, nosniff, no-referrer) keeps
  * it; every other answer gets the gateway's. nginx skips an add_header whose value is empty.
  */
-function securityMaps(): string[] {
-  return [
-    "# Security headers: an app's own value wins, else the gateway's (empty: not added twice).",
-    'map $upstream_http_content_security_policy $svc_csp {',
-    `    "" ${nginxDoubleQuoted(API_CSP)};`,
-    '    default "";',
-    '}',
-    'map $upstream_http_x_content_type_options $svc_nosniff {',
-    '    "" nosniff;',
-    '    default "";',
-    '}',
-    'map $upstream_http_referrer_policy $svc_referrer_policy {',
-    '    "" no-referrer;',
-    '    default "";',
-    '}',
-    '',
-  ];
-}
+const SECURITY_MAPS = [
+  "# Security headers: an app's own value wins, else the gateway's (empty: not added twice).",
+  ...map('$upstream_http_content_security_policy', '$svc_csp', {
+    '""': nginxDoubleQuoted(API_CSP),
+    default: '""',
+  }),
+  ...map('$upstream_http_x_content_type_options', '$svc_nosniff', { '""': 'nosniff', default: '""' }),
+  ...map('$upstream_http_referrer_policy', '$svc_referrer_policy', { '""': 'no-referrer', default: '""' }),
+  '',
+];
 
-function header(options: GatewayOptions, routeCount: number): string {
+/** The file's header comment and nginx's main context. */
+function header(options: GatewayOptions, routeCount: number): string[] {
   return [
     '# Generated by apps/gateway from GATEWAY_ROUTES in @svc/contracts. Do not edit this file:',
     '# change the route table or the environment and generate it again.',
     `# APP_ENV=${options.appEnv}, ${routeCount} routes.`,
     '# Run in the foreground: nginx -p <out> -c <out>/nginx.conf',
     '',
-  ].join('\n');
-}
-
-function mainContext(options: GatewayOptions): string {
-  return [
     'daemon off;',
     `worker_processes ${options.workerProcesses};`,
     'pid nginx.pid;',
@@ -172,10 +160,10 @@ function mainContext(options: GatewayOptions): string {
     '    worker_connections 1024;',
     '}',
     '',
-  ].join('\n');
+  ];
 }
 
-function httpSettings(options: GatewayOptions): string {
+function httpSettings(options: GatewayOptions): string[] {
   const connect = nginxTime(options.connectTimeoutMs);
   const read = nginxTime(options.readTimeoutMs);
   return [
@@ -199,45 +187,35 @@ function httpSettings(options: GatewayOptions): string {
     'default_type application/octet-stream;',
     '',
     '# Temporary files stay under the prefix, so nginx runs as any user and beside a system nginx.',
-    'client_body_temp_path temp/client_body;',
-    'proxy_temp_path temp/proxy;',
-    'fastcgi_temp_path temp/fastcgi;',
-    'uwsgi_temp_path temp/uwsgi;',
-    'scgi_temp_path temp/scgi;',
+    ...NGINX_TEMP_DIRS.map((dir) => `${dir}_temp_path temp/${dir};`),
     '',
     '# docs/rules.md: an incoming X-Request-Id matching the rule is kept; anything else gets a fresh req_<hex>.',
-    `map $http_x_request_id ${REQUEST_ID} {`,
-    `    ${nginxDoubleQuoted(`~${REQUEST_ID_NGINX_REGEX}`)} $http_x_request_id;`,
-    '    default req_$request_id;',
-    '}',
+    ...map('$http_x_request_id', REQUEST_ID, {
+      [nginxDoubleQuoted(`~${REQUEST_ID_NGINX_REGEX}`)]: '$http_x_request_id',
+      default: 'req_$request_id',
+    }),
     '',
     '# Host as the client sent it (with its port), for the apps and for X-Forwarded-Host.',
-    'map $http_host $svc_host {',
-    '    "" $host;',
-    '    default $http_host;',
-    '}',
+    ...map('$http_host', '$svc_host', { '""': '$host', default: '$http_host' }),
     '',
     '# A TLS-terminating load balancer in front says https; otherwise the scheme nginx saw.',
-    'map $http_x_forwarded_proto $svc_forwarded_proto {',
-    '    http http;',
-    '    https https;',
-    '    default $scheme;',
-    '}',
+    ...map('$http_x_forwarded_proto', '$svc_forwarded_proto', {
+      http: 'http',
+      https: 'https',
+      default: '$scheme',
+    }),
     '',
     '# nginx matches locations on the normalised path but passes the raw one upstream. A raw path',
     '# with dot segments or an encoded dot or slash could match one route here and another in the',
     '# app (e.g. reach /internal/* through /v1/me/), so such paths are refused with a 400.',
-    'map $request_uri $svc_unsafe_path {',
-    '    "~*^[^?]*(%2e|%2f|%5c|/\\.\\.?(/|\\?|$))" 1;',
-    '    default 0;',
-    '}',
+    ...map('$request_uri', '$svc_unsafe_path', {
+      '"~*^[^?]*(%2e|%2f|%5c|/\\.\\.?(/|\\?|$))"': '1',
+      default: '0',
+    }),
     '',
-    ...securityMaps(),
+    ...SECURITY_MAPS,
     '# The path without the query string: queries can carry e-mail addresses, which stay out of logs.',
-    'map $request_uri $svc_log_path {',
-    '    "~^(?<svc_path>[^?]*)" $svc_path;',
-    '    default "";',
-    '}',
+    ...map('$request_uri', '$svc_log_path', { '"~^(?<svc_path>[^?]*)"': '$svc_path', default: '""' }),
     '',
     '# One JSON line per request on stdout.',
     "log_format svc_json escape=json '{'",
@@ -272,13 +250,13 @@ function httpSettings(options: GatewayOptions): string {
     "# app's own answer (a dependency it needs is down: the same for every replica) and passes",
     '# through: counted as a failure, it would take every replica out at once (max_fails) and turn',
     '# the app\'s Problem into the gateway\'s 502 "no live upstreams".',
-    `proxy_next_upstream ${NEXT_UPSTREAM};`,
-    `proxy_next_upstream_tries ${NEXT_UPSTREAM_TRIES};`,
+    'proxy_next_upstream error timeout http_502 http_504;',
+    'proxy_next_upstream_tries 3;',
     `proxy_next_upstream_timeout ${read};`,
     'proxy_buffer_size 16k;',
     'proxy_buffers 8 16k;',
     'proxy_busy_buffers_size 32k;',
-  ].join('\n');
+  ];
 }
 
 /**
@@ -315,10 +293,7 @@ function requestLimitSettings(options: GatewayOptions): string[] {
   return [
     '# Abuse limits per client address (GATEWAY_LOGIN_RATE, GATEWAY_OAUTH_RATE): POST /login,',
     '# /oauth/token and /oauth/revoke; beyond rate + burst nginx answers 429 itself.',
-    'map $request_method $svc_login_limit_key {',
-    '    POST $binary_remote_addr;',
-    '    default "";',
-    '}',
+    ...map('$request_method', '$svc_login_limit_key', { POST: '$binary_remote_addr', default: '""' }),
     `limit_req_zone $svc_login_limit_key zone=svc_login:10m rate=${options.loginLimit.rate};`,
     `limit_req_zone $binary_remote_addr zone=svc_oauth:10m rate=${options.oauthLimit.rate};`,
     'limit_req_status 429;',
@@ -334,11 +309,15 @@ export function limitErrorLocation(kind: 'login' | 'oauth'): string {
 
 function limitErrorLocations(options: GatewayOptions): string[] {
   // A location with add_header lines of its own inherits none: the security headers are repeated.
-  const headers = (retryAfter: number) => [
-    `    add_header Retry-After ${retryAfter} always;`,
-    '    add_header Cache-Control no-store always;',
-    ...securityHeaders(options).map((line) => `    ${line}`),
-  ];
+  const refusal = (kind: 'login' | 'oauth', type: string[], retryAfter: number, body: string) =>
+    location(`= ${limitErrorLocation(kind)}`, [
+      '    internal;',
+      ...type,
+      `    add_header Retry-After ${retryAfter} always;`,
+      '    add_header Cache-Control no-store always;',
+      ...securityHeaders(options),
+      `    return 429 ${nginxSingleQuoted(body)};`,
+    ]);
   // RFC 6749 §5.2 shape, as the auth-server's own 503s: temporarily_unavailable, now with 429.
   const oauth = JSON.stringify({
     error: 'temporarily_unavailable',
@@ -355,35 +334,24 @@ function limitErrorLocations(options: GatewayOptions): string[] {
     '</main></body></html>',
   ].join('');
   return [
-    `location = ${limitErrorLocation('oauth')} {`,
-    '    internal;',
-    '    default_type application/json;',
-    ...headers(rateRetryAfterSeconds(options.oauthLimit.rate)),
-    `    return 429 ${nginxSingleQuoted(oauth)};`,
-    '}',
-    '',
-    `location = ${limitErrorLocation('login')} {`,
-    '    internal;',
-    '    default_type text/html;',
-    '    charset utf-8;',
-    ...headers(loginWait),
-    `    return 429 ${nginxSingleQuoted(login)};`,
-    '}',
-    '',
+    ...refusal(
+      'oauth',
+      ['    default_type application/json;'],
+      rateRetryAfterSeconds(options.oauthLimit.rate),
+      oauth,
+    ),
+    ...refusal('login', ['    default_type text/html;', '    charset utf-8;'], loginWait, login),
   ];
 }
 
-function upstreamBlock(app: UpstreamApp, servers: readonly string[], failTimeoutMs: number): string {
-  if (servers.length === 0) throw new Error(`no upstream servers for ${app}`);
+function upstreamBlock(app: UpstreamApp, servers: readonly string[], failTimeoutMs: number): string[] {
   return [
     `upstream ${upstreamName(app)} {`,
     // Passive checks: a replica that fails (as proxy_next_upstream counts failures) is left out
     // for fail_timeout (GATEWAY_UPSTREAM_FAIL_TIMEOUT), then tried again with one request. Short,
     // because nginx cannot see a replica come back: while every replica is left out, requests fail
     // with 502 ("no live upstreams"). A single server is never left out.
-    ...servers.map(
-      (server) => `    server ${server} max_fails=${MAX_FAILS} fail_timeout=${nginxTime(failTimeoutMs)};`,
-    ),
+    ...servers.map((server) => `    server ${server} max_fails=1 fail_timeout=${nginxTime(failTimeoutMs)};`),
     // nginx leaves out a replica that failed until one probe request has succeeded on it; if the
     // other replica goes down meanwhile (a rolling restart), no replica is left and requests got a
     // 502 "no live upstreams" although one was serving. The same servers as backups, never left
@@ -396,15 +364,10 @@ function upstreamBlock(app: UpstreamApp, servers: readonly string[], failTimeout
     '    keepalive_requests 1000;',
     '}',
     '',
-  ].join('\n');
+  ];
 }
 
-function serverBlock(routes: readonly GatewayRoute[], options: GatewayOptions): string {
-  // Each status nginx can produce has its own internal location; `=<status>` where the Problem's differs.
-  const errorPages = NGINX_ERRORS.map(({ status, code }) => {
-    const target = PROBLEMS[code].status;
-    return `error_page ${status} ${target === status ? '' : `=${target} `}${errorLocation(status)};`;
-  });
+function serverBlock(routes: readonly GatewayRoute[], options: GatewayOptions): string[] {
   return [
     'server {',
     `    listen ${options.listenHost}:${options.port} default_server;`,
@@ -415,94 +378,68 @@ function serverBlock(routes: readonly GatewayRoute[], options: GatewayOptions): 
     '',
     '    # On every response, errors and 304s included. A location with an add_header of its own',
     '    # must repeat these lines (nginx inherits add_header only into locations without any).',
-    ...securityHeaders(options).map((line) => `    ${line}`),
+    ...securityHeaders(options),
     '',
-    ...errorPages.map((line) => `    ${line}`),
+    ...indented(ERROR_PAGES),
     "    # Redirects (/docs → /docs/, a directory without its slash) without nginx's HTML body.",
     '    error_page 301 @bodyless_redirect;',
     '',
-    '    location = /healthz {',
-    '        access_log off;',
-    '        if ($request_method !~ ^(GET|HEAD)$) {',
-    '            return 405;',
-    '        }',
-    '        default_type application/json;',
-    `        return 200 '{"status":"ok"}';`,
-    '    }',
-    '',
-    ...staticLocations(options).map((line) => (line ? `    ${line}` : line)),
-    ...routes.flatMap((route) =>
-      routeLocations(route, options, errorPages).map((line) => (line ? `    ${line}` : line)),
-    ),
-    '    location / {',
-    '        return 404;',
-    '    }',
-    '',
-    ...errorLocations(routes, options).map((line) => (line ? `    ${line}` : line)),
-    ...limitErrorLocations(options).map((line) => (line ? `    ${line}` : line)),
-    '    location @bodyless_redirect {',
-    '        # The status stays 301 (error_page without "="); the Location header is kept.',
-    '        default_type "";',
-    "        return 200 '';",
-    '    }',
+    ...indented([
+      ...location('= /healthz', [
+        '    access_log off;',
+        '    if ($request_method !~ ^(GET|HEAD)$) {',
+        '        return 405;',
+        '    }',
+        '    default_type application/json;',
+        `    return 200 '{"status":"ok"}';`,
+      ]),
+      ...staticLocations(options),
+      ...routes.flatMap((route) => routeLocations(route, options)),
+      ...location('/', ['    return 404;']),
+      ...errorLocations(routes, options),
+      ...limitErrorLocations(options),
+      'location @bodyless_redirect {',
+      '    # The status stays 301 (error_page without "="); the Location header is kept.',
+      '    default_type "";',
+      "    return 200 '';",
+      '}',
+    ]),
     '}',
-  ].join('\n');
+  ];
 }
 
 function staticLocations(options: GatewayOptions): string[] {
   // `expires epoch` makes clients revalidate (ETag → 304) so a newly built description shows at once;
   // `max_ranges 0` keeps nginx from answering 416 pages.
-  const file = (path: string) => [
-    `location = ${path} {`,
-    '    root html;',
-    '    expires epoch;',
-    '    max_ranges 0;',
-    '}',
-    '',
-  ];
+  const files = (selector: string, lines: string[] = [], headers: string[] = []) =>
+    location(selector, ['    root html;', ...lines, '    expires epoch;', '    max_ranges 0;', ...headers]);
+  const pages = (tryFiles: string) => [`    try_files ${tryFiles} =404;`, '    charset utf-8;'];
   return [
-    ...file('/openapi.json'),
-    ...file('/openapi.yaml'),
-    'location = /docs {',
-    '    return 301 /docs/$is_args$args;',
-    '}',
-    '',
-    'location ^~ /docs/ {',
-    '    root html;',
-    '    index index.html;',
-    '    # Pages are addressed without ".html": a Problem `type` is {DOCS_URL}/errors/<code>.',
-    '    try_files $uri $uri.html $uri/ =404;',
-    '    charset utf-8;',
-    '    expires epoch;',
-    '    max_ranges 0;',
-    ...securityHeaders(options, DOCS_CSP).map((line) => `    ${line}`),
-    '}',
-    '',
+    ...files('= /openapi.json'),
+    ...files('= /openapi.yaml'),
+    ...location('= /docs', ['    return 301 /docs/$is_args$args;']),
+    ...files(
+      '^~ /docs/',
+      [
+        '    index index.html;',
+        '    # Pages are addressed without ".html": a Problem `type` is {DOCS_URL}/errors/<code>.',
+        ...pages('$uri $uri.html $uri/'),
+      ],
+      securityHeaders(options, DOCS_CSP),
+    ),
     '# The Redoc reference runs a script bundle and a worker: a policy of its own.',
-    'location = /docs/reference {',
-    '    root html;',
-    '    try_files /docs/reference.html =404;',
-    '    charset utf-8;',
-    '    expires epoch;',
-    '    max_ranges 0;',
-    ...securityHeaders(options, REFERENCE_CSP).map((line) => `    ${line}`),
-    '}',
-    '',
+    ...files('= /docs/reference', pages('/docs/reference.html'), securityHeaders(options, REFERENCE_CSP)),
   ];
 }
 
-function routeLocations(
-  route: GatewayRoute,
-  options: GatewayOptions,
-  errorPages: readonly string[],
-): string[] {
+function routeLocations(route: GatewayRoute, options: GatewayOptions): string[] {
   const kind = LIMITED_ROUTES[route.path];
   const limit = kind === 'login' ? options.loginLimit : options.oauthLimit;
   const limited = kind
     ? [
         `    limit_req zone=svc_${kind}${limit.burst > 0 ? ` burst=${limit.burst}` : ''} nodelay;`,
         // error_page here replaces the server's list (nginx inherits none into a location with its own).
-        ...errorPages.map((line) => `    ${line}`),
+        ...indented(ERROR_PAGES),
         `    error_page 429 ${limitErrorLocation(kind)};`,
       ]
     : [];
@@ -514,15 +451,24 @@ function routeLocations(
     ...(route.bodyLimitBytes !== undefined ? [`    client_max_body_size ${route.bodyLimitBytes};`] : []),
     `    proxy_pass http://${upstreamName(route.app as UpstreamApp)};`,
   ];
-  const block = (selector: string) => [`location ${selector} {`, ...body, '}', ''];
-  const comment = `# ${route.app}${route.sandboxOnly ? ' (sandbox only)' : ''}`;
-  return route.match === 'exact'
-    ? [comment, ...block(`= ${route.path}`)]
-    : [comment, ...block(`= ${route.path}`), ...block(`^~ ${route.path}/`)];
+  return [
+    `# ${route.app}${route.sandboxOnly ? ' (sandbox only)' : ''}`,
+    ...selectors(route).flatMap((selector) => location(selector, body)),
+  ];
+}
+
+/** A prefix route answers at its path and below it. */
+function selectors(route: GatewayRoute): string[] {
+  return route.match === 'exact' ? [`= ${route.path}`] : [`= ${route.path}`, `^~ ${route.path}/`];
+}
+
+/** A location block and the blank line after it; `body` is already indented. */
+function location(selector: string, body: readonly string[]): string[] {
+  return [`location ${selector} {`, ...body, '}', ''];
 }
 
 function errorLocations(routes: readonly GatewayRoute[], options: GatewayOptions): string[] {
-  return NGINX_ERRORS.flatMap(({ status, code, detail, allow }) => {
+  return NGINX_ERRORS.flatMap(({ status, code, detail }) => {
     const problem = PROBLEMS[code];
     const body = JSON.stringify({
       type: problemType(options.docsUrl, code),
@@ -533,30 +479,26 @@ function errorLocations(routes: readonly GatewayRoute[], options: GatewayOptions
     });
     // The request id needs no JSON escaping: the map only lets [A-Za-z0-9._:-] through, or req_<hex>.
     const text = nginxSingleQuoted(body).replace(`"${INSTANCE_PLACEHOLDER}"`, `"${REQUEST_ID_IN_STRING}"`);
-    return [
-      `location = ${errorLocation(status)} {`,
+    return location(`= ${errorLocation(status)}`, [
       '    internal;',
       '    default_type application/problem+json;',
-      ...(allow ? [`    add_header Allow ${nginxDoubleQuoted(allow)} always;`] : []),
+      // nginx answers 405 only where a location allows GET and HEAD alone (/healthz, static files).
+      ...(status === 405 ? ['    add_header Allow "GET, HEAD" always;'] : []),
       // An error is about one request: no cache keeps it (RFC 9111 §5.2.2.5), as the apps' own
       // OAuth errors say too (RFC 6749 §5.2 answers carry no-store).
       '    add_header Cache-Control "no-store" always;',
-      ...securityHeaders(options).map((line) => `    ${line}`),
+      ...securityHeaders(options),
       `    return ${problem.status} ${text};`,
-      '}',
-      '',
-    ];
+    ]);
   });
 }
 
 function bodyLimitDetail(routes: readonly GatewayRoute[]): string {
-  const larger = routes
-    .filter(
-      (route) => route.bodyLimitBytes !== undefined && route.bodyLimitBytes !== DEFAULT_BODY_LIMIT_BYTES,
-    )
-    .map((route) => `${formatBytes(route.bodyLimitBytes ?? 0)} on ${route.path}`);
-  const limits = [`${formatBytes(DEFAULT_BODY_LIMIT_BYTES)}`, ...larger].join('; ');
-  return `The request body is larger than this endpoint accepts (${limits}).`;
+  const limits = [formatBytes(DEFAULT_BODY_LIMIT_BYTES)];
+  for (const { path, bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES } of routes) {
+    if (bodyLimitBytes !== DEFAULT_BODY_LIMIT_BYTES) limits.push(`${formatBytes(bodyLimitBytes)} on ${path}`);
+  }
+  return `The request body is larger than this endpoint accepts (${limits.join('; ')}).`;
 }
 
 function formatBytes(bytes: number): string {
@@ -579,18 +521,21 @@ function nginxDoubleQuoted(text: string): string {
   return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
-function indent(block: string): string {
-  return block
-    .split('\n')
-    .map((line) => (line ? `    ${line}` : line))
-    .join('\n');
+/** An nginx map: `target` is the value of the first entry (pattern → value) that `source` matches. */
+function map(source: string, target: string, entries: Readonly<Record<string, string>>): string[] {
+  return [`map ${source} ${target} {`, ...Object.entries(entries).map(([k, v]) => `    ${k} ${v};`), '}'];
+}
+
+/** Lines one level deeper; blank lines stay empty. */
+function indented(lines: readonly string[]): string[] {
+  return lines.map((line) => (line ? `    ${line}` : line));
 }
 
 const SAFE_PATH = /^(\/[A-Za-z0-9._~-]+)+$/;
 
 /** The route table must make sense as nginx locations; a mistake fails generation, not nginx at 3 a.m. */
 function checkRoutes(routes: readonly GatewayRoute[]): void {
-  const selectors = new Set<string>();
+  const seen = new Set<string>();
   for (const route of routes) {
     if (!SAFE_PATH.test(route.path) || /\/\.\.?(\/|$)/.test(route.path)) {
       throw new Error(`gateway route ${JSON.stringify(route.path)}: a path is "/" plus plain segments`);
@@ -612,12 +557,9 @@ function checkRoutes(routes: readonly GatewayRoute[]): void {
     ) {
       throw new Error(`gateway route ${route.path}: bodyLimitBytes must be a positive integer`);
     }
-    const routeSelectors =
-      route.match === 'exact' ? [`= ${route.path}`] : [`= ${route.path}`, `^~ ${route.path}/`];
-    for (const selector of routeSelectors) {
-      if (selectors.has(selector))
-        throw new Error(`gateway route ${route.path} is listed twice (${selector})`);
-      selectors.add(selector);
+    for (const selector of selectors(route)) {
+      if (seen.has(selector)) throw new Error(`gateway route ${route.path} is listed twice (${selector})`);
+      seen.add(selector);
     }
   }
 }

@@ -7,7 +7,7 @@
  * lines, and JSON-style double-quoted otherwise (JSON escapes are valid YAML escapes).
  */
 export function toYaml(value: unknown): string {
-  return `${emit(value)}\n`;
+  return `${isBlock(value) ? block(value as object, 0) : inline(value, 0)}\n`;
 }
 
 const RESERVED = /^(true|false|null|yes|no|on|off|y|n|~)$/i;
@@ -66,10 +66,6 @@ function block(value: object, indent: number): string {
         : `${pad}${key(name)}: ${inline(inner, indent)}`,
     )
     .join('\n');
-}
-
-function emit(value: unknown): string {
-  return isBlock(value) ? block(value as object, 0) : inline(value, 0);
 }
 
 /** Non-empty objects and arrays go on their own lines below their key. */

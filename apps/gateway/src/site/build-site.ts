@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { PROBLEM_GUIDE, PROBLEMS, type ProblemCode } from '@svc/contracts';
 import type { Marked as MarkedClass } from 'marked';
-import { DOCS_PLACEHOLDERS } from './placeholders';
+import { DOCS_PLACEHOLDERS, escapeHtml } from './placeholders';
 
 /**
  * Builds the documentation site the gateway serves under `/docs/` (run by `npm run build`, with the
@@ -34,25 +34,32 @@ const GUIDES = [
   { source: 'sponsorship.md', path: '/docs/sponsorship', title: 'Sponsorship' },
 ] as const;
 
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+/** An HTML document of the site; `head` and `body` are its own lines, already indented. */
+function htmlDocument(title: string, head: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>${escapeHtml(title)}</title>
+    <link rel="icon" href="/docs/assets/favicon.svg" type="image/svg+xml" />
+${head}
+  </head>
+  <body>
+${body}
+  </body>
+</html>
+`;
 }
 
 function layout(page: Page): string {
   const nav = NAV.map(
     ([href, text]) => `<a href="${href}"${href === page.path ? ' aria-current="page"' : ''}>${text}</a>`,
   ).join('\n        ');
-  return `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <title>${escapeHtml(page.title)}</title>
-    <link rel="icon" href="/docs/assets/favicon.svg" type="image/svg+xml" />
-    <link rel="stylesheet" href="/docs/assets/docs.css" />
-  </head>
-  <body>
-    <header class="site">
+  return htmlDocument(
+    page.title,
+    '    <link rel="stylesheet" href="/docs/assets/docs.css" />',
+    `    <header class="site">
       <a class="brand" href="/docs/">Crew record service</a>
       <nav aria-label="Documentation">
         ${nav}
@@ -60,10 +67,8 @@ function layout(page: Page): string {
     </header>
     <main>
 ${page.body}
-    </main>
-  </body>
-</html>
-`;
+    </main>`,
+  );
 }
 
 /** `<!-- include: examples/x.mjs -->` becomes a code block with the file, so the examples stay runnable files. */
@@ -85,7 +90,7 @@ function loadMarked(): MarkdownRenderer {
   return (markdown) => marked.parse(markdown) as string;
 }
 
-function errorPage(code: ProblemCode): Page {
+function errorPage(code: ProblemCode, md: MarkdownRenderer): Page {
   const problem = PROBLEMS[code];
   const guide = PROBLEM_GUIDE[code];
   const example = JSON.stringify(
@@ -102,7 +107,6 @@ function errorPage(code: ProblemCode): Page {
     null,
     2,
   );
-  const md = loadMarked();
   const retry = {
     yes: 'Yes, after a pause (with backoff).',
     'after a change': 'Only after changing the request or your setup.',
@@ -154,25 +158,16 @@ ${rows}
 
 /** The API reference: Redoc renders /openapi.json in the browser; the bundle is served next to it. */
 function referencePage(): string {
-  return `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <title>API reference: crew record service</title>
-    <link rel="icon" href="/docs/assets/favicon.svg" type="image/svg+xml" />
-    <style>
+  return htmlDocument(
+    'API reference: crew record service',
+    `    <style>
       body { margin: 0; }
       .back { display: block; padding: 0.5rem 1rem; font-family: system-ui, sans-serif; border-bottom: 1px solid #d8e0e8; }
-    </style>
-  </head>
-  <body>
-    <a class="back" href="/docs/">← Partner documentation</a>
+    </style>`,
+    `    <a class="back" href="/docs/">← Partner documentation</a>
     <redoc spec-url="/openapi.json" hide-download-button="false" path-in-middle-panel="true"></redoc>
-    <script src="/docs/assets/redoc.standalone.js"></script>
-  </body>
-</html>
-`;
+    <script src="/docs/assets/redoc.standalone.js"></script>`,
+  );
 }
 
 /** Redoc's sidebar loads its logo from Redocly's CDN; the docs load nothing from elsewhere. */
@@ -180,7 +175,7 @@ const REDOC_CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 const LOCAL_LOGO = '/docs/assets/redoc-logo.svg';
 
 /** The Redoc browser bundle from npm, with its one CDN URL pointed at this site. */
-export function redocBundle(): string {
+function redocBundle(): string {
   const bundle = readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'), 'utf8');
   if (!bundle.includes(REDOC_CDN_LOGO)) {
     throw new Error(`the Redoc bundle no longer loads ${REDOC_CDN_LOGO}: check it for other CDN URLs`);
@@ -189,19 +184,18 @@ export function redocBundle(): string {
 }
 
 /** Where a page's file goes: `/docs/x` → `docs/x.html`, `/docs/x/` → `docs/x/index.html`. */
-export function fileOf(path: string): string {
+function fileOf(path: string): string {
   const relative = path.replace(/^\//, '');
   return relative.endsWith('/') ? `${relative}index.html` : `${relative}.html`;
 }
 
 export function buildSite(outDir: string, sourceDir: string): string[] {
   const md = loadMarked();
-  const pages: Page[] = GUIDES.map((g) => ({
-    path: g.path,
-    title: g.title,
-    body: md(withIncludes(readFileSync(join(sourceDir, g.source), 'utf8'), sourceDir)),
+  const pages: Page[] = GUIDES.map(({ source, ...page }) => ({
+    ...page,
+    body: md(withIncludes(readFileSync(join(sourceDir, source), 'utf8'), sourceDir)),
   }));
-  pages.push(errorsIndex(), ...(Object.keys(PROBLEMS) as ProblemCode[]).map(errorPage));
+  pages.push(errorsIndex(), ...(Object.keys(PROBLEMS) as ProblemCode[]).map((code) => errorPage(code, md)));
   const written: string[] = [];
   const write = (relative: string, text: string) => {
     const file = join(outDir, relative);

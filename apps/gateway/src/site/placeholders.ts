@@ -4,7 +4,7 @@ export const DOCS_PLACEHOLDERS = {
   docsUrl: '@@DOCS_URL@@',
 } as const;
 
-const escapeHtml = (text: string) =>
+export const escapeHtml = (text: string): string =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** A built page with this environment's base URL and DOCS_URL (HTML-escaped: they land in markup). */
