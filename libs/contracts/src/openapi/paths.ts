@@ -13,6 +13,7 @@ import {
   headerObjects,
   htmlResponse,
   oauthErrorResponse,
+  parameter,
   problemResponse,
   rateLimitHeaders,
   REQUEST_ID_HEADER,
@@ -419,13 +420,13 @@ function partnerOperation(
 }
 
 function sponsorshipPaths(ctx: DocumentContext): JsonObject {
-  const seatId: JsonObject = {
-    name: 'sponsorship_id',
-    in: 'path',
-    required: true,
-    description: 'The seat id (`sps_…`).',
-    schema: { type: 'string', minLength: 1, maxLength: 100 },
-  };
+  const seatId = parameter(
+    'sponsorship_id',
+    'path',
+    'The seat id (`sps_…`).',
+    { type: 'string', minLength: 1, maxLength: 100 },
+    true,
+  );
   const seat = (description: string, status: 'cancelled' | 'invited' = 'invited') =>
     json(description, 'Seat', { ...SAMPLE_SEAT, status }, RL);
   const badJson = (r: Responses, extra = '') =>
@@ -441,13 +442,7 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
         summary: 'List your sponsored seats',
         description: `Your seats, newest first (\`invited_at\` descending, then \`sponsorship_id\` descending), keyset-paginated: default \`limit\` ${API_LIMITS.pageLimitDefault}, at most ${API_LIMITS.pageLimitMax}.`,
         parameters: [
-          {
-            name: 'status',
-            in: 'query',
-            required: false,
-            description: 'Only seats with this status.',
-            schema: fieldSchema(SEAT_LIST_QUERY.status),
-          },
+          parameter('status', 'query', 'Only seats with this status.', fieldSchema(SEAT_LIST_QUERY.status)),
           ref('parameters', 'PageLimit'),
           ref('parameters', 'Cursor'),
         ],
@@ -608,26 +603,24 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
       },
     });
   const scopeList = `^(${SCOPES.join('|')})( (${SCOPES.join('|')}))*$`;
-  const authorizeParams: JsonObject[] = [
-    ['response_type', 'Always `code`.', { type: 'string', enum: ['code'] }],
-    ['client_id', 'Your client id.', { type: 'string', minLength: 1 }],
-    [
+  const query = (name: string, description: string, schema: JsonObject) =>
+    parameter(name, 'query', description, schema, true);
+  const authorizeParams = [
+    query('response_type', 'Always `code`.', { type: 'string', enum: ['code'] }),
+    query('client_id', 'Your client id.', { type: 'string', minLength: 1 }),
+    query(
       'redirect_uri',
       'Must exactly equal one of your registered URIs (a trailing slash counts). HTTPS, except `http://localhost*` and `http://127.0.0.1*`.',
       { type: 'string', format: 'uri' },
-    ],
-    ['scope', 'Space-separated subset of your allowed scopes.', { type: 'string', pattern: scopeList }],
-    ['state', 'Anti-CSRF value, returned unchanged in the redirect.', { type: 'string', minLength: 1 }],
-    [
-      'code_challenge',
-      '`base64url(sha256(code_verifier))` without padding: 43 characters.',
-      { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' },
-    ],
-    ['code_challenge_method', 'Always `S256`; `plain` is refused.', { type: 'string', enum: ['S256'] }],
-  ].map(
-    ([name, description, schema]) =>
-      ({ name, in: 'query', required: true, description, schema }) as JsonObject,
-  );
+    ),
+    query('scope', 'Space-separated subset of your allowed scopes.', { type: 'string', pattern: scopeList }),
+    query('state', 'Anti-CSRF value, returned unchanged in the redirect.', { type: 'string', minLength: 1 }),
+    query('code_challenge', '`base64url(sha256(code_verifier))` without padding: 43 characters.', {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_-]{43}$',
+    }),
+    query('code_challenge_method', 'Always `S256`; `plain` is refused.', { type: 'string', enum: ['S256'] }),
+  ];
 
   const client = {
     client_id: { type: 'string', description: 'Your client id (omit when using HTTP Basic).' },
