@@ -72,3 +72,62 @@ export function readOneOf<const T extends string>(
   }
   return value as T;
 }
+
+/** One field's reader, as the readers above are; a declaration of them reads a whole message. */
+export type FieldRead<T> = (contract: string, record: Record<string, unknown>, field: string) => T;
+type FieldReads = Readonly<Record<string, FieldRead<unknown>>>;
+type Read<S extends FieldReads> = { -readonly [K in keyof S]: ReturnType<S[K]> };
+
+/**
+ * Reads an object field by field in declaration order, so the first bad field is the one named;
+ * an absent optional field is left out.
+ */
+export function readFields<S extends FieldReads>(contract: string, input: unknown, fields: S): Read<S> {
+  const record = readRecord(contract, input);
+  const out: Record<string, unknown> = {};
+  for (const [field, read] of Object.entries(fields)) {
+    const value = read(contract, record, field);
+    if (value !== undefined) out[field] = value;
+  }
+  return out as Read<S>;
+}
+
+export const text =
+  (maxLength?: number): FieldRead<string> =>
+  (contract, record, field) =>
+    readString(contract, record, field, maxLength);
+
+export const optionalText =
+  (maxLength?: number): FieldRead<string | undefined> =>
+  (contract, record, field) =>
+    readOptionalString(contract, record, field, maxLength);
+
+export const oneOf =
+  <const T extends string>(values: readonly T[]): FieldRead<T> =>
+  (contract, record, field) =>
+    readOneOf(contract, record, field, values);
+
+export const timestampText: FieldRead<string> = (contract, record, field) => {
+  const value = readString(contract, record, field, 40);
+  if (Number.isNaN(Date.parse(value)))
+    throw new ContractViolation(contract, `\`${field}\` must be a timestamp`);
+  return value;
+};
+
+/** A SHA-256 digest in lower-case hex: only digests of secrets and tokens travel between apps. */
+export const sha256Hex: FieldRead<string> = (contract, record, field) => {
+  const value = readString(contract, record, field, 64);
+  if (!/^[0-9a-f]{64}$/.test(value)) {
+    throw new ContractViolation(contract, `\`${field}\` must be 64 hex characters`);
+  }
+  return value;
+};
+
+/** An array of objects, each read with `fields`. */
+export const listOf =
+  <S extends FieldReads>(fields: S): FieldRead<Read<S>[]> =>
+  (contract, record, field) => {
+    const value = record[field];
+    if (!Array.isArray(value)) throw new ContractViolation(contract, `\`${field}\` must be an array`);
+    return value.map((item) => readFields(contract, item, fields));
+  };

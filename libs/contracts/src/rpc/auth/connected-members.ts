@@ -1,4 +1,4 @@
-import { readRecord, readString } from '../../validate';
+import { readFields, text, type FieldRead } from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
@@ -22,29 +22,25 @@ export const CONNECTED_MEMBERS_MAX = 200;
 
 const CONNECTED = 'auth.consents.connected';
 
-function readUserIds(record: Record<string, unknown>, max: number): string[] {
+const userIds: FieldRead<string[]> = (contract, record) => {
   const ids = record.user_ids;
   if (
     !Array.isArray(ids) ||
-    ids.length > max ||
+    ids.length > CONNECTED_MEMBERS_MAX ||
     !ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= API_LIMITS.idMaxLength)
   ) {
-    throw new ContractViolation(CONNECTED, `\`user_ids\` must be at most ${max} non-empty strings`);
+    throw new ContractViolation(
+      contract,
+      `\`user_ids\` must be at most ${CONNECTED_MEMBERS_MAX} non-empty strings`,
+    );
   }
   return ids as string[];
-}
+};
 
 export const AUTH_CONSENTS_CONNECTED: RpcContract<ConnectedMembersRequest, ConnectedMembersResponse> = {
   pattern: CONNECTED,
   queue: RPC_QUEUES.authServer,
-  parseRequest(input) {
-    const r = readRecord(CONNECTED, input);
-    return {
-      client_id: readString(CONNECTED, r, 'client_id', API_LIMITS.idMaxLength),
-      user_ids: readUserIds(r, CONNECTED_MEMBERS_MAX),
-    };
-  },
-  parseResponse: (input) => ({
-    user_ids: readUserIds(readRecord(CONNECTED, input), CONNECTED_MEMBERS_MAX),
-  }),
+  parseRequest: (input) =>
+    readFields(CONNECTED, input, { client_id: text(API_LIMITS.idMaxLength), user_ids: userIds }),
+  parseResponse: (input) => readFields(CONNECTED, input, { user_ids: userIds }),
 };

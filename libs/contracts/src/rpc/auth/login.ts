@@ -1,4 +1,4 @@
-import { readBoolean, readOptionalString, readRecord, readString } from '../../validate';
+import { optionalText, readBoolean, readFields, readRecord, readString, text } from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
@@ -19,15 +19,12 @@ const NAME = 'auth.login';
 export const AUTH_LOGIN: RpcContract<LoginRequest, LoginResponse> = {
   pattern: NAME,
   queue: RPC_QUEUES.authServer,
-  parseRequest(input) {
-    const r = readRecord(NAME, input);
-    const clientIp = readOptionalString(NAME, r, 'client_ip', 64);
-    return {
-      email: readString(NAME, r, 'email', API_LIMITS.emailMaxLength),
-      password: readString(NAME, r, 'password', API_LIMITS.passwordMaxLength),
-      ...(clientIp === undefined ? {} : { client_ip: clientIp }),
-    };
-  },
+  parseRequest: (input) =>
+    readFields(NAME, input, {
+      client_ip: optionalText(64),
+      email: text(API_LIMITS.emailMaxLength),
+      password: text(API_LIMITS.passwordMaxLength),
+    }),
   parseResponse(input) {
     const r = readRecord(NAME, input);
     if (!readBoolean(NAME, r, 'ok')) {

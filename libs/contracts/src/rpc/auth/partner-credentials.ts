@@ -1,5 +1,5 @@
-import { readBoolean, readRecord, readString } from '../../validate';
-import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
+import { readBoolean, readFields, readRecord, readString, sha256Hex, text } from '../../validate';
+import { RPC_QUEUES, type RpcContract } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
 /**
@@ -31,27 +31,18 @@ const NAME = 'auth.partners.verify';
 export const AUTH_PARTNER_VERIFY: RpcContract<PartnerVerifyRequest, PartnerVerifyResponse> = {
   pattern: NAME,
   queue: RPC_QUEUES.authServer,
-  parseRequest(input) {
-    const r = readRecord(NAME, input);
-    const client_id = readString(NAME, r, 'client_id', API_LIMITS.idMaxLength);
-    const secret_digest = readString(NAME, r, 'secret_digest', 64);
-    if (!/^[0-9a-f]{64}$/.test(secret_digest))
-      throw new ContractViolation(NAME, '`secret_digest` must be 64 hex characters');
-    return { client_id, secret_digest };
-  },
+  parseRequest: (input) =>
+    readFields(NAME, input, { client_id: text(API_LIMITS.idMaxLength), secret_digest: sha256Hex }),
   parseResponse(input) {
     const r = readRecord(NAME, input);
     if (!readBoolean(NAME, r, 'valid')) return { valid: false };
-    const p = readRecord(NAME, r.partner);
-    return {
-      valid: true,
-      partner: {
-        client_id: readString(NAME, p, 'client_id'),
-        name: readString(NAME, p, 'name'),
-        sponsorship: readBoolean(NAME, p, 'sponsorship'),
-        member_left: readBoolean(NAME, p, 'member_left'),
-        suspended: readBoolean(NAME, p, 'suspended'),
-      },
-    };
+    const partner = readFields(NAME, r.partner, {
+      client_id: readString,
+      name: readString,
+      sponsorship: readBoolean,
+      member_left: readBoolean,
+      suspended: readBoolean,
+    });
+    return { valid: true, partner };
   },
 };

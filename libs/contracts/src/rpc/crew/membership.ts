@@ -1,4 +1,14 @@
-import { readBoolean, readOptionalString, readRecord, readString, readStringArray } from '../../validate';
+import {
+  listOf,
+  readBoolean,
+  readFields,
+  readOptionalString,
+  readRecord,
+  readString,
+  readStringArray,
+  text,
+  timestampText,
+} from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
@@ -54,15 +64,6 @@ export interface MembershipDropResponse {
   readonly downgraded: string[];
 }
 
-function readMember(name: string, input: unknown): CrewMemberSummary {
-  const m = readRecord(name, input);
-  return {
-    user_id: readString(name, m, 'user_id', API_LIMITS.idMaxLength),
-    email: readString(name, m, 'email', API_LIMITS.emailMaxLength),
-    name: readString(name, m, 'name'),
-  };
-}
-
 const BY_EMAIL = 'crew.members.by_email';
 /** At most this many e-mails per question. */
 export const MEMBERS_BY_EMAIL_MAX = 1000;
@@ -82,11 +83,14 @@ export const CREW_MEMBERS_BY_EMAIL: RpcContract<MembersByEmailRequest, MembersBy
     }
     return { emails: emails as string[] };
   },
-  parseResponse(input) {
-    const r = readRecord(BY_EMAIL, input);
-    if (!Array.isArray(r.members)) throw new ContractViolation(BY_EMAIL, '`members` must be an array');
-    return { members: r.members.map((m) => readMember(BY_EMAIL, m)) };
-  },
+  parseResponse: (input) =>
+    readFields(BY_EMAIL, input, {
+      members: listOf({
+        user_id: text(API_LIMITS.idMaxLength),
+        email: text(API_LIMITS.emailMaxLength),
+        name: readString,
+      }),
+    }),
 };
 
 const GRANT = 'crew.membership.grant';
@@ -94,22 +98,14 @@ const GRANT = 'crew.membership.grant';
 export const CREW_MEMBERSHIP_GRANT: RpcContract<MembershipGrantRequest, MembershipGrantResponse> = {
   pattern: GRANT,
   queue: RPC_QUEUES.crewApi,
-  parseRequest(input) {
-    const r = readRecord(GRANT, input);
-    const expires_at = readString(GRANT, r, 'expires_at', 40);
-    if (Number.isNaN(Date.parse(expires_at)))
-      throw new ContractViolation(GRANT, '`expires_at` must be a timestamp');
-    return {
-      user_id: readString(GRANT, r, 'user_id', API_LIMITS.idMaxLength),
-      sponsor_client_id: readString(GRANT, r, 'sponsor_client_id', API_LIMITS.idMaxLength),
-      sponsorship_id: readString(GRANT, r, 'sponsorship_id', 100),
-      expires_at,
-    };
-  },
-  parseResponse(input) {
-    const r = readRecord(GRANT, input);
-    return { granted: readBoolean(GRANT, r, 'granted'), name: readString(GRANT, r, 'name') };
-  },
+  parseRequest: (input) =>
+    readFields(GRANT, input, {
+      expires_at: timestampText,
+      user_id: text(API_LIMITS.idMaxLength),
+      sponsor_client_id: text(API_LIMITS.idMaxLength),
+      sponsorship_id: text(100),
+    }),
+  parseResponse: (input) => readFields(GRANT, input, { granted: readBoolean, name: readString }),
 };
 
 const DROP = 'crew.membership.drop';
@@ -124,19 +120,10 @@ export const CREW_MEMBERSHIP_DROP: RpcContract<MembershipDropRequest, Membership
     if (!Array.isArray(r.drops) || r.drops.length > MEMBERSHIP_DROP_MAX) {
       throw new ContractViolation(DROP, `\`drops\` must be an array of at most ${MEMBERSHIP_DROP_MAX}`);
     }
-    return {
-      drops: r.drops.map((item) => {
-        const d = readRecord(DROP, item);
-        return {
-          user_id: readString(DROP, d, 'user_id', API_LIMITS.idMaxLength),
-          sponsorship_id: readString(DROP, d, 'sponsorship_id', 100),
-        };
-      }),
-    };
+    const drop = { user_id: text(API_LIMITS.idMaxLength), sponsorship_id: text(100) };
+    return { drops: r.drops.map((item) => readFields(DROP, item, drop)) };
   },
-  parseResponse(input) {
-    return { downgraded: readStringArray(DROP, readRecord(DROP, input), 'downgraded') };
-  },
+  parseResponse: (input) => readFields(DROP, input, { downgraded: readStringArray }),
 };
 
 /** Answer of a crew RPC whose member does not exist (the caller decides what that means). */
