@@ -75,8 +75,14 @@ export function readOneOf<const T extends string>(
 
 /** One field's reader, as the readers above are; a declaration of them reads a whole message. */
 export type FieldRead<T> = (contract: string, record: Record<string, unknown>, field: string) => T;
-type FieldReads = Readonly<Record<string, FieldRead<unknown>>>;
-type Read<S extends FieldReads> = { -readonly [K in keyof S]: ReturnType<S[K]> };
+export type FieldReads = Readonly<Record<string, FieldRead<unknown>>>;
+type Maybe<S extends FieldReads> = {
+  [K in keyof S]: undefined extends ReturnType<S[K]> ? K : never;
+}[keyof S];
+/** The message a declaration reads; a field whose reader may find nothing is optional. */
+export type Read<S extends FieldReads> = { readonly [K in Exclude<keyof S, Maybe<S>>]: ReturnType<S[K]> } & {
+  readonly [K in Maybe<S>]?: Exclude<ReturnType<S[K]>, undefined>;
+};
 
 /**
  * Reads an object field by field in declaration order, so the first bad field is the one named;

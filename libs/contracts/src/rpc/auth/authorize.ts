@@ -7,6 +7,7 @@ import {
   readString,
   readStringArray,
   readStringMap,
+  type Read,
 } from '../../validate';
 import { RPC_QUEUES, type RpcContract } from '../rpc';
 
@@ -29,18 +30,15 @@ export type AuthorizeOutcome =
   /** Unknown client or redirect URI: never redirect; show a 400 page. */
   | { readonly outcome: 'error_page'; readonly error: string; readonly error_description: string };
 
-export interface AuthorizeValidateRequest {
+const VALIDATE_REQUEST = {
   /** The query parameters, first value of each. */
-  readonly params: Readonly<Record<string, string>>;
+  params: readStringMap,
   /** Names of parameters that appeared more than once (RFC 6749 §3.1 forbids it). */
-  readonly repeated: readonly string[];
-}
+  repeated: readStringArray,
+};
+export type AuthorizeValidateRequest = Read<typeof VALIDATE_REQUEST>;
 
-export interface AuthorizeDecideRequest {
-  readonly user_id: string;
-  readonly params: Readonly<Record<string, string>>;
-  readonly decision: 'allow' | 'deny';
-}
+const DECIDE_REQUEST = { user_id: readString, params: readStringMap, decision: oneOf(['allow', 'deny']) };
 
 function parseOutcome(name: string, input: unknown): AuthorizeOutcome {
   const r = readRecord(name, input);
@@ -66,19 +64,14 @@ const VALIDATE = 'auth.authorize.validate';
 export const AUTH_AUTHORIZE_VALIDATE: RpcContract<AuthorizeValidateRequest, AuthorizeOutcome> = {
   pattern: VALIDATE,
   queue: RPC_QUEUES.authServer,
-  parseRequest: (input) => readFields(VALIDATE, input, { params: readStringMap, repeated: readStringArray }),
+  parseRequest: (input) => readFields(VALIDATE, input, VALIDATE_REQUEST),
   parseResponse: (input) => parseOutcome(VALIDATE, input),
 };
 
 const DECIDE = 'auth.authorize.decide';
-export const AUTH_AUTHORIZE_DECIDE: RpcContract<AuthorizeDecideRequest, AuthorizeOutcome> = {
+export const AUTH_AUTHORIZE_DECIDE: RpcContract<Read<typeof DECIDE_REQUEST>, AuthorizeOutcome> = {
   pattern: DECIDE,
   queue: RPC_QUEUES.authServer,
-  parseRequest: (input) =>
-    readFields(DECIDE, input, {
-      user_id: readString,
-      params: readStringMap,
-      decision: oneOf(['allow', 'deny']),
-    }),
+  parseRequest: (input) => readFields(DECIDE, input, DECIDE_REQUEST),
   parseResponse: (input) => parseOutcome(DECIDE, input),
 };

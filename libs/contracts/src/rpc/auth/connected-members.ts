@@ -1,4 +1,4 @@
-import { readFields, text, type FieldRead } from '../../validate';
+import { readFields, text, type FieldRead, type Read } from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
@@ -7,16 +7,6 @@ import { API_LIMITS } from '../../limits';
  * now. sponsorship-api asks it once per answer (a page of seats is one question) before it shows a
  * partner a member's name: a partner learns a name only from a member who chose to connect it.
  */
-export interface ConnectedMembersRequest {
-  readonly client_id: string;
-  readonly user_ids: readonly string[];
-}
-
-export interface ConnectedMembersResponse {
-  /** The subset of `user_ids` connected to `client_id` (order not significant). */
-  readonly user_ids: readonly string[];
-}
-
 /** At most this many members per question: the largest page of seats. */
 export const CONNECTED_MEMBERS_MAX = 200;
 
@@ -37,10 +27,18 @@ const userIds: FieldRead<string[]> = (contract, record) => {
   return ids as string[];
 };
 
+const REQUEST = { client_id: text(API_LIMITS.idMaxLength), user_ids: userIds };
+export type ConnectedMembersRequest = Read<typeof REQUEST>;
+
+const RESPONSE = {
+  /** The subset of `user_ids` connected to `client_id` (order not significant). */
+  user_ids: userIds,
+};
+export type ConnectedMembersResponse = Read<typeof RESPONSE>;
+
 export const AUTH_CONSENTS_CONNECTED: RpcContract<ConnectedMembersRequest, ConnectedMembersResponse> = {
   pattern: CONNECTED,
   queue: RPC_QUEUES.authServer,
-  parseRequest: (input) =>
-    readFields(CONNECTED, input, { client_id: text(API_LIMITS.idMaxLength), user_ids: userIds }),
-  parseResponse: (input) => readFields(CONNECTED, input, { user_ids: userIds }),
+  parseRequest: (input) => readFields(CONNECTED, input, REQUEST),
+  parseResponse: (input) => readFields(CONNECTED, input, RESPONSE),
 };

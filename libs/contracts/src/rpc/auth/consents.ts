@@ -1,14 +1,15 @@
-import { listOf, readBoolean, readFields, readString, readStringArray } from '../../validate';
+import { listOf, readBoolean, readFields, readString, readStringArray, type Read } from '../../validate';
 import { RPC_QUEUES, type RpcContract } from '../rpc';
 
 /** `auth.consents.list` / `auth.consents.revoke`: the crew member's connected-partners page. */
-export interface Connection {
-  readonly client_id: string;
-  readonly client_name: string;
-  readonly scopes: readonly string[];
+const CONNECTION = {
+  client_id: readString,
+  client_name: readString,
+  scopes: readStringArray,
   /** ISO 8601 UTC: when the member first connected this partner. */
-  readonly connected_at: string;
-}
+  connected_at: readString,
+};
+export type Connection = Read<typeof CONNECTION>;
 
 const LIST = 'auth.consents.list';
 export const AUTH_CONSENTS_LIST: RpcContract<
@@ -18,15 +19,7 @@ export const AUTH_CONSENTS_LIST: RpcContract<
   pattern: LIST,
   queue: RPC_QUEUES.authServer,
   parseRequest: (input) => readFields(LIST, input, { user_id: readString }),
-  parseResponse: (input) =>
-    readFields(LIST, input, {
-      connections: listOf({
-        client_id: readString,
-        client_name: readString,
-        scopes: readStringArray,
-        connected_at: readString,
-      }),
-    }),
+  parseResponse: (input) => readFields(LIST, input, { connections: listOf(CONNECTION) }),
 };
 
 /**

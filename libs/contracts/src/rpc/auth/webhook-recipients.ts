@@ -1,4 +1,3 @@
-import type { EventType } from '../../messaging';
 import { EVENT_TYPES } from '../../messaging';
 import {
   oneOf,
@@ -8,6 +7,7 @@ import {
   readString,
   readStringArray,
   text,
+  type Read,
 } from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
 import { API_LIMITS } from '../../limits';
@@ -18,39 +18,32 @@ import { API_LIMITS } from '../../limits';
  * `user.consent.revoked` and `webhook.test` events go only to the partner named by `client_id`.
  * Suspended partners and partners without a webhook URL get nothing.
  */
-export interface WebhookRecipientsRequest {
-  readonly user_id: string;
-  readonly event_type: EventType;
-  readonly client_id?: string;
-}
-
-export interface WebhookRecipient {
-  readonly client_id: string;
-  readonly webhook_url: string;
-  /** The partner's valid signing secrets, opened (current, then next while rotating). */
-  readonly secrets: string[];
-}
-
-export interface WebhookRecipientsResponse {
-  readonly recipients: WebhookRecipient[];
-}
-
 const QUESTION = {
   user_id: text(API_LIMITS.idMaxLength),
   event_type: oneOf(EVENT_TYPES),
   client_id: optionalText(API_LIMITS.idMaxLength),
 };
-const RECIPIENT = { client_id: readString, webhook_url: readString, secrets: readStringArray };
+export type WebhookRecipientsRequest = Read<typeof QUESTION>;
+
+const RECIPIENT = {
+  client_id: readString,
+  webhook_url: readString,
+  /** The partner's valid signing secrets, opened (current, then next while rotating). */
+  secrets: readStringArray,
+};
+export type WebhookRecipient = Read<typeof RECIPIENT>;
+
+export interface WebhookRecipientsResponse {
+  readonly recipients: WebhookRecipient[];
+}
 
 /**
  * `auth.webhooks.target`: where the partner named by `client_id` receives the member's
  * `webhook.test` event (crew-api's `GET /v1/webhooks/test`), or null when it receives none
  * (no URL, suspended, no valid secret). The URL only: signing secrets go to the dispatcher alone.
  */
-export interface WebhookTargetRequest {
-  readonly user_id: string;
-  readonly client_id: string;
-}
+const TARGET_REQUEST = { user_id: text(API_LIMITS.idMaxLength), client_id: text(API_LIMITS.idMaxLength) };
+export type WebhookTargetRequest = Read<typeof TARGET_REQUEST>;
 
 export interface WebhookTargetResponse {
   readonly webhook_url: string | null;
@@ -61,11 +54,7 @@ const TARGET_NAME = 'auth.webhooks.target';
 export const AUTH_WEBHOOK_TARGET: RpcContract<WebhookTargetRequest, WebhookTargetResponse> = {
   pattern: TARGET_NAME,
   queue: RPC_QUEUES.authServer,
-  parseRequest: (input) =>
-    readFields(TARGET_NAME, input, {
-      user_id: text(API_LIMITS.idMaxLength),
-      client_id: text(API_LIMITS.idMaxLength),
-    }),
+  parseRequest: (input) => readFields(TARGET_NAME, input, TARGET_REQUEST),
   parseResponse(input) {
     const r = readRecord(TARGET_NAME, input);
     if (r.webhook_url === null) return { webhook_url: null };

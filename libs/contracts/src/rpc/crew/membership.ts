@@ -8,6 +8,7 @@ import {
   readStringArray,
   text,
   timestampText,
+  type Read,
 } from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
 import { API_LIMITS } from '../../limits';
@@ -19,11 +20,12 @@ import { API_LIMITS } from '../../limits';
  */
 
 /** A crew member found by e-mail (normalised: trimmed, lower-case). */
-export interface CrewMemberSummary {
-  readonly user_id: string;
-  readonly email: string;
-  readonly name: string;
-}
+const MEMBER = {
+  user_id: text(API_LIMITS.idMaxLength),
+  email: text(API_LIMITS.emailMaxLength),
+  name: readString,
+};
+export type CrewMemberSummary = Read<typeof MEMBER>;
 
 export interface MembersByEmailRequest {
   readonly emails: string[];
@@ -32,37 +34,38 @@ export interface MembersByEmailResponse {
   readonly members: CrewMemberSummary[];
 }
 
-export interface MembershipGrantRequest {
-  readonly user_id: string;
-  readonly sponsor_client_id: string;
-  readonly sponsorship_id: string;
+const GRANT_REQUEST = {
   /** ISO 8601 UTC: the end of the sponsored term. */
-  readonly expires_at: string;
-}
+  expires_at: timestampText,
+  user_id: text(API_LIMITS.idMaxLength),
+  sponsor_client_id: text(API_LIMITS.idMaxLength),
+  sponsorship_id: text(100),
+};
+export type MembershipGrantRequest = Read<typeof GRANT_REQUEST>;
 
-export interface MembershipGrantResponse {
+const GRANT_RESPONSE = {
   /** Premium now comes from this seat; false when the member already held premium otherwise. */
-  readonly granted: boolean;
-  readonly name: string;
-}
+  granted: readBoolean,
+  name: readString,
+};
+export type MembershipGrantResponse = Read<typeof GRANT_RESPONSE>;
 
 /** Take away the premium one seat gave its member. */
-export interface MembershipDrop {
-  readonly user_id: string;
-  readonly sponsorship_id: string;
-}
+const DROP_ITEM = { user_id: text(API_LIMITS.idMaxLength), sponsorship_id: text(100) };
+export type MembershipDrop = Read<typeof DROP_ITEM>;
 
 export interface MembershipDropRequest {
   readonly drops: MembershipDrop[];
 }
 
-export interface MembershipDropResponse {
+const DROP_RESPONSE = {
   /**
    * The seats whose sponsored premium was dropped now. A seat missing here gave nothing to drop:
    * the member holds premium another way, or none, or was dropped already.
    */
-  readonly downgraded: string[];
-}
+  downgraded: readStringArray,
+};
+export type MembershipDropResponse = Read<typeof DROP_RESPONSE>;
 
 const BY_EMAIL = 'crew.members.by_email';
 /** At most this many e-mails per question. */
@@ -83,14 +86,7 @@ export const CREW_MEMBERS_BY_EMAIL: RpcContract<MembersByEmailRequest, MembersBy
     }
     return { emails: emails as string[] };
   },
-  parseResponse: (input) =>
-    readFields(BY_EMAIL, input, {
-      members: listOf({
-        user_id: text(API_LIMITS.idMaxLength),
-        email: text(API_LIMITS.emailMaxLength),
-        name: readString,
-      }),
-    }),
+  parseResponse: (input) => readFields(BY_EMAIL, input, { members: listOf(MEMBER) }),
 };
 
 const GRANT = 'crew.membership.grant';
@@ -98,14 +94,8 @@ const GRANT = 'crew.membership.grant';
 export const CREW_MEMBERSHIP_GRANT: RpcContract<MembershipGrantRequest, MembershipGrantResponse> = {
   pattern: GRANT,
   queue: RPC_QUEUES.crewApi,
-  parseRequest: (input) =>
-    readFields(GRANT, input, {
-      expires_at: timestampText,
-      user_id: text(API_LIMITS.idMaxLength),
-      sponsor_client_id: text(API_LIMITS.idMaxLength),
-      sponsorship_id: text(100),
-    }),
-  parseResponse: (input) => readFields(GRANT, input, { granted: readBoolean, name: readString }),
+  parseRequest: (input) => readFields(GRANT, input, GRANT_REQUEST),
+  parseResponse: (input) => readFields(GRANT, input, GRANT_RESPONSE),
 };
 
 const DROP = 'crew.membership.drop';
@@ -120,10 +110,9 @@ export const CREW_MEMBERSHIP_DROP: RpcContract<MembershipDropRequest, Membership
     if (!Array.isArray(r.drops) || r.drops.length > MEMBERSHIP_DROP_MAX) {
       throw new ContractViolation(DROP, `\`drops\` must be an array of at most ${MEMBERSHIP_DROP_MAX}`);
     }
-    const drop = { user_id: text(API_LIMITS.idMaxLength), sponsorship_id: text(100) };
-    return { drops: r.drops.map((item) => readFields(DROP, item, drop)) };
+    return { drops: r.drops.map((item) => readFields(DROP, item, DROP_ITEM)) };
   },
-  parseResponse: (input) => readFields(DROP, input, { downgraded: readStringArray }),
+  parseResponse: (input) => readFields(DROP, input, DROP_RESPONSE),
 };
 
 /** Answer of a crew RPC whose member does not exist (the caller decides what that means). */

@@ -1,4 +1,4 @@
-import { listOf, oneOf, readFields, text, timestampText } from '../../validate';
+import { listOf, oneOf, readFields, text, timestampText, type Read } from '../../validate';
 import { RPC_QUEUES, type RpcContract } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
@@ -8,16 +8,17 @@ import { API_LIMITS } from '../../limits';
  * the member is listed, closed ones too, so a member sees each partner that sponsored them, even
  * briefly.
  */
-export interface MemberSponsorship {
-  readonly client_id: string;
+const SPONSORSHIP = {
+  client_id: text(API_LIMITS.idMaxLength),
   /** The partner's display name as sponsorship-api last saw it (its client_id if never seen). */
-  readonly partner_name: string;
-  readonly status: 'active' | 'ended' | 'cancelled';
+  partner_name: text(500),
+  status: oneOf(['active', 'ended', 'cancelled']),
   /** ISO 8601 UTC: when the seat gave the member premium. */
-  readonly since: string;
+  since: timestampText,
   /** ISO 8601 UTC: when the seat closed, or for a live seat when its term ends. */
-  readonly until: string;
-}
+  until: timestampText,
+};
+export type MemberSponsorship = Read<typeof SPONSORSHIP>;
 
 export interface MemberSponsorshipsResponse {
   readonly sponsorships: readonly MemberSponsorship[];
@@ -32,14 +33,5 @@ export const SPONSORSHIP_MEMBER_SPONSORSHIPS: RpcContract<
   pattern: NAME,
   queue: RPC_QUEUES.sponsorshipApi,
   parseRequest: (input) => readFields(NAME, input, { user_id: text(API_LIMITS.idMaxLength) }),
-  parseResponse: (input) =>
-    readFields(NAME, input, {
-      sponsorships: listOf({
-        client_id: text(API_LIMITS.idMaxLength),
-        partner_name: text(500),
-        status: oneOf(['active', 'ended', 'cancelled']),
-        since: timestampText,
-        until: timestampText,
-      }),
-    }),
+  parseResponse: (input) => readFields(NAME, input, { sponsorships: listOf(SPONSORSHIP) }),
 };
