@@ -59,6 +59,11 @@ function json(description: string, schema: string, example: unknown, headers: He
   };
 }
 
+/** The consent screen's decision and the token and revocation requests are forms (RFC 6749 §4.1.3, RFC 7009 §2.1). */
+function formBody(schema: JsonObject): JsonObject {
+  return { required: true, content: { 'application/x-www-form-urlencoded': { schema } } };
+}
+
 function empty(description: string, headers: HeaderSet = {}): JsonObject {
   return { description, headers: headerObjects({ ...REQUEST_ID_HEADER, ...headers }) };
 }
@@ -692,25 +697,18 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
         description:
           'Posted by the consent screen’s form, never by partners: it records consent (Allow) and issues the code. The form is CSRF-protected and carries the validated authorization request, which is checked again.',
         security: [{ memberSession: [] }],
-        requestBody: {
-          required: true,
-          content: {
-            'application/x-www-form-urlencoded': {
-              schema: {
-                type: 'object',
-                required: ['csrf', 'decision'],
-                properties: {
-                  csrf: { type: 'string', description: 'The session’s CSRF token, from the form.' },
-                  decision: { type: 'string', enum: ['allow', 'deny'] },
-                },
-                additionalProperties: {
-                  type: 'string',
-                  description: 'The authorization request’s parameters, each as `param.<name>`.',
-                },
-              },
-            },
+        requestBody: formBody({
+          type: 'object',
+          required: ['csrf', 'decision'],
+          properties: {
+            csrf: { type: 'string', description: 'The session’s CSRF token, from the form.' },
+            decision: { type: 'string', enum: ['allow', 'deny'] },
           },
-        },
+          additionalProperties: {
+            type: 'string',
+            description: 'The authorization request’s parameters, each as `param.<name>`.',
+          },
+        }),
         responses: html413(
           new Responses(ctx)
             .add(
@@ -735,47 +733,40 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
         summary: 'Exchange a code, or refresh a token pair',
         description: `RFC 6749 §4.1.3 and §6. Client authentication: \`client_id\` and \`client_secret\` in the form body, or HTTP Basic, not both. A code is single-use and lives ${API_LIMITS.authorizationCodeSeconds} seconds; its \`redirect_uri\` and PKCE \`code_verifier\` must match. Replaying a code answers \`invalid_grant\` and revokes every token issued from it (RFC 9700). A refresh revokes the old pair and issues a new one; \`scope\` may only narrow. Of concurrent refreshes with one token exactly one wins; the others get \`invalid_grant\` and the winner's pair stays valid.`,
         security: [{}, { clientBasic: [] }],
-        requestBody: {
-          required: true,
-          content: {
-            'application/x-www-form-urlencoded': {
-              schema: {
-                oneOf: [
-                  {
-                    title: 'authorization_code',
-                    type: 'object',
-                    required: ['grant_type', 'code', 'redirect_uri', 'code_verifier'],
-                    properties: {
-                      grant_type: { type: 'string', const: 'authorization_code' },
-                      code: { type: 'string' },
-                      redirect_uri: { type: 'string', format: 'uri' },
-                      code_verifier: {
-                        type: 'string',
-                        pattern: `^[A-Za-z0-9._~-]{${API_LIMITS.codeVerifierMin},${API_LIMITS.codeVerifierMax}}$`,
-                      },
-                      ...client,
-                    },
-                  },
-                  {
-                    title: 'refresh_token',
-                    type: 'object',
-                    required: ['grant_type', 'refresh_token'],
-                    properties: {
-                      grant_type: { type: 'string', const: 'refresh_token' },
-                      refresh_token: { type: 'string' },
-                      scope: {
-                        type: 'string',
-                        pattern: scopeList,
-                        description: 'Narrower scopes; never wider.',
-                      },
-                      ...client,
-                    },
-                  },
-                ],
+        requestBody: formBody({
+          oneOf: [
+            {
+              title: 'authorization_code',
+              type: 'object',
+              required: ['grant_type', 'code', 'redirect_uri', 'code_verifier'],
+              properties: {
+                grant_type: { type: 'string', const: 'authorization_code' },
+                code: { type: 'string' },
+                redirect_uri: { type: 'string', format: 'uri' },
+                code_verifier: {
+                  type: 'string',
+                  pattern: `^[A-Za-z0-9._~-]{${API_LIMITS.codeVerifierMin},${API_LIMITS.codeVerifierMax}}$`,
+                },
+                ...client,
               },
             },
-          },
-        },
+            {
+              title: 'refresh_token',
+              type: 'object',
+              required: ['grant_type', 'refresh_token'],
+              properties: {
+                grant_type: { type: 'string', const: 'refresh_token' },
+                refresh_token: { type: 'string' },
+                scope: {
+                  type: 'string',
+                  pattern: scopeList,
+                  description: 'Narrower scopes; never wider.',
+                },
+                ...client,
+              },
+            },
+          ],
+        }),
         responses: tokenErrors(
           new Responses(ctx).add(
             200,
@@ -804,22 +795,15 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
         description:
           'RFC 7009. Revoking either the access or the refresh token revokes both; the next request with either fails at once, on every replica. Always 200 with an empty body, also for an unknown token or another client’s token.',
         security: [{}, { clientBasic: [] }],
-        requestBody: {
-          required: true,
-          content: {
-            'application/x-www-form-urlencoded': {
-              schema: {
-                type: 'object',
-                required: ['token'],
-                properties: {
-                  token: { type: 'string', description: 'An access or refresh token.' },
-                  token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] },
-                  ...client,
-                },
-              },
-            },
+        requestBody: formBody({
+          type: 'object',
+          required: ['token'],
+          properties: {
+            token: { type: 'string', description: 'An access or refresh token.' },
+            token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] },
+            ...client,
           },
-        },
+        }),
         responses: tokenErrors(
           new Responses(ctx).add(200, empty('Revoked (or unknown): no body.', NO_STORE)),
           ['invalid_request'],
