@@ -21,17 +21,6 @@ export function readString(
   return value;
 }
 
-export function readOptionalString(
-  contract: string,
-  record: Record<string, unknown>,
-  field: string,
-  maxLength = 4096,
-): string | undefined {
-  return record[field] === undefined || record[field] === null
-    ? undefined
-    : readString(contract, record, field, maxLength);
-}
-
 export function readStringArray(contract: string, record: Record<string, unknown>, field: string): string[] {
   const value = record[field];
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
@@ -103,10 +92,13 @@ export const text =
   (contract, record, field) =>
     readString(contract, record, field, maxLength);
 
-export const optionalText =
-  (maxLength?: number): FieldRead<string | undefined> =>
+/** Absent and null read as undefined; anything else must pass `read`. */
+export const optional =
+  <T>(read: FieldRead<T>): FieldRead<T | undefined> =>
   (contract, record, field) =>
-    readOptionalString(contract, record, field, maxLength);
+    record[field] === undefined || record[field] === null ? undefined : read(contract, record, field);
+
+export const optionalText = (maxLength?: number) => optional(text(maxLength));
 
 export const oneOf =
   <const T extends string>(values: readonly T[]): FieldRead<T> =>

@@ -2,7 +2,7 @@ import {
   listOf,
   readBoolean,
   readFields,
-  readOptionalString,
+  optionalText,
   readRecord,
   readString,
   readStringArray,
@@ -121,7 +121,7 @@ export const CREW_RPC_ERRORS = ['member_not_found'] as const;
 /** Reads `{ error: 'member_not_found' }`-style remote errors; undefined for anything else. */
 export function crewRpcError(remote: unknown): (typeof CREW_RPC_ERRORS)[number] | undefined {
   if (typeof remote !== 'object' || remote === null) return undefined;
-  const code = readOptionalString('crew rpc error', remote as Record<string, unknown>, 'error', 100);
+  const code = optionalText(100)('crew rpc error', remote as Record<string, unknown>, 'error');
   return (CREW_RPC_ERRORS as readonly string[]).includes(code ?? '')
     ? (code as (typeof CREW_RPC_ERRORS)[number])
     : undefined;
