@@ -97,14 +97,7 @@ export function problemSchema(code: ProblemCode, docsUrl: string): JsonObject {
     type: 'object',
     title: `Problem: ${code}`,
     description: `${PROBLEM_GUIDE[code].meaning} See ${docsUrl}/errors/${code}.`,
-    required: [
-      'type',
-      'title',
-      'status',
-      'detail',
-      'instance',
-      ...(code === 'invalid_request' ? ['errors'] : []),
-    ],
+    required: Object.keys(properties),
     additionalProperties: false,
     properties,
   };

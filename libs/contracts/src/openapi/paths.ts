@@ -45,9 +45,12 @@ const SAMPLE_SEAT = {
 const RL = rateLimitHeaders(true);
 const RL_MAYBE = rateLimitHeaders(false);
 const NO_STORE: HeaderSet = { 'Cache-Control': { component: 'CacheControlNoStore', required: true } };
-const VALIDATORS: HeaderSet = {
+const ETAG_VALIDATORS: HeaderSet = {
   ETag: { component: 'ETag', required: true },
   'Last-Modified': { component: 'LastModified', required: true },
+};
+const VALIDATORS: HeaderSet = {
+  ...ETAG_VALIDATORS,
   'Cache-Control': { component: 'CacheControlPrivate', required: true },
 };
 
@@ -896,10 +899,6 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
 // ---- the gateway's own paths ------------------------------------------------------------------------
 
 function gatewayPaths(ctx: DocumentContext): JsonObject {
-  const validators: HeaderSet = {
-    ETag: { component: 'ETag', required: true },
-    'Last-Modified': { component: 'LastModified', required: true },
-  };
   const getOnly = (
     [operationId, summary, description]: [string, string, string],
     responses: JsonObject,
@@ -934,10 +933,10 @@ function gatewayPaths(ctx: DocumentContext): JsonObject {
       {
         '200': {
           description: 'The OpenAPI 3.1 document.',
-          headers: headerObjects({ ...REQUEST_ID_HEADER, ...validators }),
+          headers: headerObjects({ ...REQUEST_ID_HEADER, ...ETAG_VALIDATORS }),
           content: { [mediaType]: { schema } },
         },
-        '304': empty('Not modified.', validators),
+        '304': empty('Not modified.', ETAG_VALIDATORS),
       },
     );
   return {
