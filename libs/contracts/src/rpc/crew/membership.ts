@@ -27,9 +27,6 @@ const MEMBER = {
 };
 export type CrewMemberSummary = Read<typeof MEMBER>;
 
-export interface MembersByEmailRequest {
-  readonly emails: string[];
-}
 export interface MembersByEmailResponse {
   readonly members: CrewMemberSummary[];
 }
@@ -71,7 +68,7 @@ const BY_EMAIL = 'crew.members.by_email';
 /** At most this many e-mails per question. */
 export const MEMBERS_BY_EMAIL_MAX = 1000;
 
-export const CREW_MEMBERS_BY_EMAIL: RpcContract<MembersByEmailRequest, MembersByEmailResponse> = {
+export const CREW_MEMBERS_BY_EMAIL: RpcContract<{ readonly emails: string[] }, MembersByEmailResponse> = {
   pattern: BY_EMAIL,
   queue: RPC_QUEUES.crewApi,
   parseRequest(input) {
