@@ -1,4 +1,4 @@
-import { readRecord, readString } from './validate';
+import { readFields, readRecord, readString, text } from './validate';
 import { API_LIMITS } from './limits';
 
 /**
@@ -23,12 +23,12 @@ export function parseMemberRegistered(input: unknown): MemberRegisteredEvent {
   const r = readRecord(name, input);
   readString(name, r, 'type');
   if (r.type !== MEMBER_REGISTERED) throw new Error(`${name}: unexpected type ${String(r.type)}`);
-  return {
-    id: readString(name, r, 'id', 100),
-    type: MEMBER_REGISTERED,
-    user_id: readString(name, r, 'user_id', API_LIMITS.idMaxLength),
-    email: readString(name, r, 'email', API_LIMITS.emailMaxLength),
-    name: readString(name, r, 'name'),
-    created_at: readString(name, r, 'created_at', 40),
-  };
+  const fields = readFields(name, r, {
+    id: text(100),
+    user_id: text(API_LIMITS.idMaxLength),
+    email: text(API_LIMITS.emailMaxLength),
+    name: readString,
+    created_at: text(40),
+  });
+  return { ...fields, type: MEMBER_REGISTERED };
 }

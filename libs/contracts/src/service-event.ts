@@ -1,32 +1,33 @@
 import { EVENT_TYPES, type ServiceEvent } from './messaging';
 import { ContractViolation } from './rpc/rpc';
-import { readOneOf, readOptionalString, readRecord, readString } from './validate';
+import { oneOf, optional, optionalText, readFields, readString, text, type FieldRead } from './validate';
 import { API_LIMITS } from './limits';
 
-const NAME = 'crew.events';
+const prefixedId =
+  (prefix: string): FieldRead<string> =>
+  (contract, record, field) => {
+    const value = readString(contract, record, field, 100);
+    if (!value.startsWith(prefix))
+      throw new ContractViolation(contract, `\`${field}\` must start with ${prefix}`);
+    return value;
+  };
+
+const isoTime: FieldRead<string> = (contract, record, field) => {
+  const value = readString(contract, record, field, 64);
+  if (Number.isNaN(Date.parse(value))) {
+    throw new ContractViolation(contract, `\`${field}\` must be an ISO 8601 time`);
+  }
+  return value;
+};
 
 /** The validator every consumer of `crew.events` runs on each message before acting on it. */
 export function parseServiceEvent(input: unknown): ServiceEvent {
-  const r = readRecord(NAME, input);
-  const id = readString(NAME, r, 'id', 100);
-  if (!id.startsWith('evt_')) throw new ContractViolation(NAME, '`id` must start with evt_');
-  const type = readOneOf(NAME, r, 'type', EVENT_TYPES);
-  const user_id = readString(NAME, r, 'user_id', API_LIMITS.idMaxLength);
-  const created_at = readString(NAME, r, 'created_at', 64);
-  if (Number.isNaN(Date.parse(created_at))) {
-    throw new ContractViolation(NAME, '`created_at` must be an ISO 8601 time');
-  }
-  const client_id = readOptionalString(NAME, r, 'client_id', API_LIMITS.idMaxLength);
-  const delivery_id = readOptionalString(NAME, r, 'delivery_id', 100);
-  if (delivery_id !== undefined && !delivery_id.startsWith('dlv_')) {
-    throw new ContractViolation(NAME, '`delivery_id` must start with dlv_');
-  }
-  return {
-    id,
-    type,
-    user_id,
-    created_at,
-    ...(client_id === undefined ? {} : { client_id }),
-    ...(delivery_id === undefined ? {} : { delivery_id }),
-  };
+  return readFields('crew.events', input, {
+    id: prefixedId('evt_'),
+    type: oneOf(EVENT_TYPES),
+    user_id: text(API_LIMITS.idMaxLength),
+    created_at: isoTime,
+    client_id: optionalText(API_LIMITS.idMaxLength),
+    delivery_id: optional(prefixedId('dlv_')),
+  });
 }

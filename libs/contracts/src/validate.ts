@@ -21,17 +21,6 @@ export function readString(
   return value;
 }
 
-export function readOptionalString(
-  contract: string,
-  record: Record<string, unknown>,
-  field: string,
-  maxLength = 4096,
-): string | undefined {
-  return record[field] === undefined || record[field] === null
-    ? undefined
-    : readString(contract, record, field, maxLength);
-}
-
 export function readStringArray(contract: string, record: Record<string, unknown>, field: string): string[] {
   const value = record[field];
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
@@ -72,3 +61,71 @@ export function readOneOf<const T extends string>(
   }
   return value as T;
 }
+
+/** One field's reader, as the readers above are; a declaration of them reads a whole message. */
+export type FieldRead<T> = (contract: string, record: Record<string, unknown>, field: string) => T;
+export type FieldReads = Readonly<Record<string, FieldRead<unknown>>>;
+type Maybe<S extends FieldReads> = {
+  [K in keyof S]: undefined extends ReturnType<S[K]> ? K : never;
+}[keyof S];
+/** The message a declaration reads; a field whose reader may find nothing is optional. */
+export type Read<S extends FieldReads> = { readonly [K in Exclude<keyof S, Maybe<S>>]: ReturnType<S[K]> } & {
+  readonly [K in Maybe<S>]?: Exclude<ReturnType<S[K]>, undefined>;
+};
+
+/**
+ * Reads an object field by field in declaration order, so the first bad field is the one named;
+ * an absent optional field is left out.
+ */
+export function readFields<S extends FieldReads>(contract: string, input: unknown, fields: S): Read<S> {
+  const record = readRecord(contract, input);
+  const out: Record<string, unknown> = {};
+  for (const [field, read] of Object.entries(fields)) {
+    const value = read(contract, record, field);
+    if (value !== undefined) out[field] = value;
+  }
+  return out as Read<S>;
+}
+
+export const text =
+  (maxLength?: number): FieldRead<string> =>
+  (contract, record, field) =>
+    readString(contract, record, field, maxLength);
+
+/** Absent and null read as undefined; anything else must pass `read`. */
+export const optional =
+  <T>(read: FieldRead<T>): FieldRead<T | undefined> =>
+  (contract, record, field) =>
+    record[field] === undefined || record[field] === null ? undefined : read(contract, record, field);
+
+export const optionalText = (maxLength?: number) => optional(text(maxLength));
+
+export const oneOf =
+  <const T extends string>(values: readonly T[]): FieldRead<T> =>
+  (contract, record, field) =>
+    readOneOf(contract, record, field, values);
+
+export const timestampText: FieldRead<string> = (contract, record, field) => {
+  const value = readString(contract, record, field, 40);
+  if (Number.isNaN(Date.parse(value)))
+    throw new ContractViolation(contract, `\`${field}\` must be a timestamp`);
+  return value;
+};
+
+/** A SHA-256 digest in lower-case hex: only digests of secrets and tokens travel between apps. */
+export const sha256Hex: FieldRead<string> = (contract, record, field) => {
+  const value = readString(contract, record, field, 64);
+  if (!/^[0-9a-f]{64}$/.test(value)) {
+    throw new ContractViolation(contract, `\`${field}\` must be 64 hex characters`);
+  }
+  return value;
+};
+
+/** An array of objects, each read with `fields`. */
+export const listOf =
+  <S extends FieldReads>(fields: S): FieldRead<Read<S>[]> =>
+  (contract, record, field) => {
+    const value = record[field];
+    if (!Array.isArray(value)) throw new ContractViolation(contract, `\`${field}\` must be an array`);
+    return value.map((item) => readFields(contract, item, fields));
+  };

@@ -13,6 +13,7 @@ import { SCOPES, type Scope } from '../scopes';
 import {
   closedObject,
   count,
+  parameter,
   prefixedId,
   problemSchema,
   problemSchemaName,
@@ -40,6 +41,12 @@ const OAUTH_ERROR_CODES = [
   'server_error',
   'temporarily_unavailable',
 ] as const;
+
+/** An array whose items are each one of these strings. */
+const arrayOf = (...values: string[]): JsonObject => ({
+  type: 'array',
+  items: { type: 'string', enum: values },
+});
 
 function schemas(docsUrl: string): JsonObject {
   const problems: JsonObject = {};
@@ -158,21 +165,12 @@ function schemas(docsUrl: string): JsonObject {
         revocation_endpoint: { type: 'string', format: 'uri' },
         userinfo_endpoint: { type: 'string', format: 'uri' },
         scopes_supported: { type: 'array', items: schemaRef('Scope') },
-        response_types_supported: { type: 'array', items: { type: 'string', enum: ['code'] } },
-        response_modes_supported: { type: 'array', items: { type: 'string', enum: ['query'] } },
-        grant_types_supported: {
-          type: 'array',
-          items: { type: 'string', enum: ['authorization_code', 'refresh_token'] },
-        },
-        token_endpoint_auth_methods_supported: {
-          type: 'array',
-          items: { type: 'string', enum: ['client_secret_post', 'client_secret_basic'] },
-        },
-        revocation_endpoint_auth_methods_supported: {
-          type: 'array',
-          items: { type: 'string', enum: ['client_secret_post', 'client_secret_basic'] },
-        },
-        code_challenge_methods_supported: { type: 'array', items: { type: 'string', enum: ['S256'] } },
+        response_types_supported: arrayOf('code'),
+        response_modes_supported: arrayOf('query'),
+        grant_types_supported: arrayOf('authorization_code', 'refresh_token'),
+        token_endpoint_auth_methods_supported: arrayOf('client_secret_post', 'client_secret_basic'),
+        revocation_endpoint_auth_methods_supported: arrayOf('client_secret_post', 'client_secret_basic'),
+        code_challenge_methods_supported: arrayOf('S256'),
         authorization_response_iss_parameter_supported: { type: 'boolean' },
         service_documentation: { type: 'string', format: 'uri' },
       },
@@ -212,37 +210,23 @@ function schemas(docsUrl: string): JsonObject {
       {
         user_id: prefixedId('usr', 'The crew member.'),
         record_updated_at: timestamp('Most recent update of the record.'),
-        totals: {
-          type: 'object',
-          description: 'Crew-declared aggregate.',
-          required: ['days_at_sea', 'nautical_miles', 'vessels_served', 'years_active'],
-          additionalProperties: false,
-          properties: {
+        totals: closedObject(
+          {
             days_at_sea: count('Days at sea.'),
             nautical_miles: count('Nautical miles.'),
             vessels_served: count('Distinct vessels (IMO numbers) of the current vessel periods.'),
             years_active: { type: 'number', minimum: 0, description: 'Years active, fractional.' },
           },
-        },
-        verified: {
-          type: 'object',
-          description: 'Independently confirmed subset of the declared totals.',
-          required: ['days_at_sea', 'nautical_miles'],
-          additionalProperties: false,
-          properties: {
-            days_at_sea: count('Verified days at sea.'),
-            nautical_miles: count('Verified nautical miles.'),
-          },
-        },
+          'Crew-declared aggregate.',
+        ),
+        verified: closedObject(
+          { days_at_sea: count('Verified days at sea.'), nautical_miles: count('Verified nautical miles.') },
+          'Independently confirmed subset of the declared totals.',
+        ),
         by_role: {
           type: 'array',
           description: 'Days at sea per crew role; may be empty.',
-          items: {
-            type: 'object',
-            required: ['role', 'days'],
-            additionalProperties: false,
-            properties: { role: { type: 'string' }, days: count('Days at sea in this role.') },
-          },
+          items: closedObject({ role: { type: 'string' }, days: count('Days at sea in this role.') }),
         },
       },
       'Sea-time totals. Every field is present and non-null; `verified` holds zeros when nothing is verified.',
@@ -255,16 +239,11 @@ function schemas(docsUrl: string): JsonObject {
           type: 'array',
           minItems: 12,
           maxItems: 12,
-          items: {
-            type: 'object',
-            required: ['month', 'days_at_sea', 'nautical_miles'],
-            additionalProperties: false,
-            properties: {
-              month: { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: '`YYYY-MM`.' },
-              days_at_sea: count('Days at sea in the month.'),
-              nautical_miles: count('Nautical miles in the month.'),
-            },
-          },
+          items: closedObject({
+            month: { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: '`YYYY-MM`.' },
+            days_at_sea: count('Days at sea in the month.'),
+            nautical_miles: count('Nautical miles in the month.'),
+          }),
         },
       },
       'Exactly 12 items: the 12 calendar months (UTC) ending with the current month, oldest first; months without data carry zeros.',
@@ -364,12 +343,7 @@ function schemas(docsUrl: string): JsonObject {
         to_cancel: {
           type: 'array',
           description: 'Live seats whose `email` and `external_ref` are both absent from `active_refs`.',
-          items: {
-            type: 'object',
-            required: ['email', 'sponsorship_id'],
-            additionalProperties: false,
-            properties: { email: { type: 'string' }, sponsorship_id: prefixedId('sps', 'The seat.') },
-          },
+          items: closedObject({ email: { type: 'string' }, sponsorship_id: prefixedId('sps', 'The seat.') }),
         },
       },
       'The diff of your live seats against `active_refs`. When the guard trips (diff above the ceiling, `override_threshold` false), the answer is still 200, with `applied: false`, `threshold_exceeded: true`, `cancelled_count: 0` and the full diff.',
@@ -493,45 +467,36 @@ function headers(): JsonObject {
 
 function parameters(): JsonObject {
   return {
-    IfNoneMatch: {
-      name: 'If-None-Match',
-      in: 'header',
-      required: false,
-      description:
-        'An `ETag` from an earlier answer; still current → 304 with no body. Wins over `If-Modified-Since` (RFC 9110 §13.2.2).',
-      schema: { type: 'string' },
-    },
-    IfModifiedSince: {
-      name: 'If-Modified-Since',
-      in: 'header',
-      required: false,
-      description:
-        'A `Last-Modified` from an earlier answer; unchanged since → 304. Ignored when `If-None-Match` is sent.',
-      schema: { type: 'string' },
-    },
-    XRequestIdIn: {
-      name: 'X-Request-Id',
-      in: 'header',
-      required: false,
-      description:
-        'Your own correlation id; kept when it matches `^[A-Za-z0-9._:-]{1,128}$`, replaced otherwise.',
-      schema: { type: 'string' },
-    },
-    PageLimit: {
-      name: 'limit',
-      in: 'query',
-      required: false,
-      description: `Page size, an integer from 1 to ${API_LIMITS.pageLimitMax}; anything else is 422 with an \`errors\` entry for \`limit\`.`,
-      schema: fieldSchema(PAGE_QUERY.limit),
-    },
-    Cursor: {
-      name: 'cursor',
-      in: 'query',
-      required: false,
-      description:
-        'The `next_cursor` of the previous page; omit for the first page. Opaque and tamper-evident: an altered cursor, or one of another listing, is 422 with an `errors` entry for `cursor`.',
-      schema: fieldSchema(PAGE_QUERY.cursor),
-    },
+    IfNoneMatch: parameter(
+      'If-None-Match',
+      'header',
+      'An `ETag` from an earlier answer; still current → 304 with no body. Wins over `If-Modified-Since` (RFC 9110 §13.2.2).',
+      { type: 'string' },
+    ),
+    IfModifiedSince: parameter(
+      'If-Modified-Since',
+      'header',
+      'A `Last-Modified` from an earlier answer; unchanged since → 304. Ignored when `If-None-Match` is sent.',
+      { type: 'string' },
+    ),
+    XRequestIdIn: parameter(
+      'X-Request-Id',
+      'header',
+      'Your own correlation id; kept when it matches `^[A-Za-z0-9._:-]{1,128}$`, replaced otherwise.',
+      { type: 'string' },
+    ),
+    PageLimit: parameter(
+      'limit',
+      'query',
+      `Page size, an integer from 1 to ${API_LIMITS.pageLimitMax}; anything else is 422 with an \`errors\` entry for \`limit\`.`,
+      fieldSchema(PAGE_QUERY.limit),
+    ),
+    Cursor: parameter(
+      'cursor',
+      'query',
+      'The `next_cursor` of the previous page; omit for the first page. Opaque and tamper-evident: an altered cursor, or one of another listing, is 422 with an `errors` entry for `cursor`.',
+      fieldSchema(PAGE_QUERY.cursor),
+    ),
   };
 }
 

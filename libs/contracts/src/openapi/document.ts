@@ -3,7 +3,7 @@ import { PROBLEMS, type ProblemCode } from '../problems';
 import { DEFAULT_BODY_LIMIT_BYTES, RECONCILE_BODY_LIMIT_BYTES } from '../routes';
 import { components } from './components';
 import { API_LIMITS } from '../limits';
-import { schemaRef, type JsonObject } from './kit';
+import { parameter, schemaRef, type JsonObject } from './kit';
 import { paths, type DocumentContext } from './paths';
 import { PROBLEM_GUIDE } from './problem-guide';
 
@@ -40,13 +40,8 @@ const EVENTS: Readonly<Record<EventType, { fires: string; scope: string; action:
 };
 
 function webhooks(): JsonObject {
-  const header = (name: string, description: string, schema: JsonObject): JsonObject => ({
-    name,
-    in: 'header',
-    required: true,
-    description,
-    schema,
-  });
+  const header = (name: string, description: string, schema: JsonObject) =>
+    parameter(name, 'header', description, schema, true);
   const out: JsonObject = {};
   for (const type of EVENT_TYPES) {
     const event = EVENTS[type];

@@ -43,8 +43,17 @@ export function prefixedId(prefix: string, description: string): JsonObject {
   return { type: 'string', pattern: `^${prefix}_[A-Za-z0-9_-]+$`, description };
 }
 
-const count = (description: string): JsonObject => ({ type: 'integer', minimum: 0, description });
-export { count };
+export const count = (description: string): JsonObject => ({ type: 'integer', minimum: 0, description });
+
+export function parameter(
+  name: string,
+  location: 'query' | 'header' | 'path',
+  description: string,
+  schema: JsonObject,
+  required = false,
+): JsonObject {
+  return { name, in: location, required, description, schema };
+}
 
 /** The component name of a code's Problem schema: `invalid_token` → `ProblemInvalidToken`. */
 export function problemSchemaName(code: ProblemCode): string {
@@ -88,14 +97,7 @@ export function problemSchema(code: ProblemCode, docsUrl: string): JsonObject {
     type: 'object',
     title: `Problem: ${code}`,
     description: `${PROBLEM_GUIDE[code].meaning} See ${docsUrl}/errors/${code}.`,
-    required: [
-      'type',
-      'title',
-      'status',
-      'detail',
-      'instance',
-      ...(code === 'invalid_request' ? ['errors'] : []),
-    ],
+    required: Object.keys(properties),
     additionalProperties: false,
     properties,
   };

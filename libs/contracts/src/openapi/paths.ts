@@ -13,6 +13,7 @@ import {
   headerObjects,
   htmlResponse,
   oauthErrorResponse,
+  parameter,
   problemResponse,
   rateLimitHeaders,
   REQUEST_ID_HEADER,
@@ -44,9 +45,12 @@ const SAMPLE_SEAT = {
 const RL = rateLimitHeaders(true);
 const RL_MAYBE = rateLimitHeaders(false);
 const NO_STORE: HeaderSet = { 'Cache-Control': { component: 'CacheControlNoStore', required: true } };
-const VALIDATORS: HeaderSet = {
+const ETAG_VALIDATORS: HeaderSet = {
   ETag: { component: 'ETag', required: true },
   'Last-Modified': { component: 'LastModified', required: true },
+};
+const VALIDATORS: HeaderSet = {
+  ...ETAG_VALIDATORS,
   'Cache-Control': { component: 'CacheControlPrivate', required: true },
 };
 
@@ -56,6 +60,11 @@ function json(description: string, schema: string, example: unknown, headers: He
     headers: headerObjects({ ...REQUEST_ID_HEADER, ...headers }),
     content: { 'application/json': { schema: schemaRef(schema), example: example as JsonObject } },
   };
+}
+
+/** The consent screen's decision and the token and revocation requests are forms (RFC 6749 §4.1.3, RFC 7009 §2.1). */
+function formBody(schema: JsonObject): JsonObject {
+  return { required: true, content: { 'application/x-www-form-urlencoded': { schema } } };
 }
 
 function empty(description: string, headers: HeaderSet = {}): JsonObject {
@@ -419,13 +428,13 @@ function partnerOperation(
 }
 
 function sponsorshipPaths(ctx: DocumentContext): JsonObject {
-  const seatId: JsonObject = {
-    name: 'sponsorship_id',
-    in: 'path',
-    required: true,
-    description: 'The seat id (`sps_…`).',
-    schema: { type: 'string', minLength: 1, maxLength: 100 },
-  };
+  const seatId = parameter(
+    'sponsorship_id',
+    'path',
+    'The seat id (`sps_…`).',
+    { type: 'string', minLength: 1, maxLength: 100 },
+    true,
+  );
   const seat = (description: string, status: 'cancelled' | 'invited' = 'invited') =>
     json(description, 'Seat', { ...SAMPLE_SEAT, status }, RL);
   const badJson = (r: Responses, extra = '') =>
@@ -441,13 +450,7 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
         summary: 'List your sponsored seats',
         description: `Your seats, newest first (\`invited_at\` descending, then \`sponsorship_id\` descending), keyset-paginated: default \`limit\` ${API_LIMITS.pageLimitDefault}, at most ${API_LIMITS.pageLimitMax}.`,
         parameters: [
-          {
-            name: 'status',
-            in: 'query',
-            required: false,
-            description: 'Only seats with this status.',
-            schema: fieldSchema(SEAT_LIST_QUERY.status),
-          },
+          parameter('status', 'query', 'Only seats with this status.', fieldSchema(SEAT_LIST_QUERY.status)),
           ref('parameters', 'PageLimit'),
           ref('parameters', 'Cursor'),
         ],
@@ -608,26 +611,24 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
       },
     });
   const scopeList = `^(${SCOPES.join('|')})( (${SCOPES.join('|')}))*$`;
-  const authorizeParams: JsonObject[] = [
-    ['response_type', 'Always `code`.', { type: 'string', enum: ['code'] }],
-    ['client_id', 'Your client id.', { type: 'string', minLength: 1 }],
-    [
+  const query = (name: string, description: string, schema: JsonObject) =>
+    parameter(name, 'query', description, schema, true);
+  const authorizeParams = [
+    query('response_type', 'Always `code`.', { type: 'string', enum: ['code'] }),
+    query('client_id', 'Your client id.', { type: 'string', minLength: 1 }),
+    query(
       'redirect_uri',
       'Must exactly equal one of your registered URIs (a trailing slash counts). HTTPS, except `http://localhost*` and `http://127.0.0.1*`.',
       { type: 'string', format: 'uri' },
-    ],
-    ['scope', 'Space-separated subset of your allowed scopes.', { type: 'string', pattern: scopeList }],
-    ['state', 'Anti-CSRF value, returned unchanged in the redirect.', { type: 'string', minLength: 1 }],
-    [
-      'code_challenge',
-      '`base64url(sha256(code_verifier))` without padding: 43 characters.',
-      { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' },
-    ],
-    ['code_challenge_method', 'Always `S256`; `plain` is refused.', { type: 'string', enum: ['S256'] }],
-  ].map(
-    ([name, description, schema]) =>
-      ({ name, in: 'query', required: true, description, schema }) as JsonObject,
-  );
+    ),
+    query('scope', 'Space-separated subset of your allowed scopes.', { type: 'string', pattern: scopeList }),
+    query('state', 'Anti-CSRF value, returned unchanged in the redirect.', { type: 'string', minLength: 1 }),
+    query('code_challenge', '`base64url(sha256(code_verifier))` without padding: 43 characters.', {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_-]{43}$',
+    }),
+    query('code_challenge_method', 'Always `S256`; `plain` is refused.', { type: 'string', enum: ['S256'] }),
+  ];
 
   const client = {
     client_id: { type: 'string', description: 'Your client id (omit when using HTTP Basic).' },
@@ -699,25 +700,18 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
         description:
           'Posted by the consent screen’s form, never by partners: it records consent (Allow) and issues the code. The form is CSRF-protected and carries the validated authorization request, which is checked again.',
         security: [{ memberSession: [] }],
-        requestBody: {
-          required: true,
-          content: {
-            'application/x-www-form-urlencoded': {
-              schema: {
-                type: 'object',
-                required: ['csrf', 'decision'],
-                properties: {
-                  csrf: { type: 'string', description: 'The session’s CSRF token, from the form.' },
-                  decision: { type: 'string', enum: ['allow', 'deny'] },
-                },
-                additionalProperties: {
-                  type: 'string',
-                  description: 'The authorization request’s parameters, each as `param.<name>`.',
-                },
-              },
-            },
+        requestBody: formBody({
+          type: 'object',
+          required: ['csrf', 'decision'],
+          properties: {
+            csrf: { type: 'string', description: 'The session’s CSRF token, from the form.' },
+            decision: { type: 'string', enum: ['allow', 'deny'] },
           },
-        },
+          additionalProperties: {
+            type: 'string',
+            description: 'The authorization request’s parameters, each as `param.<name>`.',
+          },
+        }),
         responses: html413(
           new Responses(ctx)
             .add(
@@ -742,47 +736,40 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
         summary: 'Exchange a code, or refresh a token pair',
         description: `RFC 6749 §4.1.3 and §6. Client authentication: \`client_id\` and \`client_secret\` in the form body, or HTTP Basic, not both. A code is single-use and lives ${API_LIMITS.authorizationCodeSeconds} seconds; its \`redirect_uri\` and PKCE \`code_verifier\` must match. Replaying a code answers \`invalid_grant\` and revokes every token issued from it (RFC 9700). A refresh revokes the old pair and issues a new one; \`scope\` may only narrow. Of concurrent refreshes with one token exactly one wins; the others get \`invalid_grant\` and the winner's pair stays valid.`,
         security: [{}, { clientBasic: [] }],
-        requestBody: {
-          required: true,
-          content: {
-            'application/x-www-form-urlencoded': {
-              schema: {
-                oneOf: [
-                  {
-                    title: 'authorization_code',
-                    type: 'object',
-                    required: ['grant_type', 'code', 'redirect_uri', 'code_verifier'],
-                    properties: {
-                      grant_type: { type: 'string', const: 'authorization_code' },
-                      code: { type: 'string' },
-                      redirect_uri: { type: 'string', format: 'uri' },
-                      code_verifier: {
-                        type: 'string',
-                        pattern: `^[A-Za-z0-9._~-]{${API_LIMITS.codeVerifierMin},${API_LIMITS.codeVerifierMax}}$`,
-                      },
-                      ...client,
-                    },
-                  },
-                  {
-                    title: 'refresh_token',
-                    type: 'object',
-                    required: ['grant_type', 'refresh_token'],
-                    properties: {
-                      grant_type: { type: 'string', const: 'refresh_token' },
-                      refresh_token: { type: 'string' },
-                      scope: {
-                        type: 'string',
-                        pattern: scopeList,
-                        description: 'Narrower scopes; never wider.',
-                      },
-                      ...client,
-                    },
-                  },
-                ],
+        requestBody: formBody({
+          oneOf: [
+            {
+              title: 'authorization_code',
+              type: 'object',
+              required: ['grant_type', 'code', 'redirect_uri', 'code_verifier'],
+              properties: {
+                grant_type: { type: 'string', const: 'authorization_code' },
+                code: { type: 'string' },
+                redirect_uri: { type: 'string', format: 'uri' },
+                code_verifier: {
+                  type: 'string',
+                  pattern: `^[A-Za-z0-9._~-]{${API_LIMITS.codeVerifierMin},${API_LIMITS.codeVerifierMax}}$`,
+                },
+                ...client,
               },
             },
-          },
-        },
+            {
+              title: 'refresh_token',
+              type: 'object',
+              required: ['grant_type', 'refresh_token'],
+              properties: {
+                grant_type: { type: 'string', const: 'refresh_token' },
+                refresh_token: { type: 'string' },
+                scope: {
+                  type: 'string',
+                  pattern: scopeList,
+                  description: 'Narrower scopes; never wider.',
+                },
+                ...client,
+              },
+            },
+          ],
+        }),
         responses: tokenErrors(
           new Responses(ctx).add(
             200,
@@ -811,22 +798,15 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
         description:
           'RFC 7009. Revoking either the access or the refresh token revokes both; the next request with either fails at once, on every replica. Always 200 with an empty body, also for an unknown token or another client’s token.',
         security: [{}, { clientBasic: [] }],
-        requestBody: {
-          required: true,
-          content: {
-            'application/x-www-form-urlencoded': {
-              schema: {
-                type: 'object',
-                required: ['token'],
-                properties: {
-                  token: { type: 'string', description: 'An access or refresh token.' },
-                  token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] },
-                  ...client,
-                },
-              },
-            },
+        requestBody: formBody({
+          type: 'object',
+          required: ['token'],
+          properties: {
+            token: { type: 'string', description: 'An access or refresh token.' },
+            token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] },
+            ...client,
           },
-        },
+        }),
         responses: tokenErrors(
           new Responses(ctx).add(200, empty('Revoked (or unknown): no body.', NO_STORE)),
           ['invalid_request'],
@@ -919,10 +899,6 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
 // ---- the gateway's own paths ------------------------------------------------------------------------
 
 function gatewayPaths(ctx: DocumentContext): JsonObject {
-  const validators: HeaderSet = {
-    ETag: { component: 'ETag', required: true },
-    'Last-Modified': { component: 'LastModified', required: true },
-  };
   const getOnly = (
     [operationId, summary, description]: [string, string, string],
     responses: JsonObject,
@@ -957,10 +933,10 @@ function gatewayPaths(ctx: DocumentContext): JsonObject {
       {
         '200': {
           description: 'The OpenAPI 3.1 document.',
-          headers: headerObjects({ ...REQUEST_ID_HEADER, ...validators }),
+          headers: headerObjects({ ...REQUEST_ID_HEADER, ...ETAG_VALIDATORS }),
           content: { [mediaType]: { schema } },
         },
-        '304': empty('Not modified.', validators),
+        '304': empty('Not modified.', ETAG_VALIDATORS),
       },
     );
   return {

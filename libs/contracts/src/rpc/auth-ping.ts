@@ -4,16 +4,13 @@ import { ContractViolation, isRecord, RPC_QUEUES, type RpcContract } from './rpc
  * `auth.ping`: the smallest question one app can ask auth-server. Apps use it to prove the RPC
  * path (queue, reply, timeout) works before they depend on auth-server for real answers.
  */
-export interface AuthPingRequest {
-  readonly from: string;
-}
 export interface AuthPingResponse {
   readonly app: 'auth-server';
   readonly from: string;
   readonly at: string;
 }
 
-export const AUTH_PING: RpcContract<AuthPingRequest, AuthPingResponse> = {
+export const AUTH_PING: RpcContract<{ readonly from: string }, AuthPingResponse> = {
   pattern: 'auth.ping',
   queue: RPC_QUEUES.authServer,
   parseRequest(input) {

@@ -1,5 +1,15 @@
-import { readOneOf, readRecord, readString, readStringArray, readStringMap } from '../../validate';
-import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
+import {
+  listOf,
+  oneOf,
+  readFields,
+  readOneOf,
+  readRecord,
+  readString,
+  readStringArray,
+  readStringMap,
+  type Read,
+} from '../../validate';
+import { RPC_QUEUES, type RpcContract } from '../rpc';
 
 /**
  * `auth.authorize.validate` and `auth.authorize.decide`: consent-ui shows the consent screen and
@@ -20,47 +30,33 @@ export type AuthorizeOutcome =
   /** Unknown client or redirect URI: never redirect; show a 400 page. */
   | { readonly outcome: 'error_page'; readonly error: string; readonly error_description: string };
 
-export interface AuthorizeValidateRequest {
+const VALIDATE_REQUEST = {
   /** The query parameters, first value of each. */
-  readonly params: Readonly<Record<string, string>>;
+  params: readStringMap,
   /** Names of parameters that appeared more than once (RFC 6749 §3.1 forbids it). */
-  readonly repeated: readonly string[];
-}
+  repeated: readStringArray,
+};
+export type AuthorizeValidateRequest = Read<typeof VALIDATE_REQUEST>;
 
-export interface AuthorizeDecideRequest {
-  readonly user_id: string;
-  readonly params: Readonly<Record<string, string>>;
-  readonly decision: 'allow' | 'deny';
-}
+const DECIDE_REQUEST = { user_id: readString, params: readStringMap, decision: oneOf(['allow', 'deny']) };
 
 function parseOutcome(name: string, input: unknown): AuthorizeOutcome {
   const r = readRecord(name, input);
   const outcome = readOneOf(name, r, 'outcome', ['consent', 'redirect', 'error_page'] as const);
   switch (outcome) {
-    case 'consent': {
-      const scopes = r.scopes;
-      if (!Array.isArray(scopes)) throw new ContractViolation(name, '`scopes` must be an array');
+    case 'consent':
       return {
         outcome,
-        client_name: readString(name, r, 'client_name'),
-        scopes: scopes.map((s) => {
-          const item = readRecord(name, s);
-          return {
-            scope: readString(name, item, 'scope'),
-            description: readString(name, item, 'description'),
-          };
+        ...readFields(name, r, {
+          client_name: readString,
+          scopes: listOf({ scope: readString, description: readString }),
+          params: readStringMap,
         }),
-        params: readStringMap(name, r, 'params'),
       };
-    }
     case 'redirect':
       return { outcome, redirect_to: readString(name, r, 'redirect_to', 16384) };
     case 'error_page':
-      return {
-        outcome,
-        error: readString(name, r, 'error'),
-        error_description: readString(name, r, 'error_description'),
-      };
+      return { outcome, ...readFields(name, r, { error: readString, error_description: readString }) };
   }
 }
 
@@ -68,27 +64,14 @@ const VALIDATE = 'auth.authorize.validate';
 export const AUTH_AUTHORIZE_VALIDATE: RpcContract<AuthorizeValidateRequest, AuthorizeOutcome> = {
   pattern: VALIDATE,
   queue: RPC_QUEUES.authServer,
-  parseRequest(input) {
-    const r = readRecord(VALIDATE, input);
-    return {
-      params: readStringMap(VALIDATE, r, 'params'),
-      repeated: readStringArray(VALIDATE, r, 'repeated'),
-    };
-  },
+  parseRequest: (input) => readFields(VALIDATE, input, VALIDATE_REQUEST),
   parseResponse: (input) => parseOutcome(VALIDATE, input),
 };
 
 const DECIDE = 'auth.authorize.decide';
-export const AUTH_AUTHORIZE_DECIDE: RpcContract<AuthorizeDecideRequest, AuthorizeOutcome> = {
+export const AUTH_AUTHORIZE_DECIDE: RpcContract<Read<typeof DECIDE_REQUEST>, AuthorizeOutcome> = {
   pattern: DECIDE,
   queue: RPC_QUEUES.authServer,
-  parseRequest(input) {
-    const r = readRecord(DECIDE, input);
-    return {
-      user_id: readString(DECIDE, r, 'user_id'),
-      params: readStringMap(DECIDE, r, 'params'),
-      decision: readOneOf(DECIDE, r, 'decision', ['allow', 'deny'] as const),
-    };
-  },
+  parseRequest: (input) => readFields(DECIDE, input, DECIDE_REQUEST),
   parseResponse: (input) => parseOutcome(DECIDE, input),
 };

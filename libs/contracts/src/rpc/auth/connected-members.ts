@@ -1,4 +1,4 @@
-import { readRecord, readString } from '../../validate';
+import { readFields, text, type FieldRead, type Read } from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
@@ -7,44 +7,38 @@ import { API_LIMITS } from '../../limits';
  * now. sponsorship-api asks it once per answer (a page of seats is one question) before it shows a
  * partner a member's name: a partner learns a name only from a member who chose to connect it.
  */
-export interface ConnectedMembersRequest {
-  readonly client_id: string;
-  readonly user_ids: readonly string[];
-}
-
-export interface ConnectedMembersResponse {
-  /** The subset of `user_ids` connected to `client_id` (order not significant). */
-  readonly user_ids: readonly string[];
-}
-
 /** At most this many members per question: the largest page of seats. */
 export const CONNECTED_MEMBERS_MAX = 200;
 
 const CONNECTED = 'auth.consents.connected';
 
-function readUserIds(record: Record<string, unknown>, max: number): string[] {
+const userIds: FieldRead<string[]> = (contract, record) => {
   const ids = record.user_ids;
   if (
     !Array.isArray(ids) ||
-    ids.length > max ||
+    ids.length > CONNECTED_MEMBERS_MAX ||
     !ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= API_LIMITS.idMaxLength)
   ) {
-    throw new ContractViolation(CONNECTED, `\`user_ids\` must be at most ${max} non-empty strings`);
+    throw new ContractViolation(
+      contract,
+      `\`user_ids\` must be at most ${CONNECTED_MEMBERS_MAX} non-empty strings`,
+    );
   }
   return ids as string[];
-}
+};
+
+const REQUEST = { client_id: text(API_LIMITS.idMaxLength), user_ids: userIds };
+export type ConnectedMembersRequest = Read<typeof REQUEST>;
+
+const RESPONSE = {
+  /** The subset of `user_ids` connected to `client_id` (order not significant). */
+  user_ids: userIds,
+};
+export type ConnectedMembersResponse = Read<typeof RESPONSE>;
 
 export const AUTH_CONSENTS_CONNECTED: RpcContract<ConnectedMembersRequest, ConnectedMembersResponse> = {
   pattern: CONNECTED,
   queue: RPC_QUEUES.authServer,
-  parseRequest(input) {
-    const r = readRecord(CONNECTED, input);
-    return {
-      client_id: readString(CONNECTED, r, 'client_id', API_LIMITS.idMaxLength),
-      user_ids: readUserIds(r, CONNECTED_MEMBERS_MAX),
-    };
-  },
-  parseResponse: (input) => ({
-    user_ids: readUserIds(readRecord(CONNECTED, input), CONNECTED_MEMBERS_MAX),
-  }),
+  parseRequest: (input) => readFields(CONNECTED, input, REQUEST),
+  parseResponse: (input) => readFields(CONNECTED, input, RESPONSE),
 };

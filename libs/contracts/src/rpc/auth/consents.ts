@@ -1,14 +1,15 @@
-import { readBoolean, readRecord, readString, readStringArray } from '../../validate';
-import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
+import { listOf, readBoolean, readFields, readString, readStringArray, type Read } from '../../validate';
+import { RPC_QUEUES, type RpcContract } from '../rpc';
 
 /** `auth.consents.list` / `auth.consents.revoke`: the crew member's connected-partners page. */
-export interface Connection {
-  readonly client_id: string;
-  readonly client_name: string;
-  readonly scopes: readonly string[];
+const CONNECTION = {
+  client_id: readString,
+  client_name: readString,
+  scopes: readStringArray,
   /** ISO 8601 UTC: when the member first connected this partner. */
-  readonly connected_at: string;
-}
+  connected_at: readString,
+};
+export type Connection = Read<typeof CONNECTION>;
 
 const LIST = 'auth.consents.list';
 export const AUTH_CONSENTS_LIST: RpcContract<
@@ -17,22 +18,8 @@ export const AUTH_CONSENTS_LIST: RpcContract<
 > = {
   pattern: LIST,
   queue: RPC_QUEUES.authServer,
-  parseRequest: (input) => ({ user_id: readString(LIST, readRecord(LIST, input), 'user_id') }),
-  parseResponse(input) {
-    const r = readRecord(LIST, input);
-    if (!Array.isArray(r.connections)) throw new ContractViolation(LIST, '`connections` must be an array');
-    return {
-      connections: r.connections.map((c) => {
-        const item = readRecord(LIST, c);
-        return {
-          client_id: readString(LIST, item, 'client_id'),
-          client_name: readString(LIST, item, 'client_name'),
-          scopes: readStringArray(LIST, item, 'scopes'),
-          connected_at: readString(LIST, item, 'connected_at'),
-        };
-      }),
-    };
-  },
+  parseRequest: (input) => readFields(LIST, input, { user_id: readString }),
+  parseResponse: (input) => readFields(LIST, input, { connections: listOf(CONNECTION) }),
 };
 
 /**
@@ -47,9 +34,6 @@ export const AUTH_CONSENTS_REVOKE: RpcContract<
 > = {
   pattern: REVOKE,
   queue: RPC_QUEUES.authServer,
-  parseRequest(input) {
-    const r = readRecord(REVOKE, input);
-    return { user_id: readString(REVOKE, r, 'user_id'), client_id: readString(REVOKE, r, 'client_id') };
-  },
-  parseResponse: (input) => ({ revoked: readBoolean(REVOKE, readRecord(REVOKE, input), 'revoked') }),
+  parseRequest: (input) => readFields(REVOKE, input, { user_id: readString, client_id: readString }),
+  parseResponse: (input) => readFields(REVOKE, input, { revoked: readBoolean }),
 };

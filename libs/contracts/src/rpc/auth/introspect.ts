@@ -1,6 +1,6 @@
 import type { CachedIntrospection } from '../../introspection';
-import { readBoolean, readRecord, readString, readStringArray } from '../../validate';
-import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
+import { readBoolean, readFields, readRecord, readString, readStringArray, sha256Hex } from '../../validate';
+import { RPC_QUEUES, type RpcContract } from '../rpc';
 
 /** `auth.introspect`: is this access token live, and for whom? Only the digest travels. */
 export interface IntrospectRequest {
@@ -14,22 +14,16 @@ const NAME = 'auth.introspect';
 export const AUTH_INTROSPECT: RpcContract<IntrospectRequest, IntrospectResponse> = {
   pattern: NAME,
   queue: RPC_QUEUES.authServer,
-  parseRequest(input) {
-    const r = readRecord(NAME, input);
-    const digest = readString(NAME, r, 'token_digest', 64);
-    if (!/^[0-9a-f]{64}$/.test(digest))
-      throw new ContractViolation(NAME, '`token_digest` must be 64 hex characters');
-    return { token_digest: digest };
-  },
+  parseRequest: (input) => readFields(NAME, input, { token_digest: sha256Hex }),
   parseResponse(input) {
     const r = readRecord(NAME, input);
     if (!readBoolean(NAME, r, 'active')) return { active: false };
-    return {
-      active: true,
-      user_id: readString(NAME, r, 'user_id'),
-      client_id: readString(NAME, r, 'client_id'),
-      scopes: readStringArray(NAME, r, 'scopes'),
-      expires_at: readString(NAME, r, 'expires_at'),
+    const fields = {
+      user_id: readString,
+      client_id: readString,
+      scopes: readStringArray,
+      expires_at: readString,
     };
+    return { active: true, ...readFields(NAME, r, fields) };
   },
 };

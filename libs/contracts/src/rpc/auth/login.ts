@@ -1,14 +1,23 @@
-import { readBoolean, readOptionalString, readRecord, readString } from '../../validate';
+import {
+  optionalText,
+  readBoolean,
+  readFields,
+  readRecord,
+  readString,
+  text,
+  type Read,
+} from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
 /** `auth.login`: consent-ui checks a crew member's e-mail and password with auth-server. */
-export interface LoginRequest {
-  readonly email: string;
-  readonly password: string;
+const REQUEST = {
   /** The browser's address as the gateway saw it: sign-in attempts are throttled per address too. */
-  readonly client_ip?: string;
-}
+  client_ip: optionalText(64),
+  email: text(API_LIMITS.emailMaxLength),
+  password: text(API_LIMITS.passwordMaxLength),
+};
+export type LoginRequest = Read<typeof REQUEST>;
 export type LoginResponse =
   /** `retry_after_seconds`: too many failed attempts; the password was not checked. */
   | { readonly ok: false; readonly retry_after_seconds?: number }
@@ -19,15 +28,7 @@ const NAME = 'auth.login';
 export const AUTH_LOGIN: RpcContract<LoginRequest, LoginResponse> = {
   pattern: NAME,
   queue: RPC_QUEUES.authServer,
-  parseRequest(input) {
-    const r = readRecord(NAME, input);
-    const clientIp = readOptionalString(NAME, r, 'client_ip', 64);
-    return {
-      email: readString(NAME, r, 'email', API_LIMITS.emailMaxLength),
-      password: readString(NAME, r, 'password', API_LIMITS.passwordMaxLength),
-      ...(clientIp === undefined ? {} : { client_ip: clientIp }),
-    };
-  },
+  parseRequest: (input) => readFields(NAME, input, REQUEST),
   parseResponse(input) {
     const r = readRecord(NAME, input);
     if (!readBoolean(NAME, r, 'ok')) {

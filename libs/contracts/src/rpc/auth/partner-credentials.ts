@@ -1,5 +1,5 @@
-import { readBoolean, readRecord, readString } from '../../validate';
-import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
+import { readBoolean, readFields, readRecord, readString, sha256Hex, text, type Read } from '../../validate';
+import { RPC_QUEUES, type RpcContract } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
 /**
@@ -7,21 +7,23 @@ import { API_LIMITS } from '../../limits';
  * do? Asked by the Basic guard of the partner endpoints (`/v1/partners/*`). Only the SHA-256 of
  * the secret travels (auth-server stores nothing else).
  */
-export interface PartnerVerifyRequest {
-  readonly client_id: string;
+const REQUEST = {
+  client_id: text(API_LIMITS.idMaxLength),
   /** SHA-256 of the client secret, lower-case hex. */
-  readonly secret_digest: string;
-}
+  secret_digest: sha256Hex,
+};
+export type PartnerVerifyRequest = Read<typeof REQUEST>;
 
-export interface VerifiedPartner {
-  readonly client_id: string;
-  readonly name: string;
+const PARTNER = {
+  client_id: readString,
+  name: readString,
   /** In the sponsorship program: may use `/v1/partners/*`. */
-  readonly sponsorship: boolean;
+  sponsorship: readBoolean,
   /** Allowed to call `POST /v1/partners/members/left`. */
-  readonly member_left: boolean;
-  readonly suspended: boolean;
-}
+  member_left: readBoolean,
+  suspended: readBoolean,
+};
+export type VerifiedPartner = Read<typeof PARTNER>;
 
 export type PartnerVerifyResponse =
   { readonly valid: false } | { readonly valid: true; readonly partner: VerifiedPartner };
@@ -31,27 +33,10 @@ const NAME = 'auth.partners.verify';
 export const AUTH_PARTNER_VERIFY: RpcContract<PartnerVerifyRequest, PartnerVerifyResponse> = {
   pattern: NAME,
   queue: RPC_QUEUES.authServer,
-  parseRequest(input) {
-    const r = readRecord(NAME, input);
-    const client_id = readString(NAME, r, 'client_id', API_LIMITS.idMaxLength);
-    const secret_digest = readString(NAME, r, 'secret_digest', 64);
-    if (!/^[0-9a-f]{64}$/.test(secret_digest))
-      throw new ContractViolation(NAME, '`secret_digest` must be 64 hex characters');
-    return { client_id, secret_digest };
-  },
+  parseRequest: (input) => readFields(NAME, input, REQUEST),
   parseResponse(input) {
     const r = readRecord(NAME, input);
     if (!readBoolean(NAME, r, 'valid')) return { valid: false };
-    const p = readRecord(NAME, r.partner);
-    return {
-      valid: true,
-      partner: {
-        client_id: readString(NAME, p, 'client_id'),
-        name: readString(NAME, p, 'name'),
-        sponsorship: readBoolean(NAME, p, 'sponsorship'),
-        member_left: readBoolean(NAME, p, 'member_left'),
-        suspended: readBoolean(NAME, p, 'suspended'),
-      },
-    };
+    return { valid: true, partner: readFields(NAME, r.partner, PARTNER) };
   },
 };

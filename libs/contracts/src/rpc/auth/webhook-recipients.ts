@@ -1,6 +1,14 @@
-import type { EventType } from '../../messaging';
 import { EVENT_TYPES } from '../../messaging';
-import { readOneOf, readOptionalString, readRecord, readString, readStringArray } from '../../validate';
+import {
+  oneOf,
+  optionalText,
+  readFields,
+  readRecord,
+  readString,
+  readStringArray,
+  text,
+  type Read,
+} from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
@@ -10,38 +18,23 @@ import { API_LIMITS } from '../../limits';
  * `user.consent.revoked` and `webhook.test` events go only to the partner named by `client_id`.
  * Suspended partners and partners without a webhook URL get nothing.
  */
-export interface WebhookRecipientsRequest {
-  readonly user_id: string;
-  readonly event_type: EventType;
-  readonly client_id?: string;
-}
+const QUESTION = {
+  user_id: text(API_LIMITS.idMaxLength),
+  event_type: oneOf(EVENT_TYPES),
+  client_id: optionalText(API_LIMITS.idMaxLength),
+};
+export type WebhookRecipientsRequest = Read<typeof QUESTION>;
 
-export interface WebhookRecipient {
-  readonly client_id: string;
-  readonly webhook_url: string;
+const RECIPIENT = {
+  client_id: readString,
+  webhook_url: readString,
   /** The partner's valid signing secrets, opened (current, then next while rotating). */
-  readonly secrets: string[];
-}
+  secrets: readStringArray,
+};
+export type WebhookRecipient = Read<typeof RECIPIENT>;
 
 export interface WebhookRecipientsResponse {
   readonly recipients: WebhookRecipient[];
-}
-
-function readQuestion(contract: string, input: unknown): WebhookRecipientsRequest {
-  const r = readRecord(contract, input);
-  const user_id = readString(contract, r, 'user_id', API_LIMITS.idMaxLength);
-  const event_type = readOneOf(contract, r, 'event_type', EVENT_TYPES);
-  const client_id = readOptionalString(contract, r, 'client_id', API_LIMITS.idMaxLength);
-  return client_id === undefined ? { user_id, event_type } : { user_id, event_type, client_id };
-}
-
-function readRecipient(contract: string, input: unknown): WebhookRecipient {
-  const e = readRecord(contract, input);
-  return {
-    client_id: readString(contract, e, 'client_id'),
-    webhook_url: readString(contract, e, 'webhook_url'),
-    secrets: readStringArray(contract, e, 'secrets'),
-  };
 }
 
 /**
@@ -49,10 +42,8 @@ function readRecipient(contract: string, input: unknown): WebhookRecipient {
  * `webhook.test` event (crew-api's `GET /v1/webhooks/test`), or null when it receives none
  * (no URL, suspended, no valid secret). The URL only: signing secrets go to the dispatcher alone.
  */
-export interface WebhookTargetRequest {
-  readonly user_id: string;
-  readonly client_id: string;
-}
+const TARGET_REQUEST = { user_id: text(API_LIMITS.idMaxLength), client_id: text(API_LIMITS.idMaxLength) };
+export type WebhookTargetRequest = Read<typeof TARGET_REQUEST>;
 
 export interface WebhookTargetResponse {
   readonly webhook_url: string | null;
@@ -63,13 +54,7 @@ const TARGET_NAME = 'auth.webhooks.target';
 export const AUTH_WEBHOOK_TARGET: RpcContract<WebhookTargetRequest, WebhookTargetResponse> = {
   pattern: TARGET_NAME,
   queue: RPC_QUEUES.authServer,
-  parseRequest(input) {
-    const r = readRecord(TARGET_NAME, input);
-    return {
-      user_id: readString(TARGET_NAME, r, 'user_id', API_LIMITS.idMaxLength),
-      client_id: readString(TARGET_NAME, r, 'client_id', API_LIMITS.idMaxLength),
-    };
-  },
+  parseRequest: (input) => readFields(TARGET_NAME, input, TARGET_REQUEST),
   parseResponse(input) {
     const r = readRecord(TARGET_NAME, input);
     if (r.webhook_url === null) return { webhook_url: null };
@@ -114,17 +99,17 @@ export const AUTH_WEBHOOK_RECIPIENTS_BATCH: RpcContract<
         `\`questions\` must be an array of 1 to ${WEBHOOK_RECIPIENTS_MAX_QUESTIONS} questions`,
       );
     }
-    return { questions: list.map((q) => readQuestion(BATCH_NAME, q)) };
+    return { questions: list.map((q) => readFields(BATCH_NAME, q, QUESTION)) };
   },
   parseResponse(input) {
     const r = readRecord(BATCH_NAME, input);
     if (!Array.isArray(r.partners) || !Array.isArray(r.answers)) {
       throw new ContractViolation(BATCH_NAME, '`partners` and `answers` must be arrays');
     }
-    const partners = r.partners.map((p) => readRecipient(BATCH_NAME, p));
+    const partners = r.partners.map((p) => readFields(BATCH_NAME, p, RECIPIENT));
     const known = new Set(partners.map((p) => p.client_id));
     const answers = r.answers.map((a) => {
-      const client_ids = readStringArray(BATCH_NAME, readRecord(BATCH_NAME, a), 'client_ids');
+      const { client_ids } = readFields(BATCH_NAME, a, { client_ids: readStringArray });
       const stranger = client_ids.find((id) => !known.has(id));
       if (stranger !== undefined) {
         throw new ContractViolation(BATCH_NAME, `an answer names ${stranger}, which is not in \`partners\``);

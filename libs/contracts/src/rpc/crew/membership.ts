@@ -1,4 +1,15 @@
-import { readBoolean, readOptionalString, readRecord, readString, readStringArray } from '../../validate';
+import {
+  listOf,
+  readBoolean,
+  readFields,
+  optionalText,
+  readRecord,
+  readString,
+  readStringArray,
+  text,
+  timestampText,
+  type Read,
+} from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
@@ -9,65 +20,55 @@ import { API_LIMITS } from '../../limits';
  */
 
 /** A crew member found by e-mail (normalised: trimmed, lower-case). */
-export interface CrewMemberSummary {
-  readonly user_id: string;
-  readonly email: string;
-  readonly name: string;
-}
+const MEMBER = {
+  user_id: text(API_LIMITS.idMaxLength),
+  email: text(API_LIMITS.emailMaxLength),
+  name: readString,
+};
+export type CrewMemberSummary = Read<typeof MEMBER>;
 
-export interface MembersByEmailRequest {
-  readonly emails: string[];
-}
 export interface MembersByEmailResponse {
   readonly members: CrewMemberSummary[];
 }
 
-export interface MembershipGrantRequest {
-  readonly user_id: string;
-  readonly sponsor_client_id: string;
-  readonly sponsorship_id: string;
+const GRANT_REQUEST = {
   /** ISO 8601 UTC: the end of the sponsored term. */
-  readonly expires_at: string;
-}
+  expires_at: timestampText,
+  user_id: text(API_LIMITS.idMaxLength),
+  sponsor_client_id: text(API_LIMITS.idMaxLength),
+  sponsorship_id: text(100),
+};
+export type MembershipGrantRequest = Read<typeof GRANT_REQUEST>;
 
-export interface MembershipGrantResponse {
+const GRANT_RESPONSE = {
   /** Premium now comes from this seat; false when the member already held premium otherwise. */
-  readonly granted: boolean;
-  readonly name: string;
-}
+  granted: readBoolean,
+  name: readString,
+};
+export type MembershipGrantResponse = Read<typeof GRANT_RESPONSE>;
 
 /** Take away the premium one seat gave its member. */
-export interface MembershipDrop {
-  readonly user_id: string;
-  readonly sponsorship_id: string;
-}
+const DROP_ITEM = { user_id: text(API_LIMITS.idMaxLength), sponsorship_id: text(100) };
+export type MembershipDrop = Read<typeof DROP_ITEM>;
 
 export interface MembershipDropRequest {
   readonly drops: MembershipDrop[];
 }
 
-export interface MembershipDropResponse {
+const DROP_RESPONSE = {
   /**
    * The seats whose sponsored premium was dropped now. A seat missing here gave nothing to drop:
    * the member holds premium another way, or none, or was dropped already.
    */
-  readonly downgraded: string[];
-}
-
-function readMember(name: string, input: unknown): CrewMemberSummary {
-  const m = readRecord(name, input);
-  return {
-    user_id: readString(name, m, 'user_id', API_LIMITS.idMaxLength),
-    email: readString(name, m, 'email', API_LIMITS.emailMaxLength),
-    name: readString(name, m, 'name'),
-  };
-}
+  downgraded: readStringArray,
+};
+export type MembershipDropResponse = Read<typeof DROP_RESPONSE>;
 
 const BY_EMAIL = 'crew.members.by_email';
 /** At most this many e-mails per question. */
 export const MEMBERS_BY_EMAIL_MAX = 1000;
 
-export const CREW_MEMBERS_BY_EMAIL: RpcContract<MembersByEmailRequest, MembersByEmailResponse> = {
+export const CREW_MEMBERS_BY_EMAIL: RpcContract<{ readonly emails: string[] }, MembersByEmailResponse> = {
   pattern: BY_EMAIL,
   queue: RPC_QUEUES.crewApi,
   parseRequest(input) {
@@ -82,11 +83,7 @@ export const CREW_MEMBERS_BY_EMAIL: RpcContract<MembersByEmailRequest, MembersBy
     }
     return { emails: emails as string[] };
   },
-  parseResponse(input) {
-    const r = readRecord(BY_EMAIL, input);
-    if (!Array.isArray(r.members)) throw new ContractViolation(BY_EMAIL, '`members` must be an array');
-    return { members: r.members.map((m) => readMember(BY_EMAIL, m)) };
-  },
+  parseResponse: (input) => readFields(BY_EMAIL, input, { members: listOf(MEMBER) }),
 };
 
 const GRANT = 'crew.membership.grant';
@@ -94,22 +91,8 @@ const GRANT = 'crew.membership.grant';
 export const CREW_MEMBERSHIP_GRANT: RpcContract<MembershipGrantRequest, MembershipGrantResponse> = {
   pattern: GRANT,
   queue: RPC_QUEUES.crewApi,
-  parseRequest(input) {
-    const r = readRecord(GRANT, input);
-    const expires_at = readString(GRANT, r, 'expires_at', 40);
-    if (Number.isNaN(Date.parse(expires_at)))
-      throw new ContractViolation(GRANT, '`expires_at` must be a timestamp');
-    return {
-      user_id: readString(GRANT, r, 'user_id', API_LIMITS.idMaxLength),
-      sponsor_client_id: readString(GRANT, r, 'sponsor_client_id', API_LIMITS.idMaxLength),
-      sponsorship_id: readString(GRANT, r, 'sponsorship_id', 100),
-      expires_at,
-    };
-  },
-  parseResponse(input) {
-    const r = readRecord(GRANT, input);
-    return { granted: readBoolean(GRANT, r, 'granted'), name: readString(GRANT, r, 'name') };
-  },
+  parseRequest: (input) => readFields(GRANT, input, GRANT_REQUEST),
+  parseResponse: (input) => readFields(GRANT, input, GRANT_RESPONSE),
 };
 
 const DROP = 'crew.membership.drop';
@@ -124,19 +107,9 @@ export const CREW_MEMBERSHIP_DROP: RpcContract<MembershipDropRequest, Membership
     if (!Array.isArray(r.drops) || r.drops.length > MEMBERSHIP_DROP_MAX) {
       throw new ContractViolation(DROP, `\`drops\` must be an array of at most ${MEMBERSHIP_DROP_MAX}`);
     }
-    return {
-      drops: r.drops.map((item) => {
-        const d = readRecord(DROP, item);
-        return {
-          user_id: readString(DROP, d, 'user_id', API_LIMITS.idMaxLength),
-          sponsorship_id: readString(DROP, d, 'sponsorship_id', 100),
-        };
-      }),
-    };
+    return { drops: r.drops.map((item) => readFields(DROP, item, DROP_ITEM)) };
   },
-  parseResponse(input) {
-    return { downgraded: readStringArray(DROP, readRecord(DROP, input), 'downgraded') };
-  },
+  parseResponse: (input) => readFields(DROP, input, DROP_RESPONSE),
 };
 
 /** Answer of a crew RPC whose member does not exist (the caller decides what that means). */
@@ -145,7 +118,7 @@ export const CREW_RPC_ERRORS = ['member_not_found'] as const;
 /** Reads `{ error: 'member_not_found' }`-style remote errors; undefined for anything else. */
 export function crewRpcError(remote: unknown): (typeof CREW_RPC_ERRORS)[number] | undefined {
   if (typeof remote !== 'object' || remote === null) return undefined;
-  const code = readOptionalString('crew rpc error', remote as Record<string, unknown>, 'error', 100);
+  const code = optionalText(100)('crew rpc error', remote as Record<string, unknown>, 'error');
   return (CREW_RPC_ERRORS as readonly string[]).includes(code ?? '')
     ? (code as (typeof CREW_RPC_ERRORS)[number])
     : undefined;
