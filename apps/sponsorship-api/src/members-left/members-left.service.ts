@@ -24,7 +24,7 @@ export class MembersLeftService {
     const clientId = partner.client_id;
     if (request.userId === null && request.externalRef === null) throw notIdentified();
     return this.transactions.run(async (tx) => {
-      let seat: SeatRow | undefined;
+      let seat: SeatRow | null;
       let userId: string;
       if (request.userId !== null) {
         userId = request.userId;
@@ -40,16 +40,7 @@ export class MembersLeftService {
       const downgraded = await this.entitlements.drop([
         { user_id: seat.userId as string, sponsorship_id: seat.sponsorshipId },
       ]);
-      await this.seats.close(tx, [seat.sponsorshipId], 'ended');
-      await this.seats.record(tx, [
-        {
-          sponsorshipId: seat.sponsorshipId,
-          from: 'active',
-          to: 'ended',
-          actor: clientId,
-          reason: `member_left:${request.reason ?? 'unspecified'}`,
-        },
-      ]);
+      await this.seats.close(tx, [seat], 'ended', clientId, `member_left:${request.reason ?? 'unspecified'}`);
       return { user_id: userId, ended: true, downgraded: downgraded.has(seat.sponsorshipId) };
     });
   }

@@ -75,26 +75,8 @@ export class SeatExpiryJob implements OnApplicationBootstrap, OnApplicationShutd
         );
       }
       const invited = due.filter((s) => s.status === 'invited');
-      await this.seats.close(
-        tx,
-        active.map((s) => s.sponsorshipId),
-        'ended',
-      );
-      await this.seats.close(
-        tx,
-        invited.map((s) => s.sponsorshipId),
-        'cancelled',
-      );
-      await this.seats.record(
-        tx,
-        due.map((s) => ({
-          sponsorshipId: s.sponsorshipId,
-          from: s.status,
-          to: s.status === 'active' ? ('ended' as const) : ('cancelled' as const),
-          actor: 'system',
-          reason: 'expired',
-        })),
-      );
+      await this.seats.close(tx, active, 'ended', 'system', 'expired');
+      await this.seats.close(tx, invited, 'cancelled', 'system', 'expired');
       return due.length;
     });
   }

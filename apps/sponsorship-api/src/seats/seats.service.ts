@@ -67,7 +67,7 @@ export class SeatsService {
   }
 
   async get(partner: PartnerPrincipal, sponsorshipId: string): Promise<SeatResponse> {
-    const seat = isSeatId(sponsorshipId) ? await this.seats.get(partner.client_id, sponsorshipId) : undefined;
+    const seat = isSeatId(sponsorshipId) ? await this.seats.get(partner.client_id, sponsorshipId) : null;
     if (!seat) throw seatNotFound();
     return this.present(partner, seat);
   }
@@ -169,16 +169,13 @@ export class SeatsService {
 
   private cancel(partner: PartnerPrincipal, sponsorshipId: string): Promise<SeatRow> {
     return this.transactions.run(async (tx) => {
-      const seat = await this.seats.lock(tx, partner.client_id, sponsorshipId);
+      const seat = await this.seats.get(partner.client_id, sponsorshipId, tx);
       if (!seat) throw seatNotFound();
       if (!LIVE_STATUSES.includes(seat.status)) return seat;
       if (seat.status === 'active' && seat.userId) {
         await this.entitlements.drop([{ user_id: seat.userId, sponsorship_id: sponsorshipId }]);
       }
-      const [closed] = await this.seats.close(tx, [sponsorshipId], 'cancelled');
-      await this.seats.record(tx, [
-        { sponsorshipId, from: seat.status, to: 'cancelled', actor: partner.client_id, reason: 'removed' },
-      ]);
+      const [closed] = await this.seats.close(tx, [seat], 'cancelled', partner.client_id, 'removed');
       return closed;
     });
   }
