@@ -145,7 +145,7 @@ export class DeliveriesService {
     // (its message is not acked) but never loses the retry. A retry whose attempt was never
     // recorded finds the delivery behind it and is dropped.
     if (next) {
-      await this.enqueue(retryQueue(next.delayMs), {
+      await enqueueAttempt(this.amqp, retryQueue(next.delayMs), {
         delivery_id: delivery.deliveryId,
         attempt: attempt + 1,
       });
@@ -224,9 +224,5 @@ export class DeliveriesService {
       },
     });
     return { ...outcome, final: false };
-  }
-
-  private enqueue(queue: string, message: DeliveryMessage): Promise<void> {
-    return enqueueAttempt(this.amqp, queue, message);
   }
 }
