@@ -120,11 +120,7 @@ export class MembersRepository {
     return { ...member, recordUpdatedAt: instant(member.recordUpdatedAt).iso };
   }
 
-  async findByEmail(email: string): Promise<Pick<CrewMember, 'userId' | 'email'> | undefined> {
-    const member = await this.sql.row<Pick<CrewMember, 'userId' | 'email'>>(
-      'SELECT user_id AS "userId", email FROM crew_members WHERE email = $1',
-      [email],
-    );
-    return member ?? undefined;
+  async findByEmail(email: string): Promise<Pick<CrewMember, 'userId' | 'email'> | null> {
+    return this.sql.row('SELECT user_id AS "userId", email FROM crew_members WHERE email = $1', [email]);
   }
 }
