@@ -37,9 +37,7 @@ export class MembersLeftService {
         userId = known.userId;
       }
       if (!seat) return { user_id: userId, ended: false, downgraded: false };
-      const downgraded = await this.entitlements.drop([
-        { user_id: seat.userId as string, sponsorship_id: seat.sponsorshipId },
-      ]);
+      const downgraded = await this.entitlements.dropSeats([seat]);
       await this.seats.close(tx, [seat], 'ended', clientId, `member_left:${request.reason ?? 'unspecified'}`);
       return { user_id: userId, ended: true, downgraded: downgraded.has(seat.sponsorshipId) };
     });

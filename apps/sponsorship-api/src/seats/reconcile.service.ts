@@ -57,10 +57,7 @@ export class ReconcileService {
   private cancel(clientId: string, ids: readonly string[]): Promise<number> {
     return this.transactions.run(async (tx) => {
       const live = await this.seats.lockLive(tx, clientId, ids);
-      const drops = live
-        .filter((s) => s.status === 'active' && s.userId !== null)
-        .map((s) => ({ user_id: s.userId as string, sponsorship_id: s.sponsorshipId }));
-      if (drops.length > 0) await this.entitlements.drop(drops);
+      await this.entitlements.dropSeats(live);
       return (await this.seats.close(tx, live, 'cancelled', clientId, 'reconcile')).length;
     });
   }

@@ -69,11 +69,7 @@ export class SeatExpiryJob implements OnApplicationBootstrap, OnApplicationShutd
       const due = await this.seats.lockExpired(tx, BATCH);
       if (due.length === 0) return 0;
       const active = due.filter((s) => s.status === 'active' && s.userId !== null);
-      if (active.length > 0) {
-        await this.entitlements.drop(
-          active.map((s) => ({ user_id: s.userId as string, sponsorship_id: s.sponsorshipId })),
-        );
-      }
+      await this.entitlements.dropSeats(active);
       const invited = due.filter((s) => s.status === 'invited');
       await this.seats.close(tx, active, 'ended', 'system', 'expired');
       await this.seats.close(tx, invited, 'cancelled', 'system', 'expired');

@@ -172,9 +172,7 @@ export class SeatsService {
       const seat = await this.seats.get(partner.client_id, sponsorshipId, tx);
       if (!seat) throw seatNotFound();
       if (!LIVE_STATUSES.includes(seat.status)) return seat;
-      if (seat.status === 'active' && seat.userId) {
-        await this.entitlements.drop([{ user_id: seat.userId, sponsorship_id: sponsorshipId }]);
-      }
+      await this.entitlements.dropSeats([seat]);
       const [closed] = await this.seats.close(tx, [seat], 'cancelled', partner.client_id, 'removed');
       return closed;
     });
