@@ -163,12 +163,7 @@ export class SeatsService {
   /** Idempotent: a closed seat is answered as it is. Dropping premium and cancelling go together. */
   async remove(partner: PartnerPrincipal, sponsorshipId: string): Promise<SeatResponse> {
     if (!isSeatId(sponsorshipId)) throw seatNotFound();
-    const seat = await this.cancel(partner, sponsorshipId);
-    return this.present(partner, seat);
-  }
-
-  private cancel(partner: PartnerPrincipal, sponsorshipId: string): Promise<SeatRow> {
-    return this.transactions.run(async (tx) => {
+    const answer = await this.transactions.run(async (tx) => {
       const seat = await this.seats.get(partner.client_id, sponsorshipId, tx);
       if (!seat) throw seatNotFound();
       if (!LIVE_STATUSES.includes(seat.status)) return seat;
@@ -176,6 +171,7 @@ export class SeatsService {
       const [closed] = await this.seats.close(tx, [seat], 'cancelled', partner.client_id, 'removed');
       return closed;
     });
+    return this.present(partner, answer);
   }
 
   /**
