@@ -109,15 +109,8 @@ export class DeliveriesService {
         body,
       })),
     );
-    await Promise.all(
-      pending.map((d) =>
-        this.run(
-          d,
-          1,
-          recipients.find((r) => r.client_id === d.clientId),
-        ),
-      ),
-    );
+    const recipientOf = (d: Delivery) => recipients.find((r) => r.client_id === d.clientId);
+    await Promise.all(pending.map((d) => this.run(d, 1, recipientOf(d))));
   }
 
   /** Runs the attempt a message of the delivery queue asks for, unless it already ran. */
