@@ -6,31 +6,11 @@ import {
   REDIS_CONFIG,
   secret,
   type ConfigOf,
-  type VarSpec,
 } from '@svc/platform';
 import { FAILED_AUTH_CONFIG, RATE_LIMIT_CONFIG } from '@svc/security';
 
 /** The shortest HMAC key accepted: 32 characters, as many bytes as the SHA-256 output. */
-export const MIN_CURSOR_KEY_LENGTH = 32;
-
-/**
- * `CURSOR_SIGNING_KEY`: the HMAC-SHA256 key that makes `/v1/me/vessels` cursors tamper-evident
- * (docs/rules.md, Crew records). Sandbox has a fixed default; production has none, so a replica
- * cannot start with a key an attacker knows. Every replica must share the key, or a cursor issued
- * by one is refused by another.
- */
-function cursorSigningKeyVar(): VarSpec<string> {
-  return secret('HMAC-SHA256 key of the vessel-history cursors', {
-    sandboxDefault: 'sandbox-only-cursor-signing-key-0123456789',
-    minLength: MIN_CURSOR_KEY_LENGTH,
-    check(value) {
-      // Even the sandbox refuses a short key set by hand: it would be a weak key everywhere.
-      if (value.length < MIN_CURSOR_KEY_LENGTH) {
-        throw new Error(`must be at least ${MIN_CURSOR_KEY_LENGTH} characters`);
-      }
-    },
-  });
-}
+const MIN_CURSOR_KEY_LENGTH = 32;
 
 export const CREW_API_CONFIG = {
   ...BASE_CONFIG,
@@ -44,7 +24,21 @@ export const CREW_API_CONFIG = {
     sandboxDefault: 'sandbox-internal-token',
     minLength: 32,
   }),
-  CURSOR_SIGNING_KEY: cursorSigningKeyVar(),
+  /**
+   * The HMAC-SHA256 key that makes `/v1/me/vessels` cursors tamper-evident (docs/rules.md, Crew
+   * records). Sandbox has a fixed default; production has none, so a replica cannot start with a
+   * key an attacker knows. Every replica must share the key, or a cursor issued by one is refused
+   * by another.
+   */
+  CURSOR_SIGNING_KEY: secret('HMAC-SHA256 key of the vessel-history cursors', {
+    sandboxDefault: 'sandbox-only-cursor-signing-key-0123456789',
+    minLength: MIN_CURSOR_KEY_LENGTH,
+    check(value) {
+      // Even the sandbox refuses a short key set by hand: it would be a weak key everywhere.
+      if (value.length < MIN_CURSOR_KEY_LENGTH)
+        throw new Error(`must be at least ${MIN_CURSOR_KEY_LENGTH} characters`);
+    },
+  }),
 };
 
 export type CrewApiConfig = ConfigOf<typeof CREW_API_CONFIG>;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CREW_EVENTS_EXCHANGE, MEMBER_REGISTERED, type MemberRegisteredEvent } from '@svc/contracts';
 import { newId, OutboxRepository, TransactionRunner } from '@svc/platform';
 import { RecordsException } from '../records/records.exception';
-import type { MemberProfileResponse } from './dto/member-profile.response';
+import { toMemberProfileResponse, type MemberProfileResponse } from './dto/member-profile.response';
 import type { MemberRegistration } from './dto/member-registration.dto';
 import { MembersRepository } from './members.repository';
 
@@ -22,13 +22,14 @@ export class MemberRegistrationService {
   register(registration: MemberRegistration): Promise<MemberProfileResponse> {
     const userId = registration.userId ?? newId('usr');
     return this.transactions.run(async (tx) => {
-      if (!(await this.members.insertMember(tx, { ...registration, userId }))) {
+      const inserted = await this.members.insertMember(tx, { ...registration, userId });
+      if (!inserted) {
         throw new RecordsException(
           'member_exists',
           'A crew member with this user id or e-mail exists already.',
         );
       }
-      const member = await this.members.head(tx, userId);
+      const member = toMemberProfileResponse(inserted, inserted.recordUpdatedAt);
       const event: MemberRegisteredEvent = {
         id: newId('evt'),
         type: MEMBER_REGISTERED,

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { GroupBatcher, Sql, type Transaction } from '@svc/platform';
 import { instant, utc } from '../records/sql-time';
 import type { CrewMember } from './crew-member.entity';
-import { toMemberProfileResponse, type MemberProfileResponse } from './dto/member-profile.response';
 import type { Membership } from './membership.entity';
 
 /** `/v1/me` in one row: the profile and its membership. Timestamps are API-ready strings. */
@@ -97,46 +96,31 @@ export class MembersRepository {
   /**
    * A new member's record head and free membership (one write time for every column: the table
    * requires vessels_updated_at <= record_updated_at); false when the id or the e-mail is taken
-   * (the unique keys decide, so two registrations of one e-mail cannot both succeed).
+   * (the unique keys decide, so two registrations of one e-mail cannot both succeed). Answers the
+   * record as written.
    */
-  async insertMember(tx: Transaction, m: Omit<CrewMember, 'recordUpdatedAt'>): Promise<boolean> {
-    const rows = await this.sql.rows(
+  async insertMember(tx: Transaction, m: Omit<CrewMember, 'recordUpdatedAt'>): Promise<CrewMember | null> {
+    const member = await this.sql.row<CrewMember>(
       `INSERT INTO crew_members (user_id, email, name, role, country, photo_url,
                                  record_updated_at, vessels_updated_at, created_at)
        SELECT $1, $2, $3, $4, $5, $6, t, t, t FROM clock_timestamp() AS t
        ON CONFLICT DO NOTHING
-       RETURNING user_id`,
+       RETURNING user_id AS "userId", email, name, role, country, photo_url AS "photoUrl",
+                 ${utc('record_updated_at')} AS "recordUpdatedAt"`,
       [m.userId, m.email, m.name, m.role, m.country, m.photoUrl],
       tx,
     );
-    if (rows.length === 0) return false;
+    if (!member) return null;
     await this.sql.rows(
       `INSERT INTO memberships (user_id, tier, source, since, updated_at)
        VALUES ($1, 'free', 'self', clock_timestamp(), clock_timestamp())`,
       [m.userId],
       tx,
     );
-    return true;
+    return { ...member, recordUpdatedAt: instant(member.recordUpdatedAt).iso };
   }
 
-  /** The profile as written, inside the writing transaction. */
-  async head(tx: Transaction, userId: string): Promise<MemberProfileResponse> {
-    const member = await this.sql.row<CrewMember>(
-      `SELECT user_id AS "userId", email, name, role, country, photo_url AS "photoUrl",
-              ${utc('record_updated_at')} AS "recordUpdatedAt"
-         FROM crew_members WHERE user_id = $1`,
-      [userId],
-      tx,
-    );
-    if (!member) throw new Error(`member ${userId} vanished inside its own transaction`);
-    return toMemberProfileResponse(member, instant(member.recordUpdatedAt).iso);
-  }
-
-  async findByEmail(email: string): Promise<Pick<CrewMember, 'userId' | 'email'> | undefined> {
-    const member = await this.sql.row<Pick<CrewMember, 'userId' | 'email'>>(
-      'SELECT user_id AS "userId", email FROM crew_members WHERE email = $1',
-      [email],
-    );
-    return member ?? undefined;
+  async findByEmail(email: string): Promise<Pick<CrewMember, 'userId' | 'email'> | null> {
+    return this.sql.row('SELECT user_id AS "userId", email FROM crew_members WHERE email = $1', [email]);
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { strongEtag } from '@svc/platform';
 import type { Principal } from '@svc/security';
 import { scopeKey, type Representation } from '../http/conditional';
+import { applyPatch, differs } from '../records/patch';
 import { RecordWriter } from '../records/record-writer.service';
 import { noCrewRecord, RecordsException } from '../records/records.exception';
 import { toMemberProfileResponse, type MemberProfileResponse } from './dto/member-profile.response';
@@ -37,19 +38,8 @@ export class MembersService {
   updateProfile(userId: string, changes: ProfileChanges): Promise<MemberProfileResponse> {
     return this.writer.write(userId, async (write) => {
       const current = write.member;
-      const next = {
-        ...current,
-        name: changes.name ?? current.name,
-        role: changes.role ?? current.role,
-        country: changes.country ?? current.country,
-        photoUrl: changes.photoUrl === undefined ? current.photoUrl : changes.photoUrl,
-      };
-      const changed =
-        next.name !== current.name ||
-        next.role !== current.role ||
-        next.country !== current.country ||
-        next.photoUrl !== current.photoUrl;
-      if (!changed) return toMemberProfileResponse(current, current.recordUpdatedAt);
+      const next = applyPatch(current, changes);
+      if (!differs(current, next)) return toMemberProfileResponse(current, current.recordUpdatedAt);
       const time = await write.stamp();
       await this.members.updateProfile(write.tx, userId, changes);
       write.emit('user.profile.updated');

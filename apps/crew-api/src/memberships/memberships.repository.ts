@@ -18,15 +18,14 @@ export type SponsoredTerm = {
 export class MembershipsRepository {
   constructor(private readonly sql: Sql) {}
 
-  async current(tx: Transaction, userId: string): Promise<CurrentMembership | undefined> {
-    const membership = await this.sql.row<CurrentMembership>(
+  async current(tx: Transaction, userId: string): Promise<CurrentMembership | null> {
+    return this.sql.row<CurrentMembership>(
       `SELECT tier, source, sponsorship_id AS "sponsorshipId", expires_at AS "expiresAt",
               dropped_sponsorship_id AS "droppedSponsorshipId"
          FROM memberships WHERE user_id = $1`,
       [userId],
       tx,
     );
-    return membership ?? undefined;
   }
 
   /** Premium from a seat, since now (or, for the same seat, only a new term end). */

@@ -36,7 +36,13 @@ export interface RecentRow {
   readonly months: MonthTotals[];
 }
 
-export type NewSeaTimeEntry = SeaTimeEntry;
+/** `recordUpdatedAt` as PostgreSQL's text becomes the API's (ms) and the exact one (µs). */
+function withInstant<T extends { readonly recordUpdatedAt: string }>(
+  row: T,
+): T & { readonly recordUpdatedAtExact: string } {
+  const updated = instant(row.recordUpdatedAt);
+  return { ...row, recordUpdatedAt: updated.iso, recordUpdatedAtExact: updated.exact };
+}
 
 /**
  * Set-based reads of the sea-time record: one statement each, aggregated by PostgreSQL over the
@@ -58,17 +64,7 @@ export class SeaTimeRepository {
    * `vessels_served` counts the distinct IMO numbers of the member's current vessel periods.
    */
   async totals(userId: string): Promise<TotalsRow | undefined> {
-    const rows = await this.sql.prepared<{
-      user_id: string;
-      record_updated_at: string;
-      days_at_sea: string;
-      nautical_miles: string;
-      verified_days: string;
-      verified_miles: string;
-      vessels_served: string;
-      years_active: string;
-      by_role: RoleDays[];
-    }>(
+    const rows = await this.sql.prepared<Omit<TotalsRow, 'recordUpdatedAtExact'>>(
       'sea-time-totals',
       `WITH m AS (
          SELECT user_id, record_updated_at FROM crew_members WHERE user_id = $1
@@ -84,11 +80,13 @@ export class SeaTimeRepository {
           WHERE user_id = $1
           GROUP BY role
        )
-       SELECT m.user_id,
-              ${utc('m.record_updated_at')} AS record_updated_at,
-              t.days_at_sea, t.nautical_miles, t.verified_days, t.verified_miles, t.years_active, t.by_role,
-              (SELECT count(DISTINCT imo) FROM vessel_period_versions
-                WHERE user_id = $1 AND valid_to IS NULL) AS vessels_served
+       SELECT m.user_id AS "userId",
+              ${utc('m.record_updated_at')} AS "recordUpdatedAt",
+              t.days_at_sea::float8 AS "daysAtSea", t.nautical_miles::float8 AS "nauticalMiles",
+              t.verified_days::float8 AS "verifiedDays", t.verified_miles::float8 AS "verifiedMiles",
+              t.years_active::float8 AS "yearsActive", t.by_role AS "byRole",
+              (SELECT count(DISTINCT imo)::int FROM vessel_period_versions
+                WHERE user_id = $1 AND valid_to IS NULL) AS "vesselsServed"
          FROM m
         CROSS JOIN (
           SELECT coalesce(sum(days), 0) AS days_at_sea,
@@ -102,21 +100,7 @@ export class SeaTimeRepository {
         ) t`,
       [userId],
     );
-    const r = rows[0];
-    if (!r) return undefined;
-    const updated = instant(r.record_updated_at);
-    return {
-      userId: r.user_id,
-      recordUpdatedAt: updated.iso,
-      recordUpdatedAtExact: updated.exact,
-      daysAtSea: Number(r.days_at_sea),
-      nauticalMiles: Number(r.nautical_miles),
-      verifiedDays: Number(r.verified_days),
-      verifiedMiles: Number(r.verified_miles),
-      vesselsServed: Number(r.vessels_served),
-      yearsActive: Number(r.years_active),
-      byRole: r.by_role,
-    };
+    return rows[0] && withInstant(rows[0]);
   }
 
   /**
@@ -124,12 +108,7 @@ export class SeaTimeRepository {
    * nothing was recorded: a generate_series of months left-joined to the entries of the window.
    */
   async recent(userId: string): Promise<RecentRow | undefined> {
-    const rows = await this.sql.prepared<{
-      user_id: string;
-      record_updated_at: string;
-      current_month: string;
-      months: MonthTotals[];
-    }>(
+    const rows = await this.sql.prepared<Omit<RecentRow, 'recordUpdatedAtExact'>>(
       'sea-time-recent',
       `WITH m AS (
          SELECT user_id, record_updated_at,
@@ -148,9 +127,9 @@ export class SeaTimeRepository {
             AND e.date < (m.this_month + interval '1 month')::date
           GROUP BY 1
        )
-       SELECT m.user_id,
-              ${utc('m.record_updated_at')} AS record_updated_at,
-              to_char(m.this_month, 'YYYY-MM') AS current_month,
+       SELECT m.user_id AS "userId",
+              ${utc('m.record_updated_at')} AS "recordUpdatedAt",
+              to_char(m.this_month, 'YYYY-MM') AS "currentMonth",
               (SELECT json_agg(json_build_object(
                         'month', to_char(months.month, 'YYYY-MM'),
                         'days_at_sea', coalesce(sums.days, 0),
@@ -159,19 +138,10 @@ export class SeaTimeRepository {
          FROM m`,
       [userId],
     );
-    const r = rows[0];
-    if (!r) return undefined;
-    const updated = instant(r.record_updated_at);
-    return {
-      userId: r.user_id,
-      recordUpdatedAt: updated.iso,
-      recordUpdatedAtExact: updated.exact,
-      currentMonth: r.current_month,
-      months: r.months,
-    };
+    return rows[0] && withInstant(rows[0]);
   }
 
-  async insertEntry(tx: Transaction, entry: NewSeaTimeEntry): Promise<void> {
+  async insertEntry(tx: Transaction, entry: SeaTimeEntry): Promise<void> {
     await this.sql.rows(
       `INSERT INTO sea_time_entries (id, user_id, date, days_at_sea, nautical_miles, role, verified, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,

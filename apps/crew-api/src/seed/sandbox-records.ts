@@ -124,20 +124,20 @@ function career(
 function member(email: string) {
   const found = SANDBOX_MEMBERS.find((m) => m.email === email);
   if (!found) throw new Error(`no sandbox member ${email}`);
-  return found;
+  return { userId: found.user_id, email: found.email, name: found.name };
 }
 
-function seat(userId: string) {
-  const found = SANDBOX_SEATS.find((s) => s.user_id === userId);
-  if (!found) throw new Error(`no sandbox seat of ${userId}`);
-  return found;
+/** A membership the member holds on their own. */
+function selfPaid(tier: 'free' | 'premium', since: Date): SeedMember['membership'] {
+  return { tier, source: 'self', since, sponsorClientId: null, sponsorshipId: null, expiresAt: null };
 }
 
 export function sandboxRecords(now: Date): SeedMember[] {
   const alex = member('alex.morgan@sandbox.test');
   const sam = member('sam.lee@sandbox.test');
   const jo = member('jo.kim@sandbox.test');
-  const alexSeat = seat(alex.user_id);
+  const alexSeat = SANDBOX_SEATS.find((s) => s.user_id === alex.userId);
+  if (!alexSeat) throw new Error(`no sandbox seat of ${alex.userId}`);
   const twoYearsAgo = new Date(now);
   twoYearsAgo.setUTCFullYear(now.getUTCFullYear() - 2);
 
@@ -160,9 +160,7 @@ export function sandboxRecords(now: Date): SeedMember[] {
 
   return [
     {
-      userId: alex.user_id,
-      email: alex.email,
-      name: alex.name,
+      ...alex,
       role: 'Chief Officer',
       country: 'GB',
       photoUrl: 'https://sandbox.example/photos/alex-morgan.jpg',
@@ -177,37 +175,19 @@ export function sandboxRecords(now: Date): SeedMember[] {
       ...alexCareer,
     },
     {
-      userId: sam.user_id,
-      email: sam.email,
-      name: sam.name,
+      ...sam,
       role: 'Second Engineer',
       country: 'SG',
       photoUrl: null,
-      membership: {
-        tier: 'premium',
-        source: 'self',
-        since: twoYearsAgo,
-        sponsorClientId: null,
-        sponsorshipId: null,
-        expiresAt: null,
-      },
+      membership: selfPaid('premium', twoYearsAgo),
       ...samCareer,
     },
     {
-      userId: jo.user_id,
-      email: jo.email,
-      name: jo.name,
+      ...jo,
       role: 'Deck Cadet',
       country: 'KR',
       photoUrl: null,
-      membership: {
-        tier: 'free',
-        source: 'self',
-        since: now,
-        sponsorClientId: null,
-        sponsorshipId: null,
-        expiresAt: null,
-      },
+      membership: selfPaid('free', now),
       periods: [],
       entries: [],
     },

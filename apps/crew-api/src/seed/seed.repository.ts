@@ -46,41 +46,22 @@ export class SeedRepository {
         await this.sql.rows(
           `INSERT INTO vessel_period_versions
              (period_id, version, user_id, imo, name, role, period_start, period_end, days, nautical_miles, valid_from)
-           SELECT id, 1, $1, imo, name, role, period_start, period_end, days, nautical_miles, now()
-             FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::timestamptz[],
-                         $8::int[], $9::int[])
-                  AS p(id, imo, name, role, period_start, period_end, days, nautical_miles)
+           SELECT id, 1, $1, imo, name, role, "periodStart", "periodEnd", days, "nauticalMiles", now()
+             FROM jsonb_to_recordset($2::jsonb) AS p(id text, imo text, name text, role text,
+                  "periodStart" timestamptz, "periodEnd" timestamptz, days int, "nauticalMiles" int)
            ON CONFLICT DO NOTHING`,
-          [
-            m.userId,
-            m.periods.map((p) => p.id),
-            m.periods.map((p) => p.imo),
-            m.periods.map((p) => p.name),
-            m.periods.map((p) => p.role),
-            m.periods.map((p) => p.periodStart.toISOString()),
-            m.periods.map((p) => p.periodEnd.toISOString()),
-            m.periods.map((p) => p.days),
-            m.periods.map((p) => p.nauticalMiles),
-          ],
+          [m.userId, JSON.stringify(m.periods)],
           tx,
         );
       }
       if (m.entries.length > 0) {
         await this.sql.rows(
           `INSERT INTO sea_time_entries (id, user_id, date, days_at_sea, nautical_miles, role, verified, created_at)
-           SELECT id, $1, date, days_at_sea, nautical_miles, role, verified, now()
-             FROM unnest($2::text[], $3::date[], $4::int[], $5::int[], $6::text[], $7::boolean[])
-                  AS e(id, date, days_at_sea, nautical_miles, role, verified)
+           SELECT id, $1, date, "daysAtSea", "nauticalMiles", role, verified, now()
+             FROM jsonb_to_recordset($2::jsonb)
+                  AS e(id text, date date, "daysAtSea" int, "nauticalMiles" int, role text, verified boolean)
            ON CONFLICT DO NOTHING`,
-          [
-            m.userId,
-            m.entries.map((e) => e.id),
-            m.entries.map((e) => e.date),
-            m.entries.map((e) => e.daysAtSea),
-            m.entries.map((e) => e.nauticalMiles),
-            m.entries.map((e) => e.role),
-            m.entries.map((e) => e.verified),
-          ],
+          [m.userId, JSON.stringify(m.entries)],
           tx,
         );
       }

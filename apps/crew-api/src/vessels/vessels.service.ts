@@ -3,6 +3,7 @@ import { newId, strongEtag } from '@svc/platform';
 import { API_LIMITS } from '@svc/contracts';
 import type { Principal } from '@svc/security';
 import { scopeKey, type Representation } from '../http/conditional';
+import { applyPatch, differs } from '../records/patch';
 import { RecordWriter, type RecordWrite } from '../records/record-writer.service';
 import { noCrewRecord, RecordsException } from '../records/records.exception';
 import { CursorCodec } from './cursor';
@@ -90,40 +91,16 @@ export class VesselsService {
           `Crew member ${userId} has no vessel period ${periodId}.`,
         );
       }
-      const next = {
-        imo: patch.imo ?? current.imo,
-        name: patch.name ?? current.name,
-        role: patch.role ?? current.role,
-        periodStart: patch.periodStart ?? current.periodStart,
-        periodEnd: patch.periodEnd ?? current.periodEnd,
-        days: patch.days ?? current.days,
-        nauticalMiles: patch.nauticalMiles ?? current.nauticalMiles,
-      };
+      const next = applyPatch(current, patch);
       if (next.periodEnd.getTime() < next.periodStart.getTime()) {
         // Checked again against the stored period: only one of the two dates may have been sent.
         throw new RecordsException('invalid_period', 'period_end must not be before period_start.');
       }
-      const unchanged =
-        next.imo === current.imo &&
-        next.name === current.name &&
-        next.role === current.role &&
-        next.periodStart.getTime() === current.periodStart.getTime() &&
-        next.periodEnd.getTime() === current.periodEnd.getTime() &&
-        next.days === current.days &&
-        next.nauticalMiles === current.nauticalMiles;
-      if (unchanged) {
-        return toWrittenPeriodResponse({ ...current, userId });
-      }
+      if (!differs(current, next)) return toWrittenPeriodResponse(current);
       const servedBefore = await this.vessels.vesselsServed(write.tx, userId);
       const time = await write.stamp({ vessels: true });
       await this.vessels.close(write.tx, periodId, current.version, time.exact);
-      const version: PeriodVersion = {
-        id: periodId,
-        version: current.version + 1,
-        userId,
-        ...next,
-        validFrom: time.exact,
-      };
+      const version: PeriodVersion = { ...next, version: current.version + 1, validFrom: time.exact };
       await this.vessels.insert(write.tx, version);
       await this.announce(write, userId, servedBefore);
       return toWrittenPeriodResponse(version);

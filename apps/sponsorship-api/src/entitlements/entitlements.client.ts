@@ -11,6 +11,7 @@ import {
   type MembershipGrantResponse,
 } from '@svc/contracts';
 import { DependencyUnavailableError, RpcClient, RpcRemoteError } from '@svc/platform';
+import type { SeatRow } from '../seats/seat.entity';
 
 /** crew-api answered that the member does not exist (gone since we looked). */
 export class MemberGoneError extends Error {}
@@ -42,6 +43,15 @@ export class EntitlementsClient {
       for (const id of answer.downgraded) downgraded.add(id);
     }
     return downgraded;
+  }
+
+  /** Drops the premium the active ones of `seats` gave; answers the seat ids that were downgraded. */
+  dropSeats(seats: readonly SeatRow[]): Promise<Set<string>> {
+    return this.drop(
+      seats
+        .filter((s) => s.status === 'active' && s.userId !== null)
+        .map((s) => ({ user_id: s.userId as string, sponsorship_id: s.sponsorshipId })),
+    );
   }
 
   private async call<T>(work: () => Promise<T>): Promise<T> {

@@ -24,7 +24,7 @@ export class MembersLeftService {
     const clientId = partner.client_id;
     if (request.userId === null && request.externalRef === null) throw notIdentified();
     return this.transactions.run(async (tx) => {
-      let seat: SeatRow | undefined;
+      let seat: SeatRow | null;
       let userId: string;
       if (request.userId !== null) {
         userId = request.userId;
@@ -37,19 +37,8 @@ export class MembersLeftService {
         userId = known.userId;
       }
       if (!seat) return { user_id: userId, ended: false, downgraded: false };
-      const downgraded = await this.entitlements.drop([
-        { user_id: seat.userId as string, sponsorship_id: seat.sponsorshipId },
-      ]);
-      await this.seats.close(tx, [seat.sponsorshipId], 'ended');
-      await this.seats.record(tx, [
-        {
-          sponsorshipId: seat.sponsorshipId,
-          from: 'active',
-          to: 'ended',
-          actor: clientId,
-          reason: `member_left:${request.reason ?? 'unspecified'}`,
-        },
-      ]);
+      const downgraded = await this.entitlements.dropSeats([seat]);
+      await this.seats.close(tx, [seat], 'ended', clientId, `member_left:${request.reason ?? 'unspecified'}`);
       return { user_id: userId, ended: true, downgraded: downgraded.has(seat.sponsorshipId) };
     });
   }

@@ -57,26 +57,8 @@ export class ReconcileService {
   private cancel(clientId: string, ids: readonly string[]): Promise<number> {
     return this.transactions.run(async (tx) => {
       const live = await this.seats.lockLive(tx, clientId, ids);
-      const drops = live
-        .filter((s) => s.status === 'active' && s.userId !== null)
-        .map((s) => ({ user_id: s.userId as string, sponsorship_id: s.sponsorshipId }));
-      if (drops.length > 0) await this.entitlements.drop(drops);
-      const closed = await this.seats.close(
-        tx,
-        live.map((s) => s.sponsorshipId),
-        'cancelled',
-      );
-      await this.seats.record(
-        tx,
-        live.map((s) => ({
-          sponsorshipId: s.sponsorshipId,
-          from: s.status,
-          to: 'cancelled' as const,
-          actor: clientId,
-          reason: 'reconcile',
-        })),
-      );
-      return closed.length;
+      await this.entitlements.dropSeats(live);
+      return (await this.seats.close(tx, live, 'cancelled', clientId, 'reconcile')).length;
     });
   }
 }

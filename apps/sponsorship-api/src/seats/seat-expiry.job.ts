@@ -69,32 +69,10 @@ export class SeatExpiryJob implements OnApplicationBootstrap, OnApplicationShutd
       const due = await this.seats.lockExpired(tx, BATCH);
       if (due.length === 0) return 0;
       const active = due.filter((s) => s.status === 'active' && s.userId !== null);
-      if (active.length > 0) {
-        await this.entitlements.drop(
-          active.map((s) => ({ user_id: s.userId as string, sponsorship_id: s.sponsorshipId })),
-        );
-      }
+      await this.entitlements.dropSeats(active);
       const invited = due.filter((s) => s.status === 'invited');
-      await this.seats.close(
-        tx,
-        active.map((s) => s.sponsorshipId),
-        'ended',
-      );
-      await this.seats.close(
-        tx,
-        invited.map((s) => s.sponsorshipId),
-        'cancelled',
-      );
-      await this.seats.record(
-        tx,
-        due.map((s) => ({
-          sponsorshipId: s.sponsorshipId,
-          from: s.status,
-          to: s.status === 'active' ? ('ended' as const) : ('cancelled' as const),
-          actor: 'system',
-          reason: 'expired',
-        })),
-      );
+      await this.seats.close(tx, active, 'ended', 'system', 'expired');
+      await this.seats.close(tx, invited, 'cancelled', 'system', 'expired');
       return due.length;
     });
   }

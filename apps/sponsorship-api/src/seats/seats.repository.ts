@@ -73,25 +73,24 @@ export class SeatsRepository {
     tx: Transaction,
     clientId: string,
     by: { readonly email: string } | { readonly externalRef: string },
-  ): Promise<SeatRow | undefined> {
+  ): Promise<SeatRow | null> {
     const [column, value] = 'email' in by ? ['email', by.email] : ['external_ref', by.externalRef];
-    const rows = await this.sql.rows<SeatRow>(
+    return this.sql.row<SeatRow>(
       `SELECT ${COLUMNS} FROM seats WHERE client_id = $1 AND ${column} = $2 AND ${LIVE}`,
       [clientId, value],
       tx,
     );
-    return rows[0];
   }
 
   async insert(tx: Transaction, seat: NewSeat): Promise<SeatRow> {
-    const rows = await this.sql.rows<SeatRow>(
+    const inserted = await this.sql.row<SeatRow>(
       `INSERT INTO seats (sponsorship_id, client_id, email, external_ref, status, invited_at, expires_at, updated_at)
        VALUES ($1, $2, $3, $4, 'invited', clock_timestamp(), $5, clock_timestamp())
        RETURNING ${COLUMNS}`,
       [seat.sponsorshipId, seat.clientId, seat.email, seat.externalRef, seat.expiresAt],
       tx,
     );
-    return rows[0];
+    return inserted!;
   }
 
   /**
@@ -118,15 +117,22 @@ export class SeatsRepository {
   }
 
   /**
-   * Closes live seats (set-based): `ended` or `cancelled`. Answers the seats as closed. Probes are
+   * Closes live seats (set-based): `ended` or `cancelled`, each change recorded with `actor` and
+   * `reason` (`seats` as they were before, locked). Answers the seats as closed. Probes are
    * charged to their partner's probe budget in the same statement: seats
    * whose provision found a member, closed within PROBE_WINDOW of being provisioned. Every way a
    * seat closes counts (DELETE, reconcile, member-left, a term the partner set under a day), since
    * each is the partner's choice and each would otherwise be a free way round the budget.
    */
-  async close(tx: Transaction, ids: readonly string[], to: 'ended' | 'cancelled'): Promise<SeatRow[]> {
-    if (ids.length === 0) return [];
-    return this.sql.rows<SeatRow>(
+  async close(
+    tx: Transaction,
+    seats: readonly Pick<SeatRow, 'sponsorshipId' | 'status'>[],
+    to: 'ended' | 'cancelled',
+    actor: string,
+    reason: string,
+  ): Promise<SeatRow[]> {
+    if (seats.length === 0) return [];
+    const closed = await this.sql.rows<SeatRow>(
       `WITH closed AS (
          UPDATE seats SET status = $2, closed_at = clock_timestamp(), updated_at = clock_timestamp()
           WHERE sponsorship_id = ANY($1::text[]) AND ${LIVE}
@@ -138,9 +144,14 @@ export class SeatsRepository {
          ON CONFLICT DO NOTHING
        )
        SELECT ${RETURNED} FROM closed`,
-      [ids, to, PROBE_WINDOW],
+      [seats.map((s) => s.sponsorshipId), to, PROBE_WINDOW],
       tx,
     );
+    await this.record(
+      tx,
+      seats.map((s) => ({ sponsorshipId: s.sponsorshipId, from: s.status, to, actor, reason })),
+    );
+    return closed;
   }
 
   async record(tx: Transaction, changes: readonly SeatChange[]): Promise<void> {
@@ -159,21 +170,13 @@ export class SeatsRepository {
     );
   }
 
-  async get(clientId: string, sponsorshipId: string): Promise<SeatRow | undefined> {
-    const rows = await this.sql.rows<SeatRow>(
-      `SELECT ${COLUMNS} FROM seats WHERE client_id = $1 AND sponsorship_id = $2`,
-      [clientId, sponsorshipId],
-    );
-    return rows[0];
-  }
-
-  async lock(tx: Transaction, clientId: string, sponsorshipId: string): Promise<SeatRow | undefined> {
-    const rows = await this.sql.rows<SeatRow>(
-      `SELECT ${COLUMNS} FROM seats WHERE client_id = $1 AND sponsorship_id = $2 FOR UPDATE`,
+  /** The partner's seat; inside `tx`, locked. */
+  async get(clientId: string, sponsorshipId: string, tx?: Transaction): Promise<SeatRow | null> {
+    return this.sql.row<SeatRow>(
+      `SELECT ${COLUMNS} FROM seats WHERE client_id = $1 AND sponsorship_id = $2${tx ? ' FOR UPDATE' : ''}`,
       [clientId, sponsorshipId],
       tx,
     );
-    return rows[0];
   }
 
   /** One page, newest first: `(invited_at, sponsorship_id)` descending, after `position`. */
@@ -255,26 +258,24 @@ export class SeatsRepository {
     tx: Transaction,
     clientId: string,
     by: { readonly userId: string } | { readonly externalRef: string },
-  ): Promise<SeatRow | undefined> {
+  ): Promise<SeatRow | null> {
     const [column, value] = 'userId' in by ? ['user_id', by.userId] : ['external_ref', by.externalRef];
-    const rows = await this.sql.rows<SeatRow>(
+    return this.sql.row<SeatRow>(
       `SELECT ${COLUMNS} FROM seats WHERE client_id = $1 AND ${column} = $2 AND status = 'active'
         ORDER BY invited_at DESC LIMIT 1 FOR UPDATE`,
       [clientId, value],
       tx,
     );
-    return rows[0];
   }
 
   /** The partner's most recent seat with this external_ref, whatever its status. */
-  async latestByRef(tx: Transaction, clientId: string, externalRef: string): Promise<SeatRow | undefined> {
-    const rows = await this.sql.rows<SeatRow>(
+  async latestByRef(tx: Transaction, clientId: string, externalRef: string): Promise<SeatRow | null> {
+    return this.sql.row<SeatRow>(
       `SELECT ${COLUMNS} FROM seats WHERE client_id = $1 AND external_ref = $2
         ORDER BY invited_at DESC LIMIT 1`,
       [clientId, externalRef],
       tx,
     );
-    return rows[0];
   }
 
   /** Every seat that ever gave this member premium, any partner, newest first. */
@@ -301,13 +302,12 @@ export class SeatsRepository {
   }
 
   /** The oldest invited seat of this e-mail (any partner), locked. */
-  async lockOldestInvited(tx: Transaction, email: string): Promise<SeatRow | undefined> {
-    const rows = await this.sql.rows<SeatRow>(
+  async lockOldestInvited(tx: Transaction, email: string): Promise<SeatRow | null> {
+    return this.sql.row<SeatRow>(
       `SELECT ${COLUMNS} FROM seats WHERE email = $1 AND status = 'invited' AND expires_at > now()
         ORDER BY invited_at, sponsorship_id LIMIT 1 FOR UPDATE SKIP LOCKED`,
       [email],
       tx,
     );
-    return rows[0];
   }
 }

@@ -67,7 +67,7 @@ export class SeatsService {
   }
 
   async get(partner: PartnerPrincipal, sponsorshipId: string): Promise<SeatResponse> {
-    const seat = isSeatId(sponsorshipId) ? await this.seats.get(partner.client_id, sponsorshipId) : undefined;
+    const seat = isSeatId(sponsorshipId) ? await this.seats.get(partner.client_id, sponsorshipId) : null;
     if (!seat) throw seatNotFound();
     return this.present(partner, seat);
   }
@@ -163,24 +163,15 @@ export class SeatsService {
   /** Idempotent: a closed seat is answered as it is. Dropping premium and cancelling go together. */
   async remove(partner: PartnerPrincipal, sponsorshipId: string): Promise<SeatResponse> {
     if (!isSeatId(sponsorshipId)) throw seatNotFound();
-    const seat = await this.cancel(partner, sponsorshipId);
-    return this.present(partner, seat);
-  }
-
-  private cancel(partner: PartnerPrincipal, sponsorshipId: string): Promise<SeatRow> {
-    return this.transactions.run(async (tx) => {
-      const seat = await this.seats.lock(tx, partner.client_id, sponsorshipId);
+    const answer = await this.transactions.run(async (tx) => {
+      const seat = await this.seats.get(partner.client_id, sponsorshipId, tx);
       if (!seat) throw seatNotFound();
       if (!LIVE_STATUSES.includes(seat.status)) return seat;
-      if (seat.status === 'active' && seat.userId) {
-        await this.entitlements.drop([{ user_id: seat.userId, sponsorship_id: sponsorshipId }]);
-      }
-      const [closed] = await this.seats.close(tx, [sponsorshipId], 'cancelled');
-      await this.seats.record(tx, [
-        { sponsorshipId, from: seat.status, to: 'cancelled', actor: partner.client_id, reason: 'removed' },
-      ]);
+      await this.entitlements.dropSeats([seat]);
+      const [closed] = await this.seats.close(tx, [seat], 'cancelled', partner.client_id, 'removed');
       return closed;
     });
+    return this.present(partner, answer);
   }
 
   /**

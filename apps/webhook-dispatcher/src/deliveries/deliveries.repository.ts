@@ -166,7 +166,7 @@ export class DeliveriesRepository {
 
   attemptsOf(deliveryId: string): Promise<LoggedAttempt[]> {
     return this.sql.rows<LoggedAttempt>(
-      `SELECT attempt, started_at AS "startedAt", duration_ms AS "durationMs", status_code AS "statusCode", error,
+      `SELECT attempt, started_at AS "startedAt", status_code AS "statusCode", duration_ms AS "durationMs", error,
               next_attempt_at AS "nextAttemptAt"
          FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt`,
       [deliveryId],

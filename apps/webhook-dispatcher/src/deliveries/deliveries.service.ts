@@ -109,15 +109,8 @@ export class DeliveriesService {
         body,
       })),
     );
-    await Promise.all(
-      pending.map((d) =>
-        this.run(
-          d,
-          1,
-          recipients.find((r) => r.client_id === d.clientId),
-        ),
-      ),
-    );
+    const recipientOf = (d: Delivery) => recipients.find((r) => r.client_id === d.clientId);
+    await Promise.all(pending.map((d) => this.run(d, 1, recipientOf(d))));
   }
 
   /** Runs the attempt a message of the delivery queue asks for, unless it already ran. */
@@ -145,7 +138,7 @@ export class DeliveriesService {
     // (its message is not acked) but never loses the retry. A retry whose attempt was never
     // recorded finds the delivery behind it and is dropped.
     if (next) {
-      await this.enqueue(retryQueue(next.delayMs), {
+      await enqueueAttempt(this.amqp, retryQueue(next.delayMs), {
         delivery_id: delivery.deliveryId,
         attempt: attempt + 1,
       });
@@ -224,9 +217,5 @@ export class DeliveriesService {
       },
     });
     return { ...outcome, final: false };
-  }
-
-  private enqueue(queue: string, message: DeliveryMessage): Promise<void> {
-    return enqueueAttempt(this.amqp, queue, message);
   }
 }

@@ -111,7 +111,7 @@ async function run(command: string, rest: readonly string[], config: Config): Pr
       const rows = await withContext(config, false, (c) =>
         c.get(DeliveryLogService).list(client, status as DeliveryStatus | undefined, limit),
       );
-      if (values.json) out(JSON.stringify(rows.map(deliveryJson), null, 2));
+      if (values.json) out(JSON.stringify(rows.map(asJson), null, 2));
       else printList(rows);
       return;
     }
@@ -120,11 +120,7 @@ async function run(command: string, rest: readonly string[], config: Config): Pr
       const detail = await withContext(config, false, (c) => c.get(DeliveryLogService).show(id));
       if (json) {
         out(
-          JSON.stringify(
-            { ...deliveryJson(detail.delivery), attempt_log: detail.attempts.map(attemptJson) },
-            null,
-            2,
-          ),
+          JSON.stringify({ ...asJson(detail.delivery), attempt_log: detail.attempts.map(asJson) }, null, 2),
         );
       } else {
         printDetail(detail.delivery, detail.attempts);
@@ -134,7 +130,7 @@ async function run(command: string, rest: readonly string[], config: Config): Pr
     case 'redeliver': {
       const { id, json } = oneId(rest);
       const redelivery = await withContext(config, true, (c) => c.get(RedeliveryService).redeliver(id));
-      if (json) out(JSON.stringify(deliveryJson(redelivery), null, 2));
+      if (json) out(JSON.stringify(asJson(redelivery), null, 2));
       else {
         out(
           `${redelivery.deliveryId} queued: event ${redelivery.eventId} to ${redelivery.clientId} again ` +
@@ -186,51 +182,36 @@ async function withContext<T>(
   );
   try {
     // Connected before any work, so that closing never races a connection still being opened.
-    if (messaging) await waitForBroker(context);
+    if (messaging) {
+      await context
+        .get(AmqpConnection)
+        .waitUntilConnected(10_000)
+        .catch((err: unknown) => {
+          throw new DeliveryLogException(
+            DeliveryLogErrorCode.BrokerUnavailable,
+            `RabbitMQ is not reachable: ${err instanceof Error ? err.message : String(err)}`,
+          );
+        });
+    }
     return await work(context);
   } finally {
     await context.close();
   }
 }
 
-async function waitForBroker(context: INestApplicationContext): Promise<void> {
-  try {
-    await context.get(AmqpConnection).waitUntilConnected(10_000);
-  } catch (err) {
-    throw new DeliveryLogException(
-      DeliveryLogErrorCode.BrokerUnavailable,
-      `RabbitMQ is not reachable: ${err instanceof Error ? err.message : String(err)}`,
-    );
-  }
-}
-
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-function deliveryJson(d: LoggedDelivery) {
-  return {
-    delivery_id: d.deliveryId,
-    event_id: d.eventId,
-    event_type: d.eventType,
-    user_id: d.userId,
-    client_id: d.clientId,
-    target_url: d.targetUrl,
-    status: d.status,
-    attempts: d.attempts,
-    created_at: iso(d.createdAt),
-    next_attempt_at: iso(d.nextAttemptAt),
-    redelivery_of: d.redeliveryOf,
-  };
-}
-
-function attemptJson(a: LoggedAttempt) {
-  return {
-    attempt: a.attempt,
-    started_at: iso(a.startedAt),
-    status_code: a.statusCode,
-    duration_ms: a.durationMs,
-    error: a.error,
-    next_attempt_at: iso(a.nextAttemptAt),
-  };
+/**
+ * A delivery or attempt as `--json` prints it: snake_case keys and ISO times, in the order the
+ * repository selects the columns.
+ */
+function asJson(row: LoggedDelivery | LoggedAttempt): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(row).map(([k, v]) => [
+      k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+      v instanceof Date ? v.toISOString() : v,
+    ]),
+  );
 }
 
 function table(header: readonly string[], rows: readonly (readonly string[])[]): void {

@@ -1,4 +1,5 @@
-import type { MonthTotals, NewSeaTimeEntry, RecentRow, RoleDays, TotalsRow } from '../sea-time.repository';
+import type { SeaTimeEntry } from '../sea-time-entry.entity';
+import type { MonthTotals, RecentRow, RoleDays, TotalsRow } from '../sea-time.repository';
 import { usToMs } from '../../records/sql-time';
 
 /** `GET /v1/me/sea-time` (docs/rules.md, Sea-time totals). */
@@ -53,7 +54,7 @@ export function toRecentResponse(row: RecentRow): RecentResponse {
   return { user_id: row.userId, record_updated_at: row.recordUpdatedAt, months: row.months };
 }
 
-export function toSeaTimeEntryResponse(entry: NewSeaTimeEntry): SeaTimeEntryResponse {
+export function toSeaTimeEntryResponse(entry: SeaTimeEntry): SeaTimeEntryResponse {
   return {
     id: entry.id,
     user_id: entry.userId,
