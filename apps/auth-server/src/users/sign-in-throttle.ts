@@ -21,30 +21,26 @@ import type { AUTH_SERVER_CONFIG } from '../config';
 export const SIGN_IN_LIMITS = {
   perAddress: { failures: 5, windowMs: 15 * 60_000 },
   perAccount: { failures: 50, windowMs: 60 * 60_000 },
-  /**
-   * Failures from one address whatever the account: stops one address guessing over many
-   * accounts (or unknown e-mails) before scrypt runs, so a flood costs a Redis call per attempt.
-   * How many is SIGN_IN_FAILURES_PER_ADDRESS.
-   */
+  // Any account (SIGN_IN_FAILURES_PER_ADDRESS of them): stops one address guessing over many
+  // accounts (or unknown e-mails) before scrypt runs, so a flood costs a Redis call per attempt.
   perAddressAnyAccount: { windowMs: 15 * 60_000 },
 } as const;
 
 /**
- * Reserves an attempt on both counters in one atomic step, so parallel guesses cannot all pass
- * the check before the first failure is recorded. A counter starts its window at its first
+ * Reserves an attempt on every counter in KEYS in one atomic step, so parallel guesses cannot all
+ * pass the check before the first failure is recorded. A counter starts its window at its first
  * attempt. A refused attempt is not counted (the window still ends on time).
- * KEYS: per-address, per-account; both carry the account digest as hash tag, so they share a
- * Redis Cluster slot and the script may touch both. ARGV: their limits and windows (ms).
- * Returns { 1 } or { 0, ms until the exhausted window(s) reopen }.
+ * ARGV: each key's limit and window (ms). Returns { 1 } or { 0, ms until the exhausted window(s)
+ * reopen }. The keys of one call must share a Redis Cluster slot (one hash tag).
  */
 const RESERVE_LUA = `
 local counts = {}
-for i = 1, 2 do
+for i = 1, #KEYS do
   counts[i] = redis.call('INCR', KEYS[i])
   if counts[i] == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[i * 2]) end
 end
 local waitMs = 0
-for i = 1, 2 do
+for i = 1, #KEYS do
   if counts[i] > tonumber(ARGV[i * 2 - 1]) then
     local ttl = redis.call('PTTL', KEYS[i])
     if ttl < 1 then
@@ -55,7 +51,7 @@ for i = 1, 2 do
   end
 end
 if waitMs == 0 then return { 1 } end
-for i = 1, 2 do redis.call('DECR', KEYS[i]) end
+for i = 1, #KEYS do redis.call('DECR', KEYS[i]) end
 return { 0, waitMs }
 `;
 
@@ -71,25 +67,6 @@ if redis.call('EXISTS', KEYS[2]) == 1 and tonumber(redis.call('GET', KEYS[2])) >
   redis.call('DECR', KEYS[2])
 end
 return 1
-`;
-
-/**
- * The per-address bucket across accounts, one key (`signin-address:{<address>}`) in a call of its
- * own: it cannot share a hash tag with the account's two keys, so it cannot join their script on
- * a Redis Cluster. It is reserved first; an attempt the account script then refuses gives it back.
- * ARGV: limit, window (ms). Returns { 1 } or { 0, ms until the window reopens }.
- */
-const RESERVE_ADDRESS_LUA = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-if count <= tonumber(ARGV[1]) then return { 1 } end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 1 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  ttl = tonumber(ARGV[2])
-end
-redis.call('DECR', KEYS[1])
-return { 0, ttl }
 `;
 
 /** Gives one reservation of the address bucket back (a success, or an attempt refused later). */
@@ -154,8 +131,10 @@ export class SignInThrottle {
       );
     let reply: unknown;
     try {
+      // The bucket across accounts cannot share the account keys' hash tag, so it is reserved in a
+      // call of its own, first; an attempt the account's counters then refuse gives it back.
       const byAddress = (await this.redis.eval(
-        RESERVE_ADDRESS_LUA,
+        RESERVE_LUA,
         1,
         addressKey,
         this.config.SIGN_IN_FAILURES_PER_ADDRESS,
@@ -185,7 +164,6 @@ export class SignInThrottle {
     }
     return {
       admitted: true,
-      // Best effort: a reservation not given back only counts as one failure until its window ends.
       // The address bucket only loses this attempt: one known password does not reset a flood.
       succeeded: async () => {
         await Promise.all([
