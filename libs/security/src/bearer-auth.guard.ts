@@ -3,7 +3,7 @@ import { AuthGuard } from '@nestjs/passport';
 import { ApiProblem } from '@svc/platform';
 import { unauthenticatedProblem, type RequestCredentials } from './bearer-challenge';
 import type { BearerAuthenticateOptions } from './bearer.strategy';
-import { FailedAuthLimiter } from './failed-auth-limiter';
+import { FailedAuthLimiter, type FailedAuthKind } from './failed-auth-limiter';
 import type { Principal } from './principal';
 import { TokenAuthenticator } from './token-authenticator';
 
@@ -50,23 +50,18 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
   }
 }
 
-/**
- * Runs an authenticating guard under the failed-authentication limit: refused first when the
- * address is over it, counted when the guard answers 401.
- */
-export async function limitFailures(
+/** Runs an authenticating guard under the failed-authentication limit, where every 401 counts. */
+export function limitFailures(
   failures: FailedAuthLimiter | undefined,
-  kind: 'bearer' | 'client',
+  kind: FailedAuthKind,
   context: ExecutionContext,
   authenticate: () => Promise<boolean>,
 ): Promise<boolean> {
   if (!failures) return authenticate();
-  const address = failures.addressOf(context.switchToHttp().getRequest());
-  failures.check(kind, address);
-  try {
-    return await authenticate();
-  } catch (err) {
-    if (err instanceof ApiProblem && err.status === 401) await failures.recordFailure(kind, address);
-    throw err;
-  }
+  return failures.limit(
+    kind,
+    context.switchToHttp().getRequest(),
+    authenticate,
+    (err) => err instanceof ApiProblem && err.status === 401,
+  );
 }

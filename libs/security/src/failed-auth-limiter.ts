@@ -31,22 +31,12 @@ export type FailedAuthConfig = ConfigOf<typeof FAILED_AUTH_CONFIG>;
 /** The config of an app that spread FAILED_AUTH_CONFIG into its spec, else the defaults of its APP_ENV. */
 export function failedAuthConfigOf(appConfig: object): FailedAuthConfig {
   const config = appConfig as Partial<FailedAuthConfig> & { APP_ENV?: AppEnv };
-  if (
-    config.AUTH_FAILURES_PER_ADDRESS !== undefined &&
-    config.CLIENT_AUTH_FAILURES_PER_ADDRESS !== undefined &&
-    config.AUTH_FAILURE_WINDOW !== undefined
-  ) {
-    return config as FailedAuthConfig;
-  }
+  const keys = Object.keys(FAILED_AUTH_CONFIG) as (keyof FailedAuthConfig)[];
+  if (keys.every((key) => config[key] !== undefined)) return config as FailedAuthConfig;
   const appEnv = config.APP_ENV ?? 'production';
-  return {
-    AUTH_FAILURES_PER_ADDRESS: FAILED_AUTH_CONFIG.AUTH_FAILURES_PER_ADDRESS.parse(undefined, appEnv),
-    CLIENT_AUTH_FAILURES_PER_ADDRESS: FAILED_AUTH_CONFIG.CLIENT_AUTH_FAILURES_PER_ADDRESS.parse(
-      undefined,
-      appEnv,
-    ),
-    AUTH_FAILURE_WINDOW: FAILED_AUTH_CONFIG.AUTH_FAILURE_WINDOW.parse(undefined, appEnv),
-  };
+  return Object.fromEntries(
+    keys.map((key) => [key, FAILED_AUTH_CONFIG[key].parse(undefined, appEnv)]),
+  ) as FailedAuthConfig;
 }
 
 /** Bearer tokens, or a partner's client credentials (Basic or client_secret_post). */
@@ -113,9 +103,24 @@ export class FailedAuthLimiter {
     if (!(this.windowMs >= 1000)) throw new Error('AUTH_FAILURE_WINDOW must be at least 1s');
   }
 
-  /** The request's client address (see clientAddress). */
-  addressOf(request: Parameters<typeof clientAddress>[0]): string | undefined {
-    return clientAddress(request);
+  /**
+   * Runs `authenticate` under the limit: refused first when the request's address is over it,
+   * counted when it throws what `isFailure` calls a failed authentication.
+   */
+  async limit<T>(
+    kind: FailedAuthKind,
+    request: Parameters<typeof clientAddress>[0],
+    authenticate: () => Promise<T>,
+    isFailure: (err: unknown) => boolean,
+  ): Promise<T> {
+    const address = clientAddress(request);
+    this.check(kind, address);
+    try {
+      return await authenticate();
+    } catch (err) {
+      if (isFailure(err)) await this.recordFailure(kind, address);
+      throw err;
+    }
   }
 
   /** Throws 429 `rate_limit_exceeded` (with Retry-After) for an address over its limit. */

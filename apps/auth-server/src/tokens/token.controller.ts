@@ -20,17 +20,13 @@ export class TokenController {
    * is refused (429, RFC 6749 shape) before the form's credentials are looked up, and every
    * `invalid_client` counts against it.
    */
-  private async authenticateClient(request: FastifyRequest, form: OAuthForm): Promise<PartnerEntity> {
-    const address = this.failures.addressOf(request);
-    this.failures.check('client', address);
-    try {
-      return await this.partners.authenticate(readClientCredentials(request.headers.authorization, form));
-    } catch (err) {
-      if (err instanceof OAuthException && err.code === 'invalid_client') {
-        await this.failures.recordFailure('client', address);
-      }
-      throw err;
-    }
+  private authenticateClient(request: FastifyRequest, form: OAuthForm): Promise<PartnerEntity> {
+    return this.failures.limit(
+      'client',
+      request,
+      () => this.partners.authenticate(readClientCredentials(request.headers.authorization, form)),
+      (err) => err instanceof OAuthException && err.code === 'invalid_client',
+    );
   }
 
   /** RFC 6749 §3.2. Token responses must not be cached (§5.1). */
