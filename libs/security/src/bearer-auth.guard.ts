@@ -8,13 +8,9 @@ import type { Principal } from './principal';
 import { TokenAuthenticator } from './token-authenticator';
 
 /**
- * Lets a request through with a live access token in `Authorization: Bearer …` and puts its
- * Principal on the request (`@Principal()`). Otherwise 401 `invalid_token` with the RFC 6750 §3.1
- * challenge; an unavailable auth-server is 503 `service_unavailable` (fail closed).
- *
- * A client address with too many failed authentications is refused with 429 before the token is
- * looked at, and every 401 counts against it (FailedAuthLimiter; SecurityModule provides it, unit
- * tests may leave it out).
+ * A live access token in `Authorization: Bearer …` puts its Principal on the request; otherwise
+ * 401 with the RFC 6750 §3.1 challenge, or 503 when auth-server is unavailable (fail closed).
+ * Every 401 counts against the address's failed-authentication limit.
  */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard('bearer') {
