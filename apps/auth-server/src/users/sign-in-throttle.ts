@@ -13,10 +13,9 @@ import type { Logger } from 'pino';
 import type { AUTH_SERVER_CONFIG } from '../config';
 
 /**
- * Failed sign-ins an account may have from one address, and from everywhere, before further
- * attempts are refused without the password being checked. Per address it stops one guesser
- * quickly; per account it bounds guessing spread over many addresses (at the price that such an
- * attack can hold the account's sign-in shut for a window at a time).
+ * Failed sign-ins an account may have from one address (stops one guesser quickly) and from
+ * everywhere (bounds guessing spread over many addresses, at the price of holding the account's
+ * sign-in shut for a window) before attempts are refused unchecked.
  */
 export const SIGN_IN_LIMITS = {
   perAddress: { failures: 5, windowMs: 15 * 60_000 },
@@ -56,10 +55,9 @@ return { 0, waitMs }
 `;
 
 /**
- * A successful attempt gives its reservation back: the per-address counter is cleared (whoever
- * knows the password is no guesser there), the per-account one only loses this attempt, so a
- * distributed guess is not reset by the member signing in. A counter that expired meanwhile is
- * left alone (DECR would create it without a window).
+ * A success clears the per-address counter (whoever knows the password is no guesser there) and
+ * gives only its own attempt back to the per-account one, which a distributed guess shares. An
+ * expired counter is left alone (DECR would create it without a window).
  */
 const SUCCEEDED_LUA = `
 redis.call('DEL', KEYS[1])
@@ -69,7 +67,6 @@ end
 return 1
 `;
 
-/** Gives one reservation of the address bucket back (a success, or an attempt refused later). */
 const RELEASE_ADDRESS_LUA = `
 if redis.call('EXISTS', KEYS[1]) == 1 and tonumber(redis.call('GET', KEYS[1])) > 0 then
   redis.call('DECR', KEYS[1])
@@ -99,15 +96,12 @@ export function signInKeys(account: string, clientIp: string | undefined): [stri
 }
 
 /**
- * Sign-in throttling for crew members (the consent UI's /login), in Redis so every replica
- * counts together. Keys hold a digest of the normalised e-mail, never the address itself; an
- * unknown e-mail is counted like a known one, so refusals say nothing about which accounts exist.
+ * Sign-in throttling for crew members, in Redis so every replica counts together. Keys hold a
+ * digest of the normalised e-mail; an unknown e-mail counts like a known one, so refusals say
+ * nothing about which accounts exist.
  *
- * Redis unavailable (down, failing over) or refusing the script: the attempt fails closed with
- * SignInThrottleUnavailableError, which consent-ui shows as a 503 "try again" page. Admitting
- * unthrottled would hand a guesser unlimited attempts for as long as Redis can be kept away;
- * members who cannot sign in for the seconds of a failover retry, and the partner API (the
- * reason to sign in) answers 503 then anyway.
+ * Redis unavailable: fail closed (503 "try again"). Admitting unthrottled would hand a guesser
+ * unlimited attempts for as long as Redis can be kept away.
  */
 @Injectable()
 export class SignInThrottle {
