@@ -102,18 +102,14 @@ export class TokensService implements Introspector {
 
   /**
    * refresh_token grant (RFC 6749 §6): rotation on every use, with reuse detection (RFC 9700
-   * §4.14.2). Everything runs under the family lock (the pairs of one code), on any number of
-   * replicas:
-   * - a live token: its pair is replaced by a new one in the same transaction;
-   * - the immediately previous token (its successor pair still live, i.e. unused) arriving less
-   *   than REFRESH_RACE_WINDOW_MS after its rotation, or any token read live before the family
-   *   lock and found rotated after it: a lost race, `invalid_grant`, nothing else changes (of
-   *   concurrent refreshes with one token exactly one wins, and the winner's pair stays valid);
-   * - the immediately previous token later, within REFRESH_TOKEN_REUSE_GRACE_SECONDS of its
-   *   rotation (a client that lost the response): the successor pair is revoked ("superseded")
-   *   and a new one issued;
-   * - any other rotated or superseded token: reuse; the whole family is revoked and tombstoned,
-   *   and the answer is `invalid_grant`.
+   * §4.14.2), under the family lock (the pairs of one code):
+   * - a live token: its pair is replaced by a new one;
+   * - the previous token (its successor unused) within REFRESH_RACE_WINDOW_MS of its rotation, or
+   *   a token read live before the lock and rotated after it: a lost race, `invalid_grant`, the
+   *   winner's pair stays valid;
+   * - the previous token later, within REFRESH_TOKEN_REUSE_GRACE_SECONDS (a lost response): the
+   *   successor is superseded and a new pair issued;
+   * - any other rotated or superseded token: reuse; the whole family is revoked.
    */
   async refresh(
     client: PartnerEntity,
@@ -148,9 +144,7 @@ export class TokensService implements Introspector {
           ? successor
           : null;
       const rotatedAt = pair.revokedAt.getTime();
-      // The previous token sent again within the race window of its rotation is one of several
-      // concurrent requests with one token (the connection may just have been accepted later):
-      // it lost the race, and the winner's pair stays valid.
+      // Concurrent with the rotation (its connection may just have been accepted later): a lost race.
       if (successorLive && arrivedAt.getTime() < rotatedAt + REFRESH_RACE_WINDOW_MS) {
         return failed(UNUSABLE);
       }
@@ -197,10 +191,9 @@ export class TokensService implements Introspector {
   }
 
   /**
-   * Disconnect: the consent ends (`user.consent.revoked` to the outbox) and every token of that
-   * partner for that member is revoked in the same transaction, tombstoned before it commits. The
-   * consent row is locked first, so a refresh racing this either finishes before (and its new pair
-   * is revoked here) or starts after (and finds no consent).
+   * The consent ends and every token of that partner for that member is revoked in the same
+   * transaction. The consent row is locked first, so a racing refresh either finishes before (its
+   * new pair is revoked here) or starts after (and finds no consent).
    */
   async disconnect(userId: string, clientId: string): Promise<boolean> {
     return this.transactions.run(async (tx) => {
@@ -210,10 +203,7 @@ export class TokensService implements Introspector {
     });
   }
 
-  /**
-   * Suspends (or reinstates) a partner. Suspension ends every live token of the partner at once:
-   * tombstones go to the introspection cache before the change commits.
-   */
+  /** Suspension ends every live token of the partner at once. */
   async setPartnerSuspended(clientId: string, suspended: boolean): Promise<number> {
     return this.transactions.run(async (tx) => {
       await this.partners.setSuspended(tx, clientId, suspended);
@@ -305,11 +295,7 @@ export class TokensService implements Introspector {
   }
 }
 
-/**
- * Requests with one refresh token arriving this soon after its rotation are taken as concurrent
- * with it (a race), not as a retry after a lost response. A client that retries faster than this
- * gets invalid_grant and its family stays as it was.
- */
+/** A refresh token arriving this soon after its rotation raced it; it is no retry after a lost response. */
 export const REFRESH_RACE_WINDOW_MS = 1000;
 
 const UNUSABLE = 'The refresh token is unknown, revoked or expired.';
