@@ -21,26 +21,15 @@ export function pkceChallenge(verifier: string): string {
 export const DEFAULT_PASSWORD_HASH_COST = 17;
 /** 2^18 is 256 MiB a hash: beyond that one sign-in could take a replica's memory. */
 export const MAX_PASSWORD_HASH_COST = 18;
-const SCRYPT_R = 8;
-const SCRYPT_P = 1;
 const KEY_LENGTH = 32;
 
-export interface ScryptParams {
-  readonly N: number;
-  readonly r: number;
-  readonly p: number;
-}
+type ScryptParams = { readonly N: number; readonly r: number; readonly p: number };
 
 export function scryptParams(cost: number): ScryptParams {
   if (!Number.isInteger(cost) || cost < 1 || cost > MAX_PASSWORD_HASH_COST) {
     throw new Error(`password hash cost must be an integer from 1 to ${MAX_PASSWORD_HASH_COST}`);
   }
-  return { N: 2 ** cost, r: SCRYPT_R, p: SCRYPT_P };
-}
-
-/** scrypt needs 128 * N * r bytes, over Node's default `maxmem`; twice that leaves OpenSSL room. */
-function maxmemFor(params: ScryptParams): number {
-  return 2 * 128 * params.N * params.r * params.p;
+  return { N: 2 ** cost, r: 8, p: 1 };
 }
 
 /**
@@ -102,8 +91,13 @@ export class PasswordHasher {
     return this.slots.run(
       () =>
         new Promise((resolve, reject) =>
-          scrypt(password, salt, KEY_LENGTH, { ...params, maxmem: maxmemFor(params) }, (err, key) =>
-            err ? reject(err) : resolve(key),
+          // scrypt needs 128 * N * r bytes, over Node's default `maxmem`; twice that leaves OpenSSL room.
+          scrypt(
+            password,
+            salt,
+            KEY_LENGTH,
+            { ...params, maxmem: 2 * 128 * params.N * params.r * params.p },
+            (err, key) => (err ? reject(err) : resolve(key)),
           ),
         ),
       fairnessKey,
