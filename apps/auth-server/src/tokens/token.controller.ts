@@ -15,11 +15,7 @@ export class TokenController {
     private readonly failures: FailedAuthLimiter,
   ) {}
 
-  /**
-   * Client authentication under the failed-authentication limit per address: an address over it
-   * is refused (429, RFC 6749 shape) before the form's credentials are looked up, and every
-   * `invalid_client` counts against it.
-   */
+  /** Under the failed-authentication limit per address, where every `invalid_client` counts. */
   private authenticateClient(request: FastifyRequest, form: OAuthForm): Promise<PartnerEntity> {
     return this.failures.limit(
       'client',
