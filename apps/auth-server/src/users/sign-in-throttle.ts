@@ -117,12 +117,8 @@ export class SignInThrottle {
     const keys = signInKeys(account, clientIp);
     const addressKey = signInAddressKey(clientIp);
     const { perAddress, perAccount, perAddressAnyAccount } = SIGN_IN_LIMITS;
-    const releaseAddress = () =>
-      // Best effort: a reservation not given back only counts as one failure until its window ends.
-      this.redis.eval(RELEASE_ADDRESS_LUA, 1, addressKey).then(
-        () => undefined,
-        () => undefined,
-      );
+    // Best effort: a reservation not given back only counts as one failure until its window ends.
+    const releaseAddress = () => this.redis.eval(RELEASE_ADDRESS_LUA, 1, addressKey).catch(() => undefined);
     let reply: unknown;
     try {
       // The bucket across accounts cannot share the account keys' hash tag, so it is reserved in a
