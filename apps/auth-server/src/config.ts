@@ -17,11 +17,7 @@ import { DEFAULT_PASSWORD_HASH_COST, MAX_PASSWORD_HASH_COST } from './crypto/sec
 /** The lowest cost the sandbox accepts (the test system's, to keep the suites fast). */
 export const MIN_SANDBOX_PASSWORD_HASH_COST = 10;
 
-/**
- * `PASSWORD_HASH_COST`: log2 of scrypt's N for new password hashes. Production refuses anything
- * below the default (2^17, OWASP's minimum), so a copied test setting can never weaken it; the
- * sandbox accepts less for test runs.
- */
+/** Production refuses less than the default (OWASP's minimum), so a copied test setting cannot weaken it. */
 function passwordHashCostVar(): VarSpec<number> {
   const spec = int('log2 of scrypt N for password hashes (r=8, p=1)', {
     default: String(DEFAULT_PASSWORD_HASH_COST),

@@ -9,9 +9,8 @@ import {
 } from '@svc/platform';
 
 /**
- * `SESSION_COOKIE_SECURE`: `true` or `false`; unset means "derive it". Production refuses
- * `false`: session cookies are Secure outside local development (docs/rules.md, OAuth), since a
- * session cookie that ever travels over plain HTTP can be read on the network and replayed.
+ * `SESSION_COOKIE_SECURE`; unset means "derive it". Production refuses `false` (docs/rules.md,
+ * OAuth): a cookie that travels over plain HTTP can be read and replayed.
  */
 function sessionCookieSecureVar(): VarSpec<boolean | undefined> {
   return {
@@ -42,10 +41,7 @@ export const CONSENT_UI_CONFIG = {
 
 export type ConsentUiConfig = ConfigOf<typeof CONSENT_UI_CONFIG>;
 
-/**
- * Whether cookies carry `Secure`. In a local sandbox served over http://localhost a Secure cookie
- * would be pointless at best, so there it follows PUBLIC_BASE_URL; production is always Secure.
- */
+/** Production is always Secure; a sandbox follows PUBLIC_BASE_URL (http://localhost cannot be). */
 export function sessionCookieSecure(
   config: Pick<ConsentUiConfig, 'APP_ENV' | 'PUBLIC_BASE_URL' | 'SESSION_COOKIE_SECURE'>,
 ): boolean {

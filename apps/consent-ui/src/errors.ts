@@ -5,10 +5,8 @@ import { ConnectionsException } from './connections/connections.exception';
 import { SessionException } from './sessions/sessions.exception';
 
 /**
- * consent-ui's feature exceptions, classified for the platform's error filter (status, and "not a
- * bug", so they are not logged as errors). The browser never sees the Problem: the HTML
- * renderer (views/error-page.view.ts) turns the classification into a page, so a code here only
- * picks the status (`insufficient_scope` for the 403s of a missing session or CSRF token).
+ * consent-ui's feature exceptions for the platform's error filter. The browser only sees the page
+ * of views/error-page.view.ts, so a code here just picks the status.
  */
 export function mapConsentUiError(error: unknown): ApiProblem | undefined {
   if (error instanceof SessionException) {
@@ -45,11 +43,7 @@ export function mapConsentUiError(error: unknown): ApiProblem | undefined {
 
 const TEMPORARILY_UNAVAILABLE: AuthRpcError = 'temporarily_unavailable';
 
-/**
- * auth-server answered, but with `temporarily_unavailable` (its database or cache could not do
- * the work right now): a reason to retry, not a bug. The code may come as a string or as a field
- * of the error object, so any mention counts.
- */
+/** auth-server answered `temporarily_unavailable` (as a string or a field: any mention counts). */
 export function isTemporarilyUnavailable(error: unknown): boolean {
   if (!(error instanceof RpcRemoteError)) return false;
   const remote = error.remote;

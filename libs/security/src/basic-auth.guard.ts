@@ -18,11 +18,8 @@ export function badPartnerCredentialsProblem(): ApiProblem {
 }
 
 /**
- * Lets a request through with a partner's valid client credentials in `Authorization: Basic …`
- * and puts the partner on the request (`@Partner()`, and `client_id` for the rate limiter).
- * Otherwise 401 `invalid_token` with `WWW-Authenticate: Basic realm="partners"` (docs/rules.md);
- * an unavailable auth-server is 503 (fail closed). An address with too many failed client
- * authentications is refused with 429 before the credentials are checked (FailedAuthLimiter).
+ * A partner's valid credentials in `Authorization: Basic …` put it on the request; otherwise 401
+ * `invalid_token` with the Basic challenge (docs/rules.md), or 503 when auth-server is unavailable.
  */
 @Injectable()
 export class BasicAuthGuard extends AuthGuard('basic') {

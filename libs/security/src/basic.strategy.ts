@@ -34,9 +34,8 @@ export function isWellFormedBasic(authorization: string): boolean {
 }
 
 /**
- * passport-http's Basic strategy, registered with passport as `basic`: username `client_id`,
- * password `client_secret` (docs/rules.md, Authentication). Stateless like BearerStrategy: the
- * verifier comes per request from the app's BasicAuthGuard.
+ * passport-http's Basic strategy as `basic`: `client_id:client_secret` (docs/rules.md,
+ * Authentication). Stateless like BearerStrategy.
  */
 @Injectable()
 export class BasicStrategy extends PassportStrategy(PassportBasicStrategy, 'basic') {

@@ -3,18 +3,14 @@ import { AuthGuard } from '@nestjs/passport';
 import { ApiProblem } from '@svc/platform';
 import { unauthenticatedProblem, type RequestCredentials } from './bearer-challenge';
 import type { BearerAuthenticateOptions } from './bearer.strategy';
-import { FailedAuthLimiter } from './failed-auth-limiter';
+import { FailedAuthLimiter, type FailedAuthKind } from './failed-auth-limiter';
 import type { Principal } from './principal';
 import { TokenAuthenticator } from './token-authenticator';
 
 /**
- * Lets a request through with a live access token in `Authorization: Bearer …` and puts its
- * Principal on the request (`@Principal()`). Otherwise 401 `invalid_token` with the RFC 6750 §3.1
- * challenge; an unavailable auth-server is 503 `service_unavailable` (fail closed).
- *
- * A client address with too many failed authentications is refused with 429 before the token is
- * looked at, and every 401 counts against it (FailedAuthLimiter; SecurityModule provides it, unit
- * tests may leave it out).
+ * A live access token in `Authorization: Bearer …` puts its Principal on the request; otherwise
+ * 401 with the RFC 6750 §3.1 challenge, or 503 when auth-server is unavailable (fail closed).
+ * Every 401 counts against the address's failed-authentication limit.
  */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard('bearer') {
@@ -50,23 +46,18 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
   }
 }
 
-/**
- * Runs an authenticating guard under the failed-authentication limit: refused first when the
- * address is over it, counted when the guard answers 401.
- */
-export async function limitFailures(
+/** Runs an authenticating guard under the failed-authentication limit, where every 401 counts. */
+export function limitFailures(
   failures: FailedAuthLimiter | undefined,
-  kind: 'bearer' | 'client',
+  kind: FailedAuthKind,
   context: ExecutionContext,
   authenticate: () => Promise<boolean>,
 ): Promise<boolean> {
   if (!failures) return authenticate();
-  const address = failures.addressOf(context.switchToHttp().getRequest());
-  failures.check(kind, address);
-  try {
-    return await authenticate();
-  } catch (err) {
-    if (err instanceof ApiProblem && err.status === 401) await failures.recordFailure(kind, address);
-    throw err;
-  }
+  return failures.limit(
+    kind,
+    context.switchToHttp().getRequest(),
+    authenticate,
+    (err) => err instanceof ApiProblem && err.status === 401,
+  );
 }

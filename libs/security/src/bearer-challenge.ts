@@ -1,9 +1,8 @@
 import { ApiProblem } from '@svc/platform';
 
 /**
- * The 401 and 403 answers of a bearer-protected endpoint (RFC 6750 §3, docs/rules.md "Errors and
- * auth on resource endpoints"). The challenge carries no realm and no error_description: the
- * Problem body explains, the header stays the exact shape partners are told to expect.
+ * RFC 6750 §3, docs/rules.md "Errors and auth on resource endpoints": no realm and no
+ * error_description, the exact header shape partners are told to expect.
  */
 export const BEARER_CHALLENGE = 'Bearer';
 export const INVALID_TOKEN_CHALLENGE = 'Bearer error="invalid_token"';
@@ -29,10 +28,8 @@ export function sentBearerCredentials(request: RequestCredentials): boolean {
 }
 
 /**
- * 401 `invalid_token`. RFC 6750 §3.1: a request that carries no bearer credentials, or tries an
- * unsupported method (another scheme, or `access_token` in the query or body, which this service
- * does not accept), gets a challenge without an error code; one whose bearer token is malformed,
- * unknown, expired or revoked gets `error="invalid_token"`.
+ * RFC 6750 §3.1: no bearer credentials (or an unsupported method) get a challenge without an
+ * error code; a bad bearer token gets `error="invalid_token"`.
  */
 export function unauthenticatedProblem(request: RequestCredentials): ApiProblem {
   if (sentBearerCredentials(request)) {

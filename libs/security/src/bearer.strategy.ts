@@ -18,14 +18,11 @@ interface HeaderOnlyRequest {
 /**
  * passport-http-bearer, registered with passport as `bearer`.
  *
- * Header only: the strategy is shown the `Authorization` header and nothing else, so the
- * `access_token` query and form-body methods of RFC 6750 §2.2/§2.3 are never accepted. A token in
- * a URL ends up in logs, browser history and Referer headers (RFC 6750 §5.3; RFC 9700 and OAuth 2.1
- * drop the query method), and no partner needs either form.
+ * Header only: the `access_token` query and form-body methods of RFC 6750 §2.2/§2.3 are never
+ * accepted, since a token in a URL ends up in logs, history and Referer headers (§5.3).
  *
- * Stateless on purpose: passport's strategy registry is one per process, so the authenticator is
- * not captured here but passed per request by the app's own BearerAuthGuard. Two Nest apps in one
- * process (tests; auth-server next to a resource app) each keep their own cache and introspector.
+ * Stateless: passport's strategy registry is one per process, so the authenticator comes per
+ * request from each app's BearerAuthGuard (two Nest apps may share a process).
  */
 @Injectable()
 export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {

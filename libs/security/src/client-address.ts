@@ -1,10 +1,6 @@
 /**
- * The client's address as the gateway saw it: the last `X-Forwarded-For` entry, the one nginx
- * appended (`$proxy_add_x_forwarded_for` of its `$remote_addr`, which is the real client behind
- * the load balancers listed in GATEWAY_TRUSTED_PROXIES). Entries before it are whatever the
- * client sent, so a client cannot choose its own address by sending the header. Without the
- * header (no gateway in front), the socket's peer. The apps are reachable only through the
- * gateway; Fastify's `request.ip` is not used, because with `trustProxy` it is the first entry.
+ * The last `X-Forwarded-For` entry, the one nginx appended: earlier ones are whatever the client
+ * sent (and Fastify's `request.ip` is the first). Without the header, the socket's peer.
  */
 export function clientAddress(request: {
   readonly headers: { readonly [name: string]: string | string[] | undefined };

@@ -3,14 +3,9 @@ import type { Logger } from 'pino';
 import { clientAddress } from './client-address';
 
 /**
- * Failed authentications one client address may make in a window before its requests are
- * refused with 429, whatever credentials they carry: bearer tokens (`/v1/*`, `/oauth/userinfo`)
- * and client credentials (HTTP Basic on `/v1/partners/*`, client authentication at
- * `/oauth/token` and `/oauth/revoke`). Only failures count; a refused request is not counted.
- *
- * Production is strict; the sandbox is generous, because a partner's automated test suite (or a
- * conformance checker) runs from one address, thousands of requests a minute, hundreds of them
- * with bad tokens or secrets on purpose, and must never be refused.
+ * Failed authentications (bearer tokens, or client credentials) one client address may make in a
+ * window before its requests get 429. The sandbox is generous: a partner's test suite runs from
+ * one address, with bad tokens or secrets on purpose, and must never be refused.
  */
 export const FAILED_AUTH_CONFIG = {
   AUTH_FAILURES_PER_ADDRESS: int(
@@ -31,22 +26,12 @@ export type FailedAuthConfig = ConfigOf<typeof FAILED_AUTH_CONFIG>;
 /** The config of an app that spread FAILED_AUTH_CONFIG into its spec, else the defaults of its APP_ENV. */
 export function failedAuthConfigOf(appConfig: object): FailedAuthConfig {
   const config = appConfig as Partial<FailedAuthConfig> & { APP_ENV?: AppEnv };
-  if (
-    config.AUTH_FAILURES_PER_ADDRESS !== undefined &&
-    config.CLIENT_AUTH_FAILURES_PER_ADDRESS !== undefined &&
-    config.AUTH_FAILURE_WINDOW !== undefined
-  ) {
-    return config as FailedAuthConfig;
-  }
+  const keys = Object.keys(FAILED_AUTH_CONFIG) as (keyof FailedAuthConfig)[];
+  if (keys.every((key) => config[key] !== undefined)) return config as FailedAuthConfig;
   const appEnv = config.APP_ENV ?? 'production';
-  return {
-    AUTH_FAILURES_PER_ADDRESS: FAILED_AUTH_CONFIG.AUTH_FAILURES_PER_ADDRESS.parse(undefined, appEnv),
-    CLIENT_AUTH_FAILURES_PER_ADDRESS: FAILED_AUTH_CONFIG.CLIENT_AUTH_FAILURES_PER_ADDRESS.parse(
-      undefined,
-      appEnv,
-    ),
-    AUTH_FAILURE_WINDOW: FAILED_AUTH_CONFIG.AUTH_FAILURE_WINDOW.parse(undefined, appEnv),
-  };
+  return Object.fromEntries(
+    keys.map((key) => [key, FAILED_AUTH_CONFIG[key].parse(undefined, appEnv)]),
+  ) as FailedAuthConfig;
 }
 
 /** Bearer tokens, or a partner's client credentials (Basic or client_secret_post). */
@@ -57,10 +42,7 @@ export function failedAuthKey(kind: FailedAuthKind, address: string | undefined)
   return `authfail:{${address ?? 'unknown'}}:${kind}`;
 }
 
-/**
- * Counts one failure; the window starts at the first. ARGV: window (ms).
- * Returns { failures in the window, ms until it ends }.
- */
+/** Counts one failure; the window (ARGV, ms) starts at the first. Returns { count, ms left }. */
 const RECORD_FAILURE_LUA = `
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
@@ -77,21 +59,14 @@ const MAX_REMEMBERED = 10_000;
 const WARN_EVERY_MS = 60_000;
 
 /**
- * The failed-authentication limit per client address, shared by every replica through Redis (the
- * limiter's connection, `authfail:{<address>}:<kind>`).
+ * The failed-authentication limit per client address, counted in Redis by every replica.
  *
- * Checked before any expensive work (introspection, a database lookup, the RPC to auth-server)
- * and without a Redis call: a replica refuses an address it has itself seen go over the limit,
- * until the window ends. Each failure is counted in Redis and the count comes back with the
- * window's end, so a replica learns of an exhausted window at its first failure from that
- * address; across n replicas an address gets at most n - 1 more failures than the limit (plus
- * those in flight at once), and requests that authenticate cost nothing extra.
+ * Checked without a Redis call, before any expensive work: a replica refuses an address it has
+ * itself seen go over the limit, until the window ends (across n replicas at most n - 1 failures
+ * more), so requests that authenticate cost nothing extra.
  *
- * Redis unavailable: fail open (the failure is not counted; addresses already refused stay
- * refused). Unlike the per-client rate limits, this is no promise to anyone; the credentials are
- * still checked on every request, so failing open only loses the throttle for as long as Redis is
- * away, whereas failing closed would turn every mistyped token into a 503 and make Redis a
- * dependency of every 401.
+ * Redis unavailable: fail open. The credentials are still checked on every request; failing
+ * closed would turn every mistyped token into a 503.
  */
 export class FailedAuthLimiter {
   private readonly refusedUntil = new Map<string, number>();
@@ -113,9 +88,24 @@ export class FailedAuthLimiter {
     if (!(this.windowMs >= 1000)) throw new Error('AUTH_FAILURE_WINDOW must be at least 1s');
   }
 
-  /** The request's client address (see clientAddress). */
-  addressOf(request: Parameters<typeof clientAddress>[0]): string | undefined {
-    return clientAddress(request);
+  /**
+   * Runs `authenticate` under the limit: refused first when the request's address is over it,
+   * counted when it throws what `isFailure` calls a failed authentication.
+   */
+  async limit<T>(
+    kind: FailedAuthKind,
+    request: Parameters<typeof clientAddress>[0],
+    authenticate: () => Promise<T>,
+    isFailure: (err: unknown) => boolean,
+  ): Promise<T> {
+    const address = clientAddress(request);
+    this.check(kind, address);
+    try {
+      return await authenticate();
+    } catch (err) {
+      if (isFailure(err)) await this.recordFailure(kind, address);
+      throw err;
+    }
   }
 
   /** Throws 429 `rate_limit_exceeded` (with Retry-After) for an address over its limit. */

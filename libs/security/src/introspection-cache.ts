@@ -10,10 +10,7 @@ import {
 import { DependencyUnavailableError, REDIS, REDIS_CACHE, type RedisClient } from '@svc/platform';
 import Redis from 'ioredis';
 
-/**
- * Redis did not answer, or did not confirm a write. A DependencyUnavailableError, so that if it
- * ever reaches the Problem filter it is a 503 (retry), never a 500 or a silent success.
- */
+/** Redis did not answer or confirm a write: a 503 (retry) if it reaches the Problem filter. */
 export class IntrospectionCacheUnavailableError extends DependencyUnavailableError {
   constructor(cause?: unknown) {
     super('redis (introspection cache)', cause);
@@ -30,9 +27,8 @@ const TOMBSTONE_BATCH = 500;
 const INACTIVE: CachedIntrospection = { active: false };
 
 /**
- * How long an answer may stay cached: an active token at most INTROSPECTION_CACHE_MAX_TTL_SECONDS
- * and never (rounded down) past its own expiry, but at least 1 s, which Redis requires; an
- * inactive answer the full maximum. The reader checks `expires_at` on every hit anyway.
+ * An active answer is cached at most INTROSPECTION_CACHE_MAX_TTL_SECONDS and never past its
+ * expiry, but at least the 1 s Redis requires; an inactive one the full maximum.
  */
 export function introspectionTtlSeconds(answer: CachedIntrospection, nowMs: number): number {
   if (!answer.active) return INTROSPECTION_CACHE_MAX_TTL_SECONDS;
@@ -42,11 +38,9 @@ export function introspectionTtlSeconds(answer: CachedIntrospection, nowMs: numb
 }
 
 /**
- * The Redis side of the introspection cache protocol (`libs/contracts/src/introspection.ts`).
- * Answers live in the cache Redis (`introspect:<token digest>`, evictable: any of them can be
- * asked again); tombstones in the state Redis (`revoked:<token digest>`, noeviction), so flushing,
- * evicting or losing the cache can never bring a revoked token back. ioredis adds the
- * environment's key prefix.
+ * The Redis side of `libs/contracts/src/introspection.ts`. Answers live in the evictable cache
+ * Redis; tombstones in the state Redis (noeviction), so losing the cache can never bring a
+ * revoked token back.
  */
 @Injectable()
 export class IntrospectionCache {
@@ -56,11 +50,8 @@ export class IntrospectionCache {
   ) {}
 
   /**
-   * The cached answer, or undefined on a miss. The answer and the tombstone are asked for
-   * together (one round trip each way, side by side); a tombstone wins over any answer. An entry
-   * that does not parse counts as a miss (auth-server is asked, which is always safe).
-   * Throws IntrospectionCacheUnavailableError when either Redis does not answer, unless the state
-   * Redis already confirmed a tombstone.
+   * The cached answer, or undefined on a miss (an entry that does not parse is one). A tombstone
+   * wins over any answer; either Redis not answering throws, unless a tombstone was confirmed.
    */
   async get(digest: string): Promise<CachedIntrospection | undefined> {
     const [answer, tombstone] = await Promise.allSettled([
@@ -79,10 +70,8 @@ export class IntrospectionCache {
   }
 
   /**
-   * Stores auth-server's answer only if nothing is cached for the token (SET EX NX): of
-   * concurrent misses the first answer stays. An answer read before a revocation committed may
-   * land after its tombstone; the tombstone outlives it and wins at every read.
-   * Returns whether it was stored; throws IntrospectionCacheUnavailableError when Redis does not answer.
+   * SET EX NX: of concurrent misses the first answer stays. One read before a revocation
+   * committed may land after its tombstone, which outlives it and wins at every read.
    */
   async putIfAbsent(digest: string, answer: CachedIntrospection, nowMs = Date.now()): Promise<boolean> {
     const ttl = introspectionTtlSeconds(answer, nowMs);
@@ -101,23 +90,14 @@ export class IntrospectionCache {
   }
 
   /**
-   * Writes a tombstone for each token in the state Redis. auth-server calls this BEFORE
-   * committing a revocation and rolls back when it throws: resolving means Redis confirmed every
-   * write. The cache Redis is not touched: readers check the tombstone on every lookup, so a
-   * cached answer, whenever it was stored, cannot outvote it, and a cache outage does not hold
-   * revocations up.
+   * auth-server calls this BEFORE committing a revocation and rolls back when it throws. The
+   * cache Redis is not touched: readers check the tombstone on every lookup.
    *
-   * One SET per key, issued together (auto-pipelined, per node on a Cluster), not MULTI: the
-   * digests hash to slots all over a Cluster, and a transaction over them is refused (CROSSSLOT).
-   * Nothing needs them atomic: if some writes fail the revocation rolls back and is retried, and
-   * the tombstones that did land only make those tokens inactive early (fail closed), which the
-   * retry makes true anyway.
+   * One SET per key, not MULTI: the digests hash to slots all over a Cluster (CROSSSLOT). A
+   * partial write rolls the revocation back for a retry, and its tombstones only fail closed early.
    *
-   * Behind Sentinel the tombstones must also have reached every replica that could be promoted
-   * (WAIT): replication is asynchronous, and a tombstone only the failing primary held would be
-   * lost with it, bringing the token's cached active answer back for up to a minute. A primary
-   * with no replica attached (e.g. just after a failover, before the old primary rejoins) has
-   * nothing to lose the write to: a replica that attaches later copies it.
+   * Behind Sentinel the tombstones must also reach a replica (WAIT): one held only by a failing
+   * primary would be lost with it. A primary with no replica attached has nothing to lose it to.
    */
   async tombstone(digests: readonly string[]): Promise<void> {
     await this.writeTombstones(digests);

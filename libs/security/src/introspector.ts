@@ -3,18 +3,13 @@ import { AUTH_INTROSPECT, type IntrospectResponse, type RpcContract } from '@svc
 import { DependencyUnavailableError, RpcClient, RpcRemoteError } from '@svc/platform';
 
 /**
- * The authority on whether a token is live. Resource apps ask auth-server over RPC
- * (RpcIntrospector, the default); auth-server answers its own `/oauth/userinfo` from its
- * database through SecurityModule.forRoot({ introspector }).
- *
- * Contract: resolves with auth-server's answer; rejects with DependencyUnavailableError when the
- * answer cannot be had (the request then fails closed with 503).
+ * Whether a token is live: resource apps ask auth-server over RPC, auth-server its own database.
+ * Rejects with DependencyUnavailableError when no answer can be had (503, fail closed).
  */
 export interface Introspector {
   introspect(tokenDigest: string): Promise<IntrospectResponse>;
 }
 
-/** Injection token of the app's Introspector. */
 export const INTROSPECTOR = Symbol('INTROSPECTOR');
 
 /**

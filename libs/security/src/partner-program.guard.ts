@@ -15,9 +15,8 @@ import { RateLimitGuard } from './rate-limit.guard';
 const NEEDS_MEMBER_LEFT = 'svc:security:needs-member-left';
 
 /**
- * Runs after BasicAuthGuard and the rate limit: the partner must be in the sponsorship program and
- * not suspended, and for member-left be the partner flagged for it. Each refusal is 403
- * `insufficient_scope` (docs/rules.md), counted and carrying the rate-limit headers.
+ * After BasicAuthGuard and the rate limit: a partner in the sponsorship program, not suspended
+ * (and flagged for member-left where needed); otherwise 403 `insufficient_scope` (docs/rules.md).
  */
 @Injectable()
 export class PartnerProgramGuard implements CanActivate {
@@ -46,11 +45,7 @@ export class PartnerProgramGuard implements CanActivate {
   }
 }
 
-/**
- * `@PartnerAuth()` on a partner endpoint: Basic client credentials (401, not counted), the
- * client's rate limits (429, or the headers), then the program checks (403, counted).
- * `{ memberLeft: true }` also requires the member-left flag.
- */
+/** `@PartnerAuth()`: Basic credentials (401, not counted), the rate limits, then PartnerProgramGuard. */
 export const PartnerAuth = (options: { readonly memberLeft?: boolean } = {}) =>
   applyDecorators(
     UseGuards(BasicAuthGuard, RateLimitGuard, PartnerProgramGuard),

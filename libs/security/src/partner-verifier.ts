@@ -4,9 +4,8 @@ import { RpcClient, sha256Hex } from '@svc/platform';
 import { askAuthServer } from './introspector';
 
 /**
- * The authority on partners' Basic credentials (auth-server). Resolves with the partner when the
- * credentials are right, undefined when they are not; rejects with DependencyUnavailableError when
- * no answer can be had (the request then fails closed with 503).
+ * The partner when the Basic credentials are right; rejects with DependencyUnavailableError when
+ * auth-server cannot answer (503, fail closed).
  */
 export abstract class PartnerVerifier {
   abstract verify(clientId: string, clientSecret: string): Promise<VerifiedPartner | undefined>;
@@ -22,10 +21,8 @@ interface Cached {
 }
 
 /**
- * Asks auth-server (`auth.partners.verify`), sending only the secret's SHA-256, and keeps a
- * confirmed answer in this process for a few seconds, keyed by client id and that digest (never
- * the secret). A partner integration calls in bursts, so nearly every request of a burst is
- * answered here; wrong credentials are never cached, so they always reach auth-server.
+ * Asks auth-server with only the secret's SHA-256, and keeps a confirmed answer for a few seconds
+ * (partners call in bursts); wrong credentials are never cached.
  */
 @Injectable()
 export class RpcPartnerVerifier extends PartnerVerifier {

@@ -14,10 +14,7 @@ export function principalOf(request: { user?: unknown }): Principal | undefined 
   return request.user as Principal | undefined;
 }
 
-/**
- * `@Principal() principal: Principal` in a handler guarded by BearerAuthGuard. Without the guard
- * there is no principal, which is a programming error (500), never an anonymous caller.
- */
+/** `@Principal()` behind BearerAuthGuard; without it a programming error (500), never anonymous. */
 export const Principal = createParamDecorator((_data: unknown, context: ExecutionContext): Principal => {
   const principal = principalOf(context.switchToHttp().getRequest<{ user?: unknown }>());
   if (!principal) throw new Error('@Principal() is used on a route without BearerAuthGuard');

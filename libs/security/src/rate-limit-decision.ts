@@ -3,13 +3,8 @@ export type RateLimitWindowName = 'minute' | 'day';
 /** One window as the Redis script leaves it: the request just decided on is included if admitted. */
 export interface WindowState {
   readonly limit: number;
-  /** Requests the window holds. */
   readonly count: number;
-  /**
-   * When the window frees its next slot, in microseconds of the Redis clock: the entry whose
-   * departure brings the count under the limit, plus the window length (the clock itself when
-   * the window is empty).
-   */
+  /** When the window frees its next slot, in µs of the Redis clock (see RATE_LIMIT_LUA). */
   readonly nextFreeUs: number;
 }
 
@@ -18,9 +13,7 @@ export interface RateLimitDecision {
   readonly admitted: boolean;
   /** The window the headers describe: the one with fewer requests remaining. */
   readonly window: RateLimitWindowName;
-  /** `X-RateLimit-Limit`. */
   readonly limit: number;
-  /** `X-RateLimit-Remaining`. */
   readonly remaining: number;
   /** `X-RateLimit-Reset`: the Unix second when that window frees its next slot (rounded up). */
   readonly resetAt: number;
@@ -31,11 +24,9 @@ export interface RateLimitDecision {
 const US_PER_S = 1_000_000;
 
 /**
- * Chooses what the headers show (docs/rules.md "Rate limits": the window with fewer requests
- * remaining; on a tie the one that frees a slot later, so that when both are exhausted the reset
- * agrees with Retry-After) and, for a refusal, how long to wait: until every exhausted window has
- * a free slot again. Times are rounded up: a client that waits as told is never refused for
- * having come back a fraction of a second early.
+ * The headers show the window with fewer requests remaining (docs/rules.md "Rate limits"), on a
+ * tie the one freeing a slot later, so the reset agrees with Retry-After. A refusal waits until
+ * every exhausted window has a slot. Rounded up: a client that waits as told is never refused.
  */
 export function decide(
   admitted: boolean,

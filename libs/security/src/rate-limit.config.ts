@@ -1,14 +1,9 @@
 import { int, type ConfigOf, type ConfigSpec } from '@svc/platform';
 
 /**
- * The per-partner rate limits (docs/rules.md "Limits", docs/rules.md "Rate limits"). Every app that
- * serves `/v1/*` (crew-api, sponsorship-api) spreads this into its config spec, and every app and
- * replica must be given the same values: the buckets are shared (one sorted set per client_id in Redis), so an
- * app configured with a higher limit would admit what the others refuse.
- *
- * The day limit bounds a client's bucket: the day window keeps one sorted-set entry per admitted
- * request for 24 h (about 150 bytes each: 10,000 ≈ 1.5 MB per client at the default, 150 MB at
- * the ceiling). The minute limit may go as high, so that a benchmark can run unthrottled.
+ * The per-partner rate limits (docs/rules.md "Limits", "Rate limits"), spread into the config of
+ * every app serving `/v1/*`; every app and replica must get the same values, as the buckets are
+ * shared. The day limit bounds a client's bucket (about 150 bytes per request for 24 h).
  */
 export const RATE_LIMIT_CONFIG = {
   RATE_LIMIT_PER_MINUTE: int(
@@ -32,10 +27,7 @@ export interface RateLimitWindow {
   readonly windowMs: number;
 }
 
-/**
- * The two windows every request is checked against. Outside tests they are 60 s and 24 h; tests
- * may shrink the lengths to watch a window slide without waiting a minute.
- */
+/** Outside tests 60 s and 24 h; tests may shrink them to watch a window slide. */
 export interface RateLimitPolicy {
   readonly minute: RateLimitWindow;
   readonly day: RateLimitWindow;
@@ -48,11 +40,7 @@ export function rateLimitPolicy(config: RateLimitConfig): RateLimitPolicy {
   };
 }
 
-/**
- * The validated limits out of an app's config (loadConfigOrExit parsed and checked them at
- * start-up), or undefined when the app's spec does not include RATE_LIMIT_CONFIG. An app without
- * `/v1/*` routes (auth-server) meters nothing and need not declare them.
- */
+/** The app's validated limits, or undefined for an app without `/v1/*` routes that declares none. */
 export function rateLimitConfigOf(appConfig: object): RateLimitConfig | undefined {
   const { RATE_LIMIT_PER_MINUTE: perMinute, RATE_LIMIT_PER_DAY: perDay } =
     appConfig as Partial<RateLimitConfig>;

@@ -4,12 +4,7 @@ import type { Counter } from 'prom-client';
 import type { RateLimitDecision } from './rate-limit-decision';
 import { RateLimiter } from './rate-limiter';
 
-/**
- * What RateLimitGuard needs: `request.user` is the authenticated caller, with the calling
- * partner's `client_id`. BearerAuthGuard puts a Principal there; the Basic guard of the partner
- * endpoints (`/v1/partners/*`) must put an object with the partner's `client_id` there too, and
- * then `@UseGuards(BasicAuthGuard, RateLimitGuard)` meters those endpoints in the same buckets.
- */
+/** What an authenticating guard (bearer or Basic) must put on `request.user` to be metered. */
 export interface RateLimitSubject {
   readonly client_id: string;
 }
@@ -26,10 +21,8 @@ interface HeaderSink {
 }
 
 /**
- * The routes the guard meters: the public API, `/v1/*` (docs/rules.md "Limits": "every
- * authenticated /v1/* endpoint"; its exemptions are /healthz, the OAuth endpoints and OpenAPI).
- * Anything else it guards passes unmetered: `/oauth/userinfo` is an OAuth endpoint behind
- * `@BearerAuth()` too, and so are the probe routes of tests that are not about rate limits.
+ * docs/rules.md "Limits": "every authenticated /v1/* endpoint". Anything else passes unmetered,
+ * such as `/oauth/userinfo` behind `@BearerAuth()`.
  */
 export const RATE_LIMITED_PATH_PREFIX = '/v1/';
 
@@ -49,10 +42,7 @@ function clientIdOf(request: MeteredRequest): string {
   return user.client_id;
 }
 
-/**
- * The headers of every metered answer (docs/rules.md "Limits"): the window with fewer requests
- * remaining; `X-RateLimit-Reset` is a Unix time in seconds.
- */
+/** The headers of every metered answer (docs/rules.md "Limits"). */
 export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
   return {
     'x-ratelimit-limit': String(decision.limit),
@@ -73,14 +63,8 @@ export function rateLimitExceededProblem(decision: RateLimitDecision): ApiProble
 }
 
 /**
- * Meters a partner's requests: runs after the authenticating guard (so a 401 is never counted)
- * and before ScopeGuard (so a 403 is counted and carries the headers), and puts the headers on
- * the reply before anything else can answer. They stay there whatever the answer turns out to
- * be: 200, 304, or an error rendered by the Problem filter, which adds its own headers to the
- * same reply without clearing any. A refused request is not counted and ends here with 429.
- *
- * Redis unavailable: the limiter rejects with DependencyUnavailableError and the request fails
- * closed with 503 (see RedisRateLimiter).
+ * Runs after the authenticating guard (a 401 is never counted) and before ScopeGuard (a 403 is
+ * counted), and puts the headers on the reply first, so every answer, errors too, carries them.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {

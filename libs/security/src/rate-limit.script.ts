@@ -2,27 +2,20 @@ import { createHash } from 'node:crypto';
 
 /**
  * Both sliding windows of one client, checked and recorded in one atomic step (docs/rules.md
- * "Rate limits"). Redis runs a script to completion before any other command, so every app and
- * every replica sees one sequence of decisions: the script is the only place that counts.
+ * "Rate limits"): the script is the only place that counts, for every app and replica.
  *
- * One sorted set per client: one member per admitted request, scored with the Redis clock in
- * microseconds (TIME, never the app's clock: replicas' clocks differ, and effects replication,
- * the only mode of Redis ≥ 7, replicates the writes rather than re-running TIME). An entry at t
- * belongs to a window of length W while t > now − W. Admitting only when both windows hold fewer
- * than their limits means no rolling window of length W ever holds more than its limit.
+ * One sorted set per client, one member per admitted request, scored with the Redis clock in µs
+ * (TIME: replicas' clocks differ). An entry at t belongs to a window of length W while t > now − W.
+ * Numbers go back to Redis through %d: Lua 5.1 would print a 16-digit count in exponent notation.
  *
- * Numbers are formatted with %d before they go back to Redis: Lua 5.1 would print a 16-digit
- * microsecond count in exponent notation and lose its last digits.
- *
- * KEYS[1]  the client's sorted set (`ratelimit:{<client_id>}`; ioredis adds the key prefix)
+ * KEYS[1]  the client's sorted set
  * ARGV[1]  minute limit     ARGV[2]  minute window, µs
  * ARGV[3]  day limit        ARGV[4]  day window, µs (≥ the minute window)
  * ARGV[5]  a suffix unique to this request (two requests in one microsecond stay two members)
  *
- * Returns { admitted (1 or 0), now µs, minute count, minute next free µs, day count, day next free µs },
- * counts including this request when it was admitted. "Next free" is when the window frees its next
- * slot: the departure of the entry that brings it back under its limit (the oldest, unless the limit
- * was lowered below the count), i.e. that entry's time + the window; `now` for an empty window.
+ * Returns { admitted (1 or 0), now µs, minute count, minute next free µs, day count, day next free µs }:
+ * counts include an admitted request; "next free" is when the entry that brings the window back
+ * under its limit leaves it (`now` for an empty window).
  */
 export const RATE_LIMIT_LUA = `
 local key = KEYS[1]
@@ -62,11 +55,7 @@ return { admitted, now, minuteCount, nextFree(minuteEntry, minuteWindow), dayCou
 /** What EVALSHA calls the script by. */
 export const RATE_LIMIT_SHA = createHash('sha1').update(RATE_LIMIT_LUA).digest('hex');
 
-/**
- * The sorted set of one client; ioredis prepends the environment's key prefix. The client_id is
- * the key's hash tag: the script touches this one key today, and any key a later change adds for
- * the same client (`ratelimit:{<client_id>}:…`) lands in the same Redis Cluster slot.
- */
+/** The client_id is the hash tag, so any later key of the same client shares its Cluster slot. */
 export function rateLimitKey(clientId: string): string {
   return `ratelimit:{${clientId}}`;
 }

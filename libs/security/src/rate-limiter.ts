@@ -5,12 +5,8 @@ import { decide, type RateLimitDecision } from './rate-limit-decision';
 import { RATE_LIMIT_LUA, RATE_LIMIT_SHA, rateLimitKey } from './rate-limit.script';
 
 /**
- * Checks and records one request of a client against its rate limits. The injection token of
- * RateLimitGuard's limiter (SecurityModule provides the Redis one).
- *
- * Contract: resolves with the decision (a refused request is not recorded); rejects with
- * DependencyUnavailableError when the shared counter cannot be asked, so that the request fails
- * closed with 503.
+ * Checks and records one request of a client (a refused one is not recorded); rejects with
+ * DependencyUnavailableError when the shared counter cannot be asked (503, fail closed).
  */
 export abstract class RateLimiter {
   abstract consume(clientId: string): Promise<RateLimitDecision>;
@@ -28,11 +24,7 @@ function isReplyError(err: unknown): err is Error {
   return err instanceof Error && err.name === 'ReplyError';
 }
 
-/**
- * Connection failures and timeouts (no offline queue, 1 s command timeout: they arrive fast) and
- * Redis refusing to serve are unavailability; any other error reply is a fault in this code and
- * stays what it is (a logged 500). Either way nothing is admitted.
- */
+/** Any error reply other than unavailability is a fault in this code (a logged 500). */
 function classify(err: unknown): unknown {
   return isRedisUnavailable(err) ? new RateLimiterUnavailableError(err) : err;
 }
@@ -52,16 +44,10 @@ function assertPolicy(policy: RateLimitPolicy): void {
 }
 
 /**
- * The rate limiter every app and replica shares: one Lua script call per request (EVALSHA; EVAL
- * once if Redis has not seen the script, e.g. after a restart), which is the request's only Redis
- * round trip for rate limiting.
+ * The rate limiter every app and replica shares: one Lua script call per request.
  *
- * Redis unavailable: fail closed, 503 `service_unavailable` (RateLimiterUnavailableError). The
- * limits are exact promises ("no client is ever admitted more than 600 requests in any rolling
- * 60 s", docs/rules.md) and only the shared counter can keep them across replicas; a per-replica
- * fallback would multiply the limit by the number of replicas, and admitting unmetered would
- * break it outright. The platform's client has no offline queue and a 1 s command timeout, so
- * the refusal is fast, and `/readyz` reports Redis at the same time.
+ * Redis unavailable: fail closed, 503. The limits are exact promises (docs/rules.md) that only
+ * the shared counter can keep across replicas; a per-replica fallback would multiply them.
  */
 export class RedisRateLimiter extends RateLimiter {
   /** Unique per limiter instance; with a sequence number, unique per request across replicas. */
@@ -116,10 +102,8 @@ export class RedisRateLimiter extends RateLimiter {
 }
 
 /**
- * The limiter of an app whose config spec lacks RATE_LIMIT_CONFIG. Such an app may use
- * `@BearerAuth()` on routes that are not metered (auth-server's `/oauth/userinfo`); a metered
- * route there is a wiring mistake, answered with a logged 500 rather than with limits nobody
- * configured.
+ * The limiter of an app without RATE_LIMIT_CONFIG (auth-server's `/oauth/userinfo` is not
+ * metered): a metered route there is a wiring mistake, a logged 500.
  */
 export class UnconfiguredRateLimiter extends RateLimiter {
   consume(): Promise<RateLimitDecision> {

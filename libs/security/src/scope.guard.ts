@@ -6,16 +6,10 @@ import { principalOf } from './principal';
 
 export const REQUIRED_SCOPES = 'svc:security:required-scopes';
 
-/**
- * The scopes a handler (or every handler of a controller) needs; all of them are required.
- * A method's list replaces its controller's. No list: any live token will do.
- */
+/** Every scope listed is required; a method's list replaces its controller's. */
 export const RequireScopes = (...scopes: Scope[]) => SetMetadata(REQUIRED_SCOPES, scopes);
 
-/**
- * Runs after BearerAuthGuard: 403 `insufficient_scope` with
- * `WWW-Authenticate: Bearer error="insufficient_scope", scope="<needed scopes>"` (RFC 6750 §3.1).
- */
+/** Runs after BearerAuthGuard: 403 `insufficient_scope` naming the needed scopes (RFC 6750 §3.1). */
 @Injectable()
 export class ScopeGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}

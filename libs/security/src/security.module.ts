@@ -60,10 +60,7 @@ const rateLimiterProvider: FactoryProvider<RateLimiter> = {
   },
 };
 
-/**
- * The failed-authentication limit per client address, on the rate limiter's Redis connection (its
- * keys belong with the limiter's, never with an evictable cache).
- */
+/** On the rate limiter's Redis connection: its keys never belong in an evictable cache. */
 const failedAuthLimiterProvider: FactoryProvider<FailedAuthLimiter> = {
   provide: FailedAuthLimiter,
   inject: [REDIS, APP_CONFIG, APP_LOGGER],
@@ -72,10 +69,8 @@ const failedAuthLimiterProvider: FactoryProvider<FailedAuthLimiter> = {
 };
 
 /**
- * Bearer authentication and the per-partner rate limits for an app's resource endpoints. Import
- * once, in the root module, next to PlatformModule.forRoot (APP_CONFIG; with RATE_LIMIT_CONFIG in
- * an app that serves `/v1/*`), RedisModule.forRoot (REDIS) and, for the default introspector,
- * RpcModule (RpcClient). Global: every feature module can use the guards.
+ * Bearer authentication and the per-partner rate limits. Import once in the root module, next to
+ * PlatformModule, RedisModule and (for the default introspector) RpcModule.
  */
 @Global()
 @Module({})

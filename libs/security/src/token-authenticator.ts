@@ -8,20 +8,13 @@ import { tokenDigest } from './token-digest';
 /**
  * Turns a bearer token into a Principal, or undefined when the token is not live.
  *
- * A token that is not of the exact shape auth-server mints (prefix and length) is refused before
- * anything else: no Redis lookup, no cache entry, no question to auth-server. Only well-formed
- * tokens can take a place in the cache, so random garbage cannot flush it.
+ * A token not of the exact shape auth-server mints is refused before any lookup, so random
+ * garbage cannot flush the cache. A miss asks auth-server and caches its answer (a failed put
+ * costs the next request a question, never this one its answer).
  *
- * Cache hit: a GET on the cache Redis beside an EXISTS on the state Redis (the tombstone), no
- * database, no RPC. Miss: auth-server is asked and its answer cached
- * with SET NX (a failed put costs the next request a question, never this one its answer).
- *
- * Either Redis unavailable (the decision of issue 3, point 6): the cache is skipped and auth-server is
- * asked on every request, and nothing is written. Refusing every request while Redis is away
- * would turn a cache outage into an API outage; trusting anything that is not auth-server's own
- * answer could let a revoked token through. auth-server reads its database, where a revocation
- * is committed, so a revoked token never passes. If auth-server cannot answer either, the request
- * fails closed with 503 `service_unavailable`.
+ * Either Redis unavailable: auth-server is asked on every request and nothing is written. Its
+ * database holds every committed revocation, so a revoked token never passes, and a cache outage
+ * is no API outage. If auth-server cannot answer either, the request fails closed with 503.
  */
 @Injectable()
 export class TokenAuthenticator {

@@ -70,10 +70,7 @@ export class AuthorizeService {
     };
   }
 
-  /**
-   * Records the member's decision. Everything is validated again: the posted form is only as
-   * trustworthy as the browser that sent it.
-   */
+  /** Everything is validated again: the posted form is only as trustworthy as the browser. */
   async decide(
     userId: string,
     params: Readonly<Record<string, string>>,
@@ -105,11 +102,7 @@ export class AuthorizeService {
     return this.redirect(request.redirectUri, { code, state: request.state });
   }
 
-  /**
-   * The code behind `codeDigest`, locked until `tx` ends, as it was before this call; consumed by
-   * it unless it already was. A first use consumes it whatever the exchange's outcome, so it
-   * cannot be guessed at.
-   */
+  /** The code, locked until `tx` ends, as it was before this call, which consumes it. */
   async redeem(tx: Transaction, codeDigest: string): Promise<AuthorizationCodeEntity | null> {
     const code = await this.codes.lock(tx, codeDigest);
     if (code && !code.consumedAt) await this.codes.markConsumed(tx, codeDigest);

@@ -14,9 +14,8 @@ const SELECT_ACTIVE = `SELECT id, user_id AS "userId", client_id AS "clientId", 
   FROM consents WHERE user_id = $1 AND client_id = $2 AND revoked_at IS NULL`;
 
 /**
- * Lock order, everywhere: the consent row first, then token pairs. Token issuing and rotation
- * take the consent row FOR SHARE (many at once); a disconnect takes it FOR UPDATE, so it waits
- * for issuing in flight and every later issuing sees the consent gone.
+ * Lock order: the consent row, then token pairs. Issuing takes it FOR SHARE, a disconnect FOR
+ * UPDATE, so a disconnect waits for issuing in flight and later issuing sees the consent gone.
  */
 @Injectable()
 export class ConsentsRepository {

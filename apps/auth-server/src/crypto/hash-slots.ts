@@ -1,20 +1,14 @@
 import { DependencyUnavailableError } from '@svc/platform';
 
 /**
- * At most `running` password hashes at once, and at most `waiting` more queued; beyond that the
- * caller is told at once that sign-in is busy (503), rather than joining a queue that would push
- * everyone past the RPC timeout.
+ * At most `running` password hashes at once and `waiting` more queued; beyond that sign-in is
+ * busy (503) at once, rather than queueing everyone past the RPC timeout. scrypt shares libuv's
+ * thread pool with the PostgreSQL driver's SCRAM: unbounded, a burst of sign-ins starved new
+ * database connections into 500s.
  *
- * scrypt runs on libuv's thread pool (4 threads by default), which the PostgreSQL driver also
- * needs to open a connection (SCRAM key derivation). Unbounded, a burst of sign-ins filled every
- * thread, new database connections waited past the pool's connect timeout, and sign-in answered
- * 500 (seen under a burst of 10 parallel sign-ins on a loaded 2-core machine).
- *
- * Fair between keys (the client address of a sign-in): one key runs at most `runningPerKey` hashes
- * and holds at most `waitingPerKey` places in the queue, and a freed slot goes to the waiting key
- * with the fewest hashes running (the earliest arrival among equals), so a flood from one address
- * neither fills the queue nor takes every slot: a member elsewhere finds a slot free or next.
- * Calls without a key share one key.
+ * Fair between keys (client addresses): one key runs at most `runningPerKey` hashes and queues
+ * at most `waitingPerKey`, and a freed slot goes to the waiting key with the fewest running (the
+ * earliest among equals), so a flood from one address leaves room for everyone else.
  */
 export class HashSlots {
   private active = 0;

@@ -14,48 +14,28 @@ export function pkceChallenge(verifier: string): string {
 }
 
 /**
- * scrypt with N = 2^cost, r = 8, p = 1 (OWASP's minimum for scrypt is N=2^17, r=8, p=1): 128 MiB
- * and most of a second of CPU per hash at the default cost, which is what makes an offline guess
- * expensive. The cost is PASSWORD_HASH_COST (log2 N); production refuses less than the default.
- * The stored form carries its own parameters (`scrypt$N$r$p$salt$key`), so a hash made under an
- * older cost still verifies, and is replaced at the member's next successful sign-in.
+ * scrypt with N = 2^cost, r = 8, p = 1 (OWASP's minimum is N=2^17): 128 MiB and most of a second
+ * per hash at the default. The stored form carries its parameters (`scrypt$N$r$p$salt$key`), so
+ * an older hash still verifies, and is replaced at the member's next successful sign-in.
  */
 export const DEFAULT_PASSWORD_HASH_COST = 17;
 /** 2^18 is 256 MiB a hash: beyond that one sign-in could take a replica's memory. */
 export const MAX_PASSWORD_HASH_COST = 18;
-const SCRYPT_R = 8;
-const SCRYPT_P = 1;
 const KEY_LENGTH = 32;
 
-export interface ScryptParams {
-  readonly N: number;
-  readonly r: number;
-  readonly p: number;
-}
+type ScryptParams = { readonly N: number; readonly r: number; readonly p: number };
 
 export function scryptParams(cost: number): ScryptParams {
   if (!Number.isInteger(cost) || cost < 1 || cost > MAX_PASSWORD_HASH_COST) {
     throw new Error(`password hash cost must be an integer from 1 to ${MAX_PASSWORD_HASH_COST}`);
   }
-  return { N: 2 ** cost, r: SCRYPT_R, p: SCRYPT_P };
+  return { N: 2 ** cost, r: 8, p: 1 };
 }
 
 /**
- * scrypt needs 128 * N * r bytes; Node refuses anything over `maxmem` (32 MiB by default, too
- * little from 2^15 on). Twice the need leaves room for OpenSSL's own bookkeeping.
- */
-function maxmemFor(params: ScryptParams): number {
-  return 2 * 128 * params.N * params.r * params.p;
-}
-
-/**
- * Hashes at once, and the queue: at most `running` hashes run, because each holds 128 MiB and a
- * thread of libuv's pool, which the PostgreSQL driver also needs (SCRAM key derivation). The
- * queue is sized so that its last place still finishes inside the RPC timeout consent-ui waits:
- * at the default cost a hash takes most of a second, so there is one waiting place per running
- * hash; each step down in cost halves a hash's time and doubles the places (at most 16). One
- * client address runs one hash at a time and holds at most a quarter of the waiting places, so a
- * flood from one address leaves the other slot, and places in the queue, to everyone else.
+ * Each hash holds 128 MiB and a libuv thread. The queue's last place must still finish inside
+ * consent-ui's RPC timeout: one waiting place per running hash at the default cost, doubling with
+ * each step down (at most 16). One address runs one hash and holds a quarter of the places.
  */
 export const HASHES_RUNNING = 2;
 
@@ -65,9 +45,8 @@ export function hashingSlots(cost: number): HashSlots {
 }
 
 /**
- * Password hashing at one cost, with its own hashing slots (one instance per app: UsersService).
- * The dummy hash that an unknown e-mail is checked against uses the same parameters as a real
- * member's, so the time an answer takes says nothing about whether the e-mail exists.
+ * Password hashing at one cost, with its own hashing slots. An unknown e-mail is checked against a
+ * dummy hash of the same parameters, so the time taken says nothing about whether it exists.
  */
 export class PasswordHasher {
   readonly params: ScryptParams;
@@ -112,8 +91,13 @@ export class PasswordHasher {
     return this.slots.run(
       () =>
         new Promise((resolve, reject) =>
-          scrypt(password, salt, KEY_LENGTH, { ...params, maxmem: maxmemFor(params) }, (err, key) =>
-            err ? reject(err) : resolve(key),
+          // scrypt needs 128 * N * r bytes, over Node's default `maxmem`; twice that leaves OpenSSL room.
+          scrypt(
+            password,
+            salt,
+            KEY_LENGTH,
+            { ...params, maxmem: 2 * 128 * params.N * params.r * params.p },
+            (err, key) => (err ? reject(err) : resolve(key)),
           ),
         ),
       fairnessKey,
@@ -125,10 +109,7 @@ function formatHash(params: ScryptParams, salt: Buffer, key: Buffer): string {
   return `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
-/**
- * A stored hash, or undefined when it is not one this code wrote: parameters outside what a
- * replica can afford (a damaged row must not make one sign-in take gigabytes) count as not a hash.
- */
+/** Parameters a replica cannot afford (a damaged row must not cost gigabytes) are not a hash. */
 function parseHash(stored: string): { params: ScryptParams; salt: Buffer; key: Buffer } | undefined {
   const [scheme, n, r, p, salt, key] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !key) return undefined;
@@ -140,10 +121,7 @@ function parseHash(stored: string): { params: ScryptParams; salt: Buffer; key: B
   return { params, salt: Buffer.from(salt, 'base64url'), key: Buffer.from(key, 'base64url') };
 }
 
-/**
- * Webhook signing secrets must be usable for HMAC, so they cannot be hashed: they are sealed with
- * AES-256-GCM under SECRETS_ENCRYPTION_KEY and opened only to sign.
- */
+/** Webhook signing secrets are needed for HMAC, so they are sealed (AES-256-GCM), not hashed. */
 export class SecretBox {
   private readonly key: Buffer;
 

@@ -2,11 +2,7 @@ import { ApiProblem, assertUnreachable, type ErrorRenderer } from '@svc/platform
 import { presentsBasic } from '../tokens/dto/token-form.dto';
 import { OAuthException } from './oauth.exception';
 
-/**
- * An OAuth error in the platform's terms: its status, and an expected answer rather than a
- * failure to log. It is thrown only behind `/oauth/*`, where the renderer below answers instead
- * of Problem Details.
- */
+/** An OAuth error's status for the platform (an expected answer, not logged); rendered below. */
 export function oauthProblem(error: unknown): ApiProblem | undefined {
   if (!(error instanceof OAuthException)) return undefined;
   switch (error.code) {

@@ -96,19 +96,11 @@ async function run(context: INestApplicationContext, command: string, rest: read
           p.sponsorship && 'sponsorship',
           p.memberLeft && 'member-left',
           p.suspended && 'SUSPENDED',
-        ]
-          .filter(Boolean)
-          .join(',');
-        out(
-          [
-            p.clientId,
-            JSON.stringify(p.name),
-            p.allowedScopes.join(' '),
-            p.redirectUris.join(' '),
-            p.webhookUrl ?? '-',
-            flags || '-',
-          ].join('\t'),
-        );
+        ];
+        const scopes = p.allowedScopes.join(' ');
+        const uris = p.redirectUris.join(' ');
+        const row = [p.clientId, JSON.stringify(p.name), scopes, uris, p.webhookUrl ?? '-'];
+        out([...row, flags.filter(Boolean).join(',') || '-'].join('\t'));
       }
       return;
     }

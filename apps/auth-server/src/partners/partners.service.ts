@@ -119,14 +119,19 @@ export class PartnersService {
    */
   async setWebhookUrl(clientId: string, webhookUrl: string): Promise<{ webhookSecret?: string }> {
     await this.checkWebhookUrl(webhookUrl);
-    const partner = await this.partners.findById(clientId);
-    if (!partner) throw new PartnerRegistrationError(`no partner ${clientId}`);
+    const partner = await this.existing(clientId);
     const webhookSecret = partner.webhookSecretCurrent ? undefined : newSecret('whsec_');
     await this.partners.update(clientId, {
       webhookUrl,
       ...(webhookSecret ? { webhookSecretCurrent: this.box.seal(webhookSecret) } : {}),
     });
     return { webhookSecret };
+  }
+
+  private async existing(clientId: string): Promise<PartnerEntity> {
+    const partner = await this.partners.findById(clientId);
+    if (!partner) throw new PartnerRegistrationError(`no partner ${clientId}`);
+    return partner;
   }
 
   private async checkWebhookUrl(url: string): Promise<void> {
@@ -147,20 +152,18 @@ export class PartnersService {
    * both until `finishWebhookRotation` makes it the only one.
    */
   async rotateWebhookSecret(clientId: string): Promise<string> {
-    const partner = await this.partners.findById(clientId);
-    if (!partner) throw new PartnerRegistrationError(`no partner ${clientId}`);
-    if (!partner.webhookUrl) throw new PartnerRegistrationError(`${clientId} has no webhook URL`);
+    if (!(await this.existing(clientId)).webhookUrl)
+      throw new PartnerRegistrationError(`${clientId} has no webhook URL`);
     const webhookSecret = newSecret('whsec_');
     await this.partners.update(clientId, { webhookSecretNext: this.box.seal(webhookSecret) });
     return webhookSecret;
   }
 
   async finishWebhookRotation(clientId: string): Promise<void> {
-    const partner = await this.partners.findById(clientId);
-    if (!partner?.webhookSecretNext)
-      throw new PartnerRegistrationError(`${clientId} has no rotation in progress`);
+    const next = (await this.partners.findById(clientId))?.webhookSecretNext;
+    if (!next) throw new PartnerRegistrationError(`${clientId} has no rotation in progress`);
     await this.partners.update(clientId, {
-      webhookSecretCurrent: partner.webhookSecretNext,
+      webhookSecretCurrent: next,
       webhookSecretNext: null,
     });
   }
@@ -200,10 +203,11 @@ export class PartnersService {
     if (registration.redirectUris.length === 0)
       throw new PartnerRegistrationError('at least one redirect URI');
     const bad = registration.redirectUris.find((u) => !isAcceptableRedirectUri(u));
-    if (bad)
+    if (bad) {
       throw new PartnerRegistrationError(
         `redirect URI ${bad} must be https (or http://localhost, http://127.0.0.1)`,
       );
+    }
     const unknown = registration.scopes.find((s) => !isScope(s));
     if (unknown || registration.scopes.length === 0) {
       throw new PartnerRegistrationError(

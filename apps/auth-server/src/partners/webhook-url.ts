@@ -1,10 +1,8 @@
 import { checkTarget, type AppEnv, type Resolver } from '@svc/platform';
 
 /**
- * Why a partner's webhook URL cannot be registered, or undefined when it can. The rules are the
- * dispatcher's, from @svc/platform (HTTPS to a public address; in the sandbox also plain HTTP to
- * loopback), so a URL accepted here is not refused at every delivery later. The dispatcher still
- * checks each delivery: a name can resolve elsewhere tomorrow.
+ * Why a webhook URL cannot be registered, by the dispatcher's own rules, so a URL accepted here
+ * is not refused at every delivery (which still checks: a name can resolve elsewhere tomorrow).
  */
 export async function webhookUrlProblem(
   url: string,

@@ -4,17 +4,12 @@ import type { Logger } from 'pino';
 import { GrantsRetentionRepository } from './grants-retention.repository';
 
 /**
- * How long an expired grant is kept. A day after its expiry an authorization code can only be
- * replayed by someone who held it for a day (the replay is still refused, as an unknown code,
- * but no longer revokes the tokens it gave: those are long rotated or expired by then), and a
- * token pair's refresh token is past any use, so its rotation history has nothing left to catch.
+ * A day after expiry a replayed code is still refused as unknown, and the tokens it gave are long
+ * rotated or expired; a pair's rotation history has nothing left to catch.
  */
 export const EXPIRED_GRANT_GRACE_SECONDS = 24 * 60 * 60;
 
-/**
- * Keeps auth-server's grant tables from growing without bound: each refresh adds a token pair,
- * each authorization a code. Every replica prunes expired ones periodically, a batch at a time.
- */
+/** Each refresh adds a token pair, each authorization a code: every replica prunes expired ones. */
 @Injectable()
 export class GrantsPruner extends PeriodicWork {
   constructor(

@@ -9,9 +9,8 @@ const EXPIRING = {
 } as const;
 
 /**
- * Deletes of grants that can no longer be used. Each statement takes one batch of the oldest
- * rows past the cutoff (SKIP LOCKED, so replicas prune side by side) through an index on the
- * expiry, and is its own short transaction.
+ * Each delete is one short transaction over a batch of the oldest expired rows (by an index),
+ * SKIP LOCKED so replicas prune side by side.
  */
 @Injectable()
 export class GrantsRetentionRepository {

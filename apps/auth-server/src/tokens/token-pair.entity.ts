@@ -1,8 +1,6 @@
 /**
- * An access token and the refresh token issued with it. Revoking either revokes the row, so the
- * pair lives and dies together (RFC 7009 §2.1); `code_digest` ties every rotation back to the
- * authorization code, so a replayed code can revoke all it issued (RFC 9700 §4.5); it is also the refresh-token family
- * that a reused rotated refresh token ends (RFC 9700 §4.14.2).
+ * An access token and its refresh token, revoked together (RFC 7009 §2.1). `code_digest` is the
+ * family a replayed code (RFC 9700 §4.5) or a reused refresh token (§4.14.2) revokes.
  */
 export interface TokenPairEntity {
   id: string;

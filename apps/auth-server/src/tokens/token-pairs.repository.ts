@@ -45,26 +45,25 @@ export class TokenPairsRepository {
     );
   }
 
+  private findWhere(where: string, value: string, tx?: Transaction): Promise<TokenPairEntity | null> {
+    return this.sql.row<TokenPairEntity>(`${SELECT_PAIR} WHERE ${where} LIMIT 1`, [value], tx);
+  }
+
   findByAccessDigest(accessDigest: string): Promise<TokenPairEntity | null> {
-    return this.sql.row<TokenPairEntity>(`${SELECT_PAIR} WHERE access_digest = $1 LIMIT 1`, [accessDigest]);
+    return this.findWhere('access_digest = $1', accessDigest);
   }
 
   findByRefreshDigest(tx: Transaction, refreshDigest: string): Promise<TokenPairEntity | null> {
-    return this.sql.row<TokenPairEntity>(
-      `${SELECT_PAIR} WHERE refresh_digest = $1 LIMIT 1`,
-      [refreshDigest],
-      tx,
-    );
+    return this.findWhere('refresh_digest = $1', refreshDigest, tx);
   }
 
   findById(tx: Transaction, id: string): Promise<TokenPairEntity | null> {
-    return this.sql.row<TokenPairEntity>(`${SELECT_PAIR} WHERE id = $1 LIMIT 1`, [id], tx);
+    return this.findWhere('id = $1', id, tx);
   }
 
   /**
-   * Serialises everything that changes one family (the pairs of one authorization code) until the
-   * transaction ends: rotations, re-issues, reuse and revocations. A family revocation taken after
-   * this lock sees every pair a concurrent rotation inserted, so none survives it.
+   * Serialises every change to one family (the pairs of one code) until the transaction ends, so
+   * a family revocation sees every pair a concurrent rotation inserted.
    */
   async lockFamily(tx: Transaction, codeDigest: string): Promise<void> {
     await this.sql.rows(
@@ -87,11 +86,7 @@ export class TokenPairsRepository {
   }
 
   findByEitherDigest(tx: Transaction, digest: string): Promise<TokenPairEntity | null> {
-    return this.sql.row<TokenPairEntity>(
-      `${SELECT_PAIR} WHERE access_digest = $1 OR refresh_digest = $1 LIMIT 1`,
-      [digest],
-      tx,
-    );
+    return this.findWhere('access_digest = $1 OR refresh_digest = $1', digest, tx);
   }
 
   /** Revokes every live pair matching the filter; returns the access digests to tombstone. */

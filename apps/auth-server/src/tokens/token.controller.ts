@@ -15,22 +15,14 @@ export class TokenController {
     private readonly failures: FailedAuthLimiter,
   ) {}
 
-  /**
-   * Client authentication under the failed-authentication limit per address: an address over it
-   * is refused (429, RFC 6749 shape) before the form's credentials are looked up, and every
-   * `invalid_client` counts against it.
-   */
-  private async authenticateClient(request: FastifyRequest, form: OAuthForm): Promise<PartnerEntity> {
-    const address = this.failures.addressOf(request);
-    this.failures.check('client', address);
-    try {
-      return await this.partners.authenticate(readClientCredentials(request.headers.authorization, form));
-    } catch (err) {
-      if (err instanceof OAuthException && err.code === 'invalid_client') {
-        await this.failures.recordFailure('client', address);
-      }
-      throw err;
-    }
+  /** Under the failed-authentication limit per address, where every `invalid_client` counts. */
+  private authenticateClient(request: FastifyRequest, form: OAuthForm): Promise<PartnerEntity> {
+    return this.failures.limit(
+      'client',
+      request,
+      () => this.partners.authenticate(readClientCredentials(request.headers.authorization, form)),
+      (err) => err instanceof OAuthException && err.code === 'invalid_client',
+    );
   }
 
   /** RFC 6749 §3.2. Token responses must not be cached (§5.1). */

@@ -8,10 +8,7 @@ import { TokenController } from './token.controller';
 import { TokensHandler } from './tokens.handler';
 import { TokensService } from './tokens.service';
 
-/**
- * The token store. It sits above authorize, consents and partners: issuing reads codes, consents
- * and partners, so the rules that end tokens when a consent or a partner ends live here too.
- */
+/** Above authorize, consents and partners, so the rules that end tokens with them live here too. */
 @Module({
   imports: [AuthorizeModule, ConsentsModule, PartnersModule],
   controllers: [TokenController, TokensHandler],
@@ -20,10 +17,7 @@ import { TokensService } from './tokens.service';
 })
 export class TokensModule {}
 
-/**
- * Bearer authentication and failed-auth limits. auth-server's own bearer endpoint (userinfo) asks
- * this token store directly, not over RPC.
- */
+/** auth-server's own bearer endpoint (userinfo) asks this token store directly, not over RPC. */
 export const TOKENS_SECURITY = SecurityModule.forRoot({
   introspector: { useExisting: TokensService },
   imports: [TokensModule],

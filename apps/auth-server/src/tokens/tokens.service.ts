@@ -23,7 +23,7 @@ import { PartnersService } from '../partners/partners.service';
 import type { Counter } from 'prom-client';
 import type { Logger } from 'pino';
 import type { TokenPairEntity } from './token-pair.entity';
-import { TokenPairsRepository } from './token-pairs.repository';
+import { TokenPairsRepository, type RevocationReason } from './token-pairs.repository';
 
 /** The token response of docs/rules.md (RFC 6749 §5.1). */
 export interface IssuedTokens {
@@ -37,7 +37,8 @@ export interface IssuedTokens {
 // RFC 7636 §4.1: 43-128 characters of the unreserved set.
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 
-type Outcome<T> = { ok: true; value: T } | { ok: false; error: OAuthException };
+// A failed grant is returned, not thrown, so that what its transaction revoked still commits.
+type Outcome = IssuedTokens | OAuthException;
 
 @Injectable()
 export class TokensService implements Introspector {
@@ -76,52 +77,39 @@ export class TokensService implements Introspector {
       );
     }
     const codeDigest = sha256Hex(input.code);
-    const outcome = await this.transactions.run(async (tx): Promise<Outcome<IssuedTokens>> => {
+    return this.grant(async (tx) => {
       const code = await this.authorize.redeem(tx, codeDigest);
-      if (!code) return failed('invalid_grant', 'The authorization code is unknown.');
+      if (!code) return failed('The authorization code is unknown.');
       if (code.consumedAt) {
         await this.pairs.lockFamily(tx, codeDigest);
-        const digests = await this.pairs.accessDigestsOfCode(tx, codeDigest);
-        await this.pairs.revokeLive(tx, { codeDigest }, 'code_replayed');
-        await this.cache.tombstone(digests);
-        return failed('invalid_grant', 'The authorization code was already used; its tokens are revoked.');
+        await this.revokeFamily(tx, codeDigest, 'code_replayed');
+        return failed('The authorization code was already used; its tokens are revoked.');
       }
-      if (code.expiresAt.getTime() <= Date.now())
-        return failed('invalid_grant', 'The authorization code has expired.');
-      if (code.clientId !== client.clientId)
-        return failed('invalid_grant', 'The code was issued to another client.');
+      if (code.expiresAt.getTime() <= Date.now()) return failed('The authorization code has expired.');
+      if (code.clientId !== client.clientId) return failed('The code was issued to another client.');
       if (code.redirectUri !== input.redirectUri) {
-        return failed('invalid_grant', 'redirect_uri does not match the authorization request.');
+        return failed('redirect_uri does not match the authorization request.');
       }
       if (!constantTimeEqual(pkceChallenge(input.codeVerifier), code.codeChallenge)) {
-        return failed('invalid_grant', 'code_verifier does not match the code_challenge.');
+        return failed('code_verifier does not match the code_challenge.');
       }
       if (!(await this.consents.holdsActive(tx, code.userId, code.clientId))) {
-        return failed('invalid_grant', 'The crew member has disconnected this application.');
+        return failed('The crew member has disconnected this application.');
       }
-      return {
-        ok: true,
-        value: (await this.issue(tx, code.codeDigest, code.userId, code.clientId, code.scopes)).tokens,
-      };
+      return (await this.issue(tx, code, code.scopes)).tokens;
     });
-    if (!outcome.ok) throw outcome.error;
-    return outcome.value;
   }
 
   /**
    * refresh_token grant (RFC 6749 §6): rotation on every use, with reuse detection (RFC 9700
-   * §4.14.2). Everything runs under the family lock (the pairs of one code), on any number of
-   * replicas:
-   * - a live token: its pair is replaced by a new one in the same transaction;
-   * - the immediately previous token (its successor pair still live, i.e. unused) arriving less
-   *   than REFRESH_RACE_WINDOW_MS after its rotation, or any token read live before the family
-   *   lock and found rotated after it: a lost race, `invalid_grant`, nothing else changes (of
-   *   concurrent refreshes with one token exactly one wins, and the winner's pair stays valid);
-   * - the immediately previous token later, within REFRESH_TOKEN_REUSE_GRACE_SECONDS of its
-   *   rotation (a client that lost the response): the successor pair is revoked ("superseded")
-   *   and a new one issued;
-   * - any other rotated or superseded token: reuse; the whole family is revoked and tombstoned,
-   *   and the answer is `invalid_grant`.
+   * §4.14.2), under the family lock (the pairs of one code):
+   * - a live token: its pair is replaced by a new one;
+   * - the previous token (its successor unused) within REFRESH_RACE_WINDOW_MS of its rotation, or
+   *   a token read live before the lock and rotated after it: a lost race, `invalid_grant`, the
+   *   winner's pair stays valid;
+   * - the previous token later, within REFRESH_TOKEN_REUSE_GRACE_SECONDS (a lost response): the
+   *   successor is superseded and a new pair issued;
+   * - any other rotated or superseded token: reuse; the whole family is revoked.
    */
   async refresh(
     client: PartnerEntity,
@@ -129,28 +117,23 @@ export class TokensService implements Introspector {
   ): Promise<IssuedTokens> {
     const arrivedAt = input.arrivedAt ?? new Date();
     const digest = sha256Hex(input.refreshToken);
-    const outcome = await this.transactions.run(async (tx): Promise<Outcome<IssuedTokens>> => {
+    return this.grant(async (tx) => {
       const seen = await this.pairs.findByRefreshDigest(tx, digest);
-      if (!seen || seen.clientId !== client.clientId) return failed('invalid_grant', UNUSABLE);
+      if (!seen || seen.clientId !== client.clientId) return failed(UNUSABLE);
       await this.pairs.lockFamily(tx, seen.codeDigest);
       const pair = await this.pairs.findByRefreshDigest(tx, digest);
-      if (!pair) return failed('invalid_grant', UNUSABLE);
+      if (!pair) return failed(UNUSABLE);
 
       if (!pair.revokedAt) {
-        if (pair.refreshExpiresAt.getTime() <= Date.now()) return failed('invalid_grant', UNUSABLE);
-        const scopes = narrowedScopes(pair.scopes, input.scope);
-        await this.requireConsent(tx, pair);
-        const issued = await this.issue(tx, pair.codeDigest, pair.userId, pair.clientId, scopes);
-        await this.cache.tombstone([pair.accessDigest]);
-        await this.pairs.markRotated(tx, pair.id, issued.pairId, new Date());
-        return { ok: true, value: issued.tokens };
+        if (pair.refreshExpiresAt.getTime() <= Date.now()) return failed(UNUSABLE);
+        return this.rotate(tx, pair, input.scope, pair.accessDigest);
       }
 
       if (pair.revokedReason !== 'rotated' && pair.revokedReason !== 'superseded') {
-        return failed('invalid_grant', UNUSABLE);
+        return failed(UNUSABLE);
       }
       // Read live before the family lock: a rotation committed while this request was in flight.
-      if (!seen.revokedAt) return failed('invalid_grant', UNUSABLE);
+      if (!seen.revokedAt) return failed(UNUSABLE);
       const successor = pair.replacedBy ? await this.pairs.findById(tx, pair.replacedBy) : null;
       // Set when the presented token is the immediately previous one: its successor is unused.
       const successorLive =
@@ -161,31 +144,22 @@ export class TokensService implements Introspector {
           ? successor
           : null;
       const rotatedAt = pair.revokedAt.getTime();
-      // The previous token sent again within the race window of its rotation is one of several
-      // concurrent requests with one token (the connection may just have been accepted later):
-      // it lost the race, and the winner's pair stays valid.
+      // Concurrent with the rotation (its connection may just have been accepted later): a lost race.
       if (successorLive && arrivedAt.getTime() < rotatedAt + REFRESH_RACE_WINDOW_MS) {
-        return failed('invalid_grant', UNUSABLE);
+        return failed(UNUSABLE);
       }
       const graceMs = this.config.REFRESH_TOKEN_REUSE_GRACE_SECONDS * 1000;
       if (successorLive && graceMs > 0 && Date.now() - rotatedAt <= graceMs) {
-        const scopes = narrowedScopes(pair.scopes, input.scope);
-        await this.requireConsent(tx, pair);
-        await this.pairs.revokeLive(tx, { pairId: successorLive.id }, 'superseded');
-        const issued = await this.issue(tx, pair.codeDigest, pair.userId, pair.clientId, scopes);
-        await this.cache.tombstone([successorLive.accessDigest]);
-        await this.pairs.markRotated(tx, pair.id, issued.pairId, new Date());
+        const tokens = await this.rotate(tx, pair, input.scope, successorLive.accessDigest, successorLive.id);
         this.reuse?.inc({ outcome: 'grace_reissued' });
         this.logger.info(
           { client_id: pair.clientId, user_id: pair.userId, pair_id: pair.id, superseded: successorLive.id },
           'auth-server: previous refresh token presented again within the grace window; re-issued',
         );
-        return { ok: true, value: issued.tokens };
+        return tokens;
       }
 
-      const digests = await this.pairs.accessDigestsOfCode(tx, pair.codeDigest);
-      const revoked = await this.pairs.revokeLive(tx, { codeDigest: pair.codeDigest }, 'reuse_detected');
-      await this.cache.tombstone(digests);
+      const revoked = await this.revokeFamily(tx, pair.codeDigest, 'reuse_detected');
       this.reuse?.inc({ outcome: 'family_revoked' });
       this.logger.warn(
         {
@@ -193,39 +167,33 @@ export class TokensService implements Introspector {
           user_id: pair.userId,
           pair_id: pair.id,
           rotated_at: pair.revokedAt.toISOString(),
-          revoked_pairs: revoked.length,
+          revoked_pairs: revoked,
         },
         'auth-server: a rotated refresh token was presented again; its family is revoked',
       );
-      return failed('invalid_grant', 'The refresh token was already used; its tokens are revoked.');
+      return failed('The refresh token was already used; its tokens are revoked.');
     });
-    if (!outcome.ok) throw outcome.error;
-    return outcome.value;
   }
 
   /**
    * RFC 7009: any token of a family revokes the whole family, i.e. every pair issued from the same
    * authorization code (§2.1: "SHOULD also invalidate all access tokens based on the same
    * authorization grant"). An unknown token, or one of another client, changes nothing and is not
-   * reported (§2.2). The tombstones are written even for pairs already revoked, so retrying after
-   * a failed attempt always leaves the cache right.
+   * reported (§2.2).
    */
   async revoke(client: PartnerEntity, token: string): Promise<void> {
     await this.transactions.run(async (tx) => {
       const pair = await this.pairs.findByEitherDigest(tx, sha256Hex(token));
       if (!pair || pair.clientId !== client.clientId) return;
       await this.pairs.lockFamily(tx, pair.codeDigest);
-      const digests = await this.pairs.accessDigestsOfCode(tx, pair.codeDigest);
-      await this.pairs.revokeLive(tx, { codeDigest: pair.codeDigest }, 'revoked');
-      await this.cache.tombstone(digests);
+      await this.revokeFamily(tx, pair.codeDigest, 'revoked');
     });
   }
 
   /**
-   * Disconnect: the consent ends (`user.consent.revoked` to the outbox) and every token of that
-   * partner for that member is revoked in the same transaction, tombstoned before it commits. The
-   * consent row is locked first, so a refresh racing this either finishes before (and its new pair
-   * is revoked here) or starts after (and finds no consent).
+   * The consent ends and every token of that partner for that member is revoked in the same
+   * transaction. The consent row is locked first, so a racing refresh either finishes before (its
+   * new pair is revoked here) or starts after (and finds no consent).
    */
   async disconnect(userId: string, clientId: string): Promise<boolean> {
     return this.transactions.run(async (tx) => {
@@ -235,10 +203,7 @@ export class TokensService implements Introspector {
     });
   }
 
-  /**
-   * Suspends (or reinstates) a partner. Suspension ends every live token of the partner at once:
-   * tombstones go to the introspection cache before the change commits.
-   */
+  /** Suspension ends every live token of the partner at once. */
   async setPartnerSuspended(clientId: string, suspended: boolean): Promise<number> {
     return this.transactions.run(async (tx) => {
       await this.partners.setSuspended(tx, clientId, suspended);
@@ -249,10 +214,37 @@ export class TokensService implements Introspector {
     });
   }
 
-  private async requireConsent(tx: Transaction, pair: TokenPairEntity): Promise<void> {
+  private async grant(work: (tx: Transaction) => Promise<Outcome>): Promise<IssuedTokens> {
+    const outcome = await this.transactions.run(work);
+    if (outcome instanceof OAuthException) throw outcome;
+    return outcome;
+  }
+
+  /** Tombstones even pairs already revoked, so a retry after a failed attempt leaves the cache right. */
+  private async revokeFamily(tx: Transaction, codeDigest: string, reason: RevocationReason): Promise<number> {
+    const digests = await this.pairs.accessDigestsOfCode(tx, codeDigest);
+    const revoked = await this.pairs.revokeLive(tx, { codeDigest }, reason);
+    await this.cache.tombstone(digests);
+    return revoked.length;
+  }
+
+  /** Replaces `pair` with a new pair (ending `supersededId` first) and tombstones `endedAccessDigest`. */
+  private async rotate(
+    tx: Transaction,
+    pair: TokenPairEntity,
+    scope: string | undefined,
+    endedAccessDigest: string,
+    supersededId?: string,
+  ): Promise<IssuedTokens> {
+    const scopes = narrowedScopes(pair.scopes, scope);
     if (!(await this.consents.holdsActive(tx, pair.userId, pair.clientId))) {
       throw new OAuthException('invalid_grant', 'The crew member has disconnected this application.');
     }
+    if (supersededId) await this.pairs.revokeLive(tx, { pairId: supersededId }, 'superseded');
+    const issued = await this.issue(tx, pair, scopes);
+    await this.cache.tombstone([endedAccessDigest]);
+    await this.pairs.markRotated(tx, pair.id, issued.pairId, new Date());
+    return issued.tokens;
   }
 
   /** What resource apps ask on a cache miss. Suspension ends a partner's tokens too. */
@@ -272,9 +264,7 @@ export class TokensService implements Introspector {
 
   private async issue(
     tx: Transaction,
-    codeDigest: string,
-    userId: string,
-    clientId: string,
+    { codeDigest, userId, clientId }: Pick<TokenPairEntity, 'codeDigest' | 'userId' | 'clientId'>,
     scopes: readonly string[],
   ): Promise<{ pairId: string; tokens: IssuedTokens }> {
     const accessToken = newSecret(ACCESS_TOKEN_PREFIX);
@@ -296,7 +286,7 @@ export class TokensService implements Introspector {
       pairId,
       tokens: {
         access_token: accessToken,
-        token_type: 'Bearer' as const,
+        token_type: 'Bearer',
         expires_in: this.config.ACCESS_TOKEN_TTL_SECONDS,
         refresh_token: refreshToken,
         scope: scopes.join(' '),
@@ -305,11 +295,7 @@ export class TokensService implements Introspector {
   }
 }
 
-/**
- * Requests with one refresh token arriving this soon after its rotation are taken as concurrent
- * with it (a race), not as a retry after a lost response. A client that retries faster than this
- * gets invalid_grant and its family stays as it was.
- */
+/** A refresh token arriving this soon after its rotation raced it; it is no retry after a lost response. */
 export const REFRESH_RACE_WINDOW_MS = 1000;
 
 const UNUSABLE = 'The refresh token is unknown, revoked or expired.';
@@ -327,6 +313,6 @@ function narrowedScopes(granted: readonly string[], scope: string | undefined): 
   return requested;
 }
 
-function failed(code: 'invalid_grant', description: string): { ok: false; error: OAuthException } {
-  return { ok: false, error: new OAuthException(code, description) };
+function failed(description: string): OAuthException {
+  return new OAuthException('invalid_grant', description);
 }

@@ -13,38 +13,33 @@ import type { Logger } from 'pino';
 import type { AUTH_SERVER_CONFIG } from '../config';
 
 /**
- * Failed sign-ins an account may have from one address, and from everywhere, before further
- * attempts are refused without the password being checked. Per address it stops one guesser
- * quickly; per account it bounds guessing spread over many addresses (at the price that such an
- * attack can hold the account's sign-in shut for a window at a time).
+ * Failed sign-ins an account may have from one address (stops one guesser quickly) and from
+ * everywhere (bounds guessing spread over many addresses, at the price of holding the account's
+ * sign-in shut for a window) before attempts are refused unchecked.
  */
 export const SIGN_IN_LIMITS = {
   perAddress: { failures: 5, windowMs: 15 * 60_000 },
   perAccount: { failures: 50, windowMs: 60 * 60_000 },
-  /**
-   * Failures from one address whatever the account: stops one address guessing over many
-   * accounts (or unknown e-mails) before scrypt runs, so a flood costs a Redis call per attempt.
-   * How many is SIGN_IN_FAILURES_PER_ADDRESS.
-   */
+  // Any account (SIGN_IN_FAILURES_PER_ADDRESS of them): stops one address guessing over many
+  // accounts (or unknown e-mails) before scrypt runs, so a flood costs a Redis call per attempt.
   perAddressAnyAccount: { windowMs: 15 * 60_000 },
 } as const;
 
 /**
- * Reserves an attempt on both counters in one atomic step, so parallel guesses cannot all pass
- * the check before the first failure is recorded. A counter starts its window at its first
+ * Reserves an attempt on every counter in KEYS in one atomic step, so parallel guesses cannot all
+ * pass the check before the first failure is recorded. A counter starts its window at its first
  * attempt. A refused attempt is not counted (the window still ends on time).
- * KEYS: per-address, per-account; both carry the account digest as hash tag, so they share a
- * Redis Cluster slot and the script may touch both. ARGV: their limits and windows (ms).
- * Returns { 1 } or { 0, ms until the exhausted window(s) reopen }.
+ * ARGV: each key's limit and window (ms). Returns { 1 } or { 0, ms until the exhausted window(s)
+ * reopen }. The keys of one call must share a Redis Cluster slot (one hash tag).
  */
 const RESERVE_LUA = `
 local counts = {}
-for i = 1, 2 do
+for i = 1, #KEYS do
   counts[i] = redis.call('INCR', KEYS[i])
   if counts[i] == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[i * 2]) end
 end
 local waitMs = 0
-for i = 1, 2 do
+for i = 1, #KEYS do
   if counts[i] > tonumber(ARGV[i * 2 - 1]) then
     local ttl = redis.call('PTTL', KEYS[i])
     if ttl < 1 then
@@ -55,15 +50,14 @@ for i = 1, 2 do
   end
 end
 if waitMs == 0 then return { 1 } end
-for i = 1, 2 do redis.call('DECR', KEYS[i]) end
+for i = 1, #KEYS do redis.call('DECR', KEYS[i]) end
 return { 0, waitMs }
 `;
 
 /**
- * A successful attempt gives its reservation back: the per-address counter is cleared (whoever
- * knows the password is no guesser there), the per-account one only loses this attempt, so a
- * distributed guess is not reset by the member signing in. A counter that expired meanwhile is
- * left alone (DECR would create it without a window).
+ * A success clears the per-address counter (whoever knows the password is no guesser there) and
+ * gives only its own attempt back to the per-account one, which a distributed guess shares. An
+ * expired counter is left alone (DECR would create it without a window).
  */
 const SUCCEEDED_LUA = `
 redis.call('DEL', KEYS[1])
@@ -73,26 +67,6 @@ end
 return 1
 `;
 
-/**
- * The per-address bucket across accounts, one key (`signin-address:{<address>}`) in a call of its
- * own: it cannot share a hash tag with the account's two keys, so it cannot join their script on
- * a Redis Cluster. It is reserved first; an attempt the account script then refuses gives it back.
- * ARGV: limit, window (ms). Returns { 1 } or { 0, ms until the window reopens }.
- */
-const RESERVE_ADDRESS_LUA = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-if count <= tonumber(ARGV[1]) then return { 1 } end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 1 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  ttl = tonumber(ARGV[2])
-end
-redis.call('DECR', KEYS[1])
-return { 0, ttl }
-`;
-
-/** Gives one reservation of the address bucket back (a success, or an attempt refused later). */
 const RELEASE_ADDRESS_LUA = `
 if redis.call('EXISTS', KEYS[1]) == 1 and tonumber(redis.call('GET', KEYS[1])) > 0 then
   redis.call('DECR', KEYS[1])
@@ -122,15 +96,12 @@ export function signInKeys(account: string, clientIp: string | undefined): [stri
 }
 
 /**
- * Sign-in throttling for crew members (the consent UI's /login), in Redis so every replica
- * counts together. Keys hold a digest of the normalised e-mail, never the address itself; an
- * unknown e-mail is counted like a known one, so refusals say nothing about which accounts exist.
+ * Sign-in throttling for crew members, in Redis so every replica counts together. Keys hold a
+ * digest of the normalised e-mail; an unknown e-mail counts like a known one, so refusals say
+ * nothing about which accounts exist.
  *
- * Redis unavailable (down, failing over) or refusing the script: the attempt fails closed with
- * SignInThrottleUnavailableError, which consent-ui shows as a 503 "try again" page. Admitting
- * unthrottled would hand a guesser unlimited attempts for as long as Redis can be kept away;
- * members who cannot sign in for the seconds of a failover retry, and the partner API (the
- * reason to sign in) answers 503 then anyway.
+ * Redis unavailable: fail closed (503 "try again"). Admitting unthrottled would hand a guesser
+ * unlimited attempts for as long as Redis can be kept away.
  */
 @Injectable()
 export class SignInThrottle {
@@ -146,16 +117,14 @@ export class SignInThrottle {
     const keys = signInKeys(account, clientIp);
     const addressKey = signInAddressKey(clientIp);
     const { perAddress, perAccount, perAddressAnyAccount } = SIGN_IN_LIMITS;
-    const releaseAddress = () =>
-      // Best effort: a reservation not given back only counts as one failure until its window ends.
-      this.redis.eval(RELEASE_ADDRESS_LUA, 1, addressKey).then(
-        () => undefined,
-        () => undefined,
-      );
+    // Best effort: a reservation not given back only counts as one failure until its window ends.
+    const releaseAddress = () => this.redis.eval(RELEASE_ADDRESS_LUA, 1, addressKey).catch(() => undefined);
     let reply: unknown;
     try {
+      // The bucket across accounts cannot share the account keys' hash tag, so it is reserved in a
+      // call of its own, first; an attempt the account's counters then refuse gives it back.
       const byAddress = (await this.redis.eval(
-        RESERVE_ADDRESS_LUA,
+        RESERVE_LUA,
         1,
         addressKey,
         this.config.SIGN_IN_FAILURES_PER_ADDRESS,
@@ -185,7 +154,6 @@ export class SignInThrottle {
     }
     return {
       admitted: true,
-      // Best effort: a reservation not given back only counts as one failure until its window ends.
       // The address bucket only loses this attempt: one known password does not reset a flood.
       succeeded: async () => {
         await Promise.all([

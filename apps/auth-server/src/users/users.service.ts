@@ -18,12 +18,8 @@ export class UsersService implements OnApplicationShutdown {
   ) {}
 
   /**
-   * Checks a crew member's password. An unknown e-mail spends the same scrypt time as a wrong
-   * password (the dummy hash has the current parameters).
-   *
-   * A right password whose stored hash has weaker parameters than the current ones is hashed
-   * again and stored, after the answer: the member does not wait for a second hash, and only a
-   * successful sign-in knows the password to do it with (a failed one never touches the row).
+   * An unknown e-mail spends the same scrypt time as a wrong password. A right password under
+   * weaker parameters is hashed again after the answer: only a successful sign-in knows it.
    */
   async verify(email: string, password: string, clientIp?: string): Promise<UserEntity | undefined> {
     const user = await this.users.findByEmail(normaliseEmail(email));
@@ -65,10 +61,8 @@ export class UsersService implements OnApplicationShutdown {
   }
 
   /**
-   * The sandbox members. They all have the one published password, so one hash serves them all
-   * (a salt of their own protects nothing when the password is public): seeding costs one hash,
-   * or on a later start one check, rather than one per member at most of a second each.
-   * Idempotent: a member whose row is current is left alone; a hash under an older cost is replaced.
+   * The sandbox members share one published password, so one hash serves them all (a salt protects
+   * nothing when the password is public). Idempotent: a current row is left alone.
    */
   async seedAll(
     members: readonly { userId: string; email: string; name: string; password: string }[],

@@ -9,7 +9,6 @@ import {
   type WebhookTargetRequest,
   type WebhookTargetResponse,
 } from '@svc/contracts';
-import { assertUnreachable } from '@svc/platform';
 import { SecretBox } from '../crypto/secrets';
 import {
   WebhookRecipientsRepository,
@@ -18,20 +17,16 @@ import {
 } from './webhook-recipients.repository';
 
 /** The scope a partner needs to hear of an event; null: only the partner the event names. */
+const SCOPE_FOR_EVENT: Readonly<Record<EventType, Scope | null>> = {
+  'user.profile.updated': 'profile:read',
+  'user.sea_time.updated': 'seatime:read',
+  'user.vessels.updated': 'vessels:read',
+  'user.consent.revoked': null,
+  'webhook.test': null,
+};
+
 export function scopeForEvent(type: EventType): Scope | null {
-  switch (type) {
-    case 'user.profile.updated':
-      return 'profile:read';
-    case 'user.sea_time.updated':
-      return 'seatime:read';
-    case 'user.vessels.updated':
-      return 'vessels:read';
-    case 'user.consent.revoked':
-    case 'webhook.test':
-      return null;
-    default:
-      return assertUnreachable(type);
-  }
+  return SCOPE_FOR_EVENT[type];
 }
 
 @Injectable()

@@ -1,10 +1,8 @@
 import type { AuthorizeValidateRequest } from '@svc/contracts';
 
 /**
- * The authorization request exactly as the browser sent it: the first value of each query
- * parameter, and the names that appeared more than once, which RFC 6749 §3.1 forbids and
- * auth-server rejects. Fastify's own query parser would fold repeats into arrays and lose the
- * distinction, so the raw query string is read here.
+ * The first value of each query parameter, and the names that repeat (RFC 6749 §3.1 forbids
+ * them), read from the raw query: Fastify's parser would fold repeats into arrays.
  */
 export function parseAuthorizeQuery(url: string): AuthorizeValidateRequest {
   const q = url.indexOf('?');
@@ -19,10 +17,7 @@ export function parseAuthorizeQuery(url: string): AuthorizeValidateRequest {
   return { params, repeated: [...repeated] };
 }
 
-/**
- * The consent form posts the validated parameters back under this prefix, so that no OAuth
- * parameter can collide with the form's own fields (`csrf`, `decision`).
- */
+/** So no OAuth parameter posted back can collide with the form's own fields (`csrf`, `decision`). */
 export const PARAM_FIELD_PREFIX = 'param.';
 
 export interface DecisionForm {

@@ -24,9 +24,8 @@ export type DecisionResult =
   | { readonly outcome: 'error_page'; readonly error: string; readonly description: string };
 
 /**
- * The consent screen. auth-server owns every rule of the authorization request (client,
- * redirect URI, scopes, PKCE, state) and builds every redirect; this service only makes sure a
- * signed-in member decides, on a page of this origin, through a CSRF-protected form.
+ * The consent screen. auth-server owns every rule of the authorization request and builds every
+ * redirect; this service makes sure a signed-in member decides, through a CSRF-protected form.
  */
 @Injectable()
 export class AuthorizeService {
@@ -38,15 +37,12 @@ export class AuthorizeService {
   /** `url` is the request's path and query as received. */
   async show(cookieHeader: string | undefined, url: string): Promise<AuthorizePage> {
     const session = await this.sessions.resolve(cookieHeader);
-    // RFC 6749 §3.1: how the authorization server authenticates the resource owner is its own
-    // business; here, the sign-in page, which brings the member back to this very request.
+    // RFC 6749 §3.1: the sign-in page, which brings the member back to this very request.
     if (!session) return { outcome: 'sign_in', location: loginLocation(url) };
     const answer = await this.rpc.call(AUTH_AUTHORIZE_VALIDATE, parseAuthorizeQuery(url));
     switch (answer.outcome) {
       case 'consent':
-        // Always shown, even when the member allowed this partner before: repeated requests are
-        // not granted without the member's active interaction, since anyone can present a
-        // public client_id (RFC 6749 §10.2).
+        // Always shown, even when allowed before: anyone can present a public client_id (RFC 6749 §10.2).
         return {
           outcome: 'consent',
           clientName: answer.client_name,
@@ -63,8 +59,7 @@ export class AuthorizeService {
   }
 
   /**
-   * The member pressed Allow or Deny. The form is CSRF-protected: otherwise a page the member
-   * visits could post "allow" on their behalf and obtain a code for any partner (RFC 6749
+   * Allow or Deny, CSRF-protected so no other page can post "allow" for the member (RFC 6749
    * §10.12, RFC 9700 §4.7). auth-server re-validates every posted parameter.
    */
   async decide(cookieHeader: string | undefined, form: DecisionForm): Promise<DecisionResult> {

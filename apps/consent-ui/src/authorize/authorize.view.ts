@@ -61,11 +61,10 @@ export function invalidRequestPage(view: ErrorPage, requestId: string): SafeHtml
 export function authorizePageResult(view: AuthorizePage, requestId: string): WebResult {
   switch (view.outcome) {
     case 'sign_in':
+    case 'redirect':
       return redirect(302, view.location);
     case 'consent':
       return page(200, consentPage(view));
-    case 'redirect':
-      return redirect(302, view.location);
     case 'error_page':
       return page(400, invalidRequestPage(view, requestId));
     default:
@@ -76,8 +75,7 @@ export function authorizePageResult(view: AuthorizePage, requestId: string): Web
 export function decisionResult(result: DecisionResult, requestId: string): WebResult {
   switch (result.outcome) {
     case 'redirect':
-      // 303 after the form's POST, never 307: a 307 would re-post the form to the partner
-      // (RFC 9700 §4.12).
+      // 303, never 307: a 307 would re-post the form to the partner (RFC 9700 §4.12).
       return redirect(303, result.location);
     case 'error_page':
       return page(400, invalidRequestPage(result, requestId));

@@ -20,10 +20,7 @@ import { ConnectionsException } from './connections.exception';
 export const CONNECTIONS_PATH = '/account/connections';
 const FLASH_COOKIE = 'svc_flash';
 const MAX_FLASH_LENGTH = 300;
-/**
- * The sponsorships are a second section of the page: if sponsorship-api is slow or down, the page
- * still shows the connections (and the Disconnect buttons) after this long, without them.
- */
+/** If sponsorship-api is slow or down, the page still shows the connections after this long. */
 const SPONSORSHIPS_TIMEOUT_MS = 1500;
 
 export interface ConnectionItem {
@@ -109,11 +106,7 @@ export class ConnectionsService {
     }
   }
 
-  /**
-   * Revokes every token of the partner for this member at once (auth-server does it, and
-   * announces `user.consent.revoked`). CSRF-protected: no other site may disconnect a partner
-   * on the member's behalf. Answers the cookie carrying the confirmation for the next page.
-   */
+  /** Revokes every token of the partner for this member; answers the confirmation's cookie. */
   async disconnect(cookieHeader: string | undefined, clientId: string, csrf: unknown): Promise<string[]> {
     const session = await this.sessions.requireForPost(cookieHeader, csrf);
     // The name comes from auth-server, not from the form, so the confirmation cannot be forged.
@@ -122,10 +115,7 @@ export class ConnectionsService {
     try {
       await this.rpc.call(AUTH_CONSENTS_REVOKE, { user_id: session.userId, client_id: clientId });
     } catch (err) {
-      if (isTemporarilyUnavailable(err)) {
-        throw new ConnectionsException('disconnect_unavailable');
-      }
-      throw err;
+      throw isTemporarilyUnavailable(err) ? new ConnectionsException('disconnect_unavailable') : err;
     }
     const notice = `${name ?? 'That partner'} can no longer read your record.`;
     return [flashCookie(this.policy, FLASH_COOKIE, CONNECTIONS_PATH, notice.slice(0, MAX_FLASH_LENGTH))];

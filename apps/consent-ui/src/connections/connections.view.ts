@@ -12,27 +12,15 @@ import {
 
 type ListPage = Extract<ConnectionsPage, { outcome: 'list' }>;
 
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
+const MONTHS = 'January February March April May June July August September October November December'.split(
+  ' ',
+);
 
 /** "5 March 2026, 14:05 UTC": unambiguous wherever the member is; the raw text if unparseable. */
 export function formatUtc(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}, ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())} UTC`;
+  return `${formatDay(iso)}, ${date.toISOString().slice(-13, -8)} UTC`;
 }
 
 export function disconnectPath(clientId: string): string {

@@ -76,10 +76,8 @@ export class LoginService {
       ...(clientIp === undefined ? {} : { client_ip: clientIp }),
     });
     if (!result.ok) {
-      if (result.retry_after_seconds !== undefined) {
-        return retry('too_many_attempts', result.retry_after_seconds);
-      }
-      return retry('invalid_credentials');
+      const throttled = result.retry_after_seconds !== undefined;
+      return retry(throttled ? 'too_many_attempts' : 'invalid_credentials', result.retry_after_seconds);
     }
     const { cookies } = await this.sessions.start(result.user_id, cookieHeader);
     return { outcome: 'signed_in', returnTo, cookies };
@@ -92,10 +90,7 @@ export class LoginService {
     return { outcome: 'confirm', csrfToken: session.csrfToken };
   }
 
-  /**
-   * POST /logout: CSRF-checked, so no other site can sign a member out. Without a live session
-   * there is nothing to end; the answer is the same as after a sign-out.
-   */
+  /** POST /logout: CSRF-checked; without a live session the answer is as after a sign-out. */
   async signOut(cookieHeader: string | undefined, csrf: unknown): Promise<readonly string[]> {
     const session = await this.sessions.resolve(cookieHeader);
     if (session) this.sessions.assertCsrf(session, csrf);

@@ -5,10 +5,8 @@ const MAX_RETURN_TO_LENGTH = 8192;
 const ORIGIN = 'https://consent-ui.invalid';
 
 /**
- * Accepts only a path on this origin: it starts with exactly one "/" and carries nothing a browser
- * could read as another host ("//evil", "/\\evil", control characters, whitespace). Anything else
- * falls back to the connections page, so the sign-in page can never be used as an open
- * redirector (RFC 9700 §4.11, RFC 6819 §4.2.4).
+ * Only a path on this origin, with nothing a browser could read as another host ("//evil",
+ * "/\\evil"): the sign-in page is no open redirector (RFC 9700 §4.11, RFC 6819 §4.2.4).
  */
 export function safeReturnTo(value: unknown): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_RETURN_TO_LENGTH) {

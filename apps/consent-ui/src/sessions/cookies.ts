@@ -15,10 +15,7 @@ const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // cookie-octet of RFC 6265 §4.1.1: no CTLs, whitespace, DQUOTE, comma, semicolon or backslash.
 const COOKIE_VALUE = /^[\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]*$/;
 
-/**
- * The cookies of a `Cookie` header. When a name repeats (e.g. one cookie set for `/` and another
- * for a longer path), the first wins: browsers send the most specific one first (RFC 6265 §5.4).
- */
+/** A repeated name keeps the first: browsers send the most specific path first (RFC 6265 §5.4). */
 export function parseCookies(header: string | readonly string[] | undefined): ReadonlyMap<string, string> {
   const cookies = new Map<string, string>();
   const text = Array.isArray(header) ? header.join('; ') : (header as string | undefined);

@@ -6,18 +6,14 @@ export function isRandomToken(value: unknown): value is string {
   return typeof value === 'string' && /^[A-Za-z0-9_-]{43}$/.test(value);
 }
 
-/**
- * What the database keeps of a session id: its SHA-256. A leaked table (backup, replica,
- * read-only SQL access) then yields no usable session cookie.
- */
+/** The database keeps only this, so a leaked table yields no usable session cookie. */
 export function digestSessionId(sessionId: string): string {
   return sha256Hex(sessionId);
 }
 
 /**
- * The CSRF token of a session: HMAC-SHA256 of the session id under the session's own secret.
- * Bound to the session, so a token taken from another session (or another user) is useless,
- * and it cannot be derived from the cookie alone nor from the database row alone.
+ * HMAC-SHA256 of the session id under the session's own secret: useless in another session, and
+ * derivable neither from the cookie alone nor from the database row alone.
  */
 export function sessionCsrfToken(csrfSecret: string, sessionId: string): string {
   return createHmac('sha256', Buffer.from(csrfSecret, 'base64url'))

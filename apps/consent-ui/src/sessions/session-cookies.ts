@@ -2,10 +2,8 @@ import { serializeCookie, type CookieOptions } from './cookies';
 
 export const SESSION_COOKIE = 'svc_session';
 /**
- * The session cookie's name in production: the `__Host-` prefix makes browsers accept it only
- * when Secure, for Path=/ and without Domain, so a sibling subdomain or a plain-HTTP page can
- * neither set nor overwrite it (cookie tossing). The sandbox over http://localhost keeps
- * SESSION_COOKIE, which a non-Secure cookie may carry.
+ * Production's session cookie: `__Host-` stops a sibling subdomain or a plain-HTTP page from
+ * setting it (cookie tossing). The sandbox over http://localhost cannot be Secure.
  */
 export const HOST_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 /** The pre-session CSRF cookie of the sign-in form (double submit). */
@@ -29,9 +27,8 @@ export function sessionCookieName(policy: CookiePolicy): string {
 export const COOKIE_POLICY = Symbol('COOKIE_POLICY');
 
 /**
- * Every cookie of this app is HttpOnly (no script ever needs one, so XSS cannot read them) and
- * SameSite=Lax: sent on the top-level GET that arrives from a partner's site (the authorization
- * request must see the session), never on a cross-site POST, which backs up the CSRF tokens.
+ * HttpOnly (no script needs one) and SameSite=Lax: sent on the top-level GET from a partner's
+ * site (the authorization request needs the session), never on a cross-site POST.
  */
 function options(policy: CookiePolicy, path: string, maxAge?: number): CookieOptions {
   return { path, httpOnly: true, secure: policy.secure, sameSite: 'Lax', maxAge };

@@ -5,10 +5,7 @@ import { COOKIE_POLICY, type CookiePolicy } from './session-cookies';
 import { CLOCK, SESSION_IDLE_TIMEOUT_MS, SessionsService, type Clock } from './sessions.service';
 import { SessionsRepository } from './sessions.repository';
 
-/**
- * Sessions for the features. The repository comes from SessionStoreModule (the app's root
- * imports it next to the database), so unit tests can put a fake store in its place.
- */
+/** The repository comes from SessionStoreModule, so unit tests can put a fake store in its place. */
 @Module({
   providers: [
     SessionsService,

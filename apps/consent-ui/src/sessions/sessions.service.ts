@@ -36,9 +36,7 @@ const EXPIRED_PURGE_BATCH = 100;
 
 /**
  * Browser sessions and their CSRF protection. The session id lives only in the HttpOnly cookie;
- * the database keeps its SHA-256, the user, the expiry (12 h, absolute) and a per-session CSRF
- * secret. A session unused for longer than SESSION_IDLE_TIMEOUT (default 30 min) counts as signed
- * out; use refreshes its last-seen time, at most once a minute.
+ * the database keeps its SHA-256. A session idle longer than SESSION_IDLE_TIMEOUT is signed out.
  */
 @Injectable()
 export class SessionsService {
@@ -124,10 +122,8 @@ export class SessionsService {
   }
 
   /**
-   * The sign-in form has no session yet, so its CSRF protection is a double-submit cookie: a
-   * random value in an HttpOnly, SameSite cookie that the form must echo. It stops a site from
-   * signing a member into the attacker's account (login CSRF). An existing value is reused, so
-   * two open sign-in tabs both keep working.
+   * The sign-in form has no session yet: a double-submit cookie stops login CSRF. An existing value
+   * is reused, so two open sign-in tabs both keep working.
    */
   loginCsrf(cookieHeader: string | undefined): { token: string; cookies: string[] } {
     const existing = parseCookies(cookieHeader).get(LOGIN_CSRF_COOKIE);
@@ -140,10 +136,7 @@ export class SessionsService {
     return isRandomToken(cookie) && constantTimeEqual(cookie, presented);
   }
 
-  /**
-   * The session id of the cookie of this mode's name, when it has the shape of one (no lookup
-   * for garbage).
-   */
+  /** Only a value with the shape of a session id is looked up. */
   private sessionIdFrom(cookieHeader: string | undefined): string | undefined {
     const value = parseCookies(cookieHeader).get(sessionCookieName(this.policy));
     return isRandomToken(value) ? value : undefined;

@@ -1,8 +1,6 @@
 /**
- * A tiny escaping template: every interpolated value is HTML-escaped unless it is already
- * `SafeHtml` (the output of another `html` template). There is deliberately no "raw" escape
- * hatch: every dynamic value on these pages (partner names, scope descriptions, OAuth
- * parameters, error descriptions) comes from outside this app and could carry markup.
+ * Every interpolated value is escaped unless it is `SafeHtml` (another template's output). No
+ * "raw" hatch on purpose: every dynamic value on these pages comes from outside and could carry markup.
  */
 export class SafeHtml {
   constructor(readonly value: string) {}

@@ -3,14 +3,11 @@ import type { SafeHtml } from './html';
 
 /**
  * Headers of every page and redirect of consent-ui.
- * - `frame-ancestors 'none'` and `X-Frame-Options: DENY`: the consent screen must not be framed,
- *   or a partner could overlay it and trick a click on "Allow" (RFC 6749 §10.13, RFC 6819
- *   §4.4.1.9, RFC 9700 §4.16).
- * - No `form-action`: Chromium applies it to the redirect that follows the consent form's POST,
- *   which would block the redirect to the partner's registered redirect_uri.
- * - `Referrer-Policy: no-referrer`: the authorization request's URL (state, code_challenge) and
- *   the redirect carrying the code must not leak to third parties (RFC 9700 §4.2).
- * - `Cache-Control: no-store`: pages show personal data and CSRF tokens; redirects carry codes.
+ * - No framing: a partner could overlay the consent screen and trick a click on "Allow" (RFC 6749
+ *   §10.13, RFC 9700 §4.16).
+ * - No `form-action`: Chromium applies it to the redirect after the consent form's POST.
+ * - No referrer: the request's URL and the redirect carrying the code must not leak (RFC 9700 §4.2).
+ * - `no-store`: pages show personal data and CSRF tokens; redirects carry codes.
  */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy':
