@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DEFAULT_BODY_LIMIT_BYTES, findGatewayRoute } from '@svc/contracts';
+import { DEFAULT_BODY_LIMIT_BYTES, findGatewayRoute, PROBLEM_CONTENT_TYPE } from '@svc/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -10,7 +10,7 @@ import { AppMetrics } from '../metrics/app-metrics';
 import { requestContext } from '../logging/request-context';
 import { ApiProblem } from './problem';
 import { ProblemDetailsFilter, type ErrorRenderer } from './problem-details.filter';
-import { PROBLEM_CONTENT_TYPE, problemBody, type DomainErrorMapper } from './problem-response';
+import { problemBody, type DomainErrorMapper } from './problem-response';
 import { pickRequestId } from './request-id';
 import { RouteIndex } from './route-index';
 
