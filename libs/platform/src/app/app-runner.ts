@@ -127,11 +127,7 @@ export async function runAppCli<S extends ConfigSpec>(
           await custom(argv.slice(1), config as unknown as ConfigOf<S>, logger);
           return;
         }
-        process.stderr.write(
-          `${CLI_USAGE}${Object.keys(definition.commands ?? {})
-            .map((c) => ` | ${c}`)
-            .join('')}\n`,
-        );
+        process.stderr.write(`${[CLI_USAGE, ...Object.keys(definition.commands ?? {})].join(' | ')}\n`);
         process.exitCode = 64;
     }
   } catch (err) {
