@@ -1,3 +1,4 @@
+import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { TransactionRunner } from '../database/transaction-runner';
 import type { AmqpConnection } from '../messaging/amqp-connection';
@@ -16,7 +17,7 @@ export interface OutboxRelayOptions {
  * between the confirm and the commit republishes the batch: delivery is at least once, and
  * consumers dedupe on the message id.
  */
-export class OutboxRelay {
+export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private running = false;
   private loop?: Promise<void>;
   private wake?: () => void;
@@ -40,6 +41,15 @@ export class OutboxRelay {
     this.running = false;
     this.wake?.();
     await this.loop;
+  }
+
+  /** Runs with the app; its batch is finished before the app's connections close. */
+  onApplicationBootstrap(): void {
+    this.start();
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.stop();
   }
 
   /** Publishes one batch; returns how many rows were published. */
