@@ -1,26 +1,14 @@
 import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
-import type { HostPort } from '../config/config';
+import type { ConfigOf, REDIS_CONFIG } from '../config/config';
 
 /**
  * Exactly one of REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES is set (REDIS_CONFIG checks
  * it at start-up). The other fields are optional so that a `{ REDIS_URL, REDIS_KEY_PREFIX }`
  * literal (scripts, tests) is a whole config.
  */
-export interface RedisConfig {
-  readonly REDIS_URL?: string | undefined;
-  readonly REDIS_SENTINELS?: readonly HostPort[] | undefined;
-  readonly REDIS_SENTINEL_MASTER?: string | undefined;
-  readonly REDIS_CLUSTER_NODES?: readonly HostPort[] | undefined;
-  /** Never logged; ioredis sends it in AUTH only. */
-  readonly REDIS_PASSWORD?: string | undefined;
+export type RedisConfig = Partial<ConfigOf<typeof REDIS_CONFIG>> & {
   readonly REDIS_KEY_PREFIX: string | undefined;
-  /** The cache Redis (REDIS_CACHE_CONFIG); none set: the cache shares the state Redis. */
-  readonly REDIS_CACHE_URL?: string | undefined;
-  readonly REDIS_CACHE_SENTINELS?: readonly HostPort[] | undefined;
-  readonly REDIS_CACHE_SENTINEL_MASTER?: string | undefined;
-  readonly REDIS_CACHE_CLUSTER_NODES?: readonly HostPort[] | undefined;
-  readonly REDIS_CACHE_PASSWORD?: string | undefined;
-}
+};
 
 /** A single server, a Sentinel-managed primary (both `Redis`) or a Cluster. */
 export type RedisClient = Redis | Cluster;
