@@ -47,15 +47,7 @@ export async function serveApp<S extends ConfigSpec>(definition: AppDefinition<S
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
   try {
     const routes = new RouteIndex();
-    const httpOptions = {
-      app: definition.name,
-      logger,
-      routes,
-      config: base,
-      mapDomainError: definition.mapDomainError,
-      renderError: definition.renderError,
-      formBodies: definition.formBodies,
-    };
+    const httpOptions = { ...definition, app: definition.name, logger, routes, config: base };
     const app = await createHttpApp(
       definition.rootModule({ app: definition.name, config, logger, routes }),
       httpOptions,
