@@ -34,14 +34,6 @@ export class ConfigError extends Error {
 
 type Defaults = { default?: string; sandboxDefault?: string };
 
-/** The documented defaults of a spec, without the other options (`min`, `max`). */
-function defaultsOf(d: Defaults): Defaults {
-  return {
-    ...(d.default !== undefined && { default: d.default }),
-    ...(d.sandboxDefault !== undefined && { sandboxDefault: d.sandboxDefault }),
-  };
-}
-
 function isSet(raw: string | undefined): raw is string {
   return raw !== undefined && raw.trim() !== '';
 }
@@ -60,7 +52,8 @@ function variable<T>(
 ): VarSpec<T> {
   return {
     description,
-    ...defaultsOf(d),
+    default: d.default,
+    sandboxDefault: d.sandboxDefault,
     parse(raw, appEnv) {
       const value = withDefault(raw, appEnv, d);
       if (value === undefined) throw new Error('is required');
@@ -74,7 +67,7 @@ export function str(description: string, d: Defaults = {}): VarSpec<string> {
 }
 
 export function optionalStr(description: string, d: Defaults = {}): VarSpec<string | undefined> {
-  return { description, ...defaultsOf(d), parse: (raw, env) => withDefault(raw, env, d) };
+  return { description, ...d, parse: (raw, env) => withDefault(raw, env, d) };
 }
 
 function parseUrl(value: string, protocols: readonly string[]): URL {
