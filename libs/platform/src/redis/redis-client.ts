@@ -31,9 +31,7 @@ export const REDIS_UNAVAILABLE_REPLIES =
 
 /** Connection failures, timeouts and the replies above: Redis is away, as opposed to a bug. */
 export function isRedisUnavailable(err: unknown): boolean {
-  if (!(err instanceof Error)) return true;
-  if (err.name !== 'ReplyError') return true;
-  return REDIS_UNAVAILABLE_REPLIES.test(err.message);
+  return !(err instanceof Error) || err.name !== 'ReplyError' || REDIS_UNAVAILABLE_REPLIES.test(err.message);
 }
 
 /**
@@ -76,10 +74,7 @@ export function createRedis(config: RedisConfig): RedisClient {
       retryDelayOnClusterDown: 100,
       redisOptions: { ...FAIL_FAST, password: config.REDIS_PASSWORD, reconnectOnError: reconnectOnReadOnly },
     };
-    return new Cluster(
-      config.REDIS_CLUSTER_NODES.map((n) => ({ host: n.host, port: n.port })),
-      options,
-    );
+    return new Cluster([...config.REDIS_CLUSTER_NODES], options);
   }
   const common: RedisOptions = {
     ...FAIL_FAST,
@@ -92,7 +87,7 @@ export function createRedis(config: RedisConfig): RedisClient {
   if (config.REDIS_SENTINELS) {
     return new Redis({
       ...common,
-      sentinels: config.REDIS_SENTINELS.map((n) => ({ host: n.host, port: n.port })),
+      sentinels: [...config.REDIS_SENTINELS],
       name: config.REDIS_SENTINEL_MASTER ?? 'mymaster',
       password: config.REDIS_PASSWORD,
       role: 'master',
