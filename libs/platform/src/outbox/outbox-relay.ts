@@ -71,11 +71,8 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       if (failed.length > 0) {
         const reason = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
           ?.reason as unknown;
-        await this.repository.markFailed(
-          tx,
-          failed,
-          reason instanceof Error ? reason.message : String(reason),
-        );
+        const message = reason instanceof Error ? reason.message : String(reason);
+        await this.repository.markFailed(tx, failed, message);
         this.logger.warn({ failed: failed.length }, 'outbox: broker refused messages; will retry');
       }
       return published.length;
