@@ -47,15 +47,7 @@ export async function serveApp<S extends ConfigSpec>(definition: AppDefinition<S
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
   try {
     const routes = new RouteIndex();
-    const httpOptions = {
-      app: definition.name,
-      logger,
-      routes,
-      config: base,
-      mapDomainError: definition.mapDomainError,
-      renderError: definition.renderError,
-      formBodies: definition.formBodies,
-    };
+    const httpOptions = { ...definition, app: definition.name, logger, routes, config: base };
     const app = await createHttpApp(
       definition.rootModule({ app: definition.name, config, logger, routes }),
       httpOptions,
@@ -123,11 +115,7 @@ export async function runAppCli<S extends ConfigSpec>(
           await custom(argv.slice(1), config as unknown as ConfigOf<S>, logger);
           return;
         }
-        process.stderr.write(
-          `${CLI_USAGE}${Object.keys(definition.commands ?? {})
-            .map((c) => ` | ${c}`)
-            .join('')}\n`,
-        );
+        process.stderr.write(`${[CLI_USAGE, ...Object.keys(definition.commands ?? {})].join(' | ')}\n`);
         process.exitCode = 64;
     }
   } catch (err) {

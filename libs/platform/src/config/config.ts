@@ -34,69 +34,69 @@ export class ConfigError extends Error {
 
 type Defaults = { default?: string; sandboxDefault?: string };
 
-/** The documented defaults of a spec, without the other options (`min`, `max`). */
-function defaultsOf(d: Defaults): Defaults {
-  return {
-    ...(d.default !== undefined && { default: d.default }),
-    ...(d.sandboxDefault !== undefined && { sandboxDefault: d.sandboxDefault }),
-  };
+function isSet(raw: string | undefined): raw is string {
+  return raw !== undefined && raw.trim() !== '';
 }
 
 function withDefault(raw: string | undefined, appEnv: AppEnv, d: Defaults): string | undefined {
-  if (raw !== undefined && raw.trim() !== '') return raw.trim();
+  if (isSet(raw)) return raw.trim();
   if (appEnv === 'sandbox' && d.sandboxDefault !== undefined) return d.sandboxDefault;
   return d.default;
 }
 
-function required(value: string | undefined): string {
-  if (value === undefined) throw new Error('is required');
-  return value;
+/** A required variable: its value, or else its default, goes through `check`. */
+function variable<T>(
+  description: string,
+  d: Defaults,
+  check: (value: string, appEnv: AppEnv) => T,
+): VarSpec<T> {
+  return {
+    description,
+    default: d.default,
+    sandboxDefault: d.sandboxDefault,
+    parse(raw, appEnv) {
+      const value = withDefault(raw, appEnv, d);
+      if (value === undefined) throw new Error('is required');
+      return check(value, appEnv);
+    },
+  };
 }
 
 export function str(description: string, d: Defaults = {}): VarSpec<string> {
-  return { description, ...defaultsOf(d), parse: (raw, env) => required(withDefault(raw, env, d)) };
+  return variable(description, d, (value) => value);
 }
 
 export function optionalStr(description: string, d: Defaults = {}): VarSpec<string | undefined> {
-  return { description, ...defaultsOf(d), parse: (raw, env) => withDefault(raw, env, d) };
+  return { description, ...d, parse: (raw, env) => withDefault(raw, env, d) };
+}
+
+function parseUrl(value: string, protocols: readonly string[]): URL {
+  if (!URL.canParse(value)) throw new Error('is not a valid URL');
+  const parsed = new URL(value);
+  if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
+    throw new Error(`must use ${protocols.join(' or ')}`);
+  }
+  return parsed;
 }
 
 export function url(description: string, protocols: readonly string[], d: Defaults = {}): VarSpec<string> {
-  return {
-    description,
-    ...defaultsOf(d),
-    parse(raw, env) {
-      const value = required(withDefault(raw, env, d));
-      let parsed: URL;
-      try {
-        parsed = new URL(value);
-      } catch {
-        throw new Error('is not a valid URL');
-      }
-      if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
-        throw new Error(`must use ${protocols.join(' or ')}`);
-      }
-      return value;
-    },
-  };
+  return variable(description, d, (value) => {
+    parseUrl(value, protocols);
+    return value;
+  });
 }
 
 export function int(
   description: string,
   opts: Defaults & { min?: number; max?: number } = {},
 ): VarSpec<number> {
-  return {
-    description,
-    ...defaultsOf(opts),
-    parse(raw, env) {
-      const value = required(withDefault(raw, env, opts));
-      if (!/^-?\d+$/.test(value)) throw new Error(`must be an integer, got "${value}"`);
-      const n = Number(value);
-      if (opts.min !== undefined && n < opts.min) throw new Error(`must be >= ${opts.min}`);
-      if (opts.max !== undefined && n > opts.max) throw new Error(`must be <= ${opts.max}`);
-      return n;
-    },
-  };
+  return variable(description, opts, (value) => {
+    if (!/^-?\d+$/.test(value)) throw new Error(`must be an integer, got "${value}"`);
+    const n = Number(value);
+    if (opts.min !== undefined && n < opts.min) throw new Error(`must be >= ${opts.min}`);
+    if (opts.max !== undefined && n > opts.max) throw new Error(`must be <= ${opts.max}`);
+    return n;
+  });
 }
 
 export function oneOf<const T extends string>(
@@ -104,16 +104,11 @@ export function oneOf<const T extends string>(
   values: readonly T[],
   d: Defaults = {},
 ): VarSpec<T> {
-  return {
-    description,
-    ...defaultsOf(d),
-    parse(raw, env) {
-      const value = required(withDefault(raw, env, d));
-      if (!(values as readonly string[]).includes(value))
-        throw new Error(`must be one of ${values.join(', ')}`);
-      return value as T;
-    },
-  };
+  return variable(description, d, (value) => {
+    if (!(values as readonly string[]).includes(value))
+      throw new Error(`must be one of ${values.join(', ')}`);
+    return value as T;
+  });
 }
 
 /**
@@ -137,22 +132,17 @@ const PUBLISHED_CONNECTION_PASSWORD = /^sandbox-(postgres|rabbitmq)(-[a-z-]+)?-p
  * an app never reaches a production database or broker with credentials everyone knows.
  */
 export function connectionUrl(description: string, protocols: readonly string[]): VarSpec<string> {
-  const spec = url(description, protocols);
-  return {
-    description,
-    secret: true,
-    parse(raw, appEnv, env) {
-      const value = spec.parse(raw, appEnv, env);
-      const password = decodeURIComponent(new URL(value).password);
-      if (
-        appEnv === 'production' &&
-        (PUBLISHED_CONNECTION_PASSWORD.test(password) || PUBLISHED_SANDBOX_VALUES.has(password))
-      ) {
-        throw new Error('must not carry a published sandbox password in production');
-      }
-      return value;
-    },
-  };
+  const spec = variable(description, {}, (value, appEnv) => {
+    const password = decodeURIComponent(parseUrl(value, protocols).password);
+    if (
+      appEnv === 'production' &&
+      (PUBLISHED_CONNECTION_PASSWORD.test(password) || PUBLISHED_SANDBOX_VALUES.has(password))
+    ) {
+      throw new Error('must not carry a published sandbox password in production');
+    }
+    return value;
+  });
+  return { ...spec, secret: true };
 }
 
 /**
@@ -166,12 +156,10 @@ export function secret(
   opts: { sandboxDefault: string; minLength: number; check?: (value: string) => void },
 ): VarSpec<string> {
   const forbidden = new Set([...PUBLISHED_SANDBOX_VALUES, opts.sandboxDefault]);
-  return {
-    description: `${description} (secret: at least ${opts.minLength} characters; no default in production)`,
-    sandboxDefault: opts.sandboxDefault,
-    secret: true,
-    parse(raw, appEnv) {
-      const value = required(withDefault(raw, appEnv, { sandboxDefault: opts.sandboxDefault }));
+  const spec = variable(
+    `${description} (secret: at least ${opts.minLength} characters; no default in production)`,
+    { sandboxDefault: opts.sandboxDefault },
+    (value, appEnv) => {
       if (appEnv === 'production') {
         if (value.length < opts.minLength) throw new Error(`must be at least ${opts.minLength} characters`);
         if (forbidden.has(value)) throw new Error('must not be a published sandbox value in production');
@@ -179,7 +167,8 @@ export function secret(
       opts.check?.(value);
       return value;
     },
-  };
+  );
+  return { ...spec, secret: true };
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -192,25 +181,15 @@ export function parseDuration(text: string): number {
 }
 
 export function duration(description: string, d: Defaults = {}): VarSpec<number> {
-  return {
-    description,
-    ...defaultsOf(d),
-    parse: (raw, env) => parseDuration(required(withDefault(raw, env, d))),
-  };
+  return variable(description, d, parseDuration);
 }
 
 export function durationList(description: string, d: Defaults = {}): VarSpec<number[]> {
-  return {
-    description,
-    ...defaultsOf(d),
-    parse(raw, env) {
-      const parts = required(withDefault(raw, env, d))
-        .split(',')
-        .filter((p) => p.trim() !== '');
-      if (parts.length === 0) throw new Error('must list at least one duration');
-      return parts.map(parseDuration);
-    },
-  };
+  return variable(description, d, (value) => {
+    const parts = value.split(',').filter((p) => p.trim() !== '');
+    if (parts.length === 0) throw new Error('must list at least one duration');
+    return parts.map((p) => parseDuration(p));
+  });
 }
 
 export type ConfigSpec = Record<string, VarSpec<unknown>>;
@@ -231,7 +210,7 @@ function docsUrl(): VarSpec<string> {
     description: `${spec.description} (default: {PUBLIC_BASE_URL}/docs)`,
     default: '{PUBLIC_BASE_URL}/docs',
     parse(raw, appEnv, env = {}) {
-      if (raw !== undefined && raw.trim() !== '') return spec.parse(raw, appEnv);
+      if (isSet(raw)) return spec.parse(raw, appEnv);
       const base = withDefault(env.PUBLIC_BASE_URL, appEnv, { sandboxDefault: 'http://localhost:8080' });
       if (base === undefined) throw new Error('is required (or set PUBLIC_BASE_URL)');
       return spec.parse(`${base.replace(/\/+$/, '')}/docs`, appEnv);
@@ -252,9 +231,7 @@ export const BASE_CONFIG = {
   LOG_LEVEL: oneOf(
     'pino log level',
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
-    {
-      default: 'info',
-    },
+    { default: 'info' },
   ),
   PUBLIC_BASE_URL: url('base URL partners use (the gateway)', ['http', 'https'], {
     sandboxDefault: 'http://localhost:8080',
@@ -262,10 +239,7 @@ export const BASE_CONFIG = {
   DOCS_URL: docsUrl(),
   SHUTDOWN_DELAY_MS: int(
     'after SIGTERM, time readiness reports "draining" before the server stops accepting',
-    {
-      default: '0',
-      min: 0,
-    },
+    { default: '0', min: 0 },
   ),
   SHUTDOWN_TIMEOUT_MS: int('hard ceiling on a graceful shutdown', { default: '25000', min: 1000 }),
 } satisfies ConfigSpec;
@@ -294,13 +268,6 @@ export const MIGRATION_CONFIG = {
   } satisfies VarSpec<string | undefined>,
 } satisfies ConfigSpec;
 
-/** The three ways to reach Redis; exactly one is set. */
-export const REDIS_TOPOLOGY_VARIABLES = ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const;
-
-function isSet(raw: string | undefined): boolean {
-  return raw !== undefined && raw.trim() !== '';
-}
-
 export interface HostPort {
   readonly host: string;
   readonly port: number;
@@ -322,55 +289,32 @@ export function parseHostPorts(text: string): HostPort[] {
 }
 
 /**
- * REDIS_URL reports the topology as a whole: none or more than one of the three set is one
- * problem, named once. The URL itself may carry a password, so no reason ever quotes it.
+ * The URL variable of a Redis topology (URL, sentinels, cluster nodes) reports the topology as a
+ * whole: more than one of the three set, or none when `none` says so, is one problem, named once.
+ * The URL itself may carry a password, so no reason ever quotes it.
  */
-function redisUrl(): VarSpec<string | undefined> {
-  const spec = url('Redis connection URL (single server)', ['redis', 'rediss']);
-  const [, ...others] = REDIS_TOPOLOGY_VARIABLES;
+function topologyUrl(
+  variables: readonly [string, string, string],
+  description: string,
+  several: string,
+  none?: string,
+): VarSpec<string | undefined> {
   return {
-    description: `${spec.description}; or REDIS_SENTINELS, or REDIS_CLUSTER_NODES (exactly one)`,
+    description,
     secret: true,
-    parse(raw, appEnv, env = {}) {
-      const set = REDIS_TOPOLOGY_VARIABLES.filter((name) => isSet(name === 'REDIS_URL' ? raw : env[name]));
-      if (set.length === 0) throw new Error(`is required, or ${others.join(' or ')} (exactly one of them)`);
-      if (set.length > 1)
-        throw new Error(
-          `is one of several Redis topologies: set exactly one of ${REDIS_TOPOLOGY_VARIABLES.join(', ')} (got ${set.join(' and ')})`,
-        );
-      return isSet(raw) ? spec.parse(raw, appEnv) : undefined;
+    parse(raw, _appEnv, env = {}) {
+      const set = variables.filter((name, i) => isSet(i === 0 ? raw : env[name]));
+      if (set.length === 0 && none !== undefined) throw new Error(none);
+      if (set.length > 1) throw new Error(`${several} ${variables.join(', ')} (got ${set.join(' and ')})`);
+      if (!isSet(raw)) return undefined;
+      parseUrl(raw.trim(), ['redis', 'rediss']);
+      return raw.trim();
     },
   };
 }
 
 function hostPorts(description: string): VarSpec<HostPort[] | undefined> {
-  return { description, parse: (raw) => (isSet(raw) ? parseHostPorts(raw!) : undefined) };
-}
-
-/** The cache Redis's topology variables; none set: the cache shares the state Redis. */
-export const REDIS_CACHE_TOPOLOGY_VARIABLES = [
-  'REDIS_CACHE_URL',
-  'REDIS_CACHE_SENTINELS',
-  'REDIS_CACHE_CLUSTER_NODES',
-] as const;
-
-/** REDIS_CACHE_URL reports the cache topology as a whole: more than one of the three set is one problem. */
-function redisCacheUrl(): VarSpec<string | undefined> {
-  const spec = url('Redis connection URL of the token cache (single server)', ['redis', 'rediss']);
-  return {
-    description: `${spec.description}; or REDIS_CACHE_SENTINELS, or REDIS_CACHE_CLUSTER_NODES; none: the state Redis`,
-    secret: true,
-    parse(raw, appEnv, env = {}) {
-      const set = REDIS_CACHE_TOPOLOGY_VARIABLES.filter((name) =>
-        isSet(name === 'REDIS_CACHE_URL' ? raw : env[name]),
-      );
-      if (set.length > 1)
-        throw new Error(
-          `is one of several cache Redis topologies: set at most one of ${REDIS_CACHE_TOPOLOGY_VARIABLES.join(', ')} (got ${set.join(' and ')})`,
-        );
-      return isSet(raw) ? spec.parse(raw, appEnv) : undefined;
-    },
-  };
+  return { description, parse: (raw) => (isSet(raw) ? parseHostPorts(raw) : undefined) };
 }
 
 /**
@@ -380,7 +324,11 @@ function redisCacheUrl(): VarSpec<string | undefined> {
  * count against the state Redis's memory.
  */
 export const REDIS_CACHE_CONFIG = {
-  REDIS_CACHE_URL: redisCacheUrl(),
+  REDIS_CACHE_URL: topologyUrl(
+    ['REDIS_CACHE_URL', 'REDIS_CACHE_SENTINELS', 'REDIS_CACHE_CLUSTER_NODES'],
+    'Redis connection URL of the token cache (single server); or REDIS_CACHE_SENTINELS, or REDIS_CACHE_CLUSTER_NODES; none: the state Redis',
+    'is one of several cache Redis topologies: set at most one of',
+  ),
   REDIS_CACHE_SENTINELS: hostPorts('Sentinel addresses of the cache Redis; instead of REDIS_CACHE_URL'),
   REDIS_CACHE_SENTINEL_MASTER: str('master group name the cache Redis sentinels watch', {
     default: 'mymaster',
@@ -397,7 +345,12 @@ export const REDIS_CACHE_CONFIG = {
 } satisfies ConfigSpec;
 
 export const REDIS_CONFIG = {
-  REDIS_URL: redisUrl(),
+  REDIS_URL: topologyUrl(
+    ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'],
+    'Redis connection URL (single server); or REDIS_SENTINELS, or REDIS_CLUSTER_NODES (exactly one)',
+    'is one of several Redis topologies: set exactly one of',
+    'is required, or REDIS_SENTINELS or REDIS_CLUSTER_NODES (exactly one of them)',
+  ),
   REDIS_SENTINELS: hostPorts('Sentinel addresses (comma-separated host:port); instead of REDIS_URL'),
   REDIS_SENTINEL_MASTER: str('master group name the sentinels watch', { default: 'mymaster' }),
   REDIS_CLUSTER_NODES: hostPorts(
@@ -439,11 +392,7 @@ export const AMQP_CONFIG = {
 export const OUTBOX_CONFIG = {
   OUTBOX_RETENTION_DAYS: int(
     'days a published outbox message is kept before it is pruned; 0 keeps them all',
-    {
-      default: '7',
-      min: 0,
-      max: 3650,
-    },
+    { default: '7', min: 0, max: 3650 },
   ),
 } satisfies ConfigSpec;
 

@@ -1,4 +1,4 @@
-import { Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
 import { ReadinessRegistry } from '../health/readiness';
@@ -18,10 +18,6 @@ export interface DatabaseOptions {
   readonly migrations: MixedList<Function | string>;
 }
 
-/**
- * One pool per process, confined to the app's schema. Migrations are run by the app's CLI (a
- * Kubernetes Job in production), never by `synchronize`, and never on boot of a serving replica.
- */
 /**
  * Serving apps answer within seconds or not at all: a statement that runs past the budget is
  * cancelled and the request answered 503. Migrations (the CLI) pass `statementTimeoutMs: 0`.
@@ -56,19 +52,10 @@ export function dataSourceOptions(
   };
 }
 
-class DatabaseReadiness implements OnModuleInit {
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly readiness: ReadinessRegistry,
-  ) {}
-
-  onModuleInit() {
-    this.readiness.register('postgres', async () => {
-      await this.dataSource.query('SELECT 1');
-    });
-  }
-}
-
+/**
+ * One pool per process, confined to the app's schema. Migrations are run by the app's CLI (a
+ * Kubernetes Job in production), never by `synchronize`, and never on boot of a serving replica.
+ */
 @Module({})
 export class DatabaseModule {
   static forRoot(options: DatabaseOptions): DynamicModule {
@@ -87,9 +74,12 @@ export class DatabaseModule {
       ],
       providers: [
         {
-          provide: DatabaseReadiness,
+          provide: 'DATABASE_READINESS',
           inject: [DataSource, ReadinessRegistry],
-          useFactory: (ds: DataSource, readiness: ReadinessRegistry) => new DatabaseReadiness(ds, readiness),
+          useFactory: (ds: DataSource, readiness: ReadinessRegistry) =>
+            readiness.register('postgres', async () => {
+              await ds.query('SELECT 1');
+            }),
         },
         TransactionRunner,
         Sql,

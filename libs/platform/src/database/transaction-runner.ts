@@ -15,11 +15,6 @@ export class TransactionRunner {
   run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
   }
-
-  /** The manager outside any transaction, for single-statement reads. */
-  get outside(): Transaction {
-    return this.dataSource.manager;
-  }
 }
 
 /**

@@ -4,20 +4,11 @@
  * answer them with 503 `service_unavailable` over HTTP and `temporarily_unavailable` over RPC.
  */
 const PG_CONNECTION_CODES = new Set([
-  // 57014: cancelled by statement_timeout, the database is too slow to answer.
-  '57014',
-  // 55P03: lock_timeout, a row stayed locked too long (its holder waits on another app): retry.
-  '55P03',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  '57P01',
-  '57P03',
-  '08000',
-  '08001',
-  '08003',
-  '08006',
+  // SQLSTATEs (57014: cancelled by statement_timeout, the database is too slow to answer; 55P03:
+  // lock_timeout, a row stayed locked too long, its holder waits on another app: retry), then
+  // Node's socket errors.
+  ...['57014', '55P03', '57P01', '57P03', '08000', '08001', '08003', '08006'],
+  ...['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH'],
 ]);
 
 /**

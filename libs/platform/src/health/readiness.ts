@@ -36,7 +36,8 @@ export class ReadinessRegistry {
   private readonly checks = new Map<string, ReadinessCheck>();
   private readonly answeredOnce = new Set<string>();
   private readonly failingSince = new Map<string, number>();
-  private draining = false;
+  /** From SIGTERM on: readiness fails and every answer closes its connection (runHttpApp). */
+  draining = false;
 
   constructor(private readonly now: () => number = Date.now) {}
 

@@ -24,18 +24,6 @@ export function httpDate(date: Date): string {
   return new Date(Math.floor(date.getTime() / 1000) * 1000).toUTCString();
 }
 
-function parseEtagList(header: string): string[] {
-  return header
-    .split(',')
-    .map((t) => t.trim())
-    .filter((t) => t !== '');
-}
-
-/** Weak comparison (RFC 9110 §8.8.3.2): W/ prefixes are ignored for If-None-Match. */
-function weakMatch(a: string, b: string): boolean {
-  return a.replace(/^W\//, '') === b.replace(/^W\//, '');
-}
-
 /**
  * RFC 9110 §13.2.2: If-None-Match is evaluated when present and If-Modified-Since is then
  * ignored; otherwise If-Modified-Since. True means "answer 304".
@@ -48,7 +36,9 @@ export function isNotModified(
   if (inm !== undefined) {
     const value = Array.isArray(inm) ? inm.join(',') : inm;
     if (value.trim() === '*') return true;
-    return parseEtagList(value).some((tag) => weakMatch(tag, validators.etag));
+    // Weak comparison (RFC 9110 §8.8.3.2): W/ prefixes are ignored for If-None-Match.
+    const etag = validators.etag.replace(/^W\//, '');
+    return value.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
   }
   const ims = headers['if-modified-since'];
   if (ims === undefined) return false;

@@ -107,6 +107,12 @@ export class FieldReader {
     this.errors.push({ field, message });
   }
 
+  /** Records `message` for a present field, "is required" for a missing one; returns `placeholder`. */
+  private invalid<T>(field: string, message: string, placeholder: T): T {
+    this.fail(field, this.input[field] === undefined ? 'is required' : message);
+    return placeholder;
+  }
+
   /** Every field not in `allowed` is an error: a misspelt field is refused, not silently ignored. */
   onlyFields(allowed: readonly string[]): this {
     for (const key of Object.keys(this.input)) {
@@ -119,10 +125,7 @@ export class FieldReader {
   string(field: string, rule: StringRule): string {
     const value = this.input[field];
     const min = rule.min ?? 1;
-    if (typeof value !== 'string') {
-      this.fail(field, value === undefined ? 'is required' : 'must be a string');
-      return '';
-    }
+    if (typeof value !== 'string') return this.invalid(field, 'must be a string', '');
     const trimmed = value.trim();
     if (trimmed.includes('\u0000')) {
       // PostgreSQL text cannot hold it: refused here with the field named, not by the database.
@@ -141,11 +144,8 @@ export class FieldReader {
 
   integer(field: string, min: number, max: number): number {
     const value = this.input[field];
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      this.fail(field, value === undefined ? 'is required' : `must be an integer from ${min} to ${max}`);
-      return min;
-    }
-    return value;
+    if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
+    return this.invalid(field, `must be an integer from ${min} to ${max}`, min);
   }
 
   optionalInteger(field: string, min: number, max: number): number | undefined {
@@ -175,11 +175,7 @@ export class FieldReader {
 
   boolean(field: string): boolean {
     const value = this.input[field];
-    if (typeof value !== 'boolean') {
-      this.fail(field, value === undefined ? 'is required' : 'must be true or false');
-      return false;
-    }
-    return value;
+    return typeof value === 'boolean' ? value : this.invalid(field, 'must be true or false', false);
   }
 
   optionalBoolean(field: string): boolean | undefined {
@@ -189,24 +185,17 @@ export class FieldReader {
   /** `YYYY-MM-DD`, a real calendar day. */
   date(field: string): string {
     const value = this.input[field];
-    if (typeof value !== 'string' || !isCalendarDate(value)) {
-      this.fail(field, value === undefined ? 'is required' : 'must be a calendar date (YYYY-MM-DD)');
-      return '1970-01-01';
-    }
-    return value;
+    if (typeof value === 'string' && isCalendarDate(value)) return value;
+    return this.invalid(field, 'must be a calendar date (YYYY-MM-DD)', '1970-01-01');
   }
 
   timestamp(field: string): Date {
     const value = this.input[field];
     const parsed = typeof value === 'string' ? parseTimestamp(value) : undefined;
-    if (!parsed) {
-      this.fail(
-        field,
-        value === undefined ? 'is required' : 'must be an ISO 8601 timestamp with Z or an offset, or a date',
-      );
-      return new Date(0);
-    }
-    return parsed;
+    return (
+      parsed ??
+      this.invalid(field, 'must be an ISO 8601 timestamp with Z or an offset, or a date', new Date(0))
+    );
   }
 
   optionalTimestamp(field: string): Date | undefined {

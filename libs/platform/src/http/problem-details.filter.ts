@@ -1,8 +1,9 @@
+import { PROBLEM_CONTENT_TYPE } from '@svc/contracts';
 import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { ApiProblem } from './problem';
-import { PROBLEM_CONTENT_TYPE, problemBody, toProblem, type DomainErrorMapper } from './problem-response';
+import { problemBody, toProblem, type DomainErrorMapper } from './problem-response';
 import type { RouteIndex } from './route-index';
 
 /**
@@ -37,7 +38,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const path = request.url.split('?')[0];
     const { problem, logAsError } = toProblem(
       exception,
-      { method: request.method, path, requestId: request.id },
+      { method: request.method, path },
       this.routes,
       this.mapDomainError,
     );

@@ -1,10 +1,4 @@
-import {
-  PROBLEM_CONTENT_TYPE,
-  PROBLEMS,
-  problemType,
-  type ProblemBody,
-  type ProblemCode,
-} from '@svc/contracts';
+import { PROBLEMS, problemType, type ProblemBody, type ProblemCode } from '@svc/contracts';
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { ApiProblem, DependencyUnavailableError } from './problem';
 import type { RouteIndex } from './route-index';
@@ -16,19 +10,10 @@ export type DomainErrorMapper = (error: unknown) => ApiProblem | undefined;
 export interface ProblemContext {
   readonly method: string;
   readonly path: string;
-  readonly requestId: string;
 }
 
-/**
- * PostgreSQL refuses a NUL character in text (22021). Input that carries one is the client's
- * mistake wherever it slipped past validation: a 400, never a 500.
- */
-function isUnstorableCharacter(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === '22021';
-}
-
-/** Fastify raises these before a controller runs (body parsing, limits). */
-function fromFastifyError(error: unknown): ApiProblem | undefined {
+/** Errors raised before a controller runs (Fastify's body parsing, limits), and PostgreSQL's 22021. */
+function fromErrorCode(error: unknown): ApiProblem | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   switch (code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -42,6 +27,10 @@ function fromFastifyError(error: unknown): ApiProblem | undefined {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new ApiProblem('bad_request', 'The request body is not valid JSON.');
+    case '22021':
+      // PostgreSQL refuses a NUL character in text. Input that carries one is the client's
+      // mistake wherever it slipped past validation: a 400, never a 500.
+      return new ApiProblem('bad_request', 'The request contains a character that cannot be stored (NUL).');
     default:
       if (error instanceof SyntaxError && /JSON/.test(error.message)) {
         return new ApiProblem('bad_request', 'The request body is not valid JSON.');
@@ -77,9 +66,27 @@ function fromHttpException(error: HttpException, ctx: ProblemContext, routes: Ro
   return new ApiProblem(code, code === 'internal_error' ? 'An unexpected error occurred.' : error.message);
 }
 
+/** The problem an error no feature mapped stands for: `internal_error` for the unforeseen. */
+function classify(error: unknown, ctx: ProblemContext, routes: RouteIndex): ApiProblem {
+  if (error instanceof DependencyUnavailableError) {
+    return new ApiProblem(
+      'service_unavailable',
+      'A dependency of this service is unavailable; retry with backoff.',
+    );
+  }
+  if (isDatabaseUnreachable(error)) {
+    return new ApiProblem('service_unavailable', 'The database is unavailable; retry with backoff.');
+  }
+  const problem = fromErrorCode(error);
+  if (problem) return problem;
+  if (error instanceof HttpException) return fromHttpException(error, ctx, routes);
+  return new ApiProblem('internal_error', 'An unexpected error occurred.');
+}
+
 /**
  * Turns any error into a Problem. Returns `logAsError` for the ones nobody anticipated, so they
- * are logged once with their stack and answered with a 500 that quotes the request id.
+ * are logged once with their stack and answered with a 500 that quotes the request id; an
+ * unreachable database is logged too, though answered 503.
  */
 export function toProblem(
   error: unknown,
@@ -87,37 +94,10 @@ export function toProblem(
   routes: RouteIndex,
   mapDomainError?: DomainErrorMapper,
 ): { problem: ApiProblem; logAsError: boolean } {
-  if (error instanceof ApiProblem) return { problem: error, logAsError: false };
-  const mapped = mapDomainError?.(error);
-  if (mapped) return { problem: mapped, logAsError: false };
-  if (error instanceof DependencyUnavailableError) {
-    return {
-      problem: new ApiProblem(
-        'service_unavailable',
-        'A dependency of this service is unavailable; retry with backoff.',
-      ),
-      logAsError: false,
-    };
-  }
-  if (isDatabaseUnreachable(error)) {
-    return {
-      problem: new ApiProblem('service_unavailable', 'The database is unavailable; retry with backoff.'),
-      logAsError: true,
-    };
-  }
-  if (isUnstorableCharacter(error)) {
-    return {
-      problem: new ApiProblem('bad_request', 'The request contains a character that cannot be stored (NUL).'),
-      logAsError: false,
-    };
-  }
-  const fastify = fromFastifyError(error);
-  if (fastify) return { problem: fastify, logAsError: false };
-  if (error instanceof HttpException) {
-    const problem = fromHttpException(error, ctx, routes);
-    return { problem, logAsError: problem.code === 'internal_error' };
-  }
-  return { problem: new ApiProblem('internal_error', 'An unexpected error occurred.'), logAsError: true };
+  const known = error instanceof ApiProblem ? error : mapDomainError?.(error);
+  if (known) return { problem: known, logAsError: false };
+  const problem = classify(error, ctx, routes);
+  return { problem, logAsError: problem.code === 'internal_error' || isDatabaseUnreachable(error) };
 }
 
 export function problemBody(problem: ApiProblem, docsUrl: string, requestId: string): ProblemBody {
@@ -130,5 +110,3 @@ export function problemBody(problem: ApiProblem, docsUrl: string, requestId: str
     ...(problem.extras.errors ? { errors: problem.extras.errors } : {}),
   };
 }
-
-export { PROBLEM_CONTENT_TYPE };

@@ -2,11 +2,6 @@
  * Every route an app registered, so the error filter can tell "no such path" (404) from
  * "no such method on this path" (405 with `Allow`), and tests can list what an app serves.
  */
-export interface RegisteredRoute {
-  readonly method: string;
-  readonly url: string;
-}
-
 export class RouteIndex {
   private readonly routes: { method: string; url: string; pattern: RegExp }[] = [];
 
@@ -16,7 +11,7 @@ export class RouteIndex {
     }
   }
 
-  list(): RegisteredRoute[] {
+  list(): { method: string; url: string }[] {
     return this.routes.map(({ method, url }) => ({ method, url }));
   }
 

@@ -2,11 +2,8 @@ import type { LoggerService } from '@nestjs/common';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { currentRequestId } from './request-context';
 
-/** Never written to a log line, wherever they appear. */
-export const REDACTED_PATHS = [
-  // A failed query's bound values (e-mails, digests, whole reconcile lists): the SQL is enough.
-  'err.parameters',
-  'err.cause.parameters',
+/** Secrets: redacted as a field of the line and as a field of any object on it (`body.password`). */
+const SECRET_FIELDS = [
   'authorization',
   'cookie',
   'password',
@@ -14,20 +11,19 @@ export const REDACTED_PATHS = [
   'access_token',
   'refresh_token',
   'token',
-  'code',
   'code_verifier',
   'secret',
-  '*.authorization',
-  '*.cookie',
-  '*.password',
-  '*.client_secret',
-  '*.access_token',
-  '*.refresh_token',
-  '*.token',
-  '*.code_verifier',
-  '*.secret',
-  'headers.authorization',
-  'headers.cookie',
+];
+
+/** Never written to a log line, wherever they appear. */
+export const REDACTED_PATHS = [
+  // A failed query's bound values (e-mails, digests, whole reconcile lists): the SQL is enough.
+  'err.parameters',
+  'err.cause.parameters',
+  ...SECRET_FIELDS,
+  ...SECRET_FIELDS.map((field) => `*.${field}`),
+  // An authorization code, but not `*.code`: an error's code (`err.code`) is worth logging.
+  'code',
   'req.headers.authorization',
   'req.headers.cookie',
   'res.headers["set-cookie"]',

@@ -61,10 +61,6 @@ export class AppMetrics {
     });
   }
 
-  contentType(): string {
-    return this.registry.contentType;
-  }
-
   render(): Promise<string> {
     return this.registry.metrics();
   }

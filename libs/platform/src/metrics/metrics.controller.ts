@@ -10,7 +10,7 @@ export class MetricsController {
   @Get('metrics')
   async scrape(@Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const text = await this.metrics.render();
-    reply.header('content-type', this.metrics.contentType()).header('cache-control', 'no-store');
+    reply.header('content-type', this.metrics.registry.contentType).header('cache-control', 'no-store');
     return text;
   }
 }

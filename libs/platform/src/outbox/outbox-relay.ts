@@ -1,3 +1,4 @@
+import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { TransactionRunner } from '../database/transaction-runner';
 import type { AmqpConnection } from '../messaging/amqp-connection';
@@ -16,7 +17,7 @@ export interface OutboxRelayOptions {
  * between the confirm and the commit republishes the batch: delivery is at least once, and
  * consumers dedupe on the message id.
  */
-export class OutboxRelay {
+export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private running = false;
   private loop?: Promise<void>;
   private wake?: () => void;
@@ -42,6 +43,15 @@ export class OutboxRelay {
     await this.loop;
   }
 
+  /** Runs with the app; its batch is finished before the app's connections close. */
+  onApplicationBootstrap(): void {
+    this.start();
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.stop();
+  }
+
   /** Publishes one batch; returns how many rows were published. */
   async relayOnce(): Promise<number> {
     const batchSize = this.options.batchSize ?? 100;
@@ -61,11 +71,8 @@ export class OutboxRelay {
       if (failed.length > 0) {
         const reason = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
           ?.reason as unknown;
-        await this.repository.markFailed(
-          tx,
-          failed,
-          reason instanceof Error ? reason.message : String(reason),
-        );
+        const message = reason instanceof Error ? reason.message : String(reason);
+        await this.repository.markFailed(tx, failed, message);
         this.logger.warn({ failed: failed.length }, 'outbox: broker refused messages; will retry');
       }
       return published.length;

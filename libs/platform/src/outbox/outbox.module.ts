@@ -1,9 +1,4 @@
-import {
-  Module,
-  type DynamicModule,
-  type BeforeApplicationShutdown,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { TransactionRunner } from '../database/transaction-runner';
 import { AmqpConnection } from '../messaging/amqp-connection';
@@ -37,16 +32,6 @@ function registerBacklogGauges(metrics: AppMetrics, repository: OutboxRepository
       g.set((await read()).oldestSeconds);
     },
   );
-}
-
-class OutboxRelayLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  constructor(private readonly relay: OutboxRelay) {}
-  onApplicationBootstrap() {
-    this.relay.start();
-  }
-  async beforeApplicationShutdown() {
-    await this.relay.stop();
-  }
 }
 
 function retentionDaysOf(config: unknown): number {
@@ -91,11 +76,6 @@ export class OutboxModule {
           inject: [AppMetrics, OutboxRepository],
           useFactory: (metrics: AppMetrics, repository: OutboxRepository) =>
             registerBacklogGauges(metrics, repository),
-        },
-        {
-          provide: OutboxRelayLifecycle,
-          inject: [OutboxRelay],
-          useFactory: (r: OutboxRelay) => new OutboxRelayLifecycle(r),
         },
       ],
       exports: [OutboxRepository, OutboxRelay, OutboxPruner],

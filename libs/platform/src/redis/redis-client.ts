@@ -1,26 +1,14 @@
 import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
-import type { HostPort } from '../config/config';
+import type { ConfigOf, REDIS_CONFIG } from '../config/config';
 
 /**
  * Exactly one of REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES is set (REDIS_CONFIG checks
  * it at start-up). The other fields are optional so that a `{ REDIS_URL, REDIS_KEY_PREFIX }`
  * literal (scripts, tests) is a whole config.
  */
-export interface RedisConfig {
-  readonly REDIS_URL?: string | undefined;
-  readonly REDIS_SENTINELS?: readonly HostPort[] | undefined;
-  readonly REDIS_SENTINEL_MASTER?: string | undefined;
-  readonly REDIS_CLUSTER_NODES?: readonly HostPort[] | undefined;
-  /** Never logged; ioredis sends it in AUTH only. */
-  readonly REDIS_PASSWORD?: string | undefined;
+export type RedisConfig = Partial<ConfigOf<typeof REDIS_CONFIG>> & {
   readonly REDIS_KEY_PREFIX: string | undefined;
-  /** The cache Redis (REDIS_CACHE_CONFIG); none set: the cache shares the state Redis. */
-  readonly REDIS_CACHE_URL?: string | undefined;
-  readonly REDIS_CACHE_SENTINELS?: readonly HostPort[] | undefined;
-  readonly REDIS_CACHE_SENTINEL_MASTER?: string | undefined;
-  readonly REDIS_CACHE_CLUSTER_NODES?: readonly HostPort[] | undefined;
-  readonly REDIS_CACHE_PASSWORD?: string | undefined;
-}
+};
 
 /** A single server, a Sentinel-managed primary (both `Redis`) or a Cluster. */
 export type RedisClient = Redis | Cluster;
@@ -43,9 +31,7 @@ export const REDIS_UNAVAILABLE_REPLIES =
 
 /** Connection failures, timeouts and the replies above: Redis is away, as opposed to a bug. */
 export function isRedisUnavailable(err: unknown): boolean {
-  if (!(err instanceof Error)) return true;
-  if (err.name !== 'ReplyError') return true;
-  return REDIS_UNAVAILABLE_REPLIES.test(err.message);
+  return !(err instanceof Error) || err.name !== 'ReplyError' || REDIS_UNAVAILABLE_REPLIES.test(err.message);
 }
 
 /**
@@ -88,10 +74,7 @@ export function createRedis(config: RedisConfig): RedisClient {
       retryDelayOnClusterDown: 100,
       redisOptions: { ...FAIL_FAST, password: config.REDIS_PASSWORD, reconnectOnError: reconnectOnReadOnly },
     };
-    return new Cluster(
-      config.REDIS_CLUSTER_NODES.map((n) => ({ host: n.host, port: n.port })),
-      options,
-    );
+    return new Cluster([...config.REDIS_CLUSTER_NODES], options);
   }
   const common: RedisOptions = {
     ...FAIL_FAST,
@@ -104,7 +87,7 @@ export function createRedis(config: RedisConfig): RedisClient {
   if (config.REDIS_SENTINELS) {
     return new Redis({
       ...common,
-      sentinels: config.REDIS_SENTINELS.map((n) => ({ host: n.host, port: n.port })),
+      sentinels: [...config.REDIS_SENTINELS],
       name: config.REDIS_SENTINEL_MASTER ?? 'mymaster',
       password: config.REDIS_PASSWORD,
       role: 'master',

@@ -99,8 +99,7 @@ function nonPublicV6(address: string): string | undefined {
 
 /** The kind of a non-public address, or undefined for a public one. */
 export function nonPublicKind(address: string): string | undefined {
-  if (isIP(address) === 4) return nonPublicV4(address);
-  return nonPublicV6(address);
+  return isIP(address) === 4 ? nonPublicV4(address) : nonPublicV6(address);
 }
 
 /**
@@ -138,9 +137,7 @@ export async function checkTarget(
       : { ok: false, reason: 'not HTTP' };
   }
   if (target.protocol !== 'https:') return { ok: false, reason: 'the target must use HTTPS' };
-  const blocked = addresses.find((_, i) => kinds[i] !== undefined);
-  if (blocked !== undefined) {
-    return { ok: false, reason: `${host} resolves to a ${nonPublicKind(blocked)} address` };
-  }
+  const blocked = kinds.find((kind) => kind !== undefined);
+  if (blocked !== undefined) return { ok: false, reason: `${host} resolves to a ${blocked} address` };
   return { ok: true, url: target, addresses };
 }
