@@ -11,6 +11,7 @@ import {
   RouteIndex,
   RpcClient,
   RpcModule,
+  rootModule,
 } from '@svc/platform';
 import { AUTH_SERVER } from '../../apps/auth-server/src/app.definition';
 import { AUTH_SERVER_CONFIG } from '../../apps/auth-server/src/config';
@@ -51,7 +52,7 @@ async function startAuthServer(): Promise<NestFastifyApplication> {
   });
   const logger = createLogger('auth-server', 'silent');
   const routes = new RouteIndex();
-  const app = await createHttpApp(AUTH_SERVER.rootModule({ app: 'auth-server', config, logger, routes }), {
+  const app = await createHttpApp(rootModule(AUTH_SERVER, { app: 'auth-server', config, logger, routes }), {
     app: 'auth-server',
     logger,
     routes,

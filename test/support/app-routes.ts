@@ -6,6 +6,7 @@ import {
   RouteIndex,
   type AppDefinition,
   type ConfigSpec,
+  rootModule,
 } from '@svc/platform';
 import { AUTH_SERVER } from '../../apps/auth-server/src/app.definition';
 import { CONSENT_UI } from '../../apps/consent-ui/src/app.definition';
@@ -42,7 +43,7 @@ export async function servedRoutes(
   const logger = createLogger(definition.name, 'silent');
   const routes = new RouteIndex();
   const app: NestFastifyApplication = await createHttpApp(
-    definition.rootModule({ app: definition.name, config, logger, routes }),
+    rootModule(definition, { app: definition.name, config, logger, routes }),
     { app: definition.name, logger, routes, config: config as never },
   );
   try {

@@ -1,14 +1,5 @@
 import { CREW_EVENTS_EXCHANGE, RPC_QUEUES } from '@svc/contracts';
-import {
-  DatabaseModule,
-  EventExchangeModule,
-  MessagingModule,
-  OutboxModule,
-  PlatformModule,
-  RedisModule,
-  RpcModule,
-  type AppDefinition,
-} from '@svc/platform';
+import { EventExchangeModule, OutboxModule, type AppDefinition } from '@svc/platform';
 import { AUTH_SERVER_CONFIG } from './config';
 import { AuthorizeModule } from './authorize/authorize.module';
 import { ConsentsModule } from './consents/consents.module';
@@ -30,33 +21,27 @@ export const AUTH_SERVER: AppDefinition<typeof AUTH_SERVER_CONFIG> = {
   name: 'auth-server',
   config: AUTH_SERVER_CONFIG,
   database: AUTH_SERVER_DATABASE,
+  redis: true,
   rpcQueue: RPC_QUEUES.authServer,
   formBodies: true,
   renderError: oauthErrorRenderer,
   mapDomainError: oauthProblem,
   seed: seedSandbox,
   commands: { partners: partnersCommand },
-  rootModule: (platform) => ({
-    module: class AuthServerModule {},
-    imports: [
-      PlatformModule.forRoot(platform),
-      DatabaseModule.forRoot(AUTH_SERVER_DATABASE),
-      RedisModule.forRoot(),
-      MessagingModule.forRoot(),
-      RpcModule,
-      EventExchangeModule.forRoot(CREW_EVENTS_EXCHANGE),
-      OutboxModule.forRoot(),
-      TOKENS_SECURITY,
-      SystemModule,
-      AuthorizeModule,
-      ConsentsModule,
-      PartnersModule,
-      TokensModule,
-      UsersModule,
-      UserinfoModule,
-      MetadataModule,
-      WebhooksModule,
-      RetentionModule,
-    ],
-  }),
+  module: class AuthServerModule {},
+  modules: [
+    EventExchangeModule.forRoot(CREW_EVENTS_EXCHANGE),
+    OutboxModule.forRoot(),
+    TOKENS_SECURITY,
+    SystemModule,
+    AuthorizeModule,
+    ConsentsModule,
+    PartnersModule,
+    TokensModule,
+    UsersModule,
+    UserinfoModule,
+    MetadataModule,
+    WebhooksModule,
+    RetentionModule,
+  ],
 };

@@ -1,14 +1,5 @@
 import { APP_SCHEMAS, CREW_EVENTS_EXCHANGE, RPC_QUEUES } from '@svc/contracts';
-import {
-  DatabaseModule,
-  EventExchangeModule,
-  MessagingModule,
-  OutboxModule,
-  PlatformModule,
-  RedisModule,
-  RpcModule,
-  type AppDefinition,
-} from '@svc/platform';
+import { EventExchangeModule, OutboxModule, type AppDefinition } from '@svc/platform';
 import { SecurityModule } from '@svc/security';
 import { CREW_API_CONFIG } from './config';
 import { recordsProblem } from './http/records-problem.mapper';
@@ -20,11 +11,6 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 import { seedSandbox } from './seed/sandbox-seed';
 import { VesselsModule } from './vessels/vessels.module';
 
-const database = {
-  schema: APP_SCHEMAS['crew-api'],
-  migrations: CREW_API_MIGRATIONS,
-};
-
 /**
  * crew-api: crew records, the crew-data API (`/v1/me*`, bearer tokens checked against
  * auth-server), the internal records API (`/internal/v1/*`) and the outbox of record events.
@@ -32,26 +18,23 @@ const database = {
 export const CREW_API: AppDefinition<typeof CREW_API_CONFIG> = {
   name: 'crew-api',
   config: CREW_API_CONFIG,
-  database,
+  database: {
+    schema: APP_SCHEMAS['crew-api'],
+    migrations: CREW_API_MIGRATIONS,
+  },
+  redis: true,
   rpcQueue: RPC_QUEUES.crewApi,
   mapDomainError: recordsProblem,
   seed: seedSandbox,
-  rootModule: (platform) => ({
-    module: class CrewApiModule {},
-    imports: [
-      PlatformModule.forRoot(platform),
-      DatabaseModule.forRoot(database),
-      RedisModule.forRoot(),
-      MessagingModule.forRoot(),
-      RpcModule,
-      OutboxModule.forRoot(),
-      EventExchangeModule.forRoot(CREW_EVENTS_EXCHANGE),
-      SecurityModule.forRoot(),
-      MembersModule,
-      MembershipsModule,
-      SeaTimeModule,
-      VesselsModule,
-      WebhooksModule,
-    ],
-  }),
+  module: class CrewApiModule {},
+  modules: [
+    OutboxModule.forRoot(),
+    EventExchangeModule.forRoot(CREW_EVENTS_EXCHANGE),
+    SecurityModule.forRoot(),
+    MembersModule,
+    MembershipsModule,
+    SeaTimeModule,
+    VesselsModule,
+    WebhooksModule,
+  ],
 };

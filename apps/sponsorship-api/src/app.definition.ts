@@ -1,12 +1,5 @@
 import { APP_SCHEMAS, RPC_QUEUES } from '@svc/contracts';
-import {
-  DatabaseModule,
-  MessagingModule,
-  PlatformModule,
-  RedisModule,
-  RpcModule,
-  type AppDefinition,
-} from '@svc/platform';
+import type { AppDefinition } from '@svc/platform';
 import { SecurityModule } from '@svc/security';
 import { SPONSORSHIP_API_CONFIG } from './config';
 import { MemberSponsorshipsModule } from './member-sponsorships/member-sponsorships.module';
@@ -16,11 +9,6 @@ import { seatsProblem } from './seats/seats-problem.mapper';
 import { SeatsModule } from './seats/seats.module';
 import { seedSandbox } from './seed/sandbox-seed';
 
-const database = {
-  schema: APP_SCHEMAS['sponsorship-api'],
-  migrations: SPONSORSHIP_API_MIGRATIONS,
-};
-
 /**
  * sponsorship-api: partners' sponsored seats (`/v1/partners/*`), behind HTTP Basic checked with
  * auth-server and the shared per-partner rate limits; premium is granted and dropped on crew-api.
@@ -29,22 +17,19 @@ const database = {
 export const SPONSORSHIP_API: AppDefinition<typeof SPONSORSHIP_API_CONFIG> = {
   name: 'sponsorship-api',
   config: SPONSORSHIP_API_CONFIG,
-  database,
+  database: {
+    schema: APP_SCHEMAS['sponsorship-api'],
+    migrations: SPONSORSHIP_API_MIGRATIONS,
+  },
+  redis: true,
   rpcQueue: RPC_QUEUES.sponsorshipApi,
   mapDomainError: seatsProblem,
   seed: seedSandbox,
-  rootModule: (platform) => ({
-    module: class SponsorshipApiModule {},
-    imports: [
-      PlatformModule.forRoot(platform),
-      DatabaseModule.forRoot(database),
-      RedisModule.forRoot(),
-      MessagingModule.forRoot(),
-      RpcModule,
-      SecurityModule.forRoot({ partners: true }),
-      SeatsModule,
-      MembersLeftModule,
-      MemberSponsorshipsModule,
-    ],
-  }),
+  module: class SponsorshipApiModule {},
+  modules: [
+    SecurityModule.forRoot({ partners: true }),
+    SeatsModule,
+    MembersLeftModule,
+    MemberSponsorshipsModule,
+  ],
 };

@@ -10,6 +10,7 @@ import {
   RouteIndex,
   RpcClient,
   brokerUserOf,
+  rootModule,
 } from '@svc/platform';
 import type Redis from 'ioredis';
 import { AUTH_SERVER } from '../../../apps/auth-server/src/app.definition';
@@ -66,7 +67,7 @@ export async function startAuthServer(
 
   const routes = new RouteIndex();
   const app: NestFastifyApplication = await createHttpApp(
-    AUTH_SERVER.rootModule({ app: 'auth-server', config, logger, routes }),
+    rootModule(AUTH_SERVER, { app: 'auth-server', config, logger, routes }),
     {
       app: 'auth-server',
       logger,

@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platform';
+import { createHttpApp, createLogger, loadConfig, RouteIndex, rootModule } from '@svc/platform';
 import { CONSENT_UI } from '../../../apps/consent-ui/src/app.definition';
 import { MEMBER_PASSWORD, type MemberEmail } from '../factories';
 import { ISSUER, type AuthServerHarness } from './auth-server';
@@ -37,7 +37,7 @@ export async function startConsentUi(
   const logger = createLogger('consent-ui', process.env.OAUTH_TEST_LOG_LEVEL ?? 'silent');
   const routes = new RouteIndex();
   const app: NestFastifyApplication = await createHttpApp(
-    CONSENT_UI.rootModule({ app: 'consent-ui', config, logger, routes }),
+    rootModule(CONSENT_UI, { app: 'consent-ui', config, logger, routes }),
     {
       app: 'consent-ui',
       logger,

@@ -1,6 +1,13 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { RPC_QUEUES } from '@svc/contracts';
-import { connectRpcServer, createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platform';
+import {
+  connectRpcServer,
+  createHttpApp,
+  createLogger,
+  loadConfig,
+  RouteIndex,
+  rootModule,
+} from '@svc/platform';
 import { Pool } from 'pg';
 import { CREW_API } from '../../../apps/crew-api/src/app.definition';
 import { startAuthServer, startedLater, type AuthServerHarness } from './auth-server';
@@ -83,7 +90,7 @@ export async function startCrewApi(
 
   const routes = new RouteIndex();
   const app: NestFastifyApplication = await createHttpApp(
-    CREW_API.rootModule({ app: 'crew-api', config, logger, routes }),
+    rootModule(CREW_API, { app: 'crew-api', config, logger, routes }),
     { app: 'crew-api', logger, routes, config, mapDomainError: CREW_API.mapDomainError },
   );
   if (options.rpc) {

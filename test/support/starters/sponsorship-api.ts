@@ -1,6 +1,13 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { RPC_QUEUES } from '@svc/contracts';
-import { connectRpcServer, createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platform';
+import {
+  connectRpcServer,
+  createHttpApp,
+  createLogger,
+  loadConfig,
+  RouteIndex,
+  rootModule,
+} from '@svc/platform';
 import { Pool } from 'pg';
 import { SPONSORSHIP_API } from '../../../apps/sponsorship-api/src/app.definition';
 import { SeatExpiryJob } from '../../../apps/sponsorship-api/src/seats/seat-expiry.job';
@@ -71,7 +78,7 @@ export async function startSponsorshipApi(
 
   const routes = new RouteIndex();
   const app: NestFastifyApplication = await createHttpApp(
-    SPONSORSHIP_API.rootModule({ app: 'sponsorship-api', config, logger, routes }),
+    rootModule(SPONSORSHIP_API, { app: 'sponsorship-api', config, logger, routes }),
     { app: 'sponsorship-api', logger, routes, config, mapDomainError: SPONSORSHIP_API.mapDomainError },
   );
   if (options.rpc) {

@@ -1,6 +1,13 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { CREW_EVENTS_EXCHANGE, type EventType, type ServiceEvent } from '@svc/contracts';
-import { AmqpConnection, createHttpApp, createLogger, loadConfig, RouteIndex } from '@svc/platform';
+import {
+  AmqpConnection,
+  createHttpApp,
+  createLogger,
+  loadConfig,
+  RouteIndex,
+  rootModule,
+} from '@svc/platform';
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
 import { WEBHOOK_DISPATCHER } from '../../../apps/webhook-dispatcher/src/app.definition';
@@ -75,7 +82,7 @@ export async function startDispatcher(
   const logger = createLogger('webhook-dispatcher', process.env.WEBHOOKS_TEST_LOG_LEVEL ?? 'silent');
   const routes = new RouteIndex();
   const app: NestFastifyApplication = await createHttpApp(
-    WEBHOOK_DISPATCHER.rootModule({ app: 'webhook-dispatcher', config, logger, routes }),
+    rootModule(WEBHOOK_DISPATCHER, { app: 'webhook-dispatcher', config, logger, routes }),
     { app: 'webhook-dispatcher', logger, routes, config },
   );
   await app.listen({ port: 0, host: '127.0.0.1' });

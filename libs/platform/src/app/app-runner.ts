@@ -1,4 +1,4 @@
-import type { DynamicModule } from '@nestjs/common';
+import type { DynamicModule, ModuleMetadata } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { loadConfigOrExit } from '../config/env';
 import {
@@ -9,14 +9,17 @@ import {
   type ConfigOf,
   type ConfigSpec,
 } from '../config/config';
-import type { DatabaseOptions } from '../database/database.module';
+import { DatabaseModule, type DatabaseOptions } from '../database/database.module';
 import { runMigrations } from '../database/migrate';
 import { createHttpApp, runHttpApp } from '../http/bootstrap';
 import type { DomainErrorMapper } from '../http/problem-response';
 import type { ErrorRenderer } from '../http/problem-details.filter';
 import { RouteIndex } from '../http/route-index';
 import { createLogger } from '../logging/logger';
-import type { PlatformOptions } from '../platform.module';
+import { MessagingModule } from '../messaging/messaging.module';
+import { PlatformModule, type PlatformOptions } from '../platform.module';
+import { RedisModule } from '../redis/redis.module';
+import { RpcModule } from '../rpc/rpc.module';
 import { connectRpcServer } from '../rpc/rpc-server';
 
 type BaseConfig = ConfigOf<typeof BASE_CONFIG>;
@@ -25,8 +28,11 @@ type BaseConfig = ConfigOf<typeof BASE_CONFIG>;
 export interface AppDefinition<S extends ConfigSpec> {
   readonly name: string;
   readonly config: S;
-  readonly rootModule: (platform: PlatformOptions & { config: ConfigOf<S> }) => DynamicModule;
-  readonly database?: DatabaseOptions;
+  /** The root module's class; `modules` are its imports after the platform's infrastructure. */
+  readonly module: DynamicModule['module'];
+  readonly modules: NonNullable<ModuleMetadata['imports']>;
+  readonly database: DatabaseOptions;
+  readonly redis?: boolean;
   /** The queue of this app's `@MessagePattern` handlers, when it answers RPC. */
   readonly rpcQueue?: string;
   readonly formBodies?: boolean;
@@ -40,6 +46,24 @@ export interface AppDefinition<S extends ConfigSpec> {
   readonly seed?: (config: ConfigOf<S>, logger: Logger) => Promise<void>;
 }
 
+/** The app's root module: the infrastructure first, in the order Nest initialises it, then the app's own. */
+export function rootModule<S extends ConfigSpec>(
+  definition: AppDefinition<S>,
+  platform: PlatformOptions,
+): DynamicModule {
+  return {
+    module: definition.module,
+    imports: [
+      PlatformModule.forRoot(platform),
+      DatabaseModule.forRoot(definition.database),
+      ...(definition.redis ? [RedisModule.forRoot()] : []),
+      MessagingModule.forRoot(),
+      RpcModule,
+      ...definition.modules,
+    ],
+  };
+}
+
 export async function serveApp<S extends ConfigSpec>(definition: AppDefinition<S>): Promise<void> {
   const config = loadConfigOrExit(definition.name, definition.config);
   const base = config as unknown as BaseConfig & { AMQP_PREFETCH?: number };
@@ -49,7 +73,7 @@ export async function serveApp<S extends ConfigSpec>(definition: AppDefinition<S
     const routes = new RouteIndex();
     const httpOptions = { ...definition, app: definition.name, logger, routes, config: base };
     const app = await createHttpApp(
-      definition.rootModule({ app: definition.name, config, logger, routes }),
+      rootModule(definition, { app: definition.name, config, logger, routes }),
       httpOptions,
     );
     if (definition.rpcQueue && base.AMQP_PREFETCH) {
@@ -90,10 +114,6 @@ export async function runAppCli<S extends ConfigSpec>(
     switch (command) {
       case 'migrate':
       case 'migrate:revert':
-        if (!definition.database) {
-          logger.info(`${definition.name} owns no tables`);
-          return;
-        }
         await runMigrations(
           definition.name,
           config,
