@@ -1,9 +1,15 @@
-import { httpDate, isNotModified, type Validators } from '@svc/platform';
+import { httpDate, isNotModified, strongEtag, type Validators } from '@svc/platform';
+import type { Principal } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** A token's scopes in a canonical order, for validators (the ETag depends on them). */
 export function scopeKey(principal: { readonly scopes: readonly string[] }): string {
   return [...principal.scopes].sort().join(' ');
+}
+
+/** A strong ETag of `parts` for this caller: the body depends on the token's scopes and its client. */
+export function callerEtag(principal: Principal, ...parts: string[]): string {
+  return strongEtag(...parts, scopeKey(principal), principal.client_id);
 }
 
 /** A response body with the validators of its representation. */

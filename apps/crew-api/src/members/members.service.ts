@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { strongEtag } from '@svc/platform';
 import type { Principal } from '@svc/security';
-import { scopeKey, type Representation } from '../http/conditional';
+import { callerEtag, type Representation } from '../http/conditional';
 import { applyPatch, differs } from '../records/patch';
 import { RecordWriter } from '../records/record-writer.service';
 import { noCrewRecord, RecordsException } from '../records/records.exception';
@@ -26,7 +25,7 @@ export class MembersService {
     if (!row) throw noCrewRecord(principal.user_id);
     return {
       body: toProfileResponse(row, principal.client_id),
-      etag: strongEtag('me.v1', row.userId, row.updatedAtExact, scopeKey(principal), principal.client_id),
+      etag: callerEtag(principal, 'me.v1', row.userId, row.updatedAtExact),
       lastModified: new Date(row.updatedAt),
     };
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { newId, strongEtag } from '@svc/platform';
+import { newId } from '@svc/platform';
 import type { Principal } from '@svc/security';
-import { scopeKey, type Representation } from '../http/conditional';
+import { callerEtag, type Representation } from '../http/conditional';
 import { RecordWriter } from '../records/record-writer.service';
 import { noCrewRecord } from '../records/records.exception';
 import type { SeaTimeEntryInput } from './dto/sea-time-entry.dto';
@@ -37,13 +37,7 @@ export class SeaTimeService {
     if (!row) throw noCrewRecord(principal.user_id);
     return {
       body: toSeaTimeResponse(row),
-      etag: strongEtag(
-        'sea-time.v1',
-        row.userId,
-        row.recordUpdatedAtExact,
-        scopeKey(principal),
-        principal.client_id,
-      ),
+      etag: callerEtag(principal, 'sea-time.v1', row.userId, row.recordUpdatedAtExact),
       lastModified: new Date(row.recordUpdatedAt),
     };
   }
@@ -54,13 +48,12 @@ export class SeaTimeService {
     if (!row) throw noCrewRecord(principal.user_id);
     return {
       body: toRecentResponse(row),
-      etag: strongEtag(
+      etag: callerEtag(
+        principal,
         'sea-time-recent.v1',
         row.userId,
         row.recordUpdatedAtExact,
         row.currentMonth,
-        scopeKey(principal),
-        principal.client_id,
       ),
       lastModified: trendLastModified(row.recordUpdatedAt, row.currentMonth),
     };

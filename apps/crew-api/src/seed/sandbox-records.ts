@@ -141,23 +141,6 @@ export function sandboxRecords(now: Date): SeedMember[] {
   const twoYearsAgo = new Date(now);
   twoYearsAgo.setUTCFullYear(now.getUTCFullYear() - 2);
 
-  // 120 periods, 12 on each of 10 ships, in four ranks of 30; one long leave in the last year.
-  const alexCareer = career(
-    'alex',
-    120,
-    now,
-    (i) => ({ vessel: Math.floor(i / 12), role: ALEX_ROLES[Math.floor(i / 30)] }),
-    20_240_601,
-    115,
-  );
-  const samCareer = career(
-    'sam',
-    3,
-    now,
-    (i) => ({ vessel: i === 2 ? 4 : 7, role: 'Second Engineer' }),
-    20_240_602,
-  );
-
   return [
     {
       ...alex,
@@ -172,7 +155,15 @@ export function sandboxRecords(now: Date): SeedMember[] {
         sponsorshipId: alexSeat.sponsorship_id,
         expiresAt: sandboxSeatExpiry(now),
       },
-      ...alexCareer,
+      // 120 periods, 12 on each of 10 ships, in four ranks of 30; one long leave in the last year.
+      ...career(
+        'alex',
+        120,
+        now,
+        (i) => ({ vessel: Math.floor(i / 12), role: ALEX_ROLES[Math.floor(i / 30)] }),
+        20_240_601,
+        115,
+      ),
     },
     {
       ...sam,
@@ -180,7 +171,7 @@ export function sandboxRecords(now: Date): SeedMember[] {
       country: 'SG',
       photoUrl: null,
       membership: selfPaid('premium', twoYearsAgo),
-      ...samCareer,
+      ...career('sam', 3, now, (i) => ({ vessel: i === 2 ? 4 : 7, role: 'Second Engineer' }), 20_240_602),
     },
     {
       ...jo,

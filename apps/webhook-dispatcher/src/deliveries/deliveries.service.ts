@@ -37,7 +37,7 @@ const RECIPIENT_QUESTIONS_PER_BATCH = 200;
  */
 @Injectable()
 export class DeliveriesService {
-  private readonly policy: RetryPolicy;
+  readonly retryPolicy: RetryPolicy;
   private readonly recipientCache: RecipientCache;
   private readonly attempts?: Counter<'outcome'>;
   private readonly attemptLog: Logger;
@@ -51,7 +51,10 @@ export class DeliveriesService {
     @Inject(APP_LOGGER) private readonly logger: Logger,
     @Optional() metrics?: AppMetrics,
   ) {
-    this.policy = { schedule: config.WEBHOOK_RETRY_SCHEDULE, giveUpAfterMs: config.WEBHOOK_GIVE_UP_AFTER };
+    this.retryPolicy = {
+      schedule: config.WEBHOOK_RETRY_SCHEDULE,
+      giveUpAfterMs: config.WEBHOOK_GIVE_UP_AFTER,
+    };
     this.attempts = metrics?.counter(
       'webhook_attempts_total',
       'delivery attempts by outcome: delivered, retry (queued again) or failed (given up)',
@@ -72,10 +75,6 @@ export class DeliveriesService {
       recipientsOfBatch(questions, await this.rpc.call(AUTH_WEBHOOK_RECIPIENTS_BATCH, { questions })),
     RECIPIENT_QUESTIONS_PER_BATCH,
   );
-
-  get retryPolicy(): RetryPolicy {
-    return this.policy;
-  }
 
   /**
    * One delivery per recipient (idempotent per event and partner), and its first attempt, here and
@@ -133,7 +132,7 @@ export class DeliveriesService {
     const next =
       outcome.ok || outcome.final
         ? null
-        : nextAttemptAt(this.policy, attempt, delivery.firstAttemptAt ?? startedAt, new Date());
+        : nextAttemptAt(this.retryPolicy, attempt, delivery.firstAttemptAt ?? startedAt, new Date());
     // The retry is queued before the attempt is recorded: a crash in between repeats this attempt
     // (its message is not acked) but never loses the retry. A retry whose attempt was never
     // recorded finds the delivery behind it and is dropped.

@@ -2,8 +2,6 @@ import { API_LIMITS, type FieldError } from '@svc/contracts';
 import { FieldReader, ValidationProblem } from '@svc/platform';
 import { SeatsException } from '../seats.exception';
 
-const MAX_ACTIVE_REFS = API_LIMITS.reconcileMaxRefs;
-const MAX_REF_LENGTH = API_LIMITS.refMaxLength;
 /** A 422 names at most this many bad entries (the rest are counted in one more entry). */
 const MAX_ENTRY_ERRORS = 20;
 
@@ -18,13 +16,13 @@ function entryErrors(refs: readonly unknown[]): FieldError[] {
   const errors: FieldError[] = [];
   let bad = 0;
   refs.forEach((ref, i) => {
-    const ok = typeof ref === 'string' && ref.trim().length > 0 && ref.length <= MAX_REF_LENGTH;
+    const ok = typeof ref === 'string' && ref.trim().length > 0 && ref.length <= API_LIMITS.refMaxLength;
     if (ok) return;
     bad += 1;
     if (errors.length < MAX_ENTRY_ERRORS) {
       errors.push({
         field: `active_refs[${i}]`,
-        message: `must be a non-empty string of at most ${MAX_REF_LENGTH} characters`,
+        message: `must be a non-empty string of at most ${API_LIMITS.refMaxLength} characters`,
       });
     }
   });
@@ -54,8 +52,8 @@ export function parseReconcile(body: unknown): ReconcileRequest {
   const overrideThreshold = reader.optionalBoolean('override_threshold') ?? false;
   if (refs === undefined) reader.fail('active_refs', 'is required');
   else if (!Array.isArray(refs)) reader.fail('active_refs', 'must be an array of strings');
-  else if (refs.length > MAX_ACTIVE_REFS)
-    reader.fail('active_refs', `must have at most ${MAX_ACTIVE_REFS} entries`);
+  else if (refs.length > API_LIMITS.reconcileMaxRefs)
+    reader.fail('active_refs', `must have at most ${API_LIMITS.reconcileMaxRefs} entries`);
   reader.done();
   const list = refs as unknown[];
   if (list.length === 0) {
