@@ -30,12 +30,8 @@ export class UsersService implements OnApplicationShutdown {
   }
 
   /** Resolves once every upgrade started so far has been stored (or given up). */
-  async upgradesSettled(): Promise<void> {
-    await Promise.all([...this.upgrades]);
-  }
-
   async onApplicationShutdown(): Promise<void> {
-    await this.upgradesSettled();
+    await Promise.all([...this.upgrades]);
   }
 
   private upgrade(user: UserEntity, password: string, clientIp: string | undefined): void {
@@ -90,10 +86,5 @@ export class UsersService implements OnApplicationShutdown {
       }
       await this.users.upsert({ userId: m.userId, email, name: m.name, passwordHash });
     }
-  }
-
-  /** One member, as `seedAll` seeds them. */
-  seed(userId: string, email: string, name: string, password: string): Promise<void> {
-    return this.seedAll([{ userId, email, name, password }]);
   }
 }
