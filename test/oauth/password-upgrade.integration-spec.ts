@@ -41,7 +41,7 @@ async function memberWithHash(passwordHash: string): Promise<{ userId: string; e
 }
 
 async function storedHash(userId: string): Promise<string> {
-  await auth.app.get(UsersService).upgradesSettled();
+  await auth.app.get(UsersService).onApplicationShutdown();
   return (await auth.app.get(UsersRepository).findById(userId))!.passwordHash;
 }
 

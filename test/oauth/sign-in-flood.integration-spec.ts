@@ -36,7 +36,9 @@ async function member(): Promise<string> {
   const email = freshEmail();
   await auth.app
     .get(UsersService)
-    .seed(`usr_f_${randomBytes(5).toString('hex')}`, email, 'Flood Test', PASSWORD);
+    .seedAll([
+      { userId: `usr_f_${randomBytes(5).toString('hex')}`, email, name: 'Flood Test', password: PASSWORD },
+    ]);
   return email;
 }
 

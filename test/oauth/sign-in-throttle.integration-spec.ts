@@ -35,7 +35,9 @@ async function member(): Promise<string> {
   const email = freshEmail();
   await auth.app
     .get(UsersService)
-    .seed(`usr_t_${randomBytes(5).toString('hex')}`, email, 'Throttle Test', PASSWORD);
+    .seedAll([
+      { userId: `usr_t_${randomBytes(5).toString('hex')}`, email, name: 'Throttle Test', password: PASSWORD },
+    ]);
   return email;
 }
 

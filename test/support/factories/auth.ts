@@ -68,7 +68,10 @@ export async function createUser(auth: AuthApp, name?: string): Promise<FactoryM
     email: `crew-${suffix}@factory.test`,
     name: name ?? `Crew ${suffix}`,
   };
-  await auth.app.get(UsersService).seed(user.user_id, user.email, user.name, randomBytes(12).toString('hex'));
+  const password = randomBytes(12).toString('hex');
+  await auth.app
+    .get(UsersService)
+    .seedAll([{ userId: user.user_id, email: user.email, name: user.name, password }]);
   return user;
 }
 

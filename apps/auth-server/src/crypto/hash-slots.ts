@@ -49,30 +49,22 @@ export class HashSlots {
   }
 
   private release(): void {
-    let chosen: string | undefined;
-    let best: { running: number; seq: number } | undefined;
+    let best: { key: string; running: number; seq: number } | undefined;
     for (const [key, queue] of this.queues) {
-      const candidate = { running: this.runningByKey.get(key) ?? 0, seq: queue[0].seq };
+      const candidate = { key, running: this.runningByKey.get(key) ?? 0, seq: queue[0].seq };
       if (candidate.running >= this.runningPerKey) continue;
-      if (
-        !best ||
-        candidate.running < best.running ||
-        (candidate.running === best.running && candidate.seq < best.seq)
-      ) {
-        best = candidate;
-        chosen = key;
-      }
+      if (!best || (candidate.running - best.running || candidate.seq - best.seq) < 0) best = candidate;
     }
-    if (chosen === undefined) {
+    if (best === undefined) {
       // Nobody may take the slot (every waiting key runs its share): it stays free for a newcomer.
       this.active -= 1;
       return;
     }
-    const queue = this.queues.get(chosen)!;
+    const queue = this.queues.get(best.key)!;
     const next = queue.shift()!;
-    if (queue.length === 0) this.queues.delete(chosen);
+    if (queue.length === 0) this.queues.delete(best.key);
     this.waitingCount -= 1;
-    this.countRunning(chosen);
+    this.countRunning(best.key);
     next.resolve();
   }
 

@@ -59,8 +59,7 @@ export const oauthErrorRenderer: ErrorRenderer = (error, problem, request, reply
 function asciiDescription(text: string): string {
   return text
     .replace(/§/g, 'section ')
-    .replace(/["\u201c\u201d]/g, "'")
-    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/["\u201c\u201d\u2018\u2019]/g, "'")
     .replace(/\\/g, '/')
     .replace(/[^\x20-\x21\x23-\x5B\x5D-\x7E]/g, '');
 }

@@ -97,10 +97,8 @@ async function run(context: INestApplicationContext, command: string, rest: read
           p.memberLeft && 'member-left',
           p.suspended && 'SUSPENDED',
         ];
-        const scopes = p.allowedScopes.join(' ');
-        const uris = p.redirectUris.join(' ');
-        const row = [p.clientId, JSON.stringify(p.name), scopes, uris, p.webhookUrl ?? '-'];
-        out([...row, flags.filter(Boolean).join(',') || '-'].join('\t'));
+        const row = [p.clientId, JSON.stringify(p.name), p.allowedScopes.join(' '), p.redirectUris.join(' ')];
+        out([...row, p.webhookUrl ?? '-', flags.filter(Boolean).join(',') || '-'].join('\t'));
       }
       return;
     }

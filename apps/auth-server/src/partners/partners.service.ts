@@ -12,7 +12,7 @@ import {
 import { SecretBox } from '../crypto/secrets';
 import { OAuthException } from '../oauth/oauth.exception';
 import type { PartnerEntity } from './partner.entity';
-import { PartnersRepository } from './partners.repository';
+import { PartnersRepository, type NewPartner } from './partners.repository';
 import { isAcceptableRedirectUri } from './redirect-uri';
 import { webhookUrlProblem } from './webhook-url';
 
@@ -141,9 +141,7 @@ export class PartnersService {
 
   async rotateSecret(clientId: string): Promise<string> {
     const clientSecret = newSecret('cs_');
-    if (!(await this.partners.update(clientId, { secretDigest: sha256Hex(clientSecret) }))) {
-      throw new PartnerRegistrationError(`no partner ${clientId}`);
-    }
+    await this.update(clientId, { secretDigest: sha256Hex(clientSecret) });
     return clientSecret;
   }
 
@@ -162,15 +160,16 @@ export class PartnersService {
   async finishWebhookRotation(clientId: string): Promise<void> {
     const next = (await this.partners.findById(clientId))?.webhookSecretNext;
     if (!next) throw new PartnerRegistrationError(`${clientId} has no rotation in progress`);
-    await this.partners.update(clientId, {
-      webhookSecretCurrent: next,
-      webhookSecretNext: null,
-    });
+    await this.partners.update(clientId, { webhookSecretCurrent: next, webhookSecretNext: null });
   }
 
   /** Suspends or reinstates the partner; TokensService.setPartnerSuspended also ends its tokens. */
   async setSuspended(tx: Transaction, clientId: string, suspended: boolean): Promise<void> {
-    if (!(await this.partners.update(clientId, { suspended }, tx))) {
+    await this.update(clientId, { suspended }, tx);
+  }
+
+  private async update(clientId: string, changes: Partial<NewPartner>, tx?: Transaction): Promise<void> {
+    if (!(await this.partners.update(clientId, changes, tx))) {
       throw new PartnerRegistrationError(`no partner ${clientId}`);
     }
   }

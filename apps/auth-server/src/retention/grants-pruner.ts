@@ -25,17 +25,14 @@ export class GrantsPruner extends PeriodicWork {
 
   /** One pass over both tables, batch after batch until one comes back short. */
   async pruneOnce(): Promise<{ codes: number; tokenPairs: number }> {
-    const stopping = () => this.task.stopping;
-    const codes = await drainBatches(
-      (n) => this.grants.deleteExpiredCodes(EXPIRED_GRANT_GRACE_SECONDS, n),
-      PRUNE_BATCH,
-      stopping,
-    );
-    const tokenPairs = await drainBatches(
-      (n) => this.grants.deleteExpiredTokenPairs(EXPIRED_GRANT_GRACE_SECONDS, n),
-      PRUNE_BATCH,
-      stopping,
-    );
+    const drain = (grants: 'codes' | 'tokenPairs') =>
+      drainBatches(
+        (n) => this.grants.deleteExpired(grants, EXPIRED_GRANT_GRACE_SECONDS, n),
+        PRUNE_BATCH,
+        () => this.task.stopping,
+      );
+    const codes = await drain('codes');
+    const tokenPairs = await drain('tokenPairs');
     if (codes + tokenPairs > 0) {
       this.logger.info({ codes, token_pairs: tokenPairs }, 'auth-server: pruned expired grants');
     }

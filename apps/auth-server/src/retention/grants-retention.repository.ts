@@ -16,21 +16,9 @@ const EXPIRING = {
 export class GrantsRetentionRepository {
   constructor(private readonly sql: Sql) {}
 
-  /** Authorization codes that expired more than `graceSeconds` ago. */
-  deleteExpiredCodes(graceSeconds: number, limit: number): Promise<number> {
-    return this.deleteExpired(EXPIRING.codes, graceSeconds, limit);
-  }
-
-  /** Token pairs whose refresh token expired more than `graceSeconds` ago. */
-  deleteExpiredTokenPairs(graceSeconds: number, limit: number): Promise<number> {
-    return this.deleteExpired(EXPIRING.tokenPairs, graceSeconds, limit);
-  }
-
-  private async deleteExpired(
-    { table, key, expiry }: (typeof EXPIRING)[keyof typeof EXPIRING],
-    graceSeconds: number,
-    limit: number,
-  ): Promise<number> {
+  /** Rows of `grants` that expired more than `graceSeconds` ago. */
+  async deleteExpired(grants: keyof typeof EXPIRING, graceSeconds: number, limit: number): Promise<number> {
+    const { table, key, expiry } = EXPIRING[grants];
     const counted = await this.sql.row<{ deleted: number }>(
       `WITH doomed AS (
          SELECT ${key} FROM ${table}

@@ -74,10 +74,6 @@ end
 return 1
 `;
 
-export function signInAddressKey(clientIp: string | undefined): string {
-  return `signin-address:{${clientIp ?? 'unknown'}}`;
-}
-
 export type SignInAttempt =
   | { readonly admitted: true; succeeded(): Promise<void> }
   | { readonly admitted: false; readonly retryAfterSeconds: number };
@@ -88,11 +84,6 @@ export class SignInThrottleUnavailableError extends DependencyUnavailableError {
     super('redis (sign-in throttle)', cause);
     this.name = 'SignInThrottleUnavailableError';
   }
-}
-
-/** Both counters of one account live in the slot of `{<account digest>}`. */
-export function signInKeys(account: string, clientIp: string | undefined): [string, string] {
-  return [`signin:{${account}}:${clientIp ?? 'unknown'}`, `signin:{${account}}`];
 }
 
 /**
@@ -114,8 +105,10 @@ export class SignInThrottle {
 
   async attempt(email: string, clientIp: string | undefined): Promise<SignInAttempt> {
     const account = createHash('sha256').update(normaliseEmail(email)).digest('base64url');
-    const keys = signInKeys(account, clientIp);
-    const addressKey = signInAddressKey(clientIp);
+    const address = clientIp ?? 'unknown';
+    // Both counters of one account live in the slot of `{<account digest>}`.
+    const keys = [`signin:{${account}}:${address}`, `signin:{${account}}`];
+    const addressKey = `signin-address:{${address}}`;
     const { perAddress, perAccount, perAddressAnyAccount } = SIGN_IN_LIMITS;
     // Best effort: a reservation not given back only counts as one failure until its window ends.
     const releaseAddress = () => this.redis.eval(RELEASE_ADDRESS_LUA, 1, addressKey).catch(() => undefined);

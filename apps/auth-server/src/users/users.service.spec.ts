@@ -42,12 +42,12 @@ describe('UsersService: password hashes are upgraded at a successful sign-in', (
     const service = new UsersService(repository, new PasswordHasher(12), logger);
 
     expect((await service.verify('a@x.test', 'pw', '203.0.113.1'))?.userId).toBe('usr_1');
-    await service.upgradesSettled();
+    await service.onApplicationShutdown();
     expect(replaced).toHaveLength(1);
     expect(user.passwordHash).toMatch(/^scrypt\$4096\$8\$1\$/);
     // The new hash is of the same password, and needs nothing more.
     expect((await service.verify('a@x.test', 'pw'))?.userId).toBe('usr_1');
-    await service.upgradesSettled();
+    await service.onApplicationShutdown();
     expect(replaced).toHaveLength(1);
   });
 
@@ -59,7 +59,7 @@ describe('UsersService: password hashes are upgraded at a successful sign-in', (
 
     expect(await service.verify('a@x.test', 'wrong')).toBeUndefined();
     expect(await service.verify('nobody@x.test', 'pw')).toBeUndefined();
-    await service.upgradesSettled();
+    await service.onApplicationShutdown();
     expect(replaced).toEqual([]);
     expect(user.passwordHash).toBe(before);
   });
@@ -69,7 +69,7 @@ describe('UsersService: password hashes are upgraded at a successful sign-in', (
     const { repository, replaced } = fakeRepository(user);
     const service = new UsersService(repository, new PasswordHasher(12), logger);
     expect(await service.verify('a@x.test', 'pw')).toBeDefined();
-    await service.upgradesSettled();
+    await service.onApplicationShutdown();
     expect(replaced).toEqual([]);
   });
 
@@ -77,10 +77,10 @@ describe('UsersService: password hashes are upgraded at a successful sign-in', (
     const user = await memberHashedAt(11, 'pw');
     const { repository } = fakeRepository(user);
     const service = new UsersService(repository, new PasswordHasher(12), logger);
-    await service.seed('usr_1', 'a@x.test', 'A', 'pw');
+    await service.seedAll([{ userId: 'usr_1', email: 'a@x.test', name: 'A', password: 'pw' }]);
     expect(user.passwordHash).toMatch(/^scrypt\$4096\$/);
     const current = user.passwordHash;
-    await service.seed('usr_1', 'a@x.test', 'A', 'pw');
+    await service.seedAll([{ userId: 'usr_1', email: 'a@x.test', name: 'A', password: 'pw' }]);
     expect(user.passwordHash).toBe(current);
   });
 

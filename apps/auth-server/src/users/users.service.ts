@@ -30,12 +30,8 @@ export class UsersService implements OnApplicationShutdown {
   }
 
   /** Resolves once every upgrade started so far has been stored (or given up). */
-  async upgradesSettled(): Promise<void> {
-    await Promise.all([...this.upgrades]);
-  }
-
   async onApplicationShutdown(): Promise<void> {
-    await this.upgradesSettled();
+    await Promise.all([...this.upgrades]);
   }
 
   private upgrade(user: UserEntity, password: string, clientIp: string | undefined): void {
@@ -67,33 +63,23 @@ export class UsersService implements OnApplicationShutdown {
   async seedAll(
     members: readonly { userId: string; email: string; name: string; password: string }[],
   ): Promise<void> {
-    const checked = new Map<string, boolean>();
-    const hashes = new Map<string, string>();
+    const checks = new Map<string, Promise<boolean>>();
+    const hashes = new Map<string, Promise<string>>();
     for (const m of members) {
       const email = normaliseEmail(m.email);
       const existing = await this.users.findById(m.userId);
-      if (existing && existing.email === email && existing.name === m.name) {
+      if (
+        existing?.email === email &&
+        existing.name === m.name &&
+        !this.hasher.needsRehash(existing.passwordHash)
+      ) {
         const key = `${m.password}\u0000${existing.passwordHash}`;
-        let current = checked.get(key);
-        if (current === undefined) {
-          current =
-            !this.hasher.needsRehash(existing.passwordHash) &&
-            (await this.hasher.verify(m.password, existing.passwordHash));
-          checked.set(key, current);
-        }
-        if (current) continue;
+        if (!checks.has(key)) checks.set(key, this.hasher.verify(m.password, existing.passwordHash));
+        if (await checks.get(key)) continue;
       }
-      let passwordHash = hashes.get(m.password);
-      if (passwordHash === undefined) {
-        passwordHash = await this.hasher.hash(m.password);
-        hashes.set(m.password, passwordHash);
-      }
+      if (!hashes.has(m.password)) hashes.set(m.password, this.hasher.hash(m.password));
+      const passwordHash = await hashes.get(m.password)!;
       await this.users.upsert({ userId: m.userId, email, name: m.name, passwordHash });
     }
-  }
-
-  /** One member, as `seedAll` seeds them. */
-  seed(userId: string, email: string, name: string, password: string): Promise<void> {
-    return this.seedAll([{ userId, email, name, password }]);
   }
 }

@@ -4,7 +4,7 @@ import type {
   RecipientRow,
   WebhookRecipientsRepository,
 } from './webhook-recipients.repository';
-import { scopeForEvent, WebhookRecipientsService } from './webhook-recipients.service';
+import { SCOPE_FOR_EVENT, WebhookRecipientsService } from './webhook-recipients.service';
 
 const box = new SecretBox(Buffer.alloc(32, 7).toString('base64'));
 
@@ -25,13 +25,13 @@ function fakeRepository(rows: RecipientRow[]) {
   return { repo, calls };
 }
 
-describe('scopeForEvent (docs/rules.md, Events)', () => {
+describe('SCOPE_FOR_EVENT (docs/rules.md, Events)', () => {
   it('maps record events to their read scope and the partner events to none', () => {
-    expect(scopeForEvent('user.profile.updated')).toBe('profile:read');
-    expect(scopeForEvent('user.sea_time.updated')).toBe('seatime:read');
-    expect(scopeForEvent('user.vessels.updated')).toBe('vessels:read');
-    expect(scopeForEvent('user.consent.revoked')).toBeNull();
-    expect(scopeForEvent('webhook.test')).toBeNull();
+    expect(SCOPE_FOR_EVENT['user.profile.updated']).toBe('profile:read');
+    expect(SCOPE_FOR_EVENT['user.sea_time.updated']).toBe('seatime:read');
+    expect(SCOPE_FOR_EVENT['user.vessels.updated']).toBe('vessels:read');
+    expect(SCOPE_FOR_EVENT['user.consent.revoked']).toBeNull();
+    expect(SCOPE_FOR_EVENT['webhook.test']).toBeNull();
   });
 });
 

@@ -17,17 +17,13 @@ import {
 } from './webhook-recipients.repository';
 
 /** The scope a partner needs to hear of an event; null: only the partner the event names. */
-const SCOPE_FOR_EVENT: Readonly<Record<EventType, Scope | null>> = {
+export const SCOPE_FOR_EVENT: Readonly<Record<EventType, Scope | null>> = {
   'user.profile.updated': 'profile:read',
   'user.sea_time.updated': 'seatime:read',
   'user.vessels.updated': 'vessels:read',
   'user.consent.revoked': null,
   'webhook.test': null,
 };
-
-export function scopeForEvent(type: EventType): Scope | null {
-  return SCOPE_FOR_EVENT[type];
-}
 
 @Injectable()
 export class WebhookRecipientsService {
@@ -58,7 +54,7 @@ export class WebhookRecipientsService {
     const consentQuestions: (ConsentQuestion & { index: number })[] = [];
     const namedQuestions: { index: number; clientId: string }[] = [];
     questions.forEach((q, index) => {
-      const scope = scopeForEvent(q.event_type);
+      const scope = SCOPE_FOR_EVENT[q.event_type];
       if (scope !== null) consentQuestions.push({ index, userId: q.user_id, scope });
       else if (q.client_id !== undefined) namedQuestions.push({ index, clientId: q.client_id });
     });

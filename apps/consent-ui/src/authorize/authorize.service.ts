@@ -6,6 +6,10 @@ import { SessionsService } from '../sessions/sessions.service';
 import { parseAuthorizeQuery, type DecisionForm } from './authorize-request';
 import { AuthorizeException } from './authorize.exception';
 
+export type DecisionResult =
+  | { readonly outcome: 'redirect'; readonly location: string }
+  | { readonly outcome: 'error_page'; readonly error: string; readonly description: string };
+
 /** What GET /oauth/authorize shows. */
 export type AuthorizePage =
   | { readonly outcome: 'sign_in'; readonly location: string }
@@ -16,12 +20,7 @@ export type AuthorizePage =
       readonly params: Readonly<Record<string, string>>;
       readonly csrfToken: string;
     }
-  | { readonly outcome: 'redirect'; readonly location: string }
-  | { readonly outcome: 'error_page'; readonly error: string; readonly description: string };
-
-export type DecisionResult =
-  | { readonly outcome: 'redirect'; readonly location: string }
-  | { readonly outcome: 'error_page'; readonly error: string; readonly description: string };
+  | DecisionResult;
 
 /**
  * The consent screen. auth-server owns every rule of the authorization request and builds every
@@ -40,22 +39,15 @@ export class AuthorizeService {
     // RFC 6749 §3.1: the sign-in page, which brings the member back to this very request.
     if (!session) return { outcome: 'sign_in', location: loginLocation(url) };
     const answer = await this.rpc.call(AUTH_AUTHORIZE_VALIDATE, parseAuthorizeQuery(url));
-    switch (answer.outcome) {
-      case 'consent':
-        // Always shown, even when allowed before: anyone can present a public client_id (RFC 6749 §10.2).
-        return {
-          outcome: 'consent',
-          clientName: answer.client_name,
-          scopes: answer.scopes,
-          params: answer.params,
-          csrfToken: session.csrfToken,
-        };
-      case 'redirect':
-      case 'error_page':
-        return fromOutcome(answer);
-      default:
-        return assertUnreachable(answer);
-    }
+    if (answer.outcome !== 'consent') return fromOutcome(answer);
+    // Always shown, even when allowed before: anyone can present a public client_id (RFC 6749 §10.2).
+    return {
+      outcome: 'consent',
+      clientName: answer.client_name,
+      scopes: answer.scopes,
+      params: answer.params,
+      csrfToken: session.csrfToken,
+    };
   }
 
   /**

@@ -16,13 +16,11 @@ export function safeReturnTo(value: unknown): string {
   // Printable ASCII only: browsers strip tabs and newlines from URLs, which could turn "/\t/evil"
   // into "//evil" after this check; a legitimate path arrives percent-encoded anyway.
   if (!/^[\x21-\x7e]+$/.test(value)) return DEFAULT_RETURN_TO;
-  let parsed: URL;
   try {
-    parsed = new URL(value, ORIGIN);
+    return new URL(value, ORIGIN).origin === ORIGIN ? value : DEFAULT_RETURN_TO;
   } catch {
     return DEFAULT_RETURN_TO;
   }
-  return parsed.origin === ORIGIN ? value : DEFAULT_RETURN_TO;
 }
 
 /** The sign-in page that comes back to `returnTo` afterwards. */

@@ -16,14 +16,13 @@ export class SessionsRepository {
   }
 
   /** The session with this digest, unless it has expired. */
-  async findLive(idDigest: string, now: Date): Promise<StoredSession | undefined> {
-    const row = await this.sql.row<StoredSession>(
+  findLive(idDigest: string, now: Date): Promise<StoredSession | null> {
+    return this.sql.row<StoredSession>(
       `SELECT id_digest AS "idDigest", user_id AS "userId", csrf_secret AS "csrfSecret", created_at AS "createdAt",
               last_seen_at AS "lastSeenAt", expires_at AS "expiresAt"
          FROM sessions WHERE id_digest = $1 AND expires_at > $2 LIMIT 1`,
       [idDigest, now],
     );
-    return row ?? undefined;
   }
 
   async touch(idDigest: string, now: Date): Promise<void> {

@@ -37,20 +37,15 @@ export function required(form: OAuthForm, name: string): string {
 /** HTTP Basic with form-urlencoded id and secret (RFC 6749 §2.3.1). */
 function decodeBasic(header: string): { id: string; secret: string } | undefined {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const decoded = match ? Buffer.from(match[1], 'base64').toString('utf8') : '';
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
-  const unescape = (v: string) => {
-    try {
-      return decodeURIComponent(v.replace(/\+/g, ' '));
-    } catch {
-      return undefined;
-    }
-  };
-  const id = unescape(decoded.slice(0, colon));
-  const secret = unescape(decoded.slice(colon + 1));
-  return id === undefined || secret === undefined ? undefined : { id, secret };
+  const unescape = (v: string) => decodeURIComponent(v.replace(/\+/g, ' '));
+  try {
+    return { id: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether the client chose HTTP Basic; "Basic" with nothing after it is still an attempt at it. */
