@@ -31,6 +31,7 @@ export class RpcRemoteError extends Error {
 export class RpcClient {
   private readonly pending = new Map<unknown, (reply: Buffer) => void>();
   private listening?: Promise<void>;
+  private connectedOnce = false;
 
   constructor(
     private readonly amqp: AmqpConnection,
@@ -46,7 +47,12 @@ export class RpcClient {
     const id = randomUUID();
     let reply: { err?: unknown; response?: unknown };
     try {
-      await this.amqp.waitUntilConnected(timeoutMs);
+      // Until the first connect a call waits for it (an app answers as soon as it starts); once the
+      // broker has been lost, a call fails at once with 503 instead of holding its caller while
+      // the connection comes back.
+      if (this.amqp.isConnected()) this.connectedOnce = true;
+      else if (this.connectedOnce) throw new Error('RabbitMQ is not connected');
+      else await this.amqp.waitUntilConnected(timeoutMs);
       // On first use only: an app that never asks has no right to read replies (auth-server). A
       // refused consume is retried by the connection; until then calls time out. A reply nobody
       // waits for any more finds no one in `pending`.
