@@ -1,4 +1,3 @@
-export * from './token-digest';
 export * from './introspection-cache';
 export * from './introspector';
 export * from './principal';

@@ -76,39 +76,25 @@ const failedAuthLimiterProvider: FactoryProvider<FailedAuthLimiter> = {
 @Module({})
 export class SecurityModule {
   static forRoot(options: SecurityModuleOptions = {}): DynamicModule {
-    return {
-      module: SecurityModule,
-      imports: [...(options.imports ?? [])],
-      providers: [
-        introspectorProvider(options.introspector),
-        IntrospectionCache,
-        TokenAuthenticator,
-        BearerStrategy,
-        BearerAuthGuard,
-        rateLimiterProvider,
-        failedAuthLimiterProvider,
-        RateLimitGuard,
-        ScopeGuard,
-        ...(options.partners
-          ? [
-              { provide: PartnerVerifier, useClass: RpcPartnerVerifier },
-              BasicStrategy,
-              BasicAuthGuard,
-              PartnerProgramGuard,
-            ]
-          : []),
-      ],
-      exports: [
-        INTROSPECTOR,
-        IntrospectionCache,
-        TokenAuthenticator,
-        BearerAuthGuard,
-        RateLimiter,
-        FailedAuthLimiter,
-        RateLimitGuard,
-        ScopeGuard,
-        ...(options.partners ? [PartnerVerifier, BasicAuthGuard, PartnerProgramGuard] : []),
-      ],
-    };
+    const providers: Provider[] = [
+      introspectorProvider(options.introspector),
+      IntrospectionCache,
+      TokenAuthenticator,
+      BearerStrategy,
+      BearerAuthGuard,
+      rateLimiterProvider,
+      failedAuthLimiterProvider,
+      RateLimitGuard,
+      ScopeGuard,
+      ...(options.partners
+        ? [
+            { provide: PartnerVerifier, useClass: RpcPartnerVerifier },
+            BasicStrategy,
+            BasicAuthGuard,
+            PartnerProgramGuard,
+          ]
+        : []),
+    ];
+    return { module: SecurityModule, imports: options.imports, providers, exports: providers };
   }
 }
