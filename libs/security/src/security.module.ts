@@ -1,13 +1,11 @@
 import {
   Global,
   Module,
-  type ClassProvider,
   type DynamicModule,
   type ExistingProvider,
   type FactoryProvider,
   type ModuleMetadata,
   type Provider,
-  type Type,
   type ValueProvider,
 } from '@nestjs/common';
 import { APP_CONFIG, APP_LOGGER, REDIS, type RedisClient } from '@svc/platform';
@@ -27,13 +25,9 @@ import { RateLimiter, RedisRateLimiter, UnconfiguredRateLimiter } from './rate-l
 import { ScopeGuard } from './scope.guard';
 import { TokenAuthenticator } from './token-authenticator';
 
-/** How an app supplies its Introspector: a class, or any provider recipe without `provide`. */
+/** How an app supplies its Introspector: another of its providers, or a value. */
 export type IntrospectorProvider =
-  | Type<Introspector>
-  | Omit<ClassProvider<Introspector>, 'provide'>
-  | Omit<FactoryProvider<Introspector>, 'provide'>
-  | Omit<ExistingProvider<Introspector>, 'provide'>
-  | Omit<ValueProvider<Introspector>, 'provide'>;
+  Omit<ExistingProvider<Introspector>, 'provide'> | Omit<ValueProvider<Introspector>, 'provide'>;
 
 export interface SecurityModuleOptions {
   /** HTTP Basic for the partner endpoints (sponsorship-api): credentials checked with auth-server. */
@@ -42,12 +36,6 @@ export interface SecurityModuleOptions {
   readonly introspector?: IntrospectorProvider;
   /** Modules the introspector's dependencies come from (auth-server's own token store). */
   readonly imports?: ModuleMetadata['imports'];
-}
-
-function introspectorProvider(recipe: IntrospectorProvider | undefined): Provider {
-  if (recipe === undefined) return { provide: INTROSPECTOR, useClass: RpcIntrospector };
-  if (typeof recipe === 'function') return { provide: INTROSPECTOR, useClass: recipe };
-  return { ...recipe, provide: INTROSPECTOR } as Provider;
 }
 
 /** The shared Redis limiter, with the limits the app validated at start-up (RATE_LIMIT_CONFIG). */
@@ -77,7 +65,7 @@ const failedAuthLimiterProvider: FactoryProvider<FailedAuthLimiter> = {
 export class SecurityModule {
   static forRoot(options: SecurityModuleOptions = {}): DynamicModule {
     const providers: Provider[] = [
-      introspectorProvider(options.introspector),
+      { provide: INTROSPECTOR, ...(options.introspector ?? { useClass: RpcIntrospector }) },
       IntrospectionCache,
       TokenAuthenticator,
       BearerStrategy,
