@@ -1,7 +1,15 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { introspectionCacheKey, revocationTombstoneKey, type IntrospectResponse } from '@svc/contracts';
-import { loadConfig, PlatformModule, REDIS, REDIS_CACHE, RedisModule, type RedisClient } from '@svc/platform';
+import {
+  loadConfig,
+  PlatformModule,
+  REDIS,
+  REDIS_CACHE,
+  RedisModule,
+  sha256Hex,
+  type RedisClient,
+} from '@svc/platform';
 import {
   BearerAuth,
   IntrospectionCache,
@@ -9,7 +17,6 @@ import {
   Principal,
   RATE_LIMIT_CONFIG,
   SecurityModule,
-  tokenDigest,
   type Introspector,
 } from '@svc/security';
 import Redis from 'ioredis';
@@ -46,7 +53,7 @@ const wellFormed = () => `at_${randomBytes(32).toString('base64url')}`;
 
 function issueToken() {
   const token = wellFormed();
-  const digest = tokenDigest(token);
+  const digest = sha256Hex(token);
   answers.set(digest, {
     active: true,
     user_id: `usr_${randomBytes(8).toString('hex')}`,
@@ -213,7 +220,7 @@ describe('two Redis roles: state (noeviction) and cache (allkeys-lru)', () => {
     it('caches a well-formed unknown token as inactive in the cache Redis, and nothing in the state Redis', async () => {
       const stateBefore = await stateKeysBesidesFailureCounters();
       const token = wellFormed();
-      const digest = tokenDigest(token);
+      const digest = sha256Hex(token);
       expect((await get(probe, token)).status).toBe(401);
       expect((await get(probe, token)).status).toBe(401);
       expect(timesAsked(digest)).toBe(1);

@@ -9,6 +9,7 @@ import {
   REDIS,
   REDIS_CONFIG,
   RedisModule,
+  sha256Hex,
   type RedisClient,
 } from '@svc/platform';
 import {
@@ -18,7 +19,6 @@ import {
   Principal,
   RATE_LIMIT_CONFIG,
   SecurityModule,
-  tokenDigest,
   type Introspector,
 } from '@svc/security';
 import type Redis from 'ioredis';
@@ -114,7 +114,7 @@ const standInIntrospector: Introspector = {
 
 function issueToken(clientId: string): string {
   const token = `at_${randomBytes(32).toString('base64url')}`;
-  answers.set(tokenDigest(token), {
+  answers.set(sha256Hex(token), {
     active: true,
     user_id: `usr_${randomBytes(8).toString('hex')}`,
     client_id: clientId,
@@ -212,8 +212,8 @@ describe('a Sentinel failover under traffic', () => {
     expect((await call(url, revokedToken)).status).toBe(200);
     // A revocation as auth-server makes it: the tombstone first, then its database says inactive
     // (what a reader that cannot reach Redis during the failover is told).
-    await app.get(IntrospectionCache).tombstone([tokenDigest(revokedToken)]);
-    answers.set(tokenDigest(revokedToken), { active: false });
+    await app.get(IntrospectionCache).tombstone([sha256Hex(revokedToken)]);
+    answers.set(sha256Hex(revokedToken), { active: false });
     expect((await call(url, revokedToken)).status).toBe(401);
     // The replica has both (replication is asynchronous; a write the primary lost with it is
     // the documented window, not what this test is about).
@@ -291,7 +291,7 @@ describe('a Sentinel failover under traffic', () => {
     await eventually(
       async () => {
         try {
-          await app.get(IntrospectionCache).tombstone([tokenDigest(later)]);
+          await app.get(IntrospectionCache).tombstone([sha256Hex(later)]);
           return true;
         } catch (err) {
           if (!(err instanceof IntrospectionCacheUnavailableError)) throw err;
@@ -303,9 +303,9 @@ describe('a Sentinel failover under traffic', () => {
       100,
     );
     const revocationsBack = Date.now();
-    answers.set(tokenDigest(later), { active: false });
+    answers.set(sha256Hex(later), { active: false });
     expect((await call(url, later)).status).toBe(401);
-    expect(await inspector.exists(revocationTombstoneKey(tokenDigest(later)))).toBe(1);
+    expect(await inspector.exists(revocationTombstoneKey(sha256Hex(later)))).toBe(1);
 
     const refused = seen.live.filter((s) => s.status === 503);
     const window = refused.length > 0 ? refused[refused.length - 1].at - refused[0].at : 0;

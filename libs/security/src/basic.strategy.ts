@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { BasicStrategy as PassportBasicStrategy } from 'passport-http';
+import { headerOnly, type HeaderOnlyRequest } from './bearer.strategy';
 import type { PartnerPrincipal } from './partner-principal';
 import type { PartnerVerifier } from './partner-verifier';
 
@@ -14,11 +15,6 @@ export interface BasicAuthenticateOptions {
 /** passport-strategy's actions, which its typings leave out. */
 interface PassportActions {
   fail(challenge: string, status: number): void;
-}
-
-interface HeaderOnlyRequest {
-  readonly headers: { readonly authorization?: string };
-  readonly verifier: PartnerVerifier;
 }
 
 /**
@@ -47,27 +43,21 @@ export class BasicStrategy extends PassportStrategy(PassportBasicStrategy, 'basi
     request: { headers?: { authorization?: string } },
     options?: BasicAuthenticateOptions,
   ): void {
-    const verifier = options?.verifier;
-    if (!verifier)
-      throw new Error('the basic strategy runs only behind BasicAuthGuard (no verifier was passed)');
     const authorization = request.headers?.authorization;
+    const view = headerOnly(authorization?.trim(), options?.verifier, 'BasicAuthGuard');
     if (authorization !== undefined && !isWellFormedBasic(authorization)) {
       (this as unknown as PassportActions).fail(`Basic realm="${PARTNERS_REALM}"`, 401);
       return;
     }
-    const view: HeaderOnlyRequest = {
-      headers: authorization === undefined ? {} : { authorization: authorization.trim() },
-      verifier,
-    };
-    super.authenticate(view as unknown as Parameters<PassportBasicStrategy['authenticate']>[0], options);
+    super.authenticate(view, options);
   }
 
   /** passport's verify callback: the partner, or false for "not these credentials". */
   async validate(
-    request: HeaderOnlyRequest,
+    request: HeaderOnlyRequest<PartnerVerifier>,
     clientId: string,
     secret: string,
   ): Promise<PartnerPrincipal | false> {
-    return (await request.verifier.verify(clientId, secret)) ?? false;
+    return (await request.checker.verify(clientId, secret)) ?? false;
   }
 }

@@ -18,6 +18,7 @@ import {
   REDIS,
   RedisModule,
   RpcModule,
+  sha256Hex,
   type RedisClient,
   type RedisConfig,
 } from '@svc/platform';
@@ -30,7 +31,6 @@ import {
   RequireScopes,
   ScopeGuard,
   SecurityModule,
-  tokenDigest,
 } from '@svc/security';
 import type Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
@@ -163,7 +163,7 @@ const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
 /** A fresh token that auth-server considers live with these scopes. */
 function issueToken(scopes: string[] = ['profile:read'], lifetimeSeconds = 3600) {
   const token = `at_${randomBytes(32).toString('base64url')}`;
-  const digest = tokenDigest(token);
+  const digest = sha256Hex(token);
   const answer: Extract<IntrospectResponse, { active: true }> = {
     active: true,
     user_id: `usr_${randomBytes(8).toString('hex')}`,
@@ -327,7 +327,7 @@ describe.each(TOPOLOGY_NAMES)(
 
     it('caches an inactive answer as well', async () => {
       const token = `at_${randomBytes(32).toString('base64url')}`;
-      const digest = tokenDigest(token);
+      const digest = sha256Hex(token);
       expect((await get(resource, '/probe/any', token)).status).toBe(401);
       expect((await get(resource, '/probe/any', token)).status).toBe(401);
       expect(timesAsked(digest)).toBe(1);
@@ -393,7 +393,7 @@ describe('with Redis unreachable (fail closed: auth-server decides every request
   });
 
   it('refuses to confirm a tombstone, so auth-server rolls the revocation back', async () => {
-    await expect(redisDown.cache.tombstone([tokenDigest('at_whatever')])).rejects.toBeInstanceOf(
+    await expect(redisDown.cache.tombstone([sha256Hex('at_whatever')])).rejects.toBeInstanceOf(
       IntrospectionCacheUnavailableError,
     );
   });

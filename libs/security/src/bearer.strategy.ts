@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import { Strategy, type VerifyFunctionWithRequest } from 'passport-http-bearer';
+import type { Strategy as AnyStrategy } from 'passport';
+import { Strategy } from 'passport-http-bearer';
 import type { Principal } from './principal';
 import type { TokenAuthenticator } from './token-authenticator';
 
@@ -9,10 +10,27 @@ export interface BearerAuthenticateOptions {
   readonly authenticator?: TokenAuthenticator;
 }
 
-/** The only part of the request the strategy gets to see. */
-interface HeaderOnlyRequest {
+/** The only part of the request a strategy gets to see, and the checker its guard passed. */
+export interface HeaderOnlyRequest<T> {
   readonly headers: { readonly authorization?: string };
-  readonly authenticator: TokenAuthenticator;
+  readonly checker: T;
+}
+
+/**
+ * Strategies are stateless: passport's strategy registry is one per process, so the checker comes
+ * per request from each app's guard (two Nest apps may share a process).
+ */
+export function headerOnly<T>(
+  authorization: string | undefined,
+  checker: T | undefined,
+  guard: string,
+): Parameters<AnyStrategy['authenticate']>[0] {
+  if (!checker) throw new Error(`this strategy runs only behind ${guard} (no checker was passed)`);
+  const view: HeaderOnlyRequest<T> = {
+    headers: authorization === undefined ? {} : { authorization },
+    checker,
+  };
+  return view as unknown as Parameters<AnyStrategy['authenticate']>[0];
 }
 
 /**
@@ -20,9 +38,6 @@ interface HeaderOnlyRequest {
  *
  * Header only: the `access_token` query and form-body methods of RFC 6750 §2.2/§2.3 are never
  * accepted, since a token in a URL ends up in logs, history and Referer headers (§5.3).
- *
- * Stateless: passport's strategy registry is one per process, so the authenticator comes per
- * request from each app's BearerAuthGuard (two Nest apps may share a process).
  */
 @Injectable()
 export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
@@ -34,23 +49,14 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
     request: { headers?: { authorization?: string } },
     options?: BearerAuthenticateOptions,
   ): void {
-    const authenticator = options?.authenticator;
-    if (!authenticator) {
-      throw new Error('the bearer strategy runs only behind BearerAuthGuard (no authenticator was passed)');
-    }
-    const authorization = request.headers?.authorization;
-    const view: HeaderOnlyRequest = {
-      headers: authorization === undefined ? {} : { authorization },
-      authenticator,
-    };
     super.authenticate(
-      view as unknown as Parameters<Strategy<VerifyFunctionWithRequest>['authenticate']>[0],
+      headerOnly(request.headers?.authorization, options?.authenticator, 'BearerAuthGuard'),
       options,
     );
   }
 
   /** passport's verify callback: a Principal, or false for "not a live token". */
-  async validate(request: HeaderOnlyRequest, token: string): Promise<Principal | false> {
-    return (await request.authenticator.authenticate(token)) ?? false;
+  async validate(request: HeaderOnlyRequest<TokenAuthenticator>, token: string): Promise<Principal | false> {
+    return (await request.checker.authenticate(token)) ?? false;
   }
 }

@@ -71,21 +71,14 @@ const WARN_EVERY_MS = 60_000;
 export class FailedAuthLimiter {
   private readonly refusedUntil = new Map<string, number>();
   private lastWarning = Number.NEGATIVE_INFINITY;
-  private readonly limits: Readonly<Record<FailedAuthKind, number>>;
-  private readonly windowMs: number;
 
   constructor(
     private readonly redis: RedisClient,
-    config: FailedAuthConfig,
+    private readonly config: FailedAuthConfig,
     private readonly logger?: Logger,
     private readonly now: () => number = Date.now,
   ) {
-    this.limits = {
-      bearer: config.AUTH_FAILURES_PER_ADDRESS,
-      client: config.CLIENT_AUTH_FAILURES_PER_ADDRESS,
-    };
-    this.windowMs = config.AUTH_FAILURE_WINDOW;
-    if (!(this.windowMs >= 1000)) throw new Error('AUTH_FAILURE_WINDOW must be at least 1s');
+    if (!(config.AUTH_FAILURE_WINDOW >= 1000)) throw new Error('AUTH_FAILURE_WINDOW must be at least 1s');
   }
 
   /**
@@ -131,7 +124,7 @@ export class FailedAuthLimiter {
     const key = failedAuthKey(kind, address);
     let reply: unknown;
     try {
-      reply = await this.redis.eval(RECORD_FAILURE_LUA, 1, key, this.windowMs);
+      reply = await this.redis.eval(RECORD_FAILURE_LUA, 1, key, this.config.AUTH_FAILURE_WINDOW);
     } catch (err) {
       const at = this.now();
       if (at - this.lastWarning >= WARN_EVERY_MS) {
@@ -144,7 +137,8 @@ export class FailedAuthLimiter {
       return;
     }
     const [count, ttlMs] = reply as [number, number];
-    if (count >= this.limits[kind]) this.refuse(key, this.now() + Math.max(1, ttlMs));
+    const { AUTH_FAILURES_PER_ADDRESS: bearer, CLIENT_AUTH_FAILURES_PER_ADDRESS: client } = this.config;
+    if (count >= (kind === 'bearer' ? bearer : client)) this.refuse(key, this.now() + Math.max(1, ttlMs));
   }
 
   private refuse(key: string, until: number): void {

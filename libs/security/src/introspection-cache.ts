@@ -111,12 +111,10 @@ export class IntrospectionCache {
 
   private async awaitReplica(): Promise<void> {
     const redis = this.state as Redis;
-    let acked: number;
     let attached: number;
     try {
       // Within the client's 1 s command timeout; WAIT covers every write sent before it on this connection.
-      acked = await redis.wait(1, TOMBSTONE_REPLICA_WAIT_MS);
-      if (acked >= 1) return;
+      if ((await redis.wait(1, TOMBSTONE_REPLICA_WAIT_MS)) >= 1) return;
       // ROLE on a primary: ['master', offset, [[host, port, offset], …]], its attached replicas.
       const role = (await redis.role()) as [string, number, unknown[]?];
       attached = Array.isArray(role[2]) ? role[2].length : 0;

@@ -21,17 +21,13 @@ export type RateLimitConfig = ConfigOf<typeof RATE_LIMIT_CONFIG>;
 export const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
 
-/** One sliding window: at most `limit` admitted requests in any rolling `windowMs`. */
-export interface RateLimitWindow {
-  readonly limit: number;
-  readonly windowMs: number;
-}
-
-/** Outside tests 60 s and 24 h; tests may shrink them to watch a window slide. */
-export interface RateLimitPolicy {
-  readonly minute: RateLimitWindow;
-  readonly day: RateLimitWindow;
-}
+/**
+ * Two sliding windows, each at most `limit` admitted requests in any rolling `windowMs`: outside
+ * tests 60 s and 24 h; tests may shrink them to watch a window slide.
+ */
+export type RateLimitPolicy = Readonly<
+  Record<'minute' | 'day', { readonly limit: number; readonly windowMs: number }>
+>;
 
 export function rateLimitPolicy(config: RateLimitConfig): RateLimitPolicy {
   return {

@@ -4,11 +4,6 @@ import type { Counter } from 'prom-client';
 import type { RateLimitDecision } from './rate-limit-decision';
 import { RateLimiter } from './rate-limiter';
 
-/** What an authenticating guard (bearer or Basic) must put on `request.user` to be metered. */
-export interface RateLimitSubject {
-  readonly client_id: string;
-}
-
 interface MeteredRequest {
   readonly user?: unknown;
   readonly url?: string;
@@ -24,15 +19,13 @@ interface HeaderSink {
  * docs/rules.md "Limits": "every authenticated /v1/* endpoint". Anything else passes unmetered,
  * such as `/oauth/userinfo` behind `@BearerAuth()`.
  */
-export const RATE_LIMITED_PATH_PREFIX = '/v1/';
-
 function isMetered(request: MeteredRequest): boolean {
-  const route = request.routeOptions?.url ?? request.url ?? '';
-  return route.startsWith(RATE_LIMITED_PATH_PREFIX);
+  return (request.routeOptions?.url ?? request.url ?? '').startsWith('/v1/');
 }
 
+/** The client_id an authenticating guard (bearer or Basic) put on the request. */
 function clientIdOf(request: MeteredRequest): string {
-  const user = request.user as Partial<RateLimitSubject> | undefined;
+  const user = request.user as { readonly client_id?: unknown } | undefined;
   // Without an authenticating guard in front there is nobody to count: a wiring mistake, never a pass.
   if (typeof user?.client_id !== 'string' || user.client_id === '') {
     throw new Error(
@@ -42,17 +35,8 @@ function clientIdOf(request: MeteredRequest): string {
   return user.client_id;
 }
 
-/** The headers of every metered answer (docs/rules.md "Limits"). */
-export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
-  return {
-    'x-ratelimit-limit': String(decision.limit),
-    'x-ratelimit-remaining': String(decision.remaining),
-    'x-ratelimit-reset': String(decision.resetAt),
-  };
-}
-
 /** 429 `rate_limit_exceeded` with `Retry-After` in seconds (RFC 6585 §4, RFC 9110 §10.2.3). */
-export function rateLimitExceededProblem(decision: RateLimitDecision): ApiProblem {
+function rateLimitExceededProblem(decision: RateLimitDecision): ApiProblem {
   const retryAfter = decision.retryAfter ?? 1;
   return new ApiProblem(
     'rate_limit_exceeded',
@@ -84,7 +68,9 @@ export class RateLimitGuard implements CanActivate {
     if (!isMetered(request)) return true;
     const decision = await this.limiter.consume(clientIdOf(request));
     const reply = http.getResponse<HeaderSink>();
-    for (const [name, value] of Object.entries(rateLimitHeaders(decision))) reply.header(name, value);
+    reply.header('x-ratelimit-limit', String(decision.limit));
+    reply.header('x-ratelimit-remaining', String(decision.remaining));
+    reply.header('x-ratelimit-reset', String(decision.resetAt));
     if (decision.admitted) return true;
     this.refusals?.inc({ window: decision.window });
     throw rateLimitExceededProblem(decision);

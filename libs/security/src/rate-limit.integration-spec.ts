@@ -1,7 +1,15 @@
 import { Controller, Get, Module, Req, Res } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { IntrospectResponse } from '@svc/contracts';
-import { createRedis, loadConfig, PlatformModule, REDIS, RedisModule, type RedisClient } from '@svc/platform';
+import {
+  createRedis,
+  loadConfig,
+  PlatformModule,
+  REDIS,
+  RedisModule,
+  sha256Hex,
+  type RedisClient,
+} from '@svc/platform';
 import {
   BearerAuth,
   Principal,
@@ -9,7 +17,6 @@ import {
   RateLimiter,
   RedisRateLimiter,
   SecurityModule,
-  tokenDigest,
   type Introspector,
 } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -55,7 +62,7 @@ function issueToken(clientId: string, scopes: string[] = ['profile:read']) {
     scopes,
     expires_at: new Date(Date.now() + 3_600_000).toISOString(),
   };
-  answers.set(tokenDigest(token), answer);
+  answers.set(sha256Hex(token), answer);
   return token;
 }
 
@@ -350,7 +357,7 @@ function startReplica(tokens: string[], redisEnv: Readonly<Record<string, string
       PROBE_ROOT: ROOT,
       APP_ENV: 'sandbox',
       ...redisEnv,
-      PROBE_TOKENS: JSON.stringify(tokens.map((t) => [tokenDigest(t), answers.get(tokenDigest(t))])),
+      PROBE_TOKENS: JSON.stringify(tokens.map((t) => [sha256Hex(t), answers.get(sha256Hex(t))])),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

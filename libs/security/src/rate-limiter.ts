@@ -20,15 +20,6 @@ export class RateLimiterUnavailableError extends DependencyUnavailableError {
   }
 }
 
-function isReplyError(err: unknown): err is Error {
-  return err instanceof Error && err.name === 'ReplyError';
-}
-
-/** Any error reply other than unavailability is a fault in this code (a logged 500). */
-function classify(err: unknown): unknown {
-  return isRedisUnavailable(err) ? new RateLimiterUnavailableError(err) : err;
-}
-
 const US_PER_MS = 1000;
 
 function assertPolicy(policy: RateLimitPolicy): void {
@@ -75,16 +66,17 @@ export class RedisRateLimiter extends RateLimiter {
     ];
     let reply: unknown;
     try {
-      reply = await this.redis.evalsha(RATE_LIMIT_SHA, 1, ...args);
+      reply = await this.redis.evalsha(RATE_LIMIT_SHA, 1, ...args).catch((err: unknown) => {
+        // NOSCRIPT: this Redis has not cached the script (first use, restart, failover, SCRIPT FLUSH).
+        // EVAL runs it and caches it; nothing was counted by the failed EVALSHA.
+        if (err instanceof Error && err.name === 'ReplyError' && err.message.startsWith('NOSCRIPT')) {
+          return this.redis.eval(RATE_LIMIT_LUA, 1, ...args);
+        }
+        throw err;
+      });
     } catch (err) {
-      // NOSCRIPT: this Redis has not cached the script (first use, restart, failover, SCRIPT FLUSH).
-      // EVAL runs it and caches it; nothing was counted by the failed EVALSHA.
-      if (!(isReplyError(err) && err.message.startsWith('NOSCRIPT'))) throw classify(err);
-      try {
-        reply = await this.redis.eval(RATE_LIMIT_LUA, 1, ...args);
-      } catch (evalErr) {
-        throw classify(evalErr);
-      }
+      // Any error reply other than unavailability is a fault in this code (a logged 500).
+      throw isRedisUnavailable(err) ? new RateLimiterUnavailableError(err) : err;
     }
     return this.toDecision(reply);
   }

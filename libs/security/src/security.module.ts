@@ -1,13 +1,11 @@
 import {
   Global,
   Module,
-  type ClassProvider,
   type DynamicModule,
   type ExistingProvider,
   type FactoryProvider,
   type ModuleMetadata,
   type Provider,
-  type Type,
   type ValueProvider,
 } from '@nestjs/common';
 import { APP_CONFIG, APP_LOGGER, REDIS, type RedisClient } from '@svc/platform';
@@ -27,13 +25,9 @@ import { RateLimiter, RedisRateLimiter, UnconfiguredRateLimiter } from './rate-l
 import { ScopeGuard } from './scope.guard';
 import { TokenAuthenticator } from './token-authenticator';
 
-/** How an app supplies its Introspector: a class, or any provider recipe without `provide`. */
+/** How an app supplies its Introspector: another of its providers, or a value. */
 export type IntrospectorProvider =
-  | Type<Introspector>
-  | Omit<ClassProvider<Introspector>, 'provide'>
-  | Omit<FactoryProvider<Introspector>, 'provide'>
-  | Omit<ExistingProvider<Introspector>, 'provide'>
-  | Omit<ValueProvider<Introspector>, 'provide'>;
+  Omit<ExistingProvider<Introspector>, 'provide'> | Omit<ValueProvider<Introspector>, 'provide'>;
 
 export interface SecurityModuleOptions {
   /** HTTP Basic for the partner endpoints (sponsorship-api): credentials checked with auth-server. */
@@ -42,12 +36,6 @@ export interface SecurityModuleOptions {
   readonly introspector?: IntrospectorProvider;
   /** Modules the introspector's dependencies come from (auth-server's own token store). */
   readonly imports?: ModuleMetadata['imports'];
-}
-
-function introspectorProvider(recipe: IntrospectorProvider | undefined): Provider {
-  if (recipe === undefined) return { provide: INTROSPECTOR, useClass: RpcIntrospector };
-  if (typeof recipe === 'function') return { provide: INTROSPECTOR, useClass: recipe };
-  return { ...recipe, provide: INTROSPECTOR } as Provider;
 }
 
 /** The shared Redis limiter, with the limits the app validated at start-up (RATE_LIMIT_CONFIG). */
@@ -76,39 +64,25 @@ const failedAuthLimiterProvider: FactoryProvider<FailedAuthLimiter> = {
 @Module({})
 export class SecurityModule {
   static forRoot(options: SecurityModuleOptions = {}): DynamicModule {
-    return {
-      module: SecurityModule,
-      imports: [...(options.imports ?? [])],
-      providers: [
-        introspectorProvider(options.introspector),
-        IntrospectionCache,
-        TokenAuthenticator,
-        BearerStrategy,
-        BearerAuthGuard,
-        rateLimiterProvider,
-        failedAuthLimiterProvider,
-        RateLimitGuard,
-        ScopeGuard,
-        ...(options.partners
-          ? [
-              { provide: PartnerVerifier, useClass: RpcPartnerVerifier },
-              BasicStrategy,
-              BasicAuthGuard,
-              PartnerProgramGuard,
-            ]
-          : []),
-      ],
-      exports: [
-        INTROSPECTOR,
-        IntrospectionCache,
-        TokenAuthenticator,
-        BearerAuthGuard,
-        RateLimiter,
-        FailedAuthLimiter,
-        RateLimitGuard,
-        ScopeGuard,
-        ...(options.partners ? [PartnerVerifier, BasicAuthGuard, PartnerProgramGuard] : []),
-      ],
-    };
+    const providers: Provider[] = [
+      { provide: INTROSPECTOR, ...(options.introspector ?? { useClass: RpcIntrospector }) },
+      IntrospectionCache,
+      TokenAuthenticator,
+      BearerStrategy,
+      BearerAuthGuard,
+      rateLimiterProvider,
+      failedAuthLimiterProvider,
+      RateLimitGuard,
+      ScopeGuard,
+      ...(options.partners
+        ? [
+            { provide: PartnerVerifier, useClass: RpcPartnerVerifier },
+            BasicStrategy,
+            BasicAuthGuard,
+            PartnerProgramGuard,
+          ]
+        : []),
+    ];
+    return { module: SecurityModule, imports: options.imports, providers, exports: providers };
   }
 }

@@ -1,10 +1,12 @@
+import { createHash } from 'node:crypto';
 import type { CachedIntrospection, IntrospectResponse } from '@svc/contracts';
 import { DependencyUnavailableError } from '@svc/platform';
 import { IntrospectionCacheUnavailableError, type IntrospectionCache } from './introspection-cache';
 import type { Introspector } from './introspector';
 import { TokenAuthenticator } from './token-authenticator';
-import { tokenDigest } from './token-digest';
 
+/** Only the lower-case hex SHA-256 of the token's UTF-8 bytes ever reaches the cache or auth-server. */
+const tokenDigest = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 const TOKEN = `at_${'c2VjcmV0LXRva2VuLXZhbHVl'.padEnd(43, 'A')}`;
 const DIGEST = tokenDigest(TOKEN);
 const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();

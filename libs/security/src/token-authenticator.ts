@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isWellFormedAccessToken, type CachedIntrospection } from '@svc/contracts';
+import { sha256Hex } from '@svc/platform';
 import { IntrospectionCache, IntrospectionCacheUnavailableError } from './introspection-cache';
 import { INTROSPECTOR, type Introspector } from './introspector';
 import type { Principal } from './principal';
-import { tokenDigest } from './token-digest';
 
 /**
  * Turns a bearer token into a Principal, or undefined when the token is not live.
@@ -25,7 +25,7 @@ export class TokenAuthenticator {
 
   async authenticate(token: string): Promise<Principal | undefined> {
     if (!isWellFormedAccessToken(token)) return undefined;
-    const digest = tokenDigest(token);
+    const digest = sha256Hex(token);
 
     let cacheAvailable = true;
     let answer: CachedIntrospection | undefined;
