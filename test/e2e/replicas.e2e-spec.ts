@@ -450,7 +450,9 @@ describe('replicas failing under a steady mixed load', () => {
     const load = new Load(system, reader.access_token, tag);
     await load.start();
     // Every app rolls at once, as a deployment of all of them would: one replica of each is
-    // stopped (drained), started again and ready before the next replica of that app goes.
+    // stopped (drained), started again and ready before the next replica of that app goes. The
+    // load runs a moment before and after the roll too, so a quick roll still sees a real load.
+    await new Promise((r) => setTimeout(r, 1500));
     for (let replica = 0; replica < REPLICAS; replica++) {
       await Promise.all(
         APPS.map(async (app) => {
@@ -459,6 +461,7 @@ describe('replicas failing under a steady mixed load', () => {
         }),
       );
     }
+    await new Promise((r) => setTimeout(r, 1500));
     await load.stop();
 
     expect(load.failures()).toEqual([]);
