@@ -4,6 +4,7 @@ export * from './crypto/digest';
 export * from './crypto/constant-time-equal';
 export * from './crypto/ids';
 export * from './errors/assert-unreachable';
+export * from './errors/domain-exception';
 export * from './logging/logger';
 export * from './logging/request-context';
 export * from './http/request-id';

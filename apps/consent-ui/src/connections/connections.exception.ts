@@ -1,3 +1,5 @@
+import { DomainException } from '@svc/platform';
+
 /** Why a disconnect did not happen. No HTTP in here: see errors.ts. */
 export type ConnectionsErrorCode =
   /**
@@ -6,9 +8,8 @@ export type ConnectionsErrorCode =
    */
   'disconnect_unavailable';
 
-export class ConnectionsException extends Error {
-  constructor(readonly code: ConnectionsErrorCode) {
-    super('the partner could not be disconnected right now');
-    this.name = 'ConnectionsException';
+export class ConnectionsException extends DomainException<ConnectionsErrorCode> {
+  constructor(code: ConnectionsErrorCode) {
+    super(code, 'the partner could not be disconnected right now');
   }
 }

@@ -1,3 +1,5 @@
+import { DomainException } from '@svc/platform';
+
 /** Why a state-changing request of a browser was refused. No HTTP in here: see errors.ts. */
 export type SessionErrorCode =
   /** No live session (never signed in, signed out, or expired). */
@@ -5,9 +7,8 @@ export type SessionErrorCode =
   /** The form's CSRF token is missing or is not this session's. */
   | 'csrf_mismatch';
 
-export class SessionException extends Error {
-  constructor(readonly code: SessionErrorCode) {
-    super(code === 'session_required' ? 'no live session' : 'CSRF token missing or wrong');
-    this.name = 'SessionException';
+export class SessionException extends DomainException<SessionErrorCode> {
+  constructor(code: SessionErrorCode) {
+    super(code, code === 'session_required' ? 'no live session' : 'CSRF token missing or wrong');
   }
 }

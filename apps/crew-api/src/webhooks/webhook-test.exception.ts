@@ -1,9 +1,11 @@
-/** Why a test webhook cannot be sent, without HTTP: the problem mapper decides the answer. */
-export class WebhookNotRegisteredException extends Error {
-  readonly code = 'webhook_not_registered' as const;
+import { DomainException } from '@svc/platform';
 
+/** Why a test webhook cannot be sent, without HTTP: the problem mapper decides the answer. */
+export class WebhookNotRegisteredException extends DomainException<'webhook_not_registered'> {
   constructor(clientId: string) {
-    super(`Partner ${clientId} has no registered webhook URL; ask for one to be registered, then try again.`);
-    this.name = 'WebhookNotRegisteredException';
+    super(
+      'webhook_not_registered',
+      `Partner ${clientId} has no registered webhook URL; ask for one to be registered, then try again.`,
+    );
   }
 }

@@ -1,3 +1,5 @@
+import { DomainException } from '@svc/platform';
+
 /** What can go wrong with a seat, without HTTP: the problem mapper decides the answer. */
 export type SeatsErrorCode =
   | 'seat_not_found'
@@ -9,14 +11,13 @@ export type SeatsErrorCode =
   | 'member_not_identified'
   | 'probe_budget_exceeded';
 
-export class SeatsException extends Error {
+export class SeatsException extends DomainException<SeatsErrorCode> {
   constructor(
-    readonly code: SeatsErrorCode,
+    code: SeatsErrorCode,
     message: string,
     /** Seconds the caller should wait before trying again, where waiting helps. */
     readonly retryAfterSeconds?: number,
   ) {
-    super(message);
-    this.name = 'SeatsException';
+    super(code, message);
   }
 }

@@ -1,3 +1,5 @@
+import { DomainException } from '@svc/platform';
+
 export enum DeliveryLogErrorCode {
   UnknownDelivery = 'unknown_delivery',
   StillPending = 'still_pending',
@@ -6,12 +8,4 @@ export enum DeliveryLogErrorCode {
 }
 
 /** What an operator asked for cannot be done; the CLI turns the code into a message and exit code. */
-export class DeliveryLogException extends Error {
-  constructor(
-    readonly code: DeliveryLogErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'DeliveryLogException';
-  }
-}
+export class DeliveryLogException extends DomainException<DeliveryLogErrorCode> {}
