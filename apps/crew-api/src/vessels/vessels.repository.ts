@@ -44,47 +44,32 @@ export class VesselsRepository {
   /**
    * One page in one query, `limit` rows at most, newest first (period_start DESC, id DESC).
    * Without `after` it is a scan's first page: the snapshot is the member's vessels_updated_at,
-   * read in the same statement. With `after` the snapshot is the cursor's and the page starts
-   * after its keyset position. Served by the (user_id, period_start DESC, period_id DESC) index,
-   * which carries every column read.
+   * read in the same statement, and the keyset starts past every period ('infinity'), so both
+   * cases share one statement whose keyset stays an index condition. With `after` the snapshot is
+   * the cursor's. Served by the (user_id, period_start DESC, period_id DESC) index, which carries
+   * every column read.
    */
   async page(
     userId: string,
     limit: number,
     after?: { readonly asOf: string; readonly start: string; readonly id: string },
   ): Promise<VesselsPage | undefined> {
-    const rows = after
-      ? await this.sql.prepared<PageRecord>(
-          'vessels-next-page',
-          `${PAGE_SELECT}
-             FROM crew_members m
-            CROSS JOIN (SELECT $2::timestamptz AS as_of) s
-             LEFT JOIN LATERAL (
-               SELECT ${PAGE_COLUMNS} FROM vessel_period_versions v
-                WHERE v.user_id = m.user_id AND ${VALID_AT('s.as_of')}
-                  AND (v.period_start, v.period_id) < ($3::timestamptz, $4::text)
-                ORDER BY v.period_start DESC, v.period_id DESC
-                LIMIT $5
-             ) p ON true
-            WHERE m.user_id = $1
-            ORDER BY p.period_start DESC, p.period_id DESC`,
-          [userId, after.asOf, after.start, after.id, limit],
-        )
-      : await this.sql.prepared<PageRecord>(
-          'vessels-first-page',
-          `${PAGE_SELECT}
-             FROM crew_members m
-            CROSS JOIN LATERAL (SELECT m.vessels_updated_at AS as_of) s
-             LEFT JOIN LATERAL (
-               SELECT ${PAGE_COLUMNS} FROM vessel_period_versions v
-                WHERE v.user_id = m.user_id AND ${VALID_AT('s.as_of')}
-                ORDER BY v.period_start DESC, v.period_id DESC
-                LIMIT $2
-             ) p ON true
-            WHERE m.user_id = $1
-            ORDER BY p.period_start DESC, p.period_id DESC`,
-          [userId, limit],
-        );
+    const rows = await this.sql.prepared<PageRecord>(
+      'vessels-page',
+      `${PAGE_SELECT}
+         FROM crew_members m
+        CROSS JOIN LATERAL (SELECT coalesce($2::timestamptz, m.vessels_updated_at) AS as_of) s
+         LEFT JOIN LATERAL (
+           SELECT ${PAGE_COLUMNS} FROM vessel_period_versions v
+            WHERE v.user_id = m.user_id AND ${VALID_AT('s.as_of')}
+              AND (v.period_start, v.period_id) < ($3::timestamptz, $4::text)
+            ORDER BY v.period_start DESC, v.period_id DESC
+            LIMIT $5
+         ) p ON true
+        WHERE m.user_id = $1
+        ORDER BY p.period_start DESC, p.period_id DESC`,
+      [userId, after?.asOf ?? null, after?.start ?? 'infinity', after?.id ?? '', limit],
+    );
     const first = rows[0];
     if (!first) return undefined;
     const asOf = instant(first.asOf);
