@@ -5,9 +5,8 @@ import {
   SANDBOX_SEATS,
   sandboxSeatExpiry,
 } from '@svc/contracts';
-import { dataSourceOptions, Sql } from '@svc/platform';
+import { Sql, withDataSource } from '@svc/platform';
 import type { Logger } from 'pino';
-import { DataSource } from 'typeorm';
 import type { SponsorshipApiConfig } from '../config';
 import { SPONSORSHIP_API_MIGRATIONS } from '../migrations';
 import type { SeatRow } from '../seats/seat.entity';
@@ -19,16 +18,10 @@ import type { SeatRow } from '../seats/seat.entity';
  * there is left as it is, even if a test or a partner has closed it since.
  */
 export async function seedSandbox(config: SponsorshipApiConfig, logger: Logger): Promise<void> {
-  const dataSource = new DataSource(
-    dataSourceOptions(
-      'sponsorship-api',
-      { DATABASE_URL: config.DATABASE_URL, DATABASE_POOL_SIZE: 2 },
-      { schema: APP_SCHEMAS['sponsorship-api'], migrations: SPONSORSHIP_API_MIGRATIONS },
-    ),
-  );
-  await dataSource.initialize();
-  const sql = new Sql(dataSource, 'sponsorship-api');
-  try {
+  const db = { DATABASE_URL: config.DATABASE_URL, DATABASE_POOL_SIZE: 2 };
+  const options = { schema: APP_SCHEMAS['sponsorship-api'], migrations: SPONSORSHIP_API_MIGRATIONS };
+  await withDataSource('sponsorship-api', db, options, async (dataSource) => {
+    const sql = new Sql(dataSource, 'sponsorship-api');
     const expiresAt = sandboxSeatExpiry(new Date());
     const seeded = await dataSource.transaction(async (tx) => {
       // The partners' names, for the members' account pages before a partner's first provision.
@@ -77,7 +70,5 @@ export async function seedSandbox(config: SponsorshipApiConfig, logger: Logger):
       { seeded },
       seeded.length ? 'sponsorship-api: sandbox seeded' : 'sponsorship-api: sandbox already seeded',
     );
-  } finally {
-    await dataSource.destroy();
-  }
+  });
 }

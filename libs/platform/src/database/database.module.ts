@@ -52,6 +52,23 @@ export function dataSourceOptions(
   };
 }
 
+/** A short-lived pool for one CLI command (migrations, the sandbox seed), closed when `use` ends. */
+export async function withDataSource<T>(
+  app: string,
+  config: DatabaseConfig,
+  options: DatabaseOptions,
+  use: (dataSource: DataSource) => Promise<T>,
+  statementTimeoutMs?: number,
+): Promise<T> {
+  const dataSource = new DataSource(dataSourceOptions(app, config, options, statementTimeoutMs));
+  await dataSource.initialize();
+  try {
+    return await use(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
 /**
  * One pool per process, confined to the app's schema. Migrations are run by the app's CLI (a
  * Kubernetes Job in production), never by `synchronize`, and never on boot of a serving replica.

@@ -1,6 +1,5 @@
-import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import { dataSourceOptions, type DatabaseConfig, type DatabaseOptions } from './database.module';
+import { withDataSource, type DatabaseConfig, type DatabaseOptions } from './database.module';
 
 /**
  * Runs an app's pending migrations inside its own schema. An advisory lock keyed on the schema
@@ -14,37 +13,41 @@ export async function runMigrations(
   direction: 'up' | 'down' = 'up',
 ): Promise<void> {
   // No statement budget: building an index on a large table may take minutes.
-  const dataSource = new DataSource(dataSourceOptions(app, config, options, 0));
-  await dataSource.initialize();
-  const runner = dataSource.createQueryRunner();
-  try {
-    await runner.connect();
-    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${options.schema}`]);
-    await runner.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
-    if (direction === 'up') {
-      const applied = await dataSource.runMigrations({ transaction: 'each' });
-      logger.info(
-        { schema: options.schema, applied: applied.map((m) => m.name) },
-        `${app}: migrations up to date`,
-      );
-    } else {
-      await dataSource.undoLastMigration({ transaction: 'each' });
-      logger.info({ schema: options.schema }, `${app}: last migration reverted`);
-    }
-    if (config.DATABASE_APP_ROLE) {
-      await runner.query(schemaGrants(options.schema, config.DATABASE_APP_ROLE));
-      logger.info(
-        { schema: options.schema, role: config.DATABASE_APP_ROLE },
-        `${app}: role granted its schema`,
-      );
-    }
-  } finally {
-    await runner
-      .query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${options.schema}`])
-      .catch(() => undefined);
-    await runner.release();
-    await dataSource.destroy();
-  }
+  await withDataSource(
+    app,
+    config,
+    options,
+    async (dataSource) => {
+      const runner = dataSource.createQueryRunner();
+      const lock = [`migrations:${options.schema}`];
+      try {
+        await runner.connect();
+        await runner.query('SELECT pg_advisory_lock(hashtext($1))', lock);
+        await runner.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
+        if (direction === 'up') {
+          const applied = await dataSource.runMigrations({ transaction: 'each' });
+          logger.info(
+            { schema: options.schema, applied: applied.map((m) => m.name) },
+            `${app}: migrations up to date`,
+          );
+        } else {
+          await dataSource.undoLastMigration({ transaction: 'each' });
+          logger.info({ schema: options.schema }, `${app}: last migration reverted`);
+        }
+        if (config.DATABASE_APP_ROLE) {
+          await runner.query(schemaGrants(options.schema, config.DATABASE_APP_ROLE));
+          logger.info(
+            { schema: options.schema, role: config.DATABASE_APP_ROLE },
+            `${app}: role granted its schema`,
+          );
+        }
+      } finally {
+        await runner.query('SELECT pg_advisory_unlock(hashtext($1))', lock).catch(() => undefined);
+        await runner.release();
+      }
+    },
+    0,
+  );
 }
 
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
