@@ -1,5 +1,6 @@
-export const SEAT_STATUSES = ['invited', 'active', 'ended', 'cancelled'] as const;
-export type SeatStatus = (typeof SEAT_STATUSES)[number];
+import { type SEAT_STATUS_VALUES } from '@svc/contracts';
+
+export type SeatStatus = (typeof SEAT_STATUS_VALUES)[number];
 /** Seats that still hold a place (and, when active, premium): reconcile compares only these. */
 export const LIVE_STATUSES: readonly SeatStatus[] = ['invited', 'active'];
 

@@ -1,5 +1,5 @@
-import { API_LIMITS } from '@svc/contracts';
-import { SEAT_STATUSES, type SeatStatus } from '../seat.entity';
+import { API_LIMITS, SEAT_STATUS_VALUES } from '@svc/contracts';
+import type { SeatStatus } from '../seat.entity';
 import { SeatsException } from '../seats.exception';
 import type { ListPosition } from '../seats.repository';
 
@@ -46,7 +46,7 @@ export function decodeSeatCursor(text: string): SeatCursor {
     !ID.test(c.id) ||
     !(
       status === null ||
-      (typeof status === 'string' && (SEAT_STATUSES as readonly string[]).includes(status))
+      (typeof status === 'string' && (SEAT_STATUS_VALUES as readonly string[]).includes(status))
     )
   ) {
     throw invalid();
