@@ -92,13 +92,13 @@ const users = {
 } as unknown as UsersService;
 
 /** The answers as the apps build them, in every variant that changes which fields appear. */
-async function answers(): Promise<[component: string, value: Record<string, unknown>][]> {
+async function answers(): Promise<[component: string, value: object][]> {
   const userinfo = new UserinfoService(users);
   const config = { PUBLIC_BASE_URL: 'http://localhost:8080', DOCS_URL: 'http://localhost:8080/docs' };
   const profiles = [toProfileResponse(ROW, 'sandbox-partner'), toProfileResponse(ROW, 'another-partner')];
   return [
-    ...profiles.map((p) => ['Profile', p] as [string, Record<string, unknown>]),
-    ...profiles.map((p) => ['Membership', p.membership] as [string, Record<string, unknown>]),
+    ...profiles.map((p) => ['Profile', p] as [string, object]),
+    ...profiles.map((p) => ['Membership', p.membership] as [string, object]),
     ['Userinfo', { ...(await userinfo.describe(principal(['profile:read']))) }],
     ['Userinfo', { ...(await userinfo.describe(principal(['vessels:read']))) }],
     ['AuthorizationServerMetadata', new MetadataController(config as never).get()],
