@@ -1,5 +1,5 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_CONFIG, APP_LOGGER, TransactionRunner } from '@svc/platform';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, APP_LOGGER, drainBatches, PeriodicWork, TransactionRunner } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { SponsorshipApiConfig } from '../config';
 import { EntitlementsClient } from '../entitlements/entitlements.client';
@@ -15,10 +15,7 @@ const BATCH = 100;
  * back and is tried again on the next tick.
  */
 @Injectable()
-export class SeatExpiryJob implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
-
+export class SeatExpiryJob extends PeriodicWork {
   constructor(
     private readonly seats: SeatsRepository,
     private readonly transactions: TransactionRunner,
@@ -26,47 +23,30 @@ export class SeatExpiryJob implements OnApplicationBootstrap, OnApplicationShutd
     private readonly probeCharges: ProbeBudgetRepository,
     @Inject(APP_CONFIG) private readonly config: SponsorshipApiConfig,
     @Inject(APP_LOGGER) private readonly logger: Logger,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (this.config.SEAT_EXPIRY_INTERVAL <= 0) return;
-    this.timer = setInterval(() => void this.tick(), this.config.SEAT_EXPIRY_INTERVAL);
-    this.timer.unref();
+  ) {
+    super('closing seats past their term', logger, config.SEAT_EXPIRY_INTERVAL);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+  protected override enabled(): boolean {
+    return this.config.SEAT_EXPIRY_INTERVAL > 0;
   }
 
   /** Ends every seat that is due now; answers how many were closed. */
-  async runOnce(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const closed = await this.expireBatch();
-      total += closed;
-      if (closed < BATCH) return total;
-    }
+  override async runOnce(): Promise<number> {
+    const closed = await drainBatches(
+      (size) => this.expireBatch(size),
+      BATCH,
+      () => this.task.stopping,
+    );
+    if (closed > 0) this.logger.info({ closed }, 'seats past their term closed');
+    // Charges older than the probe window count for nothing; the same task keeps them few.
+    await this.probeCharges.prune();
+    return closed;
   }
 
-  private async tick(): Promise<void> {
-    if (this.running) return;
-    this.running = this.runOnce();
-    try {
-      const closed = await this.running;
-      if (closed > 0) this.logger.info({ closed }, 'seats past their term closed');
-      // Charges older than the probe window count for nothing; the same timer keeps them few.
-      await this.probeCharges.prune();
-    } catch (err) {
-      this.logger.warn({ err }, 'closing seats past their term failed; retried on the next tick');
-    } finally {
-      this.running = undefined;
-    }
-  }
-
-  private expireBatch(): Promise<number> {
+  private expireBatch(size: number): Promise<number> {
     return this.transactions.run(async (tx) => {
-      const due = await this.seats.lockExpired(tx, BATCH);
+      const due = await this.seats.lockExpired(tx, size);
       if (due.length === 0) return 0;
       const active = due.filter((s) => s.status === 'active' && s.userId !== null);
       await this.entitlements.dropSeats(active);
