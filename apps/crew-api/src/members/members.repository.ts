@@ -39,10 +39,10 @@ export class MembersRepository {
 
   /**
    * `/v1/me` lookups share statements: those made in one turn of the event loop go together
-   * (GroupBatcher gathering the turn, `user_id = ANY($1)`), several batches at once. Under load
-   * the round trip, not the row, was the cost: batching took a request's PostgreSQL CPU from ~70
-   * to ~12 µs. A member without a membership row (none is created without one, but the block is
-   * always shown) reads as free and self-paid since the record was created.
+   * (GroupBatcher gathering the turn, `user_id = ANY($1)`), several batches at once: under load
+   * the round trip, not the row, is the cost. A member without a membership row (none is created
+   * without one, but the block is always shown) reads as free and self-paid since the record was
+   * created.
    */
   private readonly profiles = new GroupBatcher<string, ProfileText | undefined>(
     async (userIds) => {

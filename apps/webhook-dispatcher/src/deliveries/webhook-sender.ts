@@ -32,8 +32,7 @@ export const TARGET_RESOLVER = Symbol('TARGET_RESOLVER');
  *
  * At most WEBHOOK_CONNECTIONS_PER_TARGET connections per origin, all of them kept for reuse: a
  * partner is never flooded with connections, and a burst reuses them instead of opening and
- * closing hundreds (measured: connect and close were a tenth of the dispatcher's CPU under load
- * when only some sockets were kept). An attempt waiting for a connection spends its own budget.
+ * closing hundreds (docs/architecture.md). An attempt waiting for a connection spends its own budget.
  */
 @Injectable()
 export class WebhookSender implements OnModuleDestroy {

@@ -6,9 +6,7 @@
  * for crew-api's `/v1/me` lookups.
  *
  * One batch in flight by default: with two, the dispatcher's batches stayed small under load and
- * each statement cost a database round trip of its own (webhooks bench: PostgreSQL CPU per
- * delivery 0.18 → 0.14 ms, the dispatcher's 0.34 → 0.30 ms, a few ms more latency at a moderate
- * rate).
+ * each statement cost a database round trip of its own.
  *
  * `gatherTurn`: a call waits for the end of the current turn of the event loop (setImmediate), so
  * every call made in that turn shares the first batch too: for reads that many concurrent

@@ -4,8 +4,8 @@ import { AckBatcher } from './ack-batcher';
 
 /**
  * amqplib leaves Nagle's algorithm on: a small frame (a publish, an RPC reply, an ack) written
- * while an earlier one is unacknowledged waits for the peer's delayed ACK, ~40 ms. Measured: the
- * dispatcher's question to auth-server took ~60 ms with it, whatever the load.
+ * while an earlier one is unacknowledged waits for the peer's delayed ACK, so every RPC would
+ * stall for it whatever the load.
  */
 const AMQP_SOCKET_OPTIONS = { noDelay: true } as const;
 
