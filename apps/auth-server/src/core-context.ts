@@ -1,12 +1,11 @@
-import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { APP_SCHEMAS } from '@svc/contracts';
 import {
   DatabaseModule,
-  NestPinoLogger,
   PlatformModule,
   RedisModule,
   RouteIndex,
+  withAppContext,
   type ConfigOf,
 } from '@svc/platform';
 import type { Logger } from 'pino';
@@ -27,24 +26,16 @@ export async function withCoreContext<T>(
   logger: Logger,
   work: (context: INestApplicationContext) => Promise<T>,
 ): Promise<T> {
-  const context = await NestFactory.createApplicationContext(
-    {
-      module: class AuthServerCliModule {},
-      imports: [
-        PlatformModule.forRoot({ app: 'auth-server', config, logger, routes: new RouteIndex() }),
-        DatabaseModule.forRoot(AUTH_SERVER_DATABASE),
-        RedisModule.forRoot(),
-        TOKENS_SECURITY,
-        PartnersModule,
-        UsersModule,
-        TokensModule,
-      ],
-    },
-    { logger: new NestPinoLogger(logger.child({ component: 'cli' })), abortOnError: false },
+  return withAppContext(
+    [
+      PlatformModule.forRoot({ app: 'auth-server', config, logger, routes: new RouteIndex() }),
+      DatabaseModule.forRoot(AUTH_SERVER_DATABASE),
+      RedisModule.forRoot(),
+      TOKENS_SECURITY,
+      PartnersModule,
+      UsersModule,
+      TokensModule,
+    ],
+    work,
   );
-  try {
-    return await work(context);
-  } finally {
-    await context.close();
-  }
 }

@@ -5,6 +5,7 @@ export * from './crypto/constant-time-equal';
 export * from './crypto/ids';
 export * from './errors/assert-unreachable';
 export * from './errors/domain-exception';
+export * from './app/cli';
 export * from './logging/logger';
 export * from './logging/request-context';
 export * from './http/request-id';

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { INestApplicationContext } from '@nestjs/common';
-import type { ConfigOf } from '@svc/platform';
+import { printLine as out, runSubcommands, UsageError, type ConfigOf } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { AUTH_SERVER_CONFIG } from '../config';
 import { withCoreContext } from '../core-context';
@@ -23,31 +23,19 @@ const USAGE = `Partner onboarding (operators only; partners cannot register them
 New credentials are printed once and stored only as digests (client secret) or sealed
 (webhook secret); copy them now.`;
 
-const out = (line = '') => process.stdout.write(`${line}\n`);
-
 /** `cli.js partners ...`, run through `npm run partners -- ...`. */
 export async function partnersCommand(
   args: readonly string[],
   config: ConfigOf<typeof AUTH_SERVER_CONFIG>,
   logger: Logger,
 ): Promise<void> {
-  const [command, ...rest] = args;
-  if (!command || command === 'help' || command === '--help') {
-    out(USAGE);
-    return;
-  }
-  await withCoreContext(config, logger, async (context) => {
-    try {
-      await run(context, command, rest);
-    } catch (err) {
-      if (err instanceof PartnerRegistrationError || (err instanceof TypeError && 'code' in err)) {
-        process.stderr.write(`partners ${command}: ${err.message}\n`);
-        process.exitCode = 2;
-        return;
-      }
-      throw err;
-    }
-  });
+  await runSubcommands(
+    'partners',
+    USAGE,
+    args,
+    (command, rest) => withCoreContext(config, logger, (context) => run(context, command, rest)),
+    (err) => (err instanceof PartnerRegistrationError ? 2 : undefined),
+  );
 }
 
 async function run(context: INestApplicationContext, command: string, rest: readonly string[]) {
@@ -55,7 +43,7 @@ async function run(context: INestApplicationContext, command: string, rest: read
   const tokens = context.get(TokensService);
   const target = () => {
     const id = rest[0];
-    if (!id) throw new PartnerRegistrationError('CLIENT_ID is required');
+    if (!id) throw new UsageError('CLIENT_ID is required');
     return id;
   };
   switch (command) {
@@ -73,7 +61,7 @@ async function run(context: INestApplicationContext, command: string, rest: read
         },
       });
       if (!values['client-id'] || !values.name || !values.scopes) {
-        throw new PartnerRegistrationError('--client-id, --name and --scopes are required');
+        throw new UsageError('--client-id, --name and --scopes are required');
       }
       const credentials = await partners.register({
         clientId: values['client-id'],
@@ -104,7 +92,7 @@ async function run(context: INestApplicationContext, command: string, rest: read
     }
     case 'set-webhook-url': {
       const url = rest[1];
-      if (!url) throw new PartnerRegistrationError('CLIENT_ID and URL are required');
+      if (!url) throw new UsageError('CLIENT_ID and URL are required');
       const { webhookSecret } = await partners.setWebhookUrl(target(), url);
       out(`${target()}: webhooks now go to ${url}.`);
       if (webhookSecret) out(`  webhook_secret ${webhookSecret}   (new; shown once)`);
@@ -134,6 +122,6 @@ async function run(context: INestApplicationContext, command: string, rest: read
       out(`${target()} reinstated.`);
       return;
     default:
-      throw new PartnerRegistrationError(`unknown command ${command}\n${USAGE}`);
+      throw new UsageError(`unknown command ${command}`);
   }
 }

@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
 import type { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { APP_SCHEMAS } from '@svc/contracts';
 import {
   AmqpConnection,
@@ -9,7 +8,11 @@ import {
   DatabaseModule,
   MessagingModule,
   PlatformModule,
+  printLine as out,
   RouteIndex,
+  runSubcommands,
+  UsageError,
+  withAppContext,
   type ConfigOf,
 } from '@svc/platform';
 import pino, { type Logger } from 'pino';
@@ -35,13 +38,9 @@ Exit codes: 0 done, 2 unknown delivery or not redeliverable now, 64 bad command 
 69 RabbitMQ unavailable, 1 anything else (e.g. PostgreSQL unreachable).`;
 
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
-const EXIT = { usage: 64, refused: 2, unavailable: 69, failed: 1 } as const;
+const EXIT = { refused: 2, unavailable: 69, failed: 1 } as const;
 
 type Config = ConfigOf<typeof WEBHOOK_DISPATCHER_CONFIG>;
-
-class UsageError extends Error {}
-
-const out = (line = '') => process.stdout.write(`${line}\n`);
 
 /** `cli.js deliveries ...`, run through `npm run deliveries -- ...`. */
 export async function deliveriesCommand(
@@ -49,40 +48,22 @@ export async function deliveriesCommand(
   config: Config,
   _logger: Logger,
 ): Promise<void> {
-  const [command, ...rest] = args;
-  if (!command || command === 'help' || command === '--help') {
-    out(USAGE);
-    return;
-  }
-  try {
-    await run(command, rest, config);
-  } catch (err) {
-    const [code, message] = describeFailure(err);
-    process.stderr.write(`deliveries ${command}: ${message}\n`);
-    if (code === EXIT.usage) process.stderr.write(`\n${USAGE}\n`);
-    process.exitCode = code;
-  }
+  await runSubcommands('deliveries', USAGE, args, (command, rest) => run(command, rest, config), exitCodeOf);
 }
 
-function describeFailure(err: unknown): [number, string] {
-  if (err instanceof UsageError) return [EXIT.usage, err.message];
-  // node:util parseArgs: unknown option, missing value, unexpected argument.
-  if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
-    return [EXIT.usage, err.message];
+/** The exit code of a refusal the operator can act on; anything else is 1. */
+function exitCodeOf(err: unknown): number {
+  if (!(err instanceof DeliveryLogException)) return EXIT.failed;
+  switch (err.code) {
+    case DeliveryLogErrorCode.UnknownDelivery:
+    case DeliveryLogErrorCode.StillPending:
+      return EXIT.refused;
+    case DeliveryLogErrorCode.QueuesMissing:
+    case DeliveryLogErrorCode.BrokerUnavailable:
+      return EXIT.unavailable;
+    default:
+      return assertUnreachable(err.code);
   }
-  if (err instanceof DeliveryLogException) {
-    switch (err.code) {
-      case DeliveryLogErrorCode.UnknownDelivery:
-      case DeliveryLogErrorCode.StillPending:
-        return [EXIT.refused, err.message];
-      case DeliveryLogErrorCode.QueuesMissing:
-      case DeliveryLogErrorCode.BrokerUnavailable:
-        return [EXIT.unavailable, err.message];
-      default:
-        return assertUnreachable(err.code);
-    }
-  }
-  return [EXIT.failed, err instanceof Error ? err.message : String(err)];
 }
 
 async function run(command: string, rest: readonly string[], config: Config): Promise<void> {
@@ -165,22 +146,16 @@ async function withContext<T>(
   work: (context: INestApplicationContext) => Promise<T>,
 ): Promise<T> {
   const logger = createLogger('webhook-dispatcher', config.LOG_LEVEL, pino.destination(2));
-  const context = await NestFactory.createApplicationContext(
-    {
-      module: class DeliveriesCliModule {},
-      imports: [
-        PlatformModule.forRoot({ app: 'webhook-dispatcher-cli', config, logger, routes: new RouteIndex() }),
-        DatabaseModule.forRoot({
-          schema: APP_SCHEMAS['webhook-dispatcher'],
-          migrations: WEBHOOK_DISPATCHER_MIGRATIONS,
-        }),
-        ...(messaging ? [MessagingModule.forRoot()] : []),
-        DeliveryLogModule.forCli({ redelivery: messaging }),
-      ],
-    },
-    { logger: false, abortOnError: false },
-  );
-  try {
+  const imports = [
+    PlatformModule.forRoot({ app: 'webhook-dispatcher-cli', config, logger, routes: new RouteIndex() }),
+    DatabaseModule.forRoot({
+      schema: APP_SCHEMAS['webhook-dispatcher'],
+      migrations: WEBHOOK_DISPATCHER_MIGRATIONS,
+    }),
+    ...(messaging ? [MessagingModule.forRoot()] : []),
+    DeliveryLogModule.forCli({ redelivery: messaging }),
+  ];
+  return withAppContext(imports, async (context) => {
     // Connected before any work, so that closing never races a connection still being opened.
     if (messaging) {
       await context
@@ -193,10 +168,8 @@ async function withContext<T>(
           );
         });
     }
-    return await work(context);
-  } finally {
-    await context.close();
-  }
+    return work(context);
+  });
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
