@@ -1,8 +1,8 @@
 /**
  * docs/configuration.md, generated from the config specs the apps validate at start-up
- * (`apps/<app>/src/config.ts`, the shared groups of libs/platform and libs/security) and from the
- * gateway's options (`apps/gateway/src/gateway-options.ts`, whose defaults are read back from
- * `gatewayOptionsFromEnv`). `npm run docs:config` writes the page; a unit test
+ * (`apps/<app>/src/config.ts`, the shared groups of libs/platform and libs/security) and the
+ * gateway's (`GATEWAY_CONFIG`, apps/gateway/src/gateway-options.ts). `npm run docs:config` writes
+ * the page; a unit test
  * (test/docs/configuration-reference.spec.ts) fails when the committed page differs.
  */
 import { execFileSync } from 'node:child_process';
@@ -24,12 +24,7 @@ import { CONSENT_UI_CONFIG } from '../../apps/consent-ui/src/config';
 import { CREW_API_CONFIG } from '../../apps/crew-api/src/config';
 import { SPONSORSHIP_API_CONFIG } from '../../apps/sponsorship-api/src/config';
 import { WEBHOOK_DISPATCHER_CONFIG } from '../../apps/webhook-dispatcher/src/config';
-import {
-  gatewayOptionsFromEnv,
-  UPSTREAM_APPS,
-  upstreamEnvName,
-  type GatewayOptions,
-} from '../../apps/gateway/src/gateway-options';
+import { GATEWAY_CONFIG } from '../../apps/gateway/src/gateway-options';
 
 export const CONFIGURATION_DOC = 'docs/configuration.md';
 
@@ -82,83 +77,8 @@ const SHARED_GROUPS: readonly { title: string; note?: string; spec: ConfigSpec }
   },
 ];
 
-/** What the gateway reads besides APP_ENV, PUBLIC_BASE_URL and DOCS_URL (which it reads as the apps do). */
-interface GatewayVar {
-  readonly name: string;
-  readonly description: string;
-  readonly value: (options: GatewayOptions) => string;
-}
-
-const duration = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
-
+/** What the gateway reads as the apps do; its own variables get a section of their own. */
 export const GATEWAY_SHARED_VARIABLES = ['APP_ENV', 'PUBLIC_BASE_URL', 'DOCS_URL'] as const;
-
-export const GATEWAY_VARIABLES: readonly GatewayVar[] = [
-  {
-    name: 'GATEWAY_PORT',
-    description: 'port the gateway listens on (`npm start` reads it too)',
-    value: (o) => String(o.port),
-  },
-  {
-    name: 'GATEWAY_LISTEN_HOST',
-    description: 'address the gateway listens on: IPv4, IPv6 or a host name',
-    value: (o) => o.listenHost,
-  },
-  ...UPSTREAM_APPS.map((app): GatewayVar => ({
-    name: upstreamEnvName(app),
-    description: `${app} replicas, a comma-separated \`host:port\` list`,
-    value: (o) => o.upstreams[app].join(','),
-  })),
-  {
-    name: 'GATEWAY_UPSTREAM_CONNECT_TIMEOUT',
-    description: 'connecting to a replica (at most 75s, an nginx limit)',
-    value: (o) => duration(o.connectTimeoutMs),
-  },
-  {
-    name: 'GATEWAY_UPSTREAM_READ_TIMEOUT',
-    description: 'waiting for a replica\u2019s answer',
-    value: (o) => duration(o.readTimeoutMs),
-  },
-  {
-    name: 'GATEWAY_UPSTREAM_FAIL_TIMEOUT',
-    description:
-      'a replica that failed is left out this long; whole seconds, at most the apps\u2019 `SHUTDOWN_DELAY_MS`',
-    value: (o) => duration(o.failTimeoutMs),
-  },
-  {
-    name: 'GATEWAY_WORKER_PROCESSES',
-    description: 'nginx worker processes: `auto` or 1\u2013999',
-    value: (o) => String(o.workerProcesses),
-  },
-  {
-    name: 'GATEWAY_TRUSTED_PROXIES',
-    description:
-      'addresses or CIDR ranges of the load balancers in front of the gateway (`10.0.0.0/8,192.168.1.7`), whose ' +
-      '`X-Forwarded-For` is believed; empty: the client is the connecting address',
-    value: (o) => o.trustedProxies.join(','),
-  },
-  {
-    name: 'GATEWAY_LOGIN_RATE',
-    description:
-      '`POST /login` per client address (nginx `limit_req`); beyond rate and burst a 429 page with `Retry-After`',
-    value: (o) => o.loginLimit.rate,
-  },
-  {
-    name: 'GATEWAY_LOGIN_BURST',
-    description: 'burst of `GATEWAY_LOGIN_RATE`',
-    value: (o) => String(o.loginLimit.burst),
-  },
-  {
-    name: 'GATEWAY_OAUTH_RATE',
-    description: '`/oauth/token` and `/oauth/revoke` per client address; then 429 with `Retry-After`',
-    value: (o) => o.oauthLimit.rate,
-  },
-  {
-    name: 'GATEWAY_OAUTH_BURST',
-    description: 'burst of `GATEWAY_OAUTH_RATE`',
-    value: (o) => String(o.oauthLimit.burst),
-  },
-];
 
 interface Row {
   readonly name: string;
@@ -222,16 +142,10 @@ function specRows(spec: ConfigSpec): Row[] {
 }
 
 function gatewayRows(): Row[] {
-  const production = gatewayOptionsFromEnv({ APP_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example' });
-  const sandbox = gatewayOptionsFromEnv({ APP_ENV: 'sandbox' });
-  return GATEWAY_VARIABLES.map((v) => ({
-    name: v.name,
-    description: v.description,
-    production: code(v.value(production)),
-    sandbox: code(v.value(sandbox)),
-    secret: false,
-    readBy: ['gateway'],
-  }));
+  const own = Object.entries(GATEWAY_CONFIG).filter(
+    ([name]) => !(GATEWAY_SHARED_VARIABLES as readonly string[]).includes(name),
+  );
+  return specRows(Object.fromEntries(own)).map((row) => ({ ...row, readBy: ['gateway'] }));
 }
 
 function table(rows: readonly Row[], withReaders: boolean): string[] {

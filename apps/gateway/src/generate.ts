@@ -1,8 +1,10 @@
+import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { GATEWAY_ROUTES } from '@svc/contracts';
 import { writeGatewayBundle } from './bundle';
-import { GatewayConfigError, gatewayOptionsFromEnv, type GatewayEnv } from './gateway-options';
+import { ConfigError } from '@svc/platform';
+import { gatewayOptionsFromEnv, type GatewayEnv } from './gateway-options';
 import { renderNginxConfig } from './nginx-config';
 
 const USAGE = `Usage: node dist/apps/gateway/src/generate.js --out <dir> [--static <dir>]
@@ -55,8 +57,10 @@ export async function main(
     );
     return 0;
   } catch (error) {
-    if (error instanceof GatewayConfigError) {
-      io.stderr(`gateway: invalid environment: ${error.message}`);
+    if (error instanceof ConfigError) {
+      io.stderr(
+        `gateway: invalid environment: ${error.problems.map((p) => `${p.variable} ${p.reason}`).join('; ')}`,
+      );
     } else {
       io.stderr(`gateway: ${(error as Error).stack ?? String(error)}`);
     }

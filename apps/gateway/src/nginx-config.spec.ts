@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { ConfigError } from '@svc/platform';
 import {
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_PORTS,
@@ -16,7 +17,6 @@ import {
 } from '@svc/contracts';
 import { nginxBinary } from '../../../test/support/nginx';
 import {
-  GatewayConfigError,
   UPSTREAM_APPS,
   gatewayOptionsFromEnv,
   upstreamEnvName,
@@ -407,8 +407,8 @@ describe('gatewayOptionsFromEnv', () => {
     } catch (error) {
       caught = error;
     }
-    expect(caught).toBeInstanceOf(GatewayConfigError);
-    expect((caught as GatewayConfigError).variable).toBe(variable);
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).problems.map((p) => p.variable)).toContain(variable);
     expect((caught as Error).message).toContain(variable);
   });
 });
@@ -568,7 +568,7 @@ describe('abuse limits (limit_req)', () => {
       ['GATEWAY_OAUTH_BURST', '-1'],
       ['GATEWAY_LOGIN_BURST', 'many'],
     ]) {
-      expect(() => render({ [variable]: value })).toThrow(GatewayConfigError);
+      expect(() => render({ [variable]: value })).toThrow(ConfigError);
       expect(() => render({ [variable]: value })).toThrow(variable);
     }
   });

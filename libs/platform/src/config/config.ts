@@ -32,7 +32,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Defaults = { default?: string; sandboxDefault?: string };
+export type Defaults = { default?: string; sandboxDefault?: string };
 
 function isSet(raw: string | undefined): raw is string {
   return raw !== undefined && raw.trim() !== '';
@@ -45,7 +45,7 @@ function withDefault(raw: string | undefined, appEnv: AppEnv, d: Defaults): stri
 }
 
 /** A required variable: its value, or else its default, goes through `check`. */
-function variable<T>(
+export function variable<T>(
   description: string,
   d: Defaults,
   check: (value: string, appEnv: AppEnv) => T,
