@@ -1,6 +1,7 @@
 export * from './apps';
 export * from './limits';
 export * from './requests';
+export * from './responses';
 export * from './routes';
 export * from './problems';
 export * from './request-id';

@@ -1,3 +1,4 @@
+import type { TokenResponse } from '@svc/contracts';
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { FailedAuthLimiter } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -5,7 +6,7 @@ import { OAuthException } from '../oauth/oauth.exception';
 import type { PartnerEntity } from '../partners/partner.entity';
 import { PartnersService } from '../partners/partners.service';
 import { readClientCredentials, readOAuthForm, required, type OAuthForm } from './dto/token-form.dto';
-import { TokensService, type IssuedTokens } from './tokens.service';
+import { TokensService } from './tokens.service';
 
 @Controller('oauth')
 export class TokenController {
@@ -31,7 +32,7 @@ export class TokenController {
   async token(
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<IssuedTokens> {
+  ): Promise<TokenResponse> {
     // When the request arrived (Fastify's onRequest), before any wait for the database.
     const arrivedAt = new Date(Date.now() - reply.elapsedTime);
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');

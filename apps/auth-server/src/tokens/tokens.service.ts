@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ACCESS_TOKEN_PREFIX, type IntrospectResponse } from '@svc/contracts';
+import { ACCESS_TOKEN_PREFIX, type IntrospectResponse, type TokenResponse } from '@svc/contracts';
 import {
   APP_CONFIG,
   APP_LOGGER,
@@ -25,20 +25,11 @@ import type { Logger } from 'pino';
 import type { TokenPairEntity } from './token-pair.entity';
 import { TokenPairsRepository, type RevocationReason } from './token-pairs.repository';
 
-/** The token response of docs/rules.md (RFC 6749 §5.1). */
-export interface IssuedTokens {
-  readonly access_token: string;
-  readonly token_type: 'Bearer';
-  readonly expires_in: number;
-  readonly refresh_token: string;
-  readonly scope: string;
-}
-
 // RFC 7636 §4.1: 43-128 characters of the unreserved set.
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 
 // A failed grant is returned, not thrown, so that what its transaction revoked still commits.
-type Outcome = IssuedTokens | OAuthException;
+type Outcome = TokenResponse | OAuthException;
 
 @Injectable()
 export class TokensService implements Introspector {
@@ -69,7 +60,7 @@ export class TokensService implements Introspector {
   async exchangeCode(
     client: PartnerEntity,
     input: { code: string; redirectUri: string; codeVerifier: string },
-  ): Promise<IssuedTokens> {
+  ): Promise<TokenResponse> {
     if (!CODE_VERIFIER.test(input.codeVerifier)) {
       throw new OAuthException(
         'invalid_request',
@@ -114,7 +105,7 @@ export class TokensService implements Introspector {
   async refresh(
     client: PartnerEntity,
     input: { refreshToken: string; scope?: string; arrivedAt?: Date },
-  ): Promise<IssuedTokens> {
+  ): Promise<TokenResponse> {
     const arrivedAt = input.arrivedAt ?? new Date();
     const digest = sha256Hex(input.refreshToken);
     return this.grant(async (tx) => {
@@ -214,7 +205,7 @@ export class TokensService implements Introspector {
     });
   }
 
-  private async grant(work: (tx: Transaction) => Promise<Outcome>): Promise<IssuedTokens> {
+  private async grant(work: (tx: Transaction) => Promise<Outcome>): Promise<TokenResponse> {
     const outcome = await this.transactions.run(work);
     if (outcome instanceof OAuthException) throw outcome;
     return outcome;
@@ -235,7 +226,7 @@ export class TokensService implements Introspector {
     scope: string | undefined,
     endedAccessDigest: string,
     supersededId?: string,
-  ): Promise<IssuedTokens> {
+  ): Promise<TokenResponse> {
     const scopes = narrowedScopes(pair.scopes, scope);
     if (!(await this.consents.holdsActive(tx, pair.userId, pair.clientId))) {
       throw new OAuthException('invalid_grant', 'The crew member has disconnected this application.');
@@ -266,7 +257,7 @@ export class TokensService implements Introspector {
     tx: Transaction,
     { codeDigest, userId, clientId }: Pick<TokenPairEntity, 'codeDigest' | 'userId' | 'clientId'>,
     scopes: readonly string[],
-  ): Promise<{ pairId: string; tokens: IssuedTokens }> {
+  ): Promise<{ pairId: string; tokens: TokenResponse }> {
     const accessToken = newSecret(ACCESS_TOKEN_PREFIX);
     const refreshToken = newSecret('rt_');
     const now = Date.now();

@@ -1,6 +1,7 @@
+import type { UserinfoResponse } from '@svc/contracts';
 import { Controller, Get, Header } from '@nestjs/common';
 import { BearerAuth, Principal, type Principal as PrincipalType } from '@svc/security';
-import { UserinfoService, type UserinfoResponse } from './userinfo.service';
+import { UserinfoService } from './userinfo.service';
 
 @Controller('oauth')
 export class UserinfoController {

@@ -1,15 +1,9 @@
+import type { UserinfoResponse } from '@svc/contracts';
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/security';
 import { UsersService } from '../users/users.service';
 
 /** OIDC-style basic profile (OpenID Connect Core §5.3.2); docs/rules.md decides the fields. */
-export interface UserinfoResponse {
-  readonly sub: string;
-  readonly name?: string;
-  readonly picture?: string | null;
-  /** Seconds since the epoch, as OIDC defines `updated_at`. */
-  readonly updated_at?: number;
-}
 
 @Injectable()
 export class UserinfoService {

@@ -1,8 +1,8 @@
+import type { ProfileResponse } from '@svc/contracts';
 import { Controller, Get, Req, Res } from '@nestjs/common';
 import { BearerAuth, Principal } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answerConditionally } from '../http/conditional';
-import type { ProfileResponse } from './dto/profile.response';
 import { MembersService } from './members.service';
 
 @Controller('v1/me')

@@ -1,3 +1,4 @@
+import type { ProfileResponse } from '@svc/contracts';
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/security';
 import { callerEtag, type Representation } from '../http/conditional';
@@ -5,7 +6,7 @@ import { applyPatch, differs } from '../records/patch';
 import { RecordWriter } from '../records/record-writer.service';
 import { noCrewRecord, RecordsException } from '../records/records.exception';
 import { toMemberProfileResponse, type MemberProfileResponse } from './dto/member-profile.response';
-import { toProfileResponse, type ProfileResponse } from './dto/profile.response';
+import { toProfileResponse } from './dto/profile.response';
 import type { UserLookupResponse } from './dto/user-lookup.dto';
 import { MembersRepository, type ProfileChanges } from './members.repository';
 

@@ -1,8 +1,8 @@
+import type { RecentTrendResponse, SeaTimeResponse } from '@svc/contracts';
 import { Controller, Get, Req, Res } from '@nestjs/common';
 import { BearerAuth, Principal } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answerConditionally } from '../http/conditional';
-import type { RecentResponse, SeaTimeResponse } from './dto/sea-time.response';
 import { SeaTimeService } from './sea-time.service';
 
 @Controller('v1/me/sea-time')
@@ -27,7 +27,7 @@ export class SeaTimeController {
     @Principal() principal: Principal,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<RecentResponse | undefined> {
+  ): Promise<RecentTrendResponse | undefined> {
     return answerConditionally(request, reply, await this.seaTime.recent(principal));
   }
 }

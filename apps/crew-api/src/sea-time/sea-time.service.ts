@@ -1,3 +1,4 @@
+import type { RecentTrendResponse, SeaTimeResponse } from '@svc/contracts';
 import { Injectable } from '@nestjs/common';
 import { newId } from '@svc/platform';
 import type { Principal } from '@svc/security';
@@ -9,9 +10,7 @@ import {
   toRecentResponse,
   toSeaTimeEntryResponse,
   toSeaTimeResponse,
-  type RecentResponse,
   type SeaTimeEntryResponse,
-  type SeaTimeResponse,
 } from './dto/sea-time.response';
 import { SeaTimeRepository } from './sea-time.repository';
 
@@ -43,7 +42,7 @@ export class SeaTimeService {
   }
 
   /** The ETag names the current month too: the same record shows other months next month. */
-  async recent(principal: Principal): Promise<Representation<RecentResponse>> {
+  async recent(principal: Principal): Promise<Representation<RecentTrendResponse>> {
     const row = await this.seaTime.recent(principal.user_id);
     if (!row) throw noCrewRecord(principal.user_id);
     return {

@@ -1,9 +1,9 @@
+import type { VesselPageResponse } from '@svc/contracts';
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { BearerAuth, Principal } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answerConditionally } from '../http/conditional';
 import { parseVesselsQuery } from './dto/vessels-query.dto';
-import type { VesselsResponse } from './dto/vessels.response';
 import { VesselsService } from './vessels.service';
 
 @Controller('v1/me/vessels')
@@ -18,7 +18,7 @@ export class VesselsController {
     @Query() query: unknown,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<VesselsResponse | undefined> {
+  ): Promise<VesselPageResponse | undefined> {
     return answerConditionally(request, reply, await this.vessels.page(principal, parseVesselsQuery(query)));
   }
 }

@@ -1,3 +1,4 @@
+import type { VesselPageResponse } from '@svc/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { newId, strongEtag } from '@svc/platform';
 import { API_LIMITS } from '@svc/contracts';
@@ -12,7 +13,6 @@ import type { VesselsQuery } from './dto/vessels-query.dto';
 import {
   toVesselPeriodResponse,
   toWrittenPeriodResponse,
-  type VesselsResponse,
   type WrittenPeriodResponse,
 } from './dto/vessels.response';
 import { VesselsRepository, type PeriodVersion } from './vessels.repository';
@@ -34,7 +34,7 @@ export class VesselsService {
    * is that `as_of` on every page, and with the position and page size it makes the ETag.
    * Fetches limit + 1 rows to know whether another page follows.
    */
-  async page(principal: Principal, query: VesselsQuery): Promise<Representation<VesselsResponse>> {
+  async page(principal: Principal, query: VesselsQuery): Promise<Representation<VesselPageResponse>> {
     const userId = principal.user_id;
     const cursor = query.cursor === undefined ? undefined : this.cursors.decode(userId, query.cursor);
     const limit = query.limit ?? cursor?.limit ?? API_LIMITS.pageLimitDefault;

@@ -1,6 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { BearerAuth, Principal } from '@svc/security';
-import type { WebhookTestResponse } from './dto/webhook-test.response';
+import type { WebhookTestResponse } from '@svc/contracts';
 import { WebhookTestService } from './webhook-test.service';
 
 @Controller('v1/webhooks')

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AUTH_WEBHOOK_TARGET, CREW_EVENTS_EXCHANGE, type ServiceEvent } from '@svc/contracts';
 import { newId, OutboxRepository, RpcClient, TransactionRunner } from '@svc/platform';
 import type { Principal } from '@svc/security';
-import type { WebhookTestResponse } from './dto/webhook-test.response';
+import type { WebhookTestResponse } from '@svc/contracts';
 import { WebhookNotRegisteredException } from './webhook-test.exception';
 
 @Injectable()

@@ -1,6 +1,7 @@
+import type { MemberLeftResponse } from '@svc/contracts';
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { Partner, PartnerAuth, type PartnerPrincipal } from '@svc/security';
-import { parseMemberLeft, type MemberLeftResponse } from './dto/member-left.dto';
+import { parseMemberLeft } from './dto/member-left.dto';
 import { MembersLeftService } from './members-left.service';
 
 @Controller('v1/partners/members')

@@ -1,10 +1,11 @@
+import type { MemberLeftResponse } from '@svc/contracts';
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@svc/platform';
 import type { PartnerPrincipal } from '@svc/security';
 import { EntitlementsClient } from '../entitlements/entitlements.client';
 import { SeatsException } from '../seats/seats.exception';
 import { SeatsRepository, type SeatRow } from '../seats/seats.repository';
-import type { MemberLeft, MemberLeftResponse } from './dto/member-left.dto';
+import type { MemberLeft } from './dto/member-left.dto';
 
 /**
  * Member-left (docs/rules.md, Sponsorship): closes the member's open billed seat of the calling

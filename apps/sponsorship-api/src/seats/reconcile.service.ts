@@ -1,9 +1,10 @@
+import type { ReconcileResponse } from '@svc/contracts';
 import { Injectable } from '@nestjs/common';
 import { normaliseEmail } from '@svc/contracts';
 import { TransactionRunner } from '@svc/platform';
 import type { PartnerPrincipal } from '@svc/security';
 import { EntitlementsClient } from '../entitlements/entitlements.client';
-import type { ReconcileRequest, ReconcileResponse } from './dto/reconcile.dto';
+import type { ReconcileRequest } from './dto/reconcile.dto';
 import { SeatsRepository } from './seats.repository';
 
 /** Seats cancelled per transaction (and per entitlement call) when a reconcile is applied. */

@@ -1,9 +1,9 @@
+import type { ReconcileResponse, SeatPageResponse, SeatResponse } from '@svc/contracts';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { Partner, PartnerAuth, type PartnerPrincipal } from '@svc/security';
 import type { FastifyReply } from 'fastify';
-import { parseReconcile, type ReconcileResponse } from './dto/reconcile.dto';
+import { parseReconcile } from './dto/reconcile.dto';
 import { parseProvision, parseSeatListQuery } from './dto/seat-requests.dto';
-import type { SeatListResponse, SeatResponse } from './dto/seat.response';
 import { ReconcileService } from './reconcile.service';
 import { SeatsService } from './seats.service';
 
@@ -17,7 +17,7 @@ export class SeatsController {
   ) {}
 
   @Get()
-  list(@Partner() partner: PartnerPrincipal, @Query() query: unknown): Promise<SeatListResponse> {
+  list(@Partner() partner: PartnerPrincipal, @Query() query: unknown): Promise<SeatPageResponse> {
     return this.seats.list(partner, parseSeatListQuery(query));
   }
 

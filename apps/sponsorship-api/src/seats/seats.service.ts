@@ -1,3 +1,4 @@
+import type { SeatPageResponse, SeatResponse } from '@svc/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import type { MemberRegisteredEvent } from '@svc/contracts';
 import { APP_CONFIG, APP_LOGGER, DependencyUnavailableError, newId, TransactionRunner } from '@svc/platform';
@@ -8,7 +9,7 @@ import { EntitlementsClient, MemberGoneError } from '../entitlements/entitlement
 import { MemberConsentsClient } from '../member-consents/member-consents.client';
 import { decodeSeatCursor, encodeSeatCursor } from './dto/seat-cursor';
 import { isSeatId, type Provision, type SeatListQuery } from './dto/seat-requests.dto';
-import { toSeatResponse, type SeatListResponse, type SeatResponse } from './dto/seat.response';
+import { toSeatResponse } from './dto/seat.response';
 import { ProbeBudgetService } from './probe-budget.service';
 import { LIVE_STATUSES } from './seat.entity';
 import { SeatsException } from './seats.exception';
@@ -41,7 +42,7 @@ export class SeatsService {
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
 
-  async list(partner: PartnerPrincipal, query: SeatListQuery): Promise<SeatListResponse> {
+  async list(partner: PartnerPrincipal, query: SeatListQuery): Promise<SeatPageResponse> {
     const position = query.cursor === undefined ? undefined : decodeSeatCursor(query.cursor);
     if (position && position.status !== (query.status ?? null)) {
       throw new SeatsException(

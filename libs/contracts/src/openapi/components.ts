@@ -1,18 +1,26 @@
 import { API_LIMITS } from '../limits';
 import { EVENT_TYPES } from '../messaging';
 import { PROBLEMS, type ProblemCode } from '../problems';
+import { bodySchema, fieldSchema, MEMBER_LEFT_BODY, PAGE_QUERY, PROVISION_SEAT_BODY } from '../requests';
 import {
-  bodySchema,
-  fieldSchema,
-  MEMBER_LEFT_BODY,
-  PAGE_QUERY,
-  PROVISION_SEAT_BODY,
-  SEAT_STATUS_VALUES,
-} from '../requests';
+  MEMBER_LEFT_RESULT,
+  MEMBERSHIP,
+  PROFILE,
+  RECENT_TREND,
+  RECONCILE_RESULT,
+  SEA_TIME,
+  SEAT,
+  SEAT_PAGE,
+  SEAT_STATUS,
+  TOKEN_RESPONSE,
+  USERINFO,
+  VESSEL_PAGE,
+  VESSEL_PERIOD,
+  WEBHOOK_TEST_RESULT,
+} from '../responses';
 import { SCOPES, type Scope } from '../scopes';
 import {
   closedObject,
-  count,
   parameter,
   prefixedId,
   problemSchema,
@@ -53,28 +61,6 @@ function schemas(docsUrl: string): JsonObject {
   for (const code of Object.keys(PROBLEMS) as ProblemCode[]) {
     problems[problemSchemaName(code)] = problemSchema(code, docsUrl);
   }
-  const seatProperties: JsonObject = {
-    sponsorship_id: prefixedId('sps', 'The seat id.'),
-    email: {
-      type: 'string',
-      format: 'email',
-      maxLength: API_LIMITS.emailMaxLength,
-      description: 'The member’s e-mail address, normalised (trimmed, lower-case).',
-    },
-    crew_name: {
-      type: ['string', 'null'],
-      description:
-        'The member’s display name, shown only while that member has connected your platform (OAuth consent); null before they connect and again after they disconnect.',
-    },
-    status: schemaRef('SeatStatus'),
-    external_ref: {
-      type: ['string', 'null'],
-      description: 'The reference you supplied when provisioning the seat.',
-    },
-    invited_at: timestamp('When the seat was created (provisioned).', true),
-    activated_at: timestamp('When premium was granted; null while `invited`.', true),
-    expires_at: timestamp('End of the member’s sponsored term.', true),
-  };
   return {
     FieldError: {
       type: 'object',
@@ -98,50 +84,8 @@ function schemas(docsUrl: string): JsonObject {
       'RFC 6749 §5.2 error of the OAuth endpoints (never Problem Details). `error_description` is printable ASCII without `"` and `\\`.',
     ),
     Scope: { type: 'string', enum: [...SCOPES], description: 'An OAuth scope.' },
-    TokenResponse: closedObject(
-      {
-        access_token: {
-          type: 'string',
-          minLength: 32,
-          description: 'Opaque; send as `Authorization: Bearer <token>`.',
-        },
-        token_type: { type: 'string', const: 'Bearer' },
-        expires_in: {
-          type: 'integer',
-          minimum: 1,
-          description: `Seconds until the access token expires: ${API_LIMITS.accessTokenSeconds}.`,
-          examples: [API_LIMITS.accessTokenSeconds],
-        },
-        refresh_token: {
-          type: 'string',
-          minLength: 32,
-          description: `Opaque; lives ${API_LIMITS.refreshTokenDays} days and rotates on every use.`,
-        },
-        scope: {
-          type: 'string',
-          pattern: `^(${SCOPES.join('|')})( (${SCOPES.join('|')}))*$`,
-          description: 'The granted scopes, space-separated.',
-        },
-      },
-      'RFC 6749 §5.1 token response. Answers carry `Cache-Control: no-store` and `Pragma: no-cache`.',
-    ),
-    Userinfo: closedObject(
-      {
-        sub: {
-          type: 'string',
-          description: 'The crew member’s user id (`usr_…`), the same as `user_id` of `/v1/me`.',
-        },
-        name: { type: 'string' },
-        picture: { type: ['string', 'null'], description: 'A photo URL; null when none is known.' },
-        updated_at: {
-          type: 'integer',
-          minimum: 0,
-          description: 'When the sign-in identity changed, in Unix seconds.',
-        },
-      },
-      'OIDC-style basic profile (OpenID Connect Core §5.3.2). `sub` always; `name`, `picture` and `updated_at` only when the token has `profile:read`.',
-      ['sub'],
-    ),
+    TokenResponse: TOKEN_RESPONSE,
+    Userinfo: USERINFO,
     AuthorizationServerMetadata: {
       type: 'object',
       description: 'RFC 8414 authorization server metadata.',
@@ -175,129 +119,16 @@ function schemas(docsUrl: string): JsonObject {
         service_documentation: { type: 'string', format: 'uri' },
       },
     },
-    Membership: closedObject(
-      {
-        tier: { type: 'string', enum: ['free', 'premium'] },
-        source: {
-          type: 'string',
-          enum: ['self', 'sponsored', 'vessel'],
-          description: 'How the membership is held.',
-        },
-        since: timestamp('Start of the membership.'),
-        expires_at: timestamp('End of the sponsored term; only for the sponsor.', true),
-        sponsored_by_you: {
-          type: 'boolean',
-          const: true,
-          description: 'Only for the sponsor, and then true.',
-        },
-      },
-      'Always present, readable with `profile:read` (no new consent). `expires_at` and `sponsored_by_you` appear only when the calling client sponsors the member; because the body depends on the caller, so does the `ETag`.',
-      ['tier', 'source', 'since'],
-    ),
-    Profile: closedObject(
-      {
-        user_id: prefixedId('usr', 'The crew member’s identifier in the service.'),
-        name: { type: 'string', description: 'Display name.' },
-        role: { type: 'string', description: 'Crew role.' },
-        country: { type: 'string', description: 'Country.' },
-        photo_url: { type: ['string', 'null'], format: 'uri', description: 'URL of the photo, or null.' },
-        record_updated_at: timestamp('Most recent update of the record.'),
-        membership: schemaRef('Membership'),
-      },
-      'The authenticated crew member’s profile. Every field is present; only `photo_url` may be null.',
-    ),
-    SeaTime: closedObject(
-      {
-        user_id: prefixedId('usr', 'The crew member.'),
-        record_updated_at: timestamp('Most recent update of the record.'),
-        totals: closedObject(
-          {
-            days_at_sea: count('Days at sea.'),
-            nautical_miles: count('Nautical miles.'),
-            vessels_served: count('Distinct vessels (IMO numbers) of the current vessel periods.'),
-            years_active: { type: 'number', minimum: 0, description: 'Years active, fractional.' },
-          },
-          'Crew-declared aggregate.',
-        ),
-        verified: closedObject(
-          { days_at_sea: count('Verified days at sea.'), nautical_miles: count('Verified nautical miles.') },
-          'Independently confirmed subset of the declared totals.',
-        ),
-        by_role: {
-          type: 'array',
-          description: 'Days at sea per crew role; may be empty.',
-          items: closedObject({ role: { type: 'string' }, days: count('Days at sea in this role.') }),
-        },
-      },
-      'Sea-time totals. Every field is present and non-null; `verified` holds zeros when nothing is verified.',
-    ),
-    RecentTrend: closedObject(
-      {
-        user_id: prefixedId('usr', 'The crew member.'),
-        record_updated_at: timestamp('Most recent update of the record.'),
-        months: {
-          type: 'array',
-          minItems: 12,
-          maxItems: 12,
-          items: closedObject({
-            month: { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: '`YYYY-MM`.' },
-            days_at_sea: count('Days at sea in the month.'),
-            nautical_miles: count('Nautical miles in the month.'),
-          }),
-        },
-      },
-      'Exactly 12 items: the 12 calendar months (UTC) ending with the current month, oldest first; months without data carry zeros.',
-    ),
-    VesselPeriod: closedObject({
-      id: prefixedId('vp', 'The vessel period id.'),
-      imo: { type: 'string', pattern: '^\\d{7}$', description: 'IMO number (7 digits).' },
-      name: { type: 'string', description: 'Vessel name.' },
-      role: { type: 'string', description: 'Crew role on board.' },
-      period_start: timestamp('Start of the period.'),
-      period_end: timestamp('End of the period (not before the start).'),
-      days: count('Days of the period.'),
-      nautical_miles: count('Nautical miles of the period.'),
-    }),
-    VesselPage: closedObject(
-      {
-        user_id: prefixedId('usr', 'The crew member.'),
-        record_updated_at: timestamp(
-          'Most recently updated crew-list record of the member; identical on every page of one scan and part of the page-stable `ETag`.',
-        ),
-        vessels: { type: 'array', maxItems: API_LIMITS.pageLimitMax, items: schemaRef('VesselPeriod') },
-        next_cursor: {
-          type: ['string', 'null'],
-          description: 'Opaque, signed cursor of the next page; null on the last page.',
-        },
-      },
-      'One page of the vessel history, ordered by `period_start` descending, then `id` descending. `record_updated_at` is fixed by the first page of a scan and is the same on every page of it.',
-    ),
-    WebhookTestResult: closedObject({
-      event_id: prefixedId('evt', 'The `id` of the `webhook.test` event you will receive.'),
-      delivery_id: prefixedId('dlv', 'The delivery, also sent as `X-SVC-Delivery-Id`.'),
-      target_url: {
-        type: 'string',
-        format: 'uri',
-        description: 'The registered URL the delivery was enqueued against.',
-      },
-    }),
-    SeatStatus: {
-      type: 'string',
-      enum: [...SEAT_STATUS_VALUES],
-      description:
-        '`invited`: provisioned, no crew member linked yet. `active`: premium granted, billed. `ended`: closed by member-left or at `expires_at`. `cancelled`: removed by you or by reconcile. Moves: invited→active, invited→cancelled, active→cancelled, active→ended; `ended` and `cancelled` are final. Live seats are `invited` and `active`.',
-    },
-    Seat: closedObject(seatProperties, 'A sponsored seat. Only your own seats are ever visible.'),
-    SeatPage: closedObject(
-      {
-        items: { type: 'array', maxItems: API_LIMITS.pageLimitMax, items: schemaRef('Seat') },
-        next_cursor: {
-          type: ['string', 'null'],
-          description: 'Opaque cursor of the next page; null on the last page.',
-        },
-      },
-      'Your seats, newest first: `invited_at` descending, then `sponsorship_id` descending.',
-    ),
+    Membership: MEMBERSHIP,
+    Profile: PROFILE,
+    SeaTime: SEA_TIME,
+    RecentTrend: RECENT_TREND,
+    VesselPeriod: VESSEL_PERIOD,
+    VesselPage: VESSEL_PAGE,
+    WebhookTestResult: WEBHOOK_TEST_RESULT,
+    SeatStatus: SEAT_STATUS,
+    Seat: SEAT,
+    SeatPage: SEAT_PAGE,
     ProvisionSeatRequest: bodySchema(PROVISION_SEAT_BODY),
     ReconcileRequest: closedObject(
       {
@@ -329,38 +160,12 @@ function schemas(docsUrl: string): JsonObject {
       undefined,
       ['active_refs'],
     ),
-    ReconcileResult: closedObject(
-      {
-        active_seats: count('Your live seats (`invited` and `active`) compared.'),
-        applied: { type: 'boolean', description: 'Whether the diff was cancelled.' },
-        cancelled_count: count('Seats cancelled by this call.'),
-        missing_refs: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Entries of `active_refs` that match no live seat.',
-        },
-        threshold_exceeded: { type: 'boolean', description: 'Whether the diff exceeds the guard’s ceiling.' },
-        to_cancel: {
-          type: 'array',
-          description: 'Live seats whose `email` and `external_ref` are both absent from `active_refs`.',
-          items: closedObject({ email: { type: 'string' }, sponsorship_id: prefixedId('sps', 'The seat.') }),
-        },
-      },
-      'The diff of your live seats against `active_refs`. When the guard trips (diff above the ceiling, `override_threshold` false), the answer is still 200, with `applied: false`, `threshold_exceeded: true`, `cancelled_count: 0` and the full diff.',
-    ),
+    ReconcileResult: RECONCILE_RESULT,
     MemberLeftRequest: bodySchema(
       MEMBER_LEFT_BODY,
       'At least one of `user_id` and `external_ref`; `user_id` wins when both are given.',
     ),
-    MemberLeftResult: closedObject({
-      user_id: { type: 'string', description: 'The member.' },
-      ended: { type: 'boolean', description: 'True when an open billed seat was closed by this call.' },
-      downgraded: {
-        type: 'boolean',
-        description:
-          'True when sponsored premium was dropped; false when the member was already self-paying.',
-      },
-    }),
+    MemberLeftResult: MEMBER_LEFT_RESULT,
     WebhookEvent: closedObject(
       {
         created_at: timestamp('When the event happened.'),

@@ -11,18 +11,54 @@ export const ref = (kind: 'schemas' | 'headers' | 'parameters' | 'responses', na
 });
 export const schemaRef = (name: string) => ref('schemas', name);
 
+declare const SHAPE: unique symbol;
+/**
+ * A schema that also carries, for TypeScript only, the type of the JSON it describes: the apps
+ * type their answers with `Shape<typeof SCHEMA>`, so an answer and its description are one
+ * declaration.
+ */
+export type Schema<T> = JsonObject & { readonly [SHAPE]?: T };
+
+/** What a schema literal describes; a Schema says it itself. */
+type Described<S> = S extends { const: infer C }
+  ? C
+  : S extends { enum: readonly (infer E)[] }
+    ? E
+    : S extends { type: 'string' }
+      ? string
+      : S extends { type: 'integer' | 'number' }
+        ? number
+        : S extends { type: 'boolean' }
+          ? boolean
+          : S extends { type: readonly ['string', 'null'] }
+            ? string | null
+            : S extends { type: 'array'; items: infer I }
+              ? readonly Shape<I>[]
+              : unknown;
+export type Shape<S> = S extends { readonly [SHAPE]?: infer T }
+  ? unknown extends T
+    ? Described<S>
+    : T
+  : Described<S>;
+
+/** A `$ref` to a schema component, typed as the component it names. */
+export const schemaRefTo = <S>(name: string, _component: S): Schema<Shape<S>> => schemaRef(name);
+
 /** An object with no other members; every property is required unless `required` says otherwise. */
-export function closedObject(
-  properties: JsonObject,
+export function closedObject<
+  const P extends Readonly<Record<string, unknown>>,
+  const R extends keyof P & string = keyof P & string,
+>(
+  properties: P,
   description?: string,
-  required: readonly string[] = Object.keys(properties),
-): JsonObject {
+  required: readonly R[] = Object.keys(properties) as R[],
+): Schema<{ readonly [K in R]: Shape<P[K]> } & { readonly [K in Exclude<keyof P, R>]?: Shape<P[K]> }> {
   return {
     type: 'object',
     ...(description ? { description } : {}),
     ...(required.length > 0 ? { required: [...required] } : {}),
     additionalProperties: false,
-    properties,
+    properties: properties as unknown as JsonObject,
   };
 }
 
@@ -30,7 +66,9 @@ export function closedObject(
 export const TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?Z$';
 export const REQUEST_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
 
-export function timestamp(description: string, nullable = false): JsonObject {
+export function timestamp(description: string, nullable?: false): Schema<string>;
+export function timestamp(description: string, nullable?: boolean): Schema<string | null>;
+export function timestamp(description: string, nullable = false): Schema<string | null> {
   return {
     type: nullable ? ['string', 'null'] : 'string',
     format: 'date-time',
@@ -39,11 +77,18 @@ export function timestamp(description: string, nullable = false): JsonObject {
   };
 }
 
-export function prefixedId(prefix: string, description: string): JsonObject {
+export function prefixedId(prefix: string, description: string): Schema<string> {
   return { type: 'string', pattern: `^${prefix}_[A-Za-z0-9_-]+$`, description };
 }
 
-export const count = (description: string): JsonObject => ({ type: 'integer', minimum: 0, description });
+/** A string that is one of `values`. */
+export const oneOf = <const E extends string>(values: readonly E[], description?: string): Schema<E> => ({
+  type: 'string',
+  enum: [...values],
+  ...(description ? { description } : {}),
+});
+
+export const count = (description: string): Schema<number> => ({ type: 'integer', minimum: 0, description });
 
 export function parameter(
   name: string,

@@ -1,27 +1,7 @@
+import type { RecentTrendResponse, SeaTimeResponse } from '@svc/contracts';
 import type { SeaTimeEntry } from '../sea-time-entry.entity';
-import type { MonthTotals, RecentRow, RoleDays, TotalsRow } from '../sea-time.repository';
+import type { RecentRow, TotalsRow } from '../sea-time.repository';
 import { usToMs } from '../../records/sql-time';
-
-/** `GET /v1/me/sea-time` (docs/rules.md, Sea-time totals). */
-export interface SeaTimeResponse {
-  readonly user_id: string;
-  readonly record_updated_at: string;
-  readonly totals: {
-    readonly days_at_sea: number;
-    readonly nautical_miles: number;
-    readonly vessels_served: number;
-    readonly years_active: number;
-  };
-  readonly verified: { readonly days_at_sea: number; readonly nautical_miles: number };
-  readonly by_role: readonly RoleDays[];
-}
-
-/** `GET /v1/me/sea-time/recent` (docs/rules.md, Recent trend). */
-export interface RecentResponse {
-  readonly user_id: string;
-  readonly record_updated_at: string;
-  readonly months: readonly MonthTotals[];
-}
 
 /** What the internal API answers for a new entry. */
 export interface SeaTimeEntryResponse {
@@ -50,7 +30,7 @@ export function toSeaTimeResponse(row: TotalsRow): SeaTimeResponse {
   };
 }
 
-export function toRecentResponse(row: RecentRow): RecentResponse {
+export function toRecentResponse(row: RecentRow): RecentTrendResponse {
   return { user_id: row.userId, record_updated_at: row.recordUpdatedAt, months: row.months };
 }
 

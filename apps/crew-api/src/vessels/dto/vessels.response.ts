@@ -1,25 +1,6 @@
+import type { VesselPeriodResponse } from '@svc/contracts';
 import { usToMs } from '../../records/sql-time';
 import type { PeriodRow, PeriodVersion } from '../vessels.repository';
-
-/** A vessel period item (docs/rules.md, Vessel history). */
-export interface VesselPeriodResponse {
-  readonly id: string;
-  readonly imo: string;
-  readonly name: string;
-  readonly role: string;
-  readonly period_start: string;
-  readonly period_end: string;
-  readonly days: number;
-  readonly nautical_miles: number;
-}
-
-/** `GET /v1/me/vessels`. */
-export interface VesselsResponse {
-  readonly user_id: string;
-  readonly record_updated_at: string;
-  readonly vessels: readonly VesselPeriodResponse[];
-  readonly next_cursor: string | null;
-}
 
 /** What the internal API answers for a written period: the item, its version and write time. */
 export interface WrittenPeriodResponse extends VesselPeriodResponse {

@@ -19,9 +19,3 @@ export function parseMemberLeft(body: unknown): MemberLeft {
   reader.done();
   return { userId: user_id, externalRef: external_ref, reason };
 }
-
-export interface MemberLeftResponse {
-  readonly user_id: string;
-  readonly ended: boolean;
-  readonly downgraded: boolean;
-}

@@ -66,12 +66,3 @@ export function parseReconcile(body: unknown): ReconcileRequest {
   if (errors.length > 0) throw new ValidationProblem(errors);
   return { activeRefs: list as string[], apply, maxCancel, overrideThreshold };
 }
-
-export interface ReconcileResponse {
-  readonly active_seats: number;
-  readonly applied: boolean;
-  readonly cancelled_count: number;
-  readonly missing_refs: string[];
-  readonly threshold_exceeded: boolean;
-  readonly to_cancel: { readonly email: string; readonly sponsorship_id: string }[];
-}

@@ -1,17 +1,5 @@
+import type { SeatResponse } from '@svc/contracts';
 import type { SeatRow } from '../seats.repository';
-import type { SeatStatus } from '../seat.entity';
-
-/** A sponsored seat as partners see it (docs/rules.md, Sponsored seat). */
-export interface SeatResponse {
-  readonly sponsorship_id: string;
-  readonly email: string;
-  readonly crew_name: string | null;
-  readonly status: SeatStatus;
-  readonly external_ref: string | null;
-  readonly invited_at: string | null;
-  readonly activated_at: string | null;
-  readonly expires_at: string | null;
-}
 
 /**
  * `connected`: the members connected to (consenting to) the calling partner now. The name is shown
@@ -28,9 +16,4 @@ export function toSeatResponse(seat: SeatRow, connected: ReadonlySet<string>): S
     activated_at: seat.activatedAt?.toISOString() ?? null,
     expires_at: seat.expiresAt.toISOString(),
   };
-}
-
-export interface SeatListResponse {
-  readonly items: SeatResponse[];
-  readonly next_cursor: string | null;
 }

@@ -1,0 +1,258 @@
+import { API_LIMITS } from './limits';
+import { SEAT_STATUS_VALUES } from './requests';
+import { SCOPES } from './scopes';
+import { closedObject, count, oneOf, prefixedId, schemaRefTo, timestamp, type Shape } from './openapi/kit';
+
+/**
+ * The answers of the public operations, declared once: the API description shows these schemas
+ * (openapi/components.ts) and the apps type their answers with the shapes below, so an answer
+ * cannot gain, lose or retype a field without the description changing with it.
+ */
+
+export const TOKEN_RESPONSE = closedObject(
+  {
+    access_token: {
+      type: 'string',
+      minLength: 32,
+      description: 'Opaque; send as `Authorization: Bearer <token>`.',
+    },
+    token_type: { type: 'string', const: 'Bearer' },
+    expires_in: {
+      type: 'integer',
+      minimum: 1,
+      description: `Seconds until the access token expires: ${API_LIMITS.accessTokenSeconds}.`,
+      examples: [API_LIMITS.accessTokenSeconds],
+    },
+    refresh_token: {
+      type: 'string',
+      minLength: 32,
+      description: `Opaque; lives ${API_LIMITS.refreshTokenDays} days and rotates on every use.`,
+    },
+    scope: {
+      type: 'string',
+      pattern: `^(${SCOPES.join('|')})( (${SCOPES.join('|')}))*$`,
+      description: 'The granted scopes, space-separated.',
+    },
+  },
+  'RFC 6749 §5.1 token response. Answers carry `Cache-Control: no-store` and `Pragma: no-cache`.',
+);
+
+export const USERINFO = closedObject(
+  {
+    sub: {
+      type: 'string',
+      description: 'The crew member’s user id (`usr_…`), the same as `user_id` of `/v1/me`.',
+    },
+    name: { type: 'string' },
+    picture: { type: ['string', 'null'], description: 'A photo URL; null when none is known.' },
+    updated_at: {
+      type: 'integer',
+      minimum: 0,
+      description: 'When the sign-in identity changed, in Unix seconds.',
+    },
+  },
+  'OIDC-style basic profile (OpenID Connect Core §5.3.2). `sub` always; `name`, `picture` and `updated_at` only when the token has `profile:read`.',
+  ['sub'],
+);
+
+export const MEMBERSHIP = closedObject(
+  {
+    tier: { type: 'string', enum: ['free', 'premium'] },
+    source: {
+      type: 'string',
+      enum: ['self', 'sponsored', 'vessel'],
+      description: 'How the membership is held.',
+    },
+    since: timestamp('Start of the membership.'),
+    expires_at: timestamp('End of the sponsored term; only for the sponsor.', true),
+    sponsored_by_you: {
+      type: 'boolean',
+      const: true,
+      description: 'Only for the sponsor, and then true.',
+    },
+  },
+  'Always present, readable with `profile:read` (no new consent). `expires_at` and `sponsored_by_you` appear only when the calling client sponsors the member; because the body depends on the caller, so does the `ETag`.',
+  ['tier', 'source', 'since'],
+);
+
+export const PROFILE = closedObject(
+  {
+    user_id: prefixedId('usr', 'The crew member’s identifier in the service.'),
+    name: { type: 'string', description: 'Display name.' },
+    role: { type: 'string', description: 'Crew role.' },
+    country: { type: 'string', description: 'Country.' },
+    photo_url: { type: ['string', 'null'], format: 'uri', description: 'URL of the photo, or null.' },
+    record_updated_at: timestamp('Most recent update of the record.'),
+    membership: schemaRefTo('Membership', MEMBERSHIP),
+  },
+  'The authenticated crew member’s profile. Every field is present; only `photo_url` may be null.',
+);
+
+export const SEA_TIME = closedObject(
+  {
+    user_id: prefixedId('usr', 'The crew member.'),
+    record_updated_at: timestamp('Most recent update of the record.'),
+    totals: closedObject(
+      {
+        days_at_sea: count('Days at sea.'),
+        nautical_miles: count('Nautical miles.'),
+        vessels_served: count('Distinct vessels (IMO numbers) of the current vessel periods.'),
+        years_active: { type: 'number', minimum: 0, description: 'Years active, fractional.' },
+      },
+      'Crew-declared aggregate.',
+    ),
+    verified: closedObject(
+      { days_at_sea: count('Verified days at sea.'), nautical_miles: count('Verified nautical miles.') },
+      'Independently confirmed subset of the declared totals.',
+    ),
+    by_role: {
+      type: 'array',
+      description: 'Days at sea per crew role; may be empty.',
+      items: closedObject({ role: { type: 'string' }, days: count('Days at sea in this role.') }),
+    },
+  },
+  'Sea-time totals. Every field is present and non-null; `verified` holds zeros when nothing is verified.',
+);
+
+export const RECENT_TREND = closedObject(
+  {
+    user_id: prefixedId('usr', 'The crew member.'),
+    record_updated_at: timestamp('Most recent update of the record.'),
+    months: {
+      type: 'array',
+      minItems: 12,
+      maxItems: 12,
+      items: closedObject({
+        month: { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: '`YYYY-MM`.' },
+        days_at_sea: count('Days at sea in the month.'),
+        nautical_miles: count('Nautical miles in the month.'),
+      }),
+    },
+  },
+  'Exactly 12 items: the 12 calendar months (UTC) ending with the current month, oldest first; months without data carry zeros.',
+);
+
+export const VESSEL_PERIOD = closedObject({
+  id: prefixedId('vp', 'The vessel period id.'),
+  imo: { type: 'string', pattern: '^\\d{7}$', description: 'IMO number (7 digits).' },
+  name: { type: 'string', description: 'Vessel name.' },
+  role: { type: 'string', description: 'Crew role on board.' },
+  period_start: timestamp('Start of the period.'),
+  period_end: timestamp('End of the period (not before the start).'),
+  days: count('Days of the period.'),
+  nautical_miles: count('Nautical miles of the period.'),
+});
+
+export const VESSEL_PAGE = closedObject(
+  {
+    user_id: prefixedId('usr', 'The crew member.'),
+    record_updated_at: timestamp(
+      'Most recently updated crew-list record of the member; identical on every page of one scan and part of the page-stable `ETag`.',
+    ),
+    vessels: {
+      type: 'array',
+      maxItems: API_LIMITS.pageLimitMax,
+      items: schemaRefTo('VesselPeriod', VESSEL_PERIOD),
+    },
+    next_cursor: {
+      type: ['string', 'null'],
+      description: 'Opaque, signed cursor of the next page; null on the last page.',
+    },
+  },
+  'One page of the vessel history, ordered by `period_start` descending, then `id` descending. `record_updated_at` is fixed by the first page of a scan and is the same on every page of it.',
+);
+
+export const WEBHOOK_TEST_RESULT = closedObject({
+  event_id: prefixedId('evt', 'The `id` of the `webhook.test` event you will receive.'),
+  delivery_id: prefixedId('dlv', 'The delivery, also sent as `X-SVC-Delivery-Id`.'),
+  target_url: {
+    type: 'string',
+    format: 'uri',
+    description: 'The registered URL the delivery was enqueued against.',
+  },
+});
+
+export const SEAT_STATUS = oneOf(
+  SEAT_STATUS_VALUES,
+  '`invited`: provisioned, no crew member linked yet. `active`: premium granted, billed. `ended`: closed by member-left or at `expires_at`. `cancelled`: removed by you or by reconcile. Moves: invited→active, invited→cancelled, active→cancelled, active→ended; `ended` and `cancelled` are final. Live seats are `invited` and `active`.',
+);
+
+export const SEAT = closedObject(
+  {
+    sponsorship_id: prefixedId('sps', 'The seat id.'),
+    email: {
+      type: 'string',
+      format: 'email',
+      maxLength: API_LIMITS.emailMaxLength,
+      description: 'The member’s e-mail address, normalised (trimmed, lower-case).',
+    },
+    crew_name: {
+      type: ['string', 'null'],
+      description:
+        'The member’s display name, shown only while that member has connected your platform (OAuth consent); null before they connect and again after they disconnect.',
+    },
+    status: schemaRefTo('SeatStatus', SEAT_STATUS),
+    external_ref: {
+      type: ['string', 'null'],
+      description: 'The reference you supplied when provisioning the seat.',
+    },
+    invited_at: timestamp('When the seat was created (provisioned).', true),
+    activated_at: timestamp('When premium was granted; null while `invited`.', true),
+    expires_at: timestamp('End of the member’s sponsored term.', true),
+  },
+  'A sponsored seat. Only your own seats are ever visible.',
+);
+
+export const SEAT_PAGE = closedObject(
+  {
+    items: { type: 'array', maxItems: API_LIMITS.pageLimitMax, items: schemaRefTo('Seat', SEAT) },
+    next_cursor: {
+      type: ['string', 'null'],
+      description: 'Opaque cursor of the next page; null on the last page.',
+    },
+  },
+  'Your seats, newest first: `invited_at` descending, then `sponsorship_id` descending.',
+);
+
+export const RECONCILE_RESULT = closedObject(
+  {
+    active_seats: count('Your live seats (`invited` and `active`) compared.'),
+    applied: { type: 'boolean', description: 'Whether the diff was cancelled.' },
+    cancelled_count: count('Seats cancelled by this call.'),
+    missing_refs: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Entries of `active_refs` that match no live seat.',
+    },
+    threshold_exceeded: { type: 'boolean', description: 'Whether the diff exceeds the guard’s ceiling.' },
+    to_cancel: {
+      type: 'array',
+      description: 'Live seats whose `email` and `external_ref` are both absent from `active_refs`.',
+      items: closedObject({ email: { type: 'string' }, sponsorship_id: prefixedId('sps', 'The seat.') }),
+    },
+  },
+  'The diff of your live seats against `active_refs`. When the guard trips (diff above the ceiling, `override_threshold` false), the answer is still 200, with `applied: false`, `threshold_exceeded: true`, `cancelled_count: 0` and the full diff.',
+);
+
+export const MEMBER_LEFT_RESULT = closedObject({
+  user_id: { type: 'string', description: 'The member.' },
+  ended: { type: 'boolean', description: 'True when an open billed seat was closed by this call.' },
+  downgraded: {
+    type: 'boolean',
+    description: 'True when sponsored premium was dropped; false when the member was already self-paying.',
+  },
+});
+
+export type TokenResponse = Shape<typeof TOKEN_RESPONSE>;
+export type UserinfoResponse = Shape<typeof USERINFO>;
+export type MembershipResponse = Shape<typeof MEMBERSHIP>;
+export type ProfileResponse = Shape<typeof PROFILE>;
+export type SeaTimeResponse = Shape<typeof SEA_TIME>;
+export type RecentTrendResponse = Shape<typeof RECENT_TREND>;
+export type VesselPeriodResponse = Shape<typeof VESSEL_PERIOD>;
+export type VesselPageResponse = Shape<typeof VESSEL_PAGE>;
+export type WebhookTestResponse = Shape<typeof WEBHOOK_TEST_RESULT>;
+export type SeatResponse = Shape<typeof SEAT>;
+export type SeatPageResponse = Shape<typeof SEAT_PAGE>;
+export type ReconcileResponse = Shape<typeof RECONCILE_RESULT>;
+export type MemberLeftResponse = Shape<typeof MEMBER_LEFT_RESULT>;
