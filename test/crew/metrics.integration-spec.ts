@@ -77,14 +77,15 @@ describe('GET /metrics', () => {
     );
   });
 
-  it('counts requests refused by the rate limiter, by window', async () => {
+  it('counts requests refused by the rate limiter, by window, partner and tier', async () => {
     const member = await createCrewMember(auth, crew);
     const token = await accessToken(auth, member);
-    const before = sample(await scrape(), 'rate_limit_refusals_total', { window: 'minute' }) ?? 0;
+    const refusals = { window: 'minute', partner: 'sandbox-partner', tier: 'standard' };
+    const before = sample(await scrape(), 'rate_limit_refusals_total', refusals) ?? 0;
     const statuses: number[] = [];
     for (let i = 0; i < 6; i += 1) statuses.push((await crew.get('/v1/me', token)).status);
     const refused = statuses.filter((s) => s === 429).length;
     expect(refused).toBeGreaterThanOrEqual(3);
-    expect(sample(await scrape(), 'rate_limit_refusals_total', { window: 'minute' })).toBe(before + refused);
+    expect(sample(await scrape(), 'rate_limit_refusals_total', refusals)).toBe(before + refused);
   });
 });
