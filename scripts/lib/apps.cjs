@@ -110,6 +110,9 @@ function appEnv({ services = {}, fixed = {}, gatewayPort = DEFAULT_PORTS.gateway
     LOG_LEVEL: 'info',
     REDIS_KEY_PREFIX: `${appEnvName}:`,
     NODE_OPTIONS: APP_NODE_OPTIONS,
+    // Scripts start several apps on one host (benches, CLIs): a free metrics port each, unless the
+    // caller pins one (`npm start` does, see DEFAULT_METRICS_PORTS).
+    METRICS_PORT: '0',
   };
   for (const [k, v] of Object.entries(defaults)) if (!env[k]) env[k] = v;
   for (const [k, v] of Object.entries(services)) if (v !== undefined && v !== '') env[k] = String(v);
