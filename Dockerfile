@@ -65,7 +65,8 @@ CMD ["/bin/sh", "-c", "node dist/apps/gateway/src/generate.js --out \"$GATEWAY_D
 FROM runtime AS app
 ARG APP=""
 ENV APP=${APP}
-EXPOSE 3001 3002 3003 3004 3005
+# The API ports, and the metrics port every app uses in Kubernetes (METRICS_PORT).
+EXPOSE 3001 3002 3003 3004 3005 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # Node is PID 1 and receives SIGTERM itself, so the app drains in-flight work before it exits.

@@ -80,10 +80,17 @@ async function main() {
       replica: i,
       name: replicas === 1 ? app : `${app}#${i + 1}`,
       port: apps.replicaPort(app, i),
+      metricsPort: apps.replicaMetricsPort(app, i),
     })),
   );
   const busy = [];
-  for (const [what, port] of [...instances.map((x) => [x.name, x.port]), ['gateway', gatewayPort]]) {
+  for (const [what, port] of [
+    ...instances.flatMap((x) => [
+      [x.name, x.port],
+      [`${x.name} metrics`, x.metricsPort],
+    ]),
+    ['gateway', gatewayPort],
+  ]) {
     if (await tcpReachable('127.0.0.1', port, 500)) busy.push(`${port} (${what})`);
   }
   if (busy.length)
@@ -112,10 +119,10 @@ async function main() {
   const prefix = (name) => ({ name, width, colour: colourOf[name.split('#')[0]] });
   // Serving processes connect as the app's own role and broker user; its CLI (migrations, seed)
   // as the schemas' owner, granting the app's role its schema.
-  const envOf = (app, port = ports[app]) =>
+  const envOf = (app, port = ports[app], metricsPort = apps.DEFAULT_METRICS_PORTS[app]) =>
     apps.appEnv({
       services: { ...services, ...appConnections(app, services) },
-      fixed: { PORT: port },
+      fixed: { PORT: port, METRICS_PORT: metricsPort },
       gatewayPort,
     });
   const cliEnvOf = (app) =>
@@ -159,7 +166,7 @@ async function main() {
       name: x.name,
       cmd: process.execPath,
       args: [apps.mainJs(x.app)],
-      env: envOf(x.app, x.port),
+      env: envOf(x.app, x.port, x.metricsPort),
       cwd: ROOT,
       prefix: prefix(x.name),
     },
@@ -366,10 +373,10 @@ function banner(gatewayPort, env, { replicas, instances }) {
   const base = `http://localhost:${gatewayPort}`;
   const webhook = env.SANDBOX_WEBHOOK_URL || 'http://127.0.0.1:8765/webhooks';
   const appNames = [...new Set(instances.map((x) => x.app))];
-  const portsOf = (app) =>
+  const portsOf = (app, key = 'port') =>
     instances
       .filter((x) => x.app === app)
-      .map((x) => x.port)
+      .map((x) => x[key])
       .join(', ');
   say(
     [
@@ -378,6 +385,9 @@ function banner(gatewayPort, env, { replicas, instances }) {
       `  base URL:   ${bold(base)}`,
       `  replicas:   ${replicas} of every app (REPLICAS), behind the gateway; ports: ${appNames
         .map((app) => `${app} ${portsOf(app)}`)
+        .join('; ')}`,
+      `  metrics:    http://localhost:<port>/metrics, never through the gateway; ports: ${appNames
+        .map((app) => `${app} ${portsOf(app, 'metricsPort')}`)
         .join('; ')}`,
       `  docs:       ${base}/docs/   (OpenAPI: ${base}/openapi.json, ${base}/openapi.yaml)`,
       ...(env.APP_ENV === 'sandbox'

@@ -19,6 +19,14 @@ const DEFAULT_PORTS = {
   'consent-ui': 3004,
   'webhook-dispatcher': 3005,
 };
+/** Each app's METRICS_PORT under `npm start` (its replicas add 100 each, like PORT). */
+const DEFAULT_METRICS_PORTS = {
+  'auth-server': 9301,
+  'crew-api': 9302,
+  'sponsorship-api': 9303,
+  'consent-ui': 9304,
+  'webhook-dispatcher': 9305,
+};
 /** Apps behind the gateway, and the generator's variable listing each one's upstream servers. */
 const GATEWAY_UPSTREAM_VARS = {
   'auth-server': 'AUTH_SERVER_UPSTREAMS',
@@ -45,6 +53,11 @@ function parseReplicas(raw) {
 /** The port of an app's replica i (0-based) under `npm start`: its default port + 100·i. */
 function replicaPort(app, replica) {
   return DEFAULT_PORTS[app] + 100 * replica;
+}
+
+/** The metrics port of an app's replica i (0-based) under `npm start`: its default + 100·i. */
+function replicaMetricsPort(app, replica) {
+  return DEFAULT_METRICS_PORTS[app] + 100 * replica;
 }
 
 /**
@@ -97,6 +110,9 @@ function appEnv({ services = {}, fixed = {}, gatewayPort = DEFAULT_PORTS.gateway
     LOG_LEVEL: 'info',
     REDIS_KEY_PREFIX: `${appEnvName}:`,
     NODE_OPTIONS: APP_NODE_OPTIONS,
+    // Scripts start several apps on one host (benches, CLIs): a free metrics port each, unless the
+    // caller pins one (`npm start` does, see DEFAULT_METRICS_PORTS).
+    METRICS_PORT: '0',
   };
   for (const [k, v] of Object.entries(defaults)) if (!env[k]) env[k] = v;
   for (const [k, v] of Object.entries(services)) if (v !== undefined && v !== '') env[k] = String(v);
@@ -169,10 +185,12 @@ module.exports = {
   DIST,
   NEST_APPS,
   DEFAULT_PORTS,
+  DEFAULT_METRICS_PORTS,
   GATEWAY_UPSTREAM_VARS,
   MAX_REPLICAS,
   parseReplicas,
   replicaPort,
+  replicaMetricsPort,
   GENERATOR_JS,
   mainJs,
   APP_NODE_OPTIONS,

@@ -7,6 +7,7 @@ export declare const ROOT: string;
 export declare const DIST: string;
 export declare const NEST_APPS: NestAppName[];
 export declare const DEFAULT_PORTS: Record<NestAppName | 'gateway', number>;
+export declare const DEFAULT_METRICS_PORTS: Record<NestAppName, number>;
 export declare const GATEWAY_UPSTREAM_VARS: Partial<Record<NestAppName, string>>;
 export declare const GENERATOR_JS: string;
 export declare const MAX_REPLICAS: number;
@@ -14,6 +15,7 @@ export declare const MAX_REPLICAS: number;
 export declare function parseReplicas(raw: string | undefined): number;
 /** `npm start`'s port of an app's replica i (0-based): its default port + 100·i. */
 export declare function replicaPort(app: NestAppName, replica: number): number;
+export declare function replicaMetricsPort(app: NestAppName, replica: number): number;
 export declare function mainJs(app: string): string;
 /** The Node options of every app process, as k8s/base/kustomization.yaml sets them. */
 export declare const APP_NODE_OPTIONS: string;

@@ -1,9 +1,11 @@
 import type { JsonObject } from '@svc/contracts';
+import { AppMetrics } from '@svc/platform';
 import type { FailedAuthLimiter } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthException } from '../../apps/auth-server/src/oauth/oauth.exception';
 import type { PartnersService } from '../../apps/auth-server/src/partners/partners.service';
 import { TokenController } from '../../apps/auth-server/src/tokens/token.controller';
+import { TokenMetrics } from '../../apps/auth-server/src/tokens/token-metrics';
 import type { TokensService } from '../../apps/auth-server/src/tokens/tokens.service';
 import { DOCUMENT, resolve } from '../fuzz/support/operations';
 
@@ -57,7 +59,12 @@ function endpoint() {
   const failures = {
     limit: (_k: string, _r: unknown, run: () => unknown) => run(),
   } as unknown as FailedAuthLimiter;
-  const controller = new TokenController(partners, tokens, failures);
+  const controller = new TokenController(
+    partners,
+    tokens,
+    failures,
+    new TokenMetrics(new AppMetrics('auth-server')),
+  );
   const reply = { elapsedTime: 0, header: () => reply } as unknown as FastifyReply;
   const call = (path: string, form: Record<string, string>) => {
     const request = {

@@ -1,9 +1,10 @@
 import { createCrewMember } from '../support/factories/crew';
 import { useCrewApi } from '../support/starters/crew-api';
 import { accessToken } from '../support/oauth/tokens';
+import { metricsUrl, sample } from '../support/metrics';
 
 /**
- * `GET /metrics` on crew-api's own port (Prometheus text format): the Node process metrics, HTTP
+ * `GET /metrics` on crew-api's metrics port (Prometheus text format, apart from the API port): the Node process metrics, HTTP
  * answers by route pattern (never by raw path), the outbox backlog read at scrape time, and the
  * rate limiter's refusals. The limit here is 3 a minute so a refusal is cheap to provoke.
  */
@@ -17,24 +18,25 @@ beforeEach(async () => {
 });
 
 async function scrape(): Promise<string> {
-  const res = await fetch(`${crew.url}/metrics`);
+  const res = await fetch(`${metricsUrl(crew.app)}/metrics`);
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
   return res.text();
 }
 
-/** The value of the sample `name` whose labels include every one of `labels`. */
-function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = new Map([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.entries(labels).every(([k, v]) => have.get(k) === v)) return Number(m[3]);
-  }
-  return undefined;
-}
-
 describe('GET /metrics', () => {
+  it('is served on the metrics port only: the API port answers 404 like any unknown route', async () => {
+    const api = await fetch(`${crew.url}/metrics`);
+    expect(api.status).toBe(404);
+    expect(await api.text()).not.toContain('process_cpu_user_seconds_total');
+    const other = await fetch(`${metricsUrl(crew.app)}/v1/me`);
+    expect(other.status).toBe(404);
+    expect((await fetch(`${metricsUrl(crew.app)}/metrics`, { method: 'POST' })).status).toBe(404);
+    // The probes stay on the API port.
+    expect((await fetch(`${crew.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${metricsUrl(crew.app)}/healthz`)).status).toBe(404);
+  });
+
   it('counts answers by route pattern and status, never by raw path', async () => {
     const member = await createCrewMember(auth, crew);
     const token = await accessToken(auth, member);
@@ -75,14 +77,15 @@ describe('GET /metrics', () => {
     );
   });
 
-  it('counts requests refused by the rate limiter, by window', async () => {
+  it('counts requests refused by the rate limiter, by window, partner and tier', async () => {
     const member = await createCrewMember(auth, crew);
     const token = await accessToken(auth, member);
-    const before = sample(await scrape(), 'rate_limit_refusals_total', { window: 'minute' }) ?? 0;
+    const refusals = { window: 'minute', partner: 'sandbox-partner', tier: 'standard' };
+    const before = sample(await scrape(), 'rate_limit_refusals_total', refusals) ?? 0;
     const statuses: number[] = [];
     for (let i = 0; i < 6; i += 1) statuses.push((await crew.get('/v1/me', token)).status);
     const refused = statuses.filter((s) => s === 429).length;
     expect(refused).toBeGreaterThanOrEqual(3);
-    expect(sample(await scrape(), 'rate_limit_refusals_total', { window: 'minute' })).toBe(before + refused);
+    expect(sample(await scrape(), 'rate_limit_refusals_total', refusals)).toBe(before + refused);
   });
 });

@@ -2,7 +2,7 @@ import { SANDBOX_MEMBERS } from '@svc/contracts';
 import { eventually } from '../support/services';
 import { TcpProxy } from '../support/tcp-proxy';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
-import type { HttpResponse } from '../support/http';
+import { request, type HttpResponse } from '../support/http';
 import { spawnCrewApi, type CrewApiProcess } from '../support/starters/crew-api';
 import { expectProblem } from '../support/problems';
 import { accessToken } from '../support/oauth/tokens';
@@ -66,7 +66,7 @@ it('answers 503 service_unavailable at once while the database is unreachable, a
     );
     expectProblem(write, 503, 'service_unavailable');
     // Metrics still render, the outbox backlog unknown rather than the whole scrape failing.
-    const metrics = await fast(crew.get('/metrics', undefined));
+    const metrics = await fast(request(`${crew.metricsUrl}/metrics`, { timeoutMs: 10_000 }));
     expect(metrics.status).toBe(200);
     // prom-client spells it `Nan`; Prometheus parses either.
     expect(metrics.text).toMatch(/^outbox_unpublished_messages\{app="crew-api"\} nan$/im);

@@ -15,6 +15,7 @@ import {
   UPSTREAM_APPS,
   allowedEgress,
   allowedPorts,
+  appContainer,
   renderOverlays,
 } from './k8s-render';
 
@@ -82,6 +83,30 @@ describe.each(ENVS)('k8s/overlays/%s', (env) => {
       }
     });
 
+    it('let the monitoring namespace scrape every app on its metrics port and reach nothing else', () => {
+      const monitoring: Peer = { kind: 'namespace', name: 'monitoring' };
+      for (const app of NEST_APPS) {
+        const metrics = appContainer(r(), app).ports.find((p: Container) => p.name === 'metrics');
+        expect({ app, ports: [...allowedPorts(r(), podLabels(app), monitoring)] }).toEqual({
+          app,
+          ports: [metrics?.containerPort],
+        });
+        expect(allowedPorts(r(), podLabels(app), monitoring).has(DEFAULT_PORTS[app])).toBe(false);
+      }
+      // (The gateway is public on 8080 to everyone; it has no metrics of its own here.)
+      for (const target of ['migrations', 'postgres', 'pooler', 'rabbitmq', 'redis']) {
+        expect({ target, ports: [...allowedPorts(r(), podLabels(target), monitoring)] }).toEqual({
+          target,
+          ports: [],
+        });
+      }
+      // The gateway's upstreams are the API ports only: it cannot reach a metrics port.
+      for (const app of NEST_APPS) {
+        const metrics = appContainer(r(), app).ports.find((p: Container) => p.name === 'metrics');
+        expect(allowedPorts(r(), podLabels(app), pod('gateway')).has(metrics?.containerPort)).toBe(false);
+      }
+    });
+
     it('let the backing services be reached by the apps that use them (and their operators), not by the gateway', () => {
       for (const app of NEST_APPS) {
         const source = readFileSync(join(ROOT, 'apps', app, 'src', 'config.ts'), 'utf8');
@@ -123,12 +148,12 @@ describe.each(ENVS)('k8s/overlays/%s', (env) => {
       expect(allowedPorts(r(), podLabels('rabbitmq'), { kind: 'namespace', name: 'keda' }).has(5672)).toBe(
         true,
       );
-      // Namespace-wide admission is reserved for the operators.
+      // Namespace-wide admission is reserved for the operators, and for Prometheus on the metrics port.
       for (const policy of r().all('NetworkPolicy')) {
         for (const rule of policy.spec.ingress ?? []) {
           for (const from of rule.from ?? []) {
             if (from.namespaceSelector) {
-              expect(OPERATOR_NAMESPACES).toContain(
+              expect([...OPERATOR_NAMESPACES, 'monitoring']).toContain(
                 from.namespaceSelector.matchLabels?.['kubernetes.io/metadata.name'],
               );
             }

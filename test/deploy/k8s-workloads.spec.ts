@@ -89,6 +89,15 @@ describe.each(ENVS)('k8s/overlays/%s', (env) => {
     const container = appContainer(r(), app);
     expect(container.command).toEqual(['node', `dist/apps/${app}/src/main.js`]);
     expect(r().envValue(container, 'PORT')).toBe(String(DEFAULT_PORTS[app]));
+    // Prometheus scrapes a named port of its own, which no Service exposes (the gateway never sees it).
+    const metrics = container.ports.find((p: Container) => p.name === 'metrics');
+    expect(metrics?.containerPort).toBe(Number(r().envValue(container, 'METRICS_PORT')));
+    expect(metrics?.containerPort).not.toBe(DEFAULT_PORTS[app]);
+    expect(
+      r()
+        .get('Service', app)
+        .spec.ports.map((p: Container) => p.targetPort),
+    ).toEqual(['http']);
 
     // The app's config (apps/<app>/src/config.ts) decides which connections it needs.
     const source = readFileSync(join(ROOT, 'apps', app, 'src', 'config.ts'), 'utf8');

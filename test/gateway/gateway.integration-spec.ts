@@ -303,7 +303,7 @@ describe('gateway (nginx) in front of fake apps', () => {
     expect(res.headers.get('x-request-id')).toBe('trace-404');
     await expectProblem(res, 'not_found');
 
-    // The apps' probes and metrics stay on their own ports.
+    // The apps' probes stay on their own ports, and their metrics on a port the gateway never proxies.
     for (const path of ['/v1/mex', '/oauth/token/more', '/', '/_gateway/errors/502', '/metrics', '/readyz']) {
       await expectProblem(await fetch(`${sandbox.base}${path}`), 'not_found');
     }

@@ -11,6 +11,8 @@ describe('gateway route table', () => {
     async (name, definition) => {
       const routes = await servedRoutes(definition);
       expect(routes.map((r) => r.url)).toEqual(expect.arrayContaining([...PROBE_PATHS]));
+      // Metrics are served on the metrics port, never on the API port the gateway proxies.
+      expect(routes.map((r) => r.url)).not.toContain('/metrics');
       const uncovered = routes
         .filter((r) => !(PROBE_PATHS as readonly string[]).includes(r.url))
         .filter((r) => findGatewayRoute(r.url.replace(/:[^/]+/g, 'x'))?.app !== name)

@@ -10,6 +10,7 @@ import { PlatformModule, RedisModule, RpcModule } from '@svc/platform';
 import { BearerAuth, Principal, SecurityModule } from '@svc/security';
 import { member, partner, tokenDigest, unknownToken } from '../support/factories';
 import { startHttpApp } from '../support/http-app';
+import { sample, scrape } from '../support/metrics';
 import { request, type HttpResponse } from '../support/http';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { issueCode, issueTokens } from '../support/oauth/flow';
@@ -205,5 +206,24 @@ describe('BearerAuthGuard with a cached answer', () => {
     expect((await http.userinfo(tokens.access_token)).status).toBe(200);
     expect((await http.revokeToken(A, tokens.access_token)).status).toBe(200);
     expect((await http.userinfo(tokens.access_token)).status).toBe(401);
+  });
+});
+
+describe('token_cache_lookups_total on the metrics port', () => {
+  const count = async (result: 'hit' | 'miss') =>
+    sample(await scrape(resource.app), 'token_cache_lookups_total', { app: 'crew-api', result });
+
+  it('counts a token’s first lookup as a miss (auth-server asked) and the next as a hit', async () => {
+    const before = { hit: await count('hit'), miss: await count('miss') };
+    // Both series exist before any lookup happened in this test.
+    expect(before).toEqual({ hit: expect.any(Number), miss: expect.any(Number) });
+    const { tokens } = await issueTokens(auth.rpc, http);
+    expect((await call(tokens.access_token)).status).toBe(200);
+    expect(await count('miss')).toBe(before.miss! + 1);
+    expect(await count('hit')).toBe(before.hit);
+    expect((await call(tokens.access_token)).status).toBe(200);
+    expect((await call(tokens.access_token)).status).toBe(200);
+    expect(await count('hit')).toBe(before.hit! + 2);
+    expect(await count('miss')).toBe(before.miss! + 1);
   });
 });

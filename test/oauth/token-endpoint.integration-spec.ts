@@ -3,6 +3,7 @@ import { request } from '../support/http';
 import { useAuthServer } from '../support/starters/auth-server';
 import { issueCode, issueTokens } from '../support/oauth/flow';
 import { expectOAuthError, expectTokenResponse, scopeSet } from '../support/oauth/oauth-http';
+import { sample, scrape } from '../support/metrics';
 
 /**
  * POST /oauth/token (RFC 6749 §4.1.3, §5, §6; RFC 7636 §4.5-4.6): the token response and every
@@ -421,5 +422,78 @@ describe('invalid_scope (RFC 6749 §5.2, §6)', () => {
   it('a refresh asking for a scope the partner was never allowed → 400 invalid_scope', async () => {
     const { tokens } = await issueTokens(auth.rpc, http, { partner: B, scope: 'profile:read' });
     expectOAuthError(await http.refresh(B, tokens.refresh_token, 'vessels:read'), 400, 'invalid_scope');
+  });
+});
+
+describe('oauth_token_requests_total on the metrics port', () => {
+  const count = async (labels: Record<string, string>) =>
+    sample(await scrape(auth.app), 'oauth_token_requests_total', { app: 'auth-server', ...labels }) ?? 0;
+
+  it('has every grant type’s issued series from the first scrape', async () => {
+    const text = await scrape(auth.app);
+    for (const grant of ['authorization_code', 'refresh_token'])
+      expect(sample(text, 'oauth_token_requests_total', { grant_type: grant, outcome: 'issued' })).toEqual(
+        expect.any(Number),
+      );
+  });
+
+  it('counts tokens issued and each refusal by its RFC 6749 code, never by what the client sent', async () => {
+    const issuedCode = { grant_type: 'authorization_code', outcome: 'issued' };
+    const replayed = { grant_type: 'authorization_code', outcome: 'invalid_grant' };
+    const badClient = { grant_type: 'authorization_code', outcome: 'invalid_client' };
+    const refreshed = { grant_type: 'refresh_token', outcome: 'issued' };
+    const unsupported = { grant_type: 'other', outcome: 'unsupported_grant_type' };
+    const before = {
+      issuedCode: await count(issuedCode),
+      replayed: await count(replayed),
+      badClient: await count(badClient),
+      refreshed: await count(refreshed),
+      unsupported: await count(unsupported),
+    };
+
+    const issued = await issueCode(auth.rpc);
+    const tokens = expectTokenResponse(
+      await http.exchange(A, issued.code, issued.verifier, issued.redirectUri),
+    );
+    // Refreshed before the replay below, which revokes what the code issued.
+    expectTokenResponse(await http.refresh(A, tokens.refresh_token));
+    expectOAuthError(
+      await http.exchange(A, issued.code, issued.verifier, issued.redirectUri),
+      400,
+      'invalid_grant',
+    );
+    const other = await issueCode(auth.rpc);
+    expectOAuthError(
+      await http.token({
+        grant_type: 'authorization_code',
+        code: other.code,
+        redirect_uri: other.redirectUri,
+        code_verifier: other.verifier,
+        client_id: A.client_id,
+        client_secret: 'nope',
+      }),
+      401,
+      'invalid_client',
+    );
+    expectOAuthError(
+      await http.token({
+        grant_type: 'urn:x:raw-grant',
+        client_id: A.client_id,
+        client_secret: A.client_secret,
+      }),
+      400,
+      'unsupported_grant_type',
+    );
+
+    expect(await count(issuedCode)).toBe(before.issuedCode + 1);
+    expect(await count(replayed)).toBe(before.replayed + 1);
+    expect(await count(badClient)).toBe(before.badClient + 1);
+    expect(await count(refreshed)).toBe(before.refreshed + 1);
+    expect(await count(unsupported)).toBe(before.unsupported + 1);
+    const text = await scrape(auth.app);
+    expect(text).not.toContain('urn:x:raw-grant');
+    expect(text.split('\n').filter((l) => l.startsWith('oauth_token_requests_total'))).not.toEqual(
+      expect.arrayContaining([expect.stringContaining(A.client_id)]),
+    );
   });
 });

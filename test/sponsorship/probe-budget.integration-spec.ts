@@ -1,3 +1,4 @@
+import { scrape } from '../support/metrics';
 import { expectProblem } from '../support/problems';
 import {
   createConsentingMember,
@@ -61,7 +62,7 @@ describe('sponsorship probe budget', () => {
   }
 
   async function refusals(harness: SponsorshipApiHarness = api): Promise<number> {
-    const text = await (await fetch(`${harness.url}/metrics`)).text();
+    const text = await scrape(harness.app);
     const line = text.split('\n').find((l) => l.startsWith('sponsorship_probe_budget_refusals_total'));
     return line ? Number(line.split(' ').pop()) : 0;
   }

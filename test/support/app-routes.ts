@@ -34,6 +34,7 @@ export async function servedRoutes(
   const services = testServices();
   const config = loadConfig(definition.config, {
     PORT: '1',
+    METRICS_PORT: '0',
     APP_ENV: 'sandbox',
     DATABASE_URL: services.databaseUrl,
     REDIS_URL: services.redisUrl,

@@ -1,4 +1,4 @@
-import { DEFAULT_PORTS, GATEWAY_ROUTES, NEST_APPS } from '@svc/contracts';
+import { DEFAULT_METRICS_PORTS, DEFAULT_PORTS, GATEWAY_ROUTES, NEST_APPS } from '@svc/contracts';
 import * as scripts from '../../scripts/lib/apps.cjs';
 
 /** The scripts run before anything is compiled, so they keep a copy of the app list: it must match. */
@@ -9,6 +9,7 @@ describe('scripts/lib/apps.cjs mirrors libs/contracts', () => {
 
   it('uses the same default ports', () => {
     expect(scripts.DEFAULT_PORTS).toEqual(DEFAULT_PORTS);
+    expect(scripts.DEFAULT_METRICS_PORTS).toEqual(DEFAULT_METRICS_PORTS);
   });
 
   it('gives the gateway generator an upstream variable for every app the route table reaches', () => {

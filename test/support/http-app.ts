@@ -20,7 +20,12 @@ export async function startHttpApp(
   extraConfig: object = {},
   logger: Logger = createLogger(name, 'silent'),
 ): Promise<{ app: NestFastifyApplication; url: string }> {
-  const base = loadConfig(BASE_CONFIG, { PORT: '1', DOCS_URL: 'https://docs.test/docs', APP_ENV: 'sandbox' });
+  const base = loadConfig(BASE_CONFIG, {
+    PORT: '1',
+    METRICS_PORT: '0',
+    DOCS_URL: 'https://docs.test/docs',
+    APP_ENV: 'sandbox',
+  });
   const config = { ...base, ...extraConfig };
   const routes = new RouteIndex();
   const options = { app: name, logger, routes, config };

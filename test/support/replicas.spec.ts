@@ -1,4 +1,11 @@
-import { DEFAULT_PORTS, NEST_APPS, parseReplicas, replicaPort } from '../../scripts/lib/apps.cjs';
+import {
+  DEFAULT_METRICS_PORTS,
+  DEFAULT_PORTS,
+  NEST_APPS,
+  parseReplicas,
+  replicaMetricsPort,
+  replicaPort,
+} from '../../scripts/lib/apps.cjs';
 import { restartDelayMs } from '../../scripts/lib/procs.cjs';
 
 /** `REPLICAS=N npm start`: how many processes, on which ports, and how soon a dead one comes back. */
@@ -20,6 +27,15 @@ describe('npm start with REPLICAS', () => {
     const ports = NEST_APPS.flatMap((app) => Array.from({ length: 8 }, (_, i) => replicaPort(app, i)));
     expect(new Set(ports).size).toBe(ports.length);
     expect(ports).not.toContain(DEFAULT_PORTS.gateway);
+  });
+
+  it('gives every replica its own metrics port too, apart from every API port', () => {
+    expect(replicaMetricsPort('crew-api', 0)).toBe(DEFAULT_METRICS_PORTS['crew-api']);
+    expect(replicaMetricsPort('crew-api', 1)).toBe(DEFAULT_METRICS_PORTS['crew-api'] + 100);
+    const all = (port: (app: (typeof NEST_APPS)[number], i: number) => number) =>
+      NEST_APPS.flatMap((app) => Array.from({ length: 8 }, (_, i) => port(app, i)));
+    const ports = [...all(replicaPort), ...all(replicaMetricsPort), DEFAULT_PORTS.gateway];
+    expect(new Set(ports).size).toBe(ports.length);
   });
 
   it('restarts a dead process within 10 s, backing off while it keeps crashing', () => {

@@ -151,6 +151,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
         LOG_LEVEL: process.env.LOG_LEVEL || 'info',
         // scrypt at 2^14 rather than production's 2^17: the suites sign in often on a shared machine.
         PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST,
+        // A free port per process; nothing in the e2e suites scrapes it.
+        METRICS_PORT: '0',
         ...options.env,
         PORT: replicaPorts[app]?.[replica],
       },

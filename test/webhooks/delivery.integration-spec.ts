@@ -12,6 +12,7 @@ import {
   useDeliveryStack,
 } from '../support/starters/webhook-dispatcher';
 import type { ReceivedWebhook } from '../support/webhook-receiver';
+import { sample, scrape } from '../support/metrics';
 
 // docs/rules.md (Webhooks). One dispatcher for the whole file, with a schedule in seconds and a
 // short attempt budget, so retries and timeouts are observable within the test's time.
@@ -144,7 +145,30 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
     const p = await createPartner(auth, { webhookUrl: receiver.endpoint(path, () => 500) });
     await grantConsent(auth, userId, p.clientId, ['vessels:read']);
     const event = newEvent('user.vessels.updated', userId);
+    const metricsBefore = await scrape(dispatcher.app);
+    const attemptsBefore = (outcome: string) =>
+      sample(metricsBefore, 'webhook_attempts_total', { app: 'webhook-dispatcher', outcome });
+    const timedBefore = (outcome: string) =>
+      sample(metricsBefore, 'webhook_attempt_duration_seconds_count', { app: 'webhook-dispatcher', outcome });
+    // Every outcome's series exists before it first happens.
+    for (const outcome of ['delivered', 'retry', 'given_up']) {
+      expect(attemptsBefore(outcome)).toEqual(expect.any(Number));
+      expect(timedBefore(outcome)).toEqual(expect.any(Number));
+    }
+    const retryQueue = { app: 'webhook-dispatcher', queue: 'webhooks.retry.1000' };
+    expect(sample(metricsBefore, 'webhook_retry_queue_messages', retryQueue)).toBeGreaterThanOrEqual(0);
+    for (const queue of ['webhooks.events.parked', 'webhooks.deliveries.parked'])
+      expect(sample(metricsBefore, 'webhook_retry_queue_messages', { queue })).toBeGreaterThanOrEqual(0);
     await dispatcher.publish(event);
+    // While it waits out a retry delay, the attempt's message sits in the retry queue.
+    await eventually(
+      async () => {
+        const waiting = sample(await scrape(dispatcher.app), 'webhook_retry_queue_messages', retryQueue);
+        return waiting !== undefined && waiting >= 1 ? true : undefined;
+      },
+      10_000,
+      50,
+    );
 
     const [delivery] = await eventually(async () => {
       const r = await deliveriesOf(dispatcher.db, event.id);
@@ -158,6 +182,17 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
     // No seventh attempt is ever made.
     await new Promise((r) => setTimeout(r, 1500));
     expect(receiver.requests(path)).toHaveLength(6);
+    // Five failed attempts queued a retry, the sixth gave up; each POST was timed.
+    const metricsAfter = await scrape(dispatcher.app);
+    const attemptsNow = (outcome: string) => sample(metricsAfter, 'webhook_attempts_total', { outcome });
+    const timed = (outcome: string) =>
+      sample(metricsAfter, 'webhook_attempt_duration_seconds_count', { outcome });
+    expect(attemptsNow('retry')).toBe(attemptsBefore('retry')! + 5);
+    expect(attemptsNow('given_up')).toBe(attemptsBefore('given_up')! + 1);
+    expect(attemptsNow('delivered')).toBe(attemptsBefore('delivered'));
+    expect(timed('retry')).toBe(timedBefore('retry')! + 5);
+    expect(timed('given_up')).toBe(timedBefore('given_up')! + 1);
+    expect(metricsAfter).not.toContain('outcome="failed"');
   });
 
   it('counts a receiver that never answers as a failed attempt (the budget covers the whole exchange)', async () => {

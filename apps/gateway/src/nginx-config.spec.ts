@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '@svc/platform';
 import {
   DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_METRICS_PORTS,
   DEFAULT_PORTS,
   GATEWAY_ROUTES,
   PROBLEMS,
@@ -145,6 +146,15 @@ describe('renderNginxConfig', () => {
     // Keep-alive to upstreams needs HTTP/1.1 and no "Connection: close" from the client.
     expect(conf).toContain('proxy_http_version 1.1;');
     expect(conf).toContain('proxy_set_header Connection "";');
+  });
+
+  it('never routes /metrics nor proxies to a metrics port: Prometheus scrapes the apps directly', () => {
+    for (const env of ['sandbox', 'production'] as const) {
+      const conf = render({ APP_ENV: env });
+      expect(conf).not.toMatch(/location[^{]*\/metrics/);
+      for (const port of [9464, ...Object.values(DEFAULT_METRICS_PORTS)])
+        expect(conf).not.toContain(`:${port}`);
+    }
   });
 
   it('tries another replica on a broken connection, a timeout, a 502 or a 504, but passes an app’s 503 through', () => {

@@ -18,6 +18,18 @@ export const DEFAULT_PORTS: Readonly<Record<NestAppName | 'gateway', number>> = 
   'webhook-dispatcher': 3005,
 };
 
+/**
+ * Local default metrics ports (METRICS_PORT), one per app so that `npm start` can run them all on
+ * one host. In Kubernetes every pod has its own address and every app uses 9464, the default.
+ */
+export const DEFAULT_METRICS_PORTS: Readonly<Record<NestAppName, number>> = {
+  'auth-server': 9301,
+  'crew-api': 9302,
+  'sponsorship-api': 9303,
+  'consent-ui': 9304,
+  'webhook-dispatcher': 9305,
+};
+
 /** PostgreSQL schema each app owns; no app reads another's schema. */
 export const APP_SCHEMAS: Readonly<Record<NestAppName, string>> = {
   'auth-server': 'auth',

@@ -50,10 +50,10 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
 export const GATEWAY_OWN_PATHS = ['/healthz', '/openapi.json', '/openapi.yaml', '/docs'] as const;
 
 /**
- * Paths every app serves on its own port for the orchestrator (probes) and for Prometheus
- * (`/metrics`); never routed through the gateway.
+ * Paths every app serves on its own port for the orchestrator; never routed through the gateway.
+ * (Prometheus scrapes `/metrics` on a separate port, METRICS_PORT, that the gateway never proxies.)
  */
-export const PROBE_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
+export const PROBE_PATHS = ['/healthz', '/readyz'] as const;
 
 /** The route table entry that covers `path`, preferring exact matches, then the longest prefix. */
 export function findGatewayRoute(path: string, routes: readonly GatewayRoute[] = GATEWAY_ROUTES) {

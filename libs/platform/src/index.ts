@@ -42,4 +42,5 @@ export * from './app/app-runner';
 export * from './http/conditional-get';
 export * from './database/group-batcher';
 export * from './metrics/app-metrics';
+export * from './metrics/metrics-server';
 export * from './webhooks/webhook-target';

@@ -4,7 +4,7 @@ import { HealthController } from './health/health.controller';
 import { ReadinessRegistry } from './health/readiness';
 import { RouteIndex } from './http/route-index';
 import { AppMetrics } from './metrics/app-metrics';
-import { MetricsController } from './metrics/metrics.controller';
+import { MetricsServer } from './metrics/metrics-server';
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
 export const APP_LOGGER = Symbol('APP_LOGGER');
@@ -44,16 +44,27 @@ export class PlatformModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: PlatformModule,
-      controllers: [HealthController, MetricsController],
+      controllers: [HealthController],
       providers: [
         { provide: APP_CONFIG, useValue: options.config },
         { provide: APP_LOGGER, useValue: options.logger },
         { provide: APP_NAME, useValue: options.app },
         { provide: RouteIndex, useValue: options.routes },
         { provide: AppMetrics, useValue: new AppMetrics(options.app) },
+        {
+          provide: MetricsServer,
+          inject: [AppMetrics],
+          useFactory: (metrics: AppMetrics) =>
+            new MetricsServer(
+              options.app,
+              metrics,
+              (options.config as { METRICS_PORT?: number }).METRICS_PORT,
+              options.logger,
+            ),
+        },
         { provide: ReadinessRegistry, inject: [AppMetrics], useFactory: readinessWithMetric },
       ],
-      exports: [ReadinessRegistry, APP_CONFIG, APP_LOGGER, APP_NAME, RouteIndex, AppMetrics],
+      exports: [ReadinessRegistry, APP_CONFIG, APP_LOGGER, APP_NAME, RouteIndex, AppMetrics, MetricsServer],
     };
   }
 }

@@ -1,6 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { GUARDS_METADATA } from '@nestjs/common/constants';
-import { ApiProblem, DependencyUnavailableError } from '@svc/platform';
+import { ApiProblem, AppMetrics, DependencyUnavailableError } from '@svc/platform';
 import { BearerAuth } from './bearer-auth.decorator';
 import { BearerAuthGuard } from './bearer-auth.guard';
 import type { Principal } from './principal';
@@ -106,6 +106,27 @@ describe('RateLimitGuard', () => {
       'x-ratelimit-remaining': '0',
       'x-ratelimit-reset': '1763000042',
     });
+  });
+
+  it('counts a refusal by window, partner and tier; an admitted request not at all', async () => {
+    const metrics = new AppMetrics('crew-api');
+    const refusing = new RateLimitGuard(new FakeLimiter(async () => REFUSED), metrics);
+    await outcome(refusing.canActivate(contextFor(onRoute('/v1/me')).context));
+    await outcome(
+      refusing.canActivate(
+        contextFor(onRoute('/v1/me', { ...PRINCIPAL, client_id: 'sandbox-partner-b' })).context,
+      ),
+    );
+    await outcome(refusing.canActivate(contextFor(onRoute('/v1/me')).context));
+    const admitting = new RateLimitGuard(new FakeLimiter(async () => ADMITTED), metrics);
+    await admitting.canActivate(contextFor(onRoute('/v1/me')).context);
+    const lines = (await metrics.render())
+      .split('\n')
+      .filter((l) => l.startsWith('rate_limit_refusals_total{'));
+    expect(lines.sort()).toEqual([
+      'rate_limit_refusals_total{window="minute",partner="sandbox-partner",tier="standard",app="crew-api"} 2',
+      'rate_limit_refusals_total{window="minute",partner="sandbox-partner-b",tier="standard",app="crew-api"} 1',
+    ]);
   });
 
   it('names the day window and a single second in the detail when that is what the client waits for', async () => {

@@ -52,27 +52,37 @@ function rateLimitExceededProblem(decision: RateLimitDecision): ApiProblem {
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
-  private readonly refusals?: Counter<'window'>;
+  private readonly refusals?: Counter<'window' | 'partner' | 'tier'>;
 
   constructor(
     private readonly limiter: RateLimiter,
     @Optional() metrics?: AppMetrics,
   ) {
-    // Refused requests by the window that ran out; the client id stays out (unbounded labels).
-    this.refusals = metrics?.counter('rate_limit_refusals_total', 'requests refused with 429', ['window']);
+    // By the window that ran out, and the partner: a client_id comes from a token or credentials
+    // that authenticated, so the partner registry bounds it (never raw input).
+    this.refusals = metrics?.counter(
+      'rate_limit_refusals_total',
+      'requests refused with 429, by the window that ran out, the partner (client_id) and its limits tier',
+      ['window', 'partner', 'tier'],
+    );
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<MeteredRequest>();
     if (!isMetered(request)) return true;
-    const decision = await this.limiter.consume(clientIdOf(request));
+    const clientId = clientIdOf(request);
+    const decision = await this.limiter.consume(clientId);
     const reply = http.getResponse<HeaderSink>();
     reply.header('x-ratelimit-limit', String(decision.limit));
     reply.header('x-ratelimit-remaining', String(decision.remaining));
     reply.header('x-ratelimit-reset', String(decision.resetAt));
     if (decision.admitted) return true;
-    this.refusals?.inc({ window: decision.window });
+    this.refusals?.inc({
+      window: decision.window,
+      partner: clientId,
+      tier: this.limiter.tierOf(clientId),
+    });
     throw rateLimitExceededProblem(decision);
   }
 }

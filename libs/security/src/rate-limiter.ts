@@ -10,6 +10,14 @@ import { RATE_LIMIT_LUA, RATE_LIMIT_SHA, rateLimitKey } from './rate-limit.scrip
  */
 export abstract class RateLimiter {
   abstract consume(clientId: string): Promise<RateLimitDecision>;
+
+  /**
+   * The limits' tier a client is counted under, for the refusals metric. Every partner gets the
+   * same RATE_LIMIT_PER_MINUTE / RATE_LIMIT_PER_DAY today: one tier, `standard`.
+   */
+  tierOf(_clientId: string): string {
+    return 'standard';
+  }
 }
 
 /** Redis did not answer the rate limiter (down, unreachable, over its 1 s timeout, loading…). */

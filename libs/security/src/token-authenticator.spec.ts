@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CachedIntrospection, IntrospectResponse } from '@svc/contracts';
-import { DependencyUnavailableError } from '@svc/platform';
+import { AppMetrics, DependencyUnavailableError } from '@svc/platform';
 import { IntrospectionCacheUnavailableError, type IntrospectionCache } from './introspection-cache';
 import type { Introspector } from './introspector';
 import { TokenAuthenticator } from './token-authenticator';
@@ -64,6 +64,32 @@ function setup() {
 }
 
 describe('TokenAuthenticator', () => {
+  it('counts each lookup as a cache hit or a miss (auth-server asked), from zero', async () => {
+    const metrics = new AppMetrics('crew-api');
+    const cache = new FakeCache();
+    const introspector = new FakeIntrospector();
+    const authenticator = new TokenAuthenticator(
+      cache as unknown as IntrospectionCache,
+      introspector,
+      metrics,
+    );
+    const count = async (result: string) => {
+      const line = (await metrics.render())
+        .split('\n')
+        .find((l) => l.startsWith('token_cache_lookups_total{') && l.includes(`result="${result}"`));
+      return line === undefined ? undefined : Number(line.split(' ').at(-1));
+    };
+    expect([await count('hit'), await count('miss')]).toEqual([0, 0]);
+
+    introspector.answers.set(DIGEST, active());
+    await authenticator.authenticate(TOKEN); // miss, then cached
+    await authenticator.authenticate(TOKEN); // hit
+    cache.down = true;
+    await authenticator.authenticate(TOKEN); // the cache away: auth-server asked
+    await authenticator.authenticate('not-a-token'); // refused before any lookup
+    expect([await count('hit'), await count('miss')]).toEqual([1, 2]);
+  });
+
   it('answers a cache hit from the cache alone: one lookup, no introspection, no write', async () => {
     const { cache, introspector, authenticator } = setup();
     const answer = active({ scopes: ['profile:read', 'vessels:read'] });

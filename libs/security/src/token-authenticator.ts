@@ -1,6 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { isWellFormedAccessToken, type CachedIntrospection } from '@svc/contracts';
-import { sha256Hex } from '@svc/platform';
+import { AppMetrics, sha256Hex } from '@svc/platform';
+import type { Counter } from 'prom-client';
 import { IntrospectionCache, IntrospectionCacheUnavailableError } from './introspection-cache';
 import { INTROSPECTOR, type Introspector } from './introspector';
 import type { Principal } from './principal';
@@ -18,10 +19,21 @@ import type { Principal } from './principal';
  */
 @Injectable()
 export class TokenAuthenticator {
+  /** `token_cache_lookups_total{result}`: `hit`, or `miss` when auth-server was asked (cache down included). */
+  private readonly lookups?: Counter<'result'>;
+
   constructor(
     private readonly cache: IntrospectionCache,
     @Inject(INTROSPECTOR) private readonly introspector: Introspector,
-  ) {}
+    @Optional() metrics?: AppMetrics,
+  ) {
+    this.lookups = metrics?.counter(
+      'token_cache_lookups_total',
+      'bearer token lookups answered by the token cache (hit) or by introspection at auth-server (miss)',
+      ['result'],
+    );
+    if (this.lookups) AppMetrics.preset(this.lookups, { result: ['hit', 'miss'] });
+  }
 
   async authenticate(token: string): Promise<Principal | undefined> {
     if (!isWellFormedAccessToken(token)) return undefined;
@@ -36,6 +48,7 @@ export class TokenAuthenticator {
       cacheAvailable = false;
     }
 
+    this.lookups?.inc({ result: answer === undefined ? 'miss' : 'hit' });
     if (answer === undefined) {
       // Rejects with DependencyUnavailableError when auth-server does not answer: fail closed.
       answer = await this.introspector.introspect(digest);

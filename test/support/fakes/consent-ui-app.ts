@@ -36,6 +36,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const config = loadConfig(CONSENT_UI_CONFIG, {
     APP_ENV: 'sandbox',
     PORT: '1',
+    METRICS_PORT: '0',
     DATABASE_URL: 'postgres://unused@localhost:1/unused',
     AMQP_URL: 'amqp://unused@localhost:1/',
     ...env,

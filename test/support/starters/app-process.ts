@@ -7,6 +7,8 @@ import { startProcess, tail } from '../../../scripts/lib/procs.cjs';
 
 export interface AppProcess {
   readonly url: string;
+  /** Its metrics port's base URL (`${metricsUrl}/metrics`). */
+  readonly metricsUrl: string;
   readonly pid: number;
   readonly logFile: string;
   /** SIGKILL (kill -9): no shutdown hook runs, nothing is acked or recorded. */
@@ -25,7 +27,7 @@ export async function spawnApp(
   env: Readonly<Record<string, string>>,
 ): Promise<AppProcess> {
   assertBuilt([app], { cli: false });
-  const [port] = await freePorts(1);
+  const [port, metricsPort] = await freePorts(2);
   const logDir = path.join(ROOT, '.run', `integration-${process.env.TEST_RUN_ID ?? 'local'}`);
   fs.mkdirSync(logDir, { recursive: true });
   const logFile = path.join(logDir, `${app}-${label}.log`);
@@ -33,7 +35,7 @@ export async function spawnApp(
     name: app,
     cmd: process.execPath,
     args: [mainJs(app)],
-    env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },
+    env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port), METRICS_PORT: String(metricsPort) },
     cwd: ROOT,
     logFile,
   });
@@ -48,6 +50,7 @@ export async function spawnApp(
   const pid = handle.pid;
   return {
     url,
+    metricsUrl: `http://127.0.0.1:${metricsPort}`,
     pid,
     logFile,
     async kill() {

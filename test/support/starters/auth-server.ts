@@ -46,6 +46,8 @@ export async function startAuthServer(
   const services = testServices();
   const config = loadConfig(AUTH_SERVER.config, {
     PORT: '1',
+    // Several apps share the test process: each gets a free metrics port (metricsUrl finds it).
+    METRICS_PORT: '0',
     APP_ENV: 'sandbox',
     PUBLIC_BASE_URL: ISSUER,
     DOCS_URL: `${ISSUER}/docs`,

@@ -39,6 +39,8 @@ export function resourceAppEnv(
     RATE_LIMIT_PER_MINUTE: '100000',
     RATE_LIMIT_PER_DAY: '1000000',
     LOG_LEVEL: 'silent',
+    // Several apps share the test process: each gets a free metrics port (metricsUrl finds it).
+    METRICS_PORT: '0',
     ...overrides,
   };
 }

@@ -70,6 +70,8 @@ export async function startDispatcher(
   const services = auth.services;
   const config = loadConfig(WEBHOOK_DISPATCHER.config, {
     PORT: '1',
+    // Several apps share the test process: each gets a free metrics port (metricsUrl finds it).
+    METRICS_PORT: '0',
     APP_ENV: 'sandbox',
     PUBLIC_BASE_URL: auth.issuer,
     DOCS_URL: `${auth.issuer}/docs`,

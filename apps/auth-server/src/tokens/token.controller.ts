@@ -6,6 +6,7 @@ import { OAuthException } from '../oauth/oauth.exception';
 import type { PartnerEntity } from '../partners/partner.entity';
 import { PartnersService } from '../partners/partners.service';
 import { readClientCredentials, readOAuthForm, required, type OAuthForm } from './dto/token-form.dto';
+import { TokenMetrics } from './token-metrics';
 import { TokensService } from './tokens.service';
 
 @Controller('oauth')
@@ -14,6 +15,7 @@ export class TokenController {
     private readonly partners: PartnersService,
     private readonly tokens: TokensService,
     private readonly failures: FailedAuthLimiter,
+    private readonly metrics: TokenMetrics,
   ) {}
 
   /** Under the failed-authentication limit per address, where every `invalid_client` counts. */
@@ -36,6 +38,18 @@ export class TokenController {
     // When the request arrived (Fastify's onRequest), before any wait for the database.
     const arrivedAt = new Date(Date.now() - reply.elapsedTime);
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    const grantType = (request.body as Record<string, unknown> | undefined)?.grant_type;
+    try {
+      const issued = await this.exchange(request, arrivedAt);
+      this.metrics.issued(grantType);
+      return issued;
+    } catch (err) {
+      this.metrics.refused(grantType, err);
+      throw err;
+    }
+  }
+
+  private async exchange(request: FastifyRequest, arrivedAt: Date): Promise<TokenResponse> {
     const form = readOAuthForm(request);
     const client = await this.authenticateClient(request, form);
     const grantType = required(form, 'grant_type');

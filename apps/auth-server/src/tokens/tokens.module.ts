@@ -5,6 +5,7 @@ import { ConsentsModule } from '../consents/consents.module';
 import { PartnersModule } from '../partners/partners.module';
 import { TokenPairsRepository } from './token-pairs.repository';
 import { TokenController } from './token.controller';
+import { TokenMetrics } from './token-metrics';
 import { TokensHandler } from './tokens.handler';
 import { TokensService } from './tokens.service';
 
@@ -12,7 +13,7 @@ import { TokensService } from './tokens.service';
 @Module({
   imports: [AuthorizeModule, ConsentsModule, PartnersModule],
   controllers: [TokenController, TokensHandler],
-  providers: [TokenPairsRepository, TokensService],
+  providers: [TokenPairsRepository, TokensService, TokenMetrics],
   exports: [TokensService],
 })
 export class TokensModule {}

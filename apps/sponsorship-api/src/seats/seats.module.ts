@@ -7,6 +7,7 @@ import { ProbeBudgetService } from './probe-budget.service';
 import { ReconcileService } from './reconcile.service';
 import { SeatExpiryJob } from './seat-expiry.job';
 import { SeatsController } from './seats.controller';
+import { SeatTransitionMetrics } from './seat-transition-metrics';
 import { SeatsRepository } from './seats.repository';
 import { SeatsService } from './seats.service';
 
@@ -15,6 +16,7 @@ import { SeatsService } from './seats.service';
   controllers: [SeatsController],
   providers: [
     SeatsRepository,
+    SeatTransitionMetrics,
     SeatsService,
     ReconcileService,
     SeatExpiryJob,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Sql, type Transaction } from '@svc/platform';
 import type { SeatChange } from './seat-event.entity';
+import { SeatTransitionMetrics } from './seat-transition-metrics';
 import type { SeatRow, SeatStatus, Sponsor } from './seat.entity';
 
 export type { SeatChange, SeatRow };
@@ -39,7 +40,11 @@ export const PROBE_WINDOW = '24 hours';
 /** Every query of the seats; each method is one statement. */
 @Injectable()
 export class SeatsRepository {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    // Every status change is written by `record`: counting it here misses none.
+    private readonly transitions: SeatTransitionMetrics,
+  ) {}
 
   /**
    * Locks the partner's sponsor row (created on first use, its display name kept current for the
@@ -168,6 +173,7 @@ export class SeatsRepository {
       ],
       tx,
     );
+    this.transitions.recorded(tx, changes);
   }
 
   /** The partner's seat; inside `tx`, locked. */

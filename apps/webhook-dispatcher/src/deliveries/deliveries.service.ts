@@ -16,13 +16,13 @@ import {
   GroupBatcher,
   newId,
 } from '@svc/platform';
-import type { Counter } from 'prom-client';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
 import { DeliveriesRepository, type Delivery } from './deliveries.repository';
 import { enqueueAttempt, type DeliveryMessage } from './delivery-message';
 import { RecipientCache } from './recipient-cache';
-import { nextAttemptAt, type RetryPolicy } from './retry-policy';
+import { DeliveryMetrics } from './delivery-metrics';
+import { nextAttemptAt, retryDelays, type RetryPolicy } from './retry-policy';
 import { retryQueue } from './webhook-queues';
 import { WebhookSender, type WebhookOutcome } from './webhook-sender';
 import { canonicalBody, signatureHeader } from './webhook-signature';
@@ -39,7 +39,7 @@ const RECIPIENT_QUESTIONS_PER_BATCH = 200;
 export class DeliveriesService {
   readonly retryPolicy: RetryPolicy;
   private readonly recipientCache: RecipientCache;
-  private readonly attempts?: Counter<'outcome'>;
+  private readonly metrics?: DeliveryMetrics;
   private readonly attemptLog: Logger;
 
   constructor(
@@ -55,11 +55,7 @@ export class DeliveriesService {
       schedule: config.WEBHOOK_RETRY_SCHEDULE,
       giveUpAfterMs: config.WEBHOOK_GIVE_UP_AFTER,
     };
-    this.attempts = metrics?.counter(
-      'webhook_attempts_total',
-      'delivery attempts by outcome: delivered, retry (queued again) or failed (given up)',
-      ['outcome'],
-    );
+    this.metrics = metrics && new DeliveryMetrics(metrics, amqp, retryDelays(this.retryPolicy));
     this.recipientCache = new RecipientCache(config.WEBHOOK_RECIPIENT_CACHE_TTL);
     // One line per attempt, of ids, numbers and our own error text (never a secret, a body or a
     // header): it skips the redaction pass, which cost more than the rest of the line.
@@ -127,7 +123,9 @@ export class DeliveriesService {
     recipient: WebhookRecipient | undefined,
   ): Promise<void> {
     const startedAt = new Date();
+    const started = process.hrtime.bigint();
     const outcome = await this.post(delivery, recipient, attempt);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const durationMs = Date.now() - startedAt.getTime();
     const next =
       outcome.ok || outcome.final
@@ -142,7 +140,8 @@ export class DeliveriesService {
         attempt: attempt + 1,
       });
     }
-    this.attempts?.inc({ outcome: outcome.ok ? 'delivered' : next ? 'retry' : 'failed' });
+    // Timed only when a request went out: a partner no longer a recipient ends without one.
+    this.metrics?.attempted(outcome.ok ? 'delivered' : next ? 'retry' : 'given_up', recipient && seconds);
     const recorded = await this.deliveries.recordAttempt({
       deliveryId: delivery.deliveryId,
       attempt,

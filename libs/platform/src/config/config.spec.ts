@@ -99,6 +99,22 @@ describe('loadConfig', () => {
   });
 });
 
+describe('METRICS_PORT', () => {
+  const valid = { APP_ENV: 'sandbox', PORT: '3002', DATABASE_URL: 'postgres://u:p@localhost:5432/db' };
+
+  it('defaults to 9464, takes 0 for a free port, and refuses the API port', () => {
+    expect(loadConfig(spec, valid).METRICS_PORT).toBe(9464);
+    expect(loadConfig(spec, { ...valid, METRICS_PORT: '0' }).METRICS_PORT).toBe(0);
+    expect(loadConfig(spec, { ...valid, METRICS_PORT: '9302' }).METRICS_PORT).toBe(9302);
+    expect(() => loadConfig(spec, { ...valid, METRICS_PORT: '3002' })).toThrow(
+      /METRICS_PORT must differ from PORT/,
+    );
+    expect(() => loadConfig(spec, { ...valid, METRICS_PORT: '70000' })).toThrow(
+      /METRICS_PORT must be <= 65535/,
+    );
+  });
+});
+
 describe('RPC_TIMEOUT_MS', () => {
   it('defaults below the 3 s answer budget, so a request waiting on one RPC still answers in time', () => {
     const config = loadConfig(AMQP_CONFIG, { AMQP_URL: 'amqp://guest:guest@localhost:5672/' });

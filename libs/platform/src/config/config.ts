@@ -218,6 +218,22 @@ function docsUrl(): VarSpec<string> {
   };
 }
 
+/** The Prometheus port: its own, so a typo that made it PORT's would put metrics behind the gateway. */
+function metricsPort(): VarSpec<number> {
+  const spec = int(
+    'port of the Prometheus endpoint (GET /metrics), apart from PORT and never routed by the gateway; 0 picks a free port',
+    { default: '9464', min: 0, max: 65535 },
+  );
+  return {
+    ...spec,
+    parse(raw, appEnv, env = {}) {
+      const port = spec.parse(raw, appEnv);
+      if (port !== 0 && String(port) === env.PORT?.trim()) throw new Error('must differ from PORT');
+      return port;
+    },
+  };
+}
+
 /** Variables every app reads. */
 export const BASE_CONFIG = {
   APP_ENV: oneOf(
@@ -228,6 +244,7 @@ export const BASE_CONFIG = {
     { default: 'production' },
   ),
   PORT: int('HTTP port of the app', { min: 1, max: 65535 }),
+  METRICS_PORT: metricsPort(),
   LOG_LEVEL: oneOf(
     'pino log level',
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,

@@ -207,6 +207,32 @@ export class AmqpConnection {
     }
   }
 
+  /**
+   * Messages ready in each queue (for gauges read at scrape time), within `budgetMs`: rejects with
+   * BrokerUnavailableError when not connected or slower than that, so a dead broker cannot stall
+   * a scrape. Every queue must exist (a missing one fails the whole answer).
+   */
+  async queueDepths(queues: readonly string[], budgetMs = 500): Promise<Map<string, number>> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        this.withChannel(async (channel) => {
+          const depths = new Map<string, number>();
+          for (const queue of queues) depths.set(queue, (await channel.checkQueue(queue)).messageCount);
+          return depths;
+        }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new BrokerUnavailableError(`no answer within ${budgetMs} ms`)),
+            budgetMs,
+          );
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Stops taking new messages and waits for the handlers already running to ack. */
   async drain(): Promise<void> {
     this.draining = true;

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Seconds; from a cache hit (~ms) to the 5 s webhook budget and the 2 s database timeouts. */
-const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+export const DURATION_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 /**
  * One app's Prometheus metrics, served on its own port at `GET /metrics` (never routed by the
@@ -21,7 +21,7 @@ export class AppMetrics {
       name: 'http_server_request_duration_seconds',
       help: 'HTTP answers by method, route pattern and status',
       labelNames: ['method', 'route', 'status_code'],
-      buckets: DURATION_BUCKETS,
+      buckets: [...DURATION_BUCKETS],
       registers: [this.registry],
     });
   }
@@ -39,6 +39,37 @@ export class AppMetrics {
     const existing = this.registry.getSingleMetric(name);
     if (existing) return existing as Counter<L>;
     return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  /** The app's histogram of that name (seconds, DURATION_BUCKETS unless told), made on first use. */
+  histogram<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+    buckets: readonly number[] = DURATION_BUCKETS,
+  ): Histogram<L> {
+    const existing = this.registry.getSingleMetric(name);
+    if (existing) return existing as Histogram<L>;
+    return new Histogram({ name, help, labelNames, buckets: [...buckets], registers: [this.registry] });
+  }
+
+  /**
+   * Sets every combination of `values` to 0 (a counter's or histogram's series), so `rate()` and
+   * alerts see each series from the first scrape rather than from its first event.
+   */
+  static preset<L extends string>(
+    metric: Counter<L> | Histogram<L>,
+    values: { readonly [K in L]: readonly string[] },
+  ): void {
+    const names = Object.keys(values) as L[];
+    const combinations = names.reduce<Partial<Record<L, string>>[]>(
+      (acc, name) => acc.flatMap((partial) => values[name].map((v) => ({ ...partial, [name]: v }))),
+      [{}],
+    );
+    for (const labels of combinations) {
+      if (metric instanceof Counter) metric.inc(labels as Record<L, string>, 0);
+      else metric.zero(labels as Record<L, string>);
+    }
   }
 
   /** A gauge read when Prometheus scrapes: `read` answers the value(s) at that moment. */

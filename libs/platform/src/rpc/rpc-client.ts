@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { RpcContract } from '@svc/contracts';
+import type { Histogram } from 'prom-client';
 import { DependencyUnavailableError } from '../http/problem';
+import { AppMetrics } from '../metrics/app-metrics';
 import { APP_CONFIG } from '../platform.module';
 import { AmqpConnection, DIRECT_REPLY_TO } from '../messaging/amqp-connection';
 
@@ -18,6 +20,13 @@ export class RpcRemoteError extends Error {
   }
 }
 
+/** How a call ended: answered, answered with an error, unanswered in time, or never sent. */
+export type RpcOutcome = 'ok' | 'error' | 'timeout' | 'unavailable';
+const RPC_OUTCOMES: readonly RpcOutcome[] = ['ok', 'error', 'timeout', 'unavailable'];
+
+/** The answer did not come within the call's timeout (the request was sent). */
+class RpcTimeoutError extends Error {}
+
 /**
  * Asks another app a question over RabbitMQ and returns a Promise (domain code never sees
  * RxJS or amqplib). A request that is not answered within the timeout also expires in the queue,
@@ -32,16 +41,59 @@ export class RpcClient {
   private readonly pending = new Map<unknown, (reply: Buffer) => void>();
   private listening?: Promise<void>;
   private connectedOnce = false;
+  /** `rpc_client_duration_seconds{pattern, outcome}`; a pattern's four series start at its first call. */
+  private readonly duration?: Histogram<'pattern' | 'outcome'>;
+  private readonly patternsSeen = new Set<string>();
 
   constructor(
     private readonly amqp: AmqpConnection,
     @Inject(APP_CONFIG) private readonly config: { readonly RPC_TIMEOUT_MS: number },
-  ) {}
+    @Optional() metrics?: AppMetrics,
+  ) {
+    this.duration = metrics?.histogram(
+      'rpc_client_duration_seconds',
+      'RPC calls to another app by contract pattern and outcome (ok, error answered, timeout, broker unavailable)',
+      ['pattern', 'outcome'],
+    );
+  }
 
   async call<Req, Res>(
     contract: RpcContract<Req, Res>,
     payload: Req,
     timeoutMs = this.config.RPC_TIMEOUT_MS,
+  ): Promise<Res> {
+    const started = process.hrtime.bigint();
+    let outcome: RpcOutcome = 'error';
+    try {
+      const response = await this.ask(contract, payload, timeoutMs);
+      outcome = 'ok';
+      return response;
+    } catch (err) {
+      outcome =
+        err instanceof DependencyUnavailableError
+          ? err.cause instanceof RpcTimeoutError
+            ? 'timeout'
+            : 'unavailable'
+          : 'error';
+      throw err;
+    } finally {
+      this.observe(contract.pattern, outcome, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  }
+
+  private observe(pattern: string, outcome: RpcOutcome, seconds: number): void {
+    if (!this.duration) return;
+    if (!this.patternsSeen.has(pattern)) {
+      this.patternsSeen.add(pattern);
+      AppMetrics.preset(this.duration, { pattern: [pattern], outcome: RPC_OUTCOMES });
+    }
+    this.duration.observe({ pattern, outcome }, seconds);
+  }
+
+  private async ask<Req, Res>(
+    contract: RpcContract<Req, Res>,
+    payload: Req,
+    timeoutMs: number,
   ): Promise<Res> {
     const deadline = Date.now() + timeoutMs;
     const id = randomUUID();
@@ -71,7 +123,7 @@ export class RpcClient {
         });
         const timer = setTimeout(() => {
           this.pending.delete(id);
-          reject(new Error(`no answer within ${timeoutMs} ms`));
+          reject(new RpcTimeoutError(`no answer within ${timeoutMs} ms`));
         }, deadline - Date.now());
         this.pending.set(id, (answer) => {
           clearTimeout(timer);

@@ -8,6 +8,7 @@ import { createLogger } from '../logging/logger';
 import { DependencyUnavailableError } from '../http/problem';
 import { AmqpConnection, brokerUserOf } from '../messaging/amqp-connection';
 import { MessagingModule } from '../messaging/messaging.module';
+import { AppMetrics } from '../metrics/app-metrics';
 import { PlatformModule } from '../platform.module';
 import { RpcClient, RpcRemoteError } from './rpc-client';
 import { connectRpcServer } from './rpc-server';
@@ -122,5 +123,48 @@ describe('RPC over AmqpConnection', () => {
     await proxy.restore();
     await server.get(AmqpConnection).waitUntilConnected(10_000);
     await expect(rpc.call(ECHO, { again: true })).resolves.toMatchObject({ got: { again: true } });
+  });
+});
+
+describe('rpc_client_duration_seconds', () => {
+  it('times every call by pattern and outcome: ok, error (answered), timeout, unavailable (broker lost)', async () => {
+    const metrics = new AppMetrics('rpc-test-caller');
+    const own = new AmqpConnection(
+      { url: services.amqpUrl, name: 'rpc-test-metrics', prefetch: 5 },
+      createLogger('rpc-test', 'silent'),
+    );
+    own.start();
+    const client = new RpcClient(own, { RPC_TIMEOUT_MS: 5000 }, metrics);
+    const count = async (pattern: string, outcome: string) => {
+      const line = (await metrics.render())
+        .split('\n')
+        .find(
+          (l) =>
+            l.startsWith('rpc_client_duration_seconds_count{') &&
+            l.includes(`pattern="${pattern}"`) &&
+            l.includes(`outcome="${outcome}"`),
+        );
+      return line === undefined ? undefined : Number(line.split(' ').at(-1));
+    };
+    try {
+      await client.call(ECHO, { n: 1 });
+      // The pattern's other outcomes exist from its first call, at zero.
+      expect(await count('test.echo', 'ok')).toBe(1);
+      expect(await count('test.echo', 'timeout')).toBe(0);
+      expect(await count('test.echo', 'unavailable')).toBe(0);
+
+      await client.call(contract('test.refuse'), {}).catch(() => undefined);
+      expect(await count('test.refuse', 'error')).toBe(1);
+
+      await ch.assertQueue(idleQueue, { durable: false });
+      await client.call(contract('test.echo', idleQueue), {}, 300).catch(() => undefined);
+      expect(await count('test.echo', 'timeout')).toBe(1);
+    } finally {
+      await own.close();
+    }
+    const lost = await client.call(ECHO, { n: 2 }).catch((err: unknown) => err);
+    expect(lost).toBeInstanceOf(DependencyUnavailableError);
+    expect(await count('test.echo', 'unavailable')).toBe(1);
+    expect(await count('test.echo', 'ok')).toBe(1);
   });
 });

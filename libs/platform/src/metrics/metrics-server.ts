@@ -1,0 +1,82 @@
+import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { AppMetrics } from './app-metrics';
+
+/**
+ * Prometheus' scrape endpoint on its own port (METRICS_PORT), apart from the API port: the gateway
+ * proxies only API ports and the NetworkPolicies admit only the monitoring namespace here, so
+ * metrics never reach partners. Serves `GET /metrics` and nothing else. Listens when the app
+ * starts and stays up while it drains (a scrape during a roll still sees the draining pod), closing
+ * with the app's other connections. METRICS_PORT=0 binds an ephemeral port (several instances of
+ * an app on one host in tests): `port` says which.
+ */
+export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private server?: Server;
+
+  constructor(
+    private readonly app: string,
+    private readonly metrics: AppMetrics,
+    /** Undefined in modules assembled without the base config (a test's own root module): no listener. */
+    private readonly listenPort: number | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The bound port once the app has started; undefined for an app configured without one. */
+  get port(): number | undefined {
+    const address = this.server?.address();
+    return address && typeof address === 'object' ? (address as AddressInfo).port : undefined;
+  }
+
+  /** `http://127.0.0.1:<port>`, for callers on the same host (tests, scripts). */
+  get url(): string {
+    if (this.port === undefined) throw new Error(`${this.app} serves no metrics port`);
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.listenPort === undefined || this.server) return;
+    const server = createServer((req, res) => {
+      const path = (req.url ?? '').split('?')[0];
+      if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
+        return;
+      }
+      this.metrics.render().then(
+        (text) => {
+          res.writeHead(200, {
+            'content-type': this.metrics.registry.contentType,
+            'cache-control': 'no-store',
+          });
+          res.end(req.method === 'HEAD' ? undefined : text);
+        },
+        (err: unknown) => {
+          this.logger.error({ err }, 'metrics failed to render');
+          res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('metrics failed\n');
+        },
+      );
+    });
+    // Prometheus scrapes on a schedule; a connection kept idle between scrapes is worth little.
+    server.keepAliveTimeout = 5_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ port: this.listenPort, host: '0.0.0.0' }, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.server = server;
+    this.logger.info({ port: this.port }, `${this.app} serving metrics`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+}
