@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: everything CI checks, on a fresh machine or a laptop.
-//   provisioning (npm packages; PostgreSQL, Redis, RabbitMQ, nginx: found or started, see
+//   provisioning (npm packages; PostgreSQL, Redis, RabbitMQ, nginx, prometheus: found or started, see
 //   scripts/lib/services.cjs) -> a database, RabbitMQ vhost and Redis key prefix of this run
 //   only -> typecheck -> lint -> build -> unit -> integration -> e2e -> faults -> fuzz -> clean-up.
 // The faults stage is the fault matrix's short profile (FAULTS_PROFILE=short: one outage of each
@@ -237,6 +237,12 @@ async function main() {
       env.KUBECTL = require('./lib/kubectl.cjs').ensureKubectl({ log: say });
     } catch (err) {
       say(red(`kubectl: ${err.message}`));
+    }
+    // The alert tests run promtool (test/monitoring/rules.spec.ts).
+    try {
+      env = { ...env, ...require('./lib/services.cjs').ensurePrometheus({ log: say }) };
+    } catch (err) {
+      say(red(`prometheus: ${err.message}`));
     }
   }
   if (needsServices) {

@@ -1,6 +1,7 @@
 'use strict';
 // Finds or starts the backing services the apps need: PostgreSQL, Redis, RabbitMQ, and the
-// nginx binary of the gateway. For each one, in this order:
+// nginx binary of the gateway; also Prometheus' binaries (promtool for the alert tests, the
+// server for the e2e scrape test). For each one, in this order:
 //   1. the URL from the environment (DATABASE_URL, REDIS_URL, REDIS_CACHE_URL, AMQP_URL) when it answers;
 //   2. a server already listening on the default local port;
 //   3. `docker compose up -d <service>` of scripts/services.compose.yml when a Docker engine answers;
@@ -442,6 +443,29 @@ function chromiumBinary() {
   return which('chromium') || which('chromium-browser');
 }
 
+// Debian's `prometheus` package ships both: promtool (`promtool check rules`/`test rules` of
+// k8s/components/monitoring, unit tier) and the server (test/e2e/monitoring.e2e-spec.ts). Its
+// maintainer script may try to start a systemd service; nothing here relies on that.
+function prometheusBinaries() {
+  const promtool = which('promtool');
+  const server = which('prometheus');
+  return promtool && server ? { PROMTOOL_BIN: promtool, PROMETHEUS_BIN: server } : null;
+}
+
+/**
+ * Finds promtool and prometheus, installing Debian's `prometheus` package (as root) when either is
+ * missing. Resolves { PROMTOOL_BIN, PROMETHEUS_BIN }. For the unit tier, which starts no server.
+ */
+function ensurePrometheus({ log = (l) => console.log(l) } = {}) {
+  const found = prometheusBinaries();
+  if (found) return found;
+  log('prometheus: promtool or prometheus not installed; installing prometheus with apt-get');
+  aptInstall(['prometheus'], log);
+  const installed = prometheusBinaries();
+  if (!installed) throw new Error('prometheus: promtool/prometheus not found after installing it');
+  return installed;
+}
+
 // ---------------------------------------------------------------------------------------
 // Lock: two runs provisioning at once must not both start the same server.
 
@@ -492,7 +516,8 @@ async function withLock(fn, log) {
 /**
  * Provisions everything. Options: log (line printer), chromium (also ensure a Chromium binary).
  * Resolves {
- *   env: { DATABASE_URL, REDIS_URL, REDIS_CACHE_URL, AMQP_URL, NGINX_BIN, CHROMIUM_BIN? },
+ *   env: { DATABASE_URL, REDIS_URL, REDIS_CACHE_URL, AMQP_URL, NGINX_BIN, PROMETHEUS_BIN,
+ *          PROMTOOL_BIN, CHROMIUM_BIN? },
  *   started: [{ name, stop() }],   // servers started by this call, in start order
  *   stopStarted(),                 // stops them, last started first
  * }
@@ -513,6 +538,10 @@ async function provision({ log = (l) => console.log(l), chromium = false } = {})
     if (chromium && !chromiumBinary()) {
       log('chromium: not installed (browser tests need it)');
       packages.push('chromium');
+    }
+    if (!prometheusBinaries()) {
+      log('prometheus: not installed (the alert tests and the scrape test need it)');
+      packages.push('prometheus');
     }
     if (packages.length) {
       for (const p of Object.values(plans))
@@ -561,6 +590,10 @@ async function provision({ log = (l) => console.log(l), chromium = false } = {})
     };
     if (!env.NGINX_BIN) throw new Error('nginx: binary not found after installing it');
     log(`nginx: ${env.NGINX_BIN}`);
+    const prometheus = prometheusBinaries();
+    if (!prometheus) throw new Error('prometheus: promtool/prometheus not found after installing it');
+    Object.assign(env, prometheus);
+    log(`prometheus: ${prometheus.PROMETHEUS_BIN}, ${prometheus.PROMTOOL_BIN}`);
     if (chromium) {
       env.CHROMIUM_BIN = chromiumBinary();
       log(`chromium: ${env.CHROMIUM_BIN}`);
@@ -584,6 +617,7 @@ module.exports = {
   DEFAULTS,
   RABBIT_MANAGEMENT_PORT,
   provision,
+  ensurePrometheus,
   redact,
   superPsql,
   isLocal,

@@ -374,6 +374,50 @@ export function cnpgScheduledBackupProblems(o: K8sObject): string[] {
   return p;
 }
 
+/** Prometheus Operator `PodMonitor` (v1): the fields its CRD requires and the ones this service sets. */
+export function podMonitorProblems(o: K8sObject): string[] {
+  const p: string[] = [];
+  const spec = o.spec ?? {};
+  if (typeof spec.selector !== 'object' || spec.selector === null) p.push('spec.selector is required');
+  const endpoints = spec.podMetricsEndpoints;
+  if (!Array.isArray(endpoints) || endpoints.length === 0)
+    p.push('spec.podMetricsEndpoints must be a non-empty list');
+  for (const e of endpoints ?? []) {
+    if (typeof e.port !== 'string') p.push('spec.podMetricsEndpoints[].port must be a port name');
+    if (e.path !== undefined && !String(e.path).startsWith('/'))
+      p.push('spec.podMetricsEndpoints[].path must start with /');
+    if (e.interval !== undefined && !/^([0-9]+(ms|s|m|h))+$/.test(e.interval))
+      p.push('spec.podMetricsEndpoints[].interval must be a duration');
+    if (e.honorLabels !== undefined && typeof e.honorLabels !== 'boolean')
+      p.push('spec.podMetricsEndpoints[].honorLabels must be a boolean');
+    for (const r of e.relabelings ?? [])
+      if (r.sourceLabels !== undefined && !Array.isArray(r.sourceLabels))
+        p.push('spec.podMetricsEndpoints[].relabelings[].sourceLabels must be a list');
+  }
+  return p;
+}
+
+/** Prometheus Operator `PrometheusRule` (v1): groups of rules, each an alert or a record with an expr. */
+export function prometheusRuleProblems(o: K8sObject): string[] {
+  const p: string[] = [];
+  const groups = o.spec?.groups;
+  if (!Array.isArray(groups) || groups.length === 0) return ['spec.groups must be a non-empty list'];
+  for (const g of groups) {
+    if (typeof g.name !== 'string') p.push('spec.groups[].name is required');
+    for (const r of g.rules ?? []) {
+      const what = r.alert ?? r.record;
+      if ((typeof r.alert === 'string') === (typeof r.record === 'string'))
+        p.push(`${g.name}: a rule needs exactly one of alert and record`);
+      if (typeof r.expr !== 'string' || r.expr.trim() === '') p.push(`${what}: expr must be a string`);
+      if (r.for !== undefined && !/^([0-9]+(ms|s|m|h|d|w|y))+$/.test(r.for))
+        p.push(`${what}: for must be a duration`);
+      for (const [k, v] of Object.entries({ ...r.labels, ...r.annotations }))
+        if (typeof v !== 'string') p.push(`${what}: label/annotation ${k} must be a string`);
+    }
+  }
+  return p;
+}
+
 export const HAND_CHECKED: Record<string, (o: K8sObject) => string[]> = {
   'postgresql.cnpg.io/v1/Cluster': cnpgClusterProblems,
   'postgresql.cnpg.io/v1/Pooler': cnpgPoolerProblems,
@@ -382,6 +426,8 @@ export const HAND_CHECKED: Record<string, (o: K8sObject) => string[]> = {
   'rabbitmq.com/v1beta1/Vhost': topologyProblems,
   'rabbitmq.com/v1beta1/User': topologyProblems,
   'rabbitmq.com/v1beta1/Permission': topologyProblems,
+  'monitoring.coreos.com/v1/PodMonitor': podMonitorProblems,
+  'monitoring.coreos.com/v1/PrometheusRule': prometheusRuleProblems,
 };
 
 export function schemaProblems(objects: readonly K8sObject[]): string[] {
