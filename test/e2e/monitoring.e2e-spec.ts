@@ -29,8 +29,7 @@ const RATE_LIMIT_PER_MINUTE = 100;
 /**
  * Where Prometheus scrapes one process of an app (host:port; path /metrics): the app's own
  * metrics port (METRICS_PORT), which each process logs when it listens ("<app> serving metrics",
- * with `port`). Before the apps had a metrics port, /metrics was served on the API port: that is
- * the fallback when a process logs no metrics port.
+ * with `port`); the e2e system binds it to a free port (METRICS_PORT=0).
  */
 function metricsTarget(system: RunningSystem, app: NestAppName, replica: number): string {
   const log = path.join(system.logDir, `${replica === 0 ? app : `${app}-${replica + 1}`}.log`);
@@ -44,7 +43,7 @@ function metricsTarget(system: RunningSystem, app: NestAppName, replica: number)
       /* not a JSON line */
     }
   }
-  return `127.0.0.1:${system.replicaPorts[app][replica]}`;
+  throw new Error(`${app} replica ${replica} logged no "serving metrics" line in ${log}`);
 }
 
 function prometheusBinary(): string {
