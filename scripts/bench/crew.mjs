@@ -5,6 +5,9 @@
 //   me gateway    the same through the nginx gateway
 //   me 304        GET /v1/me with If-None-Match (revalidation)
 //   vessels page  GET /v1/me/vessels?limit=50 (alex.morgan's 120 periods)
+//   peer          GET /v1/me built the way the NestJS documentation teaches (bench/peer/crew-me-peer.ts:
+//                 passport-http-bearer over Redis, @nestjs/throttler with Redis storage, TypeORM findOne),
+//                 on the same database and Redis; the report prints crew-api's ratio to it
 // For each: requests/s, p50, p99, the ratio to the baseline, and CPU µs per request of the app
 // processes (crew-api; plus nginx for the gateway) and Redis, and of PostgreSQL, read from /proc. Results go to
 // bench/results/crew-<time>.json. BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50);
@@ -113,7 +116,8 @@ export async function benchCrew() {
   try {
     const servers = await provision({ log: (l) => console.error(l) });
     resources = await createRunResources(servers.env, { log: (l) => console.error(l) });
-    const [authPort, crewPort, gatewayPort, barePort] = [
+    const [authPort, crewPort, gatewayPort, barePort, peerPort] = [
+      await freePort(),
       await freePort(),
       await freePort(),
       await freePort(),
@@ -185,7 +189,7 @@ export async function benchCrew() {
     await new Promise((resolve) => bare.once('message', resolve));
 
     const tokens = [];
-    for (let i = 0; i < 4; i += 1)
+    for (let i = 0; i < 5; i += 1)
       tokens.push(
         await mintToken(
           envFor(0),
@@ -193,9 +197,11 @@ export async function benchCrew() {
           onboardPartner(envFor(0), `bench-${i}`, { scopes: 'profile:read seatime:read vessels:read' }),
         ),
       );
-    const [meAuth, gatewayAuth, revalidateAuth, vesselsAuth] = tokens.map((t) => ({
+    const [meAuth, gatewayAuth, revalidateAuth, vesselsAuth, peerAuth] = tokens.map((t) => ({
       authorization: `Bearer ${t}`,
     }));
+    const peer = await startPeer(peerPort, tokens[4], resources.env, 'bench-4');
+    children.push(peer);
     const me = await fetch(`http://127.0.0.1:${crewPort}/v1/me`, { headers: revalidateAuth });
     if (me.status !== 200) throw new Error(`GET /v1/me answered ${me.status}: ${await me.text()}`);
     const etag = me.headers.get('etag');
@@ -227,6 +233,12 @@ export async function benchCrew() {
         headers: { ...revalidateAuth, 'if-none-match': etag },
         pids: () => [crew.pid, redisPid],
         expect: 304,
+      },
+      {
+        name: PEER,
+        url: `http://127.0.0.1:${peerPort}/v1/me`,
+        headers: peerAuth,
+        pids: () => [peer.pid, redisPid],
       },
       {
         name: 'GET /v1/me/vessels page',
@@ -280,6 +292,38 @@ export async function benchCrew() {
   }
 }
 
+const PEER = 'GET /v1/me peer (NestJS docs way)';
+
+/**
+ * Starts the peer on the run's database and Redis, with `token` known to its bearer strategy as
+ * alex.morgan's token of partner `clientId` (what a token cache would hold).
+ */
+async function startPeer(port, token, env, clientId) {
+  const prefix = `${env.REDIS_KEY_PREFIX ?? ''}peer:`;
+  const principal = { user_id: SANDBOX_MEMBERS[0].user_id, client_id: clientId, scopes: ['profile:read'] };
+  const digest = crypto.createHash('sha256').update(token).digest('hex');
+  await redisCommands(env.REDIS_URL, [
+    ['SET', `${prefix}token:${digest}`, JSON.stringify(principal), 'EX', '3600'],
+  ]);
+  const peer = fork(path.join(ROOT, 'bench/peer/crew-me-peer.ts'), [String(port)], {
+    execArgv: ['-r', path.join(ROOT, 'scripts/lib/ts-register.cjs')],
+    env: {
+      ...process.env,
+      DATABASE_URL: env.DATABASE_URL,
+      REDIS_URL: env.REDIS_URL,
+      PEER_KEY_PREFIX: prefix,
+    },
+    stdio: 'inherit',
+  });
+  await new Promise((resolve, reject) => {
+    peer.once('message', resolve);
+    peer.once('exit', (code) => reject(new Error(`the peer exited (${code}) before it listened`)));
+  });
+  const me = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+  if (me.status !== 200) throw new Error(`the peer's GET /v1/me answered ${me.status}: ${await me.text()}`);
+  return peer;
+}
+
 /** A token for alex.morgan with every scope, minted the way a partner gets one. */
 async function mintToken(env, authPort, client) {
   require('reflect-metadata');
@@ -324,18 +368,22 @@ const TARGETS = {
 
 function report(results) {
   const when = new Date().toISOString();
+  // crew-api's throughput over the peer's, for the same answer (goal: at least 2).
+  const ours = results.find((r) => r.name === 'GET /v1/me direct');
+  const peer = results.find((r) => r.name === PEER);
+  const oursToPeer = ours && peer ? Number((ours.rps / peer.rps).toFixed(2)) : undefined;
   const dir = path.join(ROOT, 'bench', 'results');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `crew-${when.replace(/[:.]/g, '-')}.json`);
   fs.writeFileSync(
     file,
-    `${JSON.stringify({ when, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, results, targets: TARGETS }, null, 2)}\n`,
+    `${JSON.stringify({ when, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, results, targets: TARGETS, me_direct_to_peer: oursToPeer }, null, 2)}\n`,
   );
   console.log(
     `\ncrew-api, ${CONNECTIONS} connections, best of ${ROUNDS} interleaved rounds (results: ${path.relative(ROOT, file)})`,
   );
   console.log(
-    'scenario                         req/s   ratio   p50 ms   p99 ms   CPU µs/req  (of it Redis)   PG µs/req',
+    'scenario                             req/s   ratio   p50 ms   p99 ms   CPU µs/req  (of it Redis)   PG µs/req',
   );
   for (const r of results) {
     const target = TARGETS[r.name];
@@ -345,7 +393,9 @@ function report(results) {
         : `  target MISSED (≥ ${target.ratio * 100} %, p99 ≤ ${target.p99} ms)`
       : '';
     console.log(
-      `${r.name.padEnd(30)} ${String(r.rps).padStart(7)}   ${r.ratio_to_baseline.toFixed(2)}   ${String(r.p50_ms).padStart(6)}   ${String(r.p99_ms).padStart(6)}   ${String(r.cpu_us_per_request).padStart(10)}  ${String(r.redis_cpu_us_per_request).padStart(13)}   ${String(r.postgres_cpu_us_per_request).padStart(9)}${verdict}`,
+      `${r.name.padEnd(34)} ${String(r.rps).padStart(7)}   ${r.ratio_to_baseline.toFixed(2)}   ${String(r.p50_ms).padStart(6)}   ${String(r.p99_ms).padStart(6)}   ${String(r.cpu_us_per_request).padStart(10)}  ${String(r.redis_cpu_us_per_request).padStart(13)}   ${String(r.postgres_cpu_us_per_request).padStart(9)}${verdict}`,
     );
   }
+  if (oursToPeer !== undefined)
+    console.log(`GET /v1/me direct to the peer: ${oursToPeer.toFixed(2)}× (goal ≥ 2×)`);
 }
