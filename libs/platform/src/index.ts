@@ -41,3 +41,4 @@ export * from './http/conditional-get';
 export * from './database/group-batcher';
 export * from './metrics/app-metrics';
 export * from './webhooks/webhook-target';
+export * from './tracing/tracing';
