@@ -14,7 +14,10 @@ import {
   AppMetrics,
   RpcClient,
   GroupBatcher,
+  inSpan,
+  markSpanError,
   newId,
+  SpanKind,
 } from '@svc/platform';
 import type { Counter } from 'prom-client';
 import type { Logger } from 'pino';
@@ -121,11 +124,32 @@ export class DeliveriesService {
   }
 
   /** One attempt: POST, queue the next one after a failure (if there is one), record it. */
-  private async run(
+  private run(delivery: Delivery, attempt: number, recipient: WebhookRecipient | undefined): Promise<void> {
+    return inSpan(
+      'webhook attempt',
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'webhook.delivery_id': delivery.deliveryId,
+          'webhook.event_id': delivery.eventId,
+          'webhook.client_id': delivery.clientId,
+          'webhook.attempt': attempt,
+        },
+      },
+      async (span) => {
+        const outcome = await this.runAttempt(delivery, attempt, recipient);
+        span?.setAttribute('webhook.outcome', outcome.outcome);
+        if (outcome.statusCode !== null) span?.setAttribute('http.response.status_code', outcome.statusCode);
+        if (outcome.outcome !== 'delivered') markSpanError(span, outcome.error ?? undefined);
+      },
+    );
+  }
+
+  private async runAttempt(
     delivery: Delivery,
     attempt: number,
     recipient: WebhookRecipient | undefined,
-  ): Promise<void> {
+  ): Promise<{ outcome: 'delivered' | 'retry' | 'failed'; statusCode: number | null; error: string | null }> {
     const startedAt = new Date();
     const outcome = await this.post(delivery, recipient, attempt);
     const durationMs = Date.now() - startedAt.getTime();
@@ -142,7 +166,8 @@ export class DeliveriesService {
         attempt: attempt + 1,
       });
     }
-    this.attempts?.inc({ outcome: outcome.ok ? 'delivered' : next ? 'retry' : 'failed' });
+    const result = outcome.ok ? 'delivered' : next ? 'retry' : 'failed';
+    this.attempts?.inc({ outcome: result });
     const recorded = await this.deliveries.recordAttempt({
       deliveryId: delivery.deliveryId,
       attempt,
@@ -168,6 +193,7 @@ export class DeliveriesService {
       },
       outcome.ok ? 'webhook delivered' : 'webhook attempt failed',
     );
+    return { outcome: result, statusCode: outcome.statusCode, error: outcome.error };
   }
 
   /**
