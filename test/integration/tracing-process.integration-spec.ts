@@ -20,6 +20,7 @@ interface OtlpSpan {
   readonly parentSpanId?: string;
   readonly name: string;
   readonly kind: number;
+  readonly attributes?: { key: string; value: { stringValue?: string } }[];
 }
 
 interface Export {
@@ -105,5 +106,11 @@ it('exports the request span with its PostgreSQL and Redis spans, and flushes th
   const redis = spans.filter((s) => ['get', 'exists', 'evalsha', 'eval', 'mget'].includes(s.name));
   if (redis.length === 0) throw new Error(`no Redis span in the trace: ${names.join(', ')}`);
   expect(redis.every((s) => s.parentSpanId === server?.spanId)).toBe(true);
+  // A Redis span names its command and nothing else: no key, no argument (token digests, client ids).
+  for (const s of redis) {
+    const text = s.attributes?.find((a) => a.key === 'db.query.text')?.value.stringValue;
+    expect(text).toBe(s.name);
+  }
+  expect(JSON.stringify(redis)).not.toContain(token);
   expect(names.some((n) => n.startsWith('pg.query'))).toBe(true);
 });

@@ -85,7 +85,9 @@ export async function startTracing(
   const instrumentations = [
     // Only queries inside a traced operation: a relay's idle poll is not worth a trace of its own.
     new PgInstrumentation({ requireParentSpan: true }),
-    new IORedisInstrumentation({ requireParentSpan: true }),
+    // The command name only: the default text carries keys and arguments (token digests, client
+    // ids, the limiter's arguments), which have no place in a tracing backend.
+    new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
   ];
   for (const instrumentation of instrumentations) instrumentation.setTracerProvider(provider);
   // The platform's own imports loaded ioredis already; requiring it again now lets the
