@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { SpanKind } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace';
-import { SANDBOX_MEMBERS } from '@svc/contracts';
-import { loadConfig, startTracing, stopTracing, TRACING_CONFIG } from '@svc/platform';
+import { AUTH_PING, SANDBOX_MEMBERS } from '@svc/contracts';
+import { loadConfig, RpcRemoteError, startTracing, stopTracing, TRACING_CONFIG } from '@svc/platform';
 import { request } from '../support/http';
 import { accessToken } from '../support/oauth/tokens';
 import { eventually } from '../support/services';
@@ -116,6 +116,24 @@ describe('a partner request', () => {
     );
     expect(server.parentSpanContext).toBeUndefined();
     expect(spansOf(server.spanContext().traceId).length).toBeGreaterThan(1);
+  });
+});
+
+describe('an RPC answered with an error', () => {
+  it("marks the caller's span and the answering app's span as failed, in one trace", async () => {
+    exporter.reset();
+    const malformed = { from: '' };
+    await expect(auth.rpc.call(AUTH_PING, malformed)).rejects.toBeInstanceOf(RpcRemoteError);
+    const spans = await eventually(async () => {
+      const got = exporter.getFinishedSpans().filter((s) => s.name === AUTH_PING.pattern);
+      return got.length === 2 ? got : undefined;
+    });
+    const client = only(spans, 'RPC client span', (s) => s.kind === SpanKind.CLIENT);
+    const server = only(spans, 'RPC server span', (s) => s.kind === SpanKind.SERVER);
+    expect(parentOf(server)).toBe(idOf(client));
+    expect(server.spanContext().traceId).toBe(client.spanContext().traceId);
+    expect(client.status.code).toBe(SpanStatusCode.ERROR);
+    expect(server.status.code).toBe(SpanStatusCode.ERROR);
   });
 });
 
