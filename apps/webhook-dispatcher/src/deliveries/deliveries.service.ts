@@ -166,8 +166,7 @@ export class DeliveriesService {
         attempt: attempt + 1,
       });
     }
-    const result = outcome.ok ? 'delivered' : next ? 'retry' : 'failed';
-    this.attempts?.inc({ outcome: result });
+    this.attempts?.inc({ outcome: outcome.ok ? 'delivered' : next ? 'retry' : 'failed' });
     const recorded = await this.deliveries.recordAttempt({
       deliveryId: delivery.deliveryId,
       attempt,
@@ -193,7 +192,11 @@ export class DeliveriesService {
       },
       outcome.ok ? 'webhook delivered' : 'webhook attempt failed',
     );
-    return { outcome: result, statusCode: outcome.statusCode, error: outcome.error };
+    return {
+      outcome: outcome.ok ? 'delivered' : next ? 'retry' : 'failed',
+      statusCode: outcome.statusCode,
+      error: outcome.error,
+    };
   }
 
   /**

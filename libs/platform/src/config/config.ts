@@ -197,27 +197,6 @@ export type ConfigOf<S extends ConfigSpec> = {
   readonly [K in keyof S]: S[K] extends VarSpec<infer T> ? T : never;
 };
 
-/**
- * The base of the error documentation: Problem types are `{DOCS_URL}/errors/<code>`. By default
- * the gateway's own `/docs`, i.e. `{PUBLIC_BASE_URL}/docs`, which the gateway serves.
- */
-function docsUrl(): VarSpec<string> {
-  const spec = url('base of the error documentation; Problem types are {DOCS_URL}/errors/<code>', [
-    'http',
-    'https',
-  ]);
-  return {
-    description: `${spec.description} (default: {PUBLIC_BASE_URL}/docs)`,
-    default: '{PUBLIC_BASE_URL}/docs',
-    parse(raw, appEnv, env = {}) {
-      if (isSet(raw)) return spec.parse(raw, appEnv);
-      const base = withDefault(env.PUBLIC_BASE_URL, appEnv, { sandboxDefault: 'http://localhost:8080' });
-      if (base === undefined) throw new Error('is required (or set PUBLIC_BASE_URL)');
-      return spec.parse(`${base.replace(/\/+$/, '')}/docs`, appEnv);
-    },
-  };
-}
-
 /** The standard sampler names of the OpenTelemetry environment specification that the apps accept. */
 export const TRACE_SAMPLERS = [
   'always_on',
@@ -258,6 +237,27 @@ export const TRACING_CONFIG = {
     },
   } satisfies VarSpec<number>,
 } satisfies ConfigSpec;
+
+/**
+ * The base of the error documentation: Problem types are `{DOCS_URL}/errors/<code>`. By default
+ * the gateway's own `/docs`, i.e. `{PUBLIC_BASE_URL}/docs`, which the gateway serves.
+ */
+function docsUrl(): VarSpec<string> {
+  const spec = url('base of the error documentation; Problem types are {DOCS_URL}/errors/<code>', [
+    'http',
+    'https',
+  ]);
+  return {
+    description: `${spec.description} (default: {PUBLIC_BASE_URL}/docs)`,
+    default: '{PUBLIC_BASE_URL}/docs',
+    parse(raw, appEnv, env = {}) {
+      if (isSet(raw)) return spec.parse(raw, appEnv);
+      const base = withDefault(env.PUBLIC_BASE_URL, appEnv, { sandboxDefault: 'http://localhost:8080' });
+      if (base === undefined) throw new Error('is required (or set PUBLIC_BASE_URL)');
+      return spec.parse(`${base.replace(/\/+$/, '')}/docs`, appEnv);
+    },
+  };
+}
 
 /** Variables every app reads. */
 export const BASE_CONFIG = {
