@@ -8,6 +8,10 @@
 //   peer          GET /v1/me built the way the NestJS documentation teaches (bench/peer/crew-me-peer.ts:
 //                 passport-http-bearer over Redis, @nestjs/throttler with Redis storage, TypeORM findOne),
 //                 on the same database and Redis; the report prints crew-api's ratio to it
+//   traced 100 %  GET /v1/me on a second crew-api exporting every trace (OTEL_TRACES_SAMPLER=
+//                 traceidratio, arg 1) to a local OTLP sink that discards them (otlp-sink.cjs)
+//   traced 1 %    the same on a third crew-api keeping 1 % of traces (arg 0.01)
+// The "direct" scenario is the same app with tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset).
 // For each: requests/s, p50, p99, the ratio to the baseline, and CPU µs per request of the app
 // processes (crew-api; plus nginx for the gateway) and Redis, and of PostgreSQL, read from /proc. Results go to
 // bench/results/crew-<time>.json. BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50);
@@ -116,7 +120,10 @@ export async function benchCrew() {
   try {
     const servers = await provision({ log: (l) => console.error(l) });
     resources = await createRunResources(servers.env, { log: (l) => console.error(l) });
-    const [authPort, crewPort, gatewayPort, barePort, peerPort] = [
+    const [authPort, crewPort, gatewayPort, barePort, peerPort, tracedPort, sampledPort, sinkPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
       await freePort(),
       await freePort(),
       await freePort(),
@@ -134,20 +141,32 @@ export async function benchCrew() {
       },
     };
     const database = new URL(resources.env.DATABASE_URL).pathname.slice(1);
-    const envFor = (port) => apps.appEnv({ ...common, fixed: { ...common.fixed, PORT: port } });
+    // Tracing is off unless a scenario turns it on, whatever the caller's environment says.
+    const envFor = (port, tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: '' }) =>
+      apps.appEnv({ ...common, fixed: { ...common.fixed, ...tracing, PORT: port } });
+    const tracingAt = (ratio) => ({
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}`,
+      OTEL_TRACES_SAMPLER: 'traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: String(ratio),
+    });
     for (const app of ['auth-server', 'crew-api']) {
       await apps.runCli(app, 'migrate', envFor(0));
       await apps.runCli(app, 'seed', envFor(0));
     }
     const profileDir = path.join(ROOT, 'bench', 'profiles');
-    const start = (app, port) => {
+    const sink = fork(path.join(ROOT, 'scripts/bench/otlp-sink.cjs'), [String(sinkPort)], {
+      stdio: 'inherit',
+    });
+    children.push(sink);
+    await new Promise((resolve) => sink.once('message', resolve));
+    const start = (app, port, tracing) => {
       // BENCH_PROFILE=1: crew-api writes a V8 CPU profile (chrome://inspect, or any .cpuprofile viewer).
       const profile =
         PROFILE && app === 'crew-api'
           ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-name=crew-api.cpuprofile']
           : [];
       const child = spawn(process.execPath, [...profile, apps.mainJs(app)], {
-        env: envFor(port),
+        env: envFor(port, tracing),
         stdio: ['ignore', 'ignore', 'inherit'],
       });
       children.push(child);
@@ -155,8 +174,12 @@ export async function benchCrew() {
     };
     start('auth-server', authPort);
     const crew = start('crew-api', crewPort);
+    const traced = start('crew-api', tracedPort, tracingAt(1));
+    const sampled = start('crew-api', sampledPort, tracingAt(0.01));
     await waitForHttpOk(`http://127.0.0.1:${authPort}/readyz`, { timeoutMs: 60000 });
-    await waitForHttpOk(`http://127.0.0.1:${crewPort}/readyz`, { timeoutMs: 60000 });
+    for (const port of [crewPort, tracedPort, sampledPort]) {
+      await waitForHttpOk(`http://127.0.0.1:${port}/readyz`, { timeoutMs: 60000 });
+    }
 
     const gatewayDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-crew-gw-'));
     fs.chmodSync(gatewayDir, 0o755);
@@ -189,7 +212,7 @@ export async function benchCrew() {
     await new Promise((resolve) => bare.once('message', resolve));
 
     const tokens = [];
-    for (let i = 0; i < 5; i += 1)
+    for (let i = 0; i < 7; i += 1)
       tokens.push(
         await mintToken(
           envFor(0),
@@ -197,9 +220,11 @@ export async function benchCrew() {
           onboardPartner(envFor(0), `bench-${i}`, { scopes: 'profile:read seatime:read vessels:read' }),
         ),
       );
-    const [meAuth, gatewayAuth, revalidateAuth, vesselsAuth, peerAuth] = tokens.map((t) => ({
-      authorization: `Bearer ${t}`,
-    }));
+    const [meAuth, gatewayAuth, revalidateAuth, vesselsAuth, peerAuth, tracedAuth, sampledAuth] = tokens.map(
+      (t) => ({
+        authorization: `Bearer ${t}`,
+      }),
+    );
     const peer = await startPeer(peerPort, tokens[4], resources.env, 'bench-4');
     children.push(peer);
     const me = await fetch(`http://127.0.0.1:${crewPort}/v1/me`, { headers: revalidateAuth });
@@ -239,6 +264,18 @@ export async function benchCrew() {
         url: `http://127.0.0.1:${peerPort}/v1/me`,
         headers: peerAuth,
         pids: () => [peer.pid, redisPid],
+      },
+      {
+        name: 'GET /v1/me traced 100 %',
+        url: `http://127.0.0.1:${tracedPort}/v1/me`,
+        headers: tracedAuth,
+        pids: () => [traced.pid, redisPid],
+      },
+      {
+        name: 'GET /v1/me traced 1 %',
+        url: `http://127.0.0.1:${sampledPort}/v1/me`,
+        headers: sampledAuth,
+        pids: () => [sampled.pid, redisPid],
       },
       {
         name: 'GET /v1/me/vessels page',
@@ -282,7 +319,14 @@ export async function benchCrew() {
     const results = [...best.values()];
     const base = results[0].rps;
     for (const r of results) r.ratio_to_baseline = Number((r.rps / base).toFixed(3));
-    report(results);
+    // The batch processor exports every few seconds: what the sink got shows the traced apps
+    // really exported (and which spans), not only that they ran.
+    await new Promise((r) => setTimeout(r, 6000));
+    const otlp = await new Promise((resolve) => {
+      sink.once('message', (m) => resolve(m.stats));
+      sink.send('stats');
+    });
+    report(results, otlp);
     return results;
   } finally {
     for (const c of children) c.kill('SIGTERM');
@@ -366,7 +410,7 @@ const TARGETS = {
   'GET /v1/me via gateway': { ratio: 0.25, p99: 30 },
 };
 
-function report(results) {
+function report(results, otlp) {
   const when = new Date().toISOString();
   // crew-api's throughput over the peer's, for the same answer (goal: at least 2).
   const ours = results.find((r) => r.name === 'GET /v1/me direct');
@@ -377,13 +421,18 @@ function report(results) {
   const file = path.join(dir, `crew-${when.replace(/[:.]/g, '-')}.json`);
   fs.writeFileSync(
     file,
-    `${JSON.stringify({ when, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, results, targets: TARGETS, me_direct_to_peer: oursToPeer }, null, 2)}\n`,
+    `${JSON.stringify({ when, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, results, targets: TARGETS, me_direct_to_peer: oursToPeer, otlp_sink: otlp }, null, 2)}\n`,
   );
   console.log(
     `\ncrew-api, ${CONNECTIONS} connections, best of ${ROUNDS} interleaved rounds (results: ${path.relative(ROOT, file)})`,
   );
   console.log(
     'scenario                             req/s   ratio   p50 ms   p99 ms   CPU µs/req  (of it Redis)   PG µs/req',
+  );
+  console.log(
+    `OTLP sink: ${otlp.requests} exports, ${otlp.spans} spans (${Object.entries(otlp.names)
+      .map(([name, n]) => `${name} ${n}`)
+      .join(', ')})`,
   );
   for (const r of results) {
     const target = TARGETS[r.name];

@@ -584,4 +584,37 @@ describe('gateway (nginx) in front of fake apps', () => {
     expect(line).toMatchObject({ method: 'GET', path: '/v1/me', status: 200 });
     expect(sandbox.accessLog()).not.toContain('secret');
   });
+
+  it("passes the partner's W3C trace context upstream and logs its trace id beside the request id", async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const traceparent = `00-${traceId}-00f067aa0ba902b7-01`;
+    const res = await fetch(`${sandbox.base}/v1/me`, {
+      headers: { 'X-Request-Id': 'trace-line-1', traceparent, tracestate: 'vendor=abc' },
+    });
+    const seen = (await res.json()) as Received;
+    expect(seen.headers.traceparent).toBe(traceparent);
+    expect(seen.headers.tracestate).toBe('vendor=abc');
+    expect(seen.headers['x-request-id']).toBe('trace-line-1');
+    // Nothing of the trace goes back to the partner.
+    expect([...res.headers.keys()].filter((h) => h.startsWith('trace'))).toEqual([]);
+
+    const untraced = await fetch(`${sandbox.base}/v1/me`, { headers: { 'X-Request-Id': 'trace-line-2' } });
+    expect(((await untraced.json()) as Received).headers.traceparent).toBeUndefined();
+
+    const lines = () =>
+      sandbox
+        .accessLog()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    let traced: Record<string, unknown> | undefined;
+    let plain: Record<string, unknown> | undefined;
+    for (let i = 0; i < 20 && !(traced && plain); i++) {
+      traced = lines().find((entry) => entry.request_id === 'trace-line-1');
+      plain = lines().find((entry) => entry.request_id === 'trace-line-2');
+      if (!(traced && plain)) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(traced).toMatchObject({ trace_id: traceId, traceparent });
+    expect(plain).toMatchObject({ trace_id: '', traceparent: '' });
+  });
 });

@@ -53,6 +53,24 @@ describe('configuration validated at start-up', () => {
     expect(stderr).toContain('PUBLIC_BASE_URL is required');
   });
 
+  it.each(NEST_APPS)('%s refuses an unknown trace sampler and a ratio outside 0..1', async (app) => {
+    const { code, stderr } = await start(app, {
+      PORT: '3999',
+      APP_ENV: 'sandbox',
+      DATABASE_URL: 'postgres://svc:svc@localhost:5432/svc',
+      AMQP_URL: 'amqp://localhost',
+      REDIS_URL: 'redis://localhost',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+      OTEL_TRACES_SAMPLER: 'parentbased_sometimes',
+      OTEL_TRACES_SAMPLER_ARG: '2',
+    });
+    expect(code).toBe(78);
+    expect(stderr).toContain(
+      'OTEL_TRACES_SAMPLER must be one of always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio',
+    );
+    expect(stderr).toContain('OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, got "2"');
+  });
+
   // Safe by default: APP_ENV unset is production, which has no published secrets to fall back on.
   const services = {
     PORT: '3999',

@@ -204,6 +204,23 @@ describe('renderNginxConfig', () => {
     for (const block of blocks) expect(block).toContain('add_header X-Request-Id $svc_request_id always;');
   });
 
+  it('passes the W3C trace context upstream and logs its trace id beside the request id', () => {
+    const conf = render();
+    expect(conf).toContain('proxy_set_header traceparent $http_traceparent;');
+    expect(conf).toContain('proxy_set_header tracestate $http_tracestate;');
+    const map = /map \$http_traceparent \$svc_trace_id \{\n([^]*?)\n {4}\}/.exec(conf)?.[1] ?? '';
+    const pattern = /"~(.*)" \$svc_tid;/.exec(map)?.[1] ?? '';
+    const tid = new RegExp(pattern.replace('(?<svc_tid>', '('));
+    expect(tid.exec('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')?.[1]).toBe(
+      '4bf92f3577b34da6a3ce929d0e0e4736',
+    );
+    expect(tid.test('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"x')).toBe(false);
+    const format = /log_format svc_json[^]*?'\}';/.exec(conf)?.[0] ?? '';
+    expect(format).toContain('"request_id":"$svc_request_id"');
+    expect(format).toContain('"trace_id":"$svc_trace_id"');
+    expect(format).toContain('"traceparent":"$http_traceparent"');
+  });
+
   it('sends the security headers on every answer: API_CSP unless the app set its own, nosniff, no-referrer', () => {
     const conf = render({ APP_ENV: 'sandbox' });
     const server = /server \{\n([^]*?)\n {8}location /.exec(conf)?.[1] ?? '';

@@ -44,3 +44,4 @@ export * from './database/group-batcher';
 export * from './metrics/app-metrics';
 export * from './metrics/metrics-server';
 export * from './webhooks/webhook-target';
+export * from './tracing/tracing';

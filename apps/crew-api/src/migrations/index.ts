@@ -3,6 +3,7 @@ import { CreateCrewRecords1763770000000 } from './1763770000000-createCrewRecord
 import { MembershipSeat1764000000000 } from './1764000000000-membershipSeat';
 import { OutboxRetention1764200000000 } from './1764200000000-outboxRetention';
 import { MembershipDroppedSeat1764200000003 } from './1764200000003-membershipDroppedSeat';
+import { OutboxTraceContext1764400000000 } from './1764400000000-outboxTraceContext';
 
 export const CREW_API_MIGRATIONS = [
   CreateOutbox1763740000000,
@@ -10,4 +11,5 @@ export const CREW_API_MIGRATIONS = [
   MembershipSeat1764000000000,
   OutboxRetention1764200000000,
   MembershipDroppedSeat1764200000003,
+  OutboxTraceContext1764400000000,
 ];

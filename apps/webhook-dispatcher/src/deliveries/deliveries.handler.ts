@@ -1,6 +1,14 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ContractViolation, EVENT_TYPES, parseServiceEvent } from '@svc/contracts';
-import { AmqpConnection, APP_CONFIG, APP_LOGGER, type InboundMessage } from '@svc/platform';
+import {
+  AmqpConnection,
+  APP_CONFIG,
+  APP_LOGGER,
+  contextFromHeaders,
+  inSpan,
+  SpanKind,
+  type InboundMessage,
+} from '@svc/platform';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
 import { DeliveriesService } from './deliveries.service';
@@ -29,8 +37,14 @@ export class DeliveriesHandler implements OnModuleInit {
     // Most of an attempt is waiting (partner, database, auth-server): many run at once, and the
     // database writes of those finishing together share a statement.
     const prefetch = this.config.WEBHOOK_CONCURRENCY;
-    await this.amqp.consume(EVENTS_QUEUE, (m) => this.onEvent(m), { prefetch });
-    await this.amqp.consume(DELIVERIES_QUEUE, (m) => this.onDelivery(m), { prefetch });
+    await this.amqp.consume(EVENTS_QUEUE, (m) => consumed(EVENTS_QUEUE, m, () => this.onEvent(m)), {
+      prefetch,
+    });
+    await this.amqp.consume(
+      DELIVERIES_QUEUE,
+      (m) => consumed(DELIVERIES_QUEUE, m, () => this.onDelivery(m)),
+      { prefetch },
+    );
   }
 
   private async onEvent(message: InboundMessage): Promise<void> {
@@ -68,4 +82,25 @@ export class DeliveriesHandler implements OnModuleInit {
       return undefined;
     }
   }
+}
+
+/**
+ * Handles a message in a span of the trace its publisher started (the record change behind the
+ * event, or the attempt behind a retry), so every attempt of a delivery joins that trace.
+ */
+function consumed(queue: string, message: InboundMessage, handle: () => Promise<void>): Promise<void> {
+  return inSpan(
+    `process ${queue}`,
+    {
+      kind: SpanKind.CONSUMER,
+      parent: contextFromHeaders(message.properties.headers),
+      attributes: {
+        'messaging.system': 'rabbitmq',
+        'messaging.operation.type': 'process',
+        'messaging.destination.name': queue,
+        'messaging.message.id': message.properties.messageId as string | undefined,
+      },
+    },
+    handle,
+  );
 }

@@ -14,14 +14,17 @@ import {
   AppMetrics,
   RpcClient,
   GroupBatcher,
+  inSpan,
+  markSpanError,
   newId,
+  SpanKind,
 } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
 import { DeliveriesRepository, type Delivery } from './deliveries.repository';
 import { enqueueAttempt, type DeliveryMessage } from './delivery-message';
 import { RecipientCache } from './recipient-cache';
-import { DeliveryMetrics } from './delivery-metrics';
+import { DeliveryMetrics, type AttemptOutcome } from './delivery-metrics';
 import { nextAttemptAt, retryDelays, type RetryPolicy } from './retry-policy';
 import { retryQueue } from './webhook-queues';
 import { WebhookSender, type WebhookOutcome } from './webhook-sender';
@@ -117,11 +120,32 @@ export class DeliveriesService {
   }
 
   /** One attempt: POST, queue the next one after a failure (if there is one), record it. */
-  private async run(
+  private run(delivery: Delivery, attempt: number, recipient: WebhookRecipient | undefined): Promise<void> {
+    return inSpan(
+      'webhook attempt',
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'webhook.delivery_id': delivery.deliveryId,
+          'webhook.event_id': delivery.eventId,
+          'webhook.client_id': delivery.clientId,
+          'webhook.attempt': attempt,
+        },
+      },
+      async (span) => {
+        const outcome = await this.runAttempt(delivery, attempt, recipient);
+        span?.setAttribute('webhook.outcome', outcome.outcome);
+        if (outcome.statusCode !== null) span?.setAttribute('http.response.status_code', outcome.statusCode);
+        if (outcome.outcome !== 'delivered') markSpanError(span, outcome.error ?? undefined);
+      },
+    );
+  }
+
+  private async runAttempt(
     delivery: Delivery,
     attempt: number,
     recipient: WebhookRecipient | undefined,
-  ): Promise<void> {
+  ): Promise<{ outcome: AttemptOutcome; statusCode: number | null; error: string | null }> {
     const startedAt = new Date();
     const started = process.hrtime.bigint();
     const outcome = await this.post(delivery, recipient, attempt);
@@ -140,8 +164,9 @@ export class DeliveriesService {
         attempt: attempt + 1,
       });
     }
+    const result: AttemptOutcome = outcome.ok ? 'delivered' : next ? 'retry' : 'given_up';
     // Timed only when a request went out: a partner no longer a recipient ends without one.
-    this.metrics?.attempted(outcome.ok ? 'delivered' : next ? 'retry' : 'given_up', recipient && seconds);
+    this.metrics?.attempted(result, recipient && seconds);
     const recorded = await this.deliveries.recordAttempt({
       deliveryId: delivery.deliveryId,
       attempt,
@@ -167,6 +192,11 @@ export class DeliveriesService {
       },
       outcome.ok ? 'webhook delivered' : 'webhook attempt failed',
     );
+    return {
+      outcome: result,
+      statusCode: outcome.statusCode,
+      error: outcome.error,
+    };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { ContractViolation, readRecord, readString } from '@svc/contracts';
-import type { AmqpConnection } from '@svc/platform';
+import { traceHeaders, type AmqpConnection } from '@svc/platform';
 
 /** The message of DELIVERIES_QUEUE: run attempt `attempt` of this delivery. */
 export interface DeliveryMessage {
@@ -21,7 +21,11 @@ export function parseDeliveryMessage(input: unknown): DeliveryMessage {
 
 /** Puts attempt `message.attempt` of a delivery on `queue` (the delivery queue or a retry queue). */
 export function enqueueAttempt(amqp: AmqpConnection, queue: string, message: DeliveryMessage): Promise<void> {
+  // A retry carries the trace of the attempt that queued it (through the delay queue's
+  // dead-lettering, which keeps headers), so all attempts of a delivery share one trace.
+  const headers = traceHeaders();
   return amqp.publish('', queue, Buffer.from(JSON.stringify(message)), {
     messageId: `${message.delivery_id}:${message.attempt}`,
+    ...(headers && { headers }),
   });
 }

@@ -21,6 +21,7 @@ import { PlatformModule, type PlatformOptions } from '../platform.module';
 import { RedisModule } from '../redis/redis.module';
 import { RpcModule } from '../rpc/rpc.module';
 import { connectRpcServer } from '../rpc/rpc-server';
+import { startTracing } from '../tracing/tracing';
 
 type BaseConfig = ConfigOf<typeof BASE_CONFIG>;
 
@@ -70,6 +71,7 @@ export async function serveApp<S extends ConfigSpec>(definition: AppDefinition<S
   const logger = createLogger(definition.name, base.LOG_LEVEL);
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
   try {
+    await startTracing(definition.name, base);
     const routes = new RouteIndex();
     const httpOptions = { ...definition, app: definition.name, logger, routes, config: base };
     const app = await createHttpApp(

@@ -197,6 +197,47 @@ export type ConfigOf<S extends ConfigSpec> = {
   readonly [K in keyof S]: S[K] extends VarSpec<infer T> ? T : never;
 };
 
+/** The standard sampler names of the OpenTelemetry environment specification that the apps accept. */
+export const TRACE_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+
+/**
+ * Tracing, under the standard OpenTelemetry variable names so that an operator's usual settings
+ * work. Off (nothing of the SDK loaded) unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
+ */
+export const TRACING_CONFIG = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: {
+    description: 'OTLP/HTTP collector base URL (spans go to its /v1/traces); unset: tracing is off',
+    parse(raw) {
+      if (!isSet(raw)) return undefined;
+      parseUrl(raw.trim(), ['http', 'https']);
+      return raw.trim().replace(/\/+$/, '');
+    },
+  } satisfies VarSpec<string | undefined>,
+  OTEL_TRACES_SAMPLER: oneOf('which traces are recorded (OpenTelemetry sampler name)', TRACE_SAMPLERS, {
+    default: 'parentbased_always_on',
+  }),
+  OTEL_TRACES_SAMPLER_ARG: {
+    description: 'share of traces kept by traceidratio and parentbased_traceidratio, from 0 to 1',
+    default: '1',
+    parse(raw) {
+      if (!isSet(raw)) return 1;
+      const value = raw.trim();
+      const ratio = Number(value);
+      if (!/^\d*\.?\d+(e-?\d+)?$/i.test(value) || !(ratio >= 0 && ratio <= 1)) {
+        throw new Error(`must be a number from 0 to 1, got "${value}"`);
+      }
+      return ratio;
+    },
+  } satisfies VarSpec<number>,
+} satisfies ConfigSpec;
+
 /**
  * The base of the error documentation: Problem types are `{DOCS_URL}/errors/<code>`. By default
  * the gateway's own `/docs`, i.e. `{PUBLIC_BASE_URL}/docs`, which the gateway serves.
@@ -250,6 +291,7 @@ export const BASE_CONFIG = {
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
     { default: 'info' },
   ),
+  ...TRACING_CONFIG,
   PUBLIC_BASE_URL: url('base URL partners use (the gateway)', ['http', 'https'], {
     sandboxDefault: 'http://localhost:8080',
   }),

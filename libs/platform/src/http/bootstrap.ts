@@ -8,6 +8,8 @@ import { ReadinessRegistry } from '../health/readiness';
 import { NestPinoLogger } from '../logging/logger';
 import { AppMetrics } from '../metrics/app-metrics';
 import { requestContext } from '../logging/request-context';
+import { HttpServerTracing } from '../tracing/http-tracing';
+import { stopTracing } from '../tracing/tracing';
 import { ApiProblem } from './problem';
 import { ProblemDetailsFilter, type ErrorRenderer } from './problem-details.filter';
 import { problemBody, type DomainErrorMapper } from './problem-response';
@@ -75,9 +77,13 @@ export async function createHttpApp(
     const larger = findGatewayRoute(route.url)?.bodyLimitBytes;
     if (larger !== undefined && route.bodyLimit === undefined) route.bodyLimit = larger;
   });
+  const tracing = HttpServerTracing.create();
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    requestContext.run({ requestId: request.id }, done);
+    if (!tracing) return requestContext.run({ requestId: request.id }, done);
+    tracing.enter(request, request.method, request.headers, () =>
+      requestContext.run({ requestId: request.id }, done),
+    );
   });
   // The access line holds only the fields below, none of them secret (the path is logged without
   // its query), so it skips the redaction pass, most of what a line would cost.
@@ -91,12 +97,14 @@ export async function createHttpApp(
       reply.statusCode,
       reply.elapsedTime / 1000,
     );
+    const ids = tracing?.leave(request, request.method, request.routeOptions.url, reply.statusCode);
     accessLog.info(
       {
         method: request.method,
         path: request.url.split('?')[0],
         status: reply.statusCode,
         duration_ms: Math.round(reply.elapsedTime),
+        ...ids,
       },
       'request completed',
     );
@@ -180,6 +188,7 @@ export async function runHttpApp(app: NestFastifyApplication, options: HttpAppOp
       await closeListener(app.getHttpServer() as Server);
       options.logger.info(`${options.app} stopped accepting; no request in flight`);
       await app.close();
+      await stopTracing();
       options.logger.info(`${options.app} stopped`);
       process.exit(0);
     } catch (err) {

@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { activeSpanIds } from '../tracing/tracing';
 import { currentRequestId } from './request-context';
 
 /** Secrets: redacted as a field of the line and as a field of any object on it (`body.password`). */
@@ -38,10 +39,13 @@ export function createLogger(app: string, level: string, destination?: Destinati
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      // The request id rides on every line logged while a request or message is being handled.
+      // The request id rides on every line logged while a request or message is being handled,
+      // and the trace's ids while a span is active, so a line leads to its trace and back.
       mixin() {
         const requestId = currentRequestId();
-        return requestId ? { request_id: requestId } : {};
+        const ids = activeSpanIds();
+        if (!ids) return requestId ? { request_id: requestId } : {};
+        return requestId ? { request_id: requestId, ...ids } : ids;
       },
     },
     destination,

@@ -15,4 +15,9 @@ export interface OutboxMessage {
   readonly publishedAt: Date | null;
   readonly attempts: number;
   readonly lastError: string | null;
+  /**
+   * The W3C `traceparent` of the operation that wrote the row (null when tracing is off): the
+   * relay publishes the message as part of that operation's trace.
+   */
+  readonly traceContext: string | null;
 }

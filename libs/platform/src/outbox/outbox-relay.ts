@@ -2,7 +2,8 @@ import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/
 import type { Logger } from 'pino';
 import type { TransactionRunner } from '../database/transaction-runner';
 import type { AmqpConnection } from '../messaging/amqp-connection';
-import type { OutboxRepository } from './outbox.repository';
+import { contextFromHeaders, inSpan, SpanKind, traceHeaders } from '../tracing/tracing';
+import type { ClaimedMessage, OutboxRepository } from './outbox.repository';
 
 export interface OutboxRelayOptions {
   readonly batchSize?: number;
@@ -60,9 +61,11 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       if (batch.length === 0) return 0;
       const results = await Promise.allSettled(
         batch.map((m) =>
-          this.amqp.publish(m.exchange, m.routingKey, Buffer.from(JSON.stringify(m.payload)), {
-            messageId: m.messageId,
-          }),
+          m.traceContext === null
+            ? this.amqp.publish(m.exchange, m.routingKey, Buffer.from(JSON.stringify(m.payload)), {
+                messageId: m.messageId,
+              })
+            : this.publishTraced({ ...m, traceContext: m.traceContext }),
         ),
       );
       const published = batch.filter((_, i) => results[i].status === 'fulfilled').map((m) => m.id);
@@ -77,6 +80,32 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       }
       return published.length;
     });
+  }
+
+  /** Publishes a row written under a trace as a span of that trace, which its consumers continue. */
+  private publishTraced(m: ClaimedMessage & { traceContext: string }): Promise<void> {
+    return inSpan(
+      `publish ${m.routingKey}`,
+      {
+        kind: SpanKind.PRODUCER,
+        parent: contextFromHeaders({ traceparent: m.traceContext }),
+        attributes: {
+          'messaging.system': 'rabbitmq',
+          'messaging.operation.type': 'publish',
+          'messaging.destination.name': m.exchange,
+          'messaging.rabbitmq.destination.routing_key': m.routingKey,
+          'messaging.message.id': m.messageId,
+        },
+      },
+      () => {
+        // A relay with tracing off still passes the writer's context on to the consumers.
+        const headers = traceHeaders() ?? { traceparent: m.traceContext };
+        return this.amqp.publish(m.exchange, m.routingKey, Buffer.from(JSON.stringify(m.payload)), {
+          messageId: m.messageId,
+          headers,
+        });
+      },
+    );
   }
 
   private async run(): Promise<void> {

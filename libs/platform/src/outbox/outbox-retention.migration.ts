@@ -14,3 +14,15 @@ export async function createOutboxRetentionIndex(q: QueryRunner, schema: string)
 export async function dropOutboxRetentionIndex(q: QueryRunner, schema: string): Promise<void> {
   await q.query(`DROP INDEX IF EXISTS "${schema}"."outbox_messages_retention"`);
 }
+
+/**
+ * The outbox's `trace_context` (OutboxMessage.traceContext): nullable, so adding it rewrites no
+ * row and rows written before it, or with tracing off, are published as before.
+ */
+export async function addOutboxTraceContext(q: QueryRunner, schema: string): Promise<void> {
+  await q.query(`ALTER TABLE "${schema}"."outbox_messages" ADD COLUMN IF NOT EXISTS "trace_context" text`);
+}
+
+export async function dropOutboxTraceContext(q: QueryRunner, schema: string): Promise<void> {
+  await q.query(`ALTER TABLE "${schema}"."outbox_messages" DROP COLUMN IF EXISTS "trace_context"`);
+}

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../database/sql';
 import type { Transaction } from '../database/transaction-runner';
+import { currentTraceparent } from '../tracing/tracing';
 import type { OutboxMessage } from './outbox-message.entity';
 
 export type OutboxEntry = Pick<OutboxMessage, 'messageId' | 'exchange' | 'routingKey' | 'payload'>;
 
-export type ClaimedMessage = OutboxEntry & Pick<OutboxMessage, 'id'>;
+export type ClaimedMessage = OutboxEntry & Pick<OutboxMessage, 'id' | 'traceContext'>;
 
 /** The outbox's queries. Only this file writes SQL about the outbox. */
 @Injectable()
@@ -14,9 +15,14 @@ export class OutboxRepository {
 
   /** Adds a message inside the caller's transaction. */
   async add(tx: Transaction, entry: OutboxEntry): Promise<void> {
+    const traceparent = currentTraceparent();
+    const values = [entry.messageId, entry.exchange, entry.routingKey, JSON.stringify(entry.payload)];
     await this.sql.rows(
-      `INSERT INTO outbox_messages (message_id, exchange, routing_key, payload) VALUES ($1, $2, $3, $4::jsonb)`,
-      [entry.messageId, entry.exchange, entry.routingKey, JSON.stringify(entry.payload)],
+      traceparent === undefined
+        ? `INSERT INTO outbox_messages (message_id, exchange, routing_key, payload) VALUES ($1, $2, $3, $4::jsonb)`
+        : `INSERT INTO outbox_messages (message_id, exchange, routing_key, payload, trace_context)
+           VALUES ($1, $2, $3, $4::jsonb, $5)`,
+      traceparent === undefined ? values : [...values, traceparent],
       tx,
     );
   }
@@ -39,7 +45,8 @@ export class OutboxRepository {
    */
   claimBatch(tx: Transaction, limit: number): Promise<ClaimedMessage[]> {
     return this.sql.rows<ClaimedMessage>(
-      `SELECT id, message_id AS "messageId", exchange, routing_key AS "routingKey", payload
+      `SELECT id, message_id AS "messageId", exchange, routing_key AS "routingKey", payload,
+              trace_context AS "traceContext"
          FROM outbox_messages WHERE published_at IS NULL
         ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
       [limit],

@@ -6,6 +6,7 @@ import { DependencyUnavailableError } from '../http/problem';
 import { AppMetrics } from '../metrics/app-metrics';
 import { APP_CONFIG } from '../platform.module';
 import { AmqpConnection, DIRECT_REPLY_TO } from '../messaging/amqp-connection';
+import { failSpan, markSpanError, SpanKind, spanHeaders, startSpan } from '../tracing/tracing';
 
 /** The other app answered, with an error of its own (not a transport failure). */
 export class RpcRemoteError extends Error {
@@ -97,6 +98,16 @@ export class RpcClient {
   ): Promise<Res> {
     const deadline = Date.now() + timeoutMs;
     const id = randomUUID();
+    // The answering app's span is a child of this one: the question travels with its trace.
+    const span = startSpan(contract.pattern, {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'rpc.system': 'rabbitmq',
+        'rpc.method': contract.pattern,
+        'messaging.destination.name': contract.queue,
+      },
+    });
+    const headers = spanHeaders(span);
     let reply: { err?: unknown; response?: unknown };
     try {
       // Until the first connect a call waits for it (an app answers as soon as it starts); once the
@@ -120,6 +131,7 @@ export class RpcClient {
           replyTo: DIRECT_REPLY_TO,
           expiration: String(timeoutMs),
           userId: this.amqp.user,
+          ...(headers && { headers }),
         });
         const timer = setTimeout(() => {
           this.pending.delete(id);
@@ -133,8 +145,12 @@ export class RpcClient {
       });
       reply = JSON.parse(content.toString('utf8')) as typeof reply;
     } catch (err) {
+      failSpan(span, err);
+      span?.end();
       throw new DependencyUnavailableError(contract.queue, err);
     }
+    if (reply.err) markSpanError(span, 'the answering app replied with an error');
+    span?.end();
     if (reply.err) throw new RpcRemoteError(contract.pattern, reply.err);
     return contract.parseResponse(reply.response);
   }

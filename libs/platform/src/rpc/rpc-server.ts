@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { RmqContext, Server, type CustomTransportStrategy, type WritePacket } from '@nestjs/microservices';
 import { NO_MESSAGE_HANDLER } from '@nestjs/microservices/constants';
 import { AmqpConnection, type InboundMessage } from '../messaging/amqp-connection';
+import { contextFromHeaders, inSpan, markSpanError, SpanKind } from '../tracing/tracing';
 
 /**
  * RPC request queues are durable classic queues: a request is worth nothing after its caller's
@@ -76,12 +77,25 @@ export class RpcServer extends Server implements CustomTransportStrategy {
       return reply({ id: packet.id, err: NO_MESSAGE_HANDLER, status: 'error' } as WritePacket);
     }
     const context = new RmqContext([message, undefined, pattern]);
-    const answer$ = this.transformToObservable(await handler(packet.data, context));
-    await new Promise<void>((resolve) =>
-      this.send(answer$, (answer) => {
-        reply(answer);
-        if (answer.isDisposed) resolve();
-      }),
+    // A child of the caller's span: its trace goes on through this app's handling.
+    await inSpan(
+      pattern,
+      {
+        kind: SpanKind.SERVER,
+        parent: contextFromHeaders(message.properties.headers),
+        attributes: { 'rpc.system': 'rabbitmq', 'rpc.method': pattern },
+      },
+      async (span) => {
+        const answer$ = this.transformToObservable(await handler(packet.data, context));
+        await new Promise<void>((resolve) =>
+          this.send(answer$, (answer) => {
+            if (answer.err !== undefined && answer.err !== null)
+              markSpanError(span, 'answered with an error');
+            reply(answer);
+            if (answer.isDisposed) resolve();
+          }),
+        );
+      },
     );
   }
 }

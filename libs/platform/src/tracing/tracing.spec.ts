@@ -1,0 +1,139 @@
+import { Writable } from 'node:stream';
+import { trace, type ProxyTracerProvider } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
+import { ConfigError, loadConfig, TRACING_CONFIG } from '../config/config';
+import { createLogger } from '../logging/logger';
+import { requestContext } from '../logging/request-context';
+import {
+  activeSpanIds,
+  currentTraceparent,
+  inSpan,
+  startTracing,
+  stopTracing,
+  tracingEnabled,
+} from './tracing';
+
+const OFF = loadConfig(TRACING_CONFIG, {});
+
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: createLogger('test', 'info', sink), lines };
+}
+
+/** The provider behind the API's global proxy: a real one only once something registered it. */
+function registeredProvider(): unknown {
+  return (trace.getTracerProvider() as ProxyTracerProvider).getDelegate();
+}
+
+afterEach(() => stopTracing());
+
+describe('tracing configuration', () => {
+  it('is off by default, sampling parent-based always-on as the specification says once it is on', () => {
+    expect(OFF).toEqual({
+      OTEL_EXPORTER_OTLP_ENDPOINT: undefined,
+      OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+      OTEL_TRACES_SAMPLER_ARG: 1,
+    });
+  });
+
+  it('reads the standard variables and drops a trailing slash of the endpoint', () => {
+    expect(
+      loadConfig(TRACING_CONFIG, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
+        OTEL_TRACES_SAMPLER: 'traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.01',
+      }),
+    ).toEqual({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_TRACES_SAMPLER: 'traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: 0.01,
+    });
+  });
+
+  it('refuses an unknown sampler, a ratio outside 0..1 and an endpoint that is not an http URL', () => {
+    const env = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://collector:4317',
+      OTEL_TRACES_SAMPLER: 'parentbased_sometimes',
+      OTEL_TRACES_SAMPLER_ARG: '1.5',
+    };
+    expect(() => loadConfig(TRACING_CONFIG, env)).toThrow(ConfigError);
+    try {
+      loadConfig(TRACING_CONFIG, env);
+    } catch (err) {
+      expect((err as ConfigError).problems.map((p) => p.variable)).toEqual([
+        'OTEL_EXPORTER_OTLP_ENDPOINT',
+        'OTEL_TRACES_SAMPLER',
+        'OTEL_TRACES_SAMPLER_ARG',
+      ]);
+      expect((err as ConfigError).message).toContain(
+        'OTEL_TRACES_SAMPLER must be one of always_on, always_off, traceidratio, parentbased_always_on',
+      );
+    }
+  });
+});
+
+describe('tracing off', () => {
+  it('registers no tracer provider when OTEL_EXPORTER_OTLP_ENDPOINT is unset', async () => {
+    expect(await startTracing('test', OFF)).toBe(false);
+    expect(tracingEnabled()).toBe(false);
+    expect(registeredProvider()).not.toHaveProperty('forceFlush');
+    let ran = false;
+    await inSpan('work', {}, async (span) => {
+      expect(span).toBeUndefined();
+      ran = true;
+    });
+    expect(ran).toBe(true);
+    expect(currentTraceparent()).toBeUndefined();
+  });
+
+  it('logs no trace ids', () => {
+    const { logger, lines } = capture();
+    requestContext.run({ requestId: 'req_x' }, () => logger.info('handled'));
+    expect(lines[0]).toEqual(expect.objectContaining({ request_id: 'req_x' }));
+    expect(lines[0]).not.toHaveProperty('trace_id');
+  });
+});
+
+describe('tracing on', () => {
+  it('registers the provider and puts the active span ids on every log line', async () => {
+    const exporter = new InMemorySpanExporter();
+    expect(await startTracing('test', OFF, { spanProcessor: new SimpleSpanProcessor({ exporter }) })).toBe(
+      true,
+    );
+    expect(registeredProvider()).toHaveProperty('forceFlush');
+    const { logger, lines } = capture();
+    logger.info('outside');
+    let ids: ReturnType<typeof activeSpanIds>;
+    await inSpan('work', {}, async () => {
+      ids = activeSpanIds();
+      requestContext.run({ requestId: 'req_y' }, () => logger.info('inside'));
+      expect(currentTraceparent()).toBe(`00-${ids?.trace_id}-${ids?.span_id}-01`);
+    });
+    expect(lines[0]).not.toHaveProperty('trace_id');
+    expect(ids?.trace_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(lines[1]).toEqual(
+      expect.objectContaining({ request_id: 'req_y', trace_id: ids?.trace_id, span_id: ids?.span_id }),
+    );
+    const [span] = exporter.getFinishedSpans();
+    expect(span.name).toBe('work');
+    expect(span.spanContext().traceId).toBe(ids?.trace_id);
+    expect(span.resource.attributes['service.name']).toBe('test');
+  });
+
+  it('samples by OTEL_TRACES_SAMPLER: always_off records nothing', async () => {
+    const exporter = new InMemorySpanExporter();
+    await startTracing(
+      'test',
+      { ...OFF, OTEL_TRACES_SAMPLER: 'always_off' },
+      { spanProcessor: new SimpleSpanProcessor({ exporter }) },
+    );
+    await inSpan('work', {}, async () => undefined);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+});
