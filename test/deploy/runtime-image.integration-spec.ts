@@ -49,6 +49,8 @@ function productionEnv(port: number): NodeJS.ProcessEnv {
     NODE_ENV: 'production',
     APP_ENV: 'production',
     PORT: String(port),
+    // Every app's default metrics port is the same (9464, one app per pod): on one host each binds a free one.
+    METRICS_PORT: '0',
     DATABASE_URL: services.databaseUrl,
     REDIS_URL: services.redisUrl,
     REDIS_KEY_PREFIX: services.redisKeyPrefix,
