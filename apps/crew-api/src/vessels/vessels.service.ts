@@ -8,7 +8,8 @@ import { applyPatch, differs } from '../records/patch';
 import { RecordWriter, type RecordWrite } from '../records/record-writer.service';
 import { noCrewRecord, RecordsException } from '../records/records.exception';
 import { CursorCodec } from './cursor';
-import type { VesselPeriodInput, VesselPeriodPatch } from './dto/vessel-period.dto';
+import type { VesselPeriodPatch } from './dto/vessel-period.dto';
+import type { VesselPeriod } from './vessel-period-version.entity';
 import type { VesselsQuery } from './dto/vessels-query.dto';
 import {
   toVesselPeriodResponse,
@@ -67,7 +68,7 @@ export class VesselsService {
   }
 
   /** A new period: `user.vessels.updated`, and `user.sea_time.updated` if it is a new vessel. */
-  addPeriod(userId: string, input: VesselPeriodInput): Promise<WrittenPeriodResponse> {
+  addPeriod(userId: string, input: VesselPeriod): Promise<WrittenPeriodResponse> {
     return this.writer.write(userId, async (write) => {
       const servedBefore = await this.vessels.vesselsServed(write.tx, userId);
       const time = await write.stamp({ vessels: true });
