@@ -1,7 +1,6 @@
-import type { VesselPageResponse } from '@svc/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { newId, strongEtag } from '@svc/platform';
-import { API_LIMITS } from '@svc/contracts';
+import { API_LIMITS, type VesselPageResponse } from '@svc/contracts';
 import type { Principal } from '@svc/security';
 import { scopeKey, type Representation } from '../http/conditional';
 import { applyPatch, differs } from '../records/patch';
