@@ -1,5 +1,5 @@
-import { readFields, text, type FieldRead, type Read } from '../../validate';
-import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
+import { fieldsContract, text, type FieldRead, type Read } from '../../validate';
+import { ContractViolation, RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
 /**
@@ -36,9 +36,4 @@ const RESPONSE = {
 };
 export type ConnectedMembersResponse = Read<typeof RESPONSE>;
 
-export const AUTH_CONSENTS_CONNECTED: RpcContract<ConnectedMembersRequest, ConnectedMembersResponse> = {
-  pattern: CONNECTED,
-  queue: RPC_QUEUES.authServer,
-  parseRequest: (input) => readFields(CONNECTED, input, REQUEST),
-  parseResponse: (input) => readFields(CONNECTED, input, RESPONSE),
-};
+export const AUTH_CONSENTS_CONNECTED = fieldsContract(RPC_QUEUES.authServer, CONNECTED, REQUEST, RESPONSE);
