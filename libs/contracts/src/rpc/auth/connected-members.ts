@@ -28,7 +28,6 @@ const userIds: FieldRead<string[]> = (contract, record) => {
 };
 
 const REQUEST = { client_id: text(API_LIMITS.idMaxLength), user_ids: userIds };
-export type ConnectedMembersRequest = Read<typeof REQUEST>;
 
 const RESPONSE = {
   /** The subset of `user_ids` connected to `client_id` (order not significant). */
