@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { newId, strongEtag } from '@svc/platform';
 import { API_LIMITS, type VesselPageResponse } from '@svc/contracts';
 import type { Principal } from '@svc/security';
@@ -17,14 +17,12 @@ import {
 } from './dto/vessels.response';
 import { VesselsRepository, type PeriodVersion } from './vessels.repository';
 
-export const VESSEL_CURSOR_CODEC = Symbol('VESSEL_CURSOR_CODEC');
-
 @Injectable()
 export class VesselsService {
   constructor(
     private readonly vessels: VesselsRepository,
     private readonly writer: RecordWriter,
-    @Inject(VESSEL_CURSOR_CODEC) private readonly cursors: CursorCodec,
+    private readonly cursors: CursorCodec,
   ) {}
 
   /**
