@@ -49,9 +49,6 @@ export function isTemporarilyUnavailable(error: unknown): boolean {
   const remote = error.remote;
   if (typeof remote === 'string') return remote.includes(TEMPORARILY_UNAVAILABLE);
   if (typeof remote !== 'object' || remote === null) return false;
-  try {
-    return JSON.stringify(remote).includes(TEMPORARILY_UNAVAILABLE);
-  } catch {
-    return false;
-  }
+  // Cannot throw: RpcRemoteError's constructor already put this JSON in its message.
+  return JSON.stringify(remote).includes(TEMPORARILY_UNAVAILABLE);
 }

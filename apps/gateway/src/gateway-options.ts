@@ -190,8 +190,6 @@ export const GATEWAY_CONFIG = {
     },
   ),
   GATEWAY_UPSTREAM_READ_TIMEOUT: nginxTime('waiting for a replica’s answer', { default: '15s' }),
-  // At most the apps' SHUTDOWN_DELAY_MS: a rolling restart stops the next replica only after that
-  // delay, by when the gateway has taken the restarted one back.
   GATEWAY_UPSTREAM_FAIL_TIMEOUT: nginxTime(
     'a replica that failed is left out this long; whole seconds, at most the apps’ `SHUTDOWN_DELAY_MS`',
     { default: '1s' },

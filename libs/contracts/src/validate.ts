@@ -1,4 +1,4 @@
-import { ContractViolation, isRecord } from './rpc/rpc';
+import { ContractViolation, isRecord, type RpcContract } from './rpc/rpc';
 
 /** Small readers for contract validators: each throws ContractViolation naming the field. */
 export function readRecord(contract: string, input: unknown): Record<string, unknown> {
@@ -72,6 +72,21 @@ type Maybe<S extends FieldReads> = {
 export type Read<S extends FieldReads> = { readonly [K in Exclude<keyof S, Maybe<S>>]: ReturnType<S[K]> } & {
   readonly [K in Maybe<S>]?: Exclude<ReturnType<S[K]>, undefined>;
 };
+
+/** A contract whose request and answer are both declarations read by `readFields`. */
+export function fieldsContract<Q extends FieldReads, A extends FieldReads>(
+  queue: string,
+  pattern: string,
+  request: Q,
+  answer: A,
+): RpcContract<Read<Q>, Read<A>> {
+  return {
+    pattern,
+    queue,
+    parseRequest: (input) => readFields(pattern, input, request),
+    parseResponse: (input) => readFields(pattern, input, answer),
+  };
+}
 
 /**
  * Reads an object field by field in declaration order, so the first bad field is the one named;

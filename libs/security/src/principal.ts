@@ -1,13 +1,8 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { CachedIntrospection } from '@svc/contracts';
 
 /** Who is calling: the subject, the partner and the grant of a live access token. */
-export interface Principal {
-  readonly user_id: string;
-  readonly client_id: string;
-  readonly scopes: readonly string[];
-  /** ISO 8601 UTC. */
-  readonly expires_at: string;
-}
+export type Principal = Omit<Extract<CachedIntrospection, { active: true }>, 'active'>;
 
 /** Passport's slot on the request, filled by BearerAuthGuard. */
 export function principalOf(request: { user?: unknown }): Principal | undefined {

@@ -63,10 +63,6 @@ function toPrincipal(answer: CachedIntrospection, nowMs: number): Principal | un
   if (!answer.active) return undefined;
   const expiresAt = Date.parse(answer.expires_at);
   if (Number.isNaN(expiresAt) || expiresAt <= nowMs) return undefined;
-  return {
-    user_id: answer.user_id,
-    client_id: answer.client_id,
-    scopes: [...answer.scopes],
-    expires_at: answer.expires_at,
-  };
+  const { active: _active, ...principal } = answer;
+  return principal;
 }

@@ -5,8 +5,12 @@ import {
   randomBytes,
   scrypt,
   timingSafeEqual,
+  type ScryptOptions,
 } from 'node:crypto';
+import { promisify } from 'node:util';
 import { HashSlots } from './hash-slots';
+
+const scryptAsync = promisify<string, Buffer, number, ScryptOptions, Buffer>(scrypt);
 
 /** PKCE S256 (RFC 7636 §4.6): BASE64URL(SHA256(ASCII(code_verifier))). */
 export function pkceChallenge(verifier: string): string {
@@ -88,20 +92,9 @@ export class PasswordHasher {
     params: ScryptParams,
     fairnessKey: string | undefined,
   ): Promise<Buffer> {
-    return this.slots.run(
-      () =>
-        new Promise((resolve, reject) =>
-          // scrypt needs 128 * N * r bytes, over Node's default `maxmem`; twice that leaves OpenSSL room.
-          scrypt(
-            password,
-            salt,
-            KEY_LENGTH,
-            { ...params, maxmem: 2 * 128 * params.N * params.r * params.p },
-            (err, key) => (err ? reject(err) : resolve(key)),
-          ),
-        ),
-      fairnessKey,
-    );
+    // scrypt needs 128 * N * r bytes, over Node's default `maxmem`; twice that leaves OpenSSL room.
+    const options = { ...params, maxmem: 2 * 128 * params.N * params.r * params.p };
+    return this.slots.run(() => scryptAsync(password, salt, KEY_LENGTH, options), fairnessKey);
   }
 }
 

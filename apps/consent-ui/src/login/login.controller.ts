@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sendResult } from '../views/web-result';
 import { parseCsrfField } from '../sessions/csrf-field';
 import { parseLoginForm } from './login-form.dto';
-import { clientAddress } from './client-address';
+import { clientAddress } from '@svc/security';
 import { LoginService } from './login.service';
 import { loginFormResult, signedOutResult, signInResult, signOutPageResult } from './login.view';
 

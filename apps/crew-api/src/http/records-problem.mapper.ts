@@ -9,11 +9,10 @@ export function recordsProblem(error: unknown): ApiProblem | undefined {
   if (!(error instanceof RecordsException)) return undefined;
   switch (error.code) {
     case 'member_not_found':
+    case 'period_not_found':
       return new ApiProblem('not_found', error.message);
     case 'member_exists':
       return new ApiProblem('conflict', error.message);
-    case 'period_not_found':
-      return new ApiProblem('not_found', error.message);
     case 'invalid_cursor':
       return new ValidationProblem([{ field: 'cursor', message: error.message }]);
     case 'invalid_period':

@@ -29,7 +29,7 @@ export class MemberRegistrationService {
           'A crew member with this user id or e-mail exists already.',
         );
       }
-      const member = toMemberProfileResponse(inserted, inserted.recordUpdatedAt);
+      const member = toMemberProfileResponse(inserted);
       const event: MemberRegisteredEvent = {
         id: newId('evt'),
         type: MEMBER_REGISTERED,

@@ -39,11 +39,11 @@ export class MembersService {
     return this.writer.write(userId, async (write) => {
       const current = write.member;
       const next = applyPatch(current, changes);
-      if (!differs(current, next)) return toMemberProfileResponse(current, current.recordUpdatedAt);
+      if (!differs(current, next)) return toMemberProfileResponse(current);
       const time = await write.stamp();
       await this.members.updateProfile(write.tx, userId, changes);
       write.emit('user.profile.updated');
-      return toMemberProfileResponse(next, time.iso);
+      return toMemberProfileResponse({ ...next, recordUpdatedAt: time.iso });
     });
   }
 

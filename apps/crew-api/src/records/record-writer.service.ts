@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { CREW_EVENTS_EXCHANGE, type EventType, type ServiceEvent } from '@svc/contracts';
 import { newId, OutboxRepository, TransactionRunner, type Transaction } from '@svc/platform';
 import { RecordsException } from './records.exception';
-import { RecordsRepository, type LockedMember, type WriteTime } from './records.repository';
+import { RecordsRepository, type LockedMember } from './records.repository';
+import type { Instant } from './sql-time';
 
 /** What a write's work gets: its transaction, the locked member, the clock and the event list. */
 export interface RecordWrite {
@@ -12,7 +13,7 @@ export interface RecordWrite {
    * Takes the write time (once per write) and marks the record, and with `vessels` the vessel
    * history, as changed at that time. A write that turns out to change nothing does not call it.
    */
-  stamp(options?: { readonly vessels?: boolean }): Promise<WriteTime>;
+  stamp(options?: { readonly vessels?: boolean }): Promise<Instant>;
   /** Announces the change: one `crew.events` message of this type, committed with the write. */
   emit(type: EventType): void;
 }
@@ -35,7 +36,7 @@ export class RecordWriter {
     return this.transactions.run(async (tx) => {
       const member = await this.records.lockMember(tx, userId);
       if (!member) throw new RecordsException('member_not_found', `There is no crew member ${userId}.`);
-      let time: WriteTime | undefined;
+      let time: Instant | undefined;
       const events = new Set<EventType>();
       const result = await work({
         tx,

@@ -6,9 +6,6 @@ import { instant, utc, type Instant } from './sql-time';
 /** The member row as a write sees it, locked until the write commits. */
 export type LockedMember = CrewMember;
 
-/** When a write happened: `exact` (microseconds) is stored and compared, `iso` is shown. */
-export type WriteTime = Instant;
-
 /** The lock and the clock every record write goes through. */
 @Injectable()
 export class RecordsRepository {
@@ -37,7 +34,7 @@ export class RecordsRepository {
    * every `vessels_updated_at` a reader could have seen before this write commits, which is what
    * keeps a vessel-history scan's snapshot (`as_of`) stable.
    */
-  async stamp(tx: Transaction, userId: string, vessels: boolean): Promise<WriteTime> {
+  async stamp(tx: Transaction, userId: string, vessels: boolean): Promise<Instant> {
     const written = await this.sql.row<{ t: string }>(
       `WITH w AS (
          SELECT greatest(clock_timestamp(), record_updated_at + interval '1 microsecond') AS t

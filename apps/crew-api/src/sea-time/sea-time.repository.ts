@@ -1,12 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import type { RecentTrendResponse, SeaTimeResponse } from '@svc/contracts';
 import { Sql, type Transaction } from '@svc/platform';
 import { instant, utc } from '../records/sql-time';
 import type { SeaTimeEntry } from './sea-time-entry.entity';
-
-export interface RoleDays {
-  readonly role: string;
-  readonly days: number;
-}
 
 export interface TotalsRow {
   readonly userId: string;
@@ -18,13 +14,8 @@ export interface TotalsRow {
   readonly verifiedMiles: number;
   readonly vesselsServed: number;
   readonly yearsActive: number;
-  readonly byRole: RoleDays[];
-}
-
-export interface MonthTotals {
-  readonly month: string;
-  readonly days_at_sea: number;
-  readonly nautical_miles: number;
+  /** Built by PostgreSQL in the answer's own shape. */
+  readonly byRole: SeaTimeResponse['by_role'];
 }
 
 export interface RecentRow {
@@ -33,7 +24,8 @@ export interface RecentRow {
   readonly recordUpdatedAtExact: string;
   /** The current UTC month, `YYYY-MM`: the last of the twelve. */
   readonly currentMonth: string;
-  readonly months: MonthTotals[];
+  /** Built by PostgreSQL in the answer's own shape. */
+  readonly months: RecentTrendResponse['months'];
 }
 
 /** `recordUpdatedAt` as PostgreSQL's text becomes the API's (ms) and the exact one (µs). */

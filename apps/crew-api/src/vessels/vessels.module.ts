@@ -6,7 +6,7 @@ import { CursorCodec } from './cursor';
 import { InternalVesselsController } from './internal-vessels.controller';
 import { VesselsController } from './vessels.controller';
 import { VesselsRepository } from './vessels.repository';
-import { VESSEL_CURSOR_CODEC, VesselsService } from './vessels.service';
+import { VesselsService } from './vessels.service';
 
 @Module({
   imports: [RecordsModule],
@@ -15,7 +15,7 @@ import { VESSEL_CURSOR_CODEC, VesselsService } from './vessels.service';
     VesselsRepository,
     VesselsService,
     {
-      provide: VESSEL_CURSOR_CODEC,
+      provide: CursorCodec,
       inject: [APP_CONFIG],
       useFactory: (config: Pick<CrewApiConfig, 'CURSOR_SIGNING_KEY'>) =>
         new CursorCodec(config.CURSOR_SIGNING_KEY),

@@ -1,14 +1,14 @@
-import type { VesselPageResponse } from '@svc/contracts';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { newId, strongEtag } from '@svc/platform';
-import { API_LIMITS } from '@svc/contracts';
+import { API_LIMITS, type VesselPageResponse } from '@svc/contracts';
 import type { Principal } from '@svc/security';
 import { scopeKey, type Representation } from '../http/conditional';
 import { applyPatch, differs } from '../records/patch';
 import { RecordWriter, type RecordWrite } from '../records/record-writer.service';
 import { noCrewRecord, RecordsException } from '../records/records.exception';
 import { CursorCodec } from './cursor';
-import type { VesselPeriodInput, VesselPeriodPatch } from './dto/vessel-period.dto';
+import type { VesselPeriodPatch } from './dto/vessel-period.dto';
+import type { VesselPeriod } from './vessel-period-version.entity';
 import type { VesselsQuery } from './dto/vessels-query.dto';
 import {
   toVesselPeriodResponse,
@@ -17,14 +17,12 @@ import {
 } from './dto/vessels.response';
 import { VesselsRepository, type PeriodVersion } from './vessels.repository';
 
-export const VESSEL_CURSOR_CODEC = Symbol('VESSEL_CURSOR_CODEC');
-
 @Injectable()
 export class VesselsService {
   constructor(
     private readonly vessels: VesselsRepository,
     private readonly writer: RecordWriter,
-    @Inject(VESSEL_CURSOR_CODEC) private readonly cursors: CursorCodec,
+    private readonly cursors: CursorCodec,
   ) {}
 
   /**
@@ -67,7 +65,7 @@ export class VesselsService {
   }
 
   /** A new period: `user.vessels.updated`, and `user.sea_time.updated` if it is a new vessel. */
-  addPeriod(userId: string, input: VesselPeriodInput): Promise<WrittenPeriodResponse> {
+  addPeriod(userId: string, input: VesselPeriod): Promise<WrittenPeriodResponse> {
     return this.writer.write(userId, async (write) => {
       const servedBefore = await this.vessels.vesselsServed(write.tx, userId);
       const time = await write.stamp({ vessels: true });

@@ -1,6 +1,5 @@
-import type { ReconcileResponse } from '@svc/contracts';
 import { Injectable } from '@nestjs/common';
-import { normaliseEmail } from '@svc/contracts';
+import { normaliseEmail, type ReconcileResponse } from '@svc/contracts';
 import { TransactionRunner } from '@svc/platform';
 import type { PartnerPrincipal } from '@svc/security';
 import { EntitlementsClient } from '../entitlements/entitlements.client';

@@ -37,7 +37,7 @@ const RETURNED = `"sponsorshipId", "clientId", email, "externalRef", status, "us
 /** A seat whose provision found a member and that closes this soon after it was provisioned is a probe. */
 export const PROBE_WINDOW = '24 hours';
 
-/** Every query of the seats; each method is one statement. */
+/** Every query of the seats: one statement each, plus the `seat_events` rows of its changes. */
 @Injectable()
 export class SeatsRepository {
   constructor(
@@ -87,6 +87,7 @@ export class SeatsRepository {
     );
   }
 
+  /** A new invited seat, its provision recorded (the partner as actor). */
   async insert(tx: Transaction, seat: NewSeat): Promise<SeatRow> {
     const inserted = await this.sql.row<SeatRow>(
       `INSERT INTO seats (sponsorship_id, client_id, email, external_ref, status, invited_at, expires_at, updated_at)
@@ -95,20 +96,26 @@ export class SeatsRepository {
       [seat.sponsorshipId, seat.clientId, seat.email, seat.externalRef, seat.expiresAt],
       tx,
     );
+    const { sponsorshipId, clientId } = seat;
+    await this.record(tx, [
+      { sponsorshipId, from: null, to: 'invited', actor: clientId, reason: 'provisioned' },
+    ]);
     return inserted!;
   }
 
   /**
-   * `matchedOnProvision`: the provision itself found the member (the answer told the partner the
-   * address is a member's), which makes an early close of the seat a probe.
+   * Activates an invited seat, the change recorded with its reason: `member_found`, the provision
+   * itself found the member (the partner's doing; the answer told it the address is a member's,
+   * which makes an early close of the seat a probe), or `member_registered` (the system's).
    */
   async activate(
     tx: Transaction,
     sponsorshipId: string,
     userId: string,
     crewName: string,
-    matchedOnProvision: boolean,
+    reason: 'member_found' | 'member_registered',
   ): Promise<SeatRow> {
+    const matchedOnProvision = reason === 'member_found';
     const seat = await this.sql.row<SeatRow>(
       `UPDATE seats SET status = 'active', user_id = $2, crew_name = $3, activated_at = clock_timestamp(),
                         matched_on_provision = $4, updated_at = clock_timestamp()
@@ -118,6 +125,8 @@ export class SeatsRepository {
       tx,
     );
     if (!seat) throw new Error(`seat ${sponsorshipId} was not invited when activated`);
+    const actor = matchedOnProvision ? seat.clientId : 'system';
+    await this.record(tx, [{ sponsorshipId, from: 'invited', to: 'active', actor, reason }]);
     return seat;
   }
 
@@ -159,7 +168,7 @@ export class SeatsRepository {
     return closed;
   }
 
-  async record(tx: Transaction, changes: readonly SeatChange[]): Promise<void> {
+  private async record(tx: Transaction, changes: readonly SeatChange[]): Promise<void> {
     if (changes.length === 0) return;
     await this.sql.rows(
       `INSERT INTO seat_events (sponsorship_id, from_status, to_status, actor, reason)

@@ -1,6 +1,5 @@
-import type { SeatPageResponse, SeatResponse } from '@svc/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import type { MemberRegisteredEvent } from '@svc/contracts';
+import type { MemberRegisteredEvent, SeatPageResponse, SeatResponse } from '@svc/contracts';
 import { APP_CONFIG, APP_LOGGER, DependencyUnavailableError, newId, TransactionRunner } from '@svc/platform';
 import type { PartnerPrincipal } from '@svc/security';
 import type { Logger } from 'pino';
@@ -13,7 +12,7 @@ import { toSeatResponse } from './dto/seat.response';
 import { ProbeBudgetService } from './probe-budget.service';
 import { LIVE_STATUSES } from './seat.entity';
 import { SeatsException } from './seats.exception';
-import { SeatsRepository, type SeatChange, type SeatRow } from './seats.repository';
+import { SeatsRepository, type SeatRow } from './seats.repository';
 
 export interface ProvisionResult {
   readonly seat: SeatResponse;
@@ -121,9 +120,6 @@ export class SeatsService {
           externalRef: request.externalRef,
           expiresAt: request.expiresAt ?? this.defaultTermEnd(),
         });
-        const changes: SeatChange[] = [
-          { sponsorshipId, from: null, to: 'invited', actor: clientId, reason: 'provisioned' },
-        ];
         try {
           const member = await this.entitlements.memberByEmail(request.email);
           if (member) {
@@ -134,14 +130,7 @@ export class SeatsService {
               sponsorship_id: sponsorshipId,
               expires_at: seat.expiresAt.toISOString(),
             });
-            seat = await this.seats.activate(tx, sponsorshipId, member.user_id, grant.name, true);
-            changes.push({
-              sponsorshipId,
-              from: 'invited',
-              to: 'active',
-              actor: clientId,
-              reason: 'member_found',
-            });
+            seat = await this.seats.activate(tx, sponsorshipId, member.user_id, grant.name, 'member_found');
           }
         } catch (err) {
           if (err instanceof DependencyUnavailableError || err instanceof MemberGoneError) {
@@ -152,7 +141,6 @@ export class SeatsService {
           }
           throw err;
         }
-        await this.seats.record(tx, changes);
         return { seat, created: true };
       });
     } catch (err) {
@@ -190,16 +178,7 @@ export class SeatsService {
         sponsorship_id: seat.sponsorshipId,
         expires_at: seat.expiresAt.toISOString(),
       });
-      await this.seats.activate(tx, seat.sponsorshipId, event.user_id, grant.name, false);
-      await this.seats.record(tx, [
-        {
-          sponsorshipId: seat.sponsorshipId,
-          from: 'invited',
-          to: 'active',
-          actor: 'system',
-          reason: 'member_registered',
-        },
-      ]);
+      await this.seats.activate(tx, seat.sponsorshipId, event.user_id, grant.name, 'member_registered');
     });
   }
 

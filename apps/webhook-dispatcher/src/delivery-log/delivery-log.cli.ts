@@ -19,7 +19,7 @@ import pino, { type Logger } from 'pino';
 import type { WEBHOOK_DISPATCHER_CONFIG } from '../config';
 import type { DeliveryStatus, LoggedAttempt, LoggedDelivery } from '../deliveries/deliveries.repository';
 import { WEBHOOK_DISPATCHER_MIGRATIONS } from '../migrations';
-import { DeliveryLogErrorCode, DeliveryLogException } from './delivery-log.exception';
+import { DeliveryLogException } from './delivery-log.exception';
 import { DeliveryLogModule } from './delivery-log.module';
 import { DeliveryLogService } from './delivery-log.service';
 import { RedeliveryService } from './redelivery.service';
@@ -55,11 +55,11 @@ export async function deliveriesCommand(
 function exitCodeOf(err: unknown): number {
   if (!(err instanceof DeliveryLogException)) return EXIT.failed;
   switch (err.code) {
-    case DeliveryLogErrorCode.UnknownDelivery:
-    case DeliveryLogErrorCode.StillPending:
+    case 'unknown_delivery':
+    case 'still_pending':
       return EXIT.refused;
-    case DeliveryLogErrorCode.QueuesMissing:
-    case DeliveryLogErrorCode.BrokerUnavailable:
+    case 'queues_missing':
+    case 'broker_unavailable':
       return EXIT.unavailable;
     default:
       return assertUnreachable(err.code);
@@ -163,7 +163,7 @@ async function withContext<T>(
         .waitUntilConnected(10_000)
         .catch((err: unknown) => {
           throw new DeliveryLogException(
-            DeliveryLogErrorCode.BrokerUnavailable,
+            'broker_unavailable',
             `RabbitMQ is not reachable: ${err instanceof Error ? err.message : String(err)}`,
           );
         });

@@ -5,7 +5,7 @@ import {
   type LoggedAttempt,
   type LoggedDelivery,
 } from '../deliveries/deliveries.repository';
-import { DeliveryLogErrorCode, DeliveryLogException } from './delivery-log.exception';
+import { DeliveryLogException } from './delivery-log.exception';
 
 export interface DeliveryDetail {
   readonly delivery: LoggedDelivery;
@@ -29,5 +29,5 @@ export class DeliveryLogService {
 }
 
 export function unknownDelivery(deliveryId: string): DeliveryLogException {
-  return new DeliveryLogException(DeliveryLogErrorCode.UnknownDelivery, `no delivery ${deliveryId}`);
+  return new DeliveryLogException('unknown_delivery', `no delivery ${deliveryId}`);
 }

@@ -3,7 +3,7 @@ import { AmqpConnection, newId } from '@svc/platform';
 import { DeliveriesRepository, type LoggedDelivery } from '../deliveries/deliveries.repository';
 import { enqueueAttempt } from '../deliveries/delivery-message';
 import { DELIVERIES_QUEUE } from '../deliveries/webhook-queues';
-import { DeliveryLogErrorCode, DeliveryLogException } from './delivery-log.exception';
+import { DeliveryLogException } from './delivery-log.exception';
 import { unknownDelivery } from './delivery-log.service';
 
 /** Sends a finished delivery again, for partner support (`deliveries redeliver`). */
@@ -25,7 +25,7 @@ export class RedeliveryService {
     if (!source) throw unknownDelivery(deliveryId);
     if (source.status === 'pending') {
       throw new DeliveryLogException(
-        DeliveryLogErrorCode.StillPending,
+        'still_pending',
         `${deliveryId} is still pending (${source.attempts} attempt(s) so far` +
           `${source.nextAttemptAt ? `, next at ${source.nextAttemptAt.toISOString()}` : ''}); ` +
           'redeliver it once it is delivered or failed',
@@ -40,7 +40,7 @@ export class RedeliveryService {
       // Without its message nothing would ever attempt it: take it back.
       await this.deliveries.deleteUnattempted(redelivery.deliveryId);
       throw new DeliveryLogException(
-        DeliveryLogErrorCode.BrokerUnavailable,
+        'broker_unavailable',
         `RabbitMQ did not take the redelivery: ${err instanceof Error ? err.message : String(err)}`,
       );
     }
@@ -54,7 +54,7 @@ export class RedeliveryService {
     } catch (err) {
       const missing = err instanceof Error && /NOT_FOUND/.test(err.message);
       throw new DeliveryLogException(
-        missing ? DeliveryLogErrorCode.QueuesMissing : DeliveryLogErrorCode.BrokerUnavailable,
+        missing ? 'queues_missing' : 'broker_unavailable',
         missing
           ? `queue ${DELIVERIES_QUEUE} does not exist: start webhook-dispatcher once against this broker`
           : `RabbitMQ is not reachable: ${err instanceof Error ? err.message : String(err)}`,

@@ -1,33 +1,22 @@
-import { ContractViolation, isRecord, RPC_QUEUES, type RpcContract } from './rpc';
+import { oneOf, readFields, readString, type Read } from '../validate';
+import { ContractViolation, RPC_QUEUES, type RpcContract } from './rpc';
 
 /**
  * `auth.ping`: the smallest question one app can ask auth-server. Apps use it to prove the RPC
  * path (queue, reply, timeout) works before they depend on auth-server for real answers.
  */
-export interface AuthPingResponse {
-  readonly app: 'auth-server';
-  readonly from: string;
-  readonly at: string;
-}
+const NAME = 'auth.ping';
+
+const RESPONSE = { app: oneOf(['auth-server']), from: readString, at: readString };
+export type AuthPingResponse = Read<typeof RESPONSE>;
 
 export const AUTH_PING: RpcContract<{ readonly from: string }, AuthPingResponse> = {
-  pattern: 'auth.ping',
+  pattern: NAME,
   queue: RPC_QUEUES.authServer,
   parseRequest(input) {
-    if (!isRecord(input) || typeof input.from !== 'string' || input.from.length === 0) {
-      throw new ContractViolation('auth.ping request', '`from` must be a non-empty string');
-    }
-    return { from: input.from };
+    const request = readFields(NAME, input, { from: readString });
+    if (request.from === '') throw new ContractViolation(NAME, '`from` must not be empty');
+    return request;
   },
-  parseResponse(input) {
-    if (
-      !isRecord(input) ||
-      input.app !== 'auth-server' ||
-      typeof input.from !== 'string' ||
-      typeof input.at !== 'string'
-    ) {
-      throw new ContractViolation('auth.ping response', 'expected {app, from, at}');
-    }
-    return { app: 'auth-server', from: input.from, at: input.at };
-  },
+  parseResponse: (input) => readFields(NAME, input, RESPONSE),
 };

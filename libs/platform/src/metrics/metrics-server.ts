@@ -1,4 +1,5 @@
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -59,13 +60,8 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     });
     // Prometheus scrapes on a schedule; a connection kept idle between scrapes is worth little.
     server.keepAliveTimeout = 5_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ port: this.listenPort, host: '0.0.0.0' }, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    // Rejects with the 'error' (a port in use) that comes instead of 'listening'.
+    await once(server.listen({ port: this.listenPort, host: '0.0.0.0' }), 'listening');
     this.server = server;
     this.logger.info({ port: this.port }, `${this.app} serving metrics`);
   }

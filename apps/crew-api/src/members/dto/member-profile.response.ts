@@ -11,10 +11,7 @@ export interface MemberProfileResponse {
   readonly record_updated_at: string;
 }
 
-export function toMemberProfileResponse(
-  member: LockedMember,
-  recordUpdatedAt: string,
-): MemberProfileResponse {
+export function toMemberProfileResponse(member: LockedMember): MemberProfileResponse {
   return {
     user_id: member.userId,
     email: member.email,
@@ -22,6 +19,6 @@ export function toMemberProfileResponse(
     role: member.role,
     country: member.country,
     photo_url: member.photoUrl,
-    record_updated_at: recordUpdatedAt,
+    record_updated_at: member.recordUpdatedAt,
   };
 }

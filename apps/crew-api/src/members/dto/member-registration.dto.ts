@@ -1,17 +1,13 @@
 import { API_LIMITS, normaliseEmail } from '@svc/contracts';
 import { FieldReader } from '@svc/platform';
+import type { CrewMember } from '../crew-member.entity';
 
 const FIELDS = ['user_id', 'email', 'name', 'role', 'country', 'photo_url'] as const;
 
-export interface MemberRegistration {
+export type MemberRegistration = Omit<CrewMember, 'userId' | 'recordUpdatedAt'> & {
   /** The member's sign-in identity in auth-server, when it exists already; else a new `usr_…`. */
   readonly userId?: string;
-  readonly email: string;
-  readonly name: string;
-  readonly role: string;
-  readonly country: string;
-  readonly photoUrl: string | null;
-}
+};
 
 /** `POST /internal/v1/crew`: a new crew member's record head (profile), free tier. */
 export function parseMemberRegistration(body: unknown): MemberRegistration {

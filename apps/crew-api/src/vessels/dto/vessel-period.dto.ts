@@ -2,9 +2,7 @@ import { FieldReader } from '@svc/platform';
 import { normaliseImo } from '../imo';
 import type { VesselPeriod } from '../vessel-period-version.entity';
 
-export type VesselPeriodInput = VesselPeriod;
-
-export type VesselPeriodPatch = Partial<VesselPeriodInput>;
+export type VesselPeriodPatch = Partial<VesselPeriod>;
 
 const FIELDS = ['imo', 'name', 'role', 'period_start', 'period_end', 'days', 'nautical_miles'] as const;
 const DAY_MS = 86_400_000;
@@ -30,7 +28,7 @@ function readImo(reader: FieldReader): string {
  * `period_start` and `period_end` (ISO 8601, end not before start), `nautical_miles`
  * (0-10,000,000) and optionally `days` (0-36,600; default: the days the period spans, rounded up).
  */
-export function parseNewVesselPeriod(body: unknown): VesselPeriodInput {
+export function parseNewVesselPeriod(body: unknown): VesselPeriod {
   const reader = FieldReader.body(body).onlyFields(FIELDS);
   const imo = readImo(reader);
   const name = reader.string('name', { max: 200 });

@@ -1,5 +1,5 @@
-import { readFields, text, type FieldRead, type Read } from '../../validate';
-import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
+import { fieldsContract, text, type FieldRead, type Read } from '../../validate';
+import { ContractViolation, RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
 /**
@@ -28,7 +28,6 @@ const userIds: FieldRead<string[]> = (contract, record) => {
 };
 
 const REQUEST = { client_id: text(API_LIMITS.idMaxLength), user_ids: userIds };
-export type ConnectedMembersRequest = Read<typeof REQUEST>;
 
 const RESPONSE = {
   /** The subset of `user_ids` connected to `client_id` (order not significant). */
@@ -36,9 +35,4 @@ const RESPONSE = {
 };
 export type ConnectedMembersResponse = Read<typeof RESPONSE>;
 
-export const AUTH_CONSENTS_CONNECTED: RpcContract<ConnectedMembersRequest, ConnectedMembersResponse> = {
-  pattern: CONNECTED,
-  queue: RPC_QUEUES.authServer,
-  parseRequest: (input) => readFields(CONNECTED, input, REQUEST),
-  parseResponse: (input) => readFields(CONNECTED, input, RESPONSE),
-};
+export const AUTH_CONSENTS_CONNECTED = fieldsContract(RPC_QUEUES.authServer, CONNECTED, REQUEST, RESPONSE);

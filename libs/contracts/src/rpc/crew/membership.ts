@@ -1,4 +1,5 @@
 import {
+  fieldsContract,
   listOf,
   readBoolean,
   readFields,
@@ -86,14 +87,12 @@ export const CREW_MEMBERS_BY_EMAIL: RpcContract<{ readonly emails: string[] }, M
   parseResponse: (input) => readFields(BY_EMAIL, input, { members: listOf(MEMBER) }),
 };
 
-const GRANT = 'crew.membership.grant';
-
-export const CREW_MEMBERSHIP_GRANT: RpcContract<MembershipGrantRequest, MembershipGrantResponse> = {
-  pattern: GRANT,
-  queue: RPC_QUEUES.crewApi,
-  parseRequest: (input) => readFields(GRANT, input, GRANT_REQUEST),
-  parseResponse: (input) => readFields(GRANT, input, GRANT_RESPONSE),
-};
+export const CREW_MEMBERSHIP_GRANT = fieldsContract(
+  RPC_QUEUES.crewApi,
+  'crew.membership.grant',
+  GRANT_REQUEST,
+  GRANT_RESPONSE,
+);
 
 const DROP = 'crew.membership.drop';
 /** At most this many drops per call (reconcile cancels in batches of this size). */

@@ -1,5 +1,5 @@
-import { listOf, oneOf, readFields, text, timestampText, type Read } from '../../validate';
-import { RPC_QUEUES, type RpcContract } from '../rpc';
+import { fieldsContract, listOf, oneOf, text, timestampText, type Read } from '../../validate';
+import { RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
 /**
@@ -20,18 +20,12 @@ const SPONSORSHIP = {
 };
 export type MemberSponsorship = Read<typeof SPONSORSHIP>;
 
-export interface MemberSponsorshipsResponse {
-  readonly sponsorships: readonly MemberSponsorship[];
-}
+const RESPONSE = { sponsorships: listOf(SPONSORSHIP) };
+export type MemberSponsorshipsResponse = Read<typeof RESPONSE>;
 
-const NAME = 'sponsorship.member.sponsorships';
-
-export const SPONSORSHIP_MEMBER_SPONSORSHIPS: RpcContract<
-  { readonly user_id: string },
-  MemberSponsorshipsResponse
-> = {
-  pattern: NAME,
-  queue: RPC_QUEUES.sponsorshipApi,
-  parseRequest: (input) => readFields(NAME, input, { user_id: text(API_LIMITS.idMaxLength) }),
-  parseResponse: (input) => readFields(NAME, input, { sponsorships: listOf(SPONSORSHIP) }),
-};
+export const SPONSORSHIP_MEMBER_SPONSORSHIPS = fieldsContract(
+  RPC_QUEUES.sponsorshipApi,
+  'sponsorship.member.sponsorships',
+  { user_id: text(API_LIMITS.idMaxLength) },
+  RESPONSE,
+);
