@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Sql, type Transaction } from '@svc/platform';
+import { columns, Sql, type Transaction } from '@svc/platform';
 import type { SeatChange } from './seat-event.entity';
 import { SeatTransitionMetrics } from './seat-transition-metrics';
 import type { SeatRow, SeatStatus, Sponsor } from './seat.entity';
@@ -173,13 +173,7 @@ export class SeatsRepository {
     await this.sql.rows(
       `INSERT INTO seat_events (sponsorship_id, from_status, to_status, actor, reason)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])`,
-      [
-        changes.map((c) => c.sponsorshipId),
-        changes.map((c) => c.from),
-        changes.map((c) => c.to),
-        changes.map((c) => c.actor),
-        changes.map((c) => c.reason),
-      ],
+      columns(changes, ['sponsorshipId', 'from', 'to', 'actor', 'reason']),
       tx,
     );
     this.transitions.recorded(tx, changes);

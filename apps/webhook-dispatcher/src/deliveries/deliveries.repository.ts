@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { GroupBatcher, Sql } from '@svc/platform';
+import { columns, GroupBatcher, Sql } from '@svc/platform';
 import type { DeliveryAttemptRow, DeliveryRow, DeliveryStatus } from './delivery.entity';
 
 export type { DeliveryStatus };
@@ -62,13 +62,7 @@ export class DeliveriesRepository {
        SELECT ${COLUMNS} FROM deliveries
         WHERE event_id = ANY($8::text[]) AND status = 'pending' AND attempts = 0 AND redelivery_of IS NULL`,
       [
-        all.map((d) => d.deliveryId),
-        all.map((d) => d.eventId),
-        all.map((d) => d.eventType),
-        all.map((d) => d.userId),
-        all.map((d) => d.clientId),
-        all.map((d) => d.targetUrl),
-        all.map((d) => d.body),
+        ...columns(all, ['deliveryId', 'eventId', 'eventType', 'userId', 'clientId', 'targetUrl', 'body']),
         [...firstOf.keys()],
       ],
     );
@@ -128,17 +122,17 @@ export class DeliveriesRepository {
          (delivery_id, attempt, started_at, duration_ms, status_code, error, next_attempt_at)
        SELECT delivery_id, attempt, started_at, duration_ms, status_code, error, next_attempt_at FROM moved
        RETURNING delivery_id AS "deliveryId"`,
-      [
-        unique.map((r) => r.deliveryId),
-        unique.map((r) => r.attempt),
-        unique.map((r) => r.status),
-        unique.map((r) => r.nextAttemptAt),
-        unique.map((r) => r.startedAt),
-        unique.map((r) => r.durationMs),
-        unique.map((r) => r.statusCode),
-        unique.map((r) => r.error),
-        unique.map((r) => r.targetUrl),
-      ],
+      columns(unique, [
+        'deliveryId',
+        'attempt',
+        'status',
+        'nextAttemptAt',
+        'startedAt',
+        'durationMs',
+        'statusCode',
+        'error',
+        'targetUrl',
+      ]),
     );
     const counted = new Set(moved.map((m) => m.deliveryId));
     return batch.map((r, i) => firstOf.get(r.deliveryId) === i && counted.has(r.deliveryId));

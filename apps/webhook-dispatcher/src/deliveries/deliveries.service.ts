@@ -51,7 +51,7 @@ export class DeliveriesService {
     private readonly amqp: AmqpConnection,
     private readonly sender: WebhookSender,
     @Inject(APP_CONFIG) private readonly config: WebhookDispatcherConfig,
-    @Inject(APP_LOGGER) private readonly logger: Logger,
+    @Inject(APP_LOGGER) logger: Logger,
     @Optional() metrics?: AppMetrics,
   ) {
     this.retryPolicy = {

@@ -49,3 +49,11 @@ export class Sql {
     return (await pool.query<T>({ name: `${this.app}.${name}`, text, values: [...values] })).rows;
   }
 }
+
+/**
+ * The parameters of a multi-row write that binds one array per column (`unnest($1::text[], …)`):
+ * one array per key, in the order of `keys`, each in the order of `rows`.
+ */
+export function columns<T, K extends keyof T>(rows: readonly T[], keys: readonly K[]): T[K][][] {
+  return keys.map((key) => rows.map((row) => row[key]));
+}
