@@ -8,7 +8,7 @@ import {
   pkcePair,
   randomState,
 } from '../support/factories';
-import { FormClient, parseForms } from '../support/oauth/forms';
+import { FormClient, parseForms, submission } from '../support/oauth/forms';
 import { startSystem, type RunningSystem } from '../support/system';
 
 /**
@@ -194,7 +194,14 @@ describe('logs of a full OAuth flow', () => {
     keep('refresh token', fourth.refresh_token);
     const connections = await browser.fetch('/account/connections');
     expect(connections.status).toBe(200);
-    const disconnected = await browser.submit(await connections.text(), 'Disconnect');
+    // The e2e suites share one sandbox: sam may be connected to other partners too.
+    const disconnect = parseForms(await connections.text()).find((f) =>
+      f.action.endsWith(`/${encodeURIComponent(A.client_id)}/disconnect`),
+    );
+    const disconnected = await browser.fetch(disconnect!.action, {
+      method: 'POST',
+      body: submission(disconnect!, {}, 'Disconnect'),
+    });
     expect(disconnected.status).toBeLessThan(400);
     expect(
       (
