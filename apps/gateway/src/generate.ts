@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { GATEWAY_ROUTES } from '@svc/contracts';
 import { writeGatewayBundle } from './bundle';
 import { ConfigError } from '@svc/platform';
@@ -13,10 +14,8 @@ Writes <dir>/nginx.conf (from GATEWAY_ROUTES in @svc/contracts), <dir>/temp/* an
 the docs site built by \`npm run build\` (dist/apps/gateway/static, or --static), with this
 environment's openapi.json and openapi.yaml. Then run: nginx -p <dir> -c <dir>/nginx.conf
 
-Environment: APP_ENV (sandbox|production), GATEWAY_PORT, GATEWAY_LISTEN_HOST, PUBLIC_BASE_URL, DOCS_URL,
-AUTH_SERVER_UPSTREAMS, CONSENT_UI_UPSTREAMS, CREW_API_UPSTREAMS, SPONSORSHIP_API_UPSTREAMS
-(comma-separated host:port), GATEWAY_UPSTREAM_CONNECT_TIMEOUT, GATEWAY_UPSTREAM_READ_TIMEOUT,
-GATEWAY_WORKER_PROCESSES (auto or a number).`;
+Environment: APP_ENV, PUBLIC_BASE_URL, DOCS_URL and the gateway's own variables
+(docs/configuration.md, "gateway").`;
 
 export interface GenerateIo {
   readonly stdout: (line: string) => void;
@@ -34,14 +33,18 @@ export async function main(
   env: GatewayEnv,
   io: GenerateIo = processIo,
 ): Promise<number> {
-  let args: { out: string; staticDir?: string } | 'help';
+  let args: { out?: string; static?: string; help?: boolean };
   try {
-    args = parseArgs(argv);
+    ({ values: args } = parseArgs({
+      args: [...argv],
+      options: { out: { type: 'string' }, static: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }));
+    if (!args.help && !args.out) throw new Error('--out <dir> is required');
   } catch (error) {
     io.stderr(`gateway: ${(error as Error).message}\n\n${USAGE}`);
     return 2;
   }
-  if (args === 'help') {
+  if (args.help) {
     io.stdout(USAGE);
     return 0;
   }
@@ -49,8 +52,8 @@ export async function main(
   try {
     const options = gatewayOptionsFromEnv(env);
     const config = renderNginxConfig(GATEWAY_ROUTES, options);
-    const staticDir = args.staticDir ?? findStaticDir();
-    const out = resolve(args.out);
+    const staticDir = args.static ? resolve(args.static) : findStaticDir();
+    const out = resolve(args.out!);
     await writeGatewayBundle(out, config, staticDir, options);
     io.stdout(
       `gateway: wrote ${join(out, 'nginx.conf')} (APP_ENV=${options.appEnv}); run: nginx -p ${out} -c ${join(out, 'nginx.conf')}`,
@@ -66,29 +69,6 @@ export async function main(
     }
     return 1;
   }
-}
-
-function parseArgs(argv: readonly string[]): { out: string; staticDir?: string } | 'help' {
-  let out: string | undefined;
-  let staticDir: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const [flag, inline] =
-      arg.startsWith('--') && arg.includes('=')
-        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
-        : [arg, undefined];
-    const value = () => {
-      const next = inline ?? argv[++i];
-      if (next === undefined || next === '') throw new Error(`${flag} needs a value`);
-      return next;
-    };
-    if (flag === '--help' || flag === '-h') return 'help';
-    else if (flag === '--out') out = value();
-    else if (flag === '--static') staticDir = resolve(value());
-    else throw new Error(`unknown argument ${JSON.stringify(arg)}`);
-  }
-  if (!out) throw new Error('--out <dir> is required');
-  return { out, staticDir };
 }
 
 /**
