@@ -160,10 +160,12 @@ export async function benchCrew() {
     children.push(sink);
     await new Promise((resolve) => sink.once('message', resolve));
     const start = (app, port, tracing) => {
-      // BENCH_PROFILE=1: crew-api writes a V8 CPU profile (chrome://inspect, or any .cpuprofile viewer).
+      // BENCH_PROFILE=1: each crew-api writes a V8 CPU profile (chrome://inspect, or any .cpuprofile
+      // viewer): crew-api.cpuprofile untraced, crew-api-traced-<ratio>.cpuprofile for the traced ones.
+      const name = tracing ? `crew-api-traced-${tracing.OTEL_TRACES_SAMPLER_ARG}` : 'crew-api';
       const profile =
         PROFILE && app === 'crew-api'
-          ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-name=crew-api.cpuprofile']
+          ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`]
           : [];
       const child = spawn(process.execPath, [...profile, apps.mainJs(app)], {
         env: envFor(port, tracing),
