@@ -208,13 +208,16 @@ describe('a record change', () => {
       'http.response.status_code': 503,
     });
 
-    // The retry came back through the delivery queue with the first attempt's context.
+    // The retry came back through the delivery queue with the first attempt's context. (Other
+    // partners of the shared test database may get this event too, each with its own retry.)
     const retryConsume = only(
       spans,
-      'retry consumer span',
-      (s) => s.kind === SpanKind.CONSUMER && s.name === 'process webhooks.deliveries',
+      'retry consumer span of this partner',
+      (s) =>
+        s.kind === SpanKind.CONSUMER &&
+        s.name === 'process webhooks.deliveries' &&
+        parentOf(s) === idOf(first),
     );
-    expect(parentOf(retryConsume)).toBe(idOf(first));
     expect(parentOf(second)).toBe(idOf(retryConsume));
     expect(second.attributes).toMatchObject({
       'webhook.attempt': 2,
