@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { NestAppName } from '@svc/contracts';
+import { buildApp, type AppDefinition, type ConfigOf, type ConfigSpec } from '@svc/platform';
+import type { Logger } from 'pino';
 import { assertBuilt, mainJs, ROOT } from '../../../scripts/lib/apps.cjs';
 import { freePorts, waitForHttpOk } from '../../../scripts/lib/net.cjs';
 import { startProcess, tail } from '../../../scripts/lib/procs.cjs';
@@ -61,4 +64,20 @@ export async function spawnApp(
       await handle.stop(5000);
     },
   };
+}
+
+/**
+ * An app booted in this process as `serveApp` builds it (`buildApp`), listening on a free port of
+ * 127.0.0.1. `rpc`: also answer the app's RPC queue (when it has one).
+ */
+export async function bootApp<S extends ConfigSpec>(
+  definition: AppDefinition<S>,
+  config: ConfigOf<S>,
+  logger: Logger,
+  rpc = false,
+): Promise<{ app: NestFastifyApplication; url: string }> {
+  const { app } = await buildApp(definition, config, logger, rpc);
+  if (rpc) await app.startAllMicroservices();
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
 }

@@ -1,18 +1,14 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { RPC_QUEUES } from '@svc/contracts';
 import {
   AmqpConnection,
-  connectRpcServer,
-  createHttpApp,
   createLogger,
   createRedis,
   loadConfig,
-  RouteIndex,
   RpcClient,
   brokerUserOf,
-  rootModule,
 } from '@svc/platform';
 import type Redis from 'ioredis';
+import { bootApp } from './app-process';
 import { AUTH_SERVER } from '../../../apps/auth-server/src/app.definition';
 import { OAuthHttp } from '../oauth/oauth-http';
 import { testServices } from '../services';
@@ -67,23 +63,7 @@ export async function startAuthServer(
   // Idempotent (docs/rules.md, Sandbox): every spec file seeds, in any order.
   await AUTH_SERVER.seed(config, logger);
 
-  const routes = new RouteIndex();
-  const app: NestFastifyApplication = await createHttpApp(
-    rootModule(AUTH_SERVER, { app: 'auth-server', config, logger, routes }),
-    {
-      app: 'auth-server',
-      logger,
-      routes,
-      config,
-      formBodies: AUTH_SERVER.formBodies,
-      mapDomainError: AUTH_SERVER.mapDomainError,
-      renderError: AUTH_SERVER.renderError,
-    },
-  );
-  connectRpcServer(app, config, RPC_QUEUES.authServer);
-  await app.startAllMicroservices();
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const url = await app.getUrl();
+  const { app, url } = await bootApp(AUTH_SERVER, config, logger, true);
 
   const amqp = new AmqpConnection({ url: services.amqpUrl, name: 'oauth-test', prefetch: 20 }, logger);
   amqp.start();
@@ -92,7 +72,7 @@ export async function startAuthServer(
   redis.on('error', () => undefined);
 
   return {
-    url: url.replace('[::1]', '127.0.0.1'),
+    url,
     issuer: ISSUER,
     rpc,
     redis,

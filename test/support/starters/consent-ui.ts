@@ -1,7 +1,7 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createHttpApp, createLogger, loadConfig, RouteIndex, rootModule } from '@svc/platform';
+import { createLogger, loadConfig } from '@svc/platform';
 import { CONSENT_UI } from '../../../apps/consent-ui/src/app.definition';
 import { MEMBER_PASSWORD, type MemberEmail } from '../factories';
+import { bootApp } from './app-process';
 import { ISSUER, type AuthServerHarness } from './auth-server';
 import { FormClient } from '../oauth/forms';
 
@@ -37,21 +37,7 @@ export async function startConsentUi(
     ...env,
   });
   const logger = createLogger('consent-ui', process.env.OAUTH_TEST_LOG_LEVEL ?? 'silent');
-  const routes = new RouteIndex();
-  const app: NestFastifyApplication = await createHttpApp(
-    rootModule(CONSENT_UI, { app: 'consent-ui', config, logger, routes }),
-    {
-      app: 'consent-ui',
-      logger,
-      routes,
-      config,
-      formBodies: CONSENT_UI.formBodies,
-      mapDomainError: CONSENT_UI.mapDomainError,
-      renderError: CONSENT_UI.renderError,
-    },
-  );
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  const { app, url } = await bootApp(CONSENT_UI, config, logger);
   const client = () => new FormClient(url, [new URL(ISSUER).origin]);
 
   return {

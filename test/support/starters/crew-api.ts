@@ -1,18 +1,10 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { RPC_QUEUES } from '@svc/contracts';
-import {
-  connectRpcServer,
-  createHttpApp,
-  createLogger,
-  loadConfig,
-  RouteIndex,
-  rootModule,
-} from '@svc/platform';
+import { createLogger, loadConfig } from '@svc/platform';
 import { Pool } from 'pg';
 import { CREW_API } from '../../../apps/crew-api/src/app.definition';
 import { startAuthServer, startedLater, type AuthServerHarness } from './auth-server';
 import { request, type HttpResponse } from '../http';
-import { spawnApp, type AppProcess } from './app-process';
+import { bootApp, spawnApp, type AppProcess } from './app-process';
 
 export const INTERNAL_TOKEN = 'crew-it-internal-token';
 
@@ -90,17 +82,7 @@ export async function startCrewApi(
   const logger = createLogger('crew-api', process.env.CREW_TEST_LOG_LEVEL ?? 'silent');
   await seedCrewRecords(auth);
 
-  const routes = new RouteIndex();
-  const app: NestFastifyApplication = await createHttpApp(
-    rootModule(CREW_API, { app: 'crew-api', config, logger, routes }),
-    { app: 'crew-api', logger, routes, config, mapDomainError: CREW_API.mapDomainError },
-  );
-  if (options.rpc) {
-    connectRpcServer(app, config, RPC_QUEUES.crewApi);
-    await app.startAllMicroservices();
-  }
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  const { app, url } = await bootApp(CREW_API, config, logger, options.rpc);
   const db = new Pool({ connectionString: auth.services.databaseUrl, max: 4 });
   const client = crewClient(url);
 

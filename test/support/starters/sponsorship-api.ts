@@ -1,19 +1,12 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { RPC_QUEUES } from '@svc/contracts';
-import {
-  connectRpcServer,
-  createHttpApp,
-  createLogger,
-  loadConfig,
-  RouteIndex,
-  rootModule,
-} from '@svc/platform';
+import { createLogger, loadConfig } from '@svc/platform';
 import { Pool } from 'pg';
 import { SPONSORSHIP_API } from '../../../apps/sponsorship-api/src/app.definition';
 import { SeatExpiryJob } from '../../../apps/sponsorship-api/src/seats/seat-expiry.job';
 import { resourceAppEnv, startCrewApi, type CrewApiHarness } from './crew-api';
 import { startAuthServer, startedLater, type AuthServerHarness } from './auth-server';
 import { request, type HttpResponse } from '../http';
+import { bootApp } from './app-process';
 
 /** The sandbox partners' Basic credentials (docs/rules.md, Sandbox). */
 export const PARTNER = { id: 'sandbox-partner', secret: 'sandbox-secret' } as const;
@@ -76,17 +69,7 @@ export async function startSponsorshipApi(
   if (!SPONSORSHIP_API.seed) throw new Error('sponsorship-api has no sandbox seed');
   await SPONSORSHIP_API.seed(config, logger);
 
-  const routes = new RouteIndex();
-  const app: NestFastifyApplication = await createHttpApp(
-    rootModule(SPONSORSHIP_API, { app: 'sponsorship-api', config, logger, routes }),
-    { app: 'sponsorship-api', logger, routes, config, mapDomainError: SPONSORSHIP_API.mapDomainError },
-  );
-  if (options.rpc) {
-    connectRpcServer(app, config, RPC_QUEUES.sponsorshipApi);
-    await app.startAllMicroservices();
-  }
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  const { app, url } = await bootApp(SPONSORSHIP_API, config, logger, options.rpc);
   const db = new Pool({ connectionString: auth.services.databaseUrl, max: 4 });
   return {
     url,

@@ -1,13 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { CREW_EVENTS_EXCHANGE, type EventType, type ServiceEvent } from '@svc/contracts';
-import {
-  AmqpConnection,
-  createHttpApp,
-  createLogger,
-  loadConfig,
-  RouteIndex,
-  rootModule,
-} from '@svc/platform';
+import { AmqpConnection, createLogger, loadConfig } from '@svc/platform';
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
 import { WEBHOOK_DISPATCHER } from '../../../apps/webhook-dispatcher/src/app.definition';
@@ -19,7 +12,7 @@ import {
 } from '../factories/auth';
 import { startAuthServer, startedLater, type AuthServerHarness } from './auth-server';
 import { WebhookReceiver } from '../webhook-receiver';
-import { spawnApp, type AppProcess } from './app-process';
+import { bootApp, spawnApp, type AppProcess } from './app-process';
 
 export interface DispatcherHarness {
   readonly app: NestFastifyApplication;
@@ -82,12 +75,7 @@ export async function startDispatcher(
     ...env,
   });
   const logger = createLogger('webhook-dispatcher', process.env.WEBHOOKS_TEST_LOG_LEVEL ?? 'silent');
-  const routes = new RouteIndex();
-  const app: NestFastifyApplication = await createHttpApp(
-    rootModule(WEBHOOK_DISPATCHER, { app: 'webhook-dispatcher', config, logger, routes }),
-    { app: 'webhook-dispatcher', logger, routes, config },
-  );
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { app } = await bootApp(WEBHOOK_DISPATCHER, config, logger);
   const amqp = app.get(AmqpConnection);
   // Connected means the topology (queues and the crew.events binding) is declared.
   await amqp.waitUntilConnected(15_000);

@@ -1,3 +1,4 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DynamicModule, ModuleMetadata } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { loadConfigOrExit } from '../config/env';
@@ -11,7 +12,7 @@ import {
 } from '../config/config';
 import { DatabaseModule, type DatabaseOptions } from '../database/database.module';
 import { runMigrations } from '../database/migrate';
-import { createHttpApp, runHttpApp } from '../http/bootstrap';
+import { createHttpApp, runHttpApp, type HttpAppOptions } from '../http/bootstrap';
 import type { DomainErrorMapper } from '../http/problem-response';
 import type { ErrorRenderer } from '../http/problem-details.filter';
 import { RouteIndex } from '../http/route-index';
@@ -65,6 +66,29 @@ export function rootModule<S extends ConfigSpec>(
   };
 }
 
+/**
+ * The app as `serveApp` builds it before it listens: the root module, the HTTP options and, when
+ * the app answers RPC (and `answerRpc` is not false), the RPC server. Tests boot apps through it too.
+ */
+export async function buildApp<S extends ConfigSpec>(
+  definition: AppDefinition<S>,
+  config: ConfigOf<S>,
+  logger: Logger,
+  answerRpc = true,
+): Promise<{ app: NestFastifyApplication; httpOptions: HttpAppOptions }> {
+  const base = config as unknown as BaseConfig & { AMQP_PREFETCH?: number };
+  const routes = new RouteIndex();
+  const httpOptions = { ...definition, app: definition.name, logger, routes, config: base };
+  const app = await createHttpApp(
+    rootModule(definition, { app: definition.name, config, logger, routes }),
+    httpOptions,
+  );
+  if (answerRpc && definition.rpcQueue && base.AMQP_PREFETCH) {
+    connectRpcServer(app, { AMQP_PREFETCH: base.AMQP_PREFETCH }, definition.rpcQueue);
+  }
+  return { app, httpOptions };
+}
+
 export async function serveApp<S extends ConfigSpec>(definition: AppDefinition<S>): Promise<void> {
   const config = loadConfigOrExit(definition.name, definition.config);
   const base = config as unknown as BaseConfig & { AMQP_PREFETCH?: number };
@@ -72,15 +96,7 @@ export async function serveApp<S extends ConfigSpec>(definition: AppDefinition<S
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
   try {
     await startTracing(definition.name, base);
-    const routes = new RouteIndex();
-    const httpOptions = { ...definition, app: definition.name, logger, routes, config: base };
-    const app = await createHttpApp(
-      rootModule(definition, { app: definition.name, config, logger, routes }),
-      httpOptions,
-    );
-    if (definition.rpcQueue && base.AMQP_PREFETCH) {
-      connectRpcServer(app, { AMQP_PREFETCH: base.AMQP_PREFETCH }, definition.rpcQueue);
-    }
+    const { app, httpOptions } = await buildApp(definition, config, logger);
     await runHttpApp(app, httpOptions);
   } catch (err) {
     logger.fatal({ err }, `${definition.name} failed to start`);
