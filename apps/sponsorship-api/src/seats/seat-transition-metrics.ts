@@ -1,10 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { AppMetrics, type Transaction } from '@svc/platform';
+import { afterCommit, AppMetrics, type Transaction } from '@svc/platform';
 import type { Counter } from 'prom-client';
-import { DataSource, type EntitySubscriberInterface, type QueryRunner } from 'typeorm';
 import type { SeatChange } from './seat-event.entity';
-
-const PENDING = 'seatTransitions';
 
 /** The changes the service makes (provision, activation, remove, reconcile, member left, expiry). */
 const KNOWN: readonly (readonly [string, string])[] = [
@@ -24,38 +21,20 @@ const KNOWN: readonly (readonly [string, string])[] = [
 export class SeatTransitionMetrics {
   private readonly transitions?: Counter<'from' | 'to'>;
 
-  constructor(dataSource: DataSource, @Optional() metrics?: AppMetrics) {
+  constructor(@Optional() metrics?: AppMetrics) {
     this.transitions = metrics?.counter(
       'sponsorship_seat_transitions_total',
       'seat status changes (from is none for a new seat), counted when their transaction commits',
       ['from', 'to'],
     );
-    if (!this.transitions) return;
-    for (const [from, to] of KNOWN) this.transitions.inc({ from, to }, 0);
-    const subscriber: EntitySubscriberInterface = {
-      afterTransactionCommit: ({ queryRunner }) => this.flush(queryRunner, true),
-      afterTransactionRollback: ({ queryRunner }) => this.flush(queryRunner, false),
-    };
-    dataSource.subscribers.push(subscriber);
+    for (const [from, to] of KNOWN) this.transitions?.inc({ from, to }, 0);
   }
 
   recorded(tx: Transaction, changes: readonly SeatChange[]): void {
-    if (!this.transitions) return;
-    const runner = tx.queryRunner;
-    if (!runner?.isTransactionActive) return this.count(changes);
-    const data = runner.data as { [PENDING]?: SeatChange[] };
-    (data[PENDING] ??= []).push(...changes);
-  }
-
-  private flush(runner: QueryRunner, committed: boolean): void {
-    const data = runner.data as { [PENDING]?: SeatChange[] };
-    const pending = data[PENDING];
-    if (!pending) return;
-    delete data[PENDING];
-    if (committed) this.count(pending);
-  }
-
-  private count(changes: readonly SeatChange[]): void {
-    for (const c of changes) this.transitions?.inc({ from: c.from ?? 'none', to: c.to });
+    const transitions = this.transitions;
+    if (!transitions) return;
+    afterCommit(tx, () => {
+      for (const c of changes) transitions.inc({ from: c.from ?? 'none', to: c.to });
+    });
   }
 }
