@@ -123,6 +123,8 @@ export async function runAppCli<S extends ConfigSpec>(
     ...definition.config,
     ...MIGRATION_CONFIG,
     PORT: int('not used by the CLI', { default: '0', min: 0 }),
+    // A command serves no metrics: run inside an app's pod, it would find the app's port taken.
+    METRICS_PORT: { description: 'not used by the CLI', parse: (): undefined => undefined },
   };
   const custom = definition.commands?.[command];
   const needsAll = command === 'seed' || custom !== undefined;
