@@ -33,7 +33,7 @@ export * from './outbox/outbox.repository';
 export * from './outbox/outbox-relay';
 export * from './outbox/outbox-pruner';
 export * from './jobs/periodic-task';
-export * from './outbox/outbox-retention.migration';
+export * from './outbox/outbox.migrations';
 export * from './outbox/outbox.module';
 export * from './redis/redis-client';
 export * from './redis/redis.module';

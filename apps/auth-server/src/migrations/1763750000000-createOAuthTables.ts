@@ -1,3 +1,4 @@
+import { createOutboxTable } from '@svc/platform';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
@@ -82,21 +83,7 @@ export class CreateOAuthTables1763750000000 implements MigrationInterface {
     await q.query(
       `CREATE INDEX "token_pairs_live_by_client" ON "auth"."token_pairs" ("client_id") WHERE "revoked_at" IS NULL`,
     );
-    await q.query(`
-      CREATE TABLE "auth"."outbox_messages" (
-        "id" bigserial PRIMARY KEY,
-        "message_id" text NOT NULL UNIQUE,
-        "exchange" text NOT NULL,
-        "routing_key" text NOT NULL,
-        "payload" jsonb NOT NULL,
-        "created_at" timestamptz NOT NULL DEFAULT now(),
-        "published_at" timestamptz,
-        "attempts" integer NOT NULL DEFAULT 0,
-        "last_error" text
-      )`);
-    await q.query(
-      `CREATE INDEX "outbox_messages_unpublished" ON "auth"."outbox_messages" ("id") WHERE "published_at" IS NULL`,
-    );
+    await createOutboxTable(q, 'auth');
   }
 
   async down(q: QueryRunner): Promise<void> {
