@@ -54,14 +54,15 @@ const wellFormed = () => `at_${randomBytes(32).toString('base64url')}`;
 function issueToken() {
   const token = wellFormed();
   const digest = sha256Hex(token);
+  const clientId = `partner-${randomBytes(6).toString('hex')}`;
   answers.set(digest, {
     active: true,
     user_id: `usr_${randomBytes(8).toString('hex')}`,
-    client_id: `partner-${randomBytes(6).toString('hex')}`,
+    client_id: clientId,
     scopes: ['profile:read'],
     expires_at: new Date(Date.now() + 3_600_000).toISOString(),
   });
-  return { token, digest };
+  return { token, digest, clientId };
 }
 
 @Controller('v1/probe')
@@ -231,12 +232,12 @@ describe('two Redis roles: state (noeviction) and cache (allkeys-lru)', () => {
 
   describe('revocation tombstones live in the state Redis', () => {
     it('keeps a revoked token refused when the cache Redis is flushed', async () => {
-      const { token, digest } = issueToken();
+      const { token, digest, clientId } = issueToken();
       expect((await get(probe, token)).status).toBe(200);
       expect(await cacheInspector.exists(keyOf(introspectionCacheKey(digest)))).toBe(1);
 
       // The stand-in auth-server still calls the token active: only the tombstone can refuse it.
-      await probe.cache.tombstone([digest]);
+      await probe.cache.tombstone(clientId, [digest]);
       expect(await stateInspector.exists(keyOf(revocationTombstoneKey(digest)))).toBe(1);
       expect((await get(probe, token)).status).toBe(401);
 
@@ -245,7 +246,7 @@ describe('two Redis roles: state (noeviction) and cache (allkeys-lru)', () => {
       expect(timesAsked(digest)).toBe(1);
     });
 
-    it('with the cache Redis down: live tokens pass through auth-server, revocations still land', async () => {
+    it('with the cache Redis down: live tokens pass (through auth-server unless already known), revocations still land', async () => {
       const { token, digest } = issueToken();
       const revoked = issueToken();
       expect((await get(probe, token)).status).toBe(200);
@@ -253,11 +254,16 @@ describe('two Redis roles: state (noeviction) and cache (allkeys-lru)', () => {
       await cache.kill();
       try {
         await eventually(async () => (probe.cacheClient.status !== 'ready' ? true : undefined));
+        // Known to the process: the state Redis alone says it is not revoked.
         expect((await get(probe, token)).status).toBe(200);
-        expect((await get(probe, token)).status).toBe(200);
-        expect(timesAsked(digest)).toBe(3);
+        expect(timesAsked(digest)).toBe(1);
+        // Not known: auth-server answers every request, and nothing is remembered without the cache.
+        const fresh = issueToken();
+        expect((await get(probe, fresh.token)).status).toBe(200);
+        expect((await get(probe, fresh.token)).status).toBe(200);
+        expect(timesAsked(fresh.digest)).toBe(2);
 
-        await expect(probe.cache.tombstone([revoked.digest])).resolves.toBeUndefined();
+        await expect(probe.cache.tombstone(revoked.clientId, [revoked.digest])).resolves.toBeUndefined();
         expect((await get(probe, revoked.token)).status).toBe(401);
       } finally {
         await cache.start();
@@ -273,7 +279,7 @@ describe('two Redis roles: state (noeviction) and cache (allkeys-lru)', () => {
       const revoked = issueToken();
       expect((await get(probe, live.token)).status).toBe(200);
       expect((await get(probe, revoked.token)).status).toBe(200);
-      await probe.cache.tombstone([revoked.digest]);
+      await probe.cache.tombstone(revoked.clientId, [revoked.digest]);
 
       const evictedBefore = await evictedKeys(cacheInspector);
       const { oom } = await fill(cacheInspector, 'filler');
@@ -328,7 +334,9 @@ describe('a full state Redis refuses writes instead of evicting', () => {
     expect(statuses).toEqual([...Array<number>(PER_MINUTE - 1).fill(200), 429, 429, 429]);
 
     // A plain write fails loudly: auth-server would roll the revocation back and answer 503.
-    await expect(probe.cache.tombstone([digest])).rejects.toBeInstanceOf(IntrospectionCacheUnavailableError);
+    await expect(probe.cache.tombstone('partner-x', [digest])).rejects.toBeInstanceOf(
+      IntrospectionCacheUnavailableError,
+    );
 
     expect(await stateInspector.zcard(window)).toBe(PER_MINUTE);
     expect(await evictedKeys(stateInspector)).toBe(0);

@@ -198,7 +198,8 @@ describe('a Sentinel failover under traffic', () => {
   it('answers 503 Problems while it lasts, never admits over the limit or a revoked token, and resumes by itself', async () => {
     const exhausted = `partner-${randomBytes(5).toString('hex')}`;
     const exhaustedToken = issueToken(exhausted);
-    const revokedToken = issueToken(`partner-${randomBytes(5).toString('hex')}`);
+    const revokedClient = `partner-${randomBytes(5).toString('hex')}`;
+    const revokedToken = issueToken(revokedClient);
     // A fresh client for each round, so the live traffic never meets its own limit.
     let live = `partner-${randomBytes(5).toString('hex')}`;
     const liveToken = () => {
@@ -212,7 +213,7 @@ describe('a Sentinel failover under traffic', () => {
     expect((await call(url, revokedToken)).status).toBe(200);
     // A revocation as auth-server makes it: the tombstone first, then its database says inactive
     // (what a reader that cannot reach Redis during the failover is told).
-    await app.get(IntrospectionCache).tombstone([sha256Hex(revokedToken)]);
+    await app.get(IntrospectionCache).tombstone(revokedClient, [sha256Hex(revokedToken)]);
     answers.set(sha256Hex(revokedToken), { active: false });
     expect((await call(url, revokedToken)).status).toBe(401);
     // The replica has both (replication is asynchronous; a write the primary lost with it is
@@ -283,7 +284,8 @@ describe('a Sentinel failover under traffic', () => {
     expect((await call(url, liveToken())).status).toBe(200);
     expect(await inspector.zcard(rateLimitKey(live))).toBe(1);
     expect(await inspector.zcard(rateLimitKey(exhausted))).toBe(LIMIT);
-    const later = issueToken(`partner-${randomBytes(5).toString('hex')}`);
+    const laterClient = `partner-${randomBytes(5).toString('hex')}`;
+    const later = issueToken(laterClient);
     expect((await call(url, later)).status).toBe(200);
     // A revocation waits for an attached replica to hold its tombstone; while the demoted primary
     // is rejoining (attached, not yet in sync) it can be refused (503) and its caller retries, as here.
@@ -291,7 +293,7 @@ describe('a Sentinel failover under traffic', () => {
     await eventually(
       async () => {
         try {
-          await app.get(IntrospectionCache).tombstone([sha256Hex(later)]);
+          await app.get(IntrospectionCache).tombstone(laterClient, [sha256Hex(later)]);
           return true;
         } catch (err) {
           if (!(err instanceof IntrospectionCacheUnavailableError)) throw err;

@@ -8,13 +8,19 @@
  *   `revoked:<digest>` in the state Redis together. A tombstone wins over any cached answer. On a
  *   miss they ask auth-server (RPC `auth.introspect`) and store the answer with
  *   `SET ... EX <ttl> NX`. TTL = min(60 s, the token's remaining lifetime); inactive answers 60 s.
- * - Every revocation (revoke, refresh rotation, disconnect, code replay, suspension) writes a
- *   tombstone `revoked:<digest>` for each affected access token in the state Redis BEFORE its
+ * - Every revocation (revoke, refresh rotation, disconnect, code replay, suspension) writes two
+ *   tombstones, `revoked:<digest>` and `revoked:{<client_id>}:<digest>`, for each affected access
+ *   token in the state Redis BEFORE its
  *   database transaction commits; if Redis does not take it, the transaction rolls back and the
  *   caller is told to retry. A committed revocation therefore always has its tombstone in place,
  *   and the state Redis never evicts it, so whatever the cache Redis holds, loses or brings back
  *   cannot revive the token. The tombstone outlives any answer cached before the revocation
  *   (at most INTROSPECTION_CACHE_MAX_TTL_SECONDS, stored within an RPC timeout of being read).
+ * - A reader may keep what a live answer says in its own memory (whose token it is, its scopes and
+ *   expiry never change) for at most INTROSPECTION_CACHE_MAX_TTL_SECONDS after it read it, as long as
+ *   every request it admits that way checks `revoked:{<client_id>}:<digest>` in the state Redis:
+ *   the partner-tagged tombstone shares its Redis Cluster slot with the partner's rate-limit key,
+ *   so one script checks it and counts the request in a single round trip.
  * - A reader that cannot reach either Redis skips the cache and asks auth-server; if auth-server
  *   cannot answer either, the request fails closed with 503.
  * - Only well-formed access tokens (isWellFormedAccessToken) are looked up or cached at all.
@@ -28,6 +34,11 @@ export function introspectionCacheKey(tokenDigest: string): string {
 
 export function revocationTombstoneKey(tokenDigest: string): string {
   return `revoked:${tokenDigest}`;
+}
+
+/** The same tombstone under the partner's hash tag, the one of its `ratelimit:{<client_id>}` key. */
+export function partnerTombstoneKey(clientId: string, tokenDigest: string): string {
+  return `revoked:{${clientId}}:${tokenDigest}`;
 }
 
 /** auth-server mints access tokens as this prefix and 32 random bytes in base64url (43 characters). */

@@ -4,6 +4,7 @@ import { ApiProblem, DependencyUnavailableError } from '@svc/platform';
 import { BearerAuthGuard } from './bearer-auth.guard';
 import { BearerStrategy } from './bearer.strategy';
 import type { Principal } from './principal';
+import { UnconfiguredRateLimiter } from './rate-limiter';
 import { RequireScopes, ScopeGuard } from './scope.guard';
 import type { TokenAuthenticator } from './token-authenticator';
 
@@ -40,7 +41,7 @@ function guardWith(authenticate: (token: string) => Promise<Principal | undefine
       return authenticate(token);
     },
   } as unknown as TokenAuthenticator;
-  return { guard: new BearerAuthGuard(authenticator), seen };
+  return { guard: new BearerAuthGuard(authenticator, new UnconfiguredRateLimiter()), seen };
 }
 
 /** AuthGuard's canActivate is declared as boolean | Promise | Observable; it is a Promise. */

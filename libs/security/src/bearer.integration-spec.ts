@@ -295,7 +295,7 @@ describe.each(TOPOLOGY_NAMES)(
       await inspector?.quit();
     });
 
-    it('caches auth-server’s answer: the second request asks nobody and costs a GET and a tombstone EXISTS', async () => {
+    it('caches auth-server’s answer: the second request asks nobody and costs only its two tombstones’ EXISTS', async () => {
       const { token, digest, answer } = issueToken();
       expect((await get(resource, '/probe/any', token)).status).toBe(200);
       expect(timesAsked(digest)).toBe(1);
@@ -309,8 +309,10 @@ describe.each(TOPOLOGY_NAMES)(
         topologyName === 'cluster' ? undefined : jest.spyOn(resource.redis as Redis, 'sendCommand');
       try {
         expect((await get(resource, '/probe/any', token)).status).toBe(200);
-        // The cache shares this Redis here (no REDIS_CACHE_*): the answer and its tombstone, side by side.
-        if (commands) expect(commands.mock.calls.map(([command]) => command.name)).toEqual(['get', 'exists']);
+        // The process remembers the answer; the state Redis says whether it was revoked since, under
+        // either tombstone key (by digest, and under the partner's hash tag), side by side.
+        if (commands)
+          expect(commands.mock.calls.map(([command]) => command.name)).toEqual(['exists', 'exists']);
       } finally {
         commands?.mockRestore();
       }
@@ -341,7 +343,7 @@ describe.each(TOPOLOGY_NAMES)(
 
       // What auth-server does before committing a revocation. Its table still says "active" here,
       // so only the tombstone can make the next request fail.
-      await resource.cache.tombstone([digest]);
+      await resource.cache.tombstone('sandbox-partner', [digest]);
       const response = await get(resource, '/probe/any', token);
       expect(response.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
       await expectProblem(response, 401, 'invalid_token');
@@ -354,7 +356,7 @@ describe.each(TOPOLOGY_NAMES)(
     it('lets a tombstone win over a stale answer stored after it', async () => {
       const { token, digest, answer } = issueToken();
       // The revocation lands between a reader's database read and its cache write.
-      await resource.cache.tombstone([digest]);
+      await resource.cache.tombstone('sandbox-partner', [digest]);
       await expect(resource.cache.putIfAbsent(digest, answer)).resolves.toBe(true);
 
       await expect(resource.cache.get(digest)).resolves.toEqual({ active: false });
@@ -366,7 +368,10 @@ describe.each(TOPOLOGY_NAMES)(
       // 40 digests land on every primary of a three-node Cluster (a MULTI over them is CROSSSLOT).
       const tokens = Array.from({ length: 40 }, () => issueToken());
       expect((await get(resource, '/probe/any', tokens[0].token)).status).toBe(200);
-      await resource.cache.tombstone(tokens.map((t) => t.digest));
+      await resource.cache.tombstone(
+        'sandbox-partner',
+        tokens.map((t) => t.digest),
+      );
       for (const { token, digest } of tokens) {
         expect((await get(resource, '/probe/any', token)).status).toBe(401);
         expect(await inspector.exists(revocationTombstoneKey(digest))).toBe(1);
@@ -393,9 +398,9 @@ describe('with Redis unreachable (fail closed: auth-server decides every request
   });
 
   it('refuses to confirm a tombstone, so auth-server rolls the revocation back', async () => {
-    await expect(redisDown.cache.tombstone([sha256Hex('at_whatever')])).rejects.toBeInstanceOf(
-      IntrospectionCacheUnavailableError,
-    );
+    await expect(
+      redisDown.cache.tombstone('sandbox-partner', [sha256Hex('at_whatever')]),
+    ).rejects.toBeInstanceOf(IntrospectionCacheUnavailableError);
   });
 });
 

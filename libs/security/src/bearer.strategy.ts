@@ -3,11 +3,15 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Strategy as AnyStrategy } from 'passport';
 import { Strategy } from 'passport-http-bearer';
 import type { Principal } from './principal';
-import type { TokenAuthenticator } from './token-authenticator';
+
+/** Checks one bearer token (TokenAuthenticator, as the guard set it up for this request). */
+export interface BearerChecker {
+  authenticate(token: string): Promise<Principal | undefined>;
+}
 
 /** What BearerAuthGuard hands the strategy through passport's authenticate options. */
 export interface BearerAuthenticateOptions {
-  readonly authenticator?: TokenAuthenticator;
+  readonly authenticator?: BearerChecker;
 }
 
 /** The only part of the request a strategy gets to see, and the checker its guard passed. */
@@ -56,7 +60,7 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
   }
 
   /** passport's verify callback: a Principal, or false for "not a live token". */
-  async validate(request: HeaderOnlyRequest<TokenAuthenticator>, token: string): Promise<Principal | false> {
+  async validate(request: HeaderOnlyRequest<BearerChecker>, token: string): Promise<Principal | false> {
     return (await request.checker.authenticate(token)) ?? false;
   }
 }

@@ -46,7 +46,7 @@ describe('introspectionTtlSeconds', () => {
  */
 function fakeRedis(behaviour: {
   get?: () => Promise<string | null>;
-  exists?: () => Promise<number>;
+  exists?: (key: string) => Promise<number>;
   set?: (key: string) => Promise<unknown>;
 }) {
   const written: unknown[][] = [];
@@ -104,13 +104,39 @@ describe('IntrospectionCache', () => {
     }
   });
 
-  it('writes every tombstone to the state Redis with its own plain SET (no NX, no MULTI) and the tombstone TTL', async () => {
+  it('writes both tombstones of every token (by digest, and under the partner’s hash tag) to the state Redis with its own plain SET (no NX, no MULTI) and the tombstone TTL', async () => {
     const { cache, written } = fakeRedis({});
-    await cache.tombstone(['a'.repeat(64), 'b'.repeat(64)]);
+    await cache.tombstone('partner-a', ['a'.repeat(64), 'b'.repeat(64)]);
     expect(written).toEqual([
       [`revoked:${'a'.repeat(64)}`, '1', 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS],
+      [`revoked:{partner-a}:${'a'.repeat(64)}`, '1', 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS],
       [`revoked:${'b'.repeat(64)}`, '1', 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS],
+      [`revoked:{partner-a}:${'b'.repeat(64)}`, '1', 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS],
     ]);
+  });
+
+  it('finds a tombstone under either key; without a client id only the one by digest is asked', async () => {
+    const asked: string[] = [];
+    const tombstoned = new Set([`revoked:{partner-a}:${'a'.repeat(64)}`, `revoked:${'b'.repeat(64)}`]);
+    const { cache } = fakeRedis({
+      exists: async (key: string) => {
+        asked.push(key);
+        return tombstoned.has(key) ? 1 : 0;
+      },
+    });
+    await expect(cache.isRevoked('a'.repeat(64), 'partner-a')).resolves.toBe(true);
+    await expect(cache.isRevoked('a'.repeat(64))).resolves.toBe(false);
+    await expect(cache.isRevoked('b'.repeat(64), 'partner-a')).resolves.toBe(true);
+    await expect(cache.isRevoked('c'.repeat(64), 'partner-a')).resolves.toBe(false);
+    expect(asked).toContain(`revoked:${'a'.repeat(64)}`);
+    expect(asked.filter((k) => k.includes('{'))).toHaveLength(3);
+  });
+
+  it('throws when the state Redis cannot say whether a token is revoked', async () => {
+    const { cache } = fakeRedis({ exists: () => Promise.reject(new Error('Connection is closed.')) });
+    await expect(cache.isRevoked('a'.repeat(64), 'partner-a')).rejects.toBeInstanceOf(
+      IntrospectionCacheUnavailableError,
+    );
   });
 
   it('keeps a tombstone longer than any answer cached before it, plus an RPC timeout', () => {
@@ -131,14 +157,14 @@ describe('IntrospectionCache', () => {
       },
     });
     const digests = Array.from({ length: 1234 }, (_, i) => i.toString(16).padStart(64, '0'));
-    await cache.tombstone(digests);
-    expect(new Set(written.map((w) => w[0])).size).toBe(1234);
+    await cache.tombstone('partner-a', digests);
+    expect(new Set(written.map((w) => w[0])).size).toBe(2 * 1234);
     expect(most).toBe(500);
   });
 
   it('does nothing for an empty list', async () => {
     const { cache, written } = fakeRedis({ set: () => Promise.reject(new Error('must not be called')) });
-    await cache.tombstone([]);
+    await cache.tombstone('partner-a', []);
     expect(written).toEqual([]);
   });
 
@@ -152,7 +178,7 @@ describe('IntrospectionCache', () => {
     ['a reply is not OK', () => Promise.resolve(null)],
   ])('throws when Redis does not confirm every tombstone: %s', async (_case, set) => {
     const { cache } = fakeRedis({ set });
-    await expect(cache.tombstone(['a'.repeat(64), 'b'.repeat(64)])).rejects.toBeInstanceOf(
+    await expect(cache.tombstone('partner-a', ['a'.repeat(64), 'b'.repeat(64)])).rejects.toBeInstanceOf(
       IntrospectionCacheUnavailableError,
     );
   });
@@ -182,8 +208,8 @@ describe('IntrospectionCache', () => {
 
     it('resolves only once a replica has the tombstones (WAIT 1 after the writes)', async () => {
       const { cache, calls } = sentinelRedis(async () => 1);
-      await cache.tombstone(['a'.repeat(64), 'b'.repeat(64)]);
-      expect(calls).toEqual(['set', 'set', 'wait 1 500']);
+      await cache.tombstone('partner-a', ['a'.repeat(64), 'b'.repeat(64)]);
+      expect(calls).toEqual(['set', 'set', 'set', 'set', 'wait 1 500']);
     });
 
     it.each([
@@ -193,7 +219,7 @@ describe('IntrospectionCache', () => {
       'refuses the revocation (503, retry) when %s: a failover could lose the tombstones',
       async (_c, wait) => {
         const { cache } = sentinelRedis(wait);
-        await expect(cache.tombstone(['a'.repeat(64)])).rejects.toBeInstanceOf(
+        await expect(cache.tombstone('partner-a', ['a'.repeat(64)])).rejects.toBeInstanceOf(
           IntrospectionCacheUnavailableError,
         );
       },
@@ -201,8 +227,8 @@ describe('IntrospectionCache', () => {
 
     it('accepts the tombstones of a primary with no replica attached: no replica could be promoted without them', async () => {
       const { cache, calls } = sentinelRedis(async () => 0, []);
-      await cache.tombstone(['a'.repeat(64)]);
-      expect(calls).toEqual(['set', 'wait 1 500', 'role']);
+      await cache.tombstone('partner-a', ['a'.repeat(64)]);
+      expect(calls).toEqual(['set', 'set', 'wait 1 500', 'role']);
     });
   });
 });

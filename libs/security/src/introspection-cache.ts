@@ -4,6 +4,7 @@ import {
   INTROSPECTION_CACHE_MAX_TTL_SECONDS,
   INTROSPECTION_TOMBSTONE_TTL_SECONDS,
   introspectionCacheKey,
+  partnerTombstoneKey,
   revocationTombstoneKey,
   type CachedIntrospection,
 } from '@svc/contracts';
@@ -70,6 +71,21 @@ export class IntrospectionCache {
   }
 
   /**
+   * Whether the token's tombstone exists: `revoked:<digest>`, and with `clientId` the partner-tagged
+   * one too (as two commands: in a Redis Cluster the two keys live in different slots).
+   */
+  async isRevoked(digest: string, clientId?: string): Promise<boolean> {
+    const keys = [revocationTombstoneKey(digest)];
+    if (clientId !== undefined) keys.push(partnerTombstoneKey(clientId, digest));
+    try {
+      const counts = await Promise.all(keys.map((key) => this.state.exists(key)));
+      return counts.some((n) => n > 0);
+    } catch (err) {
+      throw new IntrospectionCacheUnavailableError(err);
+    }
+  }
+
+  /**
    * SET EX NX: of concurrent misses the first answer stays. One read before a revocation
    * committed may land after its tombstone, which outlives it and wins at every read.
    */
@@ -93,14 +109,17 @@ export class IntrospectionCache {
    * auth-server calls this BEFORE committing a revocation and rolls back when it throws. The
    * cache Redis is not touched: readers check the tombstone on every lookup.
    *
-   * One SET per key, not MULTI: the digests hash to slots all over a Cluster (CROSSSLOT). A
-   * partial write rolls the revocation back for a retry, and its tombstones only fail closed early.
+   * Each token gets both of its tombstones (by digest, and under the partner's hash tag). One SET
+   * per key, not MULTI: the keys hash to slots all over a Cluster (CROSSSLOT). A partial write
+   * rolls the revocation back for a retry, and its tombstones only fail closed early.
    *
    * Behind Sentinel the tombstones must also reach a replica (WAIT): one held only by a failing
    * primary would be lost with it. A primary with no replica attached has nothing to lose it to.
    */
-  async tombstone(digests: readonly string[]): Promise<void> {
-    await this.writeTombstones(digests);
+  async tombstone(clientId: string, digests: readonly string[]): Promise<void> {
+    await this.writeTombstones(
+      digests.flatMap((digest) => [revocationTombstoneKey(digest), partnerTombstoneKey(clientId, digest)]),
+    );
     if (digests.length > 0 && this.replicated) await this.awaitReplica();
   }
 
@@ -128,13 +147,11 @@ export class IntrospectionCache {
     }
   }
 
-  private async writeTombstones(digests: readonly string[]): Promise<void> {
-    for (let i = 0; i < digests.length; i += TOMBSTONE_BATCH) {
-      const batch = digests.slice(i, i + TOMBSTONE_BATCH);
+  private async writeTombstones(keys: readonly string[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += TOMBSTONE_BATCH) {
+      const batch = keys.slice(i, i + TOMBSTONE_BATCH);
       const replies = await Promise.allSettled(
-        batch.map((digest) =>
-          this.state.set(revocationTombstoneKey(digest), '1', 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS),
-        ),
+        batch.map((key) => this.state.set(key, '1', 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS)),
       );
       for (const reply of replies) {
         if (reply.status === 'rejected') throw new IntrospectionCacheUnavailableError(reply.reason);

@@ -3,6 +3,7 @@ import { GUARDS_METADATA } from '@nestjs/common/constants';
 import { ApiProblem, AppMetrics, DependencyUnavailableError } from '@svc/platform';
 import { BearerAuth } from './bearer-auth.decorator';
 import { BearerAuthGuard } from './bearer-auth.guard';
+import { keepDecision } from './metering';
 import type { Principal } from './principal';
 import type { RateLimitDecision } from './rate-limit-decision';
 import { RateLimitGuard } from './rate-limit.guard';
@@ -42,6 +43,9 @@ class FakeLimiter extends RateLimiter {
     this.asked.push(clientId);
     return this.answer();
   }
+  consumeUnless(): Promise<RateLimitDecision | undefined> {
+    throw new Error('RateLimitGuard never checks a token');
+  }
 }
 
 function contextFor(request: object) {
@@ -70,6 +74,19 @@ async function outcome(promise: Promise<boolean>): Promise<boolean | unknown> {
 }
 
 describe('RateLimitGuard', () => {
+  it('applies the decision BearerAuthGuard already made for the request, without counting it again', async () => {
+    const limiter = new FakeLimiter(async () => ADMITTED);
+    const request = onRoute('/v1/me');
+    keepDecision(request, REFUSED);
+    const { context, headers } = contextFor(request);
+
+    const refused = await outcome(new RateLimitGuard(limiter).canActivate(context));
+    expect(refused).toBeInstanceOf(ApiProblem);
+    expect((refused as ApiProblem).status).toBe(429);
+    expect(limiter.asked).toEqual([]);
+    expect(headers['x-ratelimit-remaining']).toBe('0');
+  });
+
   it('admits, counting the request under the principal’s client_id, and sets the headers', async () => {
     const limiter = new FakeLimiter(async () => ADMITTED);
     const { context, headers } = contextFor(onRoute('/v1/me'));

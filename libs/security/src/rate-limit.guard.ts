@@ -1,26 +1,18 @@
 import { Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { ApiProblem, AppMetrics } from '@svc/platform';
 import type { Counter } from 'prom-client';
+import { isMetered, keptDecision } from './metering';
 import type { RateLimitDecision } from './rate-limit-decision';
 import { RateLimiter } from './rate-limiter';
 
 interface MeteredRequest {
   readonly user?: unknown;
   readonly url?: string;
-  /** Fastify's route options: `url` is the route's pattern (`/v1/me/vessels`), never the raw path. */
   readonly routeOptions?: { readonly url?: string };
 }
 
 interface HeaderSink {
   header(name: string, value: string): unknown;
-}
-
-/**
- * docs/rules.md "Limits": "every authenticated /v1/* endpoint". Anything else passes unmetered,
- * such as `/oauth/userinfo` behind `@BearerAuth()`.
- */
-function isMetered(request: MeteredRequest): boolean {
-  return (request.routeOptions?.url ?? request.url ?? '').startsWith('/v1/');
 }
 
 /** The client_id an authenticating guard (bearer or Basic) put on the request. */
@@ -49,6 +41,7 @@ function rateLimitExceededProblem(decision: RateLimitDecision): ApiProblem {
 /**
  * Runs after the authenticating guard (a 401 is never counted) and before ScopeGuard (a 403 is
  * counted), and puts the headers on the reply first, so every answer, errors too, carries them.
+ * A bearer request was already counted by BearerAuthGuard (keepDecision): its decision is applied.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
@@ -72,7 +65,7 @@ export class RateLimitGuard implements CanActivate {
     const request = http.getRequest<MeteredRequest>();
     if (!isMetered(request)) return true;
     const clientId = clientIdOf(request);
-    const decision = await this.limiter.consume(clientId);
+    const decision = keptDecision(request) ?? (await this.limiter.consume(clientId));
     const reply = http.getResponse<HeaderSink>();
     reply.header('x-ratelimit-limit', String(decision.limit));
     reply.header('x-ratelimit-remaining', String(decision.remaining));

@@ -12,6 +12,7 @@ import {
 } from '@svc/platform';
 import {
   BearerAuth,
+  IntrospectionCache,
   Principal,
   RATE_LIMIT_CONFIG,
   RateLimiter,
@@ -636,10 +637,11 @@ describe('headers and counting (docs/rules.md "Limits")', () => {
     expect(rateHeaders(other)).toMatchObject({ limit: 5, remaining: 4 });
   });
 
-  it('costs an admitted request exactly one Redis round trip for the limit (two with the token)', async () => {
-    // The token's round trip carries its cached answer's GET and its tombstone's EXISTS side by side.
+  it('costs an admitted request one Redis round trip: the script that checks the token’s tombstone and counts', async () => {
+    // Beside it, in the same round trip, the tombstone by digest that an auth-server of the
+    // previous release writes instead of the partner-tagged one.
     const token = issueToken(newClientId());
-    // Warm: the token's answer is cached and the script is known to Redis.
+    // Warm: the token's answer is known to the process and the script to Redis.
     expect((await get(standard.url, '/v1/rate-probe/any', token)).status).toBe(200);
 
     const commands = jest.spyOn(standard.redis, 'sendCommand');
@@ -647,10 +649,25 @@ describe('headers and counting (docs/rules.md "Limits")', () => {
       const answer = await get(standard.url, '/v1/rate-probe/any', token);
       expect(answer.status).toBe(200);
       expect(rateHeaders(answer)).toMatchObject({ limit: 600, remaining: 598 });
-      expect(commands.mock.calls.map(([command]) => command.name)).toEqual(['get', 'exists', 'evalsha']);
+      expect(commands.mock.calls.map(([command]) => command.name)).toEqual(['evalsha', 'exists']);
     } finally {
       commands.mockRestore();
     }
+  });
+
+  it('refuses a known token on the next request once auth-server tombstones it, and does not count that request', async () => {
+    const clientId = newClientId();
+    const token = issueToken(clientId);
+    expect((await get(small.url, '/v1/rate-probe/any', token)).status).toBe(200);
+    expect((await get(small.url, '/v1/rate-probe/any', token)).status).toBe(200);
+
+    // What auth-server does before committing a revocation; its stand-in still calls the token
+    // active, so only the tombstone can refuse it.
+    await small.app.get(IntrospectionCache).tombstone(clientId, [sha256Hex(token)]);
+    const refused = await get(small.url, '/v1/rate-probe/any', token);
+    expectProblem(refused, 401, 'invalid_token');
+    expect(rateHeaders(refused)).toEqual({ limit: undefined, remaining: undefined, reset: undefined });
+    expect(await bucketSize(clientId)).toBe(2);
   });
 });
 

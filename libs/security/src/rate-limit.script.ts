@@ -9,16 +9,19 @@ import { createHash } from 'node:crypto';
  * Numbers go back to Redis through %d: Lua 5.1 would print a 16-digit count in exponent notation.
  *
  * KEYS[1]  the client's sorted set
+ * KEYS[2]  optional: a key whose existence refuses the request uncounted, in the client's slot
+ *          (the partner-tagged tombstone of the access token it came with)
  * ARGV[1]  minute limit     ARGV[2]  minute window, µs
  * ARGV[3]  day limit        ARGV[4]  day window, µs (≥ the minute window)
  * ARGV[5]  a suffix unique to this request (two requests in one microsecond stay two members)
  *
- * Returns { admitted (1 or 0), now µs, minute count, minute next free µs, day count, day next free µs }:
+ * Returns { -1 } when KEYS[2] exists; otherwise { admitted (1 or 0), now µs, minute count, minute next free µs, day count, day next free µs }:
  * counts include an admitted request; "next free" is when the entry that brings the window back
  * under its limit leaves it (`now` for an empty window).
  */
 export const RATE_LIMIT_LUA = `
 local key = KEYS[1]
+if KEYS[2] and redis.call('EXISTS', KEYS[2]) == 1 then return { -1 } end
 local minuteLimit, minuteWindow = tonumber(ARGV[1]), tonumber(ARGV[2])
 local dayLimit, dayWindow = tonumber(ARGV[3]), tonumber(ARGV[4])
 local function int(n) return string.format('%d', n) end

@@ -12,6 +12,12 @@ export abstract class RateLimiter {
   abstract consume(clientId: string): Promise<RateLimitDecision>;
 
   /**
+   * The same, unless `refusingKey` exists (checked first, in the same atomic step): then the
+   * request is not counted and the answer is undefined. The key must share the client's hash tag.
+   */
+  abstract consumeUnless(clientId: string, refusingKey: string): Promise<RateLimitDecision | undefined>;
+
+  /**
    * The limits' tier a client is counted under, for the refusals metric. Every partner gets the
    * same RATE_LIMIT_PER_MINUTE / RATE_LIMIT_PER_DAY today: one tier, `standard`.
    */
@@ -67,18 +73,22 @@ export class RedisRateLimiter extends RateLimiter {
   }
 
   async consume(clientId: string): Promise<RateLimitDecision> {
-    const args = [
-      rateLimitKey(clientId),
-      ...this.windowArgs,
-      `${this.memberPrefix}.${(this.sequence++).toString(36)}`,
-    ];
+    return (await this.run([rateLimitKey(clientId)])) as RateLimitDecision;
+  }
+
+  consumeUnless(clientId: string, refusingKey: string): Promise<RateLimitDecision | undefined> {
+    return this.run([rateLimitKey(clientId), refusingKey]);
+  }
+
+  private async run(keys: readonly string[]): Promise<RateLimitDecision | undefined> {
+    const args = [...keys, ...this.windowArgs, `${this.memberPrefix}.${(this.sequence++).toString(36)}`];
     let reply: unknown;
     try {
-      reply = await this.redis.evalsha(RATE_LIMIT_SHA, 1, ...args).catch((err: unknown) => {
+      reply = await this.redis.evalsha(RATE_LIMIT_SHA, keys.length, ...args).catch((err: unknown) => {
         // NOSCRIPT: this Redis has not cached the script (first use, restart, failover, SCRIPT FLUSH).
         // EVAL runs it and caches it; nothing was counted by the failed EVALSHA.
         if (err instanceof Error && err.name === 'ReplyError' && err.message.startsWith('NOSCRIPT')) {
-          return this.redis.eval(RATE_LIMIT_LUA, 1, ...args);
+          return this.redis.eval(RATE_LIMIT_LUA, keys.length, ...args);
         }
         throw err;
       });
@@ -89,7 +99,8 @@ export class RedisRateLimiter extends RateLimiter {
     return this.toDecision(reply);
   }
 
-  private toDecision(reply: unknown): RateLimitDecision {
+  private toDecision(reply: unknown): RateLimitDecision | undefined {
+    if (Array.isArray(reply) && reply.length === 1 && reply[0] === -1) return undefined;
     if (!Array.isArray(reply) || reply.length !== 6 || !reply.every((n) => Number.isSafeInteger(n))) {
       throw new Error(`unexpected reply from the rate limit script: ${JSON.stringify(reply)}`);
     }
@@ -106,6 +117,10 @@ export class RedisRateLimiter extends RateLimiter {
  * metered): a metered route there is a wiring mistake, a logged 500.
  */
 export class UnconfiguredRateLimiter extends RateLimiter {
+  consumeUnless(): Promise<RateLimitDecision> {
+    return this.consume();
+  }
+
   consume(): Promise<RateLimitDecision> {
     return Promise.reject(
       new Error(

@@ -1,8 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { CachedIntrospection, IntrospectResponse } from '@svc/contracts';
+import {
+  INTROSPECTION_CACHE_MAX_TTL_SECONDS,
+  type CachedIntrospection,
+  type IntrospectResponse,
+} from '@svc/contracts';
 import { AppMetrics, DependencyUnavailableError } from '@svc/platform';
 import { IntrospectionCacheUnavailableError, type IntrospectionCache } from './introspection-cache';
 import type { Introspector } from './introspector';
+import type { RateLimitDecision } from './rate-limit-decision';
+import { RateLimiter } from './rate-limiter';
 import { TokenAuthenticator } from './token-authenticator';
 
 /** Only the lower-case hex SHA-256 of the token's UTF-8 bytes ever reaches the cache or auth-server. */
@@ -26,8 +32,20 @@ class FakeCache {
   readonly entries = new Map<string, CachedIntrospection>();
   readonly gets: string[] = [];
   readonly puts: [string, CachedIntrospection][] = [];
+  /** Tombstone keys as the state Redis holds them. */
+  readonly tombstones = new Set<string>();
+  readonly revocationChecks: string[] = [];
   down = false;
   putFails = false;
+
+  async isRevoked(digest: string, clientId?: string) {
+    this.revocationChecks.push(digest);
+    if (this.down) throw new IntrospectionCacheUnavailableError(new Error('connection refused'));
+    return (
+      this.tombstones.has(`revoked:${digest}`) ||
+      (clientId !== undefined && this.tombstones.has(`revoked:{${clientId}}:${digest}`))
+    );
+  }
 
   async get(digest: string) {
     this.gets.push(digest);
@@ -56,11 +74,40 @@ class FakeIntrospector implements Introspector {
   }
 }
 
+const ADMITTED: RateLimitDecision = {
+  admitted: true,
+  window: 'minute',
+  limit: 600,
+  remaining: 599,
+  resetAt: 1_763_000_042,
+};
+
+/** Counts unless the refusing key is among the cache's tombstones (the script's check). */
+class FakeLimiter extends RateLimiter {
+  readonly calls: [string, string][] = [];
+  constructor(private readonly cache: FakeCache) {
+    super();
+  }
+  consume(): Promise<RateLimitDecision> {
+    throw new Error('a bearer request is counted with its tombstone check');
+  }
+  async consumeUnless(clientId: string, refusingKey: string) {
+    this.calls.push([clientId, refusingKey]);
+    return this.cache.tombstones.has(refusingKey) ? undefined : ADMITTED;
+  }
+}
+
 function setup() {
   const cache = new FakeCache();
   const introspector = new FakeIntrospector();
+  const limiter = new FakeLimiter(cache);
   const authenticator = new TokenAuthenticator(cache as unknown as IntrospectionCache, introspector);
-  return { cache, introspector, authenticator };
+  /** A metered request's metering, whose decisions land in `decisions`. */
+  const metered = (decisions: RateLimitDecision[] = []) => ({
+    limiter,
+    onDecision: (d: RateLimitDecision) => decisions.push(d),
+  });
+  return { cache, introspector, limiter, authenticator, metered };
 }
 
 describe('TokenAuthenticator', () => {
@@ -83,9 +130,9 @@ describe('TokenAuthenticator', () => {
 
     introspector.answers.set(DIGEST, active());
     await authenticator.authenticate(TOKEN); // miss, then cached
-    await authenticator.authenticate(TOKEN); // hit
+    await authenticator.authenticate(TOKEN); // hit (remembered by the process)
     cache.down = true;
-    await authenticator.authenticate(TOKEN); // the cache away: auth-server asked
+    await authenticator.authenticate(TOKEN); // the state Redis away: auth-server asked
     await authenticator.authenticate('not-a-token'); // refused before any lookup
     expect([await count('hit'), await count('miss')]).toEqual([1, 2]);
   });
@@ -192,6 +239,107 @@ describe('TokenAuthenticator', () => {
     const other = `at_${'b'.repeat(43)}`;
     introspector.answers.set(tokenDigest(other), active({ expires_at: 'not a date' }));
     await expect(authenticator.authenticate(other)).resolves.toBeUndefined();
+  });
+
+  describe('a live answer remembered by the process', () => {
+    it('answers the next request without the cache, asking the state Redis only whether it was revoked', async () => {
+      const { cache, introspector, authenticator } = setup();
+      introspector.answers.set(DIGEST, active());
+      await authenticator.authenticate(TOKEN);
+      expect(cache.gets).toEqual([DIGEST]);
+
+      await expect(authenticator.authenticate(TOKEN)).resolves.toMatchObject({ user_id: 'usr_1' });
+      expect(cache.gets).toEqual([DIGEST]);
+      expect(introspector.asked).toEqual([DIGEST]);
+      expect(cache.revocationChecks).toEqual([DIGEST]);
+    });
+
+    it.each([
+      ['by digest', `revoked:${DIGEST}`],
+      ['under the partner’s hash tag', `revoked:{sandbox-partner}:${DIGEST}`],
+    ])('refuses it on the very next request once a tombstone %s exists', async (_how, key) => {
+      const { cache, introspector, authenticator } = setup();
+      introspector.answers.set(DIGEST, active());
+      await authenticator.authenticate(TOKEN);
+      cache.tombstones.add(key);
+
+      await expect(authenticator.authenticate(TOKEN)).resolves.toBeUndefined();
+    });
+
+    it('asks the cache again once INTROSPECTION_CACHE_MAX_TTL_SECONDS have passed, so every tombstone outlives it', async () => {
+      const { cache, introspector, authenticator } = setup();
+      introspector.answers.set(DIGEST, active());
+      const now = jest.spyOn(Date, 'now');
+      try {
+        now.mockReturnValue(1_000_000);
+        await authenticator.authenticate(TOKEN);
+        now.mockReturnValue(1_000_000 + INTROSPECTION_CACHE_MAX_TTL_SECONDS * 1000 - 1);
+        await authenticator.authenticate(TOKEN);
+        expect(cache.gets).toHaveLength(1);
+        now.mockReturnValue(1_000_000 + INTROSPECTION_CACHE_MAX_TTL_SECONDS * 1000);
+        await authenticator.authenticate(TOKEN);
+        expect(cache.gets).toHaveLength(2);
+      } finally {
+        now.mockRestore();
+      }
+    });
+
+    it('asks auth-server when the state Redis cannot say whether it was revoked', async () => {
+      const { cache, introspector, authenticator } = setup();
+      introspector.answers.set(DIGEST, active());
+      await authenticator.authenticate(TOKEN);
+      cache.down = true;
+      introspector.answers.set(DIGEST, { active: false });
+
+      await expect(authenticator.authenticate(TOKEN)).resolves.toBeUndefined();
+      expect(introspector.asked).toEqual([DIGEST, DIGEST]);
+    });
+  });
+
+  describe('on a metered route', () => {
+    it('checks the partner-tagged tombstone and counts in one limiter call, and hands over the decision', async () => {
+      const { introspector, limiter, authenticator, metered } = setup();
+      introspector.answers.set(DIGEST, active());
+      const decisions: RateLimitDecision[] = [];
+
+      for (let i = 0; i < 2; i += 1) {
+        await expect(authenticator.authenticate(TOKEN, metered(decisions))).resolves.toMatchObject({
+          client_id: 'sandbox-partner',
+        });
+      }
+      expect(decisions).toEqual([ADMITTED, ADMITTED]);
+      expect(limiter.calls).toEqual([
+        ['sandbox-partner', `revoked:{sandbox-partner}:${DIGEST}`],
+        ['sandbox-partner', `revoked:{sandbox-partner}:${DIGEST}`],
+      ]);
+    });
+
+    it('refuses a revoked token without a decision (the limiter did not count it)', async () => {
+      const { cache, introspector, authenticator, metered } = setup();
+      introspector.answers.set(DIGEST, active());
+      await authenticator.authenticate(TOKEN, metered());
+      cache.tombstones.add(`revoked:{sandbox-partner}:${DIGEST}`);
+      const decisions: RateLimitDecision[] = [];
+
+      await expect(authenticator.authenticate(TOKEN, metered(decisions))).resolves.toBeUndefined();
+      expect(decisions).toEqual([]);
+    });
+
+    it('refuses a token tombstoned only by digest (by an auth-server of the previous release)', async () => {
+      const { cache, introspector, authenticator, metered } = setup();
+      introspector.answers.set(DIGEST, active());
+      await authenticator.authenticate(TOKEN, metered());
+      cache.tombstones.add(`revoked:${DIGEST}`);
+
+      await expect(authenticator.authenticate(TOKEN, metered())).resolves.toBeUndefined();
+    });
+
+    it('never counts a token that is not live', async () => {
+      const { limiter, authenticator, metered } = setup();
+      await expect(authenticator.authenticate(TOKEN, metered())).resolves.toBeUndefined();
+      await expect(authenticator.authenticate('not-a-token', metered())).resolves.toBeUndefined();
+      expect(limiter.calls).toEqual([]);
+    });
   });
 
   it.each([

@@ -73,7 +73,7 @@ export class TokensService implements Introspector {
       if (!code) return failed('The authorization code is unknown.');
       if (code.consumedAt) {
         await this.pairs.lockFamily(tx, codeDigest);
-        await this.revokeFamily(tx, codeDigest, 'code_replayed');
+        await this.revokeFamily(tx, code.clientId, codeDigest, 'code_replayed');
         return failed('The authorization code was already used; its tokens are revoked.');
       }
       if (code.expiresAt.getTime() <= Date.now()) return failed('The authorization code has expired.');
@@ -150,7 +150,7 @@ export class TokensService implements Introspector {
         return tokens;
       }
 
-      const revoked = await this.revokeFamily(tx, pair.codeDigest, 'reuse_detected');
+      const revoked = await this.revokeFamily(tx, pair.clientId, pair.codeDigest, 'reuse_detected');
       this.reuse?.inc({ outcome: 'family_revoked' });
       this.logger.warn(
         {
@@ -177,7 +177,7 @@ export class TokensService implements Introspector {
       const pair = await this.pairs.findByEitherDigest(tx, sha256Hex(token));
       if (!pair || pair.clientId !== client.clientId) return;
       await this.pairs.lockFamily(tx, pair.codeDigest);
-      await this.revokeFamily(tx, pair.codeDigest, 'revoked');
+      await this.revokeFamily(tx, pair.clientId, pair.codeDigest, 'revoked');
     });
   }
 
@@ -189,7 +189,10 @@ export class TokensService implements Introspector {
   async disconnect(userId: string, clientId: string): Promise<boolean> {
     return this.transactions.run(async (tx) => {
       if (!(await this.consents.end(tx, userId, clientId))) return false;
-      await this.cache.tombstone(await this.pairs.revokeLive(tx, { userId, clientId }, 'disconnected'));
+      await this.cache.tombstone(
+        clientId,
+        await this.pairs.revokeLive(tx, { userId, clientId }, 'disconnected'),
+      );
       return true;
     });
   }
@@ -200,7 +203,7 @@ export class TokensService implements Introspector {
       await this.partners.setSuspended(tx, clientId, suspended);
       if (!suspended) return 0;
       const digests = await this.pairs.revokeLive(tx, { clientId }, 'partner_suspended');
-      await this.cache.tombstone(digests);
+      await this.cache.tombstone(clientId, digests);
       return digests.length;
     });
   }
@@ -212,10 +215,15 @@ export class TokensService implements Introspector {
   }
 
   /** Tombstones even pairs already revoked, so a retry after a failed attempt leaves the cache right. */
-  private async revokeFamily(tx: Transaction, codeDigest: string, reason: RevocationReason): Promise<number> {
+  private async revokeFamily(
+    tx: Transaction,
+    clientId: string,
+    codeDigest: string,
+    reason: RevocationReason,
+  ): Promise<number> {
     const digests = await this.pairs.accessDigestsOfCode(tx, codeDigest);
     const revoked = await this.pairs.revokeLive(tx, { codeDigest }, reason);
-    await this.cache.tombstone(digests);
+    await this.cache.tombstone(clientId, digests);
     return revoked.length;
   }
 
@@ -233,7 +241,7 @@ export class TokensService implements Introspector {
     }
     if (supersededId) await this.pairs.revokeLive(tx, { pairId: supersededId }, 'superseded');
     const issued = await this.issue(tx, pair, scopes);
-    await this.cache.tombstone([endedAccessDigest]);
+    await this.cache.tombstone(pair.clientId, [endedAccessDigest]);
     await this.pairs.markRotated(tx, pair.id, issued.pairId, new Date());
     return issued.tokens;
   }
