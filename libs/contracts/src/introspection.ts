@@ -18,9 +18,10 @@
  *   (at most INTROSPECTION_CACHE_MAX_TTL_SECONDS, stored within an RPC timeout of being read).
  * - A reader may keep what a live answer says in its own memory (whose token it is, its scopes and
  *   expiry never change) for at most INTROSPECTION_CACHE_MAX_TTL_SECONDS after it read it, as long as
- *   every request it admits that way checks `revoked:{<client_id>}:<digest>` in the state Redis:
- *   the partner-tagged tombstone shares its Redis Cluster slot with the partner's rate-limit key,
- *   so one script checks it and counts the request in a single round trip.
+ *   every request it admits that way checks `revoked:{<client_id>}:<digest>` in the state Redis
+ *   and reads `generation:{<client_id>}` (stateGenerationKey); those keys share their Redis
+ *   Cluster slot with the partner's rate-limit key, so one script checks, reads and counts the
+ *   request in a single round trip.
  * - A reader that cannot reach either Redis skips the cache and asks auth-server; if auth-server
  *   cannot answer either, the request fails closed with 503.
  * - Only well-formed access tokens (isWellFormedAccessToken) are looked up or cached at all.
@@ -39,6 +40,15 @@ export function revocationTombstoneKey(tokenDigest: string): string {
 /** The same tombstone under the partner's hash tag, the one of its `ratelimit:{<client_id>}` key. */
 export function partnerTombstoneKey(clientId: string, tokenDigest: string): string {
   return `revoked:{${clientId}}:${tokenDigest}`;
+}
+
+/**
+ * A value the state Redis keeps per partner, set anew whenever it is missing: a reader that finds
+ * another value than the one it remembered a token under knows the partner's slot lost data since
+ * (a restart, a failover to a replica without it), tombstones included, and asks auth-server again.
+ */
+export function stateGenerationKey(clientId: string): string {
+  return `generation:{${clientId}}`;
 }
 
 /** auth-server mints access tokens as this prefix and 32 random bytes in base64url (43 characters). */

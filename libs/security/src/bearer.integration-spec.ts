@@ -295,7 +295,7 @@ describe.each(TOPOLOGY_NAMES)(
       await inspector?.quit();
     });
 
-    it('caches auth-server’s answer: the second request asks nobody and costs only its two tombstones’ EXISTS', async () => {
+    it('caches auth-server’s answer: the second request asks nobody and costs a GET and a tombstone EXISTS', async () => {
       const { token, digest, answer } = issueToken();
       expect((await get(resource, '/probe/any', token)).status).toBe(200);
       expect(timesAsked(digest)).toBe(1);
@@ -309,10 +309,9 @@ describe.each(TOPOLOGY_NAMES)(
         topologyName === 'cluster' ? undefined : jest.spyOn(resource.redis as Redis, 'sendCommand');
       try {
         expect((await get(resource, '/probe/any', token)).status).toBe(200);
-        // The process remembers the answer; the state Redis says whether it was revoked since, under
-        // either tombstone key (by digest, and under the partner's hash tag), side by side.
-        if (commands)
-          expect(commands.mock.calls.map(([command]) => command.name)).toEqual(['exists', 'exists']);
+        // The cache shares this Redis here (no REDIS_CACHE_*): the answer and its tombstone, side by side.
+        // (A route that is not metered, like this one, remembers nothing in the process.)
+        if (commands) expect(commands.mock.calls.map(([command]) => command.name)).toEqual(['get', 'exists']);
       } finally {
         commands?.mockRestore();
       }

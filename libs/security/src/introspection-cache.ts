@@ -70,16 +70,10 @@ export class IntrospectionCache {
     }
   }
 
-  /**
-   * Whether the token's tombstone exists: `revoked:<digest>`, and with `clientId` the partner-tagged
-   * one too (as two commands: in a Redis Cluster the two keys live in different slots).
-   */
-  async isRevoked(digest: string, clientId?: string): Promise<boolean> {
-    const keys = [revocationTombstoneKey(digest)];
-    if (clientId !== undefined) keys.push(partnerTombstoneKey(clientId, digest));
+  /** Whether the token's tombstone by digest exists (beside the one the rate limiter's script checks). */
+  async isRevoked(digest: string): Promise<boolean> {
     try {
-      const counts = await Promise.all(keys.map((key) => this.state.exists(key)));
-      return counts.some((n) => n > 0);
+      return (await this.state.exists(revocationTombstoneKey(digest))) > 0;
     } catch (err) {
       throw new IntrospectionCacheUnavailableError(err);
     }

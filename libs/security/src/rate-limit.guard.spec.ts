@@ -43,7 +43,7 @@ class FakeLimiter extends RateLimiter {
     this.asked.push(clientId);
     return this.answer();
   }
-  consumeUnless(): Promise<RateLimitDecision | undefined> {
+  consumeForToken(): Promise<never> {
     throw new Error('RateLimitGuard never checks a token');
   }
 }

@@ -1,6 +1,6 @@
 import { Controller, Get, Module, Req, Res } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { IntrospectResponse } from '@svc/contracts';
+import { stateGenerationKey, type IntrospectResponse } from '@svc/contracts';
 import {
   createRedis,
   loadConfig,
@@ -668,6 +668,24 @@ describe('headers and counting (docs/rules.md "Limits")', () => {
     expectProblem(refused, 401, 'invalid_token');
     expect(rateHeaders(refused)).toEqual({ limit: undefined, remaining: undefined, reset: undefined });
     expect(await bucketSize(clientId)).toBe(2);
+  });
+
+  it('keeps the partner’s state generation beside its window; a new one (Redis lost the partner’s keys) makes the process ask auth-server again', async () => {
+    const clientId = newClientId();
+    const token = issueToken(clientId);
+    expect((await get(small.url, '/v1/rate-probe/any', token)).status).toBe(200);
+    const generation = await inspector.get(stateGenerationKey(clientId));
+    expect(generation).toMatch(/^\d{16}$/);
+    const ttl = await inspector.pttl(stateGenerationKey(clientId));
+    expect(ttl).toBeGreaterThan(23 * 3_600_000);
+
+    // As if the state Redis restarted empty after a revocation: its tombstones are gone with the
+    // generation, and only auth-server still knows the token is dead.
+    answers.set(sha256Hex(token), { active: false });
+    expect((await get(small.url, '/v1/rate-probe/any', token)).status).toBe(200);
+    await inspector.del(stateGenerationKey(clientId));
+    expectProblem(await get(small.url, '/v1/rate-probe/any', token), 401, 'invalid_token');
+    expect(await inspector.get(stateGenerationKey(clientId))).not.toBe(generation);
   });
 });
 

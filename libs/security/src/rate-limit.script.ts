@@ -9,25 +9,34 @@ import { createHash } from 'node:crypto';
  * Numbers go back to Redis through %d: Lua 5.1 would print a 16-digit count in exponent notation.
  *
  * KEYS[1]  the client's sorted set
- * KEYS[2]  optional: a key whose existence refuses the request uncounted, in the client's slot
- *          (the partner-tagged tombstone of the access token it came with)
+ * KEYS[2]  optional, with KEYS[3]: a key whose existence refuses the request uncounted (the
+ *          partner-tagged tombstone of the access token it came with)
+ * KEYS[3]  the client's generation key: read, and set to `now` (for a day) when missing
  * ARGV[1]  minute limit     ARGV[2]  minute window, µs
  * ARGV[3]  day limit        ARGV[4]  day window, µs (≥ the minute window)
  * ARGV[5]  a suffix unique to this request (two requests in one microsecond stay two members)
  *
- * Returns { -1 } when KEYS[2] exists; otherwise { admitted (1 or 0), now µs, minute count, minute next free µs, day count, day next free µs }:
+ * All keys share the client's hash tag. Returns { -1 } when KEYS[2] exists; otherwise { admitted (1 or 0), now µs, minute count, minute next free µs, day count, day next free µs }:
  * counts include an admitted request; "next free" is when the entry that brings the window back
- * under its limit leaves it (`now` for an empty window).
+ * under its limit leaves it (`now` for an empty window); with KEYS[3], the generation follows.
  */
 export const RATE_LIMIT_LUA = `
 local key = KEYS[1]
-if KEYS[2] and redis.call('EXISTS', KEYS[2]) == 1 then return { -1 } end
+local generation
+if KEYS[2] then
+  if redis.call('EXISTS', KEYS[2]) == 1 then return { -1 } end
+  generation = redis.call('GET', KEYS[3])
+end
 local minuteLimit, minuteWindow = tonumber(ARGV[1]), tonumber(ARGV[2])
 local dayLimit, dayWindow = tonumber(ARGV[3]), tonumber(ARGV[4])
 local function int(n) return string.format('%d', n) end
 
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+if KEYS[3] and not generation then
+  generation = int(now)
+  redis.call('SET', KEYS[3], generation, 'PX', int(math.ceil(dayWindow / 1000)))
+end
 
 redis.call('ZREMRANGEBYSCORE', key, '-inf', int(now - dayWindow))
 local minuteFloor = '(' .. int(now - minuteWindow)
@@ -52,7 +61,9 @@ local dayAt = int(math.max(0, dayCount - dayLimit))
 local minuteEntry = redis.call('ZRANGEBYSCORE', key, minuteFloor, '+inf', 'WITHSCORES', 'LIMIT', minuteAt, 1)
 local dayEntry = redis.call('ZRANGE', key, dayAt, dayAt, 'WITHSCORES')
 
-return { admitted, now, minuteCount, nextFree(minuteEntry, minuteWindow), dayCount, nextFree(dayEntry, dayWindow) }
+local reply = { admitted, now, minuteCount, nextFree(minuteEntry, minuteWindow), dayCount, nextFree(dayEntry, dayWindow) }
+if generation then reply[7] = generation end
+return reply
 `;
 
 /** What EVALSHA calls the script by. */

@@ -12,10 +12,11 @@ export abstract class RateLimiter {
   abstract consume(clientId: string): Promise<RateLimitDecision>;
 
   /**
-   * The same, unless `refusingKey` exists (checked first, in the same atomic step): then the
-   * request is not counted and the answer is undefined. The key must share the client's hash tag.
+   * A bearer request, in the same atomic step: undefined, and not counted, when its token's
+   * `tombstone` key exists; otherwise the decision and the client's state generation (read from
+   * `generation`, set when missing). Both keys must share the client's hash tag.
    */
-  abstract consumeUnless(clientId: string, refusingKey: string): Promise<RateLimitDecision | undefined>;
+  abstract consumeForToken(clientId: string, keys: TokenKeys): Promise<TokenCount | undefined>;
 
   /**
    * The limits' tier a client is counted under, for the refusals metric. Every partner gets the
@@ -24,6 +25,17 @@ export abstract class RateLimiter {
   tierOf(_clientId: string): string {
     return 'standard';
   }
+}
+
+export interface TokenKeys {
+  readonly tombstone: string;
+  readonly generation: string;
+}
+
+/** A bearer request counted: the decision, and the generation of the client's state in Redis. */
+export interface TokenCount {
+  readonly decision: RateLimitDecision;
+  readonly generation: string;
 }
 
 /** Redis did not answer the rate limiter (down, unreachable, over its 1 s timeout, loading…). */
@@ -73,14 +85,14 @@ export class RedisRateLimiter extends RateLimiter {
   }
 
   async consume(clientId: string): Promise<RateLimitDecision> {
-    return (await this.run([rateLimitKey(clientId)])) as RateLimitDecision;
+    return (await this.run([rateLimitKey(clientId)]))!.decision;
   }
 
-  consumeUnless(clientId: string, refusingKey: string): Promise<RateLimitDecision | undefined> {
-    return this.run([rateLimitKey(clientId), refusingKey]);
+  consumeForToken(clientId: string, keys: TokenKeys): Promise<TokenCount | undefined> {
+    return this.run([rateLimitKey(clientId), keys.tombstone, keys.generation]);
   }
 
-  private async run(keys: readonly string[]): Promise<RateLimitDecision | undefined> {
+  private async run(keys: readonly string[]): Promise<TokenCount | undefined> {
     const args = [...keys, ...this.windowArgs, `${this.memberPrefix}.${(this.sequence++).toString(36)}`];
     let reply: unknown;
     try {
@@ -96,19 +108,27 @@ export class RedisRateLimiter extends RateLimiter {
       // Any error reply other than unavailability is a fault in this code (a logged 500).
       throw isRedisUnavailable(err) ? new RateLimiterUnavailableError(err) : err;
     }
-    return this.toDecision(reply);
+    return this.toCount(reply, keys.length === 3);
   }
 
-  private toDecision(reply: unknown): RateLimitDecision | undefined {
-    if (Array.isArray(reply) && reply.length === 1 && reply[0] === -1) return undefined;
-    if (!Array.isArray(reply) || reply.length !== 6 || !reply.every((n) => Number.isSafeInteger(n))) {
+  private toCount(reply: unknown, withGeneration: boolean): TokenCount | undefined {
+    if (withGeneration && Array.isArray(reply) && reply.length === 1 && reply[0] === -1) return undefined;
+    const numbers = Array.isArray(reply) ? reply.slice(0, 6) : [];
+    const generation: unknown = withGeneration && Array.isArray(reply) ? reply[6] : '';
+    if (
+      numbers.length !== 6 ||
+      !numbers.every((n) => Number.isSafeInteger(n)) ||
+      (reply as unknown[]).length !== (withGeneration ? 7 : 6) ||
+      typeof generation !== 'string'
+    ) {
       throw new Error(`unexpected reply from the rate limit script: ${JSON.stringify(reply)}`);
     }
-    const [admitted, nowUs, minuteCount, minuteNextFreeUs, dayCount, dayNextFreeUs] = reply as number[];
-    return decide(admitted === 1, nowUs, {
+    const [admitted, nowUs, minuteCount, minuteNextFreeUs, dayCount, dayNextFreeUs] = numbers as number[];
+    const decision = decide(admitted === 1, nowUs, {
       minute: { limit: this.policy.minute.limit, count: minuteCount, nextFreeUs: minuteNextFreeUs },
       day: { limit: this.policy.day.limit, count: dayCount, nextFreeUs: dayNextFreeUs },
     });
+    return { decision, generation };
   }
 }
 
@@ -117,8 +137,8 @@ export class RedisRateLimiter extends RateLimiter {
  * metered): a metered route there is a wiring mistake, a logged 500.
  */
 export class UnconfiguredRateLimiter extends RateLimiter {
-  consumeUnless(): Promise<RateLimitDecision> {
-    return this.consume();
+  async consumeForToken(): Promise<TokenCount> {
+    return { decision: await this.consume(), generation: '' };
   }
 
   consume(): Promise<RateLimitDecision> {

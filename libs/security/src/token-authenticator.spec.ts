@@ -8,7 +8,7 @@ import { AppMetrics, DependencyUnavailableError } from '@svc/platform';
 import { IntrospectionCacheUnavailableError, type IntrospectionCache } from './introspection-cache';
 import type { Introspector } from './introspector';
 import type { RateLimitDecision } from './rate-limit-decision';
-import { RateLimiter } from './rate-limiter';
+import { RateLimiter, type TokenKeys } from './rate-limiter';
 import { TokenAuthenticator } from './token-authenticator';
 
 /** Only the lower-case hex SHA-256 of the token's UTF-8 bytes ever reaches the cache or auth-server. */
@@ -38,13 +38,10 @@ class FakeCache {
   down = false;
   putFails = false;
 
-  async isRevoked(digest: string, clientId?: string) {
+  async isRevoked(digest: string) {
     this.revocationChecks.push(digest);
     if (this.down) throw new IntrospectionCacheUnavailableError(new Error('connection refused'));
-    return (
-      this.tombstones.has(`revoked:${digest}`) ||
-      (clientId !== undefined && this.tombstones.has(`revoked:{${clientId}}:${digest}`))
-    );
+    return this.tombstones.has(`revoked:${digest}`);
   }
 
   async get(digest: string) {
@@ -82,18 +79,22 @@ const ADMITTED: RateLimitDecision = {
   resetAt: 1_763_000_042,
 };
 
-/** Counts unless the refusing key is among the cache's tombstones (the script's check). */
+/** The script's part: refuses uncounted when the tombstone key is among the cache's, else counts. */
 class FakeLimiter extends RateLimiter {
-  readonly calls: [string, string][] = [];
+  readonly calls: [string, TokenKeys][] = [];
+  /** What the state Redis holds under each generation key; a missing one is set, as the script does. */
+  readonly generations = new Map<string, string>();
   constructor(private readonly cache: FakeCache) {
     super();
   }
   consume(): Promise<RateLimitDecision> {
     throw new Error('a bearer request is counted with its tombstone check');
   }
-  async consumeUnless(clientId: string, refusingKey: string) {
-    this.calls.push([clientId, refusingKey]);
-    return this.cache.tombstones.has(refusingKey) ? undefined : ADMITTED;
+  async consumeForToken(clientId: string, keys: TokenKeys) {
+    this.calls.push([clientId, keys]);
+    if (this.cache.tombstones.has(keys.tombstone)) return undefined;
+    if (!this.generations.has(keys.generation)) this.generations.set(keys.generation, 'g1');
+    return { decision: ADMITTED, generation: this.generations.get(keys.generation)! };
   }
 }
 
@@ -130,9 +131,9 @@ describe('TokenAuthenticator', () => {
 
     introspector.answers.set(DIGEST, active());
     await authenticator.authenticate(TOKEN); // miss, then cached
-    await authenticator.authenticate(TOKEN); // hit (remembered by the process)
+    await authenticator.authenticate(TOKEN); // hit
     cache.down = true;
-    await authenticator.authenticate(TOKEN); // the state Redis away: auth-server asked
+    await authenticator.authenticate(TOKEN); // the cache away: auth-server asked
     await authenticator.authenticate('not-a-token'); // refused before any lookup
     expect([await count('hit'), await count('miss')]).toEqual([1, 2]);
   });
@@ -241,97 +242,86 @@ describe('TokenAuthenticator', () => {
     await expect(authenticator.authenticate(other)).resolves.toBeUndefined();
   });
 
-  describe('a live answer remembered by the process', () => {
-    it('answers the next request without the cache, asking the state Redis only whether it was revoked', async () => {
-      const { cache, introspector, authenticator } = setup();
-      introspector.answers.set(DIGEST, active());
-      await authenticator.authenticate(TOKEN);
-      expect(cache.gets).toEqual([DIGEST]);
-
-      await expect(authenticator.authenticate(TOKEN)).resolves.toMatchObject({ user_id: 'usr_1' });
-      expect(cache.gets).toEqual([DIGEST]);
-      expect(introspector.asked).toEqual([DIGEST]);
-      expect(cache.revocationChecks).toEqual([DIGEST]);
-    });
-
-    it.each([
-      ['by digest', `revoked:${DIGEST}`],
-      ['under the partner’s hash tag', `revoked:{sandbox-partner}:${DIGEST}`],
-    ])('refuses it on the very next request once a tombstone %s exists', async (_how, key) => {
-      const { cache, introspector, authenticator } = setup();
-      introspector.answers.set(DIGEST, active());
-      await authenticator.authenticate(TOKEN);
-      cache.tombstones.add(key);
-
-      await expect(authenticator.authenticate(TOKEN)).resolves.toBeUndefined();
-    });
-
-    it('asks the cache again once INTROSPECTION_CACHE_MAX_TTL_SECONDS have passed, so every tombstone outlives it', async () => {
-      const { cache, introspector, authenticator } = setup();
-      introspector.answers.set(DIGEST, active());
-      const now = jest.spyOn(Date, 'now');
-      try {
-        now.mockReturnValue(1_000_000);
-        await authenticator.authenticate(TOKEN);
-        now.mockReturnValue(1_000_000 + INTROSPECTION_CACHE_MAX_TTL_SECONDS * 1000 - 1);
-        await authenticator.authenticate(TOKEN);
-        expect(cache.gets).toHaveLength(1);
-        now.mockReturnValue(1_000_000 + INTROSPECTION_CACHE_MAX_TTL_SECONDS * 1000);
-        await authenticator.authenticate(TOKEN);
-        expect(cache.gets).toHaveLength(2);
-      } finally {
-        now.mockRestore();
-      }
-    });
-
-    it('asks auth-server when the state Redis cannot say whether it was revoked', async () => {
-      const { cache, introspector, authenticator } = setup();
-      introspector.answers.set(DIGEST, active());
-      await authenticator.authenticate(TOKEN);
-      cache.down = true;
-      introspector.answers.set(DIGEST, { active: false });
-
-      await expect(authenticator.authenticate(TOKEN)).resolves.toBeUndefined();
-      expect(introspector.asked).toEqual([DIGEST, DIGEST]);
-    });
-  });
-
   describe('on a metered route', () => {
-    it('checks the partner-tagged tombstone and counts in one limiter call, and hands over the decision', async () => {
-      const { introspector, limiter, authenticator, metered } = setup();
+    const KEYS = {
+      tombstone: `revoked:{sandbox-partner}:${DIGEST}`,
+      generation: 'generation:{sandbox-partner}',
+    };
+
+    it('remembers a live answer: the next request is one limiter call (tombstone, generation, count) and the old tombstone’s EXISTS', async () => {
+      const { cache, introspector, limiter, authenticator, metered } = setup();
       introspector.answers.set(DIGEST, active());
       const decisions: RateLimitDecision[] = [];
 
-      for (let i = 0; i < 2; i += 1) {
+      for (let i = 0; i < 3; i += 1) {
         await expect(authenticator.authenticate(TOKEN, metered(decisions))).resolves.toMatchObject({
           client_id: 'sandbox-partner',
         });
       }
-      expect(decisions).toEqual([ADMITTED, ADMITTED]);
+      expect(decisions).toEqual([ADMITTED, ADMITTED, ADMITTED]);
       expect(limiter.calls).toEqual([
-        ['sandbox-partner', `revoked:{sandbox-partner}:${DIGEST}`],
-        ['sandbox-partner', `revoked:{sandbox-partner}:${DIGEST}`],
+        ['sandbox-partner', KEYS],
+        ['sandbox-partner', KEYS],
+        ['sandbox-partner', KEYS],
       ]);
+      expect(cache.gets).toEqual([DIGEST]);
+      expect(introspector.asked).toEqual([DIGEST]);
+      expect(cache.revocationChecks).toEqual([DIGEST, DIGEST, DIGEST]);
     });
 
-    it('refuses a revoked token without a decision (the limiter did not count it)', async () => {
+    it.each([
+      ['under the partner’s hash tag (the script’s check)', `revoked:{sandbox-partner}:${DIGEST}`],
+      ['by digest only (an auth-server of the previous release)', `revoked:${DIGEST}`],
+    ])('refuses a remembered token on the very next request once tombstoned %s', async (_how, key) => {
       const { cache, introspector, authenticator, metered } = setup();
       introspector.answers.set(DIGEST, active());
       await authenticator.authenticate(TOKEN, metered());
-      cache.tombstones.add(`revoked:{sandbox-partner}:${DIGEST}`);
+      cache.tombstones.add(key);
       const decisions: RateLimitDecision[] = [];
 
       await expect(authenticator.authenticate(TOKEN, metered(decisions))).resolves.toBeUndefined();
       expect(decisions).toEqual([]);
     });
 
-    it('refuses a token tombstoned only by digest (by an auth-server of the previous release)', async () => {
-      const { cache, introspector, authenticator, metered } = setup();
+    it('asks auth-server again, past the cache, when the partner’s state generation changed (Redis lost its tombstones)', async () => {
+      const { cache, introspector, limiter, authenticator, metered } = setup();
       introspector.answers.set(DIGEST, active());
       await authenticator.authenticate(TOKEN, metered());
-      cache.tombstones.add(`revoked:${DIGEST}`);
+      // The state Redis restarted empty: the revocation's tombstones are gone, the cache still says active.
+      limiter.generations.set(KEYS.generation, 'g2');
+      introspector.answers.set(DIGEST, { active: false });
 
       await expect(authenticator.authenticate(TOKEN, metered())).resolves.toBeUndefined();
+      expect(introspector.asked).toEqual([DIGEST, DIGEST]);
+      expect(cache.gets).toEqual([DIGEST]);
+    });
+
+    it('remembers the token again under the new generation when auth-server still calls it live', async () => {
+      const { introspector, limiter, authenticator, metered } = setup();
+      introspector.answers.set(DIGEST, active());
+      await authenticator.authenticate(TOKEN, metered());
+      limiter.generations.set(KEYS.generation, 'g2');
+      await authenticator.authenticate(TOKEN, metered());
+      await authenticator.authenticate(TOKEN, metered());
+      expect(introspector.asked).toEqual([DIGEST, DIGEST]);
+    });
+
+    it('looks the token up again once INTROSPECTION_CACHE_MAX_TTL_SECONDS have passed, so every tombstone outlives what it remembers', async () => {
+      const { cache, introspector, authenticator, metered } = setup();
+      introspector.answers.set(DIGEST, active());
+      const now = jest.spyOn(Date, 'now');
+      try {
+        now.mockReturnValue(1_000_000);
+        await authenticator.authenticate(TOKEN, metered());
+        now.mockReturnValue(1_000_000 + INTROSPECTION_CACHE_MAX_TTL_SECONDS * 1000 - 1);
+        await authenticator.authenticate(TOKEN, metered());
+        expect(cache.gets).toHaveLength(1);
+        now.mockReturnValue(1_000_000 + INTROSPECTION_CACHE_MAX_TTL_SECONDS * 1000);
+        await authenticator.authenticate(TOKEN, metered());
+        expect(cache.gets).toHaveLength(2);
+      } finally {
+        now.mockRestore();
+      }
     });
 
     it('never counts a token that is not live', async () => {
@@ -340,6 +330,14 @@ describe('TokenAuthenticator', () => {
       await expect(authenticator.authenticate('not-a-token', metered())).resolves.toBeUndefined();
       expect(limiter.calls).toEqual([]);
     });
+  });
+
+  it('remembers nothing on a route that is not metered: each request asks the cache', async () => {
+    const { cache, introspector, authenticator } = setup();
+    introspector.answers.set(DIGEST, active());
+    await authenticator.authenticate(TOKEN);
+    await authenticator.authenticate(TOKEN);
+    expect(cache.gets).toEqual([DIGEST, DIGEST]);
   });
 
   it.each([

@@ -3,6 +3,7 @@ import {
   INTROSPECTION_CACHE_MAX_TTL_SECONDS,
   isWellFormedAccessToken,
   partnerTombstoneKey,
+  stateGenerationKey,
   type CachedIntrospection,
 } from '@svc/contracts';
 import { AppMetrics, sha256Hex } from '@svc/platform';
@@ -11,7 +12,7 @@ import { IntrospectionCache, IntrospectionCacheUnavailableError } from './intros
 import { INTROSPECTOR, type Introspector } from './introspector';
 import type { Principal } from './principal';
 import type { RateLimitDecision } from './rate-limit-decision';
-import type { RateLimiter } from './rate-limiter';
+import type { RateLimiter, TokenCount } from './rate-limiter';
 
 /** Bounds the memory of tokens this process has seen live; the oldest entry goes first. */
 const KNOWN_TOKENS_MAX = 20_000;
@@ -28,6 +29,8 @@ interface KnownToken {
   readonly expiresAtMs: number;
   /** Read at most INTROSPECTION_CACHE_MAX_TTL_SECONDS ago: every tombstone outlives it. */
   readonly knownUntilMs: number;
+  /** The partner's state generation in Redis when it was read: its tombstones were there then. */
+  readonly generation: string;
 }
 
 /**
@@ -37,10 +40,12 @@ interface KnownToken {
  * garbage cannot flush the cache. A miss asks auth-server and caches its answer (a failed put
  * costs the next request a question, never this one its answer).
  *
- * What a live answer says never changes (whose token, its scopes, its expiry), so the process keeps
- * it for up to INTROSPECTION_CACHE_MAX_TTL_SECONDS; whether the token was revoked since is asked
- * of the state Redis on every request. On a metered route (`metering`) that question and the
- * rate-limit count are one script call: one Redis round trip for an authenticated request.
+ * On a metered route (`metering`) what a live answer says, which never changes (whose token, its
+ * scopes, its expiry), is kept in the process for up to INTROSPECTION_CACHE_MAX_TTL_SECONDS, and
+ * each request is one script call that checks the token's tombstone, reads the partner's state
+ * generation and counts the request: one Redis round trip. A generation other than the one the
+ * token was remembered under means the state Redis lost data since (tombstones too): auth-server
+ * is asked again.
  *
  * Either Redis unavailable: auth-server is asked on every request and nothing is written. Its
  * database holds every committed revocation, so a revoked token never passes, and a cache outage
@@ -72,35 +77,31 @@ export class TokenAuthenticator {
   async authenticate(token: string, metering?: Metering): Promise<Principal | undefined> {
     if (!isWellFormedAccessToken(token)) return undefined;
     const digest = sha256Hex(token);
+    if (!metering) return this.lookUp(digest, true);
+
     const nowMs = Date.now();
     const known = this.known.get(digest);
     if (known && known.knownUntilMs > nowMs && known.expiresAtMs > nowMs) {
-      const { principal } = known;
-      let revoked: boolean;
-      if (metering) {
-        this.lookups?.inc({ result: 'hit' });
-        revoked = !(await this.countUnlessRevoked(principal, digest, metering));
-      } else {
-        try {
-          revoked = await this.cache.isRevoked(digest, principal.client_id);
-        } catch (err) {
-          if (!(err instanceof IntrospectionCacheUnavailableError)) throw err;
-          return this.lookUp(digest, false);
-        }
-        this.lookups?.inc({ result: 'hit' });
+      this.lookups?.inc({ result: 'hit' });
+      const count = await this.countUnlessRevoked(known.principal, digest, metering.limiter);
+      if (count?.generation === known.generation) {
+        metering.onDecision(count.decision);
+        return known.principal;
       }
-      return revoked ? undefined : principal;
+      this.known.delete(digest);
+      if (!count) return undefined;
+      // Counted already; whether the token still lives, only auth-server can say now.
+      return this.settle(digest, await this.lookUp(digest, false), count, metering);
     }
     if (known) this.known.delete(digest);
-    return this.lookUp(digest, true, metering);
+    const principal = await this.lookUp(digest, true);
+    if (!principal) return undefined;
+    const count = await this.countUnlessRevoked(principal, digest, metering.limiter);
+    return count ? this.settle(digest, principal, count, metering) : undefined;
   }
 
-  /** Through the shared cache, or auth-server; a live answer is remembered when the cache could be asked. */
-  private async lookUp(
-    digest: string,
-    useCache: boolean,
-    metering?: Metering,
-  ): Promise<Principal | undefined> {
+  /** Through the shared cache (unless `useCache` is false), or auth-server. */
+  private async lookUp(digest: string, useCache: boolean): Promise<Principal | undefined> {
     let cacheAvailable = useCache;
     let answer: CachedIntrospection | undefined;
     if (useCache) {
@@ -117,42 +118,50 @@ export class TokenAuthenticator {
       answer = await this.introspector.introspect(digest);
       if (cacheAvailable) await this.cache.putIfAbsent(digest, answer).catch(() => false);
     }
-    const nowMs = Date.now();
-    const principal = toPrincipal(answer, nowMs);
-    if (!principal) return undefined;
-    if (cacheAvailable) this.remember(digest, principal, nowMs);
-    if (metering && !(await this.countUnlessRevoked(principal, digest, metering))) return undefined;
-    return principal;
+    return toPrincipal(answer, Date.now());
   }
 
   /**
-   * One script call checks the partner-tagged tombstone and counts. `revoked:<digest>` is asked
-   * beside it in the same round trip, for tombstones written by an auth-server that predates the
-   * partner-tagged key (a rolling upgrade); such a revoked request is counted, and refused.
+   * One script call checks the partner-tagged tombstone, reads the generation and counts.
+   * `revoked:<digest>` is asked beside it in the same round trip, for tombstones written by an
+   * auth-server that predates the partner-tagged key (a rolling upgrade); such a revoked request
+   * is counted, and refused.
    */
   private async countUnlessRevoked(
     principal: Principal,
     digest: string,
-    metering: Metering,
-  ): Promise<boolean> {
-    const [decision, revoked] = await Promise.all([
-      metering.limiter.consumeUnless(principal.client_id, partnerTombstoneKey(principal.client_id, digest)),
+    limiter: RateLimiter,
+  ): Promise<TokenCount | undefined> {
+    const clientId = principal.client_id;
+    const [count, revoked] = await Promise.all([
+      limiter.consumeForToken(clientId, {
+        tombstone: partnerTombstoneKey(clientId, digest),
+        generation: stateGenerationKey(clientId),
+      }),
       this.cache.isRevoked(digest),
     ]);
-    if (decision === undefined || revoked) {
-      this.known.delete(digest);
-      return false;
-    }
-    metering.onDecision(decision);
-    return true;
+    return revoked ? undefined : count;
   }
 
-  private remember(digest: string, principal: Principal, nowMs: number): void {
+  private settle(
+    digest: string,
+    principal: Principal | undefined,
+    count: TokenCount,
+    metering: Metering,
+  ): Principal | undefined {
+    if (!principal) return undefined;
+    this.remember(digest, principal, count.generation);
+    metering.onDecision(count.decision);
+    return principal;
+  }
+
+  private remember(digest: string, principal: Principal, generation: string): void {
     if (this.known.size >= KNOWN_TOKENS_MAX) this.known.delete(this.known.keys().next().value as string);
     this.known.set(digest, {
       principal,
+      generation,
       expiresAtMs: Date.parse(principal.expires_at),
-      knownUntilMs: nowMs + KNOWN_FOR_MS,
+      knownUntilMs: Date.now() + KNOWN_FOR_MS,
     });
   }
 }
