@@ -233,6 +233,16 @@ function headers(): JsonObject {
       { type: 'integer', minimum: 0 },
       1767225600,
     ],
+    RateLimitPolicy: [
+      'The policy of the same window as the `X-RateLimit-*` headers, as draft-ietf-httpapi-ratelimit-headers-11 §3 writes it: `"minute"` or `"day"`, `q` its quota, `w` its length in seconds.',
+      { type: 'string', pattern: '^"(minute|day)";q=[0-9]+;w=[0-9]+$' },
+      `"minute";q=${API_LIMITS.ratePerMinute};w=60`,
+    ],
+    RateLimit: [
+      'The same window’s state (draft-ietf-httpapi-ratelimit-headers-11 §4): `r` requests remaining (= `X-RateLimit-Remaining`), `t` seconds until it frees its next slot (`X-RateLimit-Reset` minus now).',
+      { type: 'string', pattern: '^"(minute|day)";r=[0-9]+;t=[0-9]+$' },
+      '"minute";r=599;t=42',
+    ],
     RetryAfter: ['Seconds to wait before retrying (429 only).', { type: 'integer', minimum: 1 }, 12],
     WwwAuthenticateBearer: [
       'RFC 6750 §3.1 challenge: `Bearer` when no bearer credentials were sent, `Bearer error="invalid_token"` when the token is malformed, unknown, expired or revoked.',
