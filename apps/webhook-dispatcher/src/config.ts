@@ -34,6 +34,10 @@ export const WEBHOOK_DISPATCHER_CONFIG = {
     'days a finished delivery (delivered or given up) stays in the delivery log before it is pruned; 0 keeps them all',
     { default: '30', min: 0, max: 3650 },
   ),
+  WEBHOOK_DISABLE_AFTER: duration(
+    'a partner endpoint whose every attempt has failed for this long is disabled: new events are recorded as skipped until the partner re-enables it',
+    { default: '5d' },
+  ),
   WEBHOOK_RECIPIENT_CACHE_TTL: duration(
     'how long an attempt may reuse auth-server’s answer (URL, secrets, consent) instead of asking again; 0s: always ask',
     { default: '5s' },

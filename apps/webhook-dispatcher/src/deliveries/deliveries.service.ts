@@ -21,7 +21,7 @@ import {
 } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
-import { DeliveriesRepository, type Delivery } from './deliveries.repository';
+import { DeliveriesRepository, type Delivery, type GiveUpReason } from './deliveries.repository';
 import { enqueueAttempt, type DeliveryMessage } from './delivery-message';
 import { RecipientCache } from './recipient-cache';
 import { DeliveryMetrics, type AttemptOutcome } from './delivery-metrics';
@@ -152,7 +152,7 @@ export class DeliveriesService {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const durationMs = Date.now() - startedAt.getTime();
     const next =
-      outcome.ok || outcome.final
+      outcome.ok || outcome.giveUp
         ? null
         : nextAttemptAt(this.retryPolicy, attempt, delivery.firstAttemptAt ?? startedAt, new Date());
     // The retry is queued before the attempt is recorded: a crash in between repeats this attempt
@@ -177,6 +177,10 @@ export class DeliveriesService {
       error: outcome.error,
       nextAttemptAt: next?.at ?? null,
       status: outcome.ok ? 'delivered' : next ? 'pending' : 'failed',
+      giveUpReason: outcome.ok || next ? null : (outcome.giveUp ?? 'attempts_exhausted'),
+      responseBody: outcome.responseBody ?? null,
+      reached: recipient !== undefined,
+      ok: outcome.ok,
     });
     this.attemptLog.info(
       {
@@ -220,14 +224,19 @@ export class DeliveriesService {
     delivery: Delivery,
     recipient: WebhookRecipient | undefined,
     attempt: number,
-  ): Promise<WebhookOutcome & { final: boolean }> {
+  ): Promise<WebhookOutcome & { giveUp?: GiveUpReason }> {
     // Every attempt goes to the partner's registered URL as it is now, signed with its current
     // secrets (a change applies within the recipient cache's TTL): once a partner moves its
     // endpoint, the old URL (perhaps no longer theirs) gets nothing more.
     // A partner that lost its consent, its URL or its standing since the event gets nothing more:
     // the attempt is logged and the delivery ends, as no retry can change that.
     if (!recipient) {
-      return { ok: false, statusCode: null, error: 'partner no longer receives webhooks', final: true };
+      return {
+        ok: false,
+        statusCode: null,
+        error: 'partner no longer receives webhooks',
+        giveUp: 'not_a_recipient',
+      };
     }
     const timestamp = Math.floor(Date.now() / 1000);
     const outcome = await this.sender.post({
@@ -244,6 +253,8 @@ export class DeliveriesService {
         'x-svc-signature': signatureHeader(recipient.secrets, timestamp, delivery.body),
       },
     });
-    return { ...outcome, final: false };
+    // 410 Gone (RFC 9110 §15.5.11): the receiver says this endpoint is gone for good; no retry
+    // can change that, so the delivery ends now instead of after the whole schedule.
+    return outcome.statusCode === 410 ? { ...outcome, giveUp: 'gone' } : outcome;
   }
 }

@@ -26,7 +26,7 @@ import { RedeliveryService } from './redelivery.service';
 
 const USAGE = `Webhook delivery log (operators and partner support).
 
-  deliveries list --client CLIENT_ID [--status pending|delivered|failed] [--limit N] [--json]
+  deliveries list --client CLIENT_ID [--status pending|delivered|failed|skipped] [--limit N] [--json]
       the partner's deliveries, newest first (default limit 50)
   deliveries show DELIVERY_ID [--json]
       one delivery and every attempt: number, time, status code, duration, error, next attempt
@@ -37,7 +37,7 @@ const USAGE = `Webhook delivery log (operators and partner support).
 Exit codes: 0 done, 2 unknown delivery or not redeliverable now, 64 bad command line,
 69 RabbitMQ unavailable, 1 anything else (e.g. PostgreSQL unreachable).`;
 
-const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
+const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'skipped'];
 const EXIT = { refused: 2, unavailable: 69, failed: 1 } as const;
 
 type Config = ConfigOf<typeof WEBHOOK_DISPATCHER_CONFIG>;
