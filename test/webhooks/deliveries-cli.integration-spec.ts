@@ -137,6 +137,7 @@ describe('npm run deliveries', () => {
         duration_ms: logged[0].duration_ms,
         error: 'HTTP 500',
         next_attempt_at: logged[0].next_attempt_at?.toISOString(),
+        response_body: expect.any(String),
       },
       {
         attempt: 2,
@@ -145,6 +146,7 @@ describe('npm run deliveries', () => {
         duration_ms: logged[1].duration_ms,
         error: 'HTTP 500',
         next_attempt_at: null,
+        response_body: expect.any(String),
       },
     ]);
 

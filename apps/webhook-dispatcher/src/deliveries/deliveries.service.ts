@@ -22,13 +22,14 @@ import {
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
 import { DeliveriesRepository, type Delivery, type GiveUpReason } from './deliveries.repository';
+import { NOT_A_RECIPIENT_ERROR } from './delivery.entity';
 import { enqueueAttempt, type DeliveryMessage } from './delivery-message';
 import { RecipientCache } from './recipient-cache';
 import { DeliveryMetrics, type AttemptOutcome } from './delivery-metrics';
 import { nextAttemptAt, retryDelays, type RetryPolicy } from './retry-policy';
 import { retryQueue } from './webhook-queues';
 import { WebhookSender, type WebhookOutcome } from './webhook-sender';
-import { canonicalBody, signatureHeader } from './webhook-signature';
+import { attemptHeaders, canonicalBody } from './webhook-signature';
 
 /** Questions per RPC: a full batch is a message of some tens of KiB. */
 const RECIPIENT_QUESTIONS_PER_BATCH = 200;
@@ -234,24 +235,15 @@ export class DeliveriesService {
       return {
         ok: false,
         statusCode: null,
-        error: 'partner no longer receives webhooks',
+        error: NOT_A_RECIPIENT_ERROR,
         giveUp: 'not_a_recipient',
       };
     }
-    const timestamp = Math.floor(Date.now() / 1000);
     const outcome = await this.sender.post({
       url: recipient.webhook_url,
       body: delivery.body,
       timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
-      headers: {
-        'content-type': 'application/json',
-        'x-svc-event-id': delivery.eventId,
-        'x-svc-event-type': delivery.eventType,
-        'x-svc-delivery-id': delivery.deliveryId,
-        'x-svc-delivery-attempt': String(attempt),
-        'x-svc-timestamp': String(timestamp),
-        'x-svc-signature': signatureHeader(recipient.secrets, timestamp, delivery.body),
-      },
+      headers: attemptHeaders({ ...delivery, attempt }, recipient.secrets, delivery.body),
     });
     // 410 Gone (RFC 9110 §15.5.11): the receiver says this endpoint is gone for good; no retry
     // can change that, so the delivery ends now instead of after the whole schedule.

@@ -45,6 +45,9 @@ export interface DeliveryAttemptRow {
   readonly responseBody: string | null;
 }
 
+/** The error an attempt records when the partner no longer receives the event (no request went out). */
+export const NOT_A_RECIPIENT_ERROR = 'partner no longer receives webhooks';
+
 export type EndpointStatus = 'enabled' | 'disabled';
 
 /**
