@@ -257,7 +257,8 @@ describe.each(ENVS)('k8s/overlays/%s', (env) => {
       });
 
       it('let the gateway reach the HTTP apps only, and the migrations Job PostgreSQL directly', () => {
-        for (const app of UPSTREAM_APPS) expect(ports('gateway', to(app))).toEqual([3001, 3002, 3003, 3004, 3005]);
+        for (const app of UPSTREAM_APPS)
+          expect(ports('gateway', to(app))).toEqual([3001, 3002, 3003, 3004, 3005]);
         for (const target of ['postgres', 'pooler', 'rabbitmq', 'redis'])
           expect({ target, ports: ports('gateway', to(target)) }).toEqual({ target, ports: [] });
         expect(ports('migrations', to('postgres'))).toEqual([5432]);

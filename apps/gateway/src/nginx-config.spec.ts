@@ -309,7 +309,9 @@ describe('renderNginxConfig', () => {
     expect(() => render({}, [{ ...route, path: '/v1/{id}' }])).toThrow(/plain segments/);
     expect(() => render({}, [{ ...route, path: '/v1/things/' }])).toThrow(/plain segments/);
     // Every app that serves HTTP routes has an upstream now; a route to anything else is refused.
-    expect(() => render({}, [{ ...route, app: 'billing-api' as GatewayRoute['app'] }])).toThrow(/no upstream/);
+    expect(() => render({}, [{ ...route, app: 'billing-api' as GatewayRoute['app'] }])).toThrow(
+      /no upstream/,
+    );
     expect(render({}, [route])).toContain('location ^~ /v1/things/ {');
   });
 });
