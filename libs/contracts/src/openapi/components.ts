@@ -1,7 +1,14 @@
 import { API_LIMITS } from '../limits';
 import { EVENT_TYPES } from '../messaging';
 import { PROBLEMS, type ProblemCode } from '../problems';
-import { bodySchema, fieldSchema, MEMBER_LEFT_BODY, PAGE_QUERY, PROVISION_SEAT_BODY } from '../requests';
+import {
+  bodySchema,
+  fieldSchema,
+  MEMBER_LEFT_BODY,
+  PAGE_QUERY,
+  PROVISION_SEAT_BODY,
+  REPLAY_BODY,
+} from '../requests';
 import {
   MEMBER_LEFT_RESULT,
   MEMBERSHIP,
@@ -17,6 +24,15 @@ import {
   VESSEL_PAGE,
   VESSEL_PERIOD,
   WEBHOOK_TEST_RESULT,
+  WEBHOOK_ENDPOINT,
+  PARTNER_DELIVERY_STATUS,
+  PARTNER_DELIVERY,
+  PARTNER_DELIVERY_PAGE,
+  DELIVERY_ATTEMPT,
+  PARTNER_DELIVERY_DETAIL,
+  REDELIVERY_RESULT,
+  REPLAY_RESULT,
+  ENDPOINT_ENABLE_RESULT,
 } from '../responses';
 import { SCOPES, type Scope } from '../scopes';
 import {
@@ -126,6 +142,16 @@ function schemas(docsUrl: string): JsonObject {
     VesselPeriod: VESSEL_PERIOD,
     VesselPage: VESSEL_PAGE,
     WebhookTestResult: WEBHOOK_TEST_RESULT,
+    WebhookEndpoint: WEBHOOK_ENDPOINT,
+    PartnerDeliveryStatus: PARTNER_DELIVERY_STATUS,
+    PartnerDelivery: PARTNER_DELIVERY,
+    PartnerDeliveryPage: PARTNER_DELIVERY_PAGE,
+    DeliveryAttempt: DELIVERY_ATTEMPT,
+    PartnerDeliveryDetail: PARTNER_DELIVERY_DETAIL,
+    RedeliveryResult: REDELIVERY_RESULT,
+    ReplayRequest: bodySchema(REPLAY_BODY),
+    ReplayResult: REPLAY_RESULT,
+    EndpointEnableResult: ENDPOINT_ENABLE_RESULT,
     SeatStatus: SEAT_STATUS,
     Seat: SEAT,
     SeatPage: SEAT_PAGE,

@@ -210,6 +210,11 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): JsonObjec
       },
       { name: 'Crew data', description: 'The crew member’s record, read-only, with conditional requests.' },
       { name: 'Webhooks', description: 'Signed event deliveries and the test endpoint.' },
+      {
+        name: 'Webhook self-service',
+        description:
+          'Your own delivery log, redelivery and replay, and your endpoint’s health (every partner, HTTP Basic).',
+      },
       { name: 'Sponsorship', description: 'Your sponsored premium seats (sponsorship program partners).' },
       { name: 'Service', description: 'Liveness and this description.' },
     ],
