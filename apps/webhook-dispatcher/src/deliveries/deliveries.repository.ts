@@ -48,8 +48,8 @@ export class DeliveriesRepository {
    * event), and returns every delivery of the event that has not had an attempt yet: those still
    * need their first attempt. Events fanned out at the same moment share one statement.
    * A partner whose endpoint is disabled gets its delivery recorded as `skipped` (replayable),
-   * in the same statement, and not returned: no attempt. A `webhook.test` the partner asked for
-   * is attempted all the same.
+   * in the same statement, and not returned: no attempt. A `webhook.test` too: while disabled,
+   * the endpoint gets nothing but the test its own enable sends.
    */
   createForEvent(eventId: string, deliveries: readonly NewDelivery[]): Promise<Delivery[]> {
     return this.creations.submit({ eventId, deliveries });
@@ -70,7 +70,7 @@ export class DeliveriesRepository {
       `WITH created AS (
          INSERT INTO deliveries (delivery_id, event_id, event_type, user_id, client_id, target_url, body, status)
          SELECT u.*,
-                CASE WHEN e.status = 'disabled' AND u.event_type <> 'webhook.test' THEN 'skipped' ELSE 'pending' END
+                CASE WHEN e.status = 'disabled' THEN 'skipped' ELSE 'pending' END
            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
                   AS u (delivery_id, event_id, event_type, user_id, client_id, target_url, body)
            LEFT JOIN webhook_endpoints e ON e.client_id = u.client_id
