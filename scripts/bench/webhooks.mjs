@@ -8,6 +8,13 @@
 //   burst, 2 dispatchers   the same with two dispatcher processes
 //   paced, 1 dispatcher    the same number of events at half the rate the first scenario reached
 //                          (or BENCH_PACED_RATE per second): write-to-receipt latency below saturation
+// Then the cost of the partners' self-service on the delivery path, in interleaved rounds
+// (BENCH_ROUNDS, default 2) of 1-dispatcher bursts:
+//   this build             as above: every attempt batch also keeps the endpoints' health
+//   + a disabled partner   a second partner receives every event too, its endpoint disabled: each
+//                          event also records a `skipped` delivery (the fan-out's same statement)
+//   baseline build         with BENCH_BASELINE_DIST=<another build's dist/> (e.g. the commit before
+//                          the self-service, compiled with swc): the same burst without either
 // Each reports deliveries/s, p50/p99 from the record write to the receipt, and the CPU time of
 // every process involved (read from /proc; PostgreSQL and RabbitMQ are shared with whatever else
 // runs on the machine). BENCH_PROFILE=1 runs the dispatchers with --cpu-prof and prints their
@@ -35,7 +42,9 @@ const PROFILE = process.env.BENCH_PROFILE === '1';
 // BENCH_LOGS=1 keeps every app's output in bench/profiles/webhooks-logs-<time>/ (else /dev/null).
 const LOGS = process.env.BENCH_LOGS === '1';
 const TICK_S = 1 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim() || 100);
-const TARGETS = { one: 2000, scaling: 1.4 };
+const TARGETS = { one: 2000, scaling: 1.4, selfServiceCost: 0.05 };
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '2');
+const BASELINE_DIST = process.env.BENCH_BASELINE_DIST ? path.resolve(process.env.BENCH_BASELINE_DIST) : undefined;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -142,9 +151,9 @@ export async function benchWebhooks() {
 
     const logDir = path.join(ROOT, 'bench', 'profiles', `webhooks-logs-${Date.now()}`);
     if (LOGS) fs.mkdirSync(logDir, { recursive: true });
-    const start = (app, port, args = []) => {
+    const start = (app, port, args = [], main = apps.mainJs(app)) => {
       const out = LOGS ? fs.openSync(path.join(logDir, `${app}-${port}.log`), 'a') : 'ignore';
-      const child = spawn(process.execPath, [...args, apps.mainJs(app)], {
+      const child = spawn(process.execPath, [...args, main], {
         env: envFor(port),
         stdio: ['ignore', out, 'inherit'],
       });
@@ -201,7 +210,7 @@ export async function benchWebhooks() {
       }
     }
 
-    async function scenario(name, dispatchers, rate) {
+    async function scenario(name, dispatchers, rate, main = apps.mainJs('webhook-dispatcher')) {
       const dispatcherPorts = [];
       const procs = [];
       for (let i = 0; i < dispatchers; i += 1) {
@@ -214,7 +223,7 @@ export async function benchWebhooks() {
               `--cpu-prof-name=${name.replace(/\W+/g, '-')}-${i}.cpuprofile`,
             ]
           : [];
-        procs.push(start('webhook-dispatcher', port, args));
+        procs.push(start('webhook-dispatcher', port, args, main));
       }
       for (const port of dispatcherPorts) {
         await waitForHttpOk(`http://127.0.0.1:${port}/readyz`, { timeoutMs: 60000 });
@@ -300,7 +309,50 @@ export async function benchWebhooks() {
     results.push(await scenario('burst, 2 dispatchers', 2, null));
     const paced = PACED_RATE ?? Math.max(50, Math.round(results[0].deliveries_per_s / 2 / 50) * 50);
     results.push(await scenario(`paced ${paced}/s, 1 dispatcher`, 1, paced));
-    report(results);
+
+    // The self-service's cost on the delivery path: interleaved rounds, so that the machine's
+    // noise (other work on it) falls on every variant alike.
+    const disabledId = 'bench-webhooks-disabled';
+    onboardPartner(envFor(0), disabledId, {
+      scopes: 'profile:read seatime:read vessels:read',
+      webhookUrl: `http://127.0.0.1:${receiverPort}/disabled`,
+    });
+    await db.query(
+      `INSERT INTO webhooks.webhook_endpoints (client_id, status, disabled_at, disabled_reason)
+       VALUES ($1, 'disabled', now(), 'failing')`,
+      [disabledId],
+    );
+    const consents = (grant) =>
+      grant
+        ? db.query(
+            `INSERT INTO auth.consents (user_id, client_id, scopes)
+             SELECT unnest($1::text[]), $2, ARRAY['profile:read','seatime:read','vessels:read']`,
+            [SANDBOX_MEMBERS.map((m) => m.user_id), disabledId],
+          )
+        : db.query('DELETE FROM auth.consents WHERE client_id = $1', [disabledId]);
+    const costs = [];
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      const current = await scenario(`round ${round}: this build`, 1, null);
+      await consents(true);
+      const skipped = await scenario(`round ${round}: + a disabled partner`, 1, null);
+      await consents(false);
+      const { rows } = await db.query(
+        `SELECT count(*)::int AS n FROM webhooks.deliveries WHERE client_id = $1 AND status = 'skipped'`,
+        [disabledId],
+      );
+      skipped.skipped_recorded = rows[0].n;
+      const baseline = BASELINE_DIST
+        ? await scenario(
+            `round ${round}: baseline build`,
+            1,
+            null,
+            path.join(BASELINE_DIST, 'apps', 'webhook-dispatcher', 'src', 'main.js'),
+          )
+        : undefined;
+      results.push(current, skipped, ...(baseline ? [baseline] : []));
+      costs.push({ current, skipped, baseline });
+    }
+    report(results, costs);
     if (PROFILE) summariseProfiles(profileDir);
     return results;
   } finally {
@@ -311,16 +363,34 @@ export async function benchWebhooks() {
   }
 }
 
-function report(results) {
+/** Throughput lost relative to `reference`, as a share (negative: faster). */
+const lost = (r, reference) => Number((1 - r.deliveries_per_s / reference.deliveries_per_s).toFixed(3));
+const mean = (xs) => Number((xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(3));
+
+function report(results, costs) {
   const when = new Date().toISOString();
   const dir = path.join(ROOT, 'bench', 'results');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `webhooks-${when.replace(/[:.]/g, '-')}.json`);
   const [one, two] = results;
   const scaling = Number((two.deliveries_per_s / one.deliveries_per_s).toFixed(2));
+  // Skipped deliveries: each round's burst with a disabled partner against the same round's plain
+  // burst. Endpoint health: this build against the baseline build, when one was given.
+  const selfService = {
+    rounds: costs.length,
+    skipped_cost_per_round: costs.map((c) => lost(c.skipped, c.current)),
+    skipped_cost_mean: mean(costs.map((c) => lost(c.skipped, c.current))),
+    health_cost_per_round: costs.filter((c) => c.baseline).map((c) => lost(c.current, c.baseline)),
+    health_cost_mean: costs.some((c) => c.baseline)
+      ? mean(costs.filter((c) => c.baseline).map((c) => lost(c.current, c.baseline)))
+      : null,
+    both_cost_mean: costs.some((c) => c.baseline)
+      ? mean(costs.filter((c) => c.baseline).map((c) => lost(c.skipped, c.baseline)))
+      : null,
+  };
   fs.writeFileSync(
     file,
-    `${JSON.stringify({ when, events: EVENTS, targets: TARGETS, scaling_2_over_1: scaling, results }, null, 2)}\n`,
+    `${JSON.stringify({ when, events: EVENTS, targets: TARGETS, scaling_2_over_1: scaling, self_service: selfService, results }, null, 2)}\n`,
   );
   console.log(
     `\nwebhook deliveries end to end, ${EVENTS} record events each (results: ${path.relative(ROOT, file)})`,
@@ -338,12 +408,29 @@ function report(results) {
     `one dispatcher: ${one.deliveries_per_s}/s (target ≥ ${TARGETS.one}: ${one.deliveries_per_s >= TARGETS.one ? 'met' : 'MISSED'}); ` +
       `two: ${scaling}× one (target ≥ ${TARGETS.scaling}×: ${scalingVerdict(scaling, two)})`,
   );
+  console.log(selfServiceVerdict(selfService));
 }
 
 /**
  * The scaling target holds when two dispatchers reach 1.4× one, or when the limit is shown to lie
  * outside the dispatchers: the machine is saturated while they use well under its cores.
  */
+function selfServiceVerdict(s) {
+  const pct = (x) => `${(x * 100).toFixed(1)} %`;
+  const verdict = (x) => (x < TARGETS.selfServiceCost ? 'met' : 'MISSED');
+  const parts = [
+    `recording skipped deliveries: ${pct(s.skipped_cost_mean)} of throughput (rounds: ${s.skipped_cost_per_round.map(pct).join(', ')}; target < ${pct(TARGETS.selfServiceCost)}: ${verdict(s.skipped_cost_mean)})`,
+  ];
+  if (s.health_cost_mean === null) parts.push('endpoint health: not measured (set BENCH_BASELINE_DIST to a build without it)');
+  else {
+    parts.push(
+      `endpoint health: ${pct(s.health_cost_mean)} (rounds: ${s.health_cost_per_round.map(pct).join(', ')}; target < ${pct(TARGETS.selfServiceCost)}: ${verdict(s.health_cost_mean)})`,
+      `both against the baseline: ${pct(s.both_cost_mean)} (${verdict(s.both_cost_mean)})`,
+    );
+  }
+  return parts.join('\n');
+}
+
 function scalingVerdict(scaling, two) {
   if (scaling >= TARGETS.scaling) return 'met';
   const outside = two.machine_busy >= 0.9 && two.dispatcher_cores <= two.cores * 0.6;
