@@ -230,6 +230,12 @@ export class PartnerWebhooksRepository {
         [clientId],
         tx,
       );
+      // Only the last hour counts: this partner's older rows go here, so the table never grows.
+      await this.sql.affected(
+        `DELETE FROM webhook_replays WHERE client_id = $1 AND replayed_at <= now() - interval '1 hour'`,
+        [clientId],
+        tx,
+      );
       const budget = await this.sql.row<{ used: number; waitSeconds: number | null }>(
         `SELECT count(*)::int AS used,
                 ceil(extract(epoch FROM min(replayed_at) + interval '1 hour' - now()))::int AS "waitSeconds"
