@@ -17,7 +17,7 @@ export type Delivery = NewDelivery & Pick<DeliveryRow, 'status' | 'attempts' | '
  * went out (or tried to), so the attempt counts for the endpoint's health; `ok`: it was a 2xx.
  */
 export type AttemptRecord = DeliveryAttemptRow &
-  Pick<DeliveryRow, 'targetUrl' | 'status' | 'giveUpReason'> & {
+  Pick<DeliveryRow, 'targetUrl' | 'status' | 'giveUpReason' | 'clientId'> & {
     readonly reached: boolean;
     readonly ok: boolean;
   };
@@ -35,6 +35,9 @@ export const LOGGED_COLUMNS = `delivery_id AS "deliveryId", event_id AS "eventId
 const COLUMNS = `delivery_id AS "deliveryId", event_id AS "eventId", event_type AS "eventType",
   user_id AS "userId", client_id AS "clientId", target_url AS "targetUrl", body, status, attempts,
   first_attempt_at AS "firstAttemptAt"`;
+
+/** How stale a healthy endpoint's `last_success_at` may be (see `judged`). */
+const HEALTH_SUCCESS_EVERY_MS = 1000;
 
 @Injectable()
 export class DeliveriesRepository {
@@ -125,7 +128,7 @@ export class DeliveriesRepository {
     // The same attempt twice in one batch: only the first can count.
     const firstOf = new Map<string, number>();
     batch.forEach((r, i) => firstOf.has(r.deliveryId) || firstOf.set(r.deliveryId, i));
-    const unique = [...firstOf.values()].map((i) => batch[i]);
+    const unique = [...firstOf.values()].map((i) => ({ ...batch[i], reached: this.judged(batch[i]) }));
     const moved = await this.sql.prepared<Pick<DeliveryAttemptRow, 'deliveryId'>>(
       'record-attempts',
       `WITH input AS (
@@ -199,6 +202,30 @@ export class DeliveriesRepository {
     const counted = new Set(moved.map((m) => m.deliveryId));
     return batch.map((r, i) => firstOf.get(r.deliveryId) === i && counted.has(r.deliveryId));
   });
+
+  /**
+   * Whether an attempt goes into its endpoint's health. Every failure does (it starts or extends a
+   * failing streak, which can disable the endpoint). Of a healthy endpoint's successes, one per
+   * HEALTH_SUCCESS_EVERY_MS per process is enough: `last_success_at` is then at most that stale,
+   * and a busy partner's row is not rewritten by every batch. After a failure, the next success is
+   * written at once (it ends the streak).
+   */
+  private judged(record: AttemptRecord): boolean {
+    if (!record.reached) return false;
+    const now = Date.now();
+    if (!record.ok) {
+      this.healthySince.delete(record.clientId);
+      return true;
+    }
+    const written = this.healthySince.get(record.clientId);
+    if (written !== undefined && now - written < HEALTH_SUCCESS_EVERY_MS) return false;
+    if (this.healthySince.size >= 10_000) this.healthySince.clear();
+    this.healthySince.set(record.clientId, now);
+    return true;
+  }
+
+  /** When this process last wrote a success of each endpoint that has not failed since. */
+  private readonly healthySince = new Map<string, number>();
 
   /** A partner's deliveries, newest first (index deliveries_client_status). */
   async listForClient(

@@ -170,6 +170,7 @@ export class DeliveriesService {
     this.metrics?.attempted(result, recipient && seconds);
     const recorded = await this.deliveries.recordAttempt({
       deliveryId: delivery.deliveryId,
+      clientId: delivery.clientId,
       attempt,
       targetUrl: recipient?.webhook_url ?? delivery.targetUrl,
       startedAt,
