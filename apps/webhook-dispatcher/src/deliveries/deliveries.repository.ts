@@ -128,7 +128,7 @@ export class DeliveriesRepository {
     // The same attempt twice in one batch: only the first can count.
     const firstOf = new Map<string, number>();
     batch.forEach((r, i) => firstOf.has(r.deliveryId) || firstOf.set(r.deliveryId, i));
-    const unique = [...firstOf.values()].map((i) => ({ ...batch[i], reached: this.judged(batch[i]) }));
+    const unique = [...firstOf.values()].map((i) => batch[i]);
     const moved = await this.sql.prepared<Pick<DeliveryAttemptRow, 'deliveryId'>>(
       'record-attempts',
       `WITH input AS (
@@ -193,9 +193,9 @@ export class DeliveriesRepository {
           'targetUrl',
           'responseBody',
           'giveUpReason',
-          'reached',
-          'ok',
         ]),
+        unique.map((r) => this.judged(r)),
+        unique.map((r) => r.ok),
         this.config.WEBHOOK_DISABLE_AFTER,
       ],
     );

@@ -244,7 +244,16 @@ export class DeliveriesService {
       url: recipient.webhook_url,
       body: delivery.body,
       timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
-      headers: attemptHeaders({ ...delivery, attempt }, recipient.secrets, delivery.body),
+      headers: attemptHeaders(
+        {
+          deliveryId: delivery.deliveryId,
+          eventId: delivery.eventId,
+          eventType: delivery.eventType,
+          attempt,
+        },
+        recipient.secrets,
+        delivery.body,
+      ),
     });
     // 410 Gone (RFC 9110 §15.5.11): the receiver says this endpoint is gone for good; no retry
     // can change that, so the delivery ends now instead of after the whole schedule.

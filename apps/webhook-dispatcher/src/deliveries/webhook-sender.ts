@@ -107,7 +107,8 @@ export class WebhookSender implements OnModuleDestroy {
         // Lossy on purpose: a cut multi-byte character or a binary answer still shows as text.
         const answer = () => ({
           statusCode: status,
-          body: Buffer.concat(kept).subarray(0, RESPONSE_BODY_KEPT).toString('utf8'),
+          // Most receivers answer with no body: no buffer to build then.
+          body: kept.length === 0 ? '' : Buffer.concat(kept).subarray(0, RESPONSE_BODY_KEPT).toString('utf8'),
         });
         response.on('data', (chunk: Buffer) => {
           if (read < RESPONSE_BODY_KEPT) kept.push(chunk.subarray(0, RESPONSE_BODY_KEPT - read));
