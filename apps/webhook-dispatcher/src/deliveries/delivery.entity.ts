@@ -1,7 +1,7 @@
 /**
  * `failed`: given up (no attempt left); `skipped`: recorded while the partner's endpoint was
  * disabled and never attempted. Partners see `pending` with attempts as `failed` (retrying) and
- * `failed` as `given_up` (deliveries-api mapping in partner-webhooks).
+ * `failed` as `given_up` (partner-webhooks/dto/delivery.response.ts).
  */
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'skipped';
 
