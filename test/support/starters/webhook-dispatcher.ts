@@ -214,6 +214,9 @@ export function spawnDispatcher(
     DOCS_URL: `${auth.issuer}/docs`,
     DATABASE_URL: auth.services.databaseUrl,
     AMQP_URL: auth.services.amqpUrl,
+    // The partners' webhook routes count requests in the shared rate limits.
+    REDIS_URL: auth.services.redisUrl,
+    REDIS_KEY_PREFIX: auth.services.redisKeyPrefix,
     RPC_TIMEOUT_MS: '5000',
     LOG_LEVEL: 'info',
     ...env,
