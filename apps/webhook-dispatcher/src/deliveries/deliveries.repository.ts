@@ -27,7 +27,7 @@ export type LoggedDelivery = Omit<DeliveryRow, 'body' | 'firstAttemptAt'>;
 
 export type LoggedAttempt = Omit<DeliveryAttemptRow, 'deliveryId'>;
 
-export const LOGGED_COLUMNS = `delivery_id AS "deliveryId", event_id AS "eventId", event_type AS "eventType",
+const LOGGED_COLUMNS = `delivery_id AS "deliveryId", event_id AS "eventId", event_type AS "eventType",
   user_id AS "userId", client_id AS "clientId", target_url AS "targetUrl", status, attempts,
   created_at AS "createdAt", next_attempt_at AS "nextAttemptAt", redelivery_of AS "redeliveryOf",
   give_up_reason AS "giveUpReason"`;
