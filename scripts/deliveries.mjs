@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run deliveries -- <command> ...`: the webhook delivery log (list, show, redeliver) against
-// DATABASE_URL and AMQP_URL (default: the local sandbox servers), through the built
+// DATABASE_URL and AMQP_URL (and REDIS_URL for the config; default: the local sandbox servers), through the built
 // `node dist/apps/webhook-dispatcher/src/cli.js deliveries ...`. Builds first when dist/ is missing.
 // Run `npm run deliveries -- help` for the commands.
 import fs from 'node:fs';
@@ -21,6 +21,8 @@ if (!fs.existsSync(apps.cliJs('webhook-dispatcher'))) {
 const services = {
   DATABASE_URL: process.env.DATABASE_URL || DEFAULTS.DATABASE_URL,
   AMQP_URL: process.env.AMQP_URL || DEFAULTS.AMQP_URL,
+  // The dispatcher's config includes the partners' routes' Redis (the CLI never connects to it).
+  REDIS_URL: process.env.REDIS_URL || DEFAULTS.REDIS_URL,
 };
 // Operator output must stay readable: the CLI's JSON logs go to stderr at warn and above.
 const env = apps.appEnv({ services, fixed: { PORT: 0, LOG_LEVEL: process.env.LOG_LEVEL || 'warn' } });

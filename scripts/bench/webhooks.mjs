@@ -8,6 +8,13 @@
 //   burst, 2 dispatchers   the same with two dispatcher processes
 //   paced, 1 dispatcher    the same number of events at half the rate the first scenario reached
 //                          (or BENCH_PACED_RATE per second): write-to-receipt latency below saturation
+// Then the cost of the partners' self-service on the delivery path, in interleaved rounds
+// (BENCH_ROUNDS, default 2) of 1-dispatcher bursts:
+//   this build             as above: every attempt batch also keeps the endpoints' health
+//   + a disabled partner   a second partner receives every event too, its endpoint disabled: each
+//                          event also records a `skipped` delivery (the fan-out's same statement)
+//   baseline build         with BENCH_BASELINE_DIST=<another build's dist/> (e.g. the commit before
+//                          the self-service, compiled with swc): the same burst without either
 // Each reports deliveries/s, p50/p99 from the record write to the receipt, and the CPU time of
 // every process involved (read from /proc; PostgreSQL and RabbitMQ are shared with whatever else
 // runs on the machine). BENCH_PROFILE=1 runs the dispatchers with --cpu-prof and prints their
@@ -35,7 +42,9 @@ const PROFILE = process.env.BENCH_PROFILE === '1';
 // BENCH_LOGS=1 keeps every app's output in bench/profiles/webhooks-logs-<time>/ (else /dev/null).
 const LOGS = process.env.BENCH_LOGS === '1';
 const TICK_S = 1 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim() || 100);
-const TARGETS = { one: 2000, scaling: 1.4 };
+const TARGETS = { one: 2000, scaling: 1.4, selfServiceCost: 0.05 };
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '2');
+const BASELINE_DIST = process.env.BENCH_BASELINE_DIST ? path.resolve(process.env.BENCH_BASELINE_DIST) : undefined;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -142,9 +151,9 @@ export async function benchWebhooks() {
 
     const logDir = path.join(ROOT, 'bench', 'profiles', `webhooks-logs-${Date.now()}`);
     if (LOGS) fs.mkdirSync(logDir, { recursive: true });
-    const start = (app, port, args = []) => {
+    const start = (app, port, args = [], main = apps.mainJs(app)) => {
       const out = LOGS ? fs.openSync(path.join(logDir, `${app}-${port}.log`), 'a') : 'ignore';
-      const child = spawn(process.execPath, [...args, apps.mainJs(app)], {
+      const child = spawn(process.execPath, [...args, main], {
         env: envFor(port),
         stdio: ['ignore', out, 'inherit'],
       });
@@ -201,7 +210,7 @@ export async function benchWebhooks() {
       }
     }
 
-    async function scenario(name, dispatchers, rate) {
+    async function scenario(name, dispatchers, rate, main = apps.mainJs('webhook-dispatcher')) {
       const dispatcherPorts = [];
       const procs = [];
       for (let i = 0; i < dispatchers; i += 1) {
@@ -214,7 +223,7 @@ export async function benchWebhooks() {
               `--cpu-prof-name=${name.replace(/\W+/g, '-')}-${i}.cpuprofile`,
             ]
           : [];
-        procs.push(start('webhook-dispatcher', port, args));
+        procs.push(start('webhook-dispatcher', port, args, main));
       }
       for (const port of dispatcherPorts) {
         await waitForHttpOk(`http://127.0.0.1:${port}/readyz`, { timeoutMs: 60000 });
@@ -300,7 +309,50 @@ export async function benchWebhooks() {
     results.push(await scenario('burst, 2 dispatchers', 2, null));
     const paced = PACED_RATE ?? Math.max(50, Math.round(results[0].deliveries_per_s / 2 / 50) * 50);
     results.push(await scenario(`paced ${paced}/s, 1 dispatcher`, 1, paced));
-    report(results);
+
+    // The self-service's cost on the delivery path: interleaved rounds, so that the machine's
+    // noise (other work on it) falls on every variant alike.
+    const disabledId = 'bench-webhooks-disabled';
+    onboardPartner(envFor(0), disabledId, {
+      scopes: 'profile:read seatime:read vessels:read',
+      webhookUrl: `http://127.0.0.1:${receiverPort}/disabled`,
+    });
+    await db.query(
+      `INSERT INTO webhooks.webhook_endpoints (client_id, status, disabled_at, disabled_reason)
+       VALUES ($1, 'disabled', now(), 'failing')`,
+      [disabledId],
+    );
+    const consents = (grant) =>
+      grant
+        ? db.query(
+            `INSERT INTO auth.consents (user_id, client_id, scopes)
+             SELECT unnest($1::text[]), $2, ARRAY['profile:read','seatime:read','vessels:read']`,
+            [SANDBOX_MEMBERS.map((m) => m.user_id), disabledId],
+          )
+        : db.query('DELETE FROM auth.consents WHERE client_id = $1', [disabledId]);
+    const costs = [];
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      const current = await scenario(`round ${round}: this build`, 1, null);
+      await consents(true);
+      const skipped = await scenario(`round ${round}: + a disabled partner`, 1, null);
+      await consents(false);
+      const { rows } = await db.query(
+        `SELECT count(*)::int AS n FROM webhooks.deliveries WHERE client_id = $1 AND status = 'skipped'`,
+        [disabledId],
+      );
+      skipped.skipped_recorded = rows[0].n;
+      const baseline = BASELINE_DIST
+        ? await scenario(
+            `round ${round}: baseline build`,
+            1,
+            null,
+            path.join(BASELINE_DIST, 'apps', 'webhook-dispatcher', 'src', 'main.js'),
+          )
+        : undefined;
+      results.push(current, skipped, ...(baseline ? [baseline] : []));
+      costs.push({ current, skipped, baseline });
+    }
+    report(results, costs);
     if (PROFILE) summariseProfiles(profileDir);
     return results;
   } finally {
@@ -311,16 +363,52 @@ export async function benchWebhooks() {
   }
 }
 
-function report(results) {
+/** Throughput lost relative to `reference`, as a share (negative: faster). */
+const lost = (r, reference) => Number((1 - r.deliveries_per_s / reference.deliveries_per_s).toFixed(3));
+/**
+ * CPU of the delivery path per delivery: dispatchers, auth-server, relay and this database's
+ * PostgreSQL backends. Not RabbitMQ: one broker process serves every vhost on the machine, so its
+ * CPU is other runs' as much as this one's (it even reads negative when its process changes).
+ */
+const pathCpu = (r) =>
+  ['dispatchers', 'auth-server', 'crew-api (relay)', 'postgresql (this database)'].reduce(
+    (sum, k) => sum + r.cpu_ms_per_delivery[k],
+    0,
+  );
+/** Extra CPU per delivery relative to `reference`, as a share (negative: cheaper). */
+const extraCpu = (r, reference) => Number((pathCpu(r) / pathCpu(reference) - 1).toFixed(3));
+const median = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return Number((sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2).toFixed(3));
+};
+
+function report(results, costs) {
   const when = new Date().toISOString();
   const dir = path.join(ROOT, 'bench', 'results');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `webhooks-${when.replace(/[:.]/g, '-')}.json`);
   const [one, two] = results;
   const scaling = Number((two.deliveries_per_s / one.deliveries_per_s).toFixed(2));
+  // Skipped deliveries: each round's burst with a disabled partner against the same round's plain
+  // burst. Endpoint health: this build against the baseline build, when one was given.
+  const withBaseline = costs.filter((c) => c.baseline);
+  const measure = (pairs) => ({
+    throughput_lost_per_round: pairs.map(([r, ref]) => lost(r, ref)),
+    throughput_lost_median: pairs.length ? median(pairs.map(([r, ref]) => lost(r, ref))) : null,
+    cpu_extra_per_round: pairs.map(([r, ref]) => extraCpu(r, ref)),
+    cpu_extra_median: pairs.length ? median(pairs.map(([r, ref]) => extraCpu(r, ref))) : null,
+  });
+  const selfService = {
+    rounds: costs.length,
+    skipped: measure(costs.map((c) => [c.skipped, c.current])),
+    health: measure(withBaseline.map((c) => [c.current, c.baseline])),
+    both: measure(withBaseline.map((c) => [c.skipped, c.baseline])),
+  };
+
   fs.writeFileSync(
     file,
-    `${JSON.stringify({ when, events: EVENTS, targets: TARGETS, scaling_2_over_1: scaling, results }, null, 2)}\n`,
+    `${JSON.stringify({ when, events: EVENTS, targets: TARGETS, scaling_2_over_1: scaling, self_service: selfService, results }, null, 2)}\n`,
   );
   console.log(
     `\nwebhook deliveries end to end, ${EVENTS} record events each (results: ${path.relative(ROOT, file)})`,
@@ -338,12 +426,33 @@ function report(results) {
     `one dispatcher: ${one.deliveries_per_s}/s (target ≥ ${TARGETS.one}: ${one.deliveries_per_s >= TARGETS.one ? 'met' : 'MISSED'}); ` +
       `two: ${scaling}× one (target ≥ ${TARGETS.scaling}×: ${scalingVerdict(scaling, two)})`,
   );
+  console.log(selfServiceVerdict(selfService));
 }
 
 /**
  * The scaling target holds when two dispatchers reach 1.4× one, or when the limit is shown to lie
  * outside the dispatchers: the machine is saturated while they use well under its cores.
  */
+/**
+ * On a machine busy with other work, the throughput of two identical bursts differs by tens of
+ * per cent; the CPU the delivery path spends per delivery is steadier, so the verdict is on it
+ * (the median of the rounds), with the throughput shown beside it.
+ */
+function selfServiceVerdict(s) {
+  const pct = (x) => `${(x * 100).toFixed(1)} %`;
+  const line = (label, m) =>
+    m.cpu_extra_median === null
+      ? `${label}: not measured (set BENCH_BASELINE_DIST to a build without the self-service)`
+      : `${label}: ${pct(m.cpu_extra_median)} more CPU per delivery (rounds ${m.cpu_extra_per_round.map(pct).join(', ')}; ` +
+        `target < ${pct(TARGETS.selfServiceCost)}: ${m.cpu_extra_median < TARGETS.selfServiceCost ? 'met' : 'MISSED'}); ` +
+        `throughput ${pct(m.throughput_lost_median)} lower (rounds ${m.throughput_lost_per_round.map(pct).join(', ')})`;
+  return [
+    line('recording skipped deliveries (+ a disabled partner vs this build)', s.skipped),
+    line('endpoint health (this build vs baseline)', s.health),
+    line('both (+ a disabled partner vs baseline)', s.both),
+  ].join('\n');
+}
+
 function scalingVerdict(scaling, two) {
   if (scaling >= TARGETS.scaling) return 'met';
   const outside = two.machine_busy >= 0.9 && two.dispatcher_cores <= two.cores * 0.6;

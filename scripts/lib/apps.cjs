@@ -33,6 +33,7 @@ const GATEWAY_UPSTREAM_VARS = {
   'consent-ui': 'CONSENT_UI_UPSTREAMS',
   'crew-api': 'CREW_API_UPSTREAMS',
   'sponsorship-api': 'SPONSORSHIP_API_UPSTREAMS',
+  'webhook-dispatcher': 'WEBHOOK_DISPATCHER_UPSTREAMS',
 };
 
 const DIST = path.join(ROOT, 'dist');

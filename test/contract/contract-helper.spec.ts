@@ -6,6 +6,8 @@ const rateLimit = {
   'x-ratelimit-limit': '600',
   'x-ratelimit-remaining': '599',
   'x-ratelimit-reset': '1767225600',
+  'ratelimit-policy': '"minute";q=600;w=60',
+  ratelimit: '"minute";r=599;t=42',
 };
 const profile = {
   user_id: 'usr_sandbox_alex_morgan',

@@ -67,7 +67,7 @@ describe.each(ENVS)('k8s/overlays/%s', (env) => {
       }
     });
 
-    it('let the HTTP apps be reached from the gateway only, and the webhook-dispatcher from nothing', () => {
+    it('let the HTTP apps (the webhook-dispatcher too, for the partners’ webhook routes) be reached from the gateway only', () => {
       for (const app of UPSTREAM_APPS) {
         expect(allowedPorts(r(), podLabels(app), pod('gateway')).has(DEFAULT_PORTS[app])).toBe(true);
         for (const other of [...NEST_APPS, 'migrations', 'redis', 'rabbitmq', 'postgres', 'pooler']) {
@@ -78,7 +78,7 @@ describe.each(ENVS)('k8s/overlays/%s', (env) => {
           });
         }
       }
-      for (const from of ['gateway', ...NEST_APPS]) {
+      for (const from of NEST_APPS) {
         expect([...allowedPorts(r(), podLabels('webhook-dispatcher'), pod(from))]).toEqual([]);
       }
     });
@@ -257,8 +257,9 @@ describe.each(ENVS)('k8s/overlays/%s', (env) => {
       });
 
       it('let the gateway reach the HTTP apps only, and the migrations Job PostgreSQL directly', () => {
-        for (const app of UPSTREAM_APPS) expect(ports('gateway', to(app))).toEqual([3001, 3002, 3003, 3004]);
-        for (const target of ['webhook-dispatcher', 'postgres', 'pooler', 'rabbitmq', 'redis'])
+        for (const app of UPSTREAM_APPS)
+          expect(ports('gateway', to(app))).toEqual([3001, 3002, 3003, 3004, 3005]);
+        for (const target of ['postgres', 'pooler', 'rabbitmq', 'redis'])
           expect({ target, ports: ports('gateway', to(target)) }).toEqual({ target, ports: [] });
         expect(ports('migrations', to('postgres'))).toEqual([5432]);
         expect(allowedPorts(r(), podLabels('postgres'), pod('migrations')).has(5432)).toBe(true);

@@ -31,7 +31,7 @@ export type AppName = NestAppName | 'gateway';
 export const ALL_APPS: readonly AppName[] = [...NEST_APPS, 'gateway'];
 /** Apps that serve HTTP traffic through the gateway (and the gateway itself) scale on CPU. */
 export const HTTP_APPS: readonly AppName[] = ALL_APPS.filter((a) => a !== 'webhook-dispatcher');
-export const UPSTREAM_APPS: readonly NestAppName[] = NEST_APPS.filter((a) => a !== 'webhook-dispatcher');
+export const UPSTREAM_APPS: readonly NestAppName[] = NEST_APPS;
 export const SECRET_VARS = [
   'DATABASE_URL',
   'REDIS_URL',

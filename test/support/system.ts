@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -69,6 +70,8 @@ export interface RunningSystem {
   stopReplica(name: NestAppName, replica: number, signal?: StopSignal): Promise<void>;
   /** Starts a stopped replica again on its port and waits until it is ready. */
   startReplica(name: NestAppName, replica: number): Promise<void>;
+  /** Runs `cli.js <args>` of an app against this system (its database, broker and Redis), as an operator would. */
+  cli(name: NestAppName, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }>;
   /** Stops every process this system started. */
   stop(): Promise<void>;
 }
@@ -295,6 +298,18 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       if (handles.get(replicaName(name, replica))?.alive()) return;
       await spawnApp(name, replica);
     },
+    cli: (name, args) =>
+      new Promise((resolve) => {
+        execFile(
+          process.execPath,
+          [path.join(ROOT, 'dist', 'apps', name, 'src', 'cli.js'), ...args],
+          { cwd: ROOT, env: { ...envOf(name, 0, true), LOG_LEVEL: 'warn', PORT: '0' }, timeout: 60_000 },
+          (err, stdout, stderr) => {
+            const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+            resolve({ code, stdout, stderr });
+          },
+        );
+      }),
     stop,
   };
 }

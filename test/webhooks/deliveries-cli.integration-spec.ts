@@ -137,6 +137,7 @@ describe('npm run deliveries', () => {
         duration_ms: logged[0].duration_ms,
         error: 'HTTP 500',
         next_attempt_at: logged[0].next_attempt_at?.toISOString(),
+        response_body: expect.any(String),
       },
       {
         attempt: 2,
@@ -145,6 +146,7 @@ describe('npm run deliveries', () => {
         duration_ms: logged[1].duration_ms,
         error: 'HTTP 500',
         next_attempt_at: null,
+        response_body: expect.any(String),
       },
     ]);
 
@@ -212,6 +214,40 @@ describe('npm run deliveries', () => {
     expect(text.stdout).toMatch(
       new RegExp(`^dlv_\\S+ queued: event ${event.id} to ${partner.clientId} again`),
     );
+  });
+
+  it('endpoint: the health the partner sees; disabling records new events as skipped until enabled again', async () => {
+    const { partner, endpoint } = await failedDelivery('endpoint');
+
+    const shown = await deliveries('endpoint', partner.clientId, '--json');
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      client_id: partner.clientId,
+      status: 'enabled',
+      last_success_at: null,
+      last_failure_at: expect.stringMatching(/Z$/),
+      attempts24h: 2,
+      successes24h: 0,
+    });
+
+    const disabled = await deliveries('endpoint-disable', partner.clientId, '--json');
+    expect(disabled.code).toBe(0);
+    expect(JSON.parse(disabled.stdout)).toMatchObject({ status: 'disabled', disabled_reason: 'operator' });
+
+    const userId = await newMember(auth);
+    await grantConsent(auth, userId, partner.clientId, ['profile:read']);
+    const skipped = newEvent('user.profile.updated', userId);
+    await dispatcher.publish(skipped);
+    const [row] = await eventually(async () => {
+      const rows = await deliveriesOf(dispatcher.db, skipped.id);
+      return rows.length > 0 ? rows : undefined;
+    }, 15_000);
+    expect(row).toMatchObject({ status: 'skipped', attempts: 0 });
+    expect(receiver.requests(endpoint).filter((r) => r.headers['x-svc-event-id'] === skipped.id)).toEqual([]);
+
+    const text = await deliveries('endpoint-enable', partner.clientId);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^status\s+enabled$/m);
   });
 
   it('answers unknown ids and bad flags clearly, without a stack trace', async () => {

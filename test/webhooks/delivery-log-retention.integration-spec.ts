@@ -23,7 +23,9 @@ beforeAll(async () => {
     ),
   );
   await dataSource.initialize();
-  deliveries = new DeliveriesRepository(new Sql(dataSource, 'delivery-log-retention-test'));
+  deliveries = new DeliveriesRepository(new Sql(dataSource, 'delivery-log-retention-test'), {
+    WEBHOOK_DISABLE_AFTER: 5 * 86_400_000,
+  });
 });
 
 afterAll(async () => {

@@ -3,7 +3,13 @@ import { DEFAULT_PORTS, type NestAppName } from '@svc/contracts';
 import { BASE_CONFIG, int, loadConfig, variable, type Defaults, type VarSpec } from '@svc/platform';
 
 /** The apps the gateway proxies to; each has an `<APP>_UPSTREAMS` variable. */
-export const UPSTREAM_APPS = ['auth-server', 'consent-ui', 'crew-api', 'sponsorship-api'] as const;
+export const UPSTREAM_APPS = [
+  'auth-server',
+  'consent-ui',
+  'crew-api',
+  'sponsorship-api',
+  'webhook-dispatcher',
+] as const;
 export type UpstreamApp = (typeof UPSTREAM_APPS)[number] & NestAppName;
 
 /** Everything the renderer needs besides the route table. Values are already validated. */
@@ -181,6 +187,7 @@ export const GATEWAY_CONFIG = {
   CONSENT_UI_UPSTREAMS: upstreams('consent-ui'),
   CREW_API_UPSTREAMS: upstreams('crew-api'),
   SPONSORSHIP_API_UPSTREAMS: upstreams('sponsorship-api'),
+  WEBHOOK_DISPATCHER_UPSTREAMS: upstreams('webhook-dispatcher'),
   GATEWAY_UPSTREAM_CONNECT_TIMEOUT: nginxTime(
     'connecting to a replica (at most 75s, an nginx limit)',
     { default: '2s' },
@@ -245,6 +252,7 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
       'consent-ui': c.CONSENT_UI_UPSTREAMS,
       'crew-api': c.CREW_API_UPSTREAMS,
       'sponsorship-api': c.SPONSORSHIP_API_UPSTREAMS,
+      'webhook-dispatcher': c.WEBHOOK_DISPATCHER_UPSTREAMS,
     },
     connectTimeoutMs: c.GATEWAY_UPSTREAM_CONNECT_TIMEOUT,
     readTimeoutMs: c.GATEWAY_UPSTREAM_READ_TIMEOUT,

@@ -308,7 +308,10 @@ describe('renderNginxConfig', () => {
     );
     expect(() => render({}, [{ ...route, path: '/v1/{id}' }])).toThrow(/plain segments/);
     expect(() => render({}, [{ ...route, path: '/v1/things/' }])).toThrow(/plain segments/);
-    expect(() => render({}, [{ ...route, app: 'webhook-dispatcher' }])).toThrow(/no upstream/);
+    // Every app that serves HTTP routes has an upstream now; a route to anything else is refused.
+    expect(() => render({}, [{ ...route, app: 'billing-api' as GatewayRoute['app'] }])).toThrow(
+      /no upstream/,
+    );
     expect(render({}, [route])).toContain('location ^~ /v1/things/ {');
   });
 });
@@ -332,6 +335,7 @@ describe('gatewayOptionsFromEnv', () => {
         'consent-ui': ['127.0.0.1:3004'],
         'crew-api': ['127.0.0.1:3002'],
         'sponsorship-api': ['127.0.0.1:3003'],
+        'webhook-dispatcher': ['127.0.0.1:3005'],
       },
       connectTimeoutMs: 2000,
       readTimeoutMs: 15000,

@@ -1,11 +1,18 @@
 import { APP_SCHEMAS } from '@svc/contracts';
 import type { AppDefinition } from '@svc/platform';
+import { SecurityModule } from '@svc/security';
 import { WEBHOOK_DISPATCHER_CONFIG } from './config';
 import { DeliveriesModule } from './deliveries/deliveries.module';
 import { deliveriesCommand } from './delivery-log/delivery-log.cli';
 import { WEBHOOK_DISPATCHER_MIGRATIONS } from './migrations';
+import { partnerWebhooksProblem } from './partner-webhooks/partner-webhooks-problem.mapper';
+import { PartnerWebhooksModule } from './partner-webhooks/partner-webhooks.module';
 
-/** webhook-dispatcher: a worker; its HTTP port serves only the probes. */
+/**
+ * webhook-dispatcher: delivers webhooks (a worker on RabbitMQ), and serves partners their own
+ * delivery log and endpoint (`/v1/partners/webhooks/*`, HTTP Basic checked with auth-server and the
+ * shared per-partner rate limits), since the log lives in its database.
+ */
 export const WEBHOOK_DISPATCHER: AppDefinition<typeof WEBHOOK_DISPATCHER_CONFIG> = {
   name: 'webhook-dispatcher',
   config: WEBHOOK_DISPATCHER_CONFIG,
@@ -13,7 +20,9 @@ export const WEBHOOK_DISPATCHER: AppDefinition<typeof WEBHOOK_DISPATCHER_CONFIG>
     schema: APP_SCHEMAS['webhook-dispatcher'],
     migrations: WEBHOOK_DISPATCHER_MIGRATIONS,
   },
+  redis: true,
+  mapDomainError: partnerWebhooksProblem,
   commands: { deliveries: deliveriesCommand },
   module: class WebhookDispatcherModule {},
-  modules: [DeliveriesModule],
+  modules: [SecurityModule.forRoot({ partners: true }), DeliveriesModule, PartnerWebhooksModule],
 };

@@ -5,13 +5,20 @@ import {
   duration,
   durationList,
   int,
+  REDIS_CONFIG,
   type ConfigOf,
 } from '@svc/platform';
+import { API_LIMITS } from '@svc/contracts';
+import { FAILED_AUTH_CONFIG, RATE_LIMIT_CONFIG } from '@svc/security';
 
 export const WEBHOOK_DISPATCHER_CONFIG = {
   ...BASE_CONFIG,
   ...DATABASE_CONFIG,
   ...AMQP_CONFIG,
+  // The partners' webhook routes (/v1/partners/webhooks/*): Basic credentials and the shared limits.
+  ...REDIS_CONFIG,
+  ...RATE_LIMIT_CONFIG,
+  ...FAILED_AUTH_CONFIG,
   WEBHOOK_RETRY_SCHEDULE: durationList(
     'delays between a failed attempt and the next (docs/rules.md, Webhooks), e.g. 1m,5m,30m,2h,6h',
     { default: '1m,5m,30m,2h,6h' },
@@ -33,6 +40,14 @@ export const WEBHOOK_DISPATCHER_CONFIG = {
   WEBHOOK_LOG_RETENTION_DAYS: int(
     'days a finished delivery (delivered or given up) stays in the delivery log before it is pruned; 0 keeps them all',
     { default: '30', min: 0, max: 3650 },
+  ),
+  WEBHOOK_DISABLE_AFTER: duration(
+    'a partner endpoint whose every attempt has failed for this long is disabled: new events are recorded as skipped until the partner re-enables it',
+    { default: '5d' },
+  ),
+  WEBHOOK_REPLAYS_PER_HOUR: int(
+    'replay calls (POST /v1/partners/webhooks/replay) one partner may make per rolling hour; beyond them, 429',
+    { default: String(API_LIMITS.webhookReplaysPerHour), min: 1, max: 10_000 },
   ),
   WEBHOOK_RECIPIENT_CACHE_TTL: duration(
     'how long an attempt may reuse auth-server’s answer (URL, secrets, consent) instead of asking again; 0s: always ask',

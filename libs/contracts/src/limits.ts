@@ -27,6 +27,16 @@ export const API_LIMITS = {
   webhookRetrySchedule: ['1m', '5m', '30m', '2h', '6h'],
   webhookGiveUpHours: 24,
   webhookReplayWindowMinutes: 5,
+  /** `POST /v1/partners/webhooks/replay`: the longest `since`..`until` of one call. */
+  webhookRedeliveryReplayMaxDays: 7,
+  /** Replay calls per partner per rolling hour (WEBHOOK_REPLAYS_PER_HOUR's default). */
+  webhookReplaysPerHour: 10,
+  /** Deliveries one replay call may send again; a wider outage is replayed in several windows. */
+  webhookReplayMaxDeliveries: 10_000,
+  /** What the delivery log keeps of a receiver's answer, and shows in each attempt. */
+  webhookResponseBodyBytes: 1024,
+  /** Default of WEBHOOK_DISABLE_AFTER: an endpoint whose attempts have all failed this long is disabled. */
+  webhookDisableAfterDays: 5,
   sponsorshipTermMonths: 12,
   sponsorshipMaxTermYears: 10,
   /** Seats of crew members closed within 24 h of provisioning, per rolling 24 h (SPONSORSHIP_PROBE_BUDGET_PER_DAY's default). */

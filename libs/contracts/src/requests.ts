@@ -1,4 +1,5 @@
 import { API_LIMITS } from './limits';
+import { EVENT_TYPES } from './messaging';
 import { closedObject, schemaRef, timestamp, type JsonObject } from './openapi/kit';
 
 /**
@@ -145,5 +146,58 @@ export const MEMBER_LEFT_BODY = {
     nullable: true,
     enum: ['account_deleted', 'membership_lapsed'],
     description: 'Both reasons close the seat identically.',
+  },
+} as const satisfies FieldSpecs;
+
+/**
+ * A delivery as partners see it: `pending` (no attempt yet), `delivered`, `failed` (an attempt
+ * failed, another is scheduled), `given_up` (no attempt left, or the receiver answered 410) and
+ * `skipped` (recorded while the endpoint was disabled, never attempted).
+ */
+export const PARTNER_DELIVERY_STATUS_VALUES = [
+  'pending',
+  'delivered',
+  'failed',
+  'given_up',
+  'skipped',
+] as const;
+
+/** What `POST /v1/partners/webhooks/replay` sends again. */
+export const REPLAYABLE_STATUS_VALUES = ['given_up', 'skipped', 'failed'] as const;
+export type ReplayableStatus = (typeof REPLAYABLE_STATUS_VALUES)[number];
+export type PartnerDeliveryStatus = (typeof PARTNER_DELIVERY_STATUS_VALUES)[number];
+
+/** `GET /v1/partners/webhooks/deliveries?status=&event_type=&since=&until=&limit=&cursor=` */
+export const DELIVERY_LIST_QUERY = {
+  status: {
+    type: 'string',
+    maxLength: 20,
+    enum: PARTNER_DELIVERY_STATUS_VALUES,
+    component: 'PartnerDeliveryStatus',
+  },
+  event_type: { type: 'string', maxLength: 50, enum: EVENT_TYPES, description: 'Only events of this type.' },
+  since: { type: 'timestamp', description: 'Only deliveries created at or after this instant.' },
+  until: { type: 'timestamp', description: 'Only deliveries created before this instant.' },
+  ...PAGE_QUERY,
+} as const satisfies FieldSpecs;
+
+/** `POST /v1/partners/webhooks/replay`; the window's length and order are the app's rule. */
+export const REPLAY_BODY = {
+  since: {
+    type: 'timestamp',
+    required: true,
+    description: 'Deliveries created at or after this instant.',
+  },
+  until: {
+    type: 'timestamp',
+    required: true,
+    description: `Deliveries created before this instant; after \`since\`, at most ${API_LIMITS.webhookRedeliveryReplayMaxDays} days later.`,
+  },
+  status: {
+    type: 'string',
+    required: true,
+    enum: REPLAYABLE_STATUS_VALUES,
+    description:
+      'Which deliveries to send again: `given_up`, `skipped` (while your endpoint was disabled) or `failed` (still retrying).',
   },
 } as const satisfies FieldSpecs;

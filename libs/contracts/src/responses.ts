@@ -1,5 +1,6 @@
 import { API_LIMITS } from './limits';
-import { SEAT_STATUS_VALUES } from './requests';
+import { EVENT_TYPES } from './messaging';
+import { PARTNER_DELIVERY_STATUS_VALUES, SEAT_STATUS_VALUES } from './requests';
 import { SCOPES } from './scopes';
 import { closedObject, count, oneOf, prefixedId, schemaRefTo, timestamp, type Shape } from './openapi/kit';
 
@@ -243,6 +244,165 @@ export const MEMBER_LEFT_RESULT = closedObject({
   },
 });
 
+export const WEBHOOK_ENDPOINT = closedObject(
+  {
+    url: { type: 'string', format: 'uri', description: 'Your registered webhook URL.' },
+    status: oneOf(
+      ['enabled', 'disabled'],
+      '`disabled`: every attempt failed for a while (or an operator disabled it); new events are recorded as `skipped` deliveries until you enable it again.',
+    ),
+    disabled_at: timestamp('When the endpoint was disabled; null while enabled.', true),
+    disabled_reason: {
+      type: ['string', 'null'],
+      enum: ['failing', 'operator', null],
+      description:
+        '`failing`: every attempt failed for the disable period (5 days by default). `operator`: disabled by partner support. Null while enabled.',
+    },
+    last_success_at: timestamp('The latest attempt your endpoint acknowledged with a 2xx.', true),
+    last_failure_at: timestamp('The latest attempt that failed.', true),
+    attempts_24h: count('Attempts to your endpoint in the last 24 hours.'),
+    success_rate_24h: {
+      type: ['number', 'null'],
+      minimum: 0,
+      maximum: 1,
+      description: 'Share of those attempts acknowledged with a 2xx; null without attempts.',
+    },
+  },
+  'Your webhook endpoint: whether it is attempted, and how it has answered.',
+);
+
+export const PARTNER_DELIVERY_STATUS = oneOf(
+  PARTNER_DELIVERY_STATUS_VALUES,
+  '`pending`: not attempted yet. `delivered`: acknowledged with a 2xx. `failed`: the latest attempt failed, another is scheduled (`next_attempt_at`). `given_up`: no attempt left, or your endpoint answered 410 Gone. `skipped`: recorded while your endpoint was disabled, never attempted; replay it.',
+);
+
+const DELIVERY_FIELDS = {
+  delivery_id: prefixedId('dlv', 'The delivery, also sent as `X-SVC-Delivery-Id`.'),
+  event_id: prefixedId('evt', 'The event; the same on every delivery of it (redeliveries and replays too).'),
+  event_type: oneOf(EVENT_TYPES),
+  user_id: { type: 'string', description: 'The crew member the event is about.' },
+  status: schemaRefTo('PartnerDeliveryStatus', PARTNER_DELIVERY_STATUS),
+  attempt_count: count('Attempts so far.'),
+  created_at: timestamp('When the delivery was recorded.'),
+  last_attempt_at: timestamp('When the latest attempt started; null before the first.', true),
+  next_attempt_at: timestamp('When the next attempt is due; null when none is scheduled.', true),
+  last_response_status: {
+    type: ['integer', 'null'],
+    description: 'HTTP status of the latest attempt; null when it got no answer or before the first.',
+  },
+} as const;
+
+export const PARTNER_DELIVERY = closedObject(
+  DELIVERY_FIELDS,
+  'One event to your endpoint and where its attempts stand.',
+);
+
+export const PARTNER_DELIVERY_PAGE = closedObject(
+  {
+    items: {
+      type: 'array',
+      maxItems: API_LIMITS.pageLimitMax,
+      items: schemaRefTo('PartnerDelivery', PARTNER_DELIVERY),
+    },
+    next_cursor: {
+      type: ['string', 'null'],
+      description: 'Opaque cursor of the next page; null on the last page.',
+    },
+  },
+  'Your deliveries, newest first: `created_at` descending, then `delivery_id` descending.',
+);
+
+export const DELIVERY_ATTEMPT_ERRORS = [
+  'timeout',
+  'connection_refused',
+  'connection_reset',
+  'dns',
+  'tls',
+  'blocked_address',
+  'not_a_recipient',
+  'other',
+] as const;
+
+export const DELIVERY_ATTEMPT = closedObject(
+  {
+    attempt: { type: 'integer', minimum: 1, description: 'The attempt’s number, from 1.' },
+    attempted_at: timestamp('When the attempt started.'),
+    response_status: {
+      type: ['integer', 'null'],
+      description: 'Your endpoint’s HTTP status; null without an answer.',
+    },
+    error: {
+      type: ['string', 'null'],
+      enum: [...DELIVERY_ATTEMPT_ERRORS, null],
+      description:
+        'Why no answer came: `timeout` (5 s for the whole exchange), `connection_refused`, `connection_reset`, `dns` (the name did not resolve), `tls` (handshake or certificate), `blocked_address` (the URL resolves to a private, loopback or link-local address), `not_a_recipient` (you no longer receive this event: consent, URL or account changed), `other`. Null when your endpoint answered (see `response_status`).',
+    },
+    duration_ms: count('How long the attempt took.'),
+    response_body: {
+      type: ['string', 'null'],
+      description: `The first ${API_LIMITS.webhookResponseBodyBytes} bytes of your endpoint’s answer, as UTF-8 text (a cut character shows as U+FFFD); null without an answer.`,
+    },
+  },
+  'One attempt of a delivery.',
+);
+
+export const PARTNER_DELIVERY_DETAIL = closedObject(
+  {
+    ...DELIVERY_FIELDS,
+    given_up_reason: {
+      type: ['string', 'null'],
+      enum: ['attempts_exhausted', 'gone', 'not_a_recipient', null],
+      description:
+        'Why a `given_up` delivery ended: `attempts_exhausted` (6 attempts, or 24 hours), `gone` (your endpoint answered 410 Gone), `not_a_recipient`. Null otherwise.',
+    },
+    redelivery_of: {
+      type: ['string', 'null'],
+      description: 'The delivery this one sends again (a redelivery or replay); null for the original.',
+    },
+    attempts: { type: 'array', items: schemaRefTo('DeliveryAttempt', DELIVERY_ATTEMPT) },
+  },
+  'A delivery and every attempt of it, oldest first.',
+);
+
+export const REDELIVERY_RESULT = closedObject(
+  {
+    delivery_id: prefixedId('dlv', 'The new delivery; follow it with `GET …/deliveries/{delivery_id}`.'),
+    event_id: prefixedId('evt', 'The same event id as the delivery it repeats.'),
+    redelivery_of: prefixedId('dlv', 'The delivery it repeats.'),
+    status: { type: 'string', const: 'pending' },
+  },
+  'A new attempt series for the same event (same id and body), signed with your current secrets.',
+);
+
+export const REPLAY_RESULT = closedObject(
+  { replayed_count: count('Deliveries queued again, each as a new delivery of the same event.') },
+  'The replay was queued.',
+);
+
+export const ENDPOINT_ENABLE_RESULT = closedObject(
+  {
+    endpoint: schemaRefTo('WebhookEndpoint', WEBHOOK_ENDPOINT),
+    test: closedObject(
+      {
+        event_id: prefixedId('evt', 'The `webhook.test` event sent.'),
+        delivery_id: prefixedId('dlv', 'Its delivery, in your delivery log.'),
+        response_status: {
+          type: ['integer', 'null'],
+          description: 'Your endpoint’s HTTP status; null without an answer.',
+        },
+        error: {
+          type: ['string', 'null'],
+          enum: [...DELIVERY_ATTEMPT_ERRORS, null],
+          description: 'As in a delivery attempt.',
+        },
+        duration_ms: count('How long the attempt took.'),
+      },
+      'The test attempt: the endpoint is enabled only when it was acknowledged with a 2xx.',
+    ),
+  },
+  'The endpoint after the test (enabled only on a 2xx), and what the test attempt got.',
+);
+
 export type TokenResponse = Shape<typeof TOKEN_RESPONSE>;
 export type UserinfoResponse = Shape<typeof USERINFO>;
 export type MembershipResponse = Shape<typeof MEMBERSHIP>;
@@ -256,3 +416,12 @@ export type SeatResponse = Shape<typeof SEAT>;
 export type SeatPageResponse = Shape<typeof SEAT_PAGE>;
 export type ReconcileResponse = Shape<typeof RECONCILE_RESULT>;
 export type MemberLeftResponse = Shape<typeof MEMBER_LEFT_RESULT>;
+export type WebhookEndpointResponse = Shape<typeof WEBHOOK_ENDPOINT>;
+export type PartnerDeliveryResponse = Shape<typeof PARTNER_DELIVERY>;
+export type PartnerDeliveryPageResponse = Shape<typeof PARTNER_DELIVERY_PAGE>;
+export type DeliveryAttemptResponse = Shape<typeof DELIVERY_ATTEMPT>;
+export type PartnerDeliveryDetailResponse = Shape<typeof PARTNER_DELIVERY_DETAIL>;
+export type RedeliveryResponse = Shape<typeof REDELIVERY_RESULT>;
+export type ReplayResponse = Shape<typeof REPLAY_RESULT>;
+export type EndpointEnableResponse = Shape<typeof ENDPOINT_ENABLE_RESULT>;
+export type DeliveryAttemptError = (typeof DELIVERY_ATTEMPT_ERRORS)[number];

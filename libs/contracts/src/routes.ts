@@ -44,6 +44,8 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     bodyLimitBytes: RECONCILE_BODY_LIMIT_BYTES,
   },
   { path: '/v1/partners', match: 'prefix', app: 'sponsorship-api' },
+  // Partners' own webhooks: the delivery log lives in the dispatcher's database, so it serves them.
+  { path: '/v1/partners/webhooks', match: 'prefix', app: 'webhook-dispatcher' },
 ];
 
 /** Paths the gateway answers itself, without an upstream. */

@@ -90,13 +90,21 @@ describe('RateLimitGuard', () => {
   it('admits, counting the request under the principal’s client_id, and sets the headers', async () => {
     const limiter = new FakeLimiter(async () => ADMITTED);
     const { context, headers } = contextFor(onRoute('/v1/me'));
+    jest.useFakeTimers({ now: 1763000000_000 });
 
-    await expect(new RateLimitGuard(limiter).canActivate(context)).resolves.toBe(true);
+    try {
+      await expect(new RateLimitGuard(limiter).canActivate(context)).resolves.toBe(true);
+    } finally {
+      jest.useRealTimers();
+    }
     expect(limiter.asked).toEqual(['sandbox-partner']);
     expect(headers).toEqual({
       'x-ratelimit-limit': '600',
       'x-ratelimit-remaining': '599',
       'x-ratelimit-reset': '1763000060',
+      // draft-ietf-httpapi-ratelimit-headers-11: the same window, `t` seconds from now to the reset.
+      'ratelimit-policy': '"minute";q=600;w=60',
+      ratelimit: '"minute";r=599;t=60',
     });
   });
 
@@ -117,12 +125,16 @@ describe('RateLimitGuard', () => {
       'header x-ratelimit-limit',
       'header x-ratelimit-remaining',
       'header x-ratelimit-reset',
+      'header ratelimit-policy',
+      'header ratelimit',
     ]);
-    expect(headers).toEqual({
+    expect(headers).toMatchObject({
       'x-ratelimit-limit': '600',
       'x-ratelimit-remaining': '0',
       'x-ratelimit-reset': '1763000042',
+      'ratelimit-policy': '"minute";q=600;w=60',
     });
+    expect(headers.ratelimit).toMatch(/^"minute";r=0;t=\d+$/);
   });
 
   it('counts a refusal by window, partner and tier; an admitted request not at all', async () => {

@@ -3,6 +3,7 @@ import { ApiProblem, AppMetrics } from '@svc/platform';
 import type { Counter } from 'prom-client';
 import { isMetered, keptDecision } from './metering';
 import type { RateLimitDecision } from './rate-limit-decision';
+import { DAY_MS, MINUTE_MS } from './rate-limit.config';
 import { RateLimiter } from './rate-limiter';
 
 interface MeteredRequest {
@@ -10,6 +11,12 @@ interface MeteredRequest {
   readonly url?: string;
   readonly routeOptions?: { readonly url?: string };
 }
+
+/** The length of each window the limiter keeps (RATE_LIMIT_LUA), as `w` of RateLimit-Policy. */
+const WINDOW_SECONDS: Readonly<Record<RateLimitDecision['window'], number>> = {
+  minute: MINUTE_MS / 1000,
+  day: DAY_MS / 1000,
+};
 
 interface HeaderSink {
   header(name: string, value: string): unknown;
@@ -70,6 +77,16 @@ export class RateLimitGuard implements CanActivate {
     reply.header('x-ratelimit-limit', String(decision.limit));
     reply.header('x-ratelimit-remaining', String(decision.remaining));
     reply.header('x-ratelimit-reset', String(decision.resetAt));
+    // The same window in the IETF fields (draft-ietf-httpapi-ratelimit-headers-11 §§3-4): the
+    // policy of the window the X- headers describe, and its remaining quota and seconds to reset.
+    reply.header(
+      'ratelimit-policy',
+      `"${decision.window}";q=${decision.limit};w=${WINDOW_SECONDS[decision.window]}`,
+    );
+    reply.header(
+      'ratelimit',
+      `"${decision.window}";r=${decision.remaining};t=${Math.max(0, decision.resetAt - Math.floor(Date.now() / 1000))}`,
+    );
     if (decision.admitted) return true;
     this.refusals?.inc({
       window: decision.window,

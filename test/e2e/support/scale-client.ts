@@ -33,21 +33,35 @@ export function postForm(url: string, fields: Record<string, string>): Promise<H
   });
 }
 
+/** The client a token is asked for: sandbox-partner unless a test registered its own. */
+export interface OAuthClient {
+  readonly client_id: string;
+  readonly client_secret: string;
+  readonly redirect_uri: string;
+}
+
+const SANDBOX_CLIENT: OAuthClient = {
+  client_id: A.client_id,
+  client_secret: A.client_secret,
+  redirect_uri: REDIRECT_URI,
+};
+
 /**
- * A token pair of sandbox-partner for `email`, through the gateway as a browser and a partner
- * would get it: /oauth/authorize, the sign-in form, the consent form, the code exchange.
+ * A token pair of sandbox-partner (or `client`) for `email`, through the gateway as a browser and
+ * a partner would get it: /oauth/authorize, the sign-in form, the consent form, the code exchange.
  */
 export async function authorize(
   system: RunningSystem,
   email: MemberEmail,
   scope = 'profile:read seatime:read vessels:read',
+  client: OAuthClient = SANDBOX_CLIENT,
 ): Promise<TokenPair> {
   const browser = new FormClient(system.baseUrl, [`http://localhost:${system.gatewayPort}`]);
   const pkce = pkcePair();
   const query = new URLSearchParams({
     response_type: 'code',
-    client_id: A.client_id,
-    redirect_uri: REDIRECT_URI,
+    client_id: client.client_id,
+    redirect_uri: client.redirect_uri,
     scope,
     state: randomState(),
     code_challenge: pkce.challenge,
@@ -68,10 +82,10 @@ export async function authorize(
   const res = await postForm(`${system.baseUrl}/oauth/token`, {
     grant_type: 'authorization_code',
     code,
-    redirect_uri: REDIRECT_URI,
+    redirect_uri: client.redirect_uri,
     code_verifier: pkce.verifier,
-    client_id: A.client_id,
-    client_secret: A.client_secret,
+    client_id: client.client_id,
+    client_secret: client.client_secret,
   });
   if (res.status !== 200) throw new Error(`code exchange answered ${res.status}: ${res.text}`);
   return res.json<TokenPair>();

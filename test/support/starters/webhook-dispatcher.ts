@@ -70,6 +70,9 @@ export async function startDispatcher(
     DOCS_URL: `${auth.issuer}/docs`,
     DATABASE_URL: services.databaseUrl,
     AMQP_URL: services.amqpUrl,
+    // The partners' webhook routes count requests in the shared rate limits.
+    REDIS_URL: services.redisUrl,
+    REDIS_KEY_PREFIX: services.redisKeyPrefix,
     RPC_TIMEOUT_MS: '5000',
     LOG_LEVEL: 'silent',
     ...env,
@@ -211,6 +214,9 @@ export function spawnDispatcher(
     DOCS_URL: `${auth.issuer}/docs`,
     DATABASE_URL: auth.services.databaseUrl,
     AMQP_URL: auth.services.amqpUrl,
+    // The partners' webhook routes count requests in the shared rate limits.
+    REDIS_URL: auth.services.redisUrl,
+    REDIS_KEY_PREFIX: auth.services.redisKeyPrefix,
     RPC_TIMEOUT_MS: '5000',
     LOG_LEVEL: 'info',
     ...env,

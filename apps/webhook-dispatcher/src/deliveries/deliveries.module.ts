@@ -7,5 +7,7 @@ import { WebhookSender } from './webhook-sender';
 
 @Module({
   providers: [DeliveriesRepository, DeliveriesService, WebhookSender, DeliveriesHandler, DeliveryLogPruner],
+  // The partners' self-service reads the same log and sends its endpoint test through the same pool.
+  exports: [DeliveriesRepository, WebhookSender],
 })
 export class DeliveriesModule {}

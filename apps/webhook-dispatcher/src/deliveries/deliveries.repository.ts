@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
-import { columns, GroupBatcher, Sql } from '@svc/platform';
-import type { DeliveryAttemptRow, DeliveryRow, DeliveryStatus } from './delivery.entity';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, columns, GroupBatcher, Sql } from '@svc/platform';
+import type { WebhookDispatcherConfig } from '../config';
+import type { DeliveryAttemptRow, DeliveryRow, DeliveryStatus, GiveUpReason } from './delivery.entity';
 
-export type { DeliveryStatus };
+export type { DeliveryStatus, GiveUpReason };
 
 export type NewDelivery = Pick<
   DeliveryRow,
@@ -11,8 +12,15 @@ export type NewDelivery = Pick<
 
 export type Delivery = NewDelivery & Pick<DeliveryRow, 'status' | 'attempts' | 'firstAttemptAt'>;
 
-/** One attempt and where it leaves the delivery: `targetUrl` is where it went. */
-export type AttemptRecord = DeliveryAttemptRow & Pick<DeliveryRow, 'targetUrl' | 'status'>;
+/**
+ * One attempt and where it leaves the delivery: `targetUrl` is where it went. `reached`: a request
+ * went out (or tried to), so the attempt counts for the endpoint's health; `ok`: it was a 2xx.
+ */
+export type AttemptRecord = DeliveryAttemptRow &
+  Pick<DeliveryRow, 'targetUrl' | 'status' | 'giveUpReason' | 'clientId'> & {
+    readonly reached: boolean;
+    readonly ok: boolean;
+  };
 
 /** A delivery as the operators' log shows it (no body). */
 export type LoggedDelivery = Omit<DeliveryRow, 'body' | 'firstAttemptAt'>;
@@ -21,20 +29,30 @@ export type LoggedAttempt = Omit<DeliveryAttemptRow, 'deliveryId'>;
 
 const LOGGED_COLUMNS = `delivery_id AS "deliveryId", event_id AS "eventId", event_type AS "eventType",
   user_id AS "userId", client_id AS "clientId", target_url AS "targetUrl", status, attempts,
-  created_at AS "createdAt", next_attempt_at AS "nextAttemptAt", redelivery_of AS "redeliveryOf"`;
+  created_at AS "createdAt", next_attempt_at AS "nextAttemptAt", redelivery_of AS "redeliveryOf",
+  give_up_reason AS "giveUpReason"`;
 
 const COLUMNS = `delivery_id AS "deliveryId", event_id AS "eventId", event_type AS "eventType",
   user_id AS "userId", client_id AS "clientId", target_url AS "targetUrl", body, status, attempts,
   first_attempt_at AS "firstAttemptAt"`;
 
+/** How stale a healthy endpoint's `last_success_at` may be (see `judged`). */
+const HEALTH_SUCCESS_EVERY_MS = 1000;
+
 @Injectable()
 export class DeliveriesRepository {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    @Inject(APP_CONFIG) private readonly config: Pick<WebhookDispatcherConfig, 'WEBHOOK_DISABLE_AFTER'>,
+  ) {}
 
   /**
    * Inserts the deliveries of one event, skipping partners that already have one (a redelivered
    * event), and returns every delivery of the event that has not had an attempt yet: those still
    * need their first attempt. Events fanned out at the same moment share one statement.
+   * A partner whose endpoint is disabled gets its delivery recorded as `skipped` (replayable),
+   * in the same statement, and not returned: no attempt. A `webhook.test` too: while disabled,
+   * the endpoint gets nothing but the test its own enable sends.
    */
   createForEvent(eventId: string, deliveries: readonly NewDelivery[]): Promise<Delivery[]> {
     return this.creations.submit({ eventId, deliveries });
@@ -53,11 +71,15 @@ export class DeliveriesRepository {
     const rows = await this.sql.prepared<Delivery>(
       'create-for-events',
       `WITH created AS (
-         INSERT INTO deliveries (delivery_id, event_id, event_type, user_id, client_id, target_url, body)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+         INSERT INTO deliveries (delivery_id, event_id, event_type, user_id, client_id, target_url, body, status)
+         SELECT u.*,
+                CASE WHEN e.status = 'disabled' THEN 'skipped' ELSE 'pending' END
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+                  AS u (delivery_id, event_id, event_type, user_id, client_id, target_url, body)
+           LEFT JOIN webhook_endpoints e ON e.client_id = u.client_id
          ON CONFLICT (event_id, client_id) WHERE redelivery_of IS NULL DO NOTHING
          RETURNING ${COLUMNS})
-       SELECT * FROM created
+       SELECT * FROM created WHERE status = 'pending'
        UNION ALL
        SELECT ${COLUMNS} FROM deliveries
         WHERE event_id = ANY($8::text[]) AND status = 'pending' AND attempts = 0 AND redelivery_of IS NULL`,
@@ -94,6 +116,9 @@ export class DeliveriesRepository {
    * Logs attempt `attempt` and moves the delivery on, atomically. Only the first recording of an
    * attempt counts: a duplicate message that ran the same attempt returns false, and must not
    * schedule another. Attempts finishing at the same moment share one statement (one commit).
+   * The same statement keeps each endpoint's health (one upsert per partner of the batch) and
+   * disables an endpoint whose attempts have all failed for WEBHOOK_DISABLE_AFTER: no extra round
+   * trip on the delivery path.
    */
   recordAttempt(record: AttemptRecord): Promise<boolean> {
     return this.records.submit(record);
@@ -108,35 +133,99 @@ export class DeliveriesRepository {
       'record-attempts',
       `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[],
-                              $6::int[], $7::int[], $8::text[], $9::text[])
+                              $6::int[], $7::int[], $8::text[], $9::text[], $10::text[], $11::text[],
+                              $12::bool[], $13::bool[])
                     AS i (delivery_id, attempt, status, next_attempt_at, started_at, duration_ms, status_code, error,
-                          target_url)),
+                          target_url, response_body, give_up_reason, reached, ok)),
        moved AS (
          UPDATE deliveries d
             SET attempts = i.attempt, status = i.status, next_attempt_at = i.next_attempt_at,
-                first_attempt_at = COALESCE(d.first_attempt_at, i.started_at), target_url = i.target_url
+                first_attempt_at = COALESCE(d.first_attempt_at, i.started_at), target_url = i.target_url,
+                give_up_reason = i.give_up_reason
            FROM input i
           WHERE d.delivery_id = i.delivery_id AND d.attempts = i.attempt - 1 AND d.status = 'pending'
-          RETURNING i.*)
-       INSERT INTO delivery_attempts
-         (delivery_id, attempt, started_at, duration_ms, status_code, error, next_attempt_at)
-       SELECT delivery_id, attempt, started_at, duration_ms, status_code, error, next_attempt_at FROM moved
-       RETURNING delivery_id AS "deliveryId"`,
-      columns(unique, [
-        'deliveryId',
-        'attempt',
-        'status',
-        'nextAttemptAt',
-        'startedAt',
-        'durationMs',
-        'statusCode',
-        'error',
-        'targetUrl',
-      ]),
+          RETURNING i.*, d.client_id),
+       logged AS (
+         INSERT INTO delivery_attempts
+           (delivery_id, attempt, started_at, duration_ms, status_code, error, next_attempt_at, response_body)
+         SELECT delivery_id, attempt, started_at, duration_ms, status_code, error, next_attempt_at, response_body
+           FROM moved
+         RETURNING delivery_id),
+       per_client AS (
+         SELECT client_id, max(started_at) FILTER (WHERE ok) AS success, max(started_at) FILTER (WHERE NOT ok) AS failure
+           FROM moved WHERE reached GROUP BY client_id),
+       health AS (
+         SELECT p.client_id, p.success, p.failure,
+                (SELECT min(m.started_at) FROM moved m
+                  WHERE m.reached AND NOT m.ok AND m.client_id = p.client_id
+                    AND (p.success IS NULL OR m.started_at > p.success)) AS failing_from
+           FROM per_client p),
+       endpoints AS (
+         INSERT INTO webhook_endpoints AS e (client_id, last_success_at, last_failure_at, failing_since)
+         SELECT client_id, success, failure, failing_from FROM health ORDER BY client_id
+         ON CONFLICT (client_id) DO UPDATE SET
+           last_success_at = GREATEST(e.last_success_at, EXCLUDED.last_success_at),
+           last_failure_at = GREATEST(e.last_failure_at, EXCLUDED.last_failure_at),
+           failing_since = CASE WHEN EXCLUDED.last_success_at IS NOT NULL THEN EXCLUDED.failing_since
+                                ELSE COALESCE(e.failing_since, EXCLUDED.failing_since) END,
+           status = CASE WHEN e.status = 'enabled' AND EXCLUDED.last_success_at IS NULL
+                          AND COALESCE(e.failing_since, EXCLUDED.failing_since) <= now() - $14::bigint * interval '1 millisecond'
+                         THEN 'disabled' ELSE e.status END,
+           disabled_at = CASE WHEN e.status = 'enabled' AND EXCLUDED.last_success_at IS NULL
+                          AND COALESCE(e.failing_since, EXCLUDED.failing_since) <= now() - $14::bigint * interval '1 millisecond'
+                         THEN now() ELSE e.disabled_at END,
+           disabled_reason = CASE WHEN e.status = 'enabled' AND EXCLUDED.last_success_at IS NULL
+                          AND COALESCE(e.failing_since, EXCLUDED.failing_since) <= now() - $14::bigint * interval '1 millisecond'
+                         THEN 'failing' ELSE e.disabled_reason END,
+           updated_at = now()
+         RETURNING 1)
+       SELECT delivery_id AS "deliveryId" FROM logged`,
+      [
+        ...columns(unique, [
+          'deliveryId',
+          'attempt',
+          'status',
+          'nextAttemptAt',
+          'startedAt',
+          'durationMs',
+          'statusCode',
+          'error',
+          'targetUrl',
+          'responseBody',
+          'giveUpReason',
+        ]),
+        unique.map((r) => this.judged(r)),
+        unique.map((r) => r.ok),
+        this.config.WEBHOOK_DISABLE_AFTER,
+      ],
     );
     const counted = new Set(moved.map((m) => m.deliveryId));
     return batch.map((r, i) => firstOf.get(r.deliveryId) === i && counted.has(r.deliveryId));
   });
+
+  /**
+   * Whether an attempt goes into its endpoint's health. Every failure does (it starts or extends a
+   * failing streak, which can disable the endpoint). Of a healthy endpoint's successes, one per
+   * HEALTH_SUCCESS_EVERY_MS per process is enough: `last_success_at` is then at most that stale,
+   * and a busy partner's row is not rewritten by every batch. After a failure, the next success is
+   * written at once (it ends the streak).
+   */
+  private judged(record: AttemptRecord): boolean {
+    if (!record.reached) return false;
+    const now = Date.now();
+    if (!record.ok) {
+      this.healthySince.delete(record.clientId);
+      return true;
+    }
+    const written = this.healthySince.get(record.clientId);
+    if (written !== undefined && now - written < HEALTH_SUCCESS_EVERY_MS) return false;
+    if (this.healthySince.size >= 10_000) this.healthySince.clear();
+    this.healthySince.set(record.clientId, now);
+    return true;
+  }
+
+  /** When this process last wrote a success of each endpoint that has not failed since. */
+  private readonly healthySince = new Map<string, number>();
 
   /** A partner's deliveries, newest first (index deliveries_client_status). */
   async listForClient(
@@ -161,7 +250,7 @@ export class DeliveriesRepository {
   attemptsOf(deliveryId: string): Promise<LoggedAttempt[]> {
     return this.sql.rows<LoggedAttempt>(
       `SELECT attempt, started_at AS "startedAt", status_code AS "statusCode", duration_ms AS "durationMs", error,
-              next_attempt_at AS "nextAttemptAt"
+              next_attempt_at AS "nextAttemptAt", response_body AS "responseBody"
          FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt`,
       [deliveryId],
     );

@@ -172,8 +172,43 @@ describe('DeliveriesService', () => {
     const none = setup({ recipients: { recipients: [] }, existing: pendingDelivery(0) });
     await none.service.attempt({ delivery_id: 'dlv_1', attempt: 1 });
     expect(none.posted).toHaveLength(0);
-    expect(none.recorded[0]).toMatchObject({ status: 'failed', nextAttemptAt: null });
+    expect(none.recorded[0]).toMatchObject({
+      status: 'failed',
+      nextAttemptAt: null,
+      giveUpReason: 'not_a_recipient',
+      // Nothing went out: the endpoint's health is not judged on it.
+      reached: false,
+    });
     expect(none.published).toHaveLength(0);
+  });
+
+  it('gives a delivery up at once, reason gone, when the receiver answers 410 (no retry queued)', async () => {
+    const s = setup({
+      recipients: { recipients: [recipient] },
+      outcome: { ok: false, statusCode: 410, error: 'HTTP 410', responseBody: 'gone for good' },
+    });
+    await s.service.fanOut(event);
+    expect(s.recorded[0]).toMatchObject({
+      attempt: 1,
+      statusCode: 410,
+      status: 'failed',
+      giveUpReason: 'gone',
+      nextAttemptAt: null,
+      responseBody: 'gone for good',
+      reached: true,
+      ok: false,
+    });
+    expect(s.published).toEqual([]);
+  });
+
+  it('gives up with reason attempts_exhausted when the schedule runs out', async () => {
+    const s = setup({
+      recipients: { recipients: [recipient] },
+      outcome: { ok: false, statusCode: 500, error: 'HTTP 500' },
+      existing: pendingDelivery(2),
+    });
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 3 });
+    expect(s.recorded[0]).toMatchObject({ status: 'failed', giveUpReason: 'attempts_exhausted' });
   });
 
   it('sends a retry to the URL the partner has registered now, and records where it went', async () => {

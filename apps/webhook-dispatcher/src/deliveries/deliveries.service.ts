@@ -21,14 +21,15 @@ import {
 } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
-import { DeliveriesRepository, type Delivery } from './deliveries.repository';
+import { DeliveriesRepository, type Delivery, type GiveUpReason } from './deliveries.repository';
+import { NOT_A_RECIPIENT_ERROR } from './delivery.entity';
 import { enqueueAttempt, type DeliveryMessage } from './delivery-message';
 import { RecipientCache } from './recipient-cache';
 import { DeliveryMetrics, type AttemptOutcome } from './delivery-metrics';
 import { nextAttemptAt, retryDelays, type RetryPolicy } from './retry-policy';
 import { retryQueue } from './webhook-queues';
 import { WebhookSender, type WebhookOutcome } from './webhook-sender';
-import { canonicalBody, signatureHeader } from './webhook-signature';
+import { attemptHeaders, canonicalBody } from './webhook-signature';
 
 /** Questions per RPC: a full batch is a message of some tens of KiB. */
 const RECIPIENT_QUESTIONS_PER_BATCH = 200;
@@ -152,7 +153,7 @@ export class DeliveriesService {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const durationMs = Date.now() - startedAt.getTime();
     const next =
-      outcome.ok || outcome.final
+      outcome.ok || outcome.giveUp
         ? null
         : nextAttemptAt(this.retryPolicy, attempt, delivery.firstAttemptAt ?? startedAt, new Date());
     // The retry is queued before the attempt is recorded: a crash in between repeats this attempt
@@ -169,6 +170,7 @@ export class DeliveriesService {
     this.metrics?.attempted(result, recipient && seconds);
     const recorded = await this.deliveries.recordAttempt({
       deliveryId: delivery.deliveryId,
+      clientId: delivery.clientId,
       attempt,
       targetUrl: recipient?.webhook_url ?? delivery.targetUrl,
       startedAt,
@@ -177,6 +179,10 @@ export class DeliveriesService {
       error: outcome.error,
       nextAttemptAt: next?.at ?? null,
       status: outcome.ok ? 'delivered' : next ? 'pending' : 'failed',
+      giveUpReason: outcome.ok || next ? null : (outcome.giveUp ?? 'attempts_exhausted'),
+      responseBody: outcome.responseBody ?? null,
+      reached: recipient !== undefined,
+      ok: outcome.ok,
     });
     this.attemptLog.info(
       {
@@ -220,30 +226,37 @@ export class DeliveriesService {
     delivery: Delivery,
     recipient: WebhookRecipient | undefined,
     attempt: number,
-  ): Promise<WebhookOutcome & { final: boolean }> {
+  ): Promise<WebhookOutcome & { giveUp?: GiveUpReason }> {
     // Every attempt goes to the partner's registered URL as it is now, signed with its current
     // secrets (a change applies within the recipient cache's TTL): once a partner moves its
     // endpoint, the old URL (perhaps no longer theirs) gets nothing more.
     // A partner that lost its consent, its URL or its standing since the event gets nothing more:
     // the attempt is logged and the delivery ends, as no retry can change that.
     if (!recipient) {
-      return { ok: false, statusCode: null, error: 'partner no longer receives webhooks', final: true };
+      return {
+        ok: false,
+        statusCode: null,
+        error: NOT_A_RECIPIENT_ERROR,
+        giveUp: 'not_a_recipient',
+      };
     }
-    const timestamp = Math.floor(Date.now() / 1000);
     const outcome = await this.sender.post({
       url: recipient.webhook_url,
       body: delivery.body,
       timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
-      headers: {
-        'content-type': 'application/json',
-        'x-svc-event-id': delivery.eventId,
-        'x-svc-event-type': delivery.eventType,
-        'x-svc-delivery-id': delivery.deliveryId,
-        'x-svc-delivery-attempt': String(attempt),
-        'x-svc-timestamp': String(timestamp),
-        'x-svc-signature': signatureHeader(recipient.secrets, timestamp, delivery.body),
-      },
+      headers: attemptHeaders(
+        {
+          deliveryId: delivery.deliveryId,
+          eventId: delivery.eventId,
+          eventType: delivery.eventType,
+          attempt,
+        },
+        recipient.secrets,
+        delivery.body,
+      ),
     });
-    return { ...outcome, final: false };
+    // 410 Gone (RFC 9110 §15.5.11): the receiver says this endpoint is gone for good; no retry
+    // can change that, so the delivery ends now instead of after the whole schedule.
+    return outcome.statusCode === 410 ? { ...outcome, giveUp: 'gone' } : outcome;
   }
 }

@@ -71,7 +71,7 @@ describe('WebhookSender: the connection is pinned to the address the SSRF guard 
   it('connects to the checked address, resolving the name once, with the partner’s name as Host', async () => {
     // `.invalid` never resolves (RFC 6761): only the pinned address can have reached the receiver.
     const outcome = await sender.post(request(`http://partner.invalid:${port}/hook`));
-    expect(outcome).toEqual({ ok: true, statusCode: 204, error: null });
+    expect(outcome).toEqual({ ok: true, statusCode: 204, error: null, responseBody: '' });
     expect(lookups).toBe(1);
     expect(seen).toEqual([
       { host: `partner.invalid:${port}`, servername: undefined, body: '{"id":"evt_1"}' },
@@ -96,13 +96,30 @@ describe('WebhookSender: the connection is pinned to the address the SSRF guard 
     expect(seen).toHaveLength(1);
   });
 
+  it('keeps the first KiB of the answer as text, for the partner’s delivery log', async () => {
+    const talkative = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(500).end(`${'x'.repeat(1020)}é and then some more`));
+    });
+    const talkativePort = await listen(talkative);
+    try {
+      const outcome = await sender.post(request(`http://partner.invalid:${talkativePort}/hook`));
+      expect(outcome.statusCode).toBe(500);
+      expect(outcome.responseBody).toBe(`${'x'.repeat(1020)}é a`);
+      expect(Buffer.byteLength(outcome.responseBody ?? '')).toBe(1024);
+    } finally {
+      talkative.closeAllConnections();
+      await new Promise((r) => talkative.close(r));
+    }
+  });
+
   it('does not follow a redirect: a 3xx is a failed attempt', async () => {
     const hops: Seen[] = [];
     const redirecting = http.createServer(receiver(hops, 302, { location: `http://127.0.0.1:${port}/hook` }));
     const redirectPort = await listen(redirecting);
     try {
       const outcome = await sender.post(request(`http://127.0.0.1:${redirectPort}/start`));
-      expect(outcome).toEqual({ ok: false, statusCode: 302, error: 'HTTP 302' });
+      expect(outcome).toEqual({ ok: false, statusCode: 302, error: 'HTTP 302', responseBody: '' });
       expect(hops).toHaveLength(1);
       expect(seen).toHaveLength(0);
     } finally {

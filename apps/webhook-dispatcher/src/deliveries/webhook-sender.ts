@@ -15,10 +15,14 @@ export interface WebhookOutcome {
   readonly ok: boolean;
   readonly statusCode: number | null;
   readonly error: string | null;
+  /** The first RESPONSE_BODY_KEPT bytes of the answer as text (the partner's own debugging aid). */
+  readonly responseBody?: string | null;
 }
 
 /** Response bodies are read only this far: enough to log, never enough to exhaust memory. */
 export const RESPONSE_BODY_CAP = 4096;
+/** What the delivery log keeps of a response body (partners see it in the attempt). */
+export const RESPONSE_BODY_KEPT = 1024;
 
 /** Where the guard resolves names; tests replace it to play a rebinding DNS. */
 export const TARGET_RESOLVER = Symbol('TARGET_RESOLVER');
@@ -57,9 +61,9 @@ export class WebhookSender implements OnModuleDestroy {
     const verdict = await checkTarget(request.url, this.config.APP_ENV, this.resolver);
     if (!verdict.ok) return { ok: false, statusCode: null, error: `target refused: ${verdict.reason}` };
     try {
-      const statusCode = await this.exchange(verdict.url, verdict.addresses, request);
+      const { statusCode, body } = await this.exchange(verdict.url, verdict.addresses, request);
       const ok = statusCode >= 200 && statusCode < 300;
-      return { ok, statusCode, error: ok ? null : `HTTP ${statusCode}` };
+      return { ok, statusCode, error: ok ? null : `HTTP ${statusCode}`, responseBody: body };
     } catch (err) {
       return { ok: false, statusCode: null, error: describe(err) };
     }
@@ -74,12 +78,16 @@ export class WebhookSender implements OnModuleDestroy {
    * The budget is one timer that destroys the request (a plain timer: an AbortSignal per attempt
    * cost several times as much under load).
    */
-  private exchange(url: URL, addresses: readonly string[], request: WebhookRequest): Promise<number> {
+  private exchange(
+    url: URL,
+    addresses: readonly string[],
+    request: WebhookRequest,
+  ): Promise<{ statusCode: number; body: string }> {
     const secure = url.protocol === 'https:';
     const body = Buffer.from(request.body, 'utf8');
     let timer: NodeJS.Timeout | undefined;
     let spent = false;
-    return new Promise<number>((resolve, fail) => {
+    return new Promise<{ statusCode: number; body: string }>((resolve, fail) => {
       const reject = (err: unknown) => fail(spent ? new BudgetSpent() : err);
       const req = (secure ? https : http).request(url, {
         method: 'POST',
@@ -95,15 +103,23 @@ export class WebhookSender implements OnModuleDestroy {
       req.once('response', (response) => {
         const status = response.statusCode ?? 0;
         let read = 0;
+        const kept: Buffer[] = [];
+        // Lossy on purpose: a cut multi-byte character or a binary answer still shows as text.
+        const answer = () => ({
+          statusCode: status,
+          // Most receivers answer with no body: no buffer to build then.
+          body: kept.length === 0 ? '' : Buffer.concat(kept).subarray(0, RESPONSE_BODY_KEPT).toString('utf8'),
+        });
         response.on('data', (chunk: Buffer) => {
+          if (read < RESPONSE_BODY_KEPT) kept.push(chunk.subarray(0, RESPONSE_BODY_KEPT - read));
           read += chunk.length;
           // Enough of the answer: drop the connection rather than read the rest.
           if (read >= RESPONSE_BODY_CAP) {
             response.destroy();
-            resolve(status);
+            resolve(answer());
           }
         });
-        response.once('end', () => resolve(status));
+        response.once('end', () => resolve(answer()));
         response.once('error', reject);
       });
       req.end(body);

@@ -21,3 +21,32 @@ export function signatureHeader(secrets: readonly string[], timestamp: number, b
   const v1 = secrets.map((s) => `v1=${createHmac('sha256', s).update(signed, 'utf8').digest('hex')}`);
   return [`t=${timestamp}`, ...v1].join(',');
 }
+
+/** What identifies one attempt to the receiver, besides the body. */
+export interface AttemptIdentity {
+  readonly deliveryId: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly attempt: number;
+}
+
+/**
+ * The headers of one attempt (docs/rules.md, Webhooks), signed now with every valid secret: the
+ * delivery path and an endpoint's enable test send exactly the same shape.
+ */
+export function attemptHeaders(
+  identity: AttemptIdentity,
+  secrets: readonly string[],
+  body: string,
+): Record<string, string> {
+  const timestamp = Math.floor(Date.now() / 1000);
+  return {
+    'content-type': 'application/json',
+    'x-svc-event-id': identity.eventId,
+    'x-svc-event-type': identity.eventType,
+    'x-svc-delivery-id': identity.deliveryId,
+    'x-svc-delivery-attempt': String(identity.attempt),
+    'x-svc-timestamp': String(timestamp),
+    'x-svc-signature': signatureHeader(secrets, timestamp, body),
+  };
+}

@@ -19,6 +19,7 @@ import pino, { type Logger } from 'pino';
 import type { WEBHOOK_DISPATCHER_CONFIG } from '../config';
 import type { DeliveryStatus, LoggedAttempt, LoggedDelivery } from '../deliveries/deliveries.repository';
 import { WEBHOOK_DISPATCHER_MIGRATIONS } from '../migrations';
+import type { EndpointState } from '../partner-webhooks/partner-webhooks.repository';
 import { DeliveryLogException } from './delivery-log.exception';
 import { DeliveryLogModule } from './delivery-log.module';
 import { DeliveryLogService } from './delivery-log.service';
@@ -26,18 +27,25 @@ import { RedeliveryService } from './redelivery.service';
 
 const USAGE = `Webhook delivery log (operators and partner support).
 
-  deliveries list --client CLIENT_ID [--status pending|delivered|failed] [--limit N] [--json]
+  deliveries list --client CLIENT_ID [--status pending|delivered|failed|skipped] [--limit N] [--json]
       the partner's deliveries, newest first (default limit 50)
   deliveries show DELIVERY_ID [--json]
       one delivery and every attempt: number, time, status code, duration, error, next attempt
   deliveries redeliver DELIVERY_ID [--json]
       a fresh attempt series for a delivered or failed delivery: a new delivery id, the same event
       id and body, queued for its first attempt now
+  deliveries endpoint CLIENT_ID [--json]
+      the partner's endpoint as the partner sees it: enabled or disabled (when, why), last success
+      and failure, attempts and success rate of the last 24 h
+  deliveries endpoint-disable CLIENT_ID
+      stop attempting the partner's endpoint: new events are recorded as skipped (replayable)
+  deliveries endpoint-enable CLIENT_ID
+      attempt it again, without the test event the partner's own enable sends
 
 Exit codes: 0 done, 2 unknown delivery or not redeliverable now, 64 bad command line,
 69 RabbitMQ unavailable, 1 anything else (e.g. PostgreSQL unreachable).`;
 
-const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
+const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'skipped'];
 const EXIT = { refused: 2, unavailable: 69, failed: 1 } as const;
 
 type Config = ConfigOf<typeof WEBHOOK_DISPATCHER_CONFIG>;
@@ -121,18 +129,32 @@ async function run(command: string, rest: readonly string[], config: Config): Pr
       }
       return;
     }
+    case 'endpoint':
+    case 'endpoint-disable':
+    case 'endpoint-enable': {
+      const { id: clientId, json } = oneId(rest, 'CLIENT_ID');
+      const state = await withContext(config, false, (c) => {
+        const log = c.get(DeliveryLogService);
+        return command === 'endpoint'
+          ? log.endpoint(clientId)
+          : log.setEndpoint(clientId, command === 'endpoint-enable' ? 'enabled' : 'disabled');
+      });
+      if (json) out(JSON.stringify({ client_id: clientId, ...asJson(state) }, null, 2));
+      else printEndpoint(clientId, state);
+      return;
+    }
     default:
       throw new UsageError(`unknown command ${command}`);
   }
 }
 
-function oneId(rest: readonly string[]): { id: string; json: boolean } {
+function oneId(rest: readonly string[], what = 'DELIVERY_ID'): { id: string; json: boolean } {
   const { values, positionals } = parseArgs({
     args: [...rest],
     options: { json: { type: 'boolean', default: false } },
     allowPositionals: true,
   });
-  if (positionals.length !== 1) throw new UsageError('exactly one DELIVERY_ID is required');
+  if (positionals.length !== 1) throw new UsageError(`exactly one ${what} is required`);
   return { id: positionals[0], json: values.json ?? false };
 }
 
@@ -178,7 +200,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
  * A delivery or attempt as `--json` prints it: snake_case keys and ISO times, in the order the
  * repository selects the columns.
  */
-function asJson(row: LoggedDelivery | LoggedAttempt): Record<string, unknown> {
+function asJson(row: LoggedDelivery | LoggedAttempt | EndpointState): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(row).map(([k, v]) => [
       k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
@@ -246,4 +268,21 @@ function printDetail(d: LoggedDelivery, attempts: readonly LoggedAttempt[]): voi
       iso(a.nextAttemptAt) ?? '-',
     ]),
   );
+}
+
+function printEndpoint(clientId: string, e: EndpointState): void {
+  const rate = e.attempts24h === 0 ? '-' : `${((100 * e.successes24h) / e.attempts24h).toFixed(1)} %`;
+  const fields: [string, string][] = [
+    ['partner', clientId],
+    [
+      'status',
+      e.status === 'disabled'
+        ? `disabled since ${iso(e.disabledAt) ?? '-'} (${e.disabledReason ?? '-'})`
+        : 'enabled',
+    ],
+    ['last success', iso(e.lastSuccessAt) ?? '-'],
+    ['last failure', iso(e.lastFailureAt) ?? '-'],
+    ['last 24 h', `${e.attempts24h} attempt(s), ${rate} acknowledged`],
+  ];
+  for (const [k, v] of fields) out(`${k.padEnd(14)}${v}`);
 }

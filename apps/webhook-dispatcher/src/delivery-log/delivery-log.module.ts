@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
+import { PartnerWebhooksRepository } from '../partner-webhooks/partner-webhooks.repository';
 import { DeliveryLogService } from './delivery-log.service';
 import { RedeliveryService } from './redelivery.service';
 
@@ -12,6 +13,7 @@ export class DeliveryLogModule {
   static forCli(options: { readonly redelivery: boolean }): DynamicModule {
     const providers = [
       DeliveriesRepository,
+      PartnerWebhooksRepository,
       DeliveryLogService,
       ...(options.redelivery ? [RedeliveryService] : []),
     ];

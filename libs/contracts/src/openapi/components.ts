@@ -1,7 +1,14 @@
 import { API_LIMITS } from '../limits';
 import { EVENT_TYPES } from '../messaging';
 import { PROBLEMS, type ProblemCode } from '../problems';
-import { bodySchema, fieldSchema, MEMBER_LEFT_BODY, PAGE_QUERY, PROVISION_SEAT_BODY } from '../requests';
+import {
+  bodySchema,
+  fieldSchema,
+  MEMBER_LEFT_BODY,
+  PAGE_QUERY,
+  PROVISION_SEAT_BODY,
+  REPLAY_BODY,
+} from '../requests';
 import {
   MEMBER_LEFT_RESULT,
   MEMBERSHIP,
@@ -17,6 +24,15 @@ import {
   VESSEL_PAGE,
   VESSEL_PERIOD,
   WEBHOOK_TEST_RESULT,
+  WEBHOOK_ENDPOINT,
+  PARTNER_DELIVERY_STATUS,
+  PARTNER_DELIVERY,
+  PARTNER_DELIVERY_PAGE,
+  DELIVERY_ATTEMPT,
+  PARTNER_DELIVERY_DETAIL,
+  REDELIVERY_RESULT,
+  REPLAY_RESULT,
+  ENDPOINT_ENABLE_RESULT,
 } from '../responses';
 import { SCOPES, type Scope } from '../scopes';
 import {
@@ -126,6 +142,16 @@ function schemas(docsUrl: string): JsonObject {
     VesselPeriod: VESSEL_PERIOD,
     VesselPage: VESSEL_PAGE,
     WebhookTestResult: WEBHOOK_TEST_RESULT,
+    WebhookEndpoint: WEBHOOK_ENDPOINT,
+    PartnerDeliveryStatus: PARTNER_DELIVERY_STATUS,
+    PartnerDelivery: PARTNER_DELIVERY,
+    PartnerDeliveryPage: PARTNER_DELIVERY_PAGE,
+    DeliveryAttempt: DELIVERY_ATTEMPT,
+    PartnerDeliveryDetail: PARTNER_DELIVERY_DETAIL,
+    RedeliveryResult: REDELIVERY_RESULT,
+    ReplayRequest: bodySchema(REPLAY_BODY),
+    ReplayResult: REPLAY_RESULT,
+    EndpointEnableResult: ENDPOINT_ENABLE_RESULT,
     SeatStatus: SEAT_STATUS,
     Seat: SEAT,
     SeatPage: SEAT_PAGE,
@@ -232,6 +258,16 @@ function headers(): JsonObject {
       'Unix time in seconds when that window frees its next slot.',
       { type: 'integer', minimum: 0 },
       1767225600,
+    ],
+    RateLimitPolicy: [
+      'The policy of the same window as the `X-RateLimit-*` headers, as draft-ietf-httpapi-ratelimit-headers-11 §3 writes it: `"minute"` or `"day"`, `q` its quota, `w` its length in seconds.',
+      { type: 'string', pattern: '^"(minute|day)";q=[0-9]+;w=[0-9]+$' },
+      `"minute";q=${API_LIMITS.ratePerMinute};w=60`,
+    ],
+    RateLimit: [
+      'The same window’s state (draft-ietf-httpapi-ratelimit-headers-11 §4): `r` requests remaining (= `X-RateLimit-Remaining`), `t` seconds until it frees its next slot (`X-RateLimit-Reset` minus now).',
+      { type: 'string', pattern: '^"(minute|day)";r=[0-9]+;t=[0-9]+$' },
+      '"minute";r=599;t=42',
     ],
     RetryAfter: ['Seconds to wait before retrying (429 only).', { type: 'integer', minimum: 1 }, 12],
     WwwAuthenticateBearer: [

@@ -139,7 +139,7 @@ Every response carries \`X-Request-Id\`, errors and 304s included. Send your own
 
 ## Rate limits
 
-Every authenticated \`/v1/*\` endpoint is metered per \`client_id\`, shared by every endpoint and replica: no client is ever admitted more than ${API_LIMITS.ratePerMinute} requests in any rolling 60 seconds, nor ${API_LIMITS.ratePerDay.toLocaleString('en-US')} in any rolling 24 hours. Every metered answer (200, 304, 403, 404, 409, 422, 429) carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds) for the window with fewer requests remaining; a 429 adds \`Retry-After\` (seconds). A 401 is not counted; a 429 is not counted; a 304 counts as one request. \`/healthz\`, the OAuth endpoints and the OpenAPI documents are not metered per partner. When the shared counter is unavailable, metered requests fail closed with 503.
+Every authenticated \`/v1/*\` endpoint is metered per \`client_id\`, shared by every endpoint and replica: no client is ever admitted more than ${API_LIMITS.ratePerMinute} requests in any rolling 60 seconds, nor ${API_LIMITS.ratePerDay.toLocaleString('en-US')} in any rolling 24 hours. Every metered answer (200, 304, 403, 404, 409, 422, 429) carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds) for the window with fewer requests remaining, and the same window again in the IETF fields of draft-ietf-httpapi-ratelimit-headers-11: \`RateLimit-Policy: "minute";q=600;w=60\` and \`RateLimit: "minute";r=<remaining>;t=<seconds to reset>\` (or \`"day"\`, with \`w=86400\`); a 429 adds \`Retry-After\` (seconds). A 401 is not counted; a 429 is not counted; a 304 counts as one request. \`/healthz\`, the OAuth endpoints and the OpenAPI documents are not metered per partner. When the shared counter is unavailable, metered requests fail closed with 503.
 
 Recommended maximum polling: \`/v1/me\` hourly, \`/v1/me/sea-time\` every 15 minutes, \`/v1/me/sea-time/recent\` hourly, \`/v1/me/vessels\` hourly; prefer the webhooks.
 
@@ -210,6 +210,11 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): JsonObjec
       },
       { name: 'Crew data', description: 'The crew member’s record, read-only, with conditional requests.' },
       { name: 'Webhooks', description: 'Signed event deliveries and the test endpoint.' },
+      {
+        name: 'Webhook self-service',
+        description:
+          'Your own delivery log, redelivery and replay, and your endpoint’s health (every partner, HTTP Basic).',
+      },
       { name: 'Sponsorship', description: 'Your sponsored premium seats (sponsorship program partners).' },
       { name: 'Service', description: 'Liveness and this description.' },
     ],

@@ -182,6 +182,8 @@ export function rateLimitHeaders(required: boolean): HeaderSet {
     'X-RateLimit-Limit': { component: 'XRateLimitLimit', required },
     'X-RateLimit-Remaining': { component: 'XRateLimitRemaining', required },
     'X-RateLimit-Reset': { component: 'XRateLimitReset', required },
+    'RateLimit-Policy': { component: 'RateLimitPolicy', required },
+    RateLimit: { component: 'RateLimit', required },
   };
 }
 

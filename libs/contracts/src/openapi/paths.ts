@@ -4,6 +4,8 @@ import {
   MEMBER_LEFT_BODY,
   PAGE_QUERY,
   PROVISION_SEAT_BODY,
+  DELIVERY_LIST_QUERY,
+  REPLAY_BODY,
   SEAT_LIST_QUERY,
   type FieldSpecs,
 } from '../requests';
@@ -382,6 +384,8 @@ function partnerOperation(
     parameters?: JsonObject[];
     memberLeft?: boolean;
     seat404?: boolean;
+    /** The webhook self-service: open to every partner that is not suspended. */
+    webhooks?: { readonly delivery404?: boolean };
     /** More reasons for a 429 on this operation, appended to the rate limit's. */
     limitedAlso?: string;
   },
@@ -389,11 +393,20 @@ function partnerOperation(
   const r = op.responses(new Responses(ctx));
   basic401(r).problem(403, {
     codes: ['insufficient_scope'],
-    description: op.memberLeft
-      ? 'Your partner account is suspended, not in a sponsorship program, or not the partner allowed to report members who left.'
-      : 'Your partner account is suspended or not in a sponsorship program.',
+    description: op.webhooks
+      ? 'Your partner account is suspended.'
+      : op.memberLeft
+        ? 'Your partner account is suspended, not in a sponsorship program, or not the partner allowed to report members who left.'
+        : 'Your partner account is suspended or not in a sponsorship program.',
     headers: RL,
   });
+  if (op.webhooks?.delivery404)
+    r.problem(404, {
+      codes: ['not_found'],
+      description:
+        'No such delivery among yours; another partner’s delivery is 404 too, never 403. An id that cannot be a delivery (`dlv_…`) is 404 as well.',
+      headers: RL_MAYBE,
+    });
   if (op.seat404)
     r.problem(404, {
       codes: ['not_found'],
@@ -405,7 +418,7 @@ function partnerOperation(
   limited(r, op.limitedAlso);
   return {
     operationId: op.id,
-    tags: ['Sponsorship'],
+    tags: [op.webhooks ? 'Webhook self-service' : 'Sponsorship'],
     summary: op.summary,
     description: op.description,
     security: [{ partnerBasic: [] }],
@@ -593,6 +606,234 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
             detail: 'Send the member’s user_id, or the external_ref of one of your seats.',
           });
           return invalid422(r, MEMBER_LEFT_BODY);
+        },
+      }),
+    },
+  };
+}
+
+// ---- webhook self-service -------------------------------------------------------------------------
+
+const SAMPLE_DELIVERY = {
+  delivery_id: 'dlv_Hq3vT8mW1xZ5nB7kQ2rY9a',
+  event_id: 'evt_4kP9sL2xV7bN3mQ8wR1tYc',
+  event_type: 'user.profile.updated',
+  user_id: SAMPLE_USER,
+  status: 'given_up',
+  attempt_count: 6,
+  created_at: SAMPLE_TIME,
+  last_attempt_at: '2026-03-03T17:51:00.000Z',
+  next_attempt_at: null,
+  last_response_status: 503,
+};
+
+const SAMPLE_ENDPOINT = {
+  url: 'https://partner.example/webhooks',
+  status: 'enabled',
+  disabled_at: null,
+  disabled_reason: null,
+  last_success_at: '2026-03-03T09:15:01.000Z',
+  last_failure_at: '2026-03-02T22:40:00.000Z',
+  attempts_24h: 1250,
+  success_rate_24h: 0.998,
+};
+
+function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
+  const deliveryId = parameter(
+    'delivery_id',
+    'path',
+    'The delivery id (`dlv_…`).',
+    { type: 'string', minLength: 1, maxLength: 100 },
+    true,
+  );
+  const conflict = (r: Responses, description: string) =>
+    r.problem(409, { codes: ['conflict'], description, headers: RL });
+  return {
+    '/v1/partners/webhooks/endpoint': {
+      get: partnerOperation(ctx, {
+        id: 'getWebhookEndpoint',
+        summary: 'Your webhook endpoint and its health',
+        description: `Your registered URL, whether it is enabled, and how it answered: the latest success and failure, and the attempts of the last 24 hours with their 2xx share. An endpoint whose every attempt has failed for ${API_LIMITS.webhookDisableAfterDays} days is disabled: new events are then recorded as \`skipped\` deliveries (never attempted) until you enable it again.`,
+        webhooks: {},
+        responses: (r) =>
+          r.add(200, json('Your endpoint.', 'WebhookEndpoint', SAMPLE_ENDPOINT, RL)).problem(409, {
+            codes: ['webhook_not_registered'],
+            description: 'No webhook URL is registered for your account.',
+            headers: RL,
+          }),
+      }),
+    },
+    '/v1/partners/webhooks/endpoint/enable': {
+      post: partnerOperation(ctx, {
+        id: 'enableWebhookEndpoint',
+        summary: 'Test your endpoint and enable it',
+        description: `Sends a \`webhook.test\` event (signed like any delivery; its \`user_id\` is \`usr_endpoint_check\`, a member that does not exist) to your registered URL now, within ${API_LIMITS.webhookBudgetSeconds} seconds, and enables the endpoint only when it is acknowledged with a 2xx. The answer is 200 either way: \`endpoint.status\` says whether it is enabled, \`test\` what the attempt got. The test is in your delivery log. Takes no body. Deliveries \`skipped\` while it was disabled are not sent by this: replay them.`,
+        webhooks: {},
+        responses: (r) =>
+          r
+            .add(
+              200,
+              json(
+                'The endpoint after the test, and what the test got.',
+                'EndpointEnableResult',
+                {
+                  endpoint: SAMPLE_ENDPOINT,
+                  test: {
+                    event_id: 'evt_9tR2wQ5yU8iO1pA4sD7fGh',
+                    delivery_id: 'dlv_3jK6lZ9xC2vB5nM8qW1eRt',
+                    response_status: 204,
+                    error: null,
+                    duration_ms: 84,
+                  },
+                },
+                RL,
+              ),
+            )
+            .problem(409, {
+              codes: ['webhook_not_registered'],
+              description: 'No webhook URL is registered for your account.',
+              headers: RL,
+            })
+            .problem(415, {
+              codes: ['unsupported_media_type'],
+              description:
+                'A body was sent with a `Content-Type` other than JSON; this operation takes no body.',
+            }),
+      }),
+    },
+    '/v1/partners/webhooks/deliveries': {
+      get: partnerOperation(ctx, {
+        id: 'listWebhookDeliveries',
+        summary: 'Your webhook delivery log',
+        description: `Your deliveries, newest first (\`created_at\` descending, then \`delivery_id\` descending), keyset-paginated: default \`limit\` ${API_LIMITS.pageLimitDefault}, at most ${API_LIMITS.pageLimitMax}. Filter by \`status\`, \`event_type\` and the creation window \`since\` (inclusive) to \`until\` (exclusive). Deliveries stay in the log 30 days after they finish.`,
+        webhooks: {},
+        parameters: [
+          parameter(
+            'status',
+            'query',
+            'Only deliveries with this status.',
+            fieldSchema(DELIVERY_LIST_QUERY.status),
+          ),
+          parameter(
+            'event_type',
+            'query',
+            'Only events of this type.',
+            fieldSchema(DELIVERY_LIST_QUERY.event_type),
+          ),
+          parameter(
+            'since',
+            'query',
+            'Created at or after (ISO 8601).',
+            fieldSchema(DELIVERY_LIST_QUERY.since),
+          ),
+          parameter('until', 'query', 'Created before (ISO 8601).', fieldSchema(DELIVERY_LIST_QUERY.until)),
+          ref('parameters', 'PageLimit'),
+          ref('parameters', 'Cursor'),
+        ],
+        responses: (r) =>
+          invalid422(
+            r.add(
+              200,
+              json(
+                'One page of your deliveries.',
+                'PartnerDeliveryPage',
+                { items: [SAMPLE_DELIVERY], next_cursor: null },
+                RL,
+              ),
+            ),
+            DELIVERY_LIST_QUERY,
+          ),
+      }),
+    },
+    '/v1/partners/webhooks/deliveries/{delivery_id}': {
+      get: partnerOperation(ctx, {
+        id: 'getWebhookDelivery',
+        summary: 'One of your deliveries, with every attempt',
+        description: `The delivery and its attempts, oldest first: when each started, your endpoint's status (or \`error\` when no answer came), how long it took, and the first ${API_LIMITS.webhookResponseBodyBytes} bytes of your endpoint's answer. Another partner's delivery is 404.`,
+        webhooks: { delivery404: true },
+        parameters: [deliveryId],
+        responses: (r) =>
+          r.add(
+            200,
+            json(
+              'The delivery.',
+              'PartnerDeliveryDetail',
+              {
+                ...SAMPLE_DELIVERY,
+                status: 'given_up',
+                attempt_count: 1,
+                last_response_status: 410,
+                given_up_reason: 'gone',
+                redelivery_of: null,
+                attempts: [
+                  {
+                    attempt: 1,
+                    attempted_at: SAMPLE_TIME,
+                    response_status: 410,
+                    error: null,
+                    duration_ms: 41,
+                    response_body: '{"error":"endpoint retired"}',
+                  },
+                ],
+              },
+              RL,
+            ),
+          ),
+      }),
+    },
+    '/v1/partners/webhooks/deliveries/{delivery_id}/redeliver': {
+      post: partnerOperation(ctx, {
+        id: 'redeliverWebhookDelivery',
+        summary: 'Send one delivery again',
+        description:
+          'Queues a new attempt series for the same event: the same event `id` and body bytes, a new `delivery_id` (`redelivery_of` names this one), signed with your current secrets at each attempt. For a delivered, given-up or skipped delivery; one still retrying is 409. A disabled endpoint is 409: enable it first. Takes no body.',
+        webhooks: { delivery404: true },
+        parameters: [deliveryId],
+        responses: (r) => {
+          r.add(
+            202,
+            json(
+              'The redelivery was queued.',
+              'RedeliveryResult',
+              {
+                delivery_id: 'dlv_7yU1iO4pA8sD2fG5hJ9kLz',
+                event_id: SAMPLE_DELIVERY.event_id,
+                redelivery_of: SAMPLE_DELIVERY.delivery_id,
+                status: 'pending',
+              },
+              RL,
+            ),
+          );
+          conflict(r, 'The delivery is still being retried, or your endpoint is disabled.');
+          return r.problem(415, {
+            codes: ['unsupported_media_type'],
+            description:
+              'A body was sent with a `Content-Type` other than JSON; this operation takes no body.',
+          });
+        },
+      }),
+    },
+    '/v1/partners/webhooks/replay': {
+      post: partnerOperation(ctx, {
+        id: 'replayWebhookDeliveries',
+        summary: 'Send again every delivery of a window',
+        description: `After an outage: every delivery of yours created in [\`since\`, \`until\`) with the given \`status\` (\`given_up\`, \`skipped\` or \`failed\`) is sent again as a new delivery of the same event, oldest first (at most ${API_LIMITS.webhookReplayMaxDeliveries.toLocaleString('en-US')} per call). Events keep their ids: receivers that dedupe on \`id\` stay correct. At most ${API_LIMITS.webhookRedeliveryReplayMaxDays} days per call, and ${API_LIMITS.webhookReplaysPerHour} calls per rolling hour (then 429 with \`Retry-After\`). A disabled endpoint is 409: enable it first.`,
+        webhooks: {},
+        limitedAlso: ` Replay also answers 429 once you have made ${API_LIMITS.webhookReplaysPerHour} replay calls in the last rolling hour; \`Retry-After\` says when the oldest leaves it.`,
+        body: {
+          schema: 'ReplayRequest',
+          example: { since: '2026-03-01T00:00:00Z', until: '2026-03-03T00:00:00Z', status: 'given_up' },
+          limit: DEFAULT_BODY_LIMIT_BYTES,
+        },
+        responses: (r) => {
+          r.add(202, json('The replay was queued.', 'ReplayResult', { replayed_count: 42 }, RL));
+          r.problem(400, {
+            codes: ['bad_request'],
+            description: 'The body is not valid JSON.',
+            headers: RL_MAYBE,
+          });
+          conflict(r, 'Your endpoint is disabled; enable it first.');
+          return invalid422(r, REPLAY_BODY);
         },
       }),
     },
@@ -962,6 +1203,7 @@ export function paths(ctx: DocumentContext): JsonObject {
     ...oauthPaths(ctx),
     ...crewPaths(ctx),
     ...sponsorshipPaths(ctx),
+    ...webhookSelfServicePaths(ctx),
     ...gatewayPaths(ctx),
   };
 }

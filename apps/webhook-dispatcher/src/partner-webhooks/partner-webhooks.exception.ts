@@ -1,0 +1,22 @@
+import { DomainException } from '@svc/platform';
+
+export type PartnerWebhooksErrorCode =
+  | 'delivery_not_found'
+  | 'webhook_not_registered'
+  | 'still_retrying'
+  | 'endpoint_disabled'
+  | 'replay_budget_exceeded'
+  | 'invalid_cursor'
+  | 'broker_unavailable';
+
+/** What a partner asked of its webhooks cannot be done; partner-webhooks-problem.mapper answers it. */
+export class PartnerWebhooksException extends DomainException<PartnerWebhooksErrorCode> {
+  constructor(
+    code: PartnerWebhooksErrorCode,
+    message: string,
+    /** Only for `replay_budget_exceeded`. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(code, message);
+  }
+}
