@@ -18,6 +18,30 @@ const SELECT_PAIR = `SELECT id, code_digest AS "codeDigest", user_id AS "userId"
        replaced_by AS "replacedBy"
   FROM token_pairs`;
 
+/** What `token_refresh` answered (migration 1764500000000-tokenRefreshFunction). */
+export type RefreshOutcome =
+  | { outcome: 'rotated'; userId: string; scopes: string[]; endedAccessDigest: string }
+  | { outcome: 'scope'; scopes: string[] }
+  | { outcome: 'client' | 'unusable' | 'revoked' | 'disconnected' };
+
+export interface RefreshRotation {
+  readonly refreshDigest: string;
+  readonly clientId: string;
+  readonly secretDigest: string;
+  /** The narrowed scopes asked for, or null to keep the granted ones. */
+  readonly scopes: readonly string[] | null;
+  readonly next: Pick<
+    TokenPairEntity,
+    'id' | 'accessDigest' | 'refreshDigest' | 'accessExpiresAt' | 'refreshExpiresAt'
+  >;
+  /** The application clock's time of the rotation (compared with later requests' arrival). */
+  readonly at: Date;
+}
+
+const TOKEN_REFRESH = `SELECT outcome, out_user_id AS "userId", out_scopes AS scopes,
+       ended_access_digest AS "endedAccessDigest"
+  FROM token_refresh($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
+
 @Injectable()
 export class TokenPairsRepository {
   constructor(private readonly sql: Sql) {}
@@ -43,6 +67,37 @@ export class TokenPairsRepository {
       ],
       tx,
     );
+  }
+
+  /**
+   * A live pair's rotation in one statement (client, pair, family lock, scope, consent, insert,
+   * mark rotated), in its own transaction; `beforeCommit` runs after a rotation and before COMMIT,
+   * and a throw from it rolls the rotation back.
+   */
+  rotateLive(
+    rotation: RefreshRotation,
+    beforeCommit: (endedAccessDigest: string) => Promise<void>,
+  ): Promise<RefreshOutcome> {
+    return this.sql.preparedTransaction(async (tx) => {
+      const [row] = await tx.prepared<RefreshOutcome & { userId: string | null; scopes: string[] | null }>(
+        'token_refresh',
+        TOKEN_REFRESH,
+        [
+          rotation.refreshDigest,
+          rotation.clientId,
+          rotation.secretDigest,
+          rotation.scopes === null ? null : [...rotation.scopes],
+          rotation.next.id,
+          rotation.next.accessDigest,
+          rotation.next.refreshDigest,
+          rotation.next.accessExpiresAt,
+          rotation.next.refreshExpiresAt,
+          rotation.at,
+        ],
+      );
+      if (row.outcome === 'rotated') await beforeCommit(row.endedAccessDigest);
+      return row;
+    });
   }
 
   private findWhere(where: string, value: string, tx?: Transaction): Promise<TokenPairEntity | null> {

@@ -4,6 +4,7 @@ import {
   APP_CONFIG,
   APP_LOGGER,
   AppMetrics,
+  assertUnreachable,
   constantTimeEqual,
   newId,
   newSecret,
@@ -19,7 +20,7 @@ import { ConsentsService } from '../consents/consents.service';
 import { pkceChallenge } from '../crypto/secrets';
 import { OAuthException } from '../oauth/oauth.exception';
 import type { PartnerEntity } from '../partners/partner.entity';
-import { PartnersService } from '../partners/partners.service';
+import { PartnersService, RememberedClientStale } from '../partners/partners.service';
 import type { Counter } from 'prom-client';
 import type { Logger } from 'pino';
 import type { TokenPairEntity } from './token-pair.entity';
@@ -85,7 +86,7 @@ export class TokensService implements Introspector {
         return failed('code_verifier does not match the code_challenge.');
       }
       if (!(await this.consents.holdsActive(tx, code.userId, code.clientId))) {
-        return failed('The crew member has disconnected this application.');
+        return failed(DISCONNECTED);
       }
       return (await this.issue(tx, code, code.scopes)).tokens;
     });
@@ -103,6 +104,63 @@ export class TokensService implements Introspector {
    * - any other rotated or superseded token: reuse; the whole family is revoked.
    */
   async refresh(
+    client: PartnerEntity,
+    input: { refreshToken: string; scope?: string; arrivedAt?: Date },
+  ): Promise<TokenResponse> {
+    const requested = input.scope === undefined ? null : requestedScopes(input.scope);
+    const accessToken = newSecret(ACCESS_TOKEN_PREFIX);
+    const refreshToken = newSecret('rt_');
+    const now = Date.now();
+    const next = {
+      id: newId('tkp', 16),
+      accessDigest: sha256Hex(accessToken),
+      refreshDigest: sha256Hex(refreshToken),
+      accessExpiresAt: new Date(now + this.config.ACCESS_TOKEN_TTL_SECONDS * 1000),
+      refreshExpiresAt: new Date(now + this.config.REFRESH_TOKEN_TTL_SECONDS * 1000),
+    };
+    // The common case, a live token, is one statement; the old access token is tombstoned before COMMIT.
+    const result = await this.pairs.rotateLive(
+      {
+        refreshDigest: sha256Hex(input.refreshToken),
+        clientId: client.clientId,
+        secretDigest: client.secretDigest,
+        scopes: requested,
+        next,
+        at: new Date(now),
+      },
+      (ended) => this.cache.tombstone([ended]),
+    );
+    switch (result.outcome) {
+      case 'rotated':
+        return {
+          access_token: accessToken,
+          token_type: 'Bearer',
+          expires_in: this.config.ACCESS_TOKEN_TTL_SECONDS,
+          refresh_token: refreshToken,
+          scope: result.scopes.join(' '),
+        };
+      case 'client':
+        this.partners.forget(client.clientId);
+        throw new RememberedClientStale(client.clientId);
+      case 'unusable':
+        throw failed(UNUSABLE);
+      case 'scope':
+        throw narrowingRefused(result.scopes);
+      case 'disconnected':
+        throw failed(DISCONNECTED);
+      case 'revoked':
+        // Already rotated or revoked: a lost race, a retry after a lost response, or reuse.
+        return this.refreshRevoked(client, input);
+      default:
+        return assertUnreachable(result);
+    }
+  }
+
+  /**
+   * A refresh token that was already revoked when read: the rules below, under the family lock;
+   * also right for a live one (it is rotated), which a concurrent request may have made revoked.
+   */
+  private async refreshRevoked(
     client: PartnerEntity,
     input: { refreshToken: string; scope?: string; arrivedAt?: Date },
   ): Promise<TokenResponse> {
@@ -229,7 +287,7 @@ export class TokensService implements Introspector {
   ): Promise<TokenResponse> {
     const scopes = narrowedScopes(pair.scopes, scope);
     if (!(await this.consents.holdsActive(tx, pair.userId, pair.clientId))) {
-      throw new OAuthException('invalid_grant', 'The crew member has disconnected this application.');
+      throw failed(DISCONNECTED);
     }
     if (supersededId) await this.pairs.revokeLive(tx, { pairId: supersededId }, 'superseded');
     const issued = await this.issue(tx, pair, scopes);
@@ -290,17 +348,25 @@ export class TokensService implements Introspector {
 export const REFRESH_RACE_WINDOW_MS = 1000;
 
 const UNUSABLE = 'The refresh token is unknown, revoked or expired.';
+const DISCONNECTED = 'The crew member has disconnected this application.';
+
+/** The scopes a `scope` parameter names, each once, in its order. */
+function requestedScopes(scope: string): string[] {
+  return [...new Set(scope.split(' ').filter((s) => s !== ''))];
+}
+
+function narrowingRefused(granted: readonly string[]): OAuthException {
+  return new OAuthException(
+    'invalid_scope',
+    `The scope may only narrow the original grant (${granted.join(' ')}).`,
+  );
+}
 
 /** RFC 6749 §6: a refresh may narrow the scope, never widen it. */
 function narrowedScopes(granted: readonly string[], scope: string | undefined): string[] {
   if (scope === undefined) return [...granted];
-  const requested = [...new Set(scope.split(' ').filter((s) => s !== ''))];
-  if (requested.length === 0 || requested.some((s) => !granted.includes(s))) {
-    throw new OAuthException(
-      'invalid_scope',
-      `The scope may only narrow the original grant (${granted.join(' ')}).`,
-    );
-  }
+  const requested = requestedScopes(scope);
+  if (requested.length === 0 || requested.some((s) => !granted.includes(s))) throw narrowingRefused(granted);
   return requested;
 }
 

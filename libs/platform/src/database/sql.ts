@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Pool, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { APP_NAME } from '../platform.module';
@@ -45,8 +45,52 @@ export class Sql {
     text: string,
     values: readonly unknown[],
   ): Promise<T[]> {
-    const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
-    return (await pool.query<T>({ name: `${this.app}.${name}`, text, values: [...values] })).rows;
+    return (await this.pool.query<T>({ name: `${this.app}.${name}`, text, values: [...values] })).rows;
+  }
+
+  /**
+   * A READ COMMITTED transaction of named prepared statements on one pooled connection: BEGIN,
+   * `work`, COMMIT; ROLLBACK when `work` throws. For hot paths that need work between a statement
+   * and the commit (a Redis write that must land before the change is visible, say) without the
+   * ORM's query runner around each statement. A connection that failed to roll back is dropped,
+   * not returned to the pool.
+   */
+  async preparedTransaction<R>(work: (tx: PreparedTransaction) => Promise<R>): Promise<R> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(new PreparedTransaction(client, this.app));
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch((rollbackFailed: Error) => {
+        broken = rollbackFailed;
+      });
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private get pool(): Pool {
+    return (this.dataSource.driver as PostgresDriver).master as Pool;
+  }
+}
+
+/** The statements of one `Sql.preparedTransaction`. */
+export class PreparedTransaction {
+  constructor(
+    private readonly client: PoolClient,
+    private readonly app: string,
+  ) {}
+
+  async prepared<T extends QueryResultRow>(
+    name: string,
+    text: string,
+    values: readonly unknown[],
+  ): Promise<T[]> {
+    return (await this.client.query<T>({ name: `${this.app}.${name}`, text, values: [...values] })).rows;
   }
 }
 
