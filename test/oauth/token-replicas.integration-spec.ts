@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { SandboxPartner } from '@svc/contracts';
+import type { SandboxPartner, Scope } from '@svc/contracts';
 import { PartnersService } from '../../apps/auth-server/src/partners/partners.service';
 import { TokensService } from '../../apps/auth-server/src/tokens/tokens.service';
 import { member } from '../support/factories';
@@ -36,7 +36,7 @@ afterAll(async () => {
 async function onboardPartner(): Promise<SandboxPartner> {
   const clientId = `replicas-${randomBytes(4).toString('hex')}`;
   const redirectUris = ['https://replicas.example/cb'];
-  const scopes = ['profile:read', 'seatime:read'];
+  const scopes: Scope[] = ['profile:read', 'seatime:read'];
   const { clientSecret } = await a.app.get(PartnersService).register({
     clientId,
     name: 'Replicas Test',

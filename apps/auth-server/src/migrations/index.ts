@@ -3,6 +3,7 @@ import { RetentionIndexes1764200000001 } from './1764200000001-retentionIndexes'
 import { RefreshTokenSuccessor1764300000000 } from './1764300000000-refreshTokenSuccessor';
 import { OutboxTraceContext1764400000000 } from './1764400000000-outboxTraceContext';
 import { TokenRefreshFunction1764500000000 } from './1764500000000-tokenRefreshFunction';
+import { TokenExchangeFunction1764500000001 } from './1764500000001-tokenExchangeFunction';
 
 export const AUTH_SERVER_MIGRATIONS = [
   CreateOAuthTables1763750000000,
@@ -10,4 +11,5 @@ export const AUTH_SERVER_MIGRATIONS = [
   RefreshTokenSuccessor1764300000000,
   OutboxTraceContext1764400000000,
   TokenRefreshFunction1764500000000,
+  TokenExchangeFunction1764500000001,
 ];

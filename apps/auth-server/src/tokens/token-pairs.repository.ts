@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Sql, type Transaction } from '@svc/platform';
+import type { QueryResultRow } from 'pg';
 import type { TokenPairEntity } from './token-pair.entity';
 
 export type RevocationReason =
@@ -24,6 +25,41 @@ export type RefreshOutcome =
   | { outcome: 'scope'; scopes: string[] }
   | { outcome: 'client' | 'unusable' | 'revoked' | 'disconnected' };
 
+/** What is stored of a new pair besides its family, member, client and scopes. */
+export type NewPair = Pick<
+  TokenPairEntity,
+  'id' | 'accessDigest' | 'refreshDigest' | 'accessExpiresAt' | 'refreshExpiresAt'
+>;
+
+/** What `token_exchange` answered (migration 1764500000001-tokenExchangeFunction). */
+export type ExchangeOutcome =
+  | { outcome: 'issued'; scopes: string[] }
+  | {
+      outcome:
+        | 'client'
+        | 'unknown'
+        | 'replayed'
+        | 'expired'
+        | 'other_client'
+        | 'redirect_uri'
+        | 'pkce'
+        | 'disconnected';
+    };
+
+export interface CodeExchange {
+  readonly codeDigest: string;
+  readonly clientId: string;
+  readonly secretDigest: string;
+  readonly redirectUri: string;
+  /** BASE64URL(SHA256(code_verifier)), compared with the code's challenge. */
+  readonly codeChallenge: string;
+  readonly next: NewPair;
+  readonly at: Date;
+}
+
+const TOKEN_EXCHANGE = `SELECT outcome, out_scopes AS scopes
+  FROM token_exchange($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
+
 export interface RefreshRotation {
   readonly refreshDigest: string;
   readonly clientId: string;
@@ -36,6 +72,13 @@ export interface RefreshRotation {
   >;
   /** The application clock's time of the rotation (compared with later requests' arrival). */
   readonly at: Date;
+}
+
+interface RefreshRow {
+  outcome: string;
+  userId: string | null;
+  scopes: string[] | null;
+  endedAccessDigest: string | null;
 }
 
 const TOKEN_REFRESH = `SELECT outcome, out_user_id AS "userId", out_scopes AS scopes,
@@ -70,6 +113,32 @@ export class TokenPairsRepository {
   }
 
   /**
+   * A code's exchange in one statement and one round trip (autocommit: nothing is revoked, so no
+   * tombstone has to land first). It reads the partner, code and consent rows beside the pairs
+   * because the grant's checks and locks must be one unit, in auth-server's lock order.
+   */
+  async exchangeCode(exchange: CodeExchange): Promise<ExchangeOutcome> {
+    const [row] = await this.sql.prepared<ExchangeOutcome & QueryResultRow>(
+      'token_exchange',
+      TOKEN_EXCHANGE,
+      [
+        exchange.codeDigest,
+        exchange.clientId,
+        exchange.secretDigest,
+        exchange.redirectUri,
+        exchange.codeChallenge,
+        exchange.next.id,
+        exchange.next.accessDigest,
+        exchange.next.refreshDigest,
+        exchange.next.accessExpiresAt,
+        exchange.next.refreshExpiresAt,
+        exchange.at,
+      ],
+    );
+    return row;
+  }
+
+  /**
    * A live pair's rotation in one statement (client, pair, family lock, scope, consent, insert,
    * mark rotated), in its own transaction; `beforeCommit` runs after a rotation and before COMMIT,
    * and a throw from it rolls the rotation back.
@@ -78,26 +147,26 @@ export class TokenPairsRepository {
     rotation: RefreshRotation,
     beforeCommit: (endedAccessDigest: string) => Promise<void>,
   ): Promise<RefreshOutcome> {
-    return this.sql.preparedTransaction(async (tx) => {
-      const [row] = await tx.prepared<RefreshOutcome & { userId: string | null; scopes: string[] | null }>(
-        'token_refresh',
-        TOKEN_REFRESH,
-        [
-          rotation.refreshDigest,
-          rotation.clientId,
-          rotation.secretDigest,
-          rotation.scopes === null ? null : [...rotation.scopes],
-          rotation.next.id,
-          rotation.next.accessDigest,
-          rotation.next.refreshDigest,
-          rotation.next.accessExpiresAt,
-          rotation.next.refreshExpiresAt,
-          rotation.at,
-        ],
-      );
-      if (row.outcome === 'rotated') await beforeCommit(row.endedAccessDigest);
-      return row;
-    });
+    return this.sql.beginWith<RefreshRow, RefreshOutcome>(
+      TOKEN_REFRESH,
+      [
+        rotation.refreshDigest,
+        rotation.clientId,
+        rotation.secretDigest,
+        rotation.scopes,
+        rotation.next.id,
+        rotation.next.accessDigest,
+        rotation.next.refreshDigest,
+        rotation.next.accessExpiresAt,
+        rotation.next.refreshExpiresAt,
+        rotation.at,
+      ],
+      async ([row]) => {
+        const outcome = row as RefreshOutcome;
+        if (outcome.outcome === 'rotated') await beforeCommit(outcome.endedAccessDigest);
+        return outcome;
+      },
+    );
   }
 
   private findWhere(where: string, value: string, tx?: Transaction): Promise<TokenPairEntity | null> {

@@ -64,8 +64,8 @@ export class TokenController {
 
   private async exchange(request: FastifyRequest, arrivedAt: Date): Promise<TokenResponse> {
     const form = readOAuthForm(request);
-    // The refresh grant's statement checks the partner row itself, so it may start from memory.
-    const remembered = form.grant_type === 'refresh_token';
+    // Both grants' statements check the partner row themselves, so they may start from memory.
+    const remembered = form.grant_type === 'refresh_token' || form.grant_type === 'authorization_code';
     const client = await this.authenticateClient(request, form, remembered);
     try {
       return await this.grant(form, client, arrivedAt);

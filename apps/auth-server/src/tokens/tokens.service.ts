@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ACCESS_TOKEN_PREFIX, type IntrospectResponse, type TokenResponse } from '@svc/contracts';
+import { ACCESS_TOKEN_PREFIX, isScope, type IntrospectResponse, type TokenResponse } from '@svc/contracts';
 import {
   APP_CONFIG,
   APP_LOGGER,
@@ -24,7 +24,7 @@ import { PartnersService, RememberedClientStale } from '../partners/partners.ser
 import type { Counter } from 'prom-client';
 import type { Logger } from 'pino';
 import type { TokenPairEntity } from './token-pair.entity';
-import { TokenPairsRepository, type RevocationReason } from './token-pairs.repository';
+import { TokenPairsRepository, type NewPair, type RevocationReason } from './token-pairs.repository';
 
 // RFC 7636 §4.1: 43-128 characters of the unreserved set.
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -69,6 +69,49 @@ export class TokensService implements Introspector {
       );
     }
     const codeDigest = sha256Hex(input.code);
+    const { tokens, next } = this.newPair();
+    // The common case in one statement, which consumes the code whatever the outcome.
+    const result = await this.pairs.exchangeCode({
+      codeDigest,
+      clientId: client.clientId,
+      secretDigest: client.secretDigest,
+      // PostgreSQL text holds no NUL; such a URI was never registered, so it cannot match.
+      redirectUri: input.redirectUri.includes('\u0000') ? '' : input.redirectUri,
+      codeChallenge: pkceChallenge(input.codeVerifier),
+      next,
+      at: new Date(),
+    });
+    switch (result.outcome) {
+      case 'issued':
+        return { ...tokens, scope: result.scopes.join(' ') };
+      case 'client':
+        this.partners.forget(client.clientId);
+        throw new RememberedClientStale(client.clientId);
+      case 'unknown':
+        throw failed('The authorization code is unknown.');
+      case 'expired':
+        throw failed('The authorization code has expired.');
+      case 'other_client':
+        throw failed('The code was issued to another client.');
+      case 'redirect_uri':
+        throw failed('redirect_uri does not match the authorization request.');
+      case 'pkce':
+        throw failed('code_verifier does not match the code_challenge.');
+      case 'disconnected':
+        throw failed(DISCONNECTED);
+      case 'replayed':
+        return this.exchangeReplayed(client, codeDigest, input);
+      default:
+        return assertUnreachable(result);
+    }
+  }
+
+  /** A code presented again (or, racing, the first time): the rules below, in one transaction. */
+  private async exchangeReplayed(
+    client: PartnerEntity,
+    codeDigest: string,
+    input: { code: string; redirectUri: string; codeVerifier: string },
+  ): Promise<TokenResponse> {
     return this.grant(async (tx) => {
       const code = await this.authorize.redeem(tx, codeDigest);
       if (!code) return failed('The authorization code is unknown.');
@@ -107,17 +150,12 @@ export class TokensService implements Introspector {
     client: PartnerEntity,
     input: { refreshToken: string; scope?: string; arrivedAt?: Date },
   ): Promise<TokenResponse> {
-    const requested = input.scope === undefined ? null : requestedScopes(input.scope);
-    const accessToken = newSecret(ACCESS_TOKEN_PREFIX);
-    const refreshToken = newSecret('rt_');
-    const now = Date.now();
-    const next = {
-      id: newId('tkp', 16),
-      accessDigest: sha256Hex(accessToken),
-      refreshDigest: sha256Hex(refreshToken),
-      accessExpiresAt: new Date(now + this.config.ACCESS_TOKEN_TTL_SECONDS * 1000),
-      refreshExpiresAt: new Date(now + this.config.REFRESH_TOKEN_TTL_SECONDS * 1000),
-    };
+    // A name that is no scope cannot be granted; it goes as one PostgreSQL text can hold (no NUL).
+    const requested =
+      input.scope === undefined
+        ? null
+        : requestedScopes(input.scope).map((s) => (isScope(s) ? s : NOT_A_SCOPE));
+    const { tokens, next, now } = this.newPair();
     // The common case, a live token, is one statement; the old access token is tombstoned before COMMIT.
     const result = await this.pairs.rotateLive(
       {
@@ -132,13 +170,7 @@ export class TokensService implements Introspector {
     );
     switch (result.outcome) {
       case 'rotated':
-        return {
-          access_token: accessToken,
-          token_type: 'Bearer',
-          expires_in: this.config.ACCESS_TOKEN_TTL_SECONDS,
-          refresh_token: refreshToken,
-          scope: result.scopes.join(' '),
-        };
+        return { ...tokens, scope: result.scopes.join(' ') };
       case 'client':
         this.partners.forget(client.clientId);
         throw new RememberedClientStale(client.clientId);
@@ -311,6 +343,29 @@ export class TokensService implements Introspector {
     };
   }
 
+  /** A new pair's tokens (without its scope) and what is stored of them. */
+  private newPair(): { tokens: Omit<TokenResponse, 'scope'>; next: NewPair; now: number } {
+    const accessToken = newSecret(ACCESS_TOKEN_PREFIX);
+    const refreshToken = newSecret('rt_');
+    const now = Date.now();
+    return {
+      now,
+      tokens: {
+        access_token: accessToken,
+        token_type: 'Bearer',
+        expires_in: this.config.ACCESS_TOKEN_TTL_SECONDS,
+        refresh_token: refreshToken,
+      },
+      next: {
+        id: newId('tkp', 16),
+        accessDigest: sha256Hex(accessToken),
+        refreshDigest: sha256Hex(refreshToken),
+        accessExpiresAt: new Date(now + this.config.ACCESS_TOKEN_TTL_SECONDS * 1000),
+        refreshExpiresAt: new Date(now + this.config.REFRESH_TOKEN_TTL_SECONDS * 1000),
+      },
+    };
+  }
+
   private async issue(
     tx: Transaction,
     { codeDigest, userId, clientId }: Pick<TokenPairEntity, 'codeDigest' | 'userId' | 'clientId'>,
@@ -348,6 +403,7 @@ export class TokensService implements Introspector {
 export const REFRESH_RACE_WINDOW_MS = 1000;
 
 const UNUSABLE = 'The refresh token is unknown, revoked or expired.';
+const NOT_A_SCOPE = '(not a scope)';
 const DISCONNECTED = 'The crew member has disconnected this application.';
 
 /** The scopes a `scope` parameter names, each once, in its order. */
