@@ -4,6 +4,7 @@ import { RefreshTokenSuccessor1764300000000 } from './1764300000000-refreshToken
 import { OutboxTraceContext1764400000000 } from './1764400000000-outboxTraceContext';
 import { TokenRefreshFunction1764500000000 } from './1764500000000-tokenRefreshFunction';
 import { TokenExchangeFunction1764500000001 } from './1764500000001-tokenExchangeFunction';
+import { TokenRefreshExpectedAccess1764500000002 } from './1764500000002-tokenRefreshExpectedAccess';
 
 export const AUTH_SERVER_MIGRATIONS = [
   CreateOAuthTables1763750000000,
@@ -12,4 +13,5 @@ export const AUTH_SERVER_MIGRATIONS = [
   OutboxTraceContext1764400000000,
   TokenRefreshFunction1764500000000,
   TokenExchangeFunction1764500000001,
+  TokenRefreshExpectedAccess1764500000002,
 ];

@@ -23,7 +23,7 @@ const SELECT_PAIR = `SELECT id, code_digest AS "codeDigest", user_id AS "userId"
 export type RefreshOutcome =
   | { outcome: 'rotated'; userId: string; scopes: string[]; endedAccessDigest: string }
   | { outcome: 'scope'; scopes: string[] }
-  | { outcome: 'client' | 'unusable' | 'revoked' | 'disconnected' };
+  | { outcome: 'client' | 'unusable' | 'revoked' | 'disconnected' | 'unexpected' };
 
 /** What is stored of a new pair besides its family, member, client and scopes. */
 export type NewPair = Pick<
@@ -74,7 +74,22 @@ export interface RefreshRotation {
   readonly at: Date;
 }
 
-interface RefreshRow {
+function refreshValues(rotation: RefreshRotation) {
+  return [
+    rotation.refreshDigest,
+    rotation.clientId,
+    rotation.secretDigest,
+    rotation.scopes,
+    rotation.next.id,
+    rotation.next.accessDigest,
+    rotation.next.refreshDigest,
+    rotation.next.accessExpiresAt,
+    rotation.next.refreshExpiresAt,
+    rotation.at,
+  ] as const;
+}
+
+interface RefreshRow extends QueryResultRow {
   outcome: string;
   userId: string | null;
   scopes: string[] | null;
@@ -83,7 +98,7 @@ interface RefreshRow {
 
 const TOKEN_REFRESH = `SELECT outcome, out_user_id AS "userId", out_scopes AS scopes,
        ended_access_digest AS "endedAccessDigest"
-  FROM token_refresh($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
+  FROM token_refresh($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
 
 @Injectable()
 export class TokenPairsRepository {
@@ -139,9 +154,22 @@ export class TokenPairsRepository {
   }
 
   /**
-   * A live pair's rotation in one statement (client, pair, family lock, scope, consent, insert,
-   * mark rotated), in its own transaction; `beforeCommit` runs after a rotation and before COMMIT,
-   * and a throw from it rolls the rotation back.
+   * A live pair's rotation in one statement and one round trip (autocommit), for a pair whose access
+   * token is `expectedAccessDigest`, which the caller has tombstoned already; any other pair answers
+   * `unexpected` and is left as it was.
+   */
+  async rotateExpected(rotation: RefreshRotation, expectedAccessDigest: string): Promise<RefreshOutcome> {
+    const [row] = await this.sql.prepared<RefreshRow>('token_refresh', TOKEN_REFRESH, [
+      ...refreshValues(rotation),
+      expectedAccessDigest,
+    ]);
+    return row as RefreshOutcome;
+  }
+
+  /**
+   * A live pair's rotation in one statement, in its own transaction opened in the same round trip;
+   * `beforeCommit` runs after a rotation and before COMMIT (the old access token's tombstone, read
+   * from the row), and a throw from it rolls the rotation back.
    */
   rotateLive(
     rotation: RefreshRotation,
@@ -149,18 +177,7 @@ export class TokenPairsRepository {
   ): Promise<RefreshOutcome> {
     return this.sql.beginWith<RefreshRow, RefreshOutcome>(
       TOKEN_REFRESH,
-      [
-        rotation.refreshDigest,
-        rotation.clientId,
-        rotation.secretDigest,
-        rotation.scopes,
-        rotation.next.id,
-        rotation.next.accessDigest,
-        rotation.next.refreshDigest,
-        rotation.next.accessExpiresAt,
-        rotation.next.refreshExpiresAt,
-        rotation.at,
-      ],
+      [...refreshValues(rotation), null],
       async ([row]) => {
         const outcome = row as RefreshOutcome;
         if (outcome.outcome === 'rotated') await beforeCommit(outcome.endedAccessDigest);

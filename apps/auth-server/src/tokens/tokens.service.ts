@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ACCESS_TOKEN_PREFIX, isScope, type IntrospectResponse, type TokenResponse } from '@svc/contracts';
+import { isScope, type IntrospectResponse, type TokenResponse } from '@svc/contracts';
 import {
   APP_CONFIG,
   APP_LOGGER,
@@ -24,7 +24,13 @@ import { PartnersService, RememberedClientStale } from '../partners/partners.ser
 import type { Counter } from 'prom-client';
 import type { Logger } from 'pino';
 import type { TokenPairEntity } from './token-pair.entity';
-import { TokenPairsRepository, type NewPair, type RevocationReason } from './token-pairs.repository';
+import { AccessTokenDerivation } from './access-token-derivation';
+import {
+  TokenPairsRepository,
+  type NewPair,
+  type RefreshOutcome,
+  type RevocationReason,
+} from './token-pairs.repository';
 
 // RFC 7636 §4.1: 43-128 characters of the unreserved set.
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -35,6 +41,7 @@ type Outcome = TokenResponse | OAuthException;
 @Injectable()
 export class TokensService implements Introspector {
   private readonly reuse?: Counter<'outcome'>;
+  private readonly derivation: AccessTokenDerivation;
 
   constructor(
     private readonly pairs: TokenPairsRepository,
@@ -47,6 +54,7 @@ export class TokensService implements Introspector {
     @Inject(APP_LOGGER) private readonly logger: Logger,
     @Optional() metrics?: AppMetrics,
   ) {
+    this.derivation = new AccessTokenDerivation(config.SECRETS_ENCRYPTION_KEY);
     // family_revoked: a rotated refresh token came back (RFC 9700 §4.14.2), likely a leaked one.
     this.reuse = metrics?.counter('refresh_token_reuse_total', 'rotated refresh tokens presented again', [
       'outcome',
@@ -156,18 +164,28 @@ export class TokensService implements Introspector {
         ? null
         : requestedScopes(input.scope).map((s) => (isScope(s) ? s : NOT_A_SCOPE));
     const { tokens, next, now } = this.newPair();
-    // The common case, a live token, is one statement; the old access token is tombstoned before COMMIT.
-    const result = await this.pairs.rotateLive(
-      {
-        refreshDigest: sha256Hex(input.refreshToken),
-        clientId: client.clientId,
-        secretDigest: client.secretDigest,
-        scopes: requested,
-        next,
-        at: new Date(now),
-      },
-      (ended) => this.cache.tombstone([ended]),
-    );
+    const rotation = {
+      refreshDigest: sha256Hex(input.refreshToken),
+      clientId: client.clientId,
+      secretDigest: client.secretDigest,
+      scopes: requested,
+      next,
+      at: new Date(now),
+    };
+    const tombstoneFromRow = (ended: string) => this.cache.tombstone([ended]);
+    // The common case, a live token without a narrowing, is one statement in one round trip: its
+    // access token, derived from the refresh token, is tombstoned first, so a rotation never commits
+    // before it. A narrowing (which may be refused and must then leave the pair working) and a pair
+    // whose access token is not the derived one take a transaction that tombstones before COMMIT.
+    let result: RefreshOutcome;
+    if (requested === null) {
+      const expected = sha256Hex(this.derivation.accessTokenFor(input.refreshToken));
+      await this.cache.tombstone([expected]);
+      result = await this.pairs.rotateExpected(rotation, expected);
+      if (result.outcome === 'unexpected') result = await this.pairs.rotateLive(rotation, tombstoneFromRow);
+    } else {
+      result = await this.pairs.rotateLive(rotation, tombstoneFromRow);
+    }
     switch (result.outcome) {
       case 'rotated':
         return { ...tokens, scope: result.scopes.join(' ') };
@@ -180,6 +198,9 @@ export class TokensService implements Introspector {
         throw narrowingRefused(result.scopes);
       case 'disconnected':
         throw failed(DISCONNECTED);
+      case 'unexpected':
+        // Only with an expected access token, and answered by the transaction above instead.
+        throw new Error('token_refresh answered unexpected without an expected access token');
       case 'revoked':
         // Already rotated or revoked: a lost race, a retry after a lost response, or reuse.
         return this.refreshRevoked(client, input);
@@ -345,8 +366,8 @@ export class TokensService implements Introspector {
 
   /** A new pair's tokens (without its scope) and what is stored of them. */
   private newPair(): { tokens: Omit<TokenResponse, 'scope'>; next: NewPair; now: number } {
-    const accessToken = newSecret(ACCESS_TOKEN_PREFIX);
     const refreshToken = newSecret('rt_');
+    const accessToken = this.derivation.accessTokenFor(refreshToken);
     const now = Date.now();
     return {
       now,
@@ -371,31 +392,9 @@ export class TokensService implements Introspector {
     { codeDigest, userId, clientId }: Pick<TokenPairEntity, 'codeDigest' | 'userId' | 'clientId'>,
     scopes: readonly string[],
   ): Promise<{ pairId: string; tokens: TokenResponse }> {
-    const accessToken = newSecret(ACCESS_TOKEN_PREFIX);
-    const refreshToken = newSecret('rt_');
-    const now = Date.now();
-    const pairId = newId('tkp', 16);
-    await this.pairs.insert(tx, {
-      id: pairId,
-      codeDigest,
-      userId,
-      clientId,
-      scopes: [...scopes],
-      accessDigest: sha256Hex(accessToken),
-      refreshDigest: sha256Hex(refreshToken),
-      accessExpiresAt: new Date(now + this.config.ACCESS_TOKEN_TTL_SECONDS * 1000),
-      refreshExpiresAt: new Date(now + this.config.REFRESH_TOKEN_TTL_SECONDS * 1000),
-    });
-    return {
-      pairId,
-      tokens: {
-        access_token: accessToken,
-        token_type: 'Bearer',
-        expires_in: this.config.ACCESS_TOKEN_TTL_SECONDS,
-        refresh_token: refreshToken,
-        scope: scopes.join(' '),
-      },
-    };
+    const { tokens, next } = this.newPair();
+    await this.pairs.insert(tx, { ...next, codeDigest, userId, clientId, scopes: [...scopes] });
+    return { pairId: next.id, tokens: { ...tokens, scope: scopes.join(' ') } };
   }
 }
 
