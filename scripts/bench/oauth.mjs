@@ -11,7 +11,7 @@
 // Both servers are asked with client_secret_basic. For each: req/s, p50, p99, and CPU µs per request of
 // the app process, of PostgreSQL (the run database's backends) and of Redis, read from /proc.
 // BENCH_SECONDS (5), BENCH_CONCURRENCY (16), BENCH_ROUNDS (3), BENCH_CODES (codes per exchange round,
-// 1500); BENCH_PROFILE=1 writes auth-server's CPU profile to bench/profiles/auth-server.cpuprofile.
+// 1500), BENCH_POOL_SIZE (auth-server's DATABASE_POOL_SIZE, 4); BENCH_PROFILE=1 writes auth-server's CPU profile to bench/profiles/auth-server.cpuprofile.
 // Results go to bench/results/oauth-<time>.json (every round, and the best of each scenario).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -112,7 +112,14 @@ export async function benchOAuth() {
     const port = await freePort();
     const env = apps.appEnv({
       services: { ...servers.env, ...resources.env },
-      fixed: { PORT: port, LOG_LEVEL: 'warn', APP_ENV: 'sandbox' },
+      fixed: {
+        PORT: port,
+        LOG_LEVEL: 'warn',
+        APP_ENV: 'sandbox',
+        // Sized to the 2 cores the measurement runs on (docs/architecture.md, "Token endpoint"): more
+        // connections than cores only queue backends on the same rows' locks. BENCH_POOL_SIZE changes it.
+        DATABASE_POOL_SIZE: process.env.BENCH_POOL_SIZE ?? '4',
+      },
     });
     await apps.runCli('auth-server', 'migrate', env);
     await apps.runCli('auth-server', 'seed', env);
