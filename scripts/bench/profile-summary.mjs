@@ -1,9 +1,11 @@
 // Summarises a V8 .cpuprofile (from BENCH_PROFILE=1): self time by package (or app/lib folder) and
 // the top functions, so a bench result can say where the time goes without a profile viewer.
-// Run: node scripts/bench/profile-summary.mjs bench/profiles/auth-server.cpuprofile [top=25]
+// Run: node scripts/bench/profile-summary.mjs bench/profiles/auth-server.cpuprofile [top=25] [inclusive-regex]
+// With a regex, also the inclusive time (the function and all it called) of the frames whose
+// `name package/file:line` matches, e.g. 'end node:_http_outgoing|submit pg|Pipeline.exec'.
 import fs from 'node:fs';
 
-const [file, top = '25'] = process.argv.slice(2);
+const [file, top = '25', inclusive] = process.argv.slice(2);
 const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map();
@@ -50,3 +52,25 @@ for (const [k, us] of [...functions]
   .sort((a, b) => b[1] - a[1])
   .slice(0, Number(top)))
   console.log(`${pct(us)}  ${k}`);
+
+if (inclusive) {
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const frame = (f) =>
+    `${f.functionName || '(anonymous)'} ${(f.url || '').split('node_modules/').pop().split('/').slice(0, 3).join('/')}:${f.lineNumber}`;
+  const re = new RegExp(inclusive);
+  const incl = new Map();
+  for (const [id, us] of self) {
+    if (byId.get(id).callFrame.functionName === '(idle)') continue;
+    const seen = new Set();
+    for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
+      const k = frame(byId.get(cur).callFrame);
+      if (seen.has(k) || !re.test(k)) continue;
+      seen.add(k);
+      incl.set(k, (incl.get(k) ?? 0) + us);
+    }
+  }
+  console.log('\ninclusive time of the matching frames');
+  for (const [k, us] of [...incl].sort((a, b) => b[1] - a[1]).slice(0, Number(top)))
+    console.log(`${pct(us)}  ${k}`);
+}
