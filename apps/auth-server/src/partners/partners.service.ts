@@ -178,6 +178,8 @@ export class PartnersService {
   async rotateSecret(clientId: string): Promise<string> {
     const clientSecret = newSecret('cs_');
     await this.update(clientId, { secretDigest: sha256Hex(clientSecret) });
+    // Other replicas learn it from their next grant's statement; this one need not wait for that.
+    this.forget(clientId);
     return clientSecret;
   }
 
@@ -202,6 +204,7 @@ export class PartnersService {
   /** Suspends or reinstates the partner; TokensService.setPartnerSuspended also ends its tokens. */
   async setSuspended(tx: Transaction, clientId: string, suspended: boolean): Promise<void> {
     await this.update(clientId, { suspended }, tx);
+    this.forget(clientId);
   }
 
   private async update(clientId: string, changes: Partial<NewPartner>, tx?: Transaction): Promise<void> {
