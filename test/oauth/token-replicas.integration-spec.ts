@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { SandboxPartner, Scope } from '@svc/contracts';
+import { TransactionRunner } from '@svc/platform';
 import { PartnersService } from '../../apps/auth-server/src/partners/partners.service';
+import { TokenPairsRepository } from '../../apps/auth-server/src/tokens/token-pairs.repository';
 import { TokensService } from '../../apps/auth-server/src/tokens/tokens.service';
 import { member } from '../support/factories';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
@@ -98,6 +100,41 @@ describe('durability: PostgreSQL is the record, not Redis', () => {
     expectOAuthError(await httpB.refresh(p, tokens.refresh_token), 400, 'invalid_grant');
     expectOAuthError(await httpA.refresh(p, next.refresh_token), 400, 'invalid_grant');
     expectOAuthError(await httpA.refresh(p, last.refresh_token), 400, 'invalid_grant');
+  });
+});
+
+describe('pairs minted before the access token was derived from the refresh token', () => {
+  it('still rotate, and their old access token is refused at once (tombstoned from the row before COMMIT)', async () => {
+    const p = await onboardPartner();
+    const sam = member('sam.lee@sandbox.test');
+    // The flow records the consent; the pair below is one minted the old way, both tokens random.
+    await issueTokens(a.rpc, httpA, { partner: p, member: sam });
+    const legacy = {
+      access: `at_${randomBytes(32).toString('base64url')}`,
+      refresh: `rt_${randomBytes(32).toString('base64url')}`,
+    };
+    await a.app.get(TransactionRunner).run((tx) =>
+      a.app.get(TokenPairsRepository).insert(tx, {
+        id: `tkp_${randomBytes(8).toString('hex')}`,
+        codeDigest: digest(`legacy-code-${randomBytes(8).toString('hex')}`),
+        userId: sam.user_id,
+        clientId: p.client_id,
+        scopes: ['profile:read'],
+        accessDigest: digest(legacy.access),
+        refreshDigest: digest(legacy.refresh),
+        accessExpiresAt: new Date(Date.now() + 3600_000),
+        refreshExpiresAt: new Date(Date.now() + 86400_000),
+      }),
+    );
+    // Cached as active on B before the rotation.
+    expect((await httpB.userinfo(legacy.access)).status).toBe(200);
+
+    const next = expectTokenResponse(await httpA.refresh(p, legacy.refresh));
+
+    expect((await httpB.userinfo(legacy.access)).status).toBe(401);
+    expect((await httpB.userinfo(next.access_token)).status).toBe(200);
+    // The new pair is a derived one, and rotates on the one-statement path.
+    expectTokenResponse(await httpB.refresh(p, next.refresh_token));
   });
 });
 
