@@ -51,9 +51,12 @@ function fullForm(variant: FormVariant): Record<string, string> {
 /** The controller with the services behind it recording what they were given. */
 function endpoint() {
   const received: unknown[] = [];
-  const partners = {
-    authenticate: (credentials: unknown) => (received.push(credentials), Promise.resolve({ clientId: 'p' })),
-  } as unknown as PartnersService;
+  const authenticate = (credentials: unknown) => (
+    received.push(credentials),
+    Promise.resolve({ clientId: 'p' })
+  );
+  // The grants start from the remembered client (their statements check the partner row again).
+  const partners = { authenticate, authenticateRemembered: authenticate } as unknown as PartnersService;
   const record = (...args: unknown[]) => (received.push(...args.slice(1)), Promise.resolve(undefined));
   const tokens = { exchangeCode: record, refresh: record, revoke: record } as unknown as TokensService;
   const failures = {

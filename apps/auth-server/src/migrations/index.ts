@@ -2,10 +2,16 @@ import { CreateOAuthTables1763750000000 } from './1763750000000-createOAuthTable
 import { RetentionIndexes1764200000001 } from './1764200000001-retentionIndexes';
 import { RefreshTokenSuccessor1764300000000 } from './1764300000000-refreshTokenSuccessor';
 import { OutboxTraceContext1764400000000 } from './1764400000000-outboxTraceContext';
+import { TokenRefreshFunction1764500000000 } from './1764500000000-tokenRefreshFunction';
+import { TokenExchangeFunction1764500000001 } from './1764500000001-tokenExchangeFunction';
+import { TokenRefreshExpectedAccess1764500000002 } from './1764500000002-tokenRefreshExpectedAccess';
 
 export const AUTH_SERVER_MIGRATIONS = [
   CreateOAuthTables1763750000000,
   RetentionIndexes1764200000001,
   RefreshTokenSuccessor1764300000000,
   OutboxTraceContext1764400000000,
+  TokenRefreshFunction1764500000000,
+  TokenExchangeFunction1764500000001,
+  TokenRefreshExpectedAccess1764500000002,
 ];

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { SecretBox } from '../crypto/secrets';
 import type { PartnersRepository } from './partners.repository';
 import { PartnerRegistrationError, PartnersService } from './partners.service';
@@ -71,5 +72,45 @@ describe('PartnersService: webhook URLs at registration', () => {
   it('accepts http to loopback in the sandbox (a local receiver)', async () => {
     const { service } = setup('sandbox', ['127.0.0.1']);
     await expect(service.setWebhookUrl('acme', 'http://localhost:8765/webhooks')).resolves.toBeDefined();
+  });
+});
+
+describe('PartnersService: remembered client authentication', () => {
+  const stored = (secret: string, suspended = false) => ({
+    clientId: 'acme',
+    secretDigest: createHash('sha256').update(secret).digest('hex'),
+    suspended,
+  });
+
+  it('reads the table once, then answers a matching secret from memory', async () => {
+    const { service, repository } = setup('sandbox', []);
+    repository.findById.mockResolvedValue(stored('s3cret'));
+    const first = await service.authenticateRemembered({ clientId: 'acme', clientSecret: 's3cret' });
+    const second = await service.authenticateRemembered({ clientId: 'acme', clientSecret: 's3cret' });
+    expect(second).toBe(first);
+    expect(repository.findById).toHaveBeenCalledTimes(1);
+  });
+
+  it('asks the table for a secret that differs from the remembered one, and refuses a wrong one', async () => {
+    const { service, repository } = setup('sandbox', []);
+    repository.findById.mockResolvedValue(stored('s3cret'));
+    await service.authenticateRemembered({ clientId: 'acme', clientSecret: 's3cret' });
+    await expect(service.authenticateRemembered({ clientId: 'acme', clientSecret: 'guess' })).rejects.toThrow(
+      'Client authentication failed.',
+    );
+    expect(repository.findById).toHaveBeenCalledTimes(2);
+  });
+
+  it('never remembers a suspended partner, and forgets on request', async () => {
+    const { service, repository } = setup('sandbox', []);
+    repository.findById.mockResolvedValue(stored('s3cret', true));
+    await expect(
+      service.authenticateRemembered({ clientId: 'acme', clientSecret: 's3cret' }),
+    ).rejects.toThrow('This partner account is suspended.');
+    repository.findById.mockResolvedValue(stored('s3cret'));
+    await service.authenticateRemembered({ clientId: 'acme', clientSecret: 's3cret' });
+    service.forget('acme');
+    await service.authenticateRemembered({ clientId: 'acme', clientSecret: 's3cret' });
+    expect(repository.findById).toHaveBeenCalledTimes(3);
   });
 });

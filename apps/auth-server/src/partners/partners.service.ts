@@ -33,6 +33,19 @@ export interface PartnerRegistration {
 
 export class PartnerRegistrationError extends Error {}
 
+/**
+ * The database refused a client that this process remembered as authenticated (its secret was
+ * rotated or it was suspended, perhaps on another replica): authenticate it again from the table.
+ */
+export class RememberedClientStale extends Error {
+  constructor(readonly clientId: string) {
+    super(`the remembered authentication of ${clientId} is stale`);
+  }
+}
+
+/** Partners remembered at most; past it the memory starts again (real partners are far fewer). */
+const REMEMBERED_MAX = 10_000;
+
 // A digest nobody's secret has, so an unknown client costs the same comparison as a wrong secret.
 const NO_SECRET_DIGEST = sha256Hex('no client has this secret');
 
@@ -46,6 +59,29 @@ export class PartnersService {
 
   /** How webhook URLs' names are resolved at registration; tests replace it. */
   resolver?: Resolver;
+
+  /** Partners whose secret matched, by client_id, with the digest that matched (never the secret). */
+  private readonly remembered = new Map<string, PartnerEntity>();
+
+  /**
+   * Client authentication without a database read, for grants whose statement checks the partner
+   * row again (its secret digest and that it is not suspended) in the same round trip: a secret
+   * whose digest matches the one that last authenticated this client here is accepted from memory,
+   * and a rotation or suspension, on any replica, is caught by that statement
+   * (`RememberedClientStale`, then `forget` and `authenticate`). Anything else reads the table.
+   */
+  async authenticateRemembered(credentials: ClientCredentials): Promise<PartnerEntity> {
+    const known = this.remembered.get(credentials.clientId);
+    if (known && constantTimeEqual(known.secretDigest, sha256Hex(credentials.clientSecret))) return known;
+    const partner = await this.authenticate(credentials);
+    if (this.remembered.size >= REMEMBERED_MAX) this.remembered.clear();
+    this.remembered.set(partner.clientId, partner);
+    return partner;
+  }
+
+  forget(clientId: string): void {
+    this.remembered.delete(clientId);
+  }
 
   /** Client authentication at the token and revocation endpoints (RFC 6749 §2.3.1). */
   async authenticate(credentials: ClientCredentials): Promise<PartnerEntity> {
@@ -142,6 +178,8 @@ export class PartnersService {
   async rotateSecret(clientId: string): Promise<string> {
     const clientSecret = newSecret('cs_');
     await this.update(clientId, { secretDigest: sha256Hex(clientSecret) });
+    // Other replicas learn it from their next grant's statement; this one need not wait for that.
+    this.forget(clientId);
     return clientSecret;
   }
 
@@ -166,6 +204,7 @@ export class PartnersService {
   /** Suspends or reinstates the partner; TokensService.setPartnerSuspended also ends its tokens. */
   async setSuspended(tx: Transaction, clientId: string, suspended: boolean): Promise<void> {
     await this.update(clientId, { suspended }, tx);
+    this.forget(clientId);
   }
 
   private async update(clientId: string, changes: Partial<NewPartner>, tx?: Transaction): Promise<void> {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Sql, type Transaction } from '@svc/platform';
+import type { QueryResultRow } from 'pg';
 import type { TokenPairEntity } from './token-pair.entity';
 
 export type RevocationReason =
@@ -17,6 +18,87 @@ const SELECT_PAIR = `SELECT id, code_digest AS "codeDigest", user_id AS "userId"
        created_at AS "createdAt", revoked_at AS "revokedAt", revoked_reason AS "revokedReason",
        replaced_by AS "replacedBy"
   FROM token_pairs`;
+
+/** What `token_refresh` answered (migration 1764500000000-tokenRefreshFunction). */
+export type RefreshOutcome =
+  | { outcome: 'rotated'; userId: string; scopes: string[]; endedAccessDigest: string }
+  | { outcome: 'scope'; scopes: string[] }
+  | { outcome: 'client' | 'unusable' | 'revoked' | 'disconnected' | 'unexpected' };
+
+/** What is stored of a new pair besides its family, member, client and scopes. */
+export type NewPair = Pick<
+  TokenPairEntity,
+  'id' | 'accessDigest' | 'refreshDigest' | 'accessExpiresAt' | 'refreshExpiresAt'
+>;
+
+/** What `token_exchange` answered (migration 1764500000001-tokenExchangeFunction). */
+export type ExchangeOutcome =
+  | { outcome: 'issued'; scopes: string[] }
+  | {
+      outcome:
+        | 'client'
+        | 'unknown'
+        | 'replayed'
+        | 'expired'
+        | 'other_client'
+        | 'redirect_uri'
+        | 'pkce'
+        | 'disconnected';
+    };
+
+export interface CodeExchange {
+  readonly codeDigest: string;
+  readonly clientId: string;
+  readonly secretDigest: string;
+  readonly redirectUri: string;
+  /** BASE64URL(SHA256(code_verifier)), compared with the code's challenge. */
+  readonly codeChallenge: string;
+  readonly next: NewPair;
+  readonly at: Date;
+}
+
+const TOKEN_EXCHANGE = `SELECT outcome, out_scopes AS scopes
+  FROM token_exchange($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
+
+export interface RefreshRotation {
+  readonly refreshDigest: string;
+  readonly clientId: string;
+  readonly secretDigest: string;
+  /** The narrowed scopes asked for, or null to keep the granted ones. */
+  readonly scopes: readonly string[] | null;
+  readonly next: Pick<
+    TokenPairEntity,
+    'id' | 'accessDigest' | 'refreshDigest' | 'accessExpiresAt' | 'refreshExpiresAt'
+  >;
+  /** The application clock's time of the rotation (compared with later requests' arrival). */
+  readonly at: Date;
+}
+
+function refreshValues(rotation: RefreshRotation) {
+  return [
+    rotation.refreshDigest,
+    rotation.clientId,
+    rotation.secretDigest,
+    rotation.scopes,
+    rotation.next.id,
+    rotation.next.accessDigest,
+    rotation.next.refreshDigest,
+    rotation.next.accessExpiresAt,
+    rotation.next.refreshExpiresAt,
+    rotation.at,
+  ] as const;
+}
+
+interface RefreshRow extends QueryResultRow {
+  outcome: string;
+  userId: string | null;
+  scopes: string[] | null;
+  endedAccessDigest: string | null;
+}
+
+const TOKEN_REFRESH = `SELECT outcome, out_user_id AS "userId", out_scopes AS scopes,
+       ended_access_digest AS "endedAccessDigest"
+  FROM token_refresh($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
 
 @Injectable()
 export class TokenPairsRepository {
@@ -42,6 +124,65 @@ export class TokenPairsRepository {
         pair.refreshExpiresAt,
       ],
       tx,
+    );
+  }
+
+  /**
+   * A code's exchange in one statement and one round trip (autocommit: nothing is revoked, so no
+   * tombstone has to land first). It reads the partner, code and consent rows beside the pairs
+   * because the grant's checks and locks must be one unit, in auth-server's lock order.
+   */
+  async exchangeCode(exchange: CodeExchange): Promise<ExchangeOutcome> {
+    const [row] = await this.sql.prepared<ExchangeOutcome & QueryResultRow>(
+      'token_exchange',
+      TOKEN_EXCHANGE,
+      [
+        exchange.codeDigest,
+        exchange.clientId,
+        exchange.secretDigest,
+        exchange.redirectUri,
+        exchange.codeChallenge,
+        exchange.next.id,
+        exchange.next.accessDigest,
+        exchange.next.refreshDigest,
+        exchange.next.accessExpiresAt,
+        exchange.next.refreshExpiresAt,
+        exchange.at,
+      ],
+    );
+    return row;
+  }
+
+  /**
+   * A live pair's rotation in one statement and one round trip (autocommit), for a pair whose access
+   * token is `expectedAccessDigest`, which the caller has tombstoned already; any other pair answers
+   * `unexpected` and is left as it was.
+   */
+  async rotateExpected(rotation: RefreshRotation, expectedAccessDigest: string): Promise<RefreshOutcome> {
+    const [row] = await this.sql.prepared<RefreshRow>('token_refresh', TOKEN_REFRESH, [
+      ...refreshValues(rotation),
+      expectedAccessDigest,
+    ]);
+    return row as RefreshOutcome;
+  }
+
+  /**
+   * A live pair's rotation in one statement, in its own transaction opened in the same round trip;
+   * `beforeCommit` runs after a rotation and before COMMIT (the old access token's tombstone, read
+   * from the row), and a throw from it rolls the rotation back.
+   */
+  rotateLive(
+    rotation: RefreshRotation,
+    beforeCommit: (endedAccessDigest: string) => Promise<void>,
+  ): Promise<RefreshOutcome> {
+    return this.sql.beginWith<RefreshRow, RefreshOutcome>(
+      TOKEN_REFRESH,
+      [...refreshValues(rotation), null],
+      async ([row]) => {
+        const outcome = row as RefreshOutcome;
+        if (outcome.outcome === 'rotated') await beforeCommit(outcome.endedAccessDigest);
+        return outcome;
+      },
     );
   }
 

@@ -4,7 +4,7 @@ import { FailedAuthLimiter } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthException } from '../oauth/oauth.exception';
 import type { PartnerEntity } from '../partners/partner.entity';
-import { PartnersService } from '../partners/partners.service';
+import { PartnersService, RememberedClientStale } from '../partners/partners.service';
 import { readClientCredentials, readOAuthForm, required, type OAuthForm } from './dto/token-form.dto';
 import { TokenMetrics } from './token-metrics';
 import { TokensService } from './tokens.service';
@@ -18,12 +18,25 @@ export class TokenController {
     private readonly metrics: TokenMetrics,
   ) {}
 
-  /** Under the failed-authentication limit per address, where every `invalid_client` counts. */
-  private authenticateClient(request: FastifyRequest, form: OAuthForm): Promise<PartnerEntity> {
+  /**
+   * Under the failed-authentication limit per address, where every `invalid_client` counts.
+   * `remembered`: from this process's memory when the secret matched before, for a grant whose
+   * statement checks the partner row again.
+   */
+  private authenticateClient(
+    request: FastifyRequest,
+    form: OAuthForm,
+    remembered = false,
+  ): Promise<PartnerEntity> {
     return this.failures.limit(
       'client',
       request,
-      () => this.partners.authenticate(readClientCredentials(request.headers.authorization, form)),
+      () => {
+        const credentials = readClientCredentials(request.headers.authorization, form);
+        return remembered
+          ? this.partners.authenticateRemembered(credentials)
+          : this.partners.authenticate(credentials);
+      },
       (err) => err instanceof OAuthException && err.code === 'invalid_client',
     );
   }
@@ -51,7 +64,25 @@ export class TokenController {
 
   private async exchange(request: FastifyRequest, arrivedAt: Date): Promise<TokenResponse> {
     const form = readOAuthForm(request);
-    const client = await this.authenticateClient(request, form);
+    // Both grants' statements check the partner row themselves, so they may start from memory.
+    const remembered = form.grant_type === 'refresh_token' || form.grant_type === 'authorization_code';
+    const client = await this.authenticateClient(request, form, remembered);
+    try {
+      return await this.grant(form, client, arrivedAt);
+    } catch (err) {
+      if (!(err instanceof RememberedClientStale)) throw err;
+      // The table disagreed with this process's memory (a rotated secret, a suspension): ask it.
+      const current = await this.authenticateClient(request, form);
+      return this.grant(form, current, arrivedAt).catch((again: unknown) => {
+        if (again instanceof RememberedClientStale) {
+          throw new OAuthException('invalid_client', 'Client authentication failed.');
+        }
+        throw again;
+      });
+    }
+  }
+
+  private grant(form: OAuthForm, client: PartnerEntity, arrivedAt: Date): Promise<TokenResponse> {
     const grantType = required(form, 'grant_type');
     switch (grantType) {
       case 'authorization_code':

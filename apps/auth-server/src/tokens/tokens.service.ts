@@ -1,9 +1,10 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ACCESS_TOKEN_PREFIX, type IntrospectResponse, type TokenResponse } from '@svc/contracts';
+import { isScope, type IntrospectResponse, type TokenResponse } from '@svc/contracts';
 import {
   APP_CONFIG,
   APP_LOGGER,
   AppMetrics,
+  assertUnreachable,
   constantTimeEqual,
   newId,
   newSecret,
@@ -19,11 +20,17 @@ import { ConsentsService } from '../consents/consents.service';
 import { pkceChallenge } from '../crypto/secrets';
 import { OAuthException } from '../oauth/oauth.exception';
 import type { PartnerEntity } from '../partners/partner.entity';
-import { PartnersService } from '../partners/partners.service';
+import { PartnersService, RememberedClientStale } from '../partners/partners.service';
 import type { Counter } from 'prom-client';
 import type { Logger } from 'pino';
 import type { TokenPairEntity } from './token-pair.entity';
-import { TokenPairsRepository, type RevocationReason } from './token-pairs.repository';
+import { AccessTokenDerivation } from './access-token-derivation';
+import {
+  TokenPairsRepository,
+  type NewPair,
+  type RefreshOutcome,
+  type RevocationReason,
+} from './token-pairs.repository';
 
 // RFC 7636 §4.1: 43-128 characters of the unreserved set.
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -34,6 +41,7 @@ type Outcome = TokenResponse | OAuthException;
 @Injectable()
 export class TokensService implements Introspector {
   private readonly reuse?: Counter<'outcome'>;
+  private readonly derivation: AccessTokenDerivation;
 
   constructor(
     private readonly pairs: TokenPairsRepository,
@@ -46,6 +54,7 @@ export class TokensService implements Introspector {
     @Inject(APP_LOGGER) private readonly logger: Logger,
     @Optional() metrics?: AppMetrics,
   ) {
+    this.derivation = new AccessTokenDerivation(config.SECRETS_ENCRYPTION_KEY);
     // family_revoked: a rotated refresh token came back (RFC 9700 §4.14.2), likely a leaked one.
     this.reuse = metrics?.counter('refresh_token_reuse_total', 'rotated refresh tokens presented again', [
       'outcome',
@@ -68,6 +77,49 @@ export class TokensService implements Introspector {
       );
     }
     const codeDigest = sha256Hex(input.code);
+    const { tokens, next } = this.newPair();
+    // The common case in one statement, which consumes the code whatever the outcome.
+    const result = await this.pairs.exchangeCode({
+      codeDigest,
+      clientId: client.clientId,
+      secretDigest: client.secretDigest,
+      // PostgreSQL text holds no NUL; such a URI was never registered, so it cannot match.
+      redirectUri: input.redirectUri.includes('\u0000') ? '' : input.redirectUri,
+      codeChallenge: pkceChallenge(input.codeVerifier),
+      next,
+      at: new Date(),
+    });
+    switch (result.outcome) {
+      case 'issued':
+        return { ...tokens, scope: result.scopes.join(' ') };
+      case 'client':
+        this.partners.forget(client.clientId);
+        throw new RememberedClientStale(client.clientId);
+      case 'unknown':
+        throw failed('The authorization code is unknown.');
+      case 'expired':
+        throw failed('The authorization code has expired.');
+      case 'other_client':
+        throw failed('The code was issued to another client.');
+      case 'redirect_uri':
+        throw failed('redirect_uri does not match the authorization request.');
+      case 'pkce':
+        throw failed('code_verifier does not match the code_challenge.');
+      case 'disconnected':
+        throw failed(DISCONNECTED);
+      case 'replayed':
+        return this.exchangeReplayed(client, codeDigest, input);
+      default:
+        return assertUnreachable(result);
+    }
+  }
+
+  /** A code presented again (or, racing, the first time): the rules below, in one transaction. */
+  private async exchangeReplayed(
+    client: PartnerEntity,
+    codeDigest: string,
+    input: { code: string; redirectUri: string; codeVerifier: string },
+  ): Promise<TokenResponse> {
     return this.grant(async (tx) => {
       const code = await this.authorize.redeem(tx, codeDigest);
       if (!code) return failed('The authorization code is unknown.');
@@ -85,7 +137,7 @@ export class TokensService implements Introspector {
         return failed('code_verifier does not match the code_challenge.');
       }
       if (!(await this.consents.holdsActive(tx, code.userId, code.clientId))) {
-        return failed('The crew member has disconnected this application.');
+        return failed(DISCONNECTED);
       }
       return (await this.issue(tx, code, code.scopes)).tokens;
     });
@@ -103,6 +155,65 @@ export class TokensService implements Introspector {
    * - any other rotated or superseded token: reuse; the whole family is revoked.
    */
   async refresh(
+    client: PartnerEntity,
+    input: { refreshToken: string; scope?: string; arrivedAt?: Date },
+  ): Promise<TokenResponse> {
+    // A name that is no scope cannot be granted; it goes as one PostgreSQL text can hold (no NUL).
+    const requested =
+      input.scope === undefined
+        ? null
+        : requestedScopes(input.scope).map((s) => (isScope(s) ? s : NOT_A_SCOPE));
+    const { tokens, next, now } = this.newPair();
+    const rotation = {
+      refreshDigest: sha256Hex(input.refreshToken),
+      clientId: client.clientId,
+      secretDigest: client.secretDigest,
+      scopes: requested,
+      next,
+      at: new Date(now),
+    };
+    const tombstoneFromRow = (ended: string) => this.cache.tombstone([ended]);
+    // The common case, a live token without a narrowing, is one statement in one round trip: its
+    // access token, derived from the refresh token, is tombstoned first, so a rotation never commits
+    // before it. A narrowing (which may be refused and must then leave the pair working) and a pair
+    // whose access token is not the derived one take a transaction that tombstones before COMMIT.
+    let result: RefreshOutcome;
+    if (requested === null) {
+      const expected = sha256Hex(this.derivation.accessTokenFor(input.refreshToken));
+      await this.cache.tombstone([expected]);
+      result = await this.pairs.rotateExpected(rotation, expected);
+      if (result.outcome === 'unexpected') result = await this.pairs.rotateLive(rotation, tombstoneFromRow);
+    } else {
+      result = await this.pairs.rotateLive(rotation, tombstoneFromRow);
+    }
+    switch (result.outcome) {
+      case 'rotated':
+        return { ...tokens, scope: result.scopes.join(' ') };
+      case 'client':
+        this.partners.forget(client.clientId);
+        throw new RememberedClientStale(client.clientId);
+      case 'unusable':
+        throw failed(UNUSABLE);
+      case 'scope':
+        throw narrowingRefused(result.scopes);
+      case 'disconnected':
+        throw failed(DISCONNECTED);
+      case 'unexpected':
+        // Only with an expected access token, and answered by the transaction above instead.
+        throw new Error('token_refresh answered unexpected without an expected access token');
+      case 'revoked':
+        // Already rotated or revoked: a lost race, a retry after a lost response, or reuse.
+        return this.refreshRevoked(client, input);
+      default:
+        return assertUnreachable(result);
+    }
+  }
+
+  /**
+   * A refresh token that was already revoked when read: the rules below, under the family lock;
+   * also right for a live one (it is rotated), which a concurrent request may have made revoked.
+   */
+  private async refreshRevoked(
     client: PartnerEntity,
     input: { refreshToken: string; scope?: string; arrivedAt?: Date },
   ): Promise<TokenResponse> {
@@ -237,7 +348,7 @@ export class TokensService implements Introspector {
   ): Promise<TokenResponse> {
     const scopes = narrowedScopes(pair.scopes, scope);
     if (!(await this.consents.holdsActive(tx, pair.userId, pair.clientId))) {
-      throw new OAuthException('invalid_grant', 'The crew member has disconnected this application.');
+      throw failed(DISCONNECTED);
     }
     if (supersededId) await this.pairs.revokeLive(tx, { pairId: supersededId }, 'superseded');
     const issued = await this.issue(tx, pair, scopes);
@@ -261,36 +372,37 @@ export class TokensService implements Introspector {
     };
   }
 
-  private async issue(
-    tx: Transaction,
-    { codeDigest, userId, clientId }: Pick<TokenPairEntity, 'codeDigest' | 'userId' | 'clientId'>,
-    scopes: readonly string[],
-  ): Promise<{ pairId: string; tokens: TokenResponse }> {
-    const accessToken = newSecret(ACCESS_TOKEN_PREFIX);
+  /** A new pair's tokens (without its scope) and what is stored of them. */
+  private newPair(): { tokens: Omit<TokenResponse, 'scope'>; next: NewPair; now: number } {
     const refreshToken = newSecret('rt_');
+    const accessToken = this.derivation.accessTokenFor(refreshToken);
     const now = Date.now();
-    const pairId = newId('tkp', 16);
-    await this.pairs.insert(tx, {
-      id: pairId,
-      codeDigest,
-      userId,
-      clientId,
-      scopes: [...scopes],
-      accessDigest: sha256Hex(accessToken),
-      refreshDigest: sha256Hex(refreshToken),
-      accessExpiresAt: new Date(now + this.config.ACCESS_TOKEN_TTL_SECONDS * 1000),
-      refreshExpiresAt: new Date(now + this.config.REFRESH_TOKEN_TTL_SECONDS * 1000),
-    });
     return {
-      pairId,
+      now,
       tokens: {
         access_token: accessToken,
         token_type: 'Bearer',
         expires_in: this.config.ACCESS_TOKEN_TTL_SECONDS,
         refresh_token: refreshToken,
-        scope: scopes.join(' '),
+      },
+      next: {
+        id: newId('tkp', 16),
+        accessDigest: sha256Hex(accessToken),
+        refreshDigest: sha256Hex(refreshToken),
+        accessExpiresAt: new Date(now + this.config.ACCESS_TOKEN_TTL_SECONDS * 1000),
+        refreshExpiresAt: new Date(now + this.config.REFRESH_TOKEN_TTL_SECONDS * 1000),
       },
     };
+  }
+
+  private async issue(
+    tx: Transaction,
+    { codeDigest, userId, clientId }: Pick<TokenPairEntity, 'codeDigest' | 'userId' | 'clientId'>,
+    scopes: readonly string[],
+  ): Promise<{ pairId: string; tokens: TokenResponse }> {
+    const { tokens, next } = this.newPair();
+    await this.pairs.insert(tx, { ...next, codeDigest, userId, clientId, scopes: [...scopes] });
+    return { pairId: next.id, tokens: { ...tokens, scope: scopes.join(' ') } };
   }
 }
 
@@ -298,17 +410,26 @@ export class TokensService implements Introspector {
 export const REFRESH_RACE_WINDOW_MS = 1000;
 
 const UNUSABLE = 'The refresh token is unknown, revoked or expired.';
+const NOT_A_SCOPE = '(not a scope)';
+const DISCONNECTED = 'The crew member has disconnected this application.';
+
+/** The scopes a `scope` parameter names, each once, in its order. */
+function requestedScopes(scope: string): string[] {
+  return [...new Set(scope.split(' ').filter((s) => s !== ''))];
+}
+
+function narrowingRefused(granted: readonly string[]): OAuthException {
+  return new OAuthException(
+    'invalid_scope',
+    `The scope may only narrow the original grant (${granted.join(' ')}).`,
+  );
+}
 
 /** RFC 6749 §6: a refresh may narrow the scope, never widen it. */
 function narrowedScopes(granted: readonly string[], scope: string | undefined): string[] {
   if (scope === undefined) return [...granted];
-  const requested = [...new Set(scope.split(' ').filter((s) => s !== ''))];
-  if (requested.length === 0 || requested.some((s) => !granted.includes(s))) {
-    throw new OAuthException(
-      'invalid_scope',
-      `The scope may only narrow the original grant (${granted.join(' ')}).`,
-    );
-  }
+  const requested = requestedScopes(scope);
+  if (requested.length === 0 || requested.some((s) => !granted.includes(s))) throw narrowingRefused(granted);
   return requested;
 }
 

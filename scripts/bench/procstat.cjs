@@ -1,0 +1,65 @@
+'use strict';
+// CPU accounting for the benches, read from /proc: what each process of a scenario (the app, its
+// PostgreSQL backends, Redis) used while it was measured. The same mechanics as scripts/bench/crew.mjs.
+const fs = require('node:fs');
+const { execFileSync } = require('node:child_process');
+
+const TICK_US = 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim() || 100);
+
+/** CPU time (µs) of each live process of the list; a process that is gone is left out. */
+function cpuByPid(pids) {
+  const byPid = new Map();
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byPid.set(pid, (Number(fields[11]) + Number(fields[12])) * TICK_US); // utime, stime
+    } catch {
+      // The process is gone; it adds nothing.
+    }
+  }
+  return byPid;
+}
+
+/**
+ * CPU used since `before` by the processes it lists. A process that ended in between took its
+ * figures with it: it counts nothing, never a negative. Processes started in between are not
+ * counted either (pools are warm by then).
+ */
+function cpuSince(before) {
+  const after = cpuByPid([...before.keys()]);
+  let used = 0;
+  for (const [pid, us] of before) used += (after.get(pid) ?? us) - us;
+  return used;
+}
+
+/** The PostgreSQL backends serving `database` (their title names it: `postgres: svc <db> …`). */
+function postgresBackends(database) {
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const title = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ');
+        return title.startsWith('postgres: ') && title.split(' ').includes(database);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Whole-machine busy fraction between two readings of /proc/stat (how shared the cores were). */
+function machineTicks() {
+  const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const idle = cpu[3] + (cpu[4] ?? 0);
+  return { total: cpu.reduce((a, b) => a + b, 0), idle };
+}
+
+function busySince(before) {
+  const after = machineTicks();
+  const total = after.total - before.total;
+  return total > 0 ? Number((1 - (after.idle - before.idle) / total).toFixed(3)) : 0;
+}
+
+module.exports = { cpuByPid, cpuSince, postgresBackends, machineTicks, busySince };
