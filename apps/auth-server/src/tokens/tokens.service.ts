@@ -172,7 +172,7 @@ export class TokensService implements Introspector {
       next,
       at: new Date(now),
     };
-    const tombstoneFromRow = (ended: string) => this.cache.tombstone([ended]);
+    const tombstoneFromRow = (ended: string) => this.cache.tombstone(client.clientId, [ended]);
     // The common case, a live token without a narrowing, is one statement in one round trip: its
     // access token, derived from the refresh token, is tombstoned first, so a rotation never commits
     // before it. A narrowing (which may be refused and must then leave the pair working) and a pair
@@ -180,7 +180,7 @@ export class TokensService implements Introspector {
     let result: RefreshOutcome;
     if (requested === null) {
       const expected = sha256Hex(this.derivation.accessTokenFor(input.refreshToken));
-      await this.cache.tombstone([expected]);
+      await this.cache.tombstone(client.clientId, [expected]);
       result = await this.pairs.rotateExpected(rotation, expected);
       if (result.outcome === 'unexpected') result = await this.pairs.rotateLive(rotation, tombstoneFromRow);
     } else {
