@@ -44,7 +44,9 @@ const LOGS = process.env.BENCH_LOGS === '1';
 const TICK_S = 1 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim() || 100);
 const TARGETS = { one: 2000, scaling: 1.4, selfServiceCost: 0.05 };
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '2');
-const BASELINE_DIST = process.env.BENCH_BASELINE_DIST ? path.resolve(process.env.BENCH_BASELINE_DIST) : undefined;
+const BASELINE_DIST = process.env.BENCH_BASELINE_DIST
+  ? path.resolve(process.env.BENCH_BASELINE_DIST)
+  : undefined;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
