@@ -17,6 +17,8 @@
 // bench/results/crew-<time>.json. BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50);
 // BENCH_PROFILE=1 writes crew-api's CPU profile to bench/profiles/crew-api.cpuprofile;
 // BENCH_ONLY=<regex> keeps the baseline and the scenarios whose name matches (BENCH_ONLY=direct).
+// BENCH_BASELINE_DIST=<another build's dist/> (e.g. an earlier commit's) adds that build's crew-api,
+// loaded in the same rounds as this one's, and prints this build's direct /v1/me as a ratio of it.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -38,6 +40,10 @@ const { AUTH_AUTHORIZE_DECIDE, SANDBOX_MEMBERS } = require(path.join(ROOT, 'dist
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '4');
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '3');
+const BASELINE_DIST = process.env.BENCH_BASELINE_DIST
+  ? path.resolve(process.env.BENCH_BASELINE_DIST)
+  : undefined;
+const BASELINE_BUILD = 'GET /v1/me direct, baseline build';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
 const TICK_US = 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim() || 100);
 
@@ -120,7 +126,18 @@ export async function benchCrew() {
   try {
     const servers = await provision({ log: (l) => console.error(l) });
     resources = await createRunResources(servers.env, { log: (l) => console.error(l) });
-    const [authPort, crewPort, gatewayPort, barePort, peerPort, tracedPort, sampledPort, sinkPort] = [
+    const [
+      authPort,
+      crewPort,
+      gatewayPort,
+      barePort,
+      peerPort,
+      tracedPort,
+      sampledPort,
+      sinkPort,
+      olderPort,
+    ] = [
+      await freePort(),
       await freePort(),
       await freePort(),
       await freePort(),
@@ -159,7 +176,7 @@ export async function benchCrew() {
     });
     children.push(sink);
     await new Promise((resolve) => sink.once('message', resolve));
-    const start = (app, port, tracing) => {
+    const start = (app, port, tracing, main = apps.mainJs(app)) => {
       // BENCH_PROFILE=1: each crew-api writes a V8 CPU profile (chrome://inspect, or any .cpuprofile
       // viewer): crew-api.cpuprofile untraced, crew-api-traced-<ratio>.cpuprofile for the traced ones.
       const name = tracing ? `crew-api-traced-${tracing.OTEL_TRACES_SAMPLER_ARG}` : 'crew-api';
@@ -167,7 +184,7 @@ export async function benchCrew() {
         PROFILE && app === 'crew-api'
           ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`]
           : [];
-      const child = spawn(process.execPath, [...profile, apps.mainJs(app)], {
+      const child = spawn(process.execPath, [...profile, main], {
         env: envFor(port, tracing),
         stdio: ['ignore', 'ignore', 'inherit'],
       });
@@ -178,8 +195,11 @@ export async function benchCrew() {
     const crew = start('crew-api', crewPort);
     const traced = start('crew-api', tracedPort, tracingAt(1));
     const sampled = start('crew-api', sampledPort, tracingAt(0.01));
+    const older = BASELINE_DIST
+      ? start('crew-api', olderPort, undefined, path.join(BASELINE_DIST, 'apps/crew-api/src/main.js'))
+      : undefined;
     await waitForHttpOk(`http://127.0.0.1:${authPort}/readyz`, { timeoutMs: 60000 });
-    for (const port of [crewPort, tracedPort, sampledPort]) {
+    for (const port of [crewPort, tracedPort, sampledPort, ...(older ? [olderPort] : [])]) {
       await waitForHttpOk(`http://127.0.0.1:${port}/readyz`, { timeoutMs: 60000 });
     }
 
@@ -214,7 +234,7 @@ export async function benchCrew() {
     await new Promise((resolve) => bare.once('message', resolve));
 
     const tokens = [];
-    for (let i = 0; i < 7; i += 1)
+    for (let i = 0; i < 8; i += 1)
       tokens.push(
         await mintToken(
           envFor(0),
@@ -222,11 +242,10 @@ export async function benchCrew() {
           onboardPartner(envFor(0), `bench-${i}`, { scopes: 'profile:read seatime:read vessels:read' }),
         ),
       );
-    const [meAuth, gatewayAuth, revalidateAuth, vesselsAuth, peerAuth, tracedAuth, sampledAuth] = tokens.map(
-      (t) => ({
+    const [meAuth, gatewayAuth, revalidateAuth, vesselsAuth, peerAuth, tracedAuth, sampledAuth, olderAuth] =
+      tokens.map((t) => ({
         authorization: `Bearer ${t}`,
-      }),
-    );
+      }));
     const peer = await startPeer(peerPort, tokens[4], resources.env, 'bench-4');
     children.push(peer);
     const me = await fetch(`http://127.0.0.1:${crewPort}/v1/me`, { headers: revalidateAuth });
@@ -248,6 +267,16 @@ export async function benchCrew() {
         headers: meAuth,
         pids: () => [crew.pid, redisPid],
       },
+      ...(older
+        ? [
+            {
+              name: BASELINE_BUILD,
+              url: `http://127.0.0.1:${olderPort}/v1/me`,
+              headers: olderAuth,
+              pids: () => [older.pid, redisPid],
+            },
+          ]
+        : []),
       {
         name: 'GET /v1/me via gateway',
         url: `http://127.0.0.1:${gatewayPort}/v1/me`,
@@ -418,12 +447,14 @@ function report(results, otlp) {
   const ours = results.find((r) => r.name === 'GET /v1/me direct');
   const peer = results.find((r) => r.name === PEER);
   const oursToPeer = ours && peer ? Number((ours.rps / peer.rps).toFixed(2)) : undefined;
+  const older = results.find((r) => r.name === BASELINE_BUILD);
+  const oursToOlder = ours && older ? Number((ours.rps / older.rps).toFixed(2)) : undefined;
   const dir = path.join(ROOT, 'bench', 'results');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `crew-${when.replace(/[:.]/g, '-')}.json`);
   fs.writeFileSync(
     file,
-    `${JSON.stringify({ when, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, results, targets: TARGETS, me_direct_to_peer: oursToPeer, otlp_sink: otlp }, null, 2)}\n`,
+    `${JSON.stringify({ when, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, results, targets: TARGETS, me_direct_to_peer: oursToPeer, me_direct_to_baseline_build: oursToOlder, baseline_dist: BASELINE_DIST, otlp_sink: otlp }, null, 2)}\n`,
   );
   console.log(
     `\ncrew-api, ${CONNECTIONS} connections, best of ${ROUNDS} interleaved rounds (results: ${path.relative(ROOT, file)})`,
@@ -449,4 +480,9 @@ function report(results, otlp) {
   }
   if (oursToPeer !== undefined)
     console.log(`GET /v1/me direct to the peer: ${oursToPeer.toFixed(2)}× (goal ≥ 2×)`);
+  if (oursToOlder !== undefined)
+    console.log(
+      `GET /v1/me direct to the baseline build: ${oursToOlder.toFixed(2)}× req/s, CPU per request ` +
+        `${ours.cpu_us_per_request} vs ${older.cpu_us_per_request} µs (${BASELINE_DIST})`,
+    );
 }
