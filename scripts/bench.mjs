@@ -47,9 +47,6 @@ function load(url) {
 }
 
 async function main() {
-  if (!fs.existsSync(path.join(ROOT, 'dist/apps/gateway/src/generate.js'))) {
-    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
-  }
   const nginx = process.env.NGINX_BIN || which('nginx');
   if (!nginx) throw new Error('nginx is not installed: run `npm start` or `npm test` once, which install it');
 
@@ -110,35 +107,25 @@ async function main() {
 
 async function selected() {
   const which = process.argv[2] ?? 'http';
+  // Always from the source as it is: a dist/ left by an earlier checkout would measure other code.
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
   if (which === 'http') return main();
   if (which === 'oauth') {
-    if (!fs.existsSync(path.join(ROOT, 'dist/apps/auth-server/src/main.js'))) {
-      execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
-    }
     const { benchOAuth } = await import('./bench/oauth.mjs');
     await benchOAuth();
     return;
   }
   if (which === 'crew') {
-    if (!fs.existsSync(path.join(ROOT, 'dist/apps/crew-api/src/main.js'))) {
-      execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
-    }
     const { benchCrew } = await import('./bench/crew.mjs');
     await benchCrew();
     return;
   }
   if (which === 'sponsorship') {
-    if (!fs.existsSync(path.join(ROOT, 'dist/apps/sponsorship-api/src/main.js'))) {
-      execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
-    }
     const { benchSponsorship } = await import('./bench/sponsorship.mjs');
     await benchSponsorship();
     return;
   }
   if (which === 'webhooks') {
-    if (!fs.existsSync(path.join(ROOT, 'dist/apps/webhook-dispatcher/src/main.js'))) {
-      execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
-    }
     const { benchWebhooks } = await import('./bench/webhooks.mjs');
     await benchWebhooks();
     return;
