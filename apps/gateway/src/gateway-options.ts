@@ -1,16 +1,10 @@
 import { isIP } from 'node:net';
-import { DEFAULT_PORTS, type NestAppName } from '@svc/contracts';
+import { DEFAULT_PORTS, NEST_APPS } from '@svc/contracts';
 import { BASE_CONFIG, int, loadConfig, variable, type Defaults, type VarSpec } from '@svc/platform';
 
-/** The apps the gateway proxies to; each has an `<APP>_UPSTREAMS` variable. */
-export const UPSTREAM_APPS = [
-  'auth-server',
-  'consent-ui',
-  'crew-api',
-  'sponsorship-api',
-  'webhook-dispatcher',
-] as const;
-export type UpstreamApp = (typeof UPSTREAM_APPS)[number] & NestAppName;
+/** The apps the gateway proxies to, every one of them; each has an `<APP>_UPSTREAMS` variable. */
+export const UPSTREAM_APPS = NEST_APPS;
+export type UpstreamApp = (typeof UPSTREAM_APPS)[number];
 
 /** Everything the renderer needs besides the route table. Values are already validated. */
 export interface GatewayOptions {

@@ -40,6 +40,7 @@ export * from './redis/redis.module';
 export * from './redis/eviction-policy';
 export * from './app/app-runner';
 export * from './http/conditional-get';
+export * from './http/keyset-cursor';
 export * from './database/group-batcher';
 export * from './metrics/app-metrics';
 export * from './metrics/metrics-server';

@@ -26,9 +26,6 @@ export function instant(text: string): Instant {
   return { iso: `${m[1]}T${m[2]}.${fraction.slice(0, 3)}Z`, exact: `${m[1]}T${m[2]}.${fraction}Z` };
 }
 
-/** An instant with microseconds, `2026-01-31T12:00:00.123456Z`, as `Instant.exact` has it. */
-export const ISO_US = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-
 /** The API's form of an exact instant: milliseconds, truncated as Date#toISOString truncates. */
 export function usToMs(isoUsText: string): string {
   return `${isoUsText.slice(0, 23)}Z`;

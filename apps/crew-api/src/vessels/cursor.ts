@@ -1,6 +1,6 @@
+import { decodeCursorFields, encodeCursorFields, isExactInstant } from '@svc/platform';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { RecordsException } from '../records/records.exception';
-import { ISO_US } from '../records/sql-time';
 
 /**
  * Where a vessel-history scan stands: the snapshot it reads (`as_of`, the member's
@@ -33,9 +33,12 @@ export class CursorCodec {
   constructor(private readonly key: string) {}
 
   encode(userId: string, cursor: VesselCursor): string {
-    const payload = Buffer.from(
-      JSON.stringify({ as_of: cursor.asOf, start: cursor.start, id: cursor.id, limit: cursor.limit }),
-    ).toString('base64url');
+    const payload = encodeCursorFields({
+      as_of: cursor.asOf,
+      start: cursor.start,
+      id: cursor.id,
+      limit: cursor.limit,
+    });
     return `${payload}.${this.sign(userId, payload).toString('base64url')}`;
   }
 
@@ -49,18 +52,11 @@ export class CursorCodec {
     const given = Buffer.from(m[2], 'latin1');
     const expected = Buffer.from(this.sign(userId, m[1]).toString('base64url'), 'latin1');
     if (!timingSafeEqual(given, expected)) throw invalid('bad signature');
-    let data: unknown;
-    try {
-      data = JSON.parse(Buffer.from(m[1], 'base64url').toString('utf8'));
-    } catch {
-      throw invalid('unreadable');
-    }
-    const c = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
+    const c = decodeCursorFields(m[1], MAX_CURSOR_LENGTH);
     if (
-      typeof c.as_of !== 'string' ||
-      !ISO_US.test(c.as_of) ||
-      typeof c.start !== 'string' ||
-      !ISO_US.test(c.start) ||
+      !c ||
+      !isExactInstant(c.as_of) ||
+      !isExactInstant(c.start) ||
       typeof c.id !== 'string' ||
       !ID.test(c.id) ||
       typeof c.limit !== 'number' ||

@@ -1,4 +1,5 @@
 import { API_LIMITS, SEAT_STATUS_VALUES } from '@svc/contracts';
+import { decodeCursorFields, encodeCursorFields, isExactInstant } from '@svc/platform';
 import type { SeatStatus } from '../seat.entity';
 import { SeatsException } from '../seats.exception';
 import type { ListPosition } from '../seats.repository';
@@ -12,7 +13,6 @@ export interface SeatCursor extends ListPosition {
   readonly status: SeatStatus | null;
 }
 
-const EXACT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 function invalid(): SeatsException {
@@ -23,25 +23,15 @@ function invalid(): SeatsException {
 }
 
 export function encodeSeatCursor(cursor: SeatCursor): string {
-  return Buffer.from(
-    JSON.stringify({ t: cursor.invitedAt, id: cursor.sponsorshipId, s: cursor.status }),
-  ).toString('base64url');
+  return encodeCursorFields({ t: cursor.invitedAt, id: cursor.sponsorshipId, s: cursor.status });
 }
 
 export function decodeSeatCursor(text: string): SeatCursor {
-  if (text.length > API_LIMITS.seatCursorMaxLength || !/^[A-Za-z0-9_-]+$/.test(text)) throw invalid();
-  let data: unknown;
-  try {
-    data = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
-  }
-  const c = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
-  const status = c.s;
+  const c = decodeCursorFields(text, API_LIMITS.seatCursorMaxLength);
+  const status = c?.s;
   if (
-    typeof c.t !== 'string' ||
-    !EXACT.test(c.t) ||
-    Number.isNaN(Date.parse(c.t)) ||
+    !c ||
+    !isExactInstant(c.t) ||
     typeof c.id !== 'string' ||
     !ID.test(c.id) ||
     !(
