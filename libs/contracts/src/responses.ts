@@ -323,21 +323,26 @@ export const DELIVERY_ATTEMPT_ERRORS = [
   'other',
 ] as const;
 
+/** What one attempt got: your endpoint's status, or why no answer came, and how long it took. */
+const ATTEMPT_OUTCOME = {
+  response_status: {
+    type: ['integer', 'null'],
+    description: 'Your endpoint’s HTTP status; null without an answer.',
+  },
+  error: {
+    type: ['string', 'null'],
+    enum: [...DELIVERY_ATTEMPT_ERRORS, null],
+    description:
+      'Why no answer came: `timeout` (5 s for the whole exchange), `connection_refused`, `connection_reset`, `dns` (the name did not resolve), `tls` (handshake or certificate), `blocked_address` (the URL resolves to a private, loopback or link-local address), `not_a_recipient` (you no longer receive this event: consent, URL or account changed), `other`. Null when your endpoint answered (see `response_status`).',
+  },
+  duration_ms: count('How long the attempt took.'),
+} as const;
+
 export const DELIVERY_ATTEMPT = closedObject(
   {
     attempt: { type: 'integer', minimum: 1, description: 'The attempt’s number, from 1.' },
     attempted_at: timestamp('When the attempt started.'),
-    response_status: {
-      type: ['integer', 'null'],
-      description: 'Your endpoint’s HTTP status; null without an answer.',
-    },
-    error: {
-      type: ['string', 'null'],
-      enum: [...DELIVERY_ATTEMPT_ERRORS, null],
-      description:
-        'Why no answer came: `timeout` (5 s for the whole exchange), `connection_refused`, `connection_reset`, `dns` (the name did not resolve), `tls` (handshake or certificate), `blocked_address` (the URL resolves to a private, loopback or link-local address), `not_a_recipient` (you no longer receive this event: consent, URL or account changed), `other`. Null when your endpoint answered (see `response_status`).',
-    },
-    duration_ms: count('How long the attempt took.'),
+    ...ATTEMPT_OUTCOME,
     response_body: {
       type: ['string', 'null'],
       description: `The first ${API_LIMITS.webhookResponseBodyBytes} bytes of your endpoint’s answer, as UTF-8 text (a cut character shows as U+FFFD); null without an answer.`,
@@ -386,16 +391,7 @@ export const ENDPOINT_ENABLE_RESULT = closedObject(
       {
         event_id: prefixedId('evt', 'The `webhook.test` event sent.'),
         delivery_id: prefixedId('dlv', 'Its delivery, in your delivery log.'),
-        response_status: {
-          type: ['integer', 'null'],
-          description: 'Your endpoint’s HTTP status; null without an answer.',
-        },
-        error: {
-          type: ['string', 'null'],
-          enum: [...DELIVERY_ATTEMPT_ERRORS, null],
-          description: 'As in a delivery attempt.',
-        },
-        duration_ms: count('How long the attempt took.'),
+        ...ATTEMPT_OUTCOME,
       },
       'The test attempt: the endpoint is enabled only when it was acknowledged with a 2xx.',
     ),

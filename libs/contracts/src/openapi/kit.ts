@@ -100,6 +100,10 @@ export function parameter(
   return { name, in: location, required, description, schema };
 }
 
+/** A resource id in the path (`/…/{name}`): what no id can be is simply not found. */
+export const pathId = (name: string, description: string): JsonObject =>
+  parameter(name, 'path', description, { type: 'string', minLength: 1, maxLength: 100 }, true);
+
 /** The component name of a code's Problem schema: `invalid_token` → `ProblemInvalidToken`. */
 export function problemSchemaName(code: ProblemCode): string {
   return `Problem${code

@@ -16,6 +16,7 @@ import {
   htmlResponse,
   oauthErrorResponse,
   parameter,
+  pathId,
   problemResponse,
   rateLimitHeaders,
   REQUEST_ID_HEADER,
@@ -441,13 +442,7 @@ function partnerOperation(
 }
 
 function sponsorshipPaths(ctx: DocumentContext): JsonObject {
-  const seatId = parameter(
-    'sponsorship_id',
-    'path',
-    'The seat id (`sps_…`).',
-    { type: 'string', minLength: 1, maxLength: 100 },
-    true,
-  );
+  const seatId = pathId('sponsorship_id', 'The seat id (`sps_…`).');
   const seat = (description: string, status: 'cancelled' | 'invited' = 'invited') =>
     json(description, 'Seat', { ...SAMPLE_SEAT, status }, RL);
   const badJson = (r: Responses, extra = '') =>
@@ -639,13 +634,7 @@ const SAMPLE_ENDPOINT = {
 };
 
 function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
-  const deliveryId = parameter(
-    'delivery_id',
-    'path',
-    'The delivery id (`dlv_…`).',
-    { type: 'string', minLength: 1, maxLength: 100 },
-    true,
-  );
+  const deliveryId = pathId('delivery_id', 'The delivery id (`dlv_…`).');
   const conflict = (r: Responses, description: string) =>
     r.problem(409, { codes: ['conflict'], description, headers: RL });
   return {
