@@ -3,7 +3,7 @@ import type Redis from 'ioredis';
 import { ReplyError } from 'ioredis';
 import type { RateLimitPolicy } from './rate-limit.config';
 import { RATE_LIMIT_LUA, RATE_LIMIT_SHA } from './rate-limit.script';
-import { RateLimiterUnavailableError, RedisRateLimiter, UnconfiguredRateLimiter } from './rate-limiter';
+import { RedisRateLimiter, UnconfiguredRateLimiter } from './rate-limiter';
 
 const S = 1_000_000;
 const NOW = 1_763_000_000 * S;
@@ -105,8 +105,8 @@ describe('RedisRateLimiter', () => {
     const failure = await new RedisRateLimiter(redis.asRedis(), POLICY)
       .consume('c')
       .catch((err: unknown) => err);
-    expect(failure).toBeInstanceOf(RateLimiterUnavailableError);
     expect(failure).toBeInstanceOf(DependencyUnavailableError);
+    expect((failure as DependencyUnavailableError).dependency).toBe('redis (rate limiter)');
     expect((failure as Error).cause).toBe(error);
   });
 
@@ -115,9 +115,9 @@ describe('RedisRateLimiter', () => {
       () => Promise.reject(replyError('NOSCRIPT No matching script.')),
       () => Promise.reject(new Error('Connection is closed.')),
     );
-    await expect(new RedisRateLimiter(redis.asRedis(), POLICY).consume('c')).rejects.toBeInstanceOf(
-      RateLimiterUnavailableError,
-    );
+    await expect(new RedisRateLimiter(redis.asRedis(), POLICY).consume('c')).rejects.toMatchObject({
+      dependency: 'redis (rate limiter)',
+    });
   });
 
   it('lets a fault in the script surface as itself (a logged 500, not a 503 to retry)', async () => {

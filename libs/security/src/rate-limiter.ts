@@ -38,14 +38,6 @@ export interface TokenCount {
   readonly generation: string;
 }
 
-/** Redis did not answer the rate limiter (down, unreachable, over its 1 s timeout, loading…). */
-export class RateLimiterUnavailableError extends DependencyUnavailableError {
-  constructor(cause?: unknown) {
-    super('redis (rate limiter)', cause);
-    this.name = 'RateLimiterUnavailableError';
-  }
-}
-
 const US_PER_MS = 1000;
 
 function assertPolicy(policy: RateLimitPolicy): void {
@@ -106,7 +98,8 @@ export class RedisRateLimiter extends RateLimiter {
       });
     } catch (err) {
       // Any error reply other than unavailability is a fault in this code (a logged 500).
-      throw isRedisUnavailable(err) ? new RateLimiterUnavailableError(err) : err;
+      // Down, unreachable, over its 1 s timeout, loading…: the request fails closed (503).
+      throw isRedisUnavailable(err) ? new DependencyUnavailableError('redis (rate limiter)', err) : err;
     }
     return this.toCount(reply, keys.length === 3);
   }

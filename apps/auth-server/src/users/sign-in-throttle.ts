@@ -78,14 +78,6 @@ export type SignInAttempt =
   | { readonly admitted: true; succeeded(): Promise<void> }
   | { readonly admitted: false; readonly retryAfterSeconds: number };
 
-/** Redis could not count the attempt: the sign-in is refused with "try again" (503 in consent-ui). */
-export class SignInThrottleUnavailableError extends DependencyUnavailableError {
-  constructor(cause?: unknown) {
-    super('redis (sign-in throttle)', cause);
-    this.name = 'SignInThrottleUnavailableError';
-  }
-}
-
 /**
  * Sign-in throttling for crew members, in Redis so every replica counts together. Keys hold a
  * digest of the normalised e-mail; an unknown e-mail counts like a known one, so refusals say
@@ -138,7 +130,8 @@ export class SignInThrottle {
         { err: err instanceof Error ? err.message : String(err) },
         'sign-in throttle unavailable; attempt refused (try again)',
       );
-      throw new SignInThrottleUnavailableError(err);
+      // Redis could not count the attempt: the sign-in is refused with "try again" (503 in consent-ui).
+      throw new DependencyUnavailableError('redis (sign-in throttle)', err);
     }
     const [admitted, waitMs] = reply as [number, number?];
     if (admitted !== 1) {

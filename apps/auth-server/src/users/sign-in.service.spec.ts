@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { RedisClient } from '@svc/platform';
 import { SignInService } from './sign-in.service';
-import { SignInThrottle, SignInThrottleUnavailableError, type SignInAttempt } from './sign-in-throttle';
+import { SignInThrottle, type SignInAttempt } from './sign-in-throttle';
 import type { UserEntity } from './user.entity';
 import type { UsersService } from './users.service';
 
@@ -127,9 +127,10 @@ describe('SignInThrottle', () => {
     ],
   ])('refuses the attempt (fails closed, 503 "try again") when %s', async (_case, error) => {
     const { throttle, warnings } = throttleWith(() => Promise.reject(error));
-    await expect(throttle.attempt('a@x.test', '203.0.113.1')).rejects.toBeInstanceOf(
-      SignInThrottleUnavailableError,
-    );
+    await expect(throttle.attempt('a@x.test', '203.0.113.1')).rejects.toMatchObject({
+      name: 'DependencyUnavailableError',
+      dependency: 'redis (sign-in throttle)',
+    });
     expect(warnings).toHaveLength(1);
     expect(JSON.stringify(warnings)).not.toContain('a@x.test');
   });
