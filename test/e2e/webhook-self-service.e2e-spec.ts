@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { PROBLEM_CONTENT_TYPE, type ProblemBody } from '@svc/contracts';
+import { PROBLEM_CONTENT_TYPE, SANDBOX_PARTNERS, type ProblemBody } from '@svc/contracts';
 import { basicAuthorization } from '../support/factories';
 import { eventually, request, type HttpResponse } from '../support/http';
 import { startSystem, type RunningSystem } from '../support/system';
@@ -65,9 +65,14 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
+  // The short WEBHOOK_DISABLE_AFTER also disabled the sandbox partners, whose default URL has no
+  // receiver during this suite; the suites after it share this database and deliver to them.
+  for (const { client_id } of SANDBOX_PARTNERS) {
+    await system?.cli('webhook-dispatcher', ['deliveries', 'endpoint-enable', client_id]);
+  }
   await system?.stop();
   await receiver?.close();
-}, 60_000);
+}, 120_000);
 
 /** A partner of this test alone: registered with the partners CLI, its endpoint on the receiver. */
 async function newPartner(label: string): Promise<Partner> {
