@@ -18,7 +18,8 @@
 // BENCH_PROFILE=1 writes crew-api's CPU profile to bench/profiles/crew-api.cpuprofile;
 // BENCH_ONLY=<regex> keeps the baseline and the scenarios whose name matches (BENCH_ONLY=direct).
 // BENCH_BASELINE_DIST=<another build's dist/> (e.g. an earlier commit's) adds that build's crew-api,
-// loaded in the same rounds as this one's, and prints this build's direct /v1/me as a ratio of it.
+// loaded in the same rounds as this one's, and prints this build's direct /v1/me as a ratio of it;
+// BENCH_BASELINE_LABEL (e.g. its commit) names that build in the results.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -32,6 +33,7 @@ const { ROOT } = require('../lib/deps.cjs');
 const apps = require('../lib/apps.cjs');
 const { onboardPartner } = require('./partners.cjs');
 const { which } = require('../lib/procs.cjs');
+const { cpuByPid, cpuMicros, cpuSince, postgresBackends } = require('./procstat.cjs');
 const { freePort, waitForHttpOk, redisCommands } = require('../lib/net.cjs');
 const { provision } = require('../lib/services.cjs');
 const { createRunResources } = require('../lib/isolation.cjs');
@@ -45,41 +47,6 @@ const BASELINE_DIST = process.env.BENCH_BASELINE_DIST
   : undefined;
 const BASELINE_BUILD = 'GET /v1/me direct, baseline build';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
-const TICK_US = 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim() || 100);
-
-/** CPU time (µs) a process and its children-by-pid have used so far. */
-function cpuMicros(pids) {
-  let total = 0;
-  for (const us of cpuByPid(pids).values()) total += us;
-  return total;
-}
-
-/** CPU time (µs) of each live process of the list; a process that is gone is left out. */
-function cpuByPid(pids) {
-  const byPid = new Map();
-  for (const pid of pids) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      byPid.set(pid, (Number(fields[11]) + Number(fields[12])) * TICK_US); // utime, stime
-    } catch {
-      // The process is gone; it adds nothing.
-    }
-  }
-  return byPid;
-}
-
-/**
- * CPU used since `before` by the processes it lists. A process that ended in between (a pooled
- * database connection closed when idle) took its figures with it: it counts nothing, never a
- * negative. Backends opened in between are not counted either (the pool is warm by then).
- */
-function cpuSince(before) {
-  const after = cpuByPid([...before.keys()]);
-  let used = 0;
-  for (const [pid, us] of before) used += (after.get(pid) ?? us) - us;
-  return used;
-}
 
 function childrenOf(pid) {
   return fs
@@ -89,22 +56,6 @@ function childrenOf(pid) {
       try {
         const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
         return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-/** The PostgreSQL backends serving this run's database (their title names it: `postgres: svc <db> …`). */
-function postgresBackends(database) {
-  return fs
-    .readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        const title = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ');
-        return title.startsWith('postgres: ') && title.split(' ').includes(database);
       } catch {
         return false;
       }
@@ -454,7 +405,7 @@ function report(results, otlp) {
   const file = path.join(dir, `crew-${when.replace(/[:.]/g, '-')}.json`);
   fs.writeFileSync(
     file,
-    `${JSON.stringify({ when, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, results, targets: TARGETS, me_direct_to_peer: oursToPeer, me_direct_to_baseline_build: oursToOlder, baseline_dist: BASELINE_DIST, otlp_sink: otlp }, null, 2)}\n`,
+    `${JSON.stringify({ when, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, results, targets: TARGETS, me_direct_to_peer: oursToPeer, me_direct_to_baseline_build: oursToOlder, baseline_build: process.env.BENCH_BASELINE_LABEL, otlp_sink: otlp }, null, 2)}\n`,
   );
   console.log(
     `\ncrew-api, ${CONNECTIONS} connections, best of ${ROUNDS} interleaved rounds (results: ${path.relative(ROOT, file)})`,
@@ -483,6 +434,6 @@ function report(results, otlp) {
   if (oursToOlder !== undefined)
     console.log(
       `GET /v1/me direct to the baseline build: ${oursToOlder.toFixed(2)}× req/s, CPU per request ` +
-        `${ours.cpu_us_per_request} vs ${older.cpu_us_per_request} µs (${BASELINE_DIST})`,
+        `${ours.cpu_us_per_request} vs ${older.cpu_us_per_request} µs`,
     );
 }

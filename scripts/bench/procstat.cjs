@@ -1,6 +1,6 @@
 'use strict';
-// CPU accounting for the benches, read from /proc: what each process of a scenario (the app, its
-// PostgreSQL backends, Redis) used while it was measured. The same mechanics as scripts/bench/crew.mjs.
+// CPU accounting for every bench, read from /proc: what each process of a scenario (the app, its
+// PostgreSQL backends, Redis, the broker) used while it was measured, and how busy the machine was.
 const fs = require('node:fs');
 const { execFileSync } = require('node:child_process');
 
@@ -19,6 +19,13 @@ function cpuByPid(pids) {
     }
   }
   return byPid;
+}
+
+/** CPU time (µs) the listed processes have used so far. */
+function cpuMicros(pids) {
+  let total = 0;
+  for (const us of cpuByPid(pids).values()) total += us;
+  return total;
 }
 
 /**
@@ -62,4 +69,4 @@ function busySince(before) {
   return total > 0 ? Number((1 - (after.idle - before.idle) / total).toFixed(3)) : 0;
 }
 
-module.exports = { cpuByPid, cpuSince, postgresBackends, machineTicks, busySince };
+module.exports = { cpuByPid, cpuMicros, cpuSince, postgresBackends, machineTicks, busySince };

@@ -22,7 +22,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync, fork, spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 
@@ -33,6 +33,7 @@ const { onboardPartner } = require('./partners.cjs');
 const { freePort, waitForHttpOk } = require('../lib/net.cjs');
 const { provision } = require('../lib/services.cjs');
 const { createRunResources } = require('../lib/isolation.cjs');
+const { busySince, cpuMicros, machineTicks } = require('./procstat.cjs');
 const { SANDBOX_MEMBERS, CREW_EVENTS_EXCHANGE } = require(path.join(ROOT, 'dist/libs/contracts/src'));
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? '10000');
@@ -41,7 +42,6 @@ const CHUNK = 500;
 const PROFILE = process.env.BENCH_PROFILE === '1';
 // BENCH_LOGS=1 keeps every app's output in bench/profiles/webhooks-logs-<time>/ (else /dev/null).
 const LOGS = process.env.BENCH_LOGS === '1';
-const TICK_S = 1 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim() || 100);
 const TARGETS = { one: 2000, scaling: 1.4, selfServiceCost: 0.05 };
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '2');
 const BASELINE_DIST = process.env.BENCH_BASELINE_DIST
@@ -50,28 +50,8 @@ const BASELINE_DIST = process.env.BENCH_BASELINE_DIST
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** CPU seconds used so far by each process whose command name matches, or by the given pids. */
-function cpuSeconds(pids) {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // gone
-    }
-  }
-  return ticks * TICK_S;
-}
-
-/** Busy and total jiffies of the whole machine (every process, ours or not). */
-function machineTicks() {
-  const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  const idle = cpu[3] + (cpu[4] ?? 0);
-  const total = cpu.reduce((a, b) => a + b, 0);
-  return { busy: total - idle, total };
-}
+/** CPU seconds the given processes have used so far. */
+const cpuSeconds = (pids) => cpuMicros(pids) / 1e6;
 
 function pidsNamed(name, cmdlineIncludes = '') {
   return fs
@@ -272,9 +252,7 @@ export async function benchWebhooks() {
       const cpu = Object.fromEntries(
         Object.entries(groups).map(([k, f]) => [k, Number((cpuSeconds(f()) - before[k]).toFixed(2))]),
       );
-      const machineAfter = machineTicks();
-      const machineBusy =
-        (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total);
+      const machineBusy = busySince(machineBefore);
       for (const p of procs) p.kill('SIGTERM');
       await Promise.all(
         procs.map((p) => new Promise((r) => (p.exitCode !== null ? r() : p.once('exit', r)))),
