@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { PROBLEM_CONTENT_TYPE, type ProblemBody } from '@svc/contracts';
+import type { ProblemBody } from '@svc/contracts';
 import { eventually, request, type HttpResponse } from '../support/http';
 import { startSystem, type RunningSystem } from '../support/system';
+import { expectProblem as expectGatewayProblem } from '../support/problems';
 
 const PARTNER = `Basic ${Buffer.from('sandbox-partner:sandbox-secret').toString('base64')}`;
 const INTERNAL = 'Bearer sandbox-internal-token';
@@ -40,14 +41,8 @@ describe('sponsorship API through the gateway', () => {
     await system?.stop();
   }, 60_000);
 
-  function expectProblem(res: HttpResponse, status: number, code: string): ProblemBody {
-    expect(res.status).toBe(status);
-    expect(res.header('content-type')).toMatch(new RegExp(`^${PROBLEM_CONTENT_TYPE.replace('+', '\\+')}`));
-    const body = res.json<ProblemBody>();
-    expect(body.type).toBe(`${system.docsUrl}/errors/${code}`);
-    expect(body.instance).toBe(res.header('x-request-id'));
-    return body;
-  }
+  const expectProblem = (res: HttpResponse, status: number, code: string): ProblemBody =>
+    expectGatewayProblem(res, status, code, system.docsUrl);
 
   it('lists the sandbox seats with the rate-limit headers', async () => {
     const res = await asPartner('GET', '/v1/partners/sponsorships?limit=200');

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { PROBLEM_CONTENT_TYPE, SANDBOX_PARTNERS, type ProblemBody } from '@svc/contracts';
+import { SANDBOX_PARTNERS, type ProblemBody } from '@svc/contracts';
 import { basicAuthorization } from '../support/factories';
 import { eventually, request, type HttpResponse } from '../support/http';
 import { startSystem, type RunningSystem } from '../support/system';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { authorize, bearer, json, type OAuthClient } from './support/scale-client';
+import { expectProblem as expectGatewayProblem } from '../support/problems';
 
 /**
  * A partner's webhook self-service through the gateway (issue 17), every app a process: its own
@@ -133,14 +134,8 @@ function eventsReceived(p: Partner, eventId: string) {
   return receiver.requests(p.hook).filter((r) => r.headers['x-svc-event-id'] === eventId);
 }
 
-function expectProblem(res: HttpResponse, status: number, code: string): ProblemBody {
-  expect(res.status).toBe(status);
-  expect(res.header('content-type')).toMatch(new RegExp(`^${PROBLEM_CONTENT_TYPE.replace('+', '\\+')}`));
-  const body = res.json<ProblemBody>();
-  expect(body.type).toBe(`${system.docsUrl}/errors/${code}`);
-  expect(body.instance).toBe(res.header('x-request-id'));
-  return body;
-}
+const expectProblem = (res: HttpResponse, status: number, code: string): ProblemBody =>
+  expectGatewayProblem(res, status, code, system.docsUrl);
 
 describe('webhook self-service through the gateway', () => {
   let p1: Partner;

@@ -1,13 +1,22 @@
 import type { FieldError, ProblemBody } from '@svc/contracts';
 import type { HttpResponse } from './http';
 
-/** An RFC 7807 answer of crew-api: status, `application/problem+json`, `type` ending in the code. */
-export function expectProblem(res: HttpResponse, status: number, code: string): ProblemBody {
+/**
+ * An RFC 7807 answer: status, `application/problem+json`, `type` ending in the code (with `docsUrl`,
+ * exactly `<docsUrl>/errors/<code>`), and the request id as `instance`.
+ */
+export function expectProblem(
+  res: HttpResponse,
+  status: number,
+  code: string,
+  docsUrl?: string,
+): ProblemBody {
   const summary = `${res.status} ${res.text.slice(0, 400)}`;
   expect({ status: res.status, summary }).toEqual({ status, summary });
   expect(res.header('content-type')).toMatch(/^application\/problem\+json/);
   const body = res.json<ProblemBody>();
-  expect(body.type).toMatch(new RegExp(`/errors/${code}$`));
+  if (docsUrl === undefined) expect(body.type).toMatch(new RegExp(`/errors/${code}$`));
+  else expect(body.type).toBe(`${docsUrl}/errors/${code}`);
   expect(body.status).toBe(status);
   expect(body.instance).toBe(res.header('x-request-id'));
   return body;
