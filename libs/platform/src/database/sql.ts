@@ -49,41 +49,25 @@ export class Sql {
   }
 
   /**
-   * A READ COMMITTED transaction of named prepared statements on one pooled connection: BEGIN,
-   * `work`, COMMIT; ROLLBACK when `work` throws. For hot paths that need work between a statement
-   * and the commit (a Redis write that must land before the change is visible, say) without the
-   * ORM's query runner around each statement. A connection that failed to roll back is dropped,
-   * not returned to the pool.
-   */
-  async preparedTransaction<R>(work: (tx: PreparedTransaction) => Promise<R>): Promise<R> {
-    return this.transaction((client) => work(new PreparedTransaction(client, this.app)), true);
-  }
-
-  /**
-   * Like `preparedTransaction`, with the transaction's first statement sent together with BEGIN:
-   * one simple-protocol message, so one round trip instead of two. Its values are inlined as
-   * literals by pg's own escaping (`escapeLiteral`); strings, numbers, dates, null and arrays of
-   * strings only. The statement is parsed each time (a function call parses in microseconds; a
-   * plpgsql function's own statements keep their plans per connection).
+   * A READ COMMITTED transaction whose first statement is sent together with BEGIN: one
+   * simple-protocol message, so one round trip instead of two; then `then` (work that must happen
+   * before the change is visible, such as a Redis write), then COMMIT, or ROLLBACK when anything
+   * throws. A connection that failed to roll back is dropped, not returned to the pool. The
+   * statement's values are inlined as literals by pg's own escaping (`escapeLiteral`): strings,
+   * numbers, dates, null and arrays of strings only. It is parsed each time (a function call parses
+   * in microseconds; a plpgsql function's own statements keep their plans per connection).
    */
   async beginWith<T extends QueryResultRow, R>(
     text: string,
     values: readonly SqlLiteral[],
-    then: (rows: T[], tx: PreparedTransaction) => Promise<R>,
+    then: (rows: T[]) => Promise<R>,
   ): Promise<R> {
-    return this.transaction(async (client) => {
-      const inlined = text.replace(/\$(\d+)/g, (_, n: string) => literal(client, values[Number(n) - 1]));
-      const results = (await client.query(`BEGIN; ${inlined}`)) as unknown as QueryResult<T>[];
-      return then(results[1].rows, new PreparedTransaction(client, this.app));
-    }, false);
-  }
-
-  private async transaction<R>(work: (client: PoolClient) => Promise<R>, begin: boolean): Promise<R> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      if (begin) await client.query('BEGIN');
-      const result = await work(client);
+      const inlined = text.replace(/\$(\d+)/g, (_, n: string) => literal(client, values[Number(n) - 1]));
+      const results = (await client.query(`BEGIN; ${inlined}`)) as unknown as QueryResult<T>[];
+      const result = await then(results[1].rows);
       await client.query('COMMIT');
       return result;
     } catch (err) {
@@ -112,22 +96,6 @@ function literal(client: PoolClient, value: SqlLiteral | undefined): string {
   if (value instanceof Date) return client.escapeLiteral(value.toISOString());
   if (typeof value === 'string') return client.escapeLiteral(value);
   return `ARRAY[${value.map((v) => client.escapeLiteral(v)).join(', ')}]::text[]`;
-}
-
-/** The statements of one `Sql.preparedTransaction` (or what follows `Sql.beginWith`'s first). */
-export class PreparedTransaction {
-  constructor(
-    private readonly client: PoolClient,
-    private readonly app: string,
-  ) {}
-
-  async prepared<T extends QueryResultRow>(
-    name: string,
-    text: string,
-    values: readonly unknown[],
-  ): Promise<T[]> {
-    return (await this.client.query<T>({ name: `${this.app}.${name}`, text, values: [...values] })).rows;
-  }
 }
 
 /**
