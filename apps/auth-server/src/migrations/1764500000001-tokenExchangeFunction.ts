@@ -16,8 +16,19 @@ export class TokenExchangeFunction1764500000001 implements MigrationInterface {
   name = 'TokenExchangeFunction1764500000001';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`
-      CREATE FUNCTION "auth"."token_exchange"(
+    await q.query(tokenExchange('CREATE'));
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(
+      `DROP FUNCTION IF EXISTS "auth"."token_exchange"(text, text, text, text, text, text, text, text, timestamptz, timestamptz, timestamptz)`,
+    );
+  }
+}
+
+/** This migration's token_exchange; a later migration's `down` restores it with CREATE OR REPLACE. */
+export const tokenExchange = (verb: 'CREATE' | 'CREATE OR REPLACE'): string => `
+      ${verb} FUNCTION "auth"."token_exchange"(
         p_code_digest text,
         p_client_id text,
         p_secret_digest text,
@@ -81,12 +92,4 @@ export class TokenExchangeFunction1764500000001 implements MigrationInterface {
         END IF;
       END
       $fn$
-    `);
-  }
-
-  async down(q: QueryRunner): Promise<void> {
-    await q.query(
-      `DROP FUNCTION IF EXISTS "auth"."token_exchange"(text, text, text, text, text, text, text, text, timestamptz, timestamptz, timestamptz)`,
-    );
-  }
-}
+`;

@@ -14,8 +14,20 @@ export class TokenRefreshExpectedAccess1764500000002 implements MigrationInterfa
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`DROP FUNCTION "auth"."token_refresh"(${OLD_SIGNATURE})`);
-    await q.query(`
-      CREATE FUNCTION "auth"."token_refresh"(
+    await q.query(tokenRefreshWithExpectedAccess('CREATE'));
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP FUNCTION IF EXISTS "auth"."token_refresh"(${OLD_SIGNATURE}, text)`);
+    await new TokenRefreshFunction1764500000000().up(q);
+  }
+}
+
+const OLD_SIGNATURE = 'text, text, text, text[], text, text, text, timestamptz, timestamptz, timestamptz';
+
+/** This migration's token_refresh; a later migration's `down` restores it with CREATE OR REPLACE. */
+export const tokenRefreshWithExpectedAccess = (verb: 'CREATE' | 'CREATE OR REPLACE'): string => `
+      ${verb} FUNCTION "auth"."token_refresh"(
         p_refresh_digest text,
         p_client_id text,
         p_secret_digest text,
@@ -91,13 +103,4 @@ export class TokenRefreshExpectedAccess1764500000002 implements MigrationInterfa
         RETURN QUERY SELECT 'rotated'::text, pair.user_id, issued, pair.access_digest;
       END
       $fn$
-    `);
-  }
-
-  async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP FUNCTION IF EXISTS "auth"."token_refresh"(${OLD_SIGNATURE}, text)`);
-    await new TokenRefreshFunction1764500000000().up(q);
-  }
-}
-
-const OLD_SIGNATURE = 'text, text, text, text[], text, text, text, timestamptz, timestamptz, timestamptz';
+`;

@@ -5,6 +5,7 @@ import { OutboxTraceContext1764400000000 } from './1764400000000-outboxTraceCont
 import { TokenRefreshFunction1764500000000 } from './1764500000000-tokenRefreshFunction';
 import { TokenExchangeFunction1764500000001 } from './1764500000001-tokenExchangeFunction';
 import { TokenRefreshExpectedAccess1764500000002 } from './1764500000002-tokenRefreshExpectedAccess';
+import { TokenGrantsFewerStatements1764700000000 } from './1764700000000-tokenGrantsFewerStatements';
 
 export const AUTH_SERVER_MIGRATIONS = [
   CreateOAuthTables1763750000000,
@@ -14,4 +15,5 @@ export const AUTH_SERVER_MIGRATIONS = [
   TokenRefreshFunction1764500000000,
   TokenExchangeFunction1764500000001,
   TokenRefreshExpectedAccess1764500000002,
+  TokenGrantsFewerStatements1764700000000,
 ];

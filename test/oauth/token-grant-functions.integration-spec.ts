@@ -1,0 +1,344 @@
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+
+/**
+ * The grants' SQL functions (token_refresh, token_exchange) asked directly against real
+ * PostgreSQL, one outcome at a time, on rows of this suite's own partner and member: each refusal
+ * names its reason and changes nothing but what the rules say it changes (an exchange consumes
+ * its code whatever the outcome, once the client is known). The HTTP suites check what the token
+ * endpoint makes of each outcome; this one pins the outcomes themselves.
+ */
+jest.setTimeout(30_000);
+
+let auth: AuthServerHarness;
+let db: DataSource;
+
+const uid = () => randomBytes(6).toString('hex');
+const CLIENT = `fn-partner-${uid()}`;
+const SECRET = 'secret-digest-of-fn-partner';
+const SCOPES = ['profile:read', 'seatime:read'];
+const HOUR = 3600_000;
+
+beforeAll(async () => {
+  auth = await startAuthServer();
+  db = auth.app.get(DataSource);
+  await db.query(
+    `INSERT INTO auth.partners (client_id, secret_digest, name, redirect_uris, allowed_scopes)
+     VALUES ($1, $2, 'Grant functions suite', $3, $4)`,
+    [CLIENT, SECRET, ['https://fn.example/cb'], SCOPES],
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await auth?.close();
+});
+
+async function member(consented = true): Promise<string> {
+  const user = `fn-user-${uid()}`;
+  await db.query(
+    `INSERT INTO auth.users (user_id, email, password_hash, name) VALUES ($1, $2, 'x', 'Fn member')`,
+    [user, `${user}@fn.example`],
+  );
+  if (consented)
+    await db.query(`INSERT INTO auth.consents (user_id, client_id, scopes) VALUES ($1, $2, $3)`, [
+      user,
+      CLIENT,
+      SCOPES,
+    ]);
+  return user;
+}
+
+interface Pair {
+  id: string;
+  refresh: string;
+  access: string;
+  code: string;
+}
+
+async function pair(user: string, overrides: { refreshExpiresIn?: number } = {}): Promise<Pair> {
+  const p = { id: `tkp_${uid()}`, refresh: uid(), access: uid(), code: uid() };
+  await db.query(
+    `INSERT INTO auth.token_pairs (id, code_digest, user_id, client_id, scopes, access_digest, refresh_digest,
+                                   access_expires_at, refresh_expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, now() + interval '1 hour', now() + make_interval(secs => $8))`,
+    [
+      p.id,
+      p.code,
+      user,
+      CLIENT,
+      SCOPES,
+      p.access,
+      p.refresh,
+      (overrides.refreshExpiresIn ?? 86_400_000) / 1000,
+    ],
+  );
+  return p;
+}
+
+interface RefreshRow {
+  outcome: string;
+  out_user_id: string | null;
+  out_scopes: string[] | null;
+  ended_access_digest: string | null;
+}
+
+async function refresh(
+  p: Pick<Pair, 'refresh' | 'access'>,
+  opts: { client?: string; secret?: string; scopes?: string[] | null; expected?: string | null } = {},
+): Promise<{ row: RefreshRow; next: { id: string; refresh: string } }> {
+  const next = { id: `tkp_${uid()}`, refresh: uid() };
+  const now = Date.now();
+  const [row] = (await db.query(
+    `SELECT * FROM auth.token_refresh($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [
+      p.refresh,
+      opts.client ?? CLIENT,
+      opts.secret ?? SECRET,
+      opts.scopes ?? null,
+      next.id,
+      uid(),
+      next.refresh,
+      new Date(now + HOUR),
+      new Date(now + 90 * 24 * HOUR),
+      new Date(now),
+      opts.expected === undefined ? p.access : opts.expected,
+    ],
+  )) as RefreshRow[];
+  return { row, next };
+}
+
+async function pairRow(id: string) {
+  const [row] = (await db.query(
+    `SELECT revoked_at, revoked_reason, replaced_by, scopes FROM auth.token_pairs WHERE id = $1`,
+    [id],
+  )) as {
+    revoked_at: Date | null;
+    revoked_reason: string | null;
+    replaced_by: string | null;
+    scopes: string[];
+  }[];
+  return row;
+}
+
+describe('token_refresh', () => {
+  it('rotates: the old pair is marked rotated and replaced by the new one, which keeps the scopes', async () => {
+    const user = await member();
+    const p = await pair(user);
+    const { row, next } = await refresh(p);
+    expect(row).toEqual({
+      outcome: 'rotated',
+      out_user_id: user,
+      out_scopes: SCOPES,
+      ended_access_digest: p.access,
+    });
+    expect(await pairRow(p.id)).toMatchObject({ revoked_reason: 'rotated', replaced_by: next.id });
+    expect((await pairRow(next.id)).revoked_at).toBeNull();
+  });
+
+  it('narrows the scope of the new pair, and refuses a widening or an empty scope with the granted scopes', async () => {
+    const user = await member();
+    const p = await pair(user);
+    for (const scopes of [['profile:read', 'vessels:read'], []]) {
+      const { row, next } = await refresh(p, { scopes });
+      expect(row).toMatchObject({ outcome: 'scope', out_scopes: SCOPES, ended_access_digest: null });
+      expect(await pairRow(next.id)).toBeUndefined();
+    }
+    expect((await pairRow(p.id)).revoked_at).toBeNull();
+    const { row, next } = await refresh(p, { scopes: ['seatime:read'] });
+    expect(row.outcome).toBe('rotated');
+    expect(row.out_scopes).toEqual(['seatime:read']);
+    expect((await pairRow(next.id)).scopes).toEqual(['seatime:read']);
+  });
+
+  it('answers client for a wrong secret, another partner or a suspended one, before looking at the token', async () => {
+    const user = await member();
+    const p = await pair(user);
+    expect((await refresh(p, { secret: 'not-the-digest' })).row.outcome).toBe('client');
+    expect(
+      (await refresh({ refresh: 'nobody', access: 'x' }, { secret: 'not-the-digest' })).row.outcome,
+    ).toBe('client');
+    await db.query(`UPDATE auth.partners SET suspended = true WHERE client_id = $1`, [CLIENT]);
+    try {
+      expect((await refresh(p)).row.outcome).toBe('client');
+    } finally {
+      await db.query(`UPDATE auth.partners SET suspended = false WHERE client_id = $1`, [CLIENT]);
+    }
+    expect((await pairRow(p.id)).revoked_at).toBeNull();
+  });
+
+  it('answers unusable for an unknown token, another client, or an expired one', async () => {
+    const user = await member();
+    expect((await refresh({ refresh: `unknown-${uid()}`, access: 'x' })).row.outcome).toBe('unusable');
+    const other = `fn-other-${uid()}`;
+    await db.query(
+      `INSERT INTO auth.partners (client_id, secret_digest, name, redirect_uris, allowed_scopes)
+       VALUES ($1, $2, 'Another', $3, $4)`,
+      [other, SECRET, ['https://other.example/cb'], SCOPES],
+    );
+    const p = await pair(user);
+    expect((await refresh(p, { client: other })).row.outcome).toBe('unusable');
+    const expired = await pair(user, { refreshExpiresIn: -1000 });
+    expect((await refresh(expired)).row.outcome).toBe('unusable');
+    expect((await pairRow(p.id)).revoked_at).toBeNull();
+    expect((await pairRow(expired.id)).revoked_at).toBeNull();
+  });
+
+  it('answers revoked for a rotated token, and the successor is untouched', async () => {
+    const user = await member();
+    const p = await pair(user);
+    const first = await refresh(p);
+    expect(first.row.outcome).toBe('rotated');
+    expect((await refresh(p)).row.outcome).toBe('revoked');
+    expect((await pairRow(first.next.id)).revoked_at).toBeNull();
+  });
+
+  it('answers unexpected when the pair has another access token, and with no expectation rotates', async () => {
+    const user = await member();
+    const p = await pair(user);
+    expect((await refresh(p, { expected: 'another-access-digest' })).row.outcome).toBe('unexpected');
+    expect((await pairRow(p.id)).revoked_at).toBeNull();
+    const { row } = await refresh(p, { expected: null });
+    expect(row).toMatchObject({ outcome: 'rotated', ended_access_digest: p.access });
+  });
+
+  it('answers disconnected when the consent is revoked, and changes nothing', async () => {
+    const user = await member();
+    const p = await pair(user);
+    await db.query(`UPDATE auth.consents SET revoked_at = now() WHERE user_id = $1`, [user]);
+    const { row, next } = await refresh(p);
+    expect(row.outcome).toBe('disconnected');
+    expect((await pairRow(p.id)).revoked_at).toBeNull();
+    expect(await pairRow(next.id)).toBeUndefined();
+  });
+
+  it('of concurrent refreshes of one token exactly one rotates', async () => {
+    const user = await member();
+    const p = await pair(user);
+    const rows = await Promise.all(Array.from({ length: 8 }, () => refresh(p)));
+    const outcomes = rows.map((r) => r.row.outcome).sort();
+    expect(outcomes.filter((o) => o === 'rotated')).toHaveLength(1);
+    expect(outcomes.filter((o) => o !== 'rotated').every((o) => o === 'revoked' || o === 'unusable')).toBe(
+      true,
+    );
+    const winner = rows.find((r) => r.row.outcome === 'rotated')!;
+    expect((await pairRow(p.id)).replaced_by).toBe(winner.next.id);
+  });
+});
+
+describe('token_exchange', () => {
+  const REDIRECT = 'https://fn.example/cb';
+  const CHALLENGE = 'challenge-of-the-verifier';
+
+  async function code(user: string, expiresIn = 60_000): Promise<string> {
+    const digest = uid();
+    await db.query(
+      `INSERT INTO auth.authorization_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))`,
+      [digest, CLIENT, user, REDIRECT, SCOPES, CHALLENGE, expiresIn / 1000],
+    );
+    return digest;
+  }
+
+  async function exchange(
+    digest: string,
+    opts: { secret?: string; redirect?: string; challenge?: string; client?: string } = {},
+  ): Promise<{ outcome: string; out_scopes: string[] | null; pairId: string }> {
+    const pairId = `tkp_${uid()}`;
+    const now = Date.now();
+    const [row] = (await db.query(
+      `SELECT * FROM auth.token_exchange($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [
+        digest,
+        opts.client ?? CLIENT,
+        opts.secret ?? SECRET,
+        opts.redirect ?? REDIRECT,
+        opts.challenge ?? CHALLENGE,
+        pairId,
+        uid(),
+        uid(),
+        new Date(now + HOUR),
+        new Date(now + 90 * 24 * HOUR),
+        new Date(now),
+      ],
+    )) as { outcome: string; out_scopes: string[] | null }[];
+    return { ...row, pairId };
+  }
+
+  const consumed = async (digest: string) =>
+    (
+      (await db.query(`SELECT consumed_at FROM auth.authorization_codes WHERE code_digest = $1`, [
+        digest,
+      ])) as {
+        consumed_at: Date | null;
+      }[]
+    )[0].consumed_at !== null;
+
+  it('issues the first pair of the family, then answers replayed', async () => {
+    const user = await member();
+    const c = await code(user);
+    const first = await exchange(c);
+    expect(first).toMatchObject({ outcome: 'issued', out_scopes: SCOPES });
+    const [row] = (await db.query(`SELECT code_digest, user_id FROM auth.token_pairs WHERE id = $1`, [
+      first.pairId,
+    ])) as { code_digest: string; user_id: string }[];
+    expect(row).toEqual({ code_digest: c, user_id: user });
+    expect((await exchange(c)).outcome).toBe('replayed');
+  });
+
+  it('answers client without consuming the code, and unknown for a code nobody issued', async () => {
+    const user = await member();
+    const c = await code(user);
+    expect((await exchange(c, { secret: 'not-the-digest' })).outcome).toBe('client');
+    expect(await consumed(c)).toBe(false);
+    expect((await exchange(`unknown-${uid()}`)).outcome).toBe('unknown');
+    expect((await exchange(c)).outcome).toBe('issued');
+  });
+
+  it.each([
+    ['expired', { expiresIn: -1000 }],
+    ['redirect_uri', { redirect: 'https://fn.example/other' }],
+    ['pkce', { challenge: 'another-challenge' }],
+  ] as const)('answers %s, consumes the code and issues nothing', async (outcome, opts) => {
+    const user = await member();
+    const c = await code(user, 'expiresIn' in opts ? opts.expiresIn : 60_000);
+    const res = await exchange(c, opts as { redirect?: string; challenge?: string });
+    expect(res.outcome).toBe(outcome);
+    expect(await consumed(c)).toBe(true);
+    expect(
+      (await db.query(`SELECT 1 FROM auth.token_pairs WHERE id = $1`, [res.pairId])) as unknown[],
+    ).toHaveLength(0);
+  });
+
+  it("answers other_client for another partner's code and consumes it", async () => {
+    const user = await member();
+    const c = await code(user);
+    const other = `fn-exchanger-${uid()}`;
+    await db.query(
+      `INSERT INTO auth.partners (client_id, secret_digest, name, redirect_uris, allowed_scopes)
+       VALUES ($1, $2, 'Exchanger', $3, $4)`,
+      [other, SECRET, [REDIRECT], SCOPES],
+    );
+    expect((await exchange(c, { client: other })).outcome).toBe('other_client');
+    expect(await consumed(c)).toBe(true);
+  });
+
+  it('answers disconnected when the member has no live consent, and consumes the code', async () => {
+    const user = await member(false);
+    const c = await code(user);
+    const res = await exchange(c);
+    expect(res.outcome).toBe('disconnected');
+    expect(await consumed(c)).toBe(true);
+    expect(
+      (await db.query(`SELECT 1 FROM auth.token_pairs WHERE id = $1`, [res.pairId])) as unknown[],
+    ).toHaveLength(0);
+  });
+
+  it('of concurrent exchanges of one code exactly one issues', async () => {
+    const user = await member();
+    const c = await code(user);
+    const outcomes = (await Promise.all(Array.from({ length: 8 }, () => exchange(c)))).map((r) => r.outcome);
+    expect(outcomes.filter((o) => o === 'issued')).toHaveLength(1);
+    expect(outcomes.filter((o) => o !== 'issued').every((o) => o === 'replayed')).toBe(true);
+  });
+});
