@@ -1,6 +1,7 @@
 import {
   AMQP_CONFIG,
   BASE_CONFIG,
+  int,
   DATABASE_CONFIG,
   OUTBOX_CONFIG,
   REDIS_CONFIG,
@@ -38,6 +39,16 @@ export const CREW_API_CONFIG = {
       if (value.length < MIN_CURSOR_KEY_LENGTH)
         throw new Error(`must be at least ${MIN_CURSOR_KEY_LENGTH} characters`);
     },
+  }),
+  /**
+   * Vessel-history pages each replica keeps in memory (a page of 50 periods is ~20 kB of heap). A
+   * snapshot's pages never change, so nothing invalidates them; 0 reads every page from the
+   * database.
+   */
+  VESSEL_PAGE_CACHE_ENTRIES: int('vessel-history pages kept per replica', {
+    default: '500',
+    min: 0,
+    max: 100000,
   }),
 };
 

@@ -18,16 +18,16 @@ function fakeReply() {
 }
 
 const representation = {
-  body: { ok: true },
+  body: () => ({ ok: true }),
   etag: '"abc"',
   lastModified: new Date('2026-01-31T12:00:00.900Z'),
 };
 const request = (headers: Record<string, string>) => ({ headers }) as unknown as FastifyRequest;
 
 describe('answerConditionally (RFC 9110 §13)', () => {
-  it('sends the body with ETag, Last-Modified (seconds) and Cache-Control', () => {
+  it('sends the body with ETag, Last-Modified (seconds) and Cache-Control', async () => {
     const { reply, headers, status } = fakeReply();
-    expect(answerConditionally(request({}), reply, representation)).toEqual({ ok: true });
+    await expect(answerConditionally(request({}), reply, representation)).resolves.toEqual({ ok: true });
     expect(status()).toBe(200);
     expect(headers).toEqual({
       etag: '"abc"',
@@ -36,21 +36,32 @@ describe('answerConditionally (RFC 9110 §13)', () => {
     });
   });
 
-  it('answers 304 without a body, with the same headers', () => {
+  it('answers 304 without a body, with the same headers, and never builds the body', async () => {
     const { reply, headers, status } = fakeReply();
-    expect(answerConditionally(request({ 'if-none-match': '"abc"' }), reply, representation)).toBeUndefined();
+    const body = jest.fn(() => ({ ok: true }));
+    await expect(
+      answerConditionally(request({ 'if-none-match': '"abc"' }), reply, { ...representation, body }),
+    ).resolves.toBeUndefined();
     expect(status()).toBe(304);
     expect(headers.etag).toBe('"abc"');
+    expect(body).not.toHaveBeenCalled();
   });
 
-  it('lets If-None-Match win over If-Modified-Since', () => {
+  it('lets If-None-Match win over If-Modified-Since', async () => {
     const { reply, status } = fakeReply();
-    const body = answerConditionally(
+    const body = await answerConditionally(
       request({ 'if-none-match': '"other"', 'if-modified-since': 'Sat, 31 Jan 2026 12:00:00 GMT' }),
       reply,
       representation,
     );
     expect(body).toEqual({ ok: true });
     expect(status()).toBe(200);
+  });
+
+  it('sets no validator when building the body fails (the answer is then a Problem)', async () => {
+    const { reply, headers } = fakeReply();
+    const failing = { ...representation, body: () => Promise.reject(new Error('no record')) };
+    await expect(answerConditionally(request({}), reply, failing)).rejects.toThrow('no record');
+    expect(headers).toEqual({});
   });
 });

@@ -12,29 +12,32 @@ export function callerEtag(principal: Principal, ...parts: string[]): string {
   return strongEtag(...parts, scopeKey(principal), principal.client_id);
 }
 
-/** A response body with the validators of its representation. */
+/**
+ * A response's validators, and its body to build only when it is sent: a request whose validator
+ * still matches is answered from the validators alone, without the work of the body.
+ */
 export interface Representation<T> extends Validators {
-  readonly body: T;
+  readonly body: () => T | Promise<T>;
 }
 
 /**
  * Conditional GET (RFC 9110 §13): always `ETag`, `Last-Modified` and `Cache-Control: private,
  * no-cache` (the body depends on the caller's token, and a cache must revalidate every time);
  * `If-None-Match`, or else `If-Modified-Since`, that still matches is answered 304 without a
- * body (§15.4.5). Returns the body to send, or undefined for a 304.
+ * body (§15.4.5). Resolves the body to send, or undefined for a 304.
  */
-export function answerConditionally<T>(
+export async function answerConditionally<T>(
   request: FastifyRequest,
   reply: FastifyReply,
   representation: Representation<T>,
-): T | undefined {
+): Promise<T | undefined> {
+  const notModified = isNotModified(request.headers, representation);
+  // Built before any header is set: a body that fails (a Problem) must not carry validators.
+  const body = notModified ? undefined : await representation.body();
   reply
     .header('etag', representation.etag)
     .header('last-modified', httpDate(representation.lastModified))
     .header('cache-control', 'private, no-cache');
-  if (isNotModified(request.headers, representation)) {
-    reply.status(304);
-    return undefined;
-  }
-  return representation.body;
+  if (notModified) reply.status(304);
+  return body;
 }

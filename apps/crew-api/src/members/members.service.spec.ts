@@ -42,7 +42,7 @@ describe('MembersService.profile', () => {
   it('shows the term and sponsored_by_you to the sponsor only', async () => {
     const { members } = service();
     const sponsor = await members.profile(principal('partner-a'));
-    expect(sponsor.body.membership).toEqual({
+    expect((await sponsor.body()).membership).toEqual({
       tier: 'premium',
       source: 'sponsored',
       since: '2025-06-01T00:00:00.000Z',
@@ -50,7 +50,7 @@ describe('MembersService.profile', () => {
       sponsored_by_you: true,
     });
     const other = await members.profile(principal('partner-b'));
-    expect(other.body.membership).toEqual({
+    expect((await other.body()).membership).toEqual({
       tier: 'premium',
       source: 'sponsored',
       since: '2025-06-01T00:00:00.000Z',

@@ -25,7 +25,7 @@ export class MembersService {
     const row = await this.members.profile(principal.user_id);
     if (!row) throw noCrewRecord(principal.user_id);
     return {
-      body: toProfileResponse(row, principal.client_id),
+      body: () => toProfileResponse(row, principal.client_id),
       etag: callerEtag(principal, 'me.v1', row.userId, row.updatedAtExact),
       lastModified: new Date(row.updatedAt),
     };

@@ -35,7 +35,7 @@ export class SeaTimeService {
     const row = await this.seaTime.totals(principal.user_id);
     if (!row) throw noCrewRecord(principal.user_id);
     return {
-      body: toSeaTimeResponse(row),
+      body: () => toSeaTimeResponse(row),
       etag: callerEtag(principal, 'sea-time.v1', row.userId, row.recordUpdatedAtExact),
       lastModified: new Date(row.recordUpdatedAt),
     };
@@ -46,7 +46,7 @@ export class SeaTimeService {
     const row = await this.seaTime.recent(principal.user_id);
     if (!row) throw noCrewRecord(principal.user_id);
     return {
-      body: toRecentResponse(row),
+      body: () => toRecentResponse(row),
       etag: callerEtag(
         principal,
         'sea-time-recent.v1',

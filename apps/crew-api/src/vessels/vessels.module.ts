@@ -4,6 +4,7 @@ import type { CrewApiConfig } from '../config';
 import { RecordsModule } from '../records/records.module';
 import { CursorCodec } from './cursor';
 import { InternalVesselsController } from './internal-vessels.controller';
+import { VesselPageCache } from './vessel-page-cache';
 import { VesselsController } from './vessels.controller';
 import { VesselsRepository } from './vessels.repository';
 import { VesselsService } from './vessels.service';
@@ -19,6 +20,12 @@ import { VesselsService } from './vessels.service';
       inject: [APP_CONFIG],
       useFactory: (config: Pick<CrewApiConfig, 'CURSOR_SIGNING_KEY'>) =>
         new CursorCodec(config.CURSOR_SIGNING_KEY),
+    },
+    {
+      provide: VesselPageCache,
+      inject: [APP_CONFIG],
+      useFactory: (config: Pick<CrewApiConfig, 'VESSEL_PAGE_CACHE_ENTRIES'>) =>
+        new VesselPageCache(config.VESSEL_PAGE_CACHE_ENTRIES),
     },
   ],
 })

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Sql, type Transaction } from '@svc/platform';
+import { GroupBatcher, Sql, type Transaction } from '@svc/platform';
 import { instant, utc } from '../records/sql-time';
 import type { PeriodVersion } from './vessel-period-version.entity';
 
@@ -37,28 +37,56 @@ const PAGE_SELECT = `SELECT m.user_id AS "userId",
 /** A page's row: the member's snapshot, and a period (all null without one), times as PostgreSQL's text. */
 type PageRecord = Omit<PeriodRow, 'id' | 'startExact'> & { userId: string; asOf: string; id: string | null };
 
+/** Snapshot lookups gathered per statement, and statements in flight at once (as for profiles). */
+const SNAPSHOTS_PER_STATEMENT = 100;
+const SNAPSHOT_STATEMENTS_IN_FLIGHT = 8;
+
 @Injectable()
 export class VesselsRepository {
   constructor(private readonly sql: Sql) {}
 
   /**
-   * One page in one query, `limit` rows at most, newest first (period_start DESC, id DESC).
-   * Without `after` it is a scan's first page: the snapshot is the member's vessels_updated_at,
-   * read in the same statement, and the keyset starts past every period ('infinity'), so both
-   * cases share one statement whose keyset stays an index condition. With `after` the snapshot is
-   * the cursor's. Served by the (user_id, period_start DESC, period_id DESC) index, which carries
-   * every column read.
+   * A member's vessel-history snapshot now (vessels_updated_at, exact), or undefined for no such
+   * member: what a scan's first page reads, and all that its validators need. Lookups made in one
+   * turn of the event loop share a statement.
+   */
+  private readonly snapshots = new GroupBatcher<string, string | undefined>(
+    async (userIds) => {
+      const rows = await this.sql.prepared<{ userId: string; asOf: string }>(
+        'vessels-snapshots',
+        `SELECT user_id AS "userId", ${utc('vessels_updated_at')} AS "asOf"
+           FROM crew_members WHERE user_id = ANY($1::text[])`,
+        [[...new Set(userIds)]],
+      );
+      const byId = new Map(rows.map((r) => [r.userId, instant(r.asOf).exact]));
+      return userIds.map((id) => byId.get(id));
+    },
+    SNAPSHOTS_PER_STATEMENT,
+    SNAPSHOT_STATEMENTS_IN_FLIGHT,
+    true,
+  );
+
+  snapshot(userId: string): Promise<string | undefined> {
+    return this.snapshots.submit(userId);
+  }
+
+  /**
+   * One page of the snapshot `asOf` in one query, `limit` rows at most, newest first
+   * (period_start DESC, id DESC), after `after` or from the start ('infinity', so both cases share
+   * one statement whose keyset stays an index condition); undefined for no such member. Served by
+   * the (user_id, period_start DESC, period_id DESC) index, which carries every column read.
    */
   async page(
     userId: string,
     limit: number,
-    after?: { readonly asOf: string; readonly start: string; readonly id: string },
+    asOf: string,
+    after?: { readonly start: string; readonly id: string },
   ): Promise<VesselsPage | undefined> {
     const rows = await this.sql.prepared<PageRecord>(
       'vessels-page',
       `${PAGE_SELECT}
          FROM crew_members m
-        CROSS JOIN LATERAL (SELECT coalesce($2::timestamptz, m.vessels_updated_at) AS as_of) s
+        CROSS JOIN LATERAL (SELECT $2::timestamptz AS as_of) s
          LEFT JOIN LATERAL (
            SELECT ${PAGE_COLUMNS} FROM vessel_period_versions v
             WHERE v.user_id = m.user_id AND ${VALID_AT('s.as_of')}
@@ -68,15 +96,15 @@ export class VesselsRepository {
          ) p ON true
         WHERE m.user_id = $1
         ORDER BY p.period_start DESC, p.period_id DESC`,
-      [userId, after?.asOf ?? null, after?.start ?? 'infinity', after?.id ?? '', limit],
+      [userId, asOf, after?.start ?? 'infinity', after?.id ?? '', limit],
     );
     const first = rows[0];
     if (!first) return undefined;
-    const asOf = instant(first.asOf);
+    const snapshot = instant(first.asOf);
     return {
       userId: first.userId,
-      asOf: asOf.iso,
-      asOfExact: asOf.exact,
+      asOf: snapshot.iso,
+      asOfExact: snapshot.exact,
       periods: rows
         .filter((r) => r.id !== null)
         .map((r) => {

@@ -6,7 +6,9 @@ import { scopeKey, type Representation } from '../http/conditional';
 import { applyPatch, differs } from '../records/patch';
 import { RecordWriter, type RecordWrite } from '../records/record-writer.service';
 import { noCrewRecord, RecordsException } from '../records/records.exception';
+import { usToMs } from '../records/sql-time';
 import { CursorCodec } from './cursor';
+import { VesselPageCache } from './vessel-page-cache';
 import type { VesselPeriodPatch } from './dto/vessel-period.dto';
 import type { VesselPeriod } from './vessel-period-version.entity';
 import type { VesselsQuery } from './dto/vessels-query.dto';
@@ -23,21 +25,47 @@ export class VesselsService {
     private readonly vessels: VesselsRepository,
     private readonly writer: RecordWriter,
     private readonly cursors: CursorCodec,
+    private readonly pages: VesselPageCache,
   ) {}
 
   /**
    * One page of the vessel history. A scan reads the periods as they were at its `as_of` (the
    * member's vessels_updated_at when its first page was read) on every page, so periods added or
    * amended meanwhile neither repeat nor skip any: they show in the next scan. `record_updated_at`
-   * is that `as_of` on every page, and with the position and page size it makes the ETag.
-   * Fetches limit + 1 rows to know whether another page follows.
+   * is that `as_of` on every page, and with the position and page size it makes the ETag. So the
+   * validators need no more than the snapshot (the cursor's, or one small lookup for a first page):
+   * a revalidation that still matches reads no period, and a page, which a snapshot fixes for
+   * good, is read once per replica (VesselPageCache).
    */
   async page(principal: Principal, query: VesselsQuery): Promise<Representation<VesselPageResponse>> {
     const userId = principal.user_id;
     const cursor = query.cursor === undefined ? undefined : this.cursors.decode(userId, query.cursor);
     const limit = query.limit ?? cursor?.limit ?? API_LIMITS.pageLimitDefault;
-    const page = await this.vessels.page(userId, limit + 1, cursor);
-    if (!page) throw noCrewRecord(userId);
+    const asOf = cursor?.asOf ?? (await this.vessels.snapshot(userId));
+    if (asOf === undefined) throw noCrewRecord(userId);
+    const after = cursor && { start: cursor.start, id: cursor.id };
+    const position = after ? [after.start, after.id] : null;
+    return {
+      etag: strongEtag('vessels.v1', userId, asOf, scopeKey(principal), principal.client_id, position, limit),
+      lastModified: new Date(usToMs(asOf)),
+      body: async () => {
+        const key = JSON.stringify([userId, asOf, position, limit]);
+        const page = await this.pages.get(key, () => this.read(userId, asOf, limit, after));
+        if (!page) throw noCrewRecord(userId);
+        return page;
+      },
+    };
+  }
+
+  /** Fetches limit + 1 rows to know whether another page follows. */
+  private async read(
+    userId: string,
+    asOf: string,
+    limit: number,
+    after: { start: string; id: string } | undefined,
+  ): Promise<VesselPageResponse | undefined> {
+    const page = await this.vessels.page(userId, limit + 1, asOf, after);
+    if (!page) return undefined;
     const shown = page.periods.slice(0, limit);
     const last = shown[shown.length - 1];
     const next =
@@ -45,22 +73,10 @@ export class VesselsService {
         ? this.cursors.encode(userId, { asOf: page.asOfExact, start: last.startExact, id: last.id, limit })
         : null;
     return {
-      body: {
-        user_id: page.userId,
-        record_updated_at: page.asOf,
-        vessels: shown.map(toVesselPeriodResponse),
-        next_cursor: next,
-      },
-      etag: strongEtag(
-        'vessels.v1',
-        page.userId,
-        page.asOfExact,
-        scopeKey(principal),
-        principal.client_id,
-        cursor ? [cursor.start, cursor.id] : null,
-        limit,
-      ),
-      lastModified: new Date(page.asOf),
+      user_id: page.userId,
+      record_updated_at: page.asOf,
+      vessels: shown.map(toVesselPeriodResponse),
+      next_cursor: next,
     };
   }
 
