@@ -5,6 +5,7 @@
 //   me gateway    the same through the nginx gateway
 //   me 304        GET /v1/me with If-None-Match (revalidation)
 //   vessels page  GET /v1/me/vessels?limit=50 (alex.morgan's 120 periods)
+//   vessels 304   the same with If-None-Match (revalidation of an unchanged history)
 //   peer          GET /v1/me built the way the NestJS documentation teaches (bench/peer/crew-me-peer.ts:
 //                 passport-http-bearer over Redis, @nestjs/throttler with Redis storage, TypeORM findOne),
 //                 on the same database and Redis; the report prints crew-api's ratio to it
@@ -18,7 +19,8 @@
 // BENCH_PROFILE=1 writes crew-api's CPU profile to bench/profiles/crew-api.cpuprofile;
 // BENCH_ONLY=<regex> keeps the baseline and the scenarios whose name matches (BENCH_ONLY=direct).
 // BENCH_BASELINE_DIST=<another build's dist/> (e.g. an earlier commit's) adds that build's crew-api,
-// loaded in the same rounds as this one's, and prints this build's direct /v1/me as a ratio of it;
+// loaded in the same rounds as this one's (direct /v1/me and the vessel-history scenarios), and prints this
+// build's as a ratio of it;
 // BENCH_BASELINE_LABEL (e.g. its commit) names that build in the results.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -46,6 +48,8 @@ const BASELINE_DIST = process.env.BENCH_BASELINE_DIST
   ? path.resolve(process.env.BENCH_BASELINE_DIST)
   : undefined;
 const BASELINE_BUILD = 'GET /v1/me direct, baseline build';
+const VESSELS_PAGE = 'GET /v1/me/vessels page';
+const VESSELS_304 = 'GET /v1/me/vessels 304 revalidation';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
 
 function childrenOf(pid) {
@@ -202,6 +206,11 @@ export async function benchCrew() {
     const me = await fetch(`http://127.0.0.1:${crewPort}/v1/me`, { headers: revalidateAuth });
     if (me.status !== 200) throw new Error(`GET /v1/me answered ${me.status}: ${await me.text()}`);
     const etag = me.headers.get('etag');
+    const vessels = await fetch(`http://127.0.0.1:${crewPort}/v1/me/vessels?limit=50`, {
+      headers: vesselsAuth,
+    });
+    if (vessels.status !== 200) throw new Error(`GET /v1/me/vessels answered ${vessels.status}`);
+    const vesselsEtag = vessels.headers.get('etag');
 
     const [redisInfo] = await redisCommands(servers.env.REDIS_URL, [['INFO', 'server']]);
     const redisPid = Number(/process_id:(\d+)/.exec(String(redisInfo))?.[1]);
@@ -260,11 +269,37 @@ export async function benchCrew() {
         pids: () => [sampled.pid, redisPid],
       },
       {
-        name: 'GET /v1/me/vessels page',
+        name: VESSELS_PAGE,
         url: `http://127.0.0.1:${crewPort}/v1/me/vessels?limit=50`,
         headers: vesselsAuth,
         pids: () => [crew.pid, redisPid],
       },
+      {
+        name: VESSELS_304,
+        url: `http://127.0.0.1:${crewPort}/v1/me/vessels?limit=50`,
+        headers: { ...vesselsAuth, 'if-none-match': vesselsEtag },
+        pids: () => [crew.pid, redisPid],
+        expect: 304,
+      },
+      // The baseline build's answers to the same requests; its 304 takes this build's ETag, so a
+      // change of the ETag's recipe would show here as 200s.
+      ...(older
+        ? [
+            {
+              name: `${VESSELS_PAGE}, baseline build`,
+              url: `http://127.0.0.1:${olderPort}/v1/me/vessels?limit=50`,
+              headers: vesselsAuth,
+              pids: () => [older.pid, redisPid],
+            },
+            {
+              name: `${VESSELS_304}, baseline build`,
+              url: `http://127.0.0.1:${olderPort}/v1/me/vessels?limit=50`,
+              headers: { ...vesselsAuth, 'if-none-match': vesselsEtag },
+              pids: () => [older.pid, redisPid],
+              expect: 304,
+            },
+          ]
+        : []),
     ];
     if (process.env.BENCH_ONLY) {
       const keep = new RegExp(process.env.BENCH_ONLY);
@@ -431,6 +466,15 @@ function report(results, otlp) {
   }
   if (oursToPeer !== undefined)
     console.log(`GET /v1/me direct to the peer: ${oursToPeer.toFixed(2)}× (goal ≥ 2×)`);
+  for (const name of [VESSELS_PAGE, VESSELS_304]) {
+    const now = results.find((r) => r.name === name);
+    const then = results.find((r) => r.name === `${name}, baseline build`);
+    if (now && then)
+      console.log(
+        `${name} to the baseline build: ${(now.rps / then.rps).toFixed(2)}× req/s, CPU per request ` +
+          `${now.cpu_us_per_request} vs ${then.cpu_us_per_request} µs, PostgreSQL ${now.postgres_cpu_us_per_request} vs ${then.postgres_cpu_us_per_request} µs`,
+      );
+  }
   if (oursToOlder !== undefined)
     console.log(
       `GET /v1/me direct to the baseline build: ${oursToOlder.toFixed(2)}× req/s, CPU per request ` +
