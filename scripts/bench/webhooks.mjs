@@ -14,7 +14,8 @@
 //   + a disabled partner   a second partner receives every event too, its endpoint disabled: each
 //                          event also records a `skipped` delivery (the fan-out's same statement)
 //   baseline build         with BENCH_BASELINE_DIST=<another build's dist/> (e.g. the commit before
-//                          the self-service, compiled with swc): the same burst without either;
+//                          the self-service, compiled with swc): the same burst without either, its
+//                          own dispatcher and its own outbox relay (crew-api);
 //                          BENCH_BASELINE_LABEL (e.g. its commit) names it in the results
 // Each reports deliveries/s, p50/p99 from the record write to the receipt, and the CPU time of
 // every process involved (read from /proc; PostgreSQL and RabbitMQ are shared with whatever else
@@ -149,7 +150,17 @@ export async function benchWebhooks() {
     const profiled = (name) =>
       PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
     const auth = start('auth-server', authPort, profiled('auth-server'));
-    const crew = start('crew-api', crewPort, profiled('crew-api-relay'));
+    let crew = start('crew-api', crewPort, profiled('crew-api-relay'));
+    let crewMain = apps.mainJs('crew-api');
+    /** Runs the outbox relay (crew-api) of the given build: the baseline's scenario uses its own. */
+    async function useRelay(main) {
+      if (main === crewMain) return;
+      crew.kill('SIGTERM');
+      await new Promise((r) => (crew.exitCode !== null ? r() : crew.once('exit', r)));
+      crew = start('crew-api', crewPort, profiled(`crew-api-relay-${children.length}`), main);
+      crewMain = main;
+      await waitForHttpOk(`http://127.0.0.1:${crewPort}/readyz`, { timeoutMs: 60000 });
+    }
     await waitForHttpOk(`http://127.0.0.1:${authPort}/readyz`, { timeoutMs: 60000 });
     await waitForHttpOk(`http://127.0.0.1:${crewPort}/readyz`, { timeoutMs: 60000 });
 
@@ -195,7 +206,14 @@ export async function benchWebhooks() {
       }
     }
 
-    async function scenario(name, dispatchers, rate, main = apps.mainJs('webhook-dispatcher')) {
+    async function scenario(
+      name,
+      dispatchers,
+      rate,
+      main = apps.mainJs('webhook-dispatcher'),
+      relayMain = apps.mainJs('crew-api'),
+    ) {
+      await useRelay(relayMain);
       const dispatcherPorts = [];
       const procs = [];
       for (let i = 0; i < dispatchers; i += 1) {
@@ -334,6 +352,7 @@ export async function benchWebhooks() {
             1,
             null,
             path.join(BASELINE_DIST, 'apps', 'webhook-dispatcher', 'src', 'main.js'),
+            path.join(BASELINE_DIST, 'apps', 'crew-api', 'src', 'main.js'),
           )
         : undefined;
       results.push(current, skipped, ...(baseline ? [baseline] : []));
