@@ -34,7 +34,7 @@ const apps = require('../lib/apps.cjs');
 const { onboardPartner } = require('./partners.cjs');
 const { freePort, waitForHttpOk } = require('../lib/net.cjs');
 const { provision } = require('../lib/services.cjs');
-const { createRunResources } = require('../lib/isolation.cjs');
+const { createRunResources, management } = require('../lib/isolation.cjs');
 const { busySince, cpuMicros, machineTicks } = require('./procstat.cjs');
 const { SANDBOX_MEMBERS, CREW_EVENTS_EXCHANGE } = require(path.join(ROOT, 'dist/libs/contracts/src'));
 
@@ -42,6 +42,10 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? '10000');
 const PACED_RATE = process.env.BENCH_PACED_RATE ? Number(process.env.BENCH_PACED_RATE) : undefined;
 const CHUNK = 500;
 const PROFILE = process.env.BENCH_PROFILE === '1';
+// BENCH_COUNTS=1 also counts, per delivery, this run's PostgreSQL commits and its vhost's RabbitMQ
+// publishes, deliveries and acks (the management API's statistics: each scenario then waits for
+// them to settle).
+const COUNTS = process.env.BENCH_COUNTS === '1';
 // BENCH_LOGS=1 keeps every app's output in bench/profiles/webhooks-logs-<time>/ (else /dev/null).
 const LOGS = process.env.BENCH_LOGS === '1';
 // one: deliveries/s of one dispatcher; cpuPerDelivery: ms of CPU per delivery summed over every
@@ -206,6 +210,44 @@ export async function benchWebhooks() {
       }
     }
 
+    /**
+     * Cumulative counters of this run: its database's commits, its vhost's RabbitMQ messages.
+     * RabbitMQ's statistics lag (collected every few seconds): after a scenario, read until they
+     * stop moving.
+     */
+    async function counts(previous) {
+      const vhost = new URL(services.AMQP_URL).pathname.slice(1) || '/';
+      const read = async () => {
+        const { rows } = await db.query(
+          'SELECT xact_commit::bigint AS commits FROM pg_stat_database WHERE datname = current_database()',
+        );
+        const m =
+          (await management(services.AMQP_URL).call('GET', `/vhosts/${encodeURIComponent(vhost)}`))
+            ?.message_stats ?? {};
+        return {
+          pg_commits: Number(rows[0].commits),
+          amqp_published: m.publish ?? 0,
+          amqp_delivered: m.deliver_get ?? 0,
+          amqp_acked: m.ack ?? 0,
+          amqp_confirmed: m.confirm ?? 0,
+        };
+      };
+      if (!previous) return read();
+      let last = await read();
+      for (let i = 0; i < 8; i += 1) {
+        await sleep(2500);
+        const now = await read();
+        if (JSON.stringify(now) === JSON.stringify(last) && now.amqp_delivered > previous.amqp_delivered)
+          break;
+        last = now;
+      }
+      return last;
+    }
+    const perEvent = (before, after) =>
+      Object.fromEntries(
+        Object.keys(after).map((k) => [k, Number(((after[k] - before[k]) / EVENTS).toFixed(3))]),
+      );
+
     async function scenario(
       name,
       dispatchers,
@@ -252,6 +294,7 @@ export async function benchWebhooks() {
         'postgresql (this database)': () => [...new Set([...postgres, ...backends()])],
       };
       const before = Object.fromEntries(Object.entries(groups).map(([k, f]) => [k, cpuSeconds(f())]));
+      const countsBefore = COUNTS ? await counts() : undefined;
       const machineBefore = machineTicks();
       // When the relay has published the last event: the rate the dispatchers were offered.
       let writing = true;
@@ -274,6 +317,7 @@ export async function benchWebhooks() {
         Object.entries(groups).map(([k, f]) => [k, Number((cpuSeconds(f()) - before[k]).toFixed(2))]),
       );
       const machineBusy = busySince(machineBefore);
+      const perDelivery = countsBefore && perEvent(countsBefore, await counts(countsBefore));
       for (const p of procs) p.kill('SIGTERM');
       await Promise.all(
         procs.map((p) => new Promise((r) => (p.exitCode !== null ? r() : p.once('exit', r)))),
@@ -291,6 +335,7 @@ export async function benchWebhooks() {
         p99_ms: stats.p99_ms,
         duplicates: stats.requests - stats.unique,
         missing: stats.missing,
+        ...(perDelivery && { per_delivery: perDelivery }),
         cpu_seconds: cpu,
         cores: os.cpus().length,
         // Share of all cores busy during the scenario (this bench and anything else running).
