@@ -155,6 +155,23 @@ describe('transactional outbox', () => {
     expect(row.max).toBe(1);
   });
 
+  it('publishes oldest first, each message marked published once with one attempt', async () => {
+    const ids = await writeEvents(60);
+    const { relay, connection } = await startRelay(services.amqpUrl, false);
+    await connection.waitUntilConnected(5000);
+    // Batches of 25: three passes, each one claim (and mark) of the oldest left.
+    await expect(relay.relayOnce()).resolves.toBe(25);
+    await expect(relay.relayOnce()).resolves.toBe(25);
+    await expect(relay.relayOnce()).resolves.toBe(10);
+    await expect(relay.relayOnce()).resolves.toBe(0);
+    expect((await received()).map((m) => m.properties.messageId as string)).toEqual(ids);
+    const rows = await dataSource.query<
+      { attempts: number; published: boolean; last_error: string | null }[]
+    >(`SELECT attempts, published_at IS NOT NULL AS published, last_error FROM crew.outbox_messages`);
+    expect(rows).toHaveLength(60);
+    expect(rows.every((r) => r.attempts === 1 && r.published && r.last_error === null)).toBe(true);
+  });
+
   it('keeps messages committed while RabbitMQ is unreachable and publishes them when it returns', async () => {
     const target = new URL(services.amqpUrl);
     const proxy = new TcpProxy(target.hostname, Number(target.port || 5672));
@@ -167,7 +184,14 @@ describe('transactional outbox', () => {
       await connection.waitUntilConnected(5000);
       await proxy.cut();
       const ids = await writeEvents(5);
-      await new Promise((r) => setTimeout(r, 1200));
+      // Each refused pass puts the claimed messages back, unpublished, with the reason.
+      await eventually(async () => {
+        const [row] = await dataSource.query<{ n: string }[]>(
+          `SELECT count(*) AS n FROM crew.outbox_messages
+            WHERE published_at IS NULL AND attempts >= 1 AND last_error LIKE 'RabbitMQ unavailable%'`,
+        );
+        return Number(row.n) === 5 ? true : undefined;
+      }, 10_000);
       expect(await unpublished()).toBe(5);
       expect(await received(100)).toHaveLength(0);
 

@@ -30,15 +30,23 @@ function setup(options: {
   outcome?: WebhookOutcome;
   existing?: Delivery;
   cacheTtlMs?: number;
+  /** Whom auth-server names for one question (default: every recipient of `recipients`). */
+  answer?: (question: WebhookRecipientsBatchRequest['questions'][number]) => string[];
 }) {
   const steps: string[] = [];
   const published: { queue: string; body: unknown }[] = [];
   const recorded: AttemptRecord[] = [];
   const posted: WebhookRequest[] = [];
   let rpcCalls = 0;
+  const questions: WebhookRecipientsBatchRequest['questions'][] = [];
   let stored: Delivery | undefined = options.existing;
+  const created = new Map<string, string[]>();
   const repository = {
-    createForEvent: (_id: string, rows: readonly NewDelivery[]) => {
+    createForEvent: (id: string, rows: readonly NewDelivery[]) => {
+      created.set(
+        id,
+        rows.map((r) => r.clientId),
+      );
       stored ??= rows[0] && { ...rows[0], status: 'pending', attempts: 0, firstAttemptAt: null };
       return Promise.resolve(stored && stored.attempts === 0 ? [stored] : []);
     },
@@ -54,10 +62,11 @@ function setup(options: {
   const rpc = {
     call: (_contract: unknown, payload: WebhookRecipientsBatchRequest) => {
       rpcCalls += 1;
+      questions.push(payload.questions);
       const ids = options.recipients.recipients.map((r) => r.client_id);
       return Promise.resolve({
         partners: options.recipients.recipients,
-        answers: payload.questions.map(() => ({ client_ids: ids })),
+        answers: payload.questions.map((q) => ({ client_ids: options.answer?.(q) ?? ids })),
       });
     },
   } as unknown as RpcClient;
@@ -84,7 +93,17 @@ function setup(options: {
     { ...config, WEBHOOK_RECIPIENT_CACHE_TTL: options.cacheTtlMs ?? 5000 },
     logger,
   );
-  return { service, steps, published, recorded, posted, rpcCalls: () => rpcCalls, delivery: () => stored };
+  return {
+    service,
+    steps,
+    published,
+    recorded,
+    posted,
+    questions,
+    created,
+    rpcCalls: () => rpcCalls,
+    delivery: () => stored,
+  };
 }
 
 const recipient = { client_id: 'p1', webhook_url: 'https://p1.example/hook', secrets: ['whsec_a'] };
@@ -109,6 +128,25 @@ describe('DeliveriesService', () => {
     await Promise.all(events.map((e) => s.service.fanOut(e)));
     // The first question goes out at once; the eleven others wait for it and share the second.
     expect(s.rpcCalls()).toBe(2);
+  });
+
+  it('asks a question that several events of a batch share once, and answers each of them', async () => {
+    // Only usr_1 has consented to p1.
+    const s = setup({
+      recipients: { recipients: [recipient] },
+      answer: (q) => (q.user_id === 'usr_1' ? ['p1'] : []),
+    });
+    // Twelve events of three members, fanned out while the first question is under way.
+    const events = Array.from({ length: 12 }, (_, i) => ({
+      ...event,
+      id: `evt_${i}`,
+      user_id: `usr_${i % 3}`,
+    }));
+    await Promise.all(events.map((e) => s.service.fanOut(e)));
+    expect(s.questions.map((q) => q.length)).toEqual([1, 3]);
+    expect(s.questions[1].map((q) => q.user_id).sort()).toEqual(['usr_0', 'usr_1', 'usr_2']);
+    // Each event got the answer to its own member's question.
+    for (const e of events) expect(s.created.get(e.id)).toEqual(e.user_id === 'usr_1' ? ['p1'] : []);
   });
 
   it('fans an event out: one delivery per recipient, first attempt at once with the answer just given', async () => {

@@ -69,10 +69,28 @@ export class DeliveriesService {
   /**
    * auth-server's answers, asked for many events at once: the events and attempts that need one
    * while a question is under way share the next (one message each way, one statement there).
+   * The same question twice in a batch (one member's events fanned out together) is asked once:
+   * both get the same answer of the same moment.
    */
   private readonly recipientQuestions = new GroupBatcher<WebhookRecipientsRequest, WebhookRecipient[]>(
-    async (questions) =>
-      recipientsOfBatch(questions, await this.rpc.call(AUTH_WEBHOOK_RECIPIENTS_BATCH, { questions })),
+    async (questions) => {
+      const slot = new Map<string, number>();
+      const distinct: WebhookRecipientsRequest[] = [];
+      const slots = questions.map((q) => {
+        const key = `${q.user_id}\n${q.event_type}\n${q.client_id ?? ''}`;
+        let i = slot.get(key);
+        if (i === undefined) {
+          i = distinct.push(q) - 1;
+          slot.set(key, i);
+        }
+        return i;
+      });
+      const answers = recipientsOfBatch(
+        distinct,
+        await this.rpc.call(AUTH_WEBHOOK_RECIPIENTS_BATCH, { questions: distinct }),
+      );
+      return slots.map((i) => answers[i]);
+    },
     RECIPIENT_QUESTIONS_PER_BATCH,
   );
 

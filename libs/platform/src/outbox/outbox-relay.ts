@@ -12,9 +12,10 @@ export interface OutboxRelayOptions {
 }
 
 /**
- * Moves committed outbox rows to RabbitMQ. A batch is claimed under a row lock, published with
- * publisher confirms (many in flight at once), and marked published in the same transaction;
- * if the broker is down nothing is marked and the rows are retried on the next poll. A crash
+ * Moves committed outbox rows to RabbitMQ. A batch is claimed and marked published in one
+ * statement (the rows stay locked until the commit), published with publisher confirms (many in
+ * flight at once), and committed; the messages the broker refused are put back as unpublished in
+ * the same transaction and retried on the next poll. A crash
  * between the confirm and the commit republishes the batch: delivery is at least once, and
  * consumers dedupe on the message id.
  */
@@ -68,17 +69,16 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
             : this.publishTraced({ ...m, traceContext: m.traceContext }),
         ),
       );
-      const published = batch.filter((_, i) => results[i].status === 'fulfilled').map((m) => m.id);
+      // Claimed as published: only the refused ones go back, with the reason.
       const failed = batch.filter((_, i) => results[i].status === 'rejected').map((m) => m.id);
-      await this.repository.markPublished(tx, published);
       if (failed.length > 0) {
         const reason = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
           ?.reason as unknown;
         const message = reason instanceof Error ? reason.message : String(reason);
-        await this.repository.markFailed(tx, failed, message);
+        await this.repository.releaseFailed(tx, failed, message);
         this.logger.warn({ failed: failed.length }, 'outbox: broker refused messages; will retry');
       }
-      return published.length;
+      return batch.length - failed.length;
     });
   }
 

@@ -40,34 +40,36 @@ export class OutboxRepository {
   }
 
   /**
-   * Locks the oldest unpublished messages. SKIP LOCKED lets several relays (replicas) work side
-   * by side: a row locked by one is invisible to the others until that transaction ends.
+   * Claims the oldest unpublished messages and marks them published, in one statement inside the
+   * caller's transaction: the mark becomes visible only when the relay commits after the broker's
+   * confirms, and a rollback (a crash, a refused batch) leaves them unpublished. SKIP LOCKED lets
+   * several relays (replicas) work side by side: a row claimed by one is invisible to the others
+   * until that transaction ends. One row version per message and one round trip per batch, where
+   * a locking SELECT and a later UPDATE wrote each row twice. Oldest first, as claimed.
    */
-  claimBatch(tx: Transaction, limit: number): Promise<ClaimedMessage[]> {
-    return this.sql.rows<ClaimedMessage>(
-      `SELECT id, message_id AS "messageId", exchange, routing_key AS "routingKey", payload,
-              trace_context AS "traceContext"
-         FROM outbox_messages WHERE published_at IS NULL
-        ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+  async claimBatch(tx: Transaction, limit: number): Promise<ClaimedMessage[]> {
+    const rows = await this.sql.rows<ClaimedMessage>(
+      `UPDATE outbox_messages o
+          SET published_at = now(), attempts = o.attempts + 1, last_error = NULL
+        WHERE o.id IN (SELECT id FROM outbox_messages WHERE published_at IS NULL
+                        ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING o.id, o.message_id AS "messageId", o.exchange, o.routing_key AS "routingKey", o.payload,
+                 o.trace_context AS "traceContext"`,
       [limit],
       tx,
     );
+    // RETURNING follows the plan, not the subquery's ORDER BY: publish oldest first as before.
+    return rows.sort((a, b) => compareIds(a.id, b.id));
   }
 
-  async markPublished(tx: Transaction, ids: readonly string[]): Promise<void> {
+  /**
+   * Puts claimed messages the broker refused back to unpublished, with the reason, inside the
+   * claiming transaction (their attempt still counts).
+   */
+  async releaseFailed(tx: Transaction, ids: readonly string[], error: string): Promise<void> {
     if (ids.length === 0) return;
     await this.sql.affected(
-      `UPDATE outbox_messages SET published_at = now(), attempts = attempts + 1, last_error = NULL
-        WHERE id = ANY($1::bigint[])`,
-      [ids],
-      tx,
-    );
-  }
-
-  async markFailed(tx: Transaction, ids: readonly string[], error: string): Promise<void> {
-    if (ids.length === 0) return;
-    await this.sql.affected(
-      `UPDATE outbox_messages SET attempts = attempts + 1, last_error = $2 WHERE id = ANY($1::bigint[])`,
+      `UPDATE outbox_messages SET published_at = NULL, last_error = $2 WHERE id = ANY($1::bigint[])`,
       [ids, error.slice(0, 1000)],
       tx,
     );
@@ -105,4 +107,9 @@ export class OutboxRepository {
     );
     return { messages: row?.messages ?? 0, oldestSeconds: row?.oldestSeconds ?? 0 };
   }
+}
+
+/** bigserial ids as pg returns them (decimal strings, no leading zeros), numerically. */
+function compareIds(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
