@@ -10,6 +10,7 @@
 //                       hit, which must cost one Redis command and no database transaction
 // Both servers are asked with client_secret_basic. For each: req/s, p50, p99, and CPU µs per request of
 // the app process, of PostgreSQL (the run database's backends) and of Redis, read from /proc.
+// BENCH_MEMBERS=1 gives every refresh chain one member (by default each chain is another member's).
 // BENCH_SECONDS (5), BENCH_CONCURRENCY (16), BENCH_ROUNDS (3), BENCH_CODES (codes per exchange round,
 // 1500), BENCH_POOL_SIZE (auth-server's DATABASE_POOL_SIZE; its default, 10, when unset); BENCH_PROFILE=1 writes auth-server's CPU profile to bench/profiles/auth-server.cpuprofile.
 // Results go to bench/results/oauth-<time>.json (every round, and the best of each scenario).
@@ -33,6 +34,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? '5');
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? '16');
 const CODES = Number(process.env.BENCH_CODES ?? '1500');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '3');
+// Each refresh chain is another member's, as a partner's backend refreshes many members' tokens; with
+// BENCH_MEMBERS=1 every chain is one member's (every refresh then shares that member's consent row lock).
+const ONE_MEMBER = process.env.BENCH_MEMBERS === '1';
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const { cpuByPid, cpuSince, postgresBackends, machineTicks, busySince } = require('./procstat.cjs');
 const CLIENT = { client_id: 'sandbox-partner', client_secret: 'sandbox-secret' };
@@ -170,7 +174,28 @@ export async function benchOAuth() {
     amqp.start();
     const rpc = new RpcClient(amqp, { RPC_TIMEOUT_MS: 10000 });
     const user = SANDBOX_MEMBERS[0].user_id;
-    const mint = async (scope) => {
+    const chainUsers = [];
+    if (ONE_MEMBER) {
+      for (let i = 0; i <= CONCURRENCY; i += 1) chainUsers.push(user);
+    } else {
+      // The run's own database: bench members with no usable password, enough to consent and refresh.
+      const { Client } = require('pg');
+      const db = new Client({ connectionString: resources.env.DATABASE_URL });
+      await db.connect();
+      try {
+        for (let i = 0; i <= CONCURRENCY; i += 1) {
+          const id = `usr_bench_${i}`;
+          await db.query(
+            `INSERT INTO auth.users (user_id, email, password_hash, name) VALUES ($1, $2, '!', $3)`,
+            [id, `${id}@bench.test`, `Bench member ${i}`],
+          );
+          chainUsers.push(id);
+        }
+      } finally {
+        await db.end();
+      }
+    }
+    const mint = async (scope, userId = user) => {
       const verifier = crypto.randomBytes(32).toString('base64url');
       const params = {
         response_type: 'code',
@@ -181,7 +206,7 @@ export async function benchOAuth() {
         code_challenge: crypto.createHash('sha256').update(verifier).digest('base64url'),
         code_challenge_method: 'S256',
       };
-      const outcome = await rpc.call(AUTH_AUTHORIZE_DECIDE, { user_id: user, params, decision: 'allow' });
+      const outcome = await rpc.call(AUTH_AUTHORIZE_DECIDE, { user_id: userId, params, decision: 'allow' });
       return { code: new URL(outcome.redirect_to).searchParams.get('code'), verifier };
     };
     // Codes live 60 s, so each exchange round mints its own just before it.
@@ -206,10 +231,10 @@ export async function benchOAuth() {
         headers: { 'content-type': 'application/x-www-form-urlencoded', ...auth_ },
       });
     // Warm-up, and the refresh chains' first tokens: ours from codes, the peer's from its models.
-    const first = await mintCodes(CONCURRENCY + 2);
+    const first = await mintCodes(1);
     const chains = [];
     for (let i = 0; i <= CONCURRENCY; i += 1) {
-      const res = await exchange(first.pop());
+      const res = await exchange(await mint('profile:read seatime:read', chainUsers[i]));
       if (res.status !== 200) throw new Error(`code exchange answered ${res.status}: ${res.body}`);
       chains.push(JSON.parse(res.body).refresh_token);
     }
@@ -430,7 +455,7 @@ function report(results, rounds) {
   const vs = versus(results, rounds);
   fs.writeFileSync(
     file,
-    `${JSON.stringify({ when, concurrency: CONCURRENCY, seconds: SECONDS, rounds: ROUNDS, cpus: os.cpus().length, results, versus_peer: vs, every_round: rounds }, null, 2)}\n`,
+    `${JSON.stringify({ when, concurrency: CONCURRENCY, seconds: SECONDS, rounds: ROUNDS, cpus: os.cpus().length, members: ONE_MEMBER ? 'one for every chain' : 'one per chain', results, versus_peer: vs, every_round: rounds }, null, 2)}\n`,
   );
   console.log(
     `\nauth-server and ${PEER}, ${CONCURRENCY} keep-alive clients, best of ${ROUNDS} alternating rounds (results: ${path.relative(ROOT, file)})`,
