@@ -57,12 +57,15 @@ end
 
 -- The header and the oldest times: time i is at list index i + 1, first[i + 2] here.
 local BATCH = 8
-local first = redis.call('LRANGE', times, 0, BATCH)
+local first = redis.call('LRANGE', times, '0', int(BATCH))
 local skipped, length = 0, 0
 if first[1] then
-  local s, latest, n = string.match(first[1], '^(%d+):(%d+):(%d+)$')
-  skipped, length = tonumber(s), tonumber(n)
-  if tonumber(latest) > now then now = tonumber(latest) end
+  local header = first[1]
+  local colon1 = string.find(header, ':', 1, true)
+  local colon2 = string.find(header, ':', colon1 + 1, true)
+  local latest = tonumber(string.sub(header, colon1 + 1, colon2 - 1))
+  skipped, length = tonumber(string.sub(header, 1, colon1 - 1)), tonumber(string.sub(header, colon2 + 1))
+  if latest > now then now = latest end
 end
 
 -- The index of the first time after floor, at or after time index from, and that time (nil past
@@ -72,7 +75,7 @@ end
 local function firstAfter(from, floor)
   if from >= length then return length, nil end
   local batch, at = first, from + 2
-  if not first[at] then batch, at = redis.call('LRANGE', times, from + 1, from + BATCH), 1 end
+  if not first[at] then batch, at = redis.call('LRANGE', times, int(from + 1), int(from + BATCH)), 1 end
   local i = from
   while batch[at] do
     local t = tonumber(batch[at])
@@ -84,12 +87,12 @@ local function firstAfter(from, floor)
   while not inside do
     local j = math.min(out + step, length - 1)
     if j == out then return length, nil end
-    local t = tonumber(redis.call('LINDEX', times, j + 1))
+    local t = tonumber(redis.call('LINDEX', times, int(j + 1)))
     if t > floor then inside, insideTime = j, t else out, step = j, step * 2 end
   end
   while inside - out > 1 do
     local mid = math.floor((out + inside) / 2)
-    local t = tonumber(redis.call('LINDEX', times, mid + 1))
+    local t = tonumber(redis.call('LINDEX', times, int(mid + 1)))
     if t > floor then inside, insideTime = mid, t else out = mid end
   end
   return inside, insideTime
@@ -135,8 +138,8 @@ if admitted == 1 or dayStart > 0 or minuteStart ~= skipped then
   else
     if admitted == 1 then redis.call('RPUSH', times, int(now)) end
     -- The header moves onto the last time that left, and the trim takes everything before it.
-    redis.call('LSET', times, dayStart, header)
-    if dayStart > 0 then redis.call('LTRIM', times, dayStart, -1) end
+    redis.call('LSET', times, int(dayStart), header)
+    if dayStart > 0 then redis.call('LTRIM', times, int(dayStart), '-1') end
   end
 end
 
@@ -144,7 +147,7 @@ end
 -- limits were lowered since the window filled; in \`migrating\`, of the store that counted more.
 local function nextFree(count, limit, start, head, window)
   if count == 0 then return now end
-  if count > limit then head = tonumber(redis.call('LINDEX', times, start + count - limit + 1)) end
+  if count > limit then head = tonumber(redis.call('LINDEX', times, int(start + count - limit + 1))) end
   return head + window
 end
 local function zNextFree(count, limit, window, range)
