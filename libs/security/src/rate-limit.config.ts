@@ -11,7 +11,7 @@ export type RateLimitStore = (typeof RATE_LIMIT_STORES)[number];
 /**
  * The per-partner rate limits (docs/rules.md "Limits", "Rate limits"), spread into the config of
  * every app serving `/v1/*`; every app and replica must get the same values, as the buckets are
- * shared. The day limit bounds a client's bucket (about 10 bytes per request for 24 h; about 130
+ * shared. The day limit bounds a client's bucket (about 10 bytes per request for 24 h; about 120
  * more in the sorted set while migrating).
  */
 export const RATE_LIMIT_CONFIG = {
