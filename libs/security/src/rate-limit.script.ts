@@ -9,9 +9,11 @@ import { createHash } from 'node:crypto';
  * list holds the day window; the minute window is its tail, from an index the list's header keeps,
  * so each time is pushed once, passed by that index once and trimmed once: O(1) amortized, where a
  * sorted set costs O(log N) per step and ~13× the memory. Index 0 is the header,
- * "<times before the minute window>:<the latest now>:<number of times>": the one read that starts
- * every call returns it with the oldest times, so a client with few requests costs no other read,
- * and the list cannot lose its header without losing its times. The list stays sorted, and the
+ * "<times before the minute window>:<the latest now>:<number of times>[:<t>,<t>,…]", the last part
+ * copies of the minute window's oldest times (up to 8), so that reading them, ~600 entries deep in
+ * the list at the limits, takes one call in several, not every call. The one read that starts
+ * every call returns the header with the oldest times, so a client with few requests costs no
+ * other read, and the list cannot lose its header without losing its times. The list stays sorted, and the
  * header's index right, because the limiter's clock never goes back: when TIME reads earlier than
  * the latest `now` (a clock stepped back, a failover to a primary whose clock is behind), that is
  * `now`, which only holds entries in their windows longer, until TIME catches up. Numbers go back
@@ -59,27 +61,51 @@ end
 local BATCH = 8
 local first = redis.call('LRANGE', times, '0', int(BATCH))
 local skipped, length = 0, 0
+-- The header may end with ":<t>,<t>,…", copies of the times from index skipped on: the minute
+-- window's oldest, which would otherwise be a read deep into the list on almost every call.
+local cached = {}
 if first[1] then
   local header = first[1]
   local colon1 = string.find(header, ':', 1, true)
   local colon2 = string.find(header, ':', colon1 + 1, true)
+  local colon3 = string.find(header, ':', colon2 + 1, true)
   local latest = tonumber(string.sub(header, colon1 + 1, colon2 - 1))
-  skipped, length = tonumber(string.sub(header, 1, colon1 - 1)), tonumber(string.sub(header, colon2 + 1))
+  skipped = tonumber(string.sub(header, 1, colon1 - 1))
+  length = tonumber(string.sub(header, colon2 + 1, (colon3 or 0) - 1))
   if latest > now then now = latest end
+  if colon3 then
+    local from = colon3 + 1
+    while true do
+      local comma = string.find(header, ',', from, true)
+      cached[#cached + 1] = string.sub(header, from, (comma or 0) - 1)
+      if not comma then break end
+      from = comma + 1
+    end
+  end
 end
 
 -- The index of the first time after floor, at or after time index from, and that time (nil past
 -- the end). Near the head the first read has it; else one LRANGE finds it when it is near; when a
 -- whole batch has left (a client back after a quiet spell), galloping then bisecting with LINDEX
 -- finds it in O(log N) calls, not one per entry.
-local function firstAfter(from, floor)
+-- Also the batch it was found in and its place there (the times that follow it, when known).
+-- copies: the header's copies of the times from index from on, looked at first.
+local function firstAfter(from, floor, copies)
   if from >= length then return length, nil end
+  local i = from
+  if copies then
+    for at = 1, #copies do
+      local t = tonumber(copies[at])
+      if t > floor then return i, t, copies, at end
+      i = i + 1
+    end
+    return firstAfter(i, floor)
+  end
   local batch, at = first, from + 2
   if not first[at] then batch, at = redis.call('LRANGE', times, int(from + 1), int(from + BATCH)), 1 end
-  local i = from
   while batch[at] do
     local t = tonumber(batch[at])
-    if t > floor then return i, t end
+    if t > floor then return i, t, batch, at end
     i, at = i + 1, at + 1
   end
   local out, step = i - 1, BATCH
@@ -102,7 +128,17 @@ end
 -- at or after the day window's start; it never points past the minute window's. Indices after
 -- this are those once the day window's expired times are trimmed.
 local dayStart, dayHead = firstAfter(0, now - dayWindow)
-local minuteStart, minuteHead = firstAfter(math.max(dayStart, math.min(skipped, length)), now - minuteWindow)
+local minuteFrom = math.max(dayStart, math.min(skipped, length))
+local minuteStart, minuteHead, batch, at
+if minuteFrom == skipped then
+  minuteStart, minuteHead, batch, at = firstAfter(minuteFrom, now - minuteWindow, cached)
+else
+  minuteStart, minuteHead, batch, at = firstAfter(minuteFrom, now - minuteWindow)
+end
+local ahead = {}
+if batch then
+  for j = at, math.min(#batch, at + BATCH - 1) do ahead[#ahead + 1] = batch[j] end
+end
 local dayCount, minuteCount = length - dayStart, length - minuteStart
 minuteStart = minuteStart - dayStart
 
@@ -131,7 +167,9 @@ if admitted == 1 or dayStart > 0 or minuteStart ~= skipped then
   -- PEXPIRE first, a write Redis allows when out of memory: a script that has written may
   -- finish, so a full state Redis still counts every admission (RPUSH and LSET alone it refuses).
   redis.call('PEXPIRE', times, ttl)
+  if minuteCount == 1 and admitted == 1 then ahead = { int(now) } end
   local header = int(minuteStart) .. ':' .. int(now) .. ':' .. int(length - dayStart + admitted)
+  if ahead[1] then header = header .. ':' .. table.concat(ahead, ',') end
   if not first[1] then
     redis.call('RPUSH', times, header, int(now))
     redis.call('PEXPIRE', times, ttl)
