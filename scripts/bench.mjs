@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench [-- http|oauth|crew|sponsorship|webhooks]`. The named ones: see scripts/bench/<name>.mjs.
+// `npm run bench [-- http|oauth|crew|sponsorship|webhooks|limiter]`. The named ones: see scripts/bench/<name>.mjs.
 // `http` (the default): what one request costs on the way through the foundation, as ratios to a bare
 // Fastify JSON route measured in the same run (absolute numbers vary by machine; ratios much less).
 //   bare      Fastify alone                                   (baseline = 1.00)
@@ -130,7 +130,12 @@ async function selected() {
     await benchWebhooks();
     return;
   }
-  throw new Error(`unknown bench ${which}: use http, oauth, crew, sponsorship or webhooks`);
+  if (which === 'limiter') {
+    const { benchLimiter } = await import('./bench/limiter.mjs');
+    await benchLimiter();
+    return;
+  }
+  throw new Error(`unknown bench ${which}: use http, oauth, crew, sponsorship, webhooks or limiter`);
 }
 
 selected()

@@ -26,7 +26,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
-import { rateLimitKey } from './rate-limit.script';
+import { rateLimitKeys } from './rate-limit.script';
 import { startHttpApp } from '../../../test/support/http-app';
 import { eventually, testServices } from '../../../test/support/services';
 import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../../../test/support/redis-topologies';
@@ -419,7 +419,9 @@ afterAll(async () => {
   await topologies?.stop();
 });
 
-const bucketSize = (clientId: string) => inspector.zcard(rateLimitKey(clientId));
+/** The times counted in the client's list (after its header). */
+const bucketSize = async (clientId: string) =>
+  Math.max(0, (await inspector.llen(rateLimitKeys(clientId).times)) - 1);
 
 // ---- tests ------------------------------------------------------------------------------------
 
@@ -440,7 +442,8 @@ describe.each(TOPOLOGY_NAMES)(
     const { limit, requests } = EXACTNESS[topologyName];
     let replicas: Replica[] = [];
     let inspector: RedisClient;
-    const bucketSize = (clientId: string) => inspector.zcard(rateLimitKey(clientId));
+    const bucketSize = async (clientId: string) =>
+      Math.max(0, (await inspector.llen(rateLimitKeys(clientId).times)) - 1);
 
     beforeAll(async () => {
       inspector = createRedis(topologies![topologyName].config);
@@ -567,18 +570,20 @@ describe('headers and counting (docs/rules.md "Limits")', () => {
     expect(await bucketSize(clientId)).toBe(5);
   });
 
-  it('keeps one sorted set per client under the environment’s key prefix, expiring after 24 h', async () => {
+  it('keeps one list per client under the environment’s key prefix, expiring after 24 h, and no sorted set', async () => {
     const clientId = newClientId();
     expect((await get(small.url, '/v1/rate-probe/any', issueToken(clientId))).status).toBe(200);
-    const ttl = await inspector.pttl(rateLimitKey(clientId));
+    const { times, sortedSet } = rateLimitKeys(clientId);
+    const ttl = await inspector.pttl(times);
     expect(ttl).toBeGreaterThan(86_400_000 - 60_000);
     expect(ttl).toBeLessThanOrEqual(86_400_000);
-    expect(await inspector.exists(rateLimitKey(clientId))).toBe(1);
-    // The prefix isolates environments: the raw key carries it.
+    expect(await inspector.type(times)).toBe('list');
+    expect(await inspector.exists(sortedSet)).toBe(0);
+    // The prefix isolates environments: the raw keys carry it.
     const raw = createRedis({ REDIS_URL: services.redisUrl, REDIS_KEY_PREFIX: '' });
     try {
       await eventually(async () => (raw.status === 'ready' ? true : undefined));
-      expect(await raw.exists(`${services.redisKeyPrefix}${rateLimitKey(clientId)}`)).toBe(1);
+      expect(await raw.exists(`${services.redisKeyPrefix}${times}`)).toBe(1);
     } finally {
       await raw.quit();
     }

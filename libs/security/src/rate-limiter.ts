@@ -1,8 +1,8 @@
 import { DependencyUnavailableError, isRedisUnavailable, type RedisClient } from '@svc/platform';
 import { randomBytes } from 'node:crypto';
-import type { RateLimitPolicy } from './rate-limit.config';
+import type { RateLimitPolicy, RateLimitStore } from './rate-limit.config';
 import { decide, type RateLimitDecision } from './rate-limit-decision';
-import { RATE_LIMIT_LUA, RATE_LIMIT_SHA, rateLimitKey } from './rate-limit.script';
+import { RATE_LIMIT_LUA, RATE_LIMIT_SHA, rateLimitKeys } from './rate-limit.script';
 
 /**
  * Checks and records one request of a client (a refused one is not recorded); rejects with
@@ -48,18 +48,23 @@ function assertPolicy(policy: RateLimitPolicy): void {
       throw new Error(`${name} window must be a positive number of milliseconds`);
     }
   }
-  // The script trims the set to the day window: a longer minute window would lose entries.
+  // The script trims the store to the day window: a longer minute window would lose entries.
   if (policy.day.windowMs < policy.minute.windowMs) throw new Error('the day window must not be shorter');
 }
 
 /**
- * The rate limiter every app and replica shares: one Lua script call per request.
+ * The rate limiter every app and replica shares: one Lua script call per request, counting in
+ * `store` (RATE_LIMIT_STORE; `migrating` also keeps the earlier releases' sorted set, see
+ * RATE_LIMIT_LUA).
  *
  * Redis unavailable: fail closed, 503. The limits are exact promises (docs/rules.md) that only
  * the shared counter can keep across replicas; a per-replica fallback would multiply them.
  */
 export class RedisRateLimiter extends RateLimiter {
-  /** Unique per limiter instance; with a sequence number, unique per request across replicas. */
+  /**
+   * `migrating`: unique per limiter instance; with a sequence number, a sorted-set member unique per
+   * request across replicas.
+   */
   private readonly memberPrefix = randomBytes(9).toString('base64url');
   private sequence = 0;
   private readonly windowArgs: readonly string[];
@@ -67,25 +72,32 @@ export class RedisRateLimiter extends RateLimiter {
   constructor(
     private readonly redis: RedisClient,
     readonly policy: RateLimitPolicy,
+    readonly store: RateLimitStore = 'lists',
   ) {
     super();
     assertPolicy(policy);
+    if (store !== 'lists' && store !== 'migrating')
+      throw new Error(`unknown rate limit store ${String(store)}`);
     const { minute, day } = policy;
-    this.windowArgs = [minute.limit, minute.windowMs * US_PER_MS, day.limit, day.windowMs * US_PER_MS].map(
-      String,
-    );
+    this.windowArgs = [
+      ...[minute.limit, minute.windowMs * US_PER_MS, day.limit, day.windowMs * US_PER_MS].map(String),
+      store,
+    ];
   }
 
   async consume(clientId: string): Promise<RateLimitDecision> {
-    return (await this.run([rateLimitKey(clientId)]))!.decision;
+    return (await this.run(clientId, []))!.decision;
   }
 
   consumeForToken(clientId: string, keys: TokenKeys): Promise<TokenCount | undefined> {
-    return this.run([rateLimitKey(clientId), keys.tombstone, keys.generation]);
+    return this.run(clientId, [keys.tombstone, keys.generation]);
   }
 
-  private async run(keys: readonly string[]): Promise<TokenCount | undefined> {
-    const args = [...keys, ...this.windowArgs, `${this.memberPrefix}.${(this.sequence++).toString(36)}`];
+  private async run(clientId: string, tokenKeys: readonly string[]): Promise<TokenCount | undefined> {
+    const { times, sortedSet } = rateLimitKeys(clientId);
+    const keys = [times, sortedSet, ...tokenKeys];
+    const args = [...keys, ...this.windowArgs];
+    if (this.store === 'migrating') args.push(`${this.memberPrefix}.${(this.sequence++).toString(36)}`);
     let reply: unknown;
     try {
       reply = await this.redis.evalsha(RATE_LIMIT_SHA, keys.length, ...args).catch((err: unknown) => {
@@ -101,7 +113,7 @@ export class RedisRateLimiter extends RateLimiter {
       // Down, unreachable, over its 1 s timeout, loading…: the request fails closed (503).
       throw isRedisUnavailable(err) ? new DependencyUnavailableError('redis (rate limiter)', err) : err;
     }
-    return this.toCount(reply, keys.length === 3);
+    return this.toCount(reply, tokenKeys.length > 0);
   }
 
   private toCount(reply: unknown, withGeneration: boolean): TokenCount | undefined {
