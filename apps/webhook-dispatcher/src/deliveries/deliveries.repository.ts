@@ -22,6 +22,14 @@ export type AttemptRecord = DeliveryAttemptRow &
     readonly ok: boolean;
   };
 
+/** What recording an attempt did. */
+export interface AttemptRecorded {
+  /** False for a duplicate of an attempt already recorded: it must not schedule another. */
+  readonly counted: boolean;
+  /** Its failure completed WEBHOOK_DISABLE_AFTER of failures: the endpoint is now disabled. */
+  readonly endpointDisabled: boolean;
+}
+
 /** A delivery as the operators' log shows it (no body). */
 export type LoggedDelivery = Omit<DeliveryRow, 'body' | 'firstAttemptAt'>;
 
@@ -120,16 +128,16 @@ export class DeliveriesRepository {
    * disables an endpoint whose attempts have all failed for WEBHOOK_DISABLE_AFTER: no extra round
    * trip on the delivery path.
    */
-  recordAttempt(record: AttemptRecord): Promise<boolean> {
+  recordAttempt(record: AttemptRecord): Promise<AttemptRecorded> {
     return this.records.submit(record);
   }
 
-  private readonly records = new GroupBatcher<AttemptRecord, boolean>(async (batch) => {
+  private readonly records = new GroupBatcher<AttemptRecord, AttemptRecorded>(async (batch) => {
     // The same attempt twice in one batch: only the first can count.
     const firstOf = new Map<string, number>();
     batch.forEach((r, i) => firstOf.has(r.deliveryId) || firstOf.set(r.deliveryId, i));
     const unique = [...firstOf.values()].map((i) => batch[i]);
-    const moved = await this.sql.prepared<Pick<DeliveryAttemptRow, 'deliveryId'>>(
+    const rows = await this.sql.prepared<{ deliveryId: string | null; disabledClientId: string | null }>(
       'record-attempts',
       `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[],
@@ -178,8 +186,10 @@ export class DeliveriesRepository {
                           AND COALESCE(e.failing_since, EXCLUDED.failing_since) <= now() - $14::bigint * interval '1 millisecond'
                          THEN 'failing' ELSE e.disabled_reason END,
            updated_at = now()
-         RETURNING 1)
-       SELECT delivery_id AS "deliveryId" FROM logged`,
+         RETURNING e.client_id, e.status = 'disabled' AND e.disabled_at = now() AS disabled_now)
+       SELECT delivery_id AS "deliveryId", NULL::text AS "disabledClientId" FROM logged
+       UNION ALL
+       SELECT NULL, client_id FROM endpoints WHERE disabled_now`,
       [
         ...columns(unique, [
           'deliveryId',
@@ -199,8 +209,13 @@ export class DeliveriesRepository {
         this.config.WEBHOOK_DISABLE_AFTER,
       ],
     );
-    const counted = new Set(moved.map((m) => m.deliveryId));
-    return batch.map((r, i) => firstOf.get(r.deliveryId) === i && counted.has(r.deliveryId));
+    const counted = new Set(rows.map((r) => r.deliveryId).filter((id) => id !== null));
+    // An endpoint this statement disabled is told once, with the first of its attempts here.
+    const disabled = new Set(rows.map((r) => r.disabledClientId).filter((id) => id !== null));
+    return batch.map((r, i) => ({
+      counted: firstOf.get(r.deliveryId) === i && counted.has(r.deliveryId),
+      endpointDisabled: disabled.delete(r.clientId),
+    }));
   });
 
   /**

@@ -55,7 +55,7 @@ function setup(options: {
       steps.push(`record ${r.attempt}`);
       recorded.push(r);
       if (stored) stored = { ...stored, attempts: r.attempt, status: r.status };
-      return Promise.resolve(true);
+      return Promise.resolve({ counted: true, endpointDisabled: false });
     },
   } as unknown as DeliveriesRepository;
   // auth-server's batch answer: every question gets the recipients of the options.

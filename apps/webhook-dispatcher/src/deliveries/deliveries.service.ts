@@ -212,10 +212,18 @@ export class DeliveriesService {
         error: outcome.error,
         duration_ms: durationMs,
         next_attempt_at: next?.at.toISOString() ?? null,
-        ...(recorded ? {} : { duplicate: true }),
+        ...(recorded.counted ? {} : { duplicate: true }),
       },
       outcome.ok ? 'webhook delivered' : 'webhook attempt failed',
     );
+    if (recorded.endpointDisabled) {
+      // What the partner sees as `disabled_reason: failing`; operators hear it here and in the metric.
+      this.attemptLog.warn(
+        { client_id: delivery.clientId, disable_after_ms: this.config.WEBHOOK_DISABLE_AFTER },
+        'webhook endpoint disabled: every attempt failed for WEBHOOK_DISABLE_AFTER; new events are skipped until the partner enables it',
+      );
+      this.metrics?.endpointDisabled();
+    }
     return {
       outcome: result,
       statusCode: outcome.statusCode,

@@ -13,11 +13,13 @@ const QUEUE_DEPTH_BUDGET_MS = 500;
  * The dispatcher's metrics: `webhook_attempts_total{outcome}`, `webhook_attempt_duration_seconds
  * {outcome}` (the POST to the partner's endpoint) and `webhook_retry_queue_messages{queue}`, the
  * messages waiting out a delay in each retry queue and parking queue, read from RabbitMQ at scrape
- * time. Queue names come from the retry schedule, so the label is bounded by configuration.
+ * time, and `webhook_endpoints_disabled_total`. Queue names come from the retry schedule, so the
+ * label is bounded by configuration.
  */
 export class DeliveryMetrics {
   private readonly attempts: Counter<'outcome'>;
   private readonly duration: Histogram<'outcome'>;
+  private readonly disabled: Counter;
 
   constructor(metrics: AppMetrics, amqp: AmqpConnection, retryDelays: readonly number[]) {
     this.attempts = metrics.counter(
@@ -29,6 +31,10 @@ export class DeliveryMetrics {
       'webhook_attempt_duration_seconds',
       'duration of the HTTP attempt to the partner endpoint, by outcome (delivered, retry, given_up)',
       ['outcome'],
+    );
+    this.disabled = metrics.counter(
+      'webhook_endpoints_disabled_total',
+      'partner endpoints disabled after failing every attempt for WEBHOOK_DISABLE_AFTER (the log line names the partner)',
     );
     AppMetrics.preset(this.attempts, { outcome: ATTEMPT_OUTCOMES });
     AppMetrics.preset(this.duration, { outcome: ATTEMPT_OUTCOMES });
@@ -46,6 +52,10 @@ export class DeliveryMetrics {
       },
       ['queue'],
     );
+  }
+
+  endpointDisabled(): void {
+    this.disabled.inc();
   }
 
   /** `seconds`: the POST's duration; undefined when no request went out. */
