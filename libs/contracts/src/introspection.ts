@@ -21,7 +21,10 @@
  *   every request it admits that way checks `revoked:{<client_id>}:<digest>` in the state Redis
  *   and reads `generation:{<client_id>}` (stateGenerationKey); those keys share their Redis
  *   Cluster slot with the partner's rate-limit key, so one script checks, reads and counts the
- *   request in a single round trip.
+ *   request in a single round trip. Such a reader stores an answer with the generation it read
+ *   (`"generation"` beside the answer's fields) and trusts a cached answer only under the
+ *   generation its count reads now; another (or none) means tombstones may be lost, and it asks
+ *   auth-server.
  * - A reader that cannot reach either Redis skips the cache and asks auth-server; if auth-server
  *   cannot answer either, the request fails closed with 503.
  * - Only well-formed access tokens (isWellFormedAccessToken) are looked up or cached at all.

@@ -28,6 +28,15 @@ const TOMBSTONE_BATCH = 500;
 const INACTIVE: CachedIntrospection = { active: false };
 
 /**
+ * An answer as the cache Redis keeps it: with the partner's state generation it was stored under,
+ * when the reader that stored it knew it (a metered request, which reads the generation). A
+ * reader that meets another generation knows the state Redis lost data since the answer was
+ * stored, tombstones included, and asks auth-server instead. Readers of earlier releases ignore
+ * the field.
+ */
+export type StampedIntrospection = CachedIntrospection & { readonly generation?: string };
+
+/**
  * An active answer is cached at most INTROSPECTION_CACHE_MAX_TTL_SECONDS and never past its
  * expiry, but at least the 1 s Redis requires; an inactive one the full maximum.
  */
@@ -54,7 +63,7 @@ export class IntrospectionCache {
    * The cached answer, or undefined on a miss (an entry that does not parse is one). A tombstone
    * wins over any answer; either Redis not answering throws, unless a tombstone was confirmed.
    */
-  async get(digest: string): Promise<CachedIntrospection | undefined> {
+  async get(digest: string): Promise<StampedIntrospection | undefined> {
     const [answer, tombstone] = await Promise.allSettled([
       this.cache.get(introspectionCacheKey(digest)),
       this.state.exists(revocationTombstoneKey(digest)),
@@ -64,7 +73,9 @@ export class IntrospectionCache {
     if (answer.status === 'rejected') throw new IntrospectionCacheUnavailableError(answer.reason);
     if (answer.value === null) return undefined;
     try {
-      return AUTH_INTROSPECT.parseResponse(JSON.parse(answer.value));
+      const stored = JSON.parse(answer.value) as { generation?: unknown };
+      const parsed = AUTH_INTROSPECT.parseResponse(stored);
+      return typeof stored.generation === 'string' ? { ...parsed, generation: stored.generation } : parsed;
     } catch {
       return undefined;
     }
@@ -83,7 +94,7 @@ export class IntrospectionCache {
    * SET EX NX: of concurrent misses the first answer stays. One read before a revocation
    * committed may land after its tombstone, which outlives it and wins at every read.
    */
-  async putIfAbsent(digest: string, answer: CachedIntrospection, nowMs = Date.now()): Promise<boolean> {
+  async putIfAbsent(digest: string, answer: StampedIntrospection, nowMs = Date.now()): Promise<boolean> {
     const ttl = introspectionTtlSeconds(answer, nowMs);
     try {
       const stored = await this.cache.set(

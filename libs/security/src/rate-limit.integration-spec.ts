@@ -1,6 +1,6 @@
 import { Controller, Get, Module, Req, Res } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { stateGenerationKey, type IntrospectResponse } from '@svc/contracts';
+import { introspectionCacheKey, stateGenerationKey, type IntrospectResponse } from '@svc/contracts';
 import {
   createRedis,
   loadConfig,
@@ -691,6 +691,25 @@ describe('headers and counting (docs/rules.md "Limits")', () => {
     await inspector.del(stateGenerationKey(clientId));
     expectProblem(await get(small.url, '/v1/rate-probe/any', token), 401, 'invalid_token');
     expect(await inspector.get(stateGenerationKey(clientId))).not.toBe(generation);
+  });
+
+  it('stamps a cached answer with the generation; another process, meeting a newer one, asks auth-server instead of trusting it', async () => {
+    const clientId = newClientId();
+    const token = issueToken(clientId);
+    const digest = sha256Hex(token);
+    expect((await get(small.url, '/v1/rate-probe/any', token)).status).toBe(200);
+    const generation = await inspector.get(stateGenerationKey(clientId));
+    const stored = await eventually(
+      async () => (await inspector.get(introspectionCacheKey(digest))) ?? undefined,
+    );
+    expect(JSON.parse(stored)).toMatchObject({ active: true, client_id: clientId, generation });
+
+    // The token is revoked, then the state Redis loses the partner's keys (its tombstones with
+    // them); the cache Redis still holds the live answer. A process that never saw the token must
+    // not take the cache's word for it.
+    answers.set(digest, { active: false });
+    await inspector.del(stateGenerationKey(clientId));
+    expectProblem(await get(standard.url, '/v1/rate-probe/any', token), 401, 'invalid_token');
   });
 });
 

@@ -5,7 +5,11 @@ import {
   type IntrospectResponse,
 } from '@svc/contracts';
 import { AppMetrics, DependencyUnavailableError } from '@svc/platform';
-import { IntrospectionCacheUnavailableError, type IntrospectionCache } from './introspection-cache';
+import {
+  IntrospectionCacheUnavailableError,
+  type IntrospectionCache,
+  type StampedIntrospection,
+} from './introspection-cache';
 import type { Introspector } from './introspector';
 import type { RateLimitDecision } from './rate-limit-decision';
 import { RateLimiter, type TokenKeys } from './rate-limiter';
@@ -29,9 +33,9 @@ const active = (
 
 /** A cache with Redis behind it, or without (`down`); records what it was asked. */
 class FakeCache {
-  readonly entries = new Map<string, CachedIntrospection>();
+  readonly entries = new Map<string, StampedIntrospection>();
   readonly gets: string[] = [];
-  readonly puts: [string, CachedIntrospection][] = [];
+  readonly puts: [string, StampedIntrospection][] = [];
   /** Tombstone keys as the state Redis holds them. */
   readonly tombstones = new Set<string>();
   readonly revocationChecks: string[] = [];
@@ -50,7 +54,7 @@ class FakeCache {
     return this.entries.get(digest);
   }
 
-  async putIfAbsent(digest: string, answer: CachedIntrospection) {
+  async putIfAbsent(digest: string, answer: StampedIntrospection) {
     this.puts.push([digest, answer]);
     if (this.down || this.putFails) throw new IntrospectionCacheUnavailableError(new Error('timeout'));
     if (this.entries.has(digest)) return false;
@@ -322,6 +326,46 @@ describe('TokenAuthenticator', () => {
       } finally {
         now.mockRestore();
       }
+    });
+
+    it('stores what auth-server answered with the generation the count read', async () => {
+      const { cache, introspector, authenticator, metered } = setup();
+      const answer = active();
+      introspector.answers.set(DIGEST, answer);
+      await authenticator.authenticate(TOKEN, metered());
+      expect(cache.puts).toEqual([[DIGEST, { ...answer, generation: 'g1' }]]);
+    });
+
+    it.each([
+      ['under another generation (the state Redis lost data since)', 'g0'],
+      ['by an earlier release, without one', undefined],
+    ])(
+      'asks auth-server about a cached answer stored %s, and keeps the cache’s word out',
+      async (_how, stamp) => {
+        const { cache, introspector, limiter, authenticator, metered } = setup();
+        cache.entries.set(DIGEST, stamp === undefined ? active() : { ...active(), generation: stamp });
+        introspector.answers.set(DIGEST, { active: false });
+        const decisions: RateLimitDecision[] = [];
+
+        await expect(authenticator.authenticate(TOKEN, metered(decisions))).resolves.toBeUndefined();
+        expect(introspector.asked).toEqual([DIGEST]);
+        expect(limiter.calls).toHaveLength(1);
+        expect(decisions).toEqual([]);
+      },
+    );
+
+    it('takes a cached answer stored under the current generation without asking auth-server', async () => {
+      const { cache, introspector, authenticator, metered } = setup();
+      cache.entries.set(DIGEST, { ...active(), generation: 'g1' });
+      const principal = await authenticator.authenticate(TOKEN, metered());
+      expect(principal).toEqual({
+        user_id: 'usr_1',
+        client_id: 'sandbox-partner',
+        scopes: ['profile:read'],
+        expires_at: expect.any(String),
+      });
+      expect(introspector.asked).toEqual([]);
+      expect(cache.puts).toEqual([]);
     });
 
     it('never counts a token that is not live', async () => {

@@ -4,11 +4,14 @@ import {
   isWellFormedAccessToken,
   partnerTombstoneKey,
   stateGenerationKey,
-  type CachedIntrospection,
 } from '@svc/contracts';
 import { AppMetrics, sha256Hex } from '@svc/platform';
 import type { Counter } from 'prom-client';
-import { IntrospectionCache, IntrospectionCacheUnavailableError } from './introspection-cache';
+import {
+  IntrospectionCache,
+  IntrospectionCacheUnavailableError,
+  type StampedIntrospection,
+} from './introspection-cache';
 import { INTROSPECTOR, type Introspector } from './introspector';
 import type { Principal } from './principal';
 import type { RateLimitDecision } from './rate-limit-decision';
@@ -45,7 +48,8 @@ interface KnownToken {
  * each request is one script call that checks the token's tombstone, reads the partner's state
  * generation and counts the request: one Redis round trip. A generation other than the one the
  * token was remembered under means the state Redis lost data since (tombstones too): auth-server
- * is asked again.
+ * is asked again. The same holds for an answer in the cache Redis, which a metered request stores
+ * with the generation its count read, and takes only under that generation.
  *
  * Either Redis unavailable: auth-server is asked on every request and nothing is written. Its
  * database holds every committed revocation, so a revoked token never passes, and a cache outage
@@ -94,16 +98,40 @@ export class TokenAuthenticator {
       return this.settle(digest, await this.lookUp(digest, false), count, metering);
     }
     if (known) this.known.delete(digest);
-    const principal = await this.lookUp(digest, true);
-    if (!principal) return undefined;
+    const found = await this.ask(digest, true);
+    const principal = toPrincipal(found.answer, Date.now());
+    if (!principal) {
+      if (found.store) await this.store(digest, found.answer);
+      return undefined;
+    }
     const count = await this.countUnlessRevoked(principal, digest, metering.limiter);
-    return count ? this.settle(digest, principal, count, metering) : undefined;
+    if (!count) return undefined;
+    if (found.cached && found.answer.generation !== count.generation) {
+      // Stored under another generation of the partner's state (or by an earlier release, unstamped):
+      // tombstones written since may be lost with it. Counted already; auth-server says whether it lives.
+      return this.settle(digest, await this.lookUp(digest, false), count, metering);
+    }
+    if (found.store) await this.store(digest, { ...found.answer, generation: count.generation });
+    return this.settle(digest, principal, count, metering);
   }
 
-  /** Through the shared cache (unless `useCache` is false), or auth-server. */
+  /** Through the shared cache (unless `useCache` is false), or auth-server; stores what it asked. */
   private async lookUp(digest: string, useCache: boolean): Promise<Principal | undefined> {
+    const found = await this.ask(digest, useCache);
+    if (found.store) await this.store(digest, found.answer);
+    return toPrincipal(found.answer, Date.now());
+  }
+
+  /**
+   * The shared cache's answer (`cached`), or else auth-server's, which `store` says to keep (the
+   * cache answered, with a miss). Nothing is written here.
+   */
+  private async ask(
+    digest: string,
+    useCache: boolean,
+  ): Promise<{ answer: StampedIntrospection; cached: boolean; store: boolean }> {
     let cacheAvailable = useCache;
-    let answer: CachedIntrospection | undefined;
+    let answer: StampedIntrospection | undefined;
     if (useCache) {
       try {
         answer = await this.cache.get(digest);
@@ -113,12 +141,14 @@ export class TokenAuthenticator {
       }
     }
     this.lookups?.inc({ result: answer === undefined ? 'miss' : 'hit' });
-    if (answer === undefined) {
-      // Rejects with DependencyUnavailableError when auth-server does not answer: fail closed.
-      answer = await this.introspector.introspect(digest);
-      if (cacheAvailable) await this.cache.putIfAbsent(digest, answer).catch(() => false);
-    }
-    return toPrincipal(answer, Date.now());
+    if (answer !== undefined) return { answer, cached: true, store: false };
+    // Rejects with DependencyUnavailableError when auth-server does not answer: fail closed.
+    return { answer: await this.introspector.introspect(digest), cached: false, store: cacheAvailable };
+  }
+
+  /** A failed put costs the next request a question, never this one its answer. */
+  private async store(digest: string, answer: StampedIntrospection): Promise<void> {
+    await this.cache.putIfAbsent(digest, answer).catch(() => false);
   }
 
   /**
@@ -167,10 +197,10 @@ export class TokenAuthenticator {
 }
 
 /** An answer whose `expires_at` has passed is inactive, wherever it came from. */
-function toPrincipal(answer: CachedIntrospection, nowMs: number): Principal | undefined {
+function toPrincipal(answer: StampedIntrospection, nowMs: number): Principal | undefined {
   if (!answer.active) return undefined;
   const expiresAt = Date.parse(answer.expires_at);
   if (Number.isNaN(expiresAt) || expiresAt <= nowMs) return undefined;
-  const { active: _active, ...principal } = answer;
+  const { active: _active, generation: _generation, ...principal } = answer;
   return principal;
 }
