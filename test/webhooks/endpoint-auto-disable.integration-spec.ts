@@ -5,46 +5,89 @@ import {
   grantConsent,
   newEvent,
   newMember,
-  useDeliveryStack,
+  startDeliveryStack,
+  type DeliveryStack,
 } from '../support/starters/webhook-dispatcher';
 import { sample, scrape } from '../support/metrics';
 
 /**
  * An endpoint that fails every attempt for WEBHOOK_DISABLE_AFTER is disabled by the statement that
- * records the attempt completing that span, and the dispatcher says so once: the
- * `webhook_endpoints_disabled_total` counter goes up by one, not once per later failure, and events
- * after it are recorded as skipped. Real PostgreSQL, RabbitMQ and a receiver that answers 503.
+ * records the attempt completing that span, and the dispatcher says so once per disabling: the
+ * `webhook_endpoints_disabled_total` counter goes up by exactly the endpoints disabled, not once
+ * per later failure, and events after it are recorded as skipped. Real PostgreSQL, RabbitMQ and a
+ * receiver that answers 503.
+ *
+ * The run's database and queues are shared with every suite: this dispatcher, with its short
+ * WEBHOOK_DISABLE_AFTER, also works off other partners' failing retries (the sandbox partners'
+ * included) and may disable their endpoints too. So the counter is checked against the endpoints
+ * disabled while it ran, and once it has stopped the others are enabled again, as they were.
  */
 jest.setTimeout(40_000);
 
-const { auth, dispatcher, receiver } = useDeliveryStack({
-  WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
-  WEBHOOK_TIMEOUT_MS: '1000',
-  WEBHOOK_DISABLE_AFTER: '1500ms',
+let stack: DeliveryStack;
+let startedAt: Date;
+let ownClientId: string | undefined;
+
+beforeAll(async () => {
+  stack = await startDeliveryStack({
+    WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    WEBHOOK_DISABLE_AFTER: '1500ms',
+  });
+  const { rows } = await stack.dispatcher.db.query<{ now: Date }>('SELECT now() AS now');
+  startedAt = rows[0].now;
+}, 60_000);
+
+afterAll(async () => {
+  if (!stack) return;
+  // The dispatcher stops first, so that nothing it does comes after the others are enabled again.
+  await stack.dispatcher.app.close();
+  await enableOthers();
+  await stack.dispatcher.db.end();
+  await stack.receiver.close();
+  await stack.auth.close();
 });
 
-const disabledTotal = async () =>
-  sample(await scrape(dispatcher.app), 'webhook_endpoints_disabled_total', { app: 'webhook-dispatcher' }) ??
-  0;
+/** Other suites' endpoints this dispatcher disabled go back to how they were. */
+async function enableOthers(): Promise<void> {
+  await stack.dispatcher.db.query(
+    `UPDATE webhooks.webhook_endpoints
+        SET status = 'enabled', disabled_at = NULL, disabled_reason = NULL, failing_since = NULL
+      WHERE status = 'disabled' AND disabled_reason = 'failing' AND disabled_at >= $1 AND client_id <> $2`,
+    [startedAt, ownClientId ?? ''],
+  );
+}
 
-it('disables a failing endpoint once, counts it once, and skips the events after it', async () => {
+const disabledTotal = async () =>
+  sample(await scrape(stack.dispatcher.app), 'webhook_endpoints_disabled_total', {
+    app: 'webhook-dispatcher',
+  }) ?? 0;
+
+/** Endpoints disabled for failing since this file began (by this dispatcher: the only one running). */
+async function disabledSinceStart(): Promise<string[]> {
+  const { rows } = await stack.dispatcher.db.query<{ client_id: string }>(
+    `SELECT client_id FROM webhooks.webhook_endpoints
+      WHERE status = 'disabled' AND disabled_reason = 'failing' AND disabled_at >= $1`,
+    [startedAt],
+  );
+  return rows.map((r) => r.client_id);
+}
+
+it('disables a failing endpoint once, counts each disabling once, and skips the events after it', async () => {
+  const { auth, dispatcher, receiver } = stack;
   const userId = await newMember(auth);
   const path = '/always-503';
   const p = await createPartner(auth, { webhookUrl: receiver.endpoint(path, () => 503) });
+  ownClientId = p.clientId;
   await grantConsent(auth, userId, p.clientId, ['vessels:read']);
   const before = await disabledTotal();
 
-  const first = newEvent('user.vessels.updated', userId);
-  await dispatcher.publish(first);
-  const endpoint = await eventually(async () => {
-    const { rows } = await dispatcher.db.query<{ status: string; disabled_reason: string | null }>(
-      `SELECT status, disabled_reason FROM webhooks.webhook_endpoints WHERE client_id = $1`,
-      [p.clientId],
-    );
-    return rows[0]?.status === 'disabled' ? rows[0] : undefined;
-  }, 20_000);
-  expect(endpoint.disabled_reason).toBe('failing');
-  expect(await disabledTotal()).toBe(before + 1);
+  await dispatcher.publish(newEvent('user.vessels.updated', userId));
+  await eventually(
+    async () => ((await disabledSinceStart()).includes(p.clientId) ? true : undefined),
+    20_000,
+  );
+  expect(await disabledTotal()).toBe(before + (await disabledSinceStart()).length);
 
   // The delivery that was under way goes on failing; no new disabling is counted for it.
   const attemptsThen = receiver.requests(path).length;
@@ -56,5 +99,5 @@ it('disables a failing endpoint once, counts it once, and skips the events after
     return rows.length > 0 ? rows : undefined;
   });
   expect(skipped.status).toBe('skipped');
-  expect(await disabledTotal()).toBe(before + 1);
+  expect(await disabledTotal()).toBe(before + (await disabledSinceStart()).length);
 });
