@@ -35,7 +35,7 @@ const { ROOT } = require('../lib/deps.cjs');
 const apps = require('../lib/apps.cjs');
 const { onboardPartner } = require('./partners.cjs');
 const { which } = require('../lib/procs.cjs');
-const { cpuByPid, cpuMicros, cpuSince, postgresBackends } = require('./procstat.cjs');
+const { childrenOf, cpuByPid, cpuMicros, cpuSince, postgresBackends } = require('./procstat.cjs');
 const { freePort, waitForHttpOk, redisCommands } = require('../lib/net.cjs');
 const { provision } = require('../lib/services.cjs');
 const { createRunResources } = require('../lib/isolation.cjs');
@@ -51,21 +51,6 @@ const BASELINE_BUILD = 'GET /v1/me direct, baseline build';
 const VESSELS_PAGE = 'GET /v1/me/vessels page';
 const VESSELS_304 = 'GET /v1/me/vessels 304 revalidation';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
-
-function childrenOf(pid) {
-  return fs
-    .readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 function run(url, headers) {
   return new Promise((resolve, reject) => {

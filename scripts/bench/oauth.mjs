@@ -231,14 +231,13 @@ export async function benchOAuth() {
         headers: { 'content-type': 'application/x-www-form-urlencoded', ...auth_ },
       });
     // Warm-up, and the refresh chains' first tokens: ours from codes, the peer's from its models.
-    const first = await mintCodes(1);
     const chains = [];
     for (let i = 0; i <= CONCURRENCY; i += 1) {
       const res = await exchange(await mint('profile:read seatime:read', chainUsers[i]));
       if (res.status !== 200) throw new Error(`code exchange answered ${res.status}: ${res.body}`);
       chains.push(JSON.parse(res.body).refresh_token);
     }
-    const narrow = JSON.parse((await exchange(first.pop())).body);
+    const narrow = JSON.parse((await exchange(await mint('profile:read seatime:read'))).body);
     const peerChains = await new Promise((resolve, reject) => {
       peer.once('message', (m) => (m.minted ? resolve(m.minted) : reject(new Error(m.error))));
       peer.send({

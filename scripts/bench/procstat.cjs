@@ -40,15 +40,14 @@ function cpuSince(before) {
   return used;
 }
 
-/** The PostgreSQL backends serving `database` (their title names it: `postgres: svc <db> …`). */
-function postgresBackends(database) {
+/** The pids whose /proc/<pid>/<file> text passes `test` (processes that end meanwhile are left out). */
+function pidsWhere(file, test) {
   return fs
     .readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))
     .filter((d) => {
       try {
-        const title = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ');
-        return title.startsWith('postgres: ') && title.split(' ').includes(database);
+        return test(fs.readFileSync(`/proc/${d}/${file}`, 'utf8'));
       } catch {
         return false;
       }
@@ -56,7 +55,19 @@ function postgresBackends(database) {
     .map(Number);
 }
 
-/** Whole-machine busy fraction between two readings of /proc/stat (how shared the cores were). */
+/** The PostgreSQL backends serving `database` (their title names it: `postgres: svc <db> …`). */
+function postgresBackends(database) {
+  return pidsWhere('cmdline', (text) => {
+    const title = text.replace(/\0/g, ' ');
+    return title.startsWith('postgres: ') && title.split(' ').includes(database);
+  });
+}
+
+/** The direct children of `pid` (an nginx master's workers). */
+function childrenOf(pid) {
+  return pidsWhere('stat', (stat) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid);
+}
+
 function machineTicks() {
   const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   const idle = cpu[3] + (cpu[4] ?? 0);
@@ -69,4 +80,4 @@ function busySince(before) {
   return total > 0 ? Number((1 - (after.idle - before.idle) / total).toFixed(3)) : 0;
 }
 
-module.exports = { cpuByPid, cpuMicros, cpuSince, postgresBackends, machineTicks, busySince };
+module.exports = { cpuByPid, cpuMicros, cpuSince, postgresBackends, childrenOf, machineTicks, busySince };
