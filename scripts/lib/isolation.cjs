@@ -217,4 +217,25 @@ async function createRunResources(baseEnv, { runId = newRunId(), log = (l) => co
   };
 }
 
-module.exports = { newRunId, createRunResources, deleteKeys, management, PREFIX };
+/**
+ * A vhost of one test file's own beside the run's (`<run vhost>_<label>`, so a killed run's is
+ * stale with it), on the same users and grants. A file whose assertions count what its dispatcher
+ * did needs it: on the run's shared vhost, retries that earlier files' failing endpoints left in
+ * the queues reach whichever dispatcher is running. Resolves { url, remove() }.
+ */
+async function createSuiteVhost(amqpUrl, label, log = () => undefined) {
+  const u = new URL(amqpUrl);
+  const runVhost = decodeURIComponent(u.pathname.slice(1));
+  if (!runVhost.startsWith(PREFIX)) throw new Error(`not a test run's vhost: ${redact(amqpUrl)}`);
+  const name = `${runVhost}_${label}_${Math.random().toString(36).slice(2, 6)}`;
+  await createVhost(amqpUrl, name, log);
+  try {
+    await grantBrokerVhost(management(amqpUrl), name);
+  } catch (err) {
+    await deleteVhost(amqpUrl, name).catch(() => undefined);
+    throw err;
+  }
+  return { url: withPath(amqpUrl, `/${encodeURIComponent(name)}`), remove: () => deleteVhost(amqpUrl, name) };
+}
+
+module.exports = { newRunId, createRunResources, createSuiteVhost, deleteKeys, management, PREFIX };

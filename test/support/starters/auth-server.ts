@@ -39,7 +39,8 @@ export interface AuthServerHarness {
 export async function startAuthServer(
   env: Readonly<Record<string, string>> = {},
 ): Promise<AuthServerHarness> {
-  const services = testServices();
+  // A test file on a vhost of its own (AMQP_URL in env) reaches auth-server there, as do its helpers.
+  const services = { ...testServices(), ...(env.AMQP_URL ? { amqpUrl: env.AMQP_URL } : {}) };
   const config = loadConfig(AUTH_SERVER.config, {
     PORT: '1',
     // Several apps share the test process: each gets a free metrics port (metricsUrl finds it).

@@ -13,6 +13,8 @@ import {
 import { startAuthServer, startedLater, type AuthServerHarness } from './auth-server';
 import { WebhookReceiver } from '../webhook-receiver';
 import { bootApp, spawnApp, type AppProcess } from './app-process';
+import { createSuiteVhost } from '../../../scripts/lib/isolation.cjs';
+import { testServices } from '../services';
 
 export interface DispatcherHarness {
   readonly app: NestFastifyApplication;
@@ -30,27 +32,47 @@ export interface DeliveryStack {
   close(): Promise<void>;
 }
 
-export async function startDeliveryStack(env: Readonly<Record<string, string>> = {}): Promise<DeliveryStack> {
-  const auth = await startAuthServer();
+export interface DeliveryStackOptions {
+  /**
+   * Runs the stack on a vhost of its own (named after this label) instead of the run's, so that
+   * the dispatcher works off this file's events alone. A file that counts what the dispatcher did
+   * (its metrics, the endpoints it disabled) needs it: on the shared vhost, retries that earlier
+   * files' failing endpoints left in the queues reach whichever dispatcher runs next.
+   */
+  readonly ownVhost?: string;
+}
+
+export async function startDeliveryStack(
+  env: Readonly<Record<string, string>> = {},
+  options: DeliveryStackOptions = {},
+): Promise<DeliveryStack> {
+  const vhost = options.ownVhost
+    ? await createSuiteVhost(testServices().amqpUrl, options.ownVhost)
+    : undefined;
+  const brokerEnv: Record<string, string> = vhost ? { AMQP_URL: vhost.url } : {};
+  let auth: AuthServerHarness | undefined;
   let dispatcher: DispatcherHarness | undefined;
   let receiver: WebhookReceiver;
   try {
-    dispatcher = await startDispatcher(auth, env);
+    auth = await startAuthServer(brokerEnv);
+    dispatcher = await startDispatcher(auth, { ...brokerEnv, ...env });
     receiver = await WebhookReceiver.start();
   } catch (err) {
     // What did start is stopped, so a failed start leaves nothing running behind the failure.
     await dispatcher?.close();
-    await auth.close();
+    await auth?.close();
+    await vhost?.remove();
     throw err;
   }
+  const started = { auth, dispatcher };
   return {
-    auth,
-    dispatcher,
+    ...started,
     receiver,
     async close() {
       await receiver.close();
-      await dispatcher.close();
-      await auth.close();
+      await started.dispatcher.close();
+      await started.auth.close();
+      await vhost?.remove();
     },
   };
 }
@@ -224,10 +246,13 @@ export function spawnDispatcher(
 }
 
 /** The delivery stack for the specs of one file: started in its beforeAll, closed in its afterAll. */
-export function useDeliveryStack(env: Readonly<Record<string, string>> = {}): Omit<DeliveryStack, 'close'> {
+export function useDeliveryStack(
+  env: Readonly<Record<string, string>> = {},
+  options: DeliveryStackOptions = {},
+): Omit<DeliveryStack, 'close'> {
   let stack: DeliveryStack | undefined;
   beforeAll(async () => {
-    stack = await startDeliveryStack(env);
+    stack = await startDeliveryStack(env, options);
   });
   afterAll(async () => {
     await stack?.close();
