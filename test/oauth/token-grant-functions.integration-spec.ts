@@ -342,3 +342,134 @@ describe('token_exchange', () => {
     expect(outcomes.filter((o) => o !== 'issued').every((o) => o === 'replayed')).toBe(true);
   });
 });
+
+interface BatchItem {
+  p: Pick<Pair, 'refresh' | 'access'>;
+  client?: string;
+  secret?: string;
+  expected?: string;
+}
+
+interface BatchRow extends RefreshRow {
+  ord: number;
+}
+
+/** token_refresh_batch, as auth-server sends it when refreshes arrive while others are in flight. */
+async function refreshBatch(
+  items: BatchItem[],
+  on: { query: DataSource['query'] } = db,
+): Promise<{ rows: BatchRow[]; nexts: { id: string; refresh: string }[] }> {
+  const nexts = items.map(() => ({ id: `tkp_${uid()}`, refresh: uid() }));
+  const now = Date.now();
+  const rows = (await on.query(
+    `SELECT * FROM auth.token_refresh_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ORDER BY ord`,
+    [
+      items.map((i) => i.p.refresh),
+      items.map((i) => i.client ?? CLIENT),
+      items.map((i) => i.secret ?? SECRET),
+      nexts.map((n) => n.id),
+      items.map(() => uid()),
+      nexts.map((n) => n.refresh),
+      items.map(() => new Date(now + HOUR)),
+      items.map(() => new Date(now + 90 * 24 * HOUR)),
+      items.map(() => new Date(now)),
+      items.map((i) => i.expected ?? i.p.access),
+    ],
+  )) as BatchRow[];
+  return { rows, nexts };
+}
+
+describe('token_refresh_batch', () => {
+  it('answers each rotation what it would have answered alone after the ones before it', async () => {
+    const user = await member();
+    const [live, other, twice] = [await pair(user), await pair(user), await pair(user)];
+    const gone = await member();
+    const disconnected = await pair(gone);
+    await db.query(`UPDATE auth.consents SET revoked_at = now() WHERE user_id = $1`, [gone]);
+
+    const { rows, nexts } = await refreshBatch([
+      { p: live },
+      { p: { refresh: `unknown-${uid()}`, access: 'x' } },
+      { p: other, expected: 'another-access-digest' },
+      { p: twice },
+      { p: disconnected },
+      { p: other, secret: 'not-the-digest' },
+      { p: twice },
+    ]);
+    expect(rows.map((r) => [r.ord, r.outcome])).toEqual([
+      [1, 'rotated'],
+      [2, 'unusable'],
+      [3, 'unexpected'],
+      [4, 'rotated'],
+      [5, 'disconnected'],
+      [6, 'client'],
+      // The same token again: the rotation before it in this batch has made it revoked.
+      [7, 'revoked'],
+    ]);
+    expect(rows[0]).toMatchObject({
+      out_user_id: user,
+      out_scopes: SCOPES,
+      ended_access_digest: live.access,
+    });
+    expect(await pairRow(live.id)).toMatchObject({ revoked_reason: 'rotated', replaced_by: nexts[0].id });
+    expect(await pairRow(twice.id)).toMatchObject({ revoked_reason: 'rotated', replaced_by: nexts[3].id });
+    expect((await pairRow(nexts[3].id)).revoked_at).toBeNull();
+    expect((await pairRow(other.id)).revoked_at).toBeNull();
+    expect((await pairRow(disconnected.id)).revoked_at).toBeNull();
+    for (const i of [1, 2, 4, 5, 6]) expect(await pairRow(nexts[i].id)).toBeUndefined();
+  });
+
+  it('gives way to a revocation that waits on it: the batch fails after 100 ms and changed nothing', async () => {
+    // The deadlock a batch could make: it has rotated one member's pair and waits for another's
+    // consent row, which a disconnect holds while it waits to revoke that rotated pair.
+    const first = await member();
+    const second = await member();
+    const [p1, p2] = [await pair(first), await pair(second)];
+    const revocation = db.createQueryRunner();
+    await revocation.connect();
+    try {
+      await revocation.startTransaction();
+      await revocation.query(`SELECT 1 FROM auth.consents WHERE user_id = $1 FOR UPDATE`, [second]);
+      const started = Date.now();
+      const batch = refreshBatch([{ p: p1 }, { p: p2 }]).then(
+        () => 'answered',
+        (err: { code?: string }) => err.code,
+      );
+      await new Promise((r) => setTimeout(r, 30));
+      await revocation.query(
+        `UPDATE auth.token_pairs SET revoked_at = now(), revoked_reason = 'disconnected' WHERE id = $1`,
+        [p1.id],
+      );
+      expect(await batch).toBe('55P03'); // lock_not_available: lock_timeout, not a deadlock (40P01)
+      expect(Date.now() - started).toBeLessThan(900);
+      await revocation.commitTransaction();
+    } finally {
+      if (revocation.isTransactionActive) await revocation.rollbackTransaction();
+      await revocation.release();
+    }
+    // The revocation committed; the batch's rotation of p1 was rolled back with it.
+    expect(await pairRow(p1.id)).toMatchObject({ revoked_reason: 'disconnected', replaced_by: null });
+    expect((await pairRow(p2.id)).revoked_at).toBeNull();
+    const { rows } = await refreshBatch([{ p: p1 }, { p: p2 }]);
+    expect(rows.map((r) => r.outcome)).toEqual(['revoked', 'rotated']);
+  });
+
+  it('of concurrent batches holding one token exactly one rotation wins', async () => {
+    const user = await member();
+    const p = await pair(user);
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        refreshBatch([{ p }, { p }]).then(
+          ({ rows, nexts }) => ({ outcomes: rows.map((r) => r.outcome), nexts }),
+          (err: { code?: string }) => ({ outcomes: [err.code ?? 'error'], nexts: [] }),
+        ),
+      ),
+    );
+    const outcomes = results.flatMap((r) => r.outcomes);
+    expect(outcomes.filter((o) => o === 'rotated')).toHaveLength(1);
+    // The others lost the race (revoked), or gave way to the winner's lock (55P03) and would be sent alone.
+    expect(outcomes.every((o) => ['rotated', 'revoked', 'unusable', '55P03'].includes(o))).toBe(true);
+    const winner = results.find((r) => r.outcomes[0] === 'rotated')!;
+    expect((await pairRow(p.id)).replaced_by).toBe(winner.nexts[0].id);
+  });
+});

@@ -55,6 +55,10 @@ export const AUTH_SERVER_CONFIG = {
     'seconds after a rotation in which the previous refresh token may be presented again (a lost response) and gets a new pair instead of ending its family; 0 disables',
     { default: '10', min: 0, max: 300 },
   ),
+  TOKEN_REFRESH_CONCURRENCY: int(
+    'refresh rotations one process sends to PostgreSQL at once; refreshes arriving meanwhile wait and go together in the next statement and commit (group commit)',
+    { default: '4', min: 1, max: 200 },
+  ),
   SECRETS_ENCRYPTION_KEY: secret(
     'base64 of 32 random bytes; seals partners\u2019 webhook signing secrets at rest (AES-256-GCM)',
     {

@@ -6,6 +6,7 @@ import { TokenRefreshFunction1764500000000 } from './1764500000000-tokenRefreshF
 import { TokenExchangeFunction1764500000001 } from './1764500000001-tokenExchangeFunction';
 import { TokenRefreshExpectedAccess1764500000002 } from './1764500000002-tokenRefreshExpectedAccess';
 import { TokenGrantsFewerStatements1764700000000 } from './1764700000000-tokenGrantsFewerStatements';
+import { TokenRefreshBatch1764800000000 } from './1764800000000-tokenRefreshBatch';
 
 export const AUTH_SERVER_MIGRATIONS = [
   CreateOAuthTables1763750000000,
@@ -16,4 +17,5 @@ export const AUTH_SERVER_MIGRATIONS = [
   TokenExchangeFunction1764500000001,
   TokenRefreshExpectedAccess1764500000002,
   TokenGrantsFewerStatements1764700000000,
+  TokenRefreshBatch1764800000000,
 ];

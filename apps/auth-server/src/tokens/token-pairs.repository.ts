@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
-import { Sql, type Transaction } from '@svc/platform';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, GroupBatcher, Sql, type ConfigOf, type Transaction } from '@svc/platform';
 import type { QueryResultRow } from 'pg';
+import type { AUTH_SERVER_CONFIG } from '../config';
 import type { TokenPairEntity } from './token-pair.entity';
 
 export type RevocationReason =
@@ -100,9 +101,47 @@ const TOKEN_REFRESH = `SELECT outcome, out_user_id AS "userId", out_scopes AS sc
        ended_access_digest AS "endedAccessDigest"
   FROM token_refresh($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
 
+const TOKEN_REFRESH_BATCH = `SELECT outcome, out_user_id AS "userId", out_scopes AS scopes,
+       ended_access_digest AS "endedAccessDigest"
+  FROM token_refresh_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+  ORDER BY ord`;
+
+/** Rotations sent in one statement at most (a batch's locks are held until its commit). */
+const MAX_REFRESH_BATCH = 16;
+
+interface ExpectedRotation {
+  readonly rotation: RefreshRotation;
+  readonly expectedAccessDigest: string;
+}
+
+/** A rotation's outcome, or the error that ended it, so one batch can settle each call its own way. */
+type Settled = { readonly outcome: RefreshOutcome } | { readonly failed: unknown };
+
+const settle = (work: Promise<RefreshOutcome>): Promise<Settled> =>
+  work.then(
+    (outcome) => ({ outcome }),
+    (failed: unknown) => ({ failed }),
+  );
+
 @Injectable()
 export class TokenPairsRepository {
-  constructor(private readonly sql: Sql) {}
+  /**
+   * Group commit of `rotateExpected`: at most TOKEN_REFRESH_CONCURRENCY statements in flight, and
+   * the rotations that arrive meanwhile go together in the next one (`token_refresh_batch`).
+   */
+  private readonly rotations: GroupBatcher<ExpectedRotation, Settled>;
+
+  constructor(
+    private readonly sql: Sql,
+    @Inject(APP_CONFIG)
+    config: Pick<ConfigOf<typeof AUTH_SERVER_CONFIG>, 'TOKEN_REFRESH_CONCURRENCY'>,
+  ) {
+    this.rotations = new GroupBatcher(
+      (batch) => this.rotateBatch(batch),
+      MAX_REFRESH_BATCH,
+      config.TOKEN_REFRESH_CONCURRENCY,
+    );
+  }
 
   async insert(
     tx: Transaction,
@@ -159,11 +198,49 @@ export class TokenPairsRepository {
    * `unexpected` and is left as it was.
    */
   async rotateExpected(rotation: RefreshRotation, expectedAccessDigest: string): Promise<RefreshOutcome> {
+    // A narrowing's scopes do not fit the batch's arrays: it goes alone.
+    if (rotation.scopes !== null) return this.rotateOne({ rotation, expectedAccessDigest });
+    const settled = await this.rotations.submit({ rotation, expectedAccessDigest });
+    if ('failed' in settled) throw settled.failed;
+    return settled.outcome;
+  }
+
+  private async rotateOne({ rotation, expectedAccessDigest }: ExpectedRotation): Promise<RefreshOutcome> {
     const [row] = await this.sql.prepared<RefreshRow>('token_refresh', TOKEN_REFRESH, [
       ...refreshValues(rotation),
       expectedAccessDigest,
     ]);
     return row as RefreshOutcome;
+  }
+
+  /**
+   * Several rotations in one statement; each outcome is the one it would have had alone, in this
+   * order. A batch that fails (it gave way to a lock it waited for; see the migration
+   * 1764800000000-tokenRefreshBatch) changed nothing, and each of its rotations is sent alone.
+   */
+  private async rotateBatch(batch: readonly ExpectedRotation[]): Promise<Settled[]> {
+    if (batch.length === 1) return [await settle(this.rotateOne(batch[0]))];
+    const column = <T>(pick: (r: RefreshRotation) => T) => batch.map((b) => pick(b.rotation));
+    try {
+      const rows = await this.sql.prepared<RefreshRow>('token_refresh_batch', TOKEN_REFRESH_BATCH, [
+        column((r) => r.refreshDigest),
+        column((r) => r.clientId),
+        column((r) => r.secretDigest),
+        column((r) => r.next.id),
+        column((r) => r.next.accessDigest),
+        column((r) => r.next.refreshDigest),
+        column((r) => r.next.accessExpiresAt),
+        column((r) => r.next.refreshExpiresAt),
+        column((r) => r.at),
+        batch.map((b) => b.expectedAccessDigest),
+      ]);
+      if (rows.length !== batch.length) {
+        throw new Error(`token_refresh_batch answered ${rows.length} rows for ${batch.length} rotations`);
+      }
+      return rows.map((row) => ({ outcome: row as RefreshOutcome }));
+    } catch {
+      return Promise.all(batch.map((b) => settle(this.rotateOne(b))));
+    }
   }
 
   /**
