@@ -35,7 +35,7 @@ const { ROOT } = require('../lib/deps.cjs');
 const apps = require('../lib/apps.cjs');
 const { onboardPartner } = require('./partners.cjs');
 const { which } = require('../lib/procs.cjs');
-const { childrenOf, cpuByPid, cpuMicros, cpuSince, postgresBackends } = require('./procstat.cjs');
+const { childrenOf, cpuMicros, postgresCpuFrom } = require('./procstat.cjs');
 const { freePort, waitForHttpOk, redisCommands } = require('../lib/net.cjs');
 const { provision } = require('../lib/services.cjs');
 const { createRunResources } = require('../lib/isolation.cjs');
@@ -294,14 +294,13 @@ export async function benchCrew() {
     const best = new Map();
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const s of scenarios) {
-        const pg = postgresBackends(database);
         const before = cpuMicros(s.pids());
-        const pgBefore = cpuByPid(pg);
+        const pgCpuSoFar = postgresCpuFrom(database);
         const redisBefore = cpuMicros([redisPid]);
         const r = await run(s.url, s.headers);
         const cpu = cpuMicros(s.pids()) - before;
         const redisCpu = s.pids().includes(redisPid) ? cpuMicros([redisPid]) - redisBefore : 0;
-        const pgCpu = cpuSince(pgBefore);
+        const pgCpu = pgCpuSoFar();
         const wrong = r.non2xx - (s.expect === 304 ? (r['3xx'] ?? 0) : 0);
         if (r.errors > 0 || (s.expect !== 304 && r.non2xx > 0) || (s.expect === 304 && wrong > 0)) {
           throw new Error(`${s.name}: ${r.errors} errors, ${r.non2xx} non-2xx answers`);

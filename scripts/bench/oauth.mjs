@@ -38,7 +38,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '3');
 // BENCH_MEMBERS=1 every chain is one member's (every refresh then shares that member's consent row lock).
 const ONE_MEMBER = process.env.BENCH_MEMBERS === '1';
 const PROFILE = process.env.BENCH_PROFILE === '1';
-const { cpuByPid, cpuSince, postgresBackends, machineTicks, busySince } = require('./procstat.cjs');
+const { cpuByPid, cpuSince, postgresCpuFrom, machineTicks, busySince } = require('./procstat.cjs');
 const CLIENT = { client_id: 'sandbox-partner', client_secret: 'sandbox-secret' };
 const REDIRECT_URI = 'http://localhost:8765/callback';
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
@@ -280,14 +280,14 @@ export async function benchOAuth() {
     const database = new URL(env.DATABASE_URL).pathname.slice(1);
     /** Measures one scenario with the CPU of `appPid`, PostgreSQL's backends and Redis. */
     const withCpu = async (appPid, run) => {
-      const pg = cpuByPid(postgresBackends(database));
+      const pg = postgresCpuFrom(database);
       const app = cpuByPid([appPid]);
       const rd = cpuByPid([redisPid]);
       const machine = machineTicks();
       const r = await run();
       const per = (us) => Math.round(us / Math.max(1, r.requests));
       const appUs = per(cpuSince(app));
-      const pgUs = per(cpuSince(pg));
+      const pgUs = per(pg());
       const redisUs = per(cpuSince(rd));
       return {
         ...r,

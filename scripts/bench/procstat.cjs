@@ -63,6 +63,49 @@ function postgresBackends(database) {
   });
 }
 
+function statFields(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** CPU time (µs) of `pid`'s children that have ended and been reaped (cutime + cstime). */
+function reapedCpu(pid) {
+  try {
+    const fields = statFields(pid);
+    return (Number(fields[13]) + Number(fields[14])) * TICK_US;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU of the PostgreSQL backends of `database` from now until the function returned is called:
+ * those alive now, those started meanwhile (the whole of their life is in the window: a pool that
+ * closed idle connections between rounds opens new ones), and those ended meanwhile, which the
+ * postmaster has reaped into its children's times. The last part takes in any process of the
+ * cluster that ends in the window, another database's too: benches run alone.
+ */
+function postgresCpuFrom(database) {
+  const before = cpuByPid(postgresBackends(database));
+  // The cluster's postmaster: the parent of its backends and of its own processes (checkpointer…).
+  const cluster = pidsWhere('cmdline', (text) => text.startsWith('postgres: '));
+  let postmaster;
+  for (const pid of [...before.keys(), ...cluster]) {
+    try {
+      postmaster = Number(statFields(pid)[1]);
+      break;
+    } catch {
+      // gone; try the next
+    }
+  }
+  const reapedBefore = postmaster === undefined ? 0 : reapedCpu(postmaster);
+  return () => {
+    let used = 0;
+    for (const [pid, us] of cpuByPid(postgresBackends(database))) used += us - (before.get(pid) ?? 0);
+    return used + (postmaster === undefined ? 0 : reapedCpu(postmaster) - reapedBefore);
+  };
+}
+
 /** The direct children of `pid` (an nginx master's workers). */
 function childrenOf(pid) {
   return pidsWhere('stat', (stat) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid);
@@ -80,4 +123,13 @@ function busySince(before) {
   return total > 0 ? Number((1 - (after.idle - before.idle) / total).toFixed(3)) : 0;
 }
 
-module.exports = { cpuByPid, cpuMicros, cpuSince, postgresBackends, childrenOf, machineTicks, busySince };
+module.exports = {
+  cpuByPid,
+  cpuMicros,
+  cpuSince,
+  postgresBackends,
+  postgresCpuFrom,
+  childrenOf,
+  machineTicks,
+  busySince,
+};

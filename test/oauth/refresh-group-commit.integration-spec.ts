@@ -7,6 +7,7 @@ import { member } from '../support/factories';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { issueTokens } from '../support/oauth/flow';
 import { expectOAuthError, expectTokenResponse, OAuthHttp } from '../support/oauth/oauth-http';
+import { sample, scrape } from '../support/metrics';
 import type { TokenResponse } from '../support/factories';
 
 /**
@@ -99,6 +100,15 @@ describe('refreshes that arrive together go together', () => {
 
     expect(Math.max(...sentByA)).toBeGreaterThan(1);
     expect(sentByA.reduce((n, k) => n + k, 0)).toBeGreaterThanOrEqual(12);
+    // What the replica counts for its operators: the batches and the rotations they carried.
+    const metrics = await scrape(a.app);
+    const batches = (outcome: string) => sample(metrics, 'token_refresh_batches_total', { outcome }) ?? 0;
+    const batched = (outcome: string) =>
+      sample(metrics, 'token_refresh_batched_rotations_total', { outcome }) ?? 0;
+    expect(batches('committed') + batches('gave_way')).toBe(sentByA.filter((k) => k > 1).length);
+    expect(batched('committed') + batched('gave_way')).toBe(
+      sentByA.filter((k) => k > 1).reduce((n, k) => n + k, 0),
+    );
     for (let family = 0; family < issued.length; family++) {
       const mine = answers.filter((r) => r.family === family);
       const won = mine.filter((r) => r.res.status === 200);

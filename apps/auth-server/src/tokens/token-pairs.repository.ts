@@ -1,6 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, GroupBatcher, Sql, type ConfigOf, type Transaction } from '@svc/platform';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { APP_CONFIG, AppMetrics, GroupBatcher, Sql, type ConfigOf, type Transaction } from '@svc/platform';
 import type { QueryResultRow } from 'pg';
+import type { Counter } from 'prom-client';
 import type { AUTH_SERVER_CONFIG } from '../config';
 import type { TokenPairEntity } from './token-pair.entity';
 
@@ -130,12 +131,30 @@ export class TokenPairsRepository {
    * the rotations that arrive meanwhile go together in the next one (`token_refresh_batch`).
    */
   private readonly rotations: GroupBatcher<ExpectedRotation, Settled>;
+  /** Batches by outcome, and the rotations they carried: the mean batch, and how often one gave way. */
+  private readonly batches?: Counter<'outcome'>;
+  private readonly batched?: Counter<'outcome'>;
 
   constructor(
     private readonly sql: Sql,
     @Inject(APP_CONFIG)
     config: Pick<ConfigOf<typeof AUTH_SERVER_CONFIG>, 'TOKEN_REFRESH_CONCURRENCY'>,
+    @Optional() metrics?: AppMetrics,
   ) {
+    this.batches = metrics?.counter(
+      'token_refresh_batches_total',
+      'refresh statements that carried several rotations, by outcome (committed, or gave_way to a lock and sent each alone)',
+      ['outcome'],
+    );
+    this.batched = metrics?.counter(
+      'token_refresh_batched_rotations_total',
+      'rotations sent in those statements, by the same outcome',
+      ['outcome'],
+    );
+    for (const outcome of ['committed', 'gave_way']) {
+      this.batches?.inc({ outcome }, 0);
+      this.batched?.inc({ outcome }, 0);
+    }
     this.rotations = new GroupBatcher(
       (batch) => this.rotateBatch(batch),
       MAX_REFRESH_BATCH,
@@ -237,10 +256,17 @@ export class TokenPairsRepository {
       if (rows.length !== batch.length) {
         throw new Error(`token_refresh_batch answered ${rows.length} rows for ${batch.length} rotations`);
       }
+      this.count('committed', batch.length);
       return rows.map((row) => ({ outcome: row as RefreshOutcome }));
     } catch {
+      this.count('gave_way', batch.length);
       return Promise.all(batch.map((b) => settle(this.rotateOne(b))));
     }
+  }
+
+  private count(outcome: 'committed' | 'gave_way', rotations: number): void {
+    this.batches?.inc({ outcome });
+    this.batched?.inc({ outcome }, rotations);
   }
 
   /**
