@@ -82,8 +82,9 @@ function reapedCpu(pid) {
  * CPU of the PostgreSQL backends of `database` from now until the function returned is called:
  * those alive now, those started meanwhile (the whole of their life is in the window: a pool that
  * closed idle connections between rounds opens new ones), and those ended meanwhile, which the
- * postmaster has reaped into its children's times. The last part takes in any process of the
- * cluster that ends in the window, another database's too: benches run alone.
+ * postmaster has reaped into its children's times (less what they had used before the window). The
+ * last part takes in any process of the cluster that ends in the window, another database's too:
+ * benches run alone.
  */
 function postgresCpuFrom(database) {
   const before = cpuByPid(postgresBackends(database));
@@ -100,9 +101,14 @@ function postgresCpuFrom(database) {
   }
   const reapedBefore = postmaster === undefined ? 0 : reapedCpu(postmaster);
   return () => {
+    const after = cpuByPid(postgresBackends(database));
     let used = 0;
-    for (const [pid, us] of cpuByPid(postgresBackends(database))) used += us - (before.get(pid) ?? 0);
-    return used + (postmaster === undefined ? 0 : reapedCpu(postmaster) - reapedBefore);
+    for (const [pid, us] of after) used += us - (before.get(pid) ?? 0);
+    if (postmaster === undefined) return used;
+    // A reaped backend brings its whole life's CPU; what it had used before the window is not ours.
+    let endedBefore = 0;
+    for (const [pid, us] of before) if (!after.has(pid)) endedBefore += us;
+    return used + Math.max(0, reapedCpu(postmaster) - reapedBefore - endedBefore);
   };
 }
 

@@ -56,8 +56,8 @@ export const AUTH_SERVER_CONFIG = {
     { default: '10', min: 0, max: 300 },
   ),
   TOKEN_REFRESH_CONCURRENCY: int(
-    'refresh rotations one process sends to PostgreSQL at once; refreshes arriving meanwhile wait and go together in the next statement and commit (group commit)',
-    { default: '4', min: 1, max: 200 },
+    'refresh statements one process has in flight; refreshes arriving meanwhile go together in the next (group commit: one statement and one commit for several rotations); 1 suits a small database, more may suit one with many cores',
+    { default: '1', min: 1, max: 200 },
   ),
   SECRETS_ENCRYPTION_KEY: secret(
     'base64 of 32 random bytes; seals partners\u2019 webhook signing secrets at rest (AES-256-GCM)',

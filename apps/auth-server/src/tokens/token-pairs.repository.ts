@@ -115,22 +115,16 @@ interface ExpectedRotation {
   readonly expectedAccessDigest: string;
 }
 
-/** A rotation's outcome, or the error that ended it, so one batch can settle each call its own way. */
-type Settled = { readonly outcome: RefreshOutcome } | { readonly failed: unknown };
-
-const settle = (work: Promise<RefreshOutcome>): Promise<Settled> =>
-  work.then(
-    (outcome) => ({ outcome }),
-    (failed: unknown) => ({ failed }),
-  );
-
 @Injectable()
 export class TokenPairsRepository {
   /**
    * Group commit of `rotateExpected`: at most TOKEN_REFRESH_CONCURRENCY statements in flight, and
-   * the rotations that arrive meanwhile go together in the next one (`token_refresh_batch`).
+   * the rotations that arrive meanwhile go together in the next one (`token_refresh_batch`). Each
+   * statement gives way after 100 ms of waiting on a lock, so no lock (a large suspension's, say)
+   * holds a slot, and every other partner's refreshes behind it, for longer; its rotations then
+   * go alone, outside the slots (`undefined` from the batcher).
    */
-  private readonly rotations: GroupBatcher<ExpectedRotation, Settled>;
+  private readonly rotations: GroupBatcher<ExpectedRotation, RefreshOutcome | undefined>;
   /** Batches by outcome, and the rotations they carried: the mean batch, and how often one gave way. */
   private readonly batches?: Counter<'outcome'>;
   private readonly batched?: Counter<'outcome'>;
@@ -143,7 +137,7 @@ export class TokenPairsRepository {
   ) {
     this.batches = metrics?.counter(
       'token_refresh_batches_total',
-      'refresh statements that carried several rotations, by outcome (committed, or gave_way to a lock and sent each alone)',
+      'token_refresh_batch statements (group commit of refreshes), by outcome: committed, or gave_way to a lock (each rotation then sent alone)',
       ['outcome'],
     );
     this.batched = metrics?.counter(
@@ -217,14 +211,13 @@ export class TokenPairsRepository {
    * `unexpected` and is left as it was.
    */
   async rotateExpected(rotation: RefreshRotation, expectedAccessDigest: string): Promise<RefreshOutcome> {
+    const expected = { rotation, expectedAccessDigest };
     // A narrowing's scopes do not fit the batch's arrays: it goes alone.
-    if (rotation.scopes !== null) return this.rotateOne({ rotation, expectedAccessDigest });
-    const settled = await this.rotations.submit({ rotation, expectedAccessDigest });
-    if ('failed' in settled) throw settled.failed;
-    return settled.outcome;
+    if (rotation.scopes !== null) return this.rotateAlone(expected);
+    return (await this.rotations.submit(expected)) ?? this.rotateAlone(expected);
   }
 
-  private async rotateOne({ rotation, expectedAccessDigest }: ExpectedRotation): Promise<RefreshOutcome> {
+  private async rotateAlone({ rotation, expectedAccessDigest }: ExpectedRotation): Promise<RefreshOutcome> {
     const [row] = await this.sql.prepared<RefreshRow>('token_refresh', TOKEN_REFRESH, [
       ...refreshValues(rotation),
       expectedAccessDigest,
@@ -233,12 +226,12 @@ export class TokenPairsRepository {
   }
 
   /**
-   * Several rotations in one statement; each outcome is the one it would have had alone, in this
+   * The rotations in one statement; each outcome is the one it would have had alone, in this
    * order. A batch that fails (it gave way to a lock it waited for; see the migration
-   * 1764800000000-tokenRefreshBatch) changed nothing, and each of its rotations is sent alone.
+   * 1764800000000-tokenRefreshBatch) changed nothing, and answers `undefined` for each rotation:
+   * its caller sends it alone.
    */
-  private async rotateBatch(batch: readonly ExpectedRotation[]): Promise<Settled[]> {
-    if (batch.length === 1) return [await settle(this.rotateOne(batch[0]))];
+  private async rotateBatch(batch: readonly ExpectedRotation[]): Promise<(RefreshOutcome | undefined)[]> {
     const column = <T>(pick: (r: RefreshRotation) => T) => batch.map((b) => pick(b.rotation));
     try {
       const rows = await this.sql.prepared<RefreshRow>('token_refresh_batch', TOKEN_REFRESH_BATCH, [
@@ -257,10 +250,10 @@ export class TokenPairsRepository {
         throw new Error(`token_refresh_batch answered ${rows.length} rows for ${batch.length} rotations`);
       }
       this.count('committed', batch.length);
-      return rows.map((row) => ({ outcome: row as RefreshOutcome }));
+      return rows.map((row) => row as RefreshOutcome);
     } catch {
       this.count('gave_way', batch.length);
-      return Promise.all(batch.map((b) => settle(this.rotateOne(b))));
+      return batch.map(() => undefined);
     }
   }
 
