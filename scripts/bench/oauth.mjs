@@ -454,7 +454,7 @@ function report(results, rounds) {
   const vs = versus(results, rounds);
   fs.writeFileSync(
     file,
-    `${JSON.stringify({ when, concurrency: CONCURRENCY, seconds: SECONDS, rounds: ROUNDS, cpus: os.cpus().length, members: ONE_MEMBER ? 'one for every chain' : 'one per chain', results, versus_peer: vs, every_round: rounds }, null, 2)}\n`,
+    `${JSON.stringify({ when, concurrency: CONCURRENCY, seconds: SECONDS, rounds: ROUNDS, cpus: os.cpus().length, members: ONE_MEMBER ? 'one for every chain' : 'one per chain', auth_server: { DATABASE_POOL_SIZE: process.env.BENCH_POOL_SIZE ?? 'default', TOKEN_REFRESH_CONCURRENCY: process.env.TOKEN_REFRESH_CONCURRENCY ?? 'default' }, results, versus_peer: vs, every_round: rounds }, null, 2)}\n`,
   );
   console.log(
     `\nauth-server and ${PEER}, ${CONCURRENCY} keep-alive clients, best of ${ROUNDS} alternating rounds (results: ${path.relative(ROOT, file)})`,
