@@ -1,13 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import type { SandboxPartner } from '@svc/contracts';
-import {
-  PartnerRegistrationError,
-  PartnersService,
-} from '../../apps/auth-server/src/partners/partners.service';
+import { PartnerRegistrationError } from '../../apps/auth-server/src/partners/partners.service';
 import { TokensService } from '../../apps/auth-server/src/tokens/tokens.service';
 import { authorizeRequest, member } from '../support/factories';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { issueTokens, validate } from '../support/oauth/flow';
+import { onboardPartner } from '../support/oauth/onboard';
 import { expectOAuthError, OAuthHttp } from '../support/oauth/oauth-http';
 
 /**
@@ -32,33 +28,9 @@ afterAll(async () => {
 const setSuspended = (clientId: string, suspended: boolean) =>
   auth.app.get(TokensService).setPartnerSuspended(clientId, suspended);
 
-async function onboardPartner(): Promise<SandboxPartner> {
-  const clientId = `suspension-${randomBytes(4).toString('hex')}`;
-  const redirectUris = ['https://suspension.example/cb'];
-  const { clientSecret } = await auth.app.get(PartnersService).register({
-    clientId,
-    name: 'Suspension Test',
-    redirectUris,
-    scopes: ['profile:read'],
-    sponsorship: false,
-    memberLeft: false,
-  });
-  return {
-    client_id: clientId,
-    client_secret: clientSecret,
-    name: 'Suspension Test',
-    scopes: ['profile:read'],
-    redirect_uris: redirectUris,
-    webhook: false,
-    sponsorship: false,
-    member_left: false,
-    suspended: false,
-  };
-}
-
 describe('partner suspension', () => {
   it('revokes every live token of the partner, of every member, and refuses its client authentication', async () => {
-    const p = await onboardPartner();
+    const p = await onboardPartner(auth, 'suspension', ['profile:read']);
     const alex = await issueTokens(auth.rpc, http, { partner: p });
     const sam = await issueTokens(auth.rpc, http, { partner: p, member: member('sam.lee@sandbox.test') });
     // Cached as active now: only the tombstone written with the revocation can end it below.
@@ -75,7 +47,7 @@ describe('partner suspension', () => {
   });
 
   it('reinstates without reviving the revoked tokens; new ones can be issued', async () => {
-    const p = await onboardPartner();
+    const p = await onboardPartner(auth, 'suspension', ['profile:read']);
     const before = await issueTokens(auth.rpc, http, { partner: p });
     await setSuspended(p.client_id, true);
 

@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import type { SandboxPartner, Scope } from '@svc/contracts';
+import type { SandboxPartner } from '@svc/contracts';
 import { Sql } from '@svc/platform';
-import { PartnersService } from '../../apps/auth-server/src/partners/partners.service';
 import { TokensService } from '../../apps/auth-server/src/tokens/tokens.service';
 import { member } from '../support/factories';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { issueTokens } from '../support/oauth/flow';
+import { onboardPartner } from '../support/oauth/onboard';
 import { expectOAuthError, expectTokenResponse, OAuthHttp } from '../support/oauth/oauth-http';
 import { sample, scrape } from '../support/metrics';
 import type { TokenResponse } from '../support/factories';
@@ -36,31 +35,6 @@ afterAll(async () => {
   await b?.close();
 });
 
-async function onboardPartner(): Promise<SandboxPartner> {
-  const clientId = `group-commit-${randomBytes(4).toString('hex')}`;
-  const redirectUris = ['https://group-commit.example/cb'];
-  const scopes: Scope[] = ['profile:read', 'seatime:read'];
-  const { clientSecret } = await a.app.get(PartnersService).register({
-    clientId,
-    name: 'Group Commit Test',
-    redirectUris,
-    scopes,
-    sponsorship: false,
-    memberLeft: false,
-  });
-  return {
-    client_id: clientId,
-    client_secret: clientSecret,
-    name: 'Group Commit Test',
-    scopes,
-    redirect_uris: redirectUris,
-    webhook: false,
-    sponsorship: false,
-    member_left: false,
-    suspended: false,
-  };
-}
-
 const MEMBERS = ['alex.morgan@sandbox.test', 'sam.lee@sandbox.test', 'jo.kim@sandbox.test'] as const;
 
 /** `count` token families of one partner, spread over the sandbox members. */
@@ -89,7 +63,7 @@ function refreshStatements(replica: AuthServerHarness): { batch: boolean; rotati
 
 describe('refreshes that arrive together go together', () => {
   it('answers each as alone: one winner per token across replicas, every winner valid, every loser invalid_grant', async () => {
-    const p = await onboardPartner();
+    const p = await onboardPartner(a, 'group-commit');
     const issued = await families(p, 12);
     const sentByA = refreshStatements(a);
     // Each family's token once on A, and four of them a second time on B at the same moment.
@@ -128,7 +102,7 @@ describe('refreshes that arrive together go together', () => {
 
 describe('a suspension while batches hold their locks', () => {
   it('neither deadlocks nor fails a refresh, and no refresh gets through after it', async () => {
-    const p = await onboardPartner();
+    const p = await onboardPartner(a, 'group-commit');
     const issued = await families(p, 12);
     const refreshes = issued.map((t) => httpA.refresh(p, t.refresh_token));
     const suspended = b.app.get(TokensService).setPartnerSuspended(p.client_id, true);
