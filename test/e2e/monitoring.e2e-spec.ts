@@ -29,7 +29,7 @@ const RATE_LIMIT_PER_MINUTE = 100;
 /**
  * Where Prometheus scrapes one process of an app (host:port; path /metrics): the app's own
  * metrics port (METRICS_PORT), which each process logs when it listens ("<app> serving metrics",
- * with `port`); the e2e system binds it to a free port (METRICS_PORT=0).
+ * with `port`); the e2e system gives each process a free port of its own.
  */
 function metricsTarget(system: RunningSystem, app: NestAppName, replica: number): string {
   const log = path.join(system.logDir, `${replica === 0 ? app : `${app}-${replica + 1}`}.log`);

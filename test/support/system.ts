@@ -124,10 +124,18 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   if (!Number.isInteger(replicas) || replicas < 1 || replicas > 8) {
     throw new Error(`replicas must be an integer from 1 to 8 (got ${replicas})`);
   }
-  const [gatewayPort, ...appPorts] = await freePorts(names.length * replicas + 1);
+  // Every listener of the system gets its port here, metrics ports included: a process that bound
+  // an ephemeral port of its own (METRICS_PORT=0) while the others start could take one picked
+  // for another app's API (EADDRINUSE, seen in CI).
+  const processes = names.length * replicas;
+  const [gatewayPort, ...free] = await freePorts(2 * processes + 1);
+  const appPorts = free.slice(0, processes);
+  const metricsPorts = free.slice(processes);
   const replicaPorts: Record<string, number[]> = Object.fromEntries(
     names.map((n, i) => [n, appPorts.slice(i * replicas, (i + 1) * replicas)]),
   );
+  const metricsPortOf = (app: string, replica: number) =>
+    String(metricsPorts[names.indexOf(app as NestAppName) * replicas + replica]);
   const ports: Record<string, number> = Object.fromEntries(names.map((n) => [n, replicaPorts[n][0]]));
   const baseUrl = `http://127.0.0.1:${gatewayPort}`;
   const publicBaseUrl = `http://localhost:${gatewayPort}`;
@@ -154,8 +162,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
         LOG_LEVEL: process.env.LOG_LEVEL || 'info',
         // scrypt at 2^14 rather than production's 2^17: the suites sign in often on a shared machine.
         PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST,
-        // A free port per process; nothing in the e2e suites scrapes it.
-        METRICS_PORT: '0',
+        // A port of its own per process (above); the monitoring suite finds it in the process's log.
+        METRICS_PORT: metricsPortOf(app, replica),
         ...options.env,
         PORT: replicaPorts[app]?.[replica],
       },
