@@ -35,7 +35,7 @@ const { onboardPartner } = require('./partners.cjs');
 const { freePort, waitForHttpOk } = require('../lib/net.cjs');
 const { provision } = require('../lib/services.cjs');
 const { createRunResources, management } = require('../lib/isolation.cjs');
-const { busySince, cpuMicros, machineTicks } = require('./procstat.cjs');
+const { busySince, cpuMicros, machineTicks, postgresCpuFrom } = require('./procstat.cjs');
 const { SANDBOX_MEMBERS, CREW_EVENTS_EXCHANGE } = require(path.join(ROOT, 'dist/libs/contracts/src'));
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? '10000');
@@ -57,9 +57,6 @@ const BASELINE_DIST = process.env.BENCH_BASELINE_DIST
   : undefined;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** CPU seconds the given processes have used so far. */
-const cpuSeconds = (pids) => cpuMicros(pids) / 1e6;
 
 function pidsNamed(name, cmdlineIncludes = '') {
   return fs
@@ -283,17 +280,21 @@ export async function benchWebhooks() {
       // process per connection, whose title names its database: only this bench's count.
       const beam = pidsNamed('beam.smp');
       const database = new URL(services.DATABASE_URL).pathname.slice(1);
-      const backends = () => pidsNamed('postgres', ` ${database} `);
-      const postgres = backends();
-      const groups = {
-        dispatchers: () => procs.map((p) => p.pid),
-        'auth-server': () => [auth.pid],
-        'crew-api (relay)': () => [crew.pid],
-        receiver: () => [receiver.pid],
-        rabbitmq: () => beam,
-        'postgresql (this database)': () => [...new Set([...postgres, ...backends()])],
+      // Each group's meter starts now and reads its CPU (µs) since; PostgreSQL's counts the backends
+      // that start or end meanwhile too (procstat.cjs, postgresCpuFrom).
+      const ofPids = (pids) => () => {
+        const before = cpuMicros(pids());
+        return () => cpuMicros(pids()) - before;
       };
-      const before = Object.fromEntries(Object.entries(groups).map(([k, f]) => [k, cpuSeconds(f())]));
+      const groups = {
+        dispatchers: ofPids(() => procs.map((p) => p.pid)),
+        'auth-server': ofPids(() => [auth.pid]),
+        'crew-api (relay)': ofPids(() => [crew.pid]),
+        receiver: ofPids(() => [receiver.pid]),
+        rabbitmq: ofPids(() => beam),
+        'postgresql (this database)': () => postgresCpuFrom(database),
+      };
+      const meters = Object.fromEntries(Object.entries(groups).map(([k, start]) => [k, start()]));
       const countsBefore = COUNTS ? await counts() : undefined;
       const machineBefore = machineTicks();
       // When the relay has published the last event: the rate the dispatchers were offered.
@@ -314,7 +315,7 @@ export async function benchWebhooks() {
       const stats = await ask(receiver, { cmd: 'stats', want: ids });
       const seconds = (stats.last_ms - started) / 1000;
       const cpu = Object.fromEntries(
-        Object.entries(groups).map(([k, f]) => [k, Number((cpuSeconds(f()) - before[k]).toFixed(2))]),
+        Object.entries(meters).map(([k, since]) => [k, Number((since() / 1e6).toFixed(2))]),
       );
       const machineBusy = busySince(machineBefore);
       const perDelivery = countsBefore && perEvent(countsBefore, await counts(countsBefore));
