@@ -107,6 +107,9 @@ const TOKEN_REFRESH_BATCH = `SELECT outcome, out_user_id AS "userId", out_scopes
   FROM token_refresh_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
   ORDER BY ord`;
 
+/** lock_not_available (its lock_timeout) and deadlock_detected: the batch rolled back whole. */
+const GAVE_WAY = new Set(['55P03', '40P01']);
+
 /** Rotations sent in one statement at most (a batch's locks are held until its commit). */
 const MAX_REFRESH_BATCH = 16;
 
@@ -227,9 +230,10 @@ export class TokenPairsRepository {
 
   /**
    * The rotations in one statement; each outcome is the one it would have had alone, in this
-   * order. A batch that fails (it gave way to a lock it waited for; see the migration
+   * order. A batch that gave way to a lock it waited for (see the migration
    * 1764800000000-tokenRefreshBatch) changed nothing, and answers `undefined` for each rotation:
-   * its caller sends it alone.
+   * its caller sends it alone. Any other failure fails every call of the batch, as it would have
+   * failed each alone (a database that is down is not asked twice).
    */
   private async rotateBatch(batch: readonly ExpectedRotation[]): Promise<(RefreshOutcome | undefined)[]> {
     const column = <T>(pick: (r: RefreshRotation) => T) => batch.map((b) => pick(b.rotation));
@@ -246,12 +250,14 @@ export class TokenPairsRepository {
         column((r) => r.at),
         batch.map((b) => b.expectedAccessDigest),
       ]);
+      // Committed, so never sent again: a short answer fails its calls rather than rotate twice.
       if (rows.length !== batch.length) {
         throw new Error(`token_refresh_batch answered ${rows.length} rows for ${batch.length} rotations`);
       }
       this.count('committed', batch.length);
       return rows.map((row) => row as RefreshOutcome);
-    } catch {
+    } catch (err) {
+      if (!GAVE_WAY.has((err as { code?: unknown }).code as string)) throw err;
       this.count('gave_way', batch.length);
       return batch.map(() => undefined);
     }
