@@ -82,6 +82,7 @@ export class AmqpConnection {
   /** Unconfirmed sends, and the direct replies to them: RabbitMQ ties both to one channel. */
   private direct?: amqp.Channel;
   private replyHandler?: (message: InboundMessage) => void;
+  private repliesLost?: () => void;
   private readonly topology: TopologySetup[] = [];
   private readonly consumers: ConsumerRegistration[] = [];
   private readonly inFlight = new Set<Promise<void>>();
@@ -190,9 +191,14 @@ export class AmqpConnection {
     this.direct.sendToQueue(queue, content, { contentType: 'application/json', ...options });
   }
 
-  /** Hands every direct reply to what `send` asked to `handler`, now and after every reconnect. */
-  async onReplies(handler: (message: InboundMessage) => void): Promise<void> {
+  /**
+   * Hands every direct reply to what `send` asked to `handler`, now and after every reconnect.
+   * `lost` runs when the channel the requests went out on closes (with its connection or alone):
+   * their replies can never arrive, since RabbitMQ ties a direct reply to the asking channel.
+   */
+  async onReplies(handler: (message: InboundMessage) => void, lost?: () => void): Promise<void> {
     this.replyHandler = handler;
+    this.repliesLost = lost;
     if (this.direct) await this.consumeReplies(this.direct);
   }
 
@@ -256,7 +262,7 @@ export class AmqpConnection {
     const connection = this.connection;
     this.connection = undefined;
     this.publishChannel = undefined;
-    this.direct = undefined;
+    this.dropDirect(this.direct);
     // A connection whose peer vanished never answers close-ok; do not let shutdown wait on it.
     await Promise.race([
       connection?.close().catch(() => undefined),
@@ -307,7 +313,7 @@ export class AmqpConnection {
       await this.connection?.close().catch(() => undefined);
       this.connection = undefined;
       this.publishChannel = undefined;
-      this.direct = undefined;
+      this.dropDirect(this.direct);
       this.scheduleReconnect();
     }
   }
@@ -331,7 +337,7 @@ export class AmqpConnection {
       this.logger.warn({ err: err.message }, 'RabbitMQ direct channel error'),
     );
     channel.on('close', () => {
-      if (this.direct === channel) this.direct = undefined;
+      this.dropDirect(channel);
       // After a pause: a channel the broker keeps closing (a refused consume) must not spin.
       setTimeout(() => {
         if (this.connection === connection) this.openDirect(connection).catch(() => undefined);
@@ -345,6 +351,12 @@ export class AmqpConnection {
     }
   }
 
+  private dropDirect(channel: amqp.Channel | undefined): void {
+    if (channel === undefined || this.direct !== channel) return;
+    this.direct = undefined;
+    this.repliesLost?.();
+  }
+
   private async consumeReplies(channel: amqp.Channel): Promise<void> {
     await channel.consume(DIRECT_REPLY_TO, (msg) => msg && this.replyHandler?.(inbound(msg)), {
       noAck: true,
@@ -354,7 +366,7 @@ export class AmqpConnection {
   private onConnectionLost(): void {
     this.connection = undefined;
     this.publishChannel = undefined;
-    this.direct = undefined;
+    this.dropDirect(this.direct);
     for (const c of this.consumers) {
       c.channel = undefined;
       c.consumerTag = undefined;

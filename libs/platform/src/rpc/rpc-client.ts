@@ -39,7 +39,8 @@ class RpcTimeoutError extends Error {}
  */
 @Injectable()
 export class RpcClient {
-  private readonly pending = new Map<unknown, (reply: Buffer) => void>();
+  /** Calls awaiting their reply, by correlation id: the reply, or the reason none will come. */
+  private readonly pending = new Map<unknown, (reply: Buffer | Error) => void>();
   private listening?: Promise<void>;
   private connectedOnce = false;
   /** `rpc_client_duration_seconds{pattern, outcome}`; a pattern's four series start at its first call. */
@@ -82,6 +83,17 @@ export class RpcClient {
     }
   }
 
+  /**
+   * The channel the pending requests went out on has closed, so no reply to them can come: their
+   * callers get 503 now instead of at their timeout. (A caller that holds a lock while it waits,
+   * as a seat provision holds its partner's, would otherwise hold it for the whole timeout, and
+   * every request queued on that lock would answer late.)
+   */
+  private failPending(): void {
+    const lost = new Error('RabbitMQ closed the channel before the answer came');
+    for (const settle of [...this.pending.values()]) settle(lost);
+  }
+
   private observe(pattern: string, outcome: RpcOutcome, seconds: number): void {
     if (!this.duration) return;
     if (!this.patternsSeen.has(pattern)) {
@@ -120,7 +132,10 @@ export class RpcClient {
       // refused consume is retried by the connection; until then calls time out. A reply nobody
       // waits for any more finds no one in `pending`.
       this.listening ??= this.amqp
-        .onReplies((m) => this.pending.get(m.properties.correlationId)?.(m.content))
+        .onReplies(
+          (m) => this.pending.get(m.properties.correlationId)?.(m.content),
+          () => this.failPending(),
+        )
         .catch(() => undefined);
       await this.listening;
       const content = await new Promise<Buffer>((resolve, reject) => {
@@ -140,7 +155,8 @@ export class RpcClient {
         this.pending.set(id, (answer) => {
           clearTimeout(timer);
           this.pending.delete(id);
-          resolve(answer);
+          if (answer instanceof Error) reject(answer);
+          else resolve(answer);
         });
       });
       reply = JSON.parse(content.toString('utf8')) as typeof reply;

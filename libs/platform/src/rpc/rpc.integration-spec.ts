@@ -117,6 +117,48 @@ describe('RPC over AmqpConnection', () => {
     await eventually(async () => ((await depth()) === 0 ? true : undefined), 5000);
   });
 
+  it('fails a call waiting for its answer as soon as its connection is lost, not at its timeout', async () => {
+    const path = new TcpProxy(
+      new URL(services.amqpUrl).hostname,
+      Number(new URL(services.amqpUrl).port || 5672),
+    );
+    const viaPath = new URL(services.amqpUrl);
+    viaPath.hostname = '127.0.0.1';
+    viaPath.port = String(await path.start());
+    const metrics = new AppMetrics('rpc-test-lost');
+    const own = new AmqpConnection(
+      { url: viaPath.toString(), name: 'rpc-test-lost', prefetch: 5, minBackoffMs: 60_000 },
+      createLogger('rpc-test', 'silent'),
+    );
+    own.start();
+    await own.waitUntilConnected(10_000);
+    const client = new RpcClient(own, { RPC_TIMEOUT_MS: 5000 }, metrics);
+    const outcomes = async () =>
+      (await metrics.render())
+        .split('\n')
+        .filter((l) => l.startsWith('rpc_client_duration_seconds_count{'))
+        .map((l) => `${/outcome="(\w+)"/.exec(l)?.[1]} ${l.split(' ').at(-1)}`)
+        .sort();
+    try {
+      await ch.assertQueue(idleQueue, { durable: false });
+      await ch.purgeQueue(idleQueue);
+      // Nobody answers this queue: only the lost connection can end the call before its timeout.
+      const failure = client.call(contract('test.echo', idleQueue), {}, 60_000).catch((err: unknown) => err);
+      await eventually(async () => ((await ch.checkQueue(idleQueue)).messageCount === 1 ? true : undefined));
+      await path.cut();
+      const err = await failure;
+      expect(err).toBeInstanceOf(DependencyUnavailableError);
+      expect(String((err as DependencyUnavailableError).cause)).toMatch(
+        /closed the channel before the answer came/,
+      );
+      expect(await outcomes()).toEqual(['error 0', 'ok 0', 'timeout 0', 'unavailable 1']);
+    } finally {
+      await own.close();
+      await path.stop();
+      await ch.purgeQueue(idleQueue);
+    }
+  });
+
   it('answers again once the answering app has reconnected', async () => {
     await proxy.cut();
     await eventually(async () => (!server.get(AmqpConnection).isConnected() ? true : undefined));
