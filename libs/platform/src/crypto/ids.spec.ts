@@ -22,3 +22,15 @@ describe('newSecret', () => {
     expect(newSecret()).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 });
+
+describe('the random pool behind ids and secrets', () => {
+  it('never hands out the same bytes twice, across many refills of the pool', () => {
+    const secrets = Array.from({ length: 2000 }, () => newSecret());
+    const ids = Array.from({ length: 2000 }, () => newId('tkp', 16));
+    expect(new Set(secrets).size).toBe(secrets.length);
+    expect(new Set(ids).size).toBe(ids.length);
+    // A zeroed, already-issued stretch handed out again would be all zeros.
+    const zeroSecret = Buffer.alloc(32).toString('base64url');
+    expect(secrets).not.toContain(zeroSecret);
+  });
+});

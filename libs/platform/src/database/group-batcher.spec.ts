@@ -35,6 +35,38 @@ describe('GroupBatcher', () => {
     await expect(Promise.all(rest)).resolves.toEqual([20, 30, 40]);
   });
 
+  it("sends the next batch before the finished batch's callers go on, on success and on failure", async () => {
+    const events: string[] = [];
+    const pending: ReturnType<typeof deferred<number[]>>[] = [];
+    const batcher = new GroupBatcher<number, number>(
+      (items) => {
+        events.push(`write ${items.join(',')}`);
+        const d = deferred<number[]>();
+        pending.push(d);
+        return d.promise;
+      },
+      100,
+      1,
+    );
+    const first = batcher.submit(1).then((n) => events.push(`caller of 1 got ${n}`));
+    const second = batcher.submit(2).catch(() => events.push('caller of 2 failed'));
+    pending[0].resolve([10]);
+    await first;
+    const third = batcher.submit(3).then((n) => events.push(`caller of 3 got ${n}`));
+    pending[1].reject(new Error('database down'));
+    await second;
+    pending[2].resolve([30]);
+    await third;
+    expect(events).toEqual([
+      'write 1',
+      'write 2',
+      'caller of 1 got 10',
+      'write 3',
+      'caller of 2 failed',
+      'caller of 3 got 30',
+    ]);
+  });
+
   it('keeps batches within their bound and at most maxInFlight writes at a time', async () => {
     const writes: number[][] = [];
     let open = 0;
