@@ -114,10 +114,12 @@ export async function benchOAuth() {
     const servers = await provision({ log: (l) => console.error(l) });
     resources = await createRunResources(servers.env, { log: (l) => console.error(l) });
     const port = await freePort();
+    const metricsPort = await freePort();
     const env = apps.appEnv({
       services: { ...servers.env, ...resources.env },
       fixed: {
         PORT: port,
+        METRICS_PORT: metricsPort,
         LOG_LEVEL: 'warn',
         APP_ENV: 'sandbox',
         // auth-server's own default (10) unless BENCH_POOL_SIZE says otherwise. 4 (the cores' count) was
@@ -278,13 +280,30 @@ export async function benchOAuth() {
     const [redisInfo] = await redisCommands(env.REDIS_URL, [['INFO', 'server']]);
     const redisPid = Number(/process_id:(\d+)/.exec(String(redisInfo))?.[1]);
     const database = new URL(env.DATABASE_URL).pathname.slice(1);
+    /** auth-server's refresh batches and the rotations in them so far (group commit, see TokenPairsRepository). */
+    const refreshBatches = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      const sum = (name) =>
+        text
+          .split('\n')
+          .filter((l) => l.startsWith(name) && !l.startsWith(`${name}_created`))
+          .reduce((a, l) => a + Number(l.split(' ').at(-1)), 0);
+      return {
+        batches: sum('token_refresh_batches_total'),
+        rotations: sum('token_refresh_batched_rotations_total'),
+      };
+    };
     /** Measures one scenario with the CPU of `appPid`, PostgreSQL's backends and Redis. */
     const withCpu = async (appPid, run) => {
       const pg = postgresCpuFrom(database);
       const app = cpuByPid([appPid]);
       const rd = cpuByPid([redisPid]);
       const machine = machineTicks();
+      const ours = appPid === auth.pid;
+      const batchesBefore = ours ? await refreshBatches() : undefined;
       const r = await run();
+      const batchesAfter = ours ? await refreshBatches() : undefined;
+      const batches = batchesAfter && batchesAfter.batches - batchesBefore.batches;
       const per = (us) => Math.round(us / Math.max(1, r.requests));
       const appUs = per(cpuSince(app));
       const pgUs = per(pg());
@@ -293,6 +312,13 @@ export async function benchOAuth() {
         ...r,
         cpu_us_per_request: { app: appUs, postgres: pgUs, redis: redisUs, total: appUs + pgUs + redisUs },
         machine_busy: busySince(machine),
+        // Rotations per refresh statement: how much each group commit shared.
+        ...(batches > 0 && {
+          refresh_batches: batches,
+          rotations_per_batch: Number(
+            ((batchesAfter.rotations - batchesBefore.rotations) / batches).toFixed(2),
+          ),
+        }),
       };
     };
 
@@ -361,7 +387,7 @@ export async function benchOAuth() {
         r.round = round + 1;
         rounds.push(r);
         console.error(
-          `bench: round ${round + 1} ${r.name}: ${r.rps} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, CPU µs/req ${JSON.stringify(r.cpu_us_per_request)}, machine ${Math.round(r.machine_busy * 100)} % busy`,
+          `bench: round ${round + 1} ${r.name}: ${r.rps} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, CPU µs/req ${JSON.stringify(r.cpu_us_per_request)}, machine ${Math.round(r.machine_busy * 100)} % busy${r.rotations_per_batch ? `, ${r.rotations_per_batch} rotations per refresh statement` : ''}`,
         );
         if (!best.has(s.name) || r.rps > best.get(s.name).rps) best.set(s.name, r);
       }
