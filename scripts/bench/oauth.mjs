@@ -72,6 +72,7 @@ const form = (fields) => ({
 /** Runs `next()` from `clients` loops until `stop()`; every answer must be 200. */
 async function measure(name, next, stop, clients = CONCURRENCY) {
   const latencies = [];
+  const begun = [];
   const started = Date.now();
   await Promise.all(
     Array.from({ length: clients }, async (_, worker) => {
@@ -79,13 +80,19 @@ async function measure(name, next, stop, clients = CONCURRENCY) {
         const res = await next(worker);
         if (res.status !== 200) throw new Error(`${name}: HTTP ${res.status} ${res.body.slice(0, 200)}`);
         latencies.push(res.ms);
+        begun.push(Date.now() - res.ms);
       }
     }),
   );
   const seconds = (Date.now() - started) / 1000;
+  const byLatency = latencies.map((ms, i) => [ms, begun[i]]);
   latencies.sort((a, b) => a - b);
   const pct = (p) =>
     Number((latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0).toFixed(2));
+  // The slowest 1 %, by the 100 ms window each began in: a few windows holding many of them are
+  // stalls that every client met at once (a collector pause, a slow statement), not a spread-out tail.
+  const tail = byLatency.filter(([ms]) => ms >= pct(0.99));
+  const windows = new Set(tail.map(([, at]) => Math.floor((at - started) / 100)));
   return {
     name,
     clients,
@@ -93,6 +100,7 @@ async function measure(name, next, stop, clients = CONCURRENCY) {
     rps: Math.round(latencies.length / seconds),
     p50_ms: pct(0.5),
     p99_ms: pct(0.99),
+    slowest_1pct: { requests: tail.length, began_in_100ms_windows: windows.size },
   };
 }
 
@@ -280,17 +288,30 @@ export async function benchOAuth() {
     const [redisInfo] = await redisCommands(env.REDIS_URL, [['INFO', 'server']]);
     const redisPid = Number(/process_id:(\d+)/.exec(String(redisInfo))?.[1]);
     const database = new URL(env.DATABASE_URL).pathname.slice(1);
-    /** auth-server's refresh batches and the rotations in them so far (group commit, see TokenPairsRepository). */
-    const refreshBatches = async () => {
-      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-      const sum = (name) =>
-        text
-          .split('\n')
-          .filter((l) => l.startsWith(name) && !l.startsWith(`${name}_created`))
+    /**
+     * From auth-server's metrics, so far: its refresh batches and the rotations in them (group commit,
+     * see TokenPairsRepository), and its garbage collections (prom-client's default histogram).
+     */
+    const authCounters = async () => {
+      const lines = (await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()).split('\n');
+      const sum = (prefix, match = () => true) =>
+        lines
+          .filter((l) => l.startsWith(prefix) && match(l))
           .reduce((a, l) => a + Number(l.split(' ').at(-1)), 0);
+      const gc = (kind) => {
+        const ofKind = (l) => l.includes(`kind="${kind}"`);
+        const count = sum('nodejs_gc_duration_seconds_count{', ofKind);
+        return {
+          count,
+          seconds: sum('nodejs_gc_duration_seconds_sum{', ofKind),
+          over10ms:
+            count - sum('nodejs_gc_duration_seconds_bucket{', (l) => ofKind(l) && l.includes('le="0.01"')),
+        };
+      };
       return {
-        batches: sum('token_refresh_batches_total'),
-        rotations: sum('token_refresh_batched_rotations_total'),
+        batches: sum('token_refresh_batches_total{'),
+        rotations: sum('token_refresh_batched_rotations_total{'),
+        gc: { minor: gc('minor'), major: gc('major'), incremental: gc('incremental') },
       };
     };
     /** Measures one scenario with the CPU of `appPid`, PostgreSQL's backends and Redis. */
@@ -300,10 +321,23 @@ export async function benchOAuth() {
       const rd = cpuByPid([redisPid]);
       const machine = machineTicks();
       const ours = appPid === auth.pid;
-      const batchesBefore = ours ? await refreshBatches() : undefined;
+      const before = ours ? await authCounters() : undefined;
       const r = await run();
-      const batchesAfter = ours ? await refreshBatches() : undefined;
-      const batches = batchesAfter && batchesAfter.batches - batchesBefore.batches;
+      const after = ours ? await authCounters() : undefined;
+      const batches = after && after.batches - before.batches;
+      // auth-server's collector pauses in the round: what its slowest requests may have waited on.
+      const gc =
+        after &&
+        Object.fromEntries(
+          Object.entries(after.gc).map(([kind, a]) => [
+            kind,
+            {
+              count: a.count - before.gc[kind].count,
+              ms: Math.round((a.seconds - before.gc[kind].seconds) * 1000),
+              over_10_ms: a.over10ms - before.gc[kind].over10ms,
+            },
+          ]),
+        );
       const per = (us) => Math.round(us / Math.max(1, r.requests));
       const appUs = per(cpuSince(app));
       const pgUs = per(pg());
@@ -315,10 +349,9 @@ export async function benchOAuth() {
         // Rotations per refresh statement: how much each group commit shared.
         ...(batches > 0 && {
           refresh_batches: batches,
-          rotations_per_batch: Number(
-            ((batchesAfter.rotations - batchesBefore.rotations) / batches).toFixed(2),
-          ),
+          rotations_per_batch: Number(((after.rotations - before.rotations) / batches).toFixed(2)),
         }),
+        ...(gc && { auth_server_gc: gc }),
       };
     };
 
@@ -387,7 +420,7 @@ export async function benchOAuth() {
         r.round = round + 1;
         rounds.push(r);
         console.error(
-          `bench: round ${round + 1} ${r.name}: ${r.rps} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, CPU µs/req ${JSON.stringify(r.cpu_us_per_request)}, machine ${Math.round(r.machine_busy * 100)} % busy${r.rotations_per_batch ? `, ${r.rotations_per_batch} rotations per refresh statement` : ''}`,
+          `bench: round ${round + 1} ${r.name}: ${r.rps} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, CPU µs/req ${JSON.stringify(r.cpu_us_per_request)}, machine ${Math.round(r.machine_busy * 100)} % busy${r.rotations_per_batch ? `, ${r.rotations_per_batch} rotations per refresh statement` : ''}, slowest 1 % began in ${r.slowest_1pct.began_in_100ms_windows} windows of 100 ms${r.auth_server_gc ? `, auth-server GC ${JSON.stringify(r.auth_server_gc)}` : ''}`,
         );
         if (!best.has(s.name) || r.rps > best.get(s.name).rps) best.set(s.name, r);
       }
