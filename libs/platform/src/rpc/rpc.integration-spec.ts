@@ -15,6 +15,7 @@ import { connectRpcServer } from './rpc-server';
 import { startHttpApp } from '../../../../test/support/http-app';
 import { TcpProxy } from '../../../../test/support/tcp-proxy';
 import { eventually, testServices } from '../../../../test/support/services';
+import { sample } from '../../../../test/support/metrics';
 
 /** RpcClient and the RPC transport against a real RabbitMQ, on a queue of this run's own. */
 const services = testServices();
@@ -45,6 +46,19 @@ class TestHandlers {
 @Module({ controllers: [TestHandlers] })
 class TestHandlersModule {}
 
+/** The run's RabbitMQ through a TCP proxy of its own, so a test can cut that one path. */
+async function proxiedAmqp(): Promise<{ proxy: TcpProxy; url: string }> {
+  const target = new URL(services.amqpUrl);
+  const relay = new TcpProxy(target.hostname, Number(target.port || 5672));
+  target.hostname = '127.0.0.1';
+  target.port = String(await relay.start());
+  return { proxy: relay, url: target.toString() };
+}
+
+/** `rpc_client_duration_seconds_count` of one pattern and outcome, as `metrics` renders it now. */
+const callCount = async (metrics: AppMetrics, pattern: string, outcome: string) =>
+  sample(await metrics.render(), 'rpc_client_duration_seconds_count', { pattern, outcome });
+
 let inspector: amqp.ChannelModel;
 let ch: amqp.Channel;
 let proxy: TcpProxy;
@@ -55,18 +69,15 @@ let rpc: RpcClient;
 beforeAll(async () => {
   inspector = await amqp.connect(services.amqpUrl);
   ch = await inspector.createChannel();
-  const target = new URL(services.amqpUrl);
-  proxy = new TcpProxy(target.hostname, Number(target.port || 5672));
-  const viaProxy = new URL(services.amqpUrl);
-  viaProxy.hostname = '127.0.0.1';
-  viaProxy.port = String(await proxy.start());
+  let serverAmqpUrl: string;
+  ({ proxy, url: serverAmqpUrl } = await proxiedAmqp());
   ({ app: server } = await startHttpApp(
     'rpc-test',
     (platform) => ({
       module: class RpcTestRoot {},
       imports: [PlatformModule.forRoot(platform), MessagingModule.forRoot(), TestHandlersModule],
     }),
-    { AMQP_URL: viaProxy.toString(), AMQP_PREFETCH: 5 },
+    { AMQP_URL: serverAmqpUrl, AMQP_PREFETCH: 5 },
   ));
   connectRpcServer(server, { AMQP_PREFETCH: 5 }, queue);
   await server.startAllMicroservices();
@@ -118,27 +129,15 @@ describe('RPC over AmqpConnection', () => {
   });
 
   it('fails a call waiting for its answer as soon as its connection is lost, not at its timeout', async () => {
-    const path = new TcpProxy(
-      new URL(services.amqpUrl).hostname,
-      Number(new URL(services.amqpUrl).port || 5672),
-    );
-    const viaPath = new URL(services.amqpUrl);
-    viaPath.hostname = '127.0.0.1';
-    viaPath.port = String(await path.start());
+    const { proxy: path, url } = await proxiedAmqp();
     const metrics = new AppMetrics('rpc-test-lost');
     const own = new AmqpConnection(
-      { url: viaPath.toString(), name: 'rpc-test-lost', prefetch: 5, minBackoffMs: 60_000 },
+      { url, name: 'rpc-test-lost', prefetch: 5, minBackoffMs: 60_000 },
       createLogger('rpc-test', 'silent'),
     );
     own.start();
     await own.waitUntilConnected(10_000);
     const client = new RpcClient(own, { RPC_TIMEOUT_MS: 5000 }, metrics);
-    const outcomes = async () =>
-      (await metrics.render())
-        .split('\n')
-        .filter((l) => l.startsWith('rpc_client_duration_seconds_count{'))
-        .map((l) => `${/outcome="(\w+)"/.exec(l)?.[1]} ${l.split(' ').at(-1)}`)
-        .sort();
     try {
       await ch.assertQueue(idleQueue, { durable: false });
       await ch.purgeQueue(idleQueue);
@@ -151,7 +150,14 @@ describe('RPC over AmqpConnection', () => {
       expect(String((err as DependencyUnavailableError).cause)).toMatch(
         /closed the channel before the answer came/,
       );
-      expect(await outcomes()).toEqual(['error 0', 'ok 0', 'timeout 0', 'unavailable 1']);
+      const outcomes = ['ok', 'error', 'timeout', 'unavailable'];
+      const counts = await Promise.all(outcomes.map((o) => callCount(metrics, 'test.echo', o)));
+      expect(Object.fromEntries(outcomes.map((o, k) => [o, counts[k]]))).toEqual({
+        ok: 0,
+        error: 0,
+        timeout: 0,
+        unavailable: 1,
+      });
     } finally {
       await own.close();
       await path.stop();
@@ -177,17 +183,7 @@ describe('rpc_client_duration_seconds', () => {
     );
     own.start();
     const client = new RpcClient(own, { RPC_TIMEOUT_MS: 5000 }, metrics);
-    const count = async (pattern: string, outcome: string) => {
-      const line = (await metrics.render())
-        .split('\n')
-        .find(
-          (l) =>
-            l.startsWith('rpc_client_duration_seconds_count{') &&
-            l.includes(`pattern="${pattern}"`) &&
-            l.includes(`outcome="${outcome}"`),
-        );
-      return line === undefined ? undefined : Number(line.split(' ').at(-1));
-    };
+    const count = (pattern: string, outcome: string) => callCount(metrics, pattern, outcome);
     try {
       await client.call(ECHO, { n: 1 });
       // The pattern's other outcomes exist from its first call, at zero.
