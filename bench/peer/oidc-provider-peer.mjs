@@ -7,7 +7,7 @@
  * - refresh-token rotation on every use (`rotateRefreshToken: true`), reuse of a consumed refresh
  *   token revokes its grant;
  * - storage in Redis through the small adapter below (one hash per model instance, a list per grant
- *   for `revokeByGrantId`), under its own key prefix, so nothing of auth-server's is touched.
+ *   for `revokeByGrantId`), under its own key prefix (the bench gives it a Redis database of its own), so nothing of auth-server's is touched.
  * The peer does no SQL: its records live in Redis alone, which is the storage its documentation
  * shows. Bench-only: nothing under apps/ or libs/ imports it. oidc-provider is ESM-only, hence .mjs.
  *

@@ -27,7 +27,7 @@ const { ROOT } = require('../lib/deps.cjs');
 const apps = require('../lib/apps.cjs');
 const { freePort, waitForHttpOk, redisCommands } = require('../lib/net.cjs');
 const { provision } = require('../lib/services.cjs');
-const { createRunResources } = require('../lib/isolation.cjs');
+const { createRunResources, deleteKeys } = require('../lib/isolation.cjs');
 const { AUTH_AUTHORIZE_DECIDE, SANDBOX_MEMBERS } = require(path.join(ROOT, 'dist/libs/contracts/src'));
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '5');
@@ -118,6 +118,7 @@ const PEER = 'oidc-provider 9.13';
 export async function benchOAuth() {
   const children = [];
   let resources;
+  let peerStore;
   try {
     const servers = await provision({ log: (l) => console.error(l) });
     resources = await createRunResources(servers.env, { log: (l) => console.error(l) });
@@ -157,13 +158,18 @@ export async function benchOAuth() {
     children.push(bare);
     await new Promise((resolve) => bare.once('message', resolve));
 
-    // The peer: the same client (id and secret), on the same Redis server, under its own key prefix.
+    // The peer: the same client (id and secret), on the same Redis server (one process, so its CPU is
+    // counted alike) but in a Redis database of its own, the next one after ours, so nothing of
+    // auth-server's is touched; its keys carry the run's prefix too, and go with the run.
+    const peerRedis = new URL(env.REDIS_URL);
+    peerRedis.pathname = `/${Number(peerRedis.pathname.slice(1) || '0') + 1}`;
+    peerStore = { url: peerRedis.toString(), prefix: `${env.REDIS_KEY_PREFIX ?? ''}oidc-peer:` };
     const peerPort = await freePort();
     const peer = fork(path.join(ROOT, 'bench/peer/oidc-provider-peer.mjs'), [String(peerPort)], {
       env: {
         ...process.env,
-        REDIS_URL: env.REDIS_URL,
-        PEER_KEY_PREFIX: `${env.REDIS_KEY_PREFIX ?? ''}oidc-peer:`,
+        REDIS_URL: peerStore.url,
+        PEER_KEY_PREFIX: peerStore.prefix,
         PEER_CLIENTS: JSON.stringify([CLIENT]),
       },
       stdio: 'inherit',
@@ -459,6 +465,7 @@ export async function benchOAuth() {
     agent.destroy();
     // Let auth-server write its profile before the database goes away.
     await new Promise((r) => setTimeout(r, PROFILE ? 2000 : 200));
+    if (peerStore) await deleteKeys(peerStore.url, peerStore.prefix).catch(() => undefined);
     await resources?.cleanup();
   }
 }
