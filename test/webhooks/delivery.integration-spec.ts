@@ -260,6 +260,43 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
     expect(receiver.requests(otherPath)).toHaveLength(0);
     expect((await deliveriesOf(dispatcher.db, event.id)).map((d) => d.client_id)).toEqual([named.clientId]);
   });
+
+  it('delivers each event of a packed message as if it came alone, drops a malformed one alone, and once', async () => {
+    const [first, second] = [await newMember(auth), await newMember(auth)];
+    const path = '/packed';
+    const partner = await createPartner(auth, { webhookUrl: receiver.endpoint(path) });
+    await grantConsent(auth, first, partner.clientId, ['vessels:read']);
+    await grantConsent(auth, second, partner.clientId, ['vessels:read']);
+    const events = [newEvent('user.vessels.updated', first), newEvent('user.vessels.updated', second)];
+    const malformed = { id: 'evt_no_type_or_member' };
+    const packed = [events[0], malformed, events[1]];
+    await dispatcher.publishPacked('user.vessels.updated', packed);
+
+    const requests = await eventually(async () => {
+      const got = receiver.requests(path);
+      return got.length >= 2 ? got : undefined;
+    });
+    const byEvent = new Map(requests.map((r) => [header(r, 'x-svc-event-id'), r]));
+    for (const event of events) {
+      const request = byEvent.get(event.id);
+      expect(request).toBeDefined();
+      expect(request!.rawBody.toString('utf8')).toBe(
+        `{"created_at":"${event.created_at}","id":"${event.id}","type":"user.vessels.updated","user_id":"${event.user_id}"}`,
+      );
+      expect(stripeVerifies(request!, partner.secrets[0])).toMatchObject({ id: event.id });
+    }
+    await eventually(async () => {
+      const rows = await Promise.all(events.map((e) => deliveriesOf(dispatcher.db, e.id)));
+      return rows.every((r) => r.length === 1 && r[0].status === 'delivered') ? true : undefined;
+    });
+    expect(await deliveriesOf(dispatcher.db, malformed.id)).toHaveLength(0);
+
+    // The same packed message again (the relay publishes at least once): no new delivery.
+    await dispatcher.publishPacked('user.vessels.updated', packed);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.requests(path)).toHaveLength(2);
+    for (const event of events) expect(await deliveriesOf(dispatcher.db, event.id)).toHaveLength(1);
+  });
 });
 
 describe('a disconnect, end to end (docs/rules.md, Events)', () => {

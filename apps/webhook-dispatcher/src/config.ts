@@ -30,7 +30,7 @@ export const WEBHOOK_DISPATCHER_CONFIG = {
   }),
   WEBHOOK_GIVE_UP_AFTER: duration('no attempt later than this after the first', { default: '24h' }),
   WEBHOOK_CONCURRENCY: int(
-    'messages each consumer (events, attempts) works on at once: concurrent deliveries, and how many share one database write',
+    'events and attempts each consumer works on at once (a packed message counts as its events): concurrent deliveries, and how many share one database write',
     { default: '400', min: 1, max: 1000 },
   ),
   WEBHOOK_CONNECTIONS_PER_TARGET: int(

@@ -1,6 +1,29 @@
 /** Topic exchange of crew-record events; the routing key is the event type. */
 export const CREW_EVENTS_EXCHANGE = 'crew.events';
 
+/**
+ * A message on `crew.events` that carries several events of one routing key (the outbox relay packs
+ * them when OUTBOX_EVENTS_PER_MESSAGE > 1): RabbitMQ, the relay and the consumer then pay their
+ * per-message work once per batch. Told apart by its content type; every other message is one event.
+ * Each entry keeps what a message of its own would have carried: its message id (consumers dedupe
+ * on it) and the trace context of the transaction that wrote it.
+ */
+export const EVENT_BATCH_CONTENT_TYPE = 'application/vnd.svc.event-batch+json';
+/** Most events in one batch message: what a consumer holds unacked for one message stays bounded. */
+export const EVENT_BATCH_MAX_EVENTS = 100;
+
+export interface EventBatchEntry {
+  readonly message_id: string;
+  /** W3C traceparent of the transaction that wrote the event, when it ran under a trace. */
+  readonly traceparent?: string;
+  /** The event, as a message of its own would carry it (validated by the consumer). */
+  readonly payload: unknown;
+}
+
+export interface EventBatch {
+  readonly events: readonly EventBatchEntry[];
+}
+
 export const EVENT_TYPES = [
   'user.profile.updated',
   'user.sea_time.updated',

@@ -1,6 +1,15 @@
-import { EVENT_TYPES, type ServiceEvent } from './messaging';
+import { EVENT_BATCH_MAX_EVENTS, EVENT_TYPES, type EventBatchEntry, type ServiceEvent } from './messaging';
 import { ContractViolation } from './rpc/rpc';
-import { oneOf, optional, optionalText, readFields, readString, text, type FieldRead } from './validate';
+import {
+  oneOf,
+  optional,
+  optionalText,
+  readFields,
+  readRecord,
+  readString,
+  text,
+  type FieldRead,
+} from './validate';
 import { API_LIMITS } from './limits';
 
 const prefixedId =
@@ -29,5 +38,31 @@ export function parseServiceEvent(input: unknown): ServiceEvent {
     created_at: isoTime,
     client_id: optionalText(API_LIMITS.idMaxLength),
     delivery_id: optional(prefixedId('dlv_')),
+  });
+}
+
+/**
+ * The envelope of a batch message (EVENT_BATCH_CONTENT_TYPE): its entries, each event still to be
+ * read with parseServiceEvent, so that one malformed event does not cost the others.
+ */
+export function parseEventBatch(input: unknown): EventBatchEntry[] {
+  const contract = 'crew.events batch';
+  const events = readRecord(contract, input).events;
+  if (!Array.isArray(events) || events.length === 0 || events.length > EVENT_BATCH_MAX_EVENTS) {
+    throw new ContractViolation(
+      contract,
+      `\`events\` must be an array of 1 to ${EVENT_BATCH_MAX_EVENTS} entries`,
+    );
+  }
+  return events.map((entry) => {
+    const { message_id, traceparent } = readFields(contract, entry, {
+      message_id: text(100),
+      traceparent: optionalText(55),
+    });
+    const payload = (entry as { payload?: unknown }).payload;
+    if (typeof payload !== 'object' || payload === null) {
+      throw new ContractViolation(contract, '`payload` must be an object');
+    }
+    return traceparent === undefined ? { message_id, payload } : { message_id, traceparent, payload };
   });
 }

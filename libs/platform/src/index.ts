@@ -23,6 +23,7 @@ export * from './database/sql';
 export * from './messaging/amqp-connection';
 export * from './messaging/messaging.module';
 export * from './messaging/event-exchange.module';
+export * from './messaging/permits';
 export * from './rpc/rpc-client';
 export * from './rpc/rpc-server';
 export * from './rpc/rpc.module';

@@ -1,4 +1,9 @@
-import { CREW_EVENTS_EXCHANGE, type ServiceEvent } from '@svc/contracts';
+import {
+  CREW_EVENTS_EXCHANGE,
+  EVENT_BATCH_CONTENT_TYPE,
+  parseEventBatch,
+  type ServiceEvent,
+} from '@svc/contracts';
 import * as amqp from 'amqplib';
 import type { Pool } from 'pg';
 import { eventually } from '../../support/services';
@@ -29,7 +34,8 @@ export interface PublishedEvent {
 
 /**
  * A queue of this test bound to every routing key of `crew.events`: what the outbox relay
- * actually published, as a consumer (the webhook dispatcher) will receive it.
+ * actually published, as a consumer (the webhook dispatcher) will receive it; the events of a
+ * packed message one by one, under their own message ids.
  */
 export class CrewEventsListener {
   private readonly received: PublishedEvent[] = [];
@@ -47,11 +53,18 @@ export class CrewEventsListener {
       queue,
       (msg) => {
         if (!msg) return;
-        listener.received.push({
-          routingKey: msg.fields.routingKey,
-          messageId: String(msg.properties.messageId),
-          body: JSON.parse(msg.content.toString('utf8')) as ServiceEvent,
-        });
+        const content: unknown = JSON.parse(msg.content.toString('utf8'));
+        const events =
+          msg.properties.contentType === EVENT_BATCH_CONTENT_TYPE
+            ? parseEventBatch(content).map((e) => ({ messageId: e.message_id, body: e.payload }))
+            : [{ messageId: String(msg.properties.messageId), body: content }];
+        for (const { messageId, body } of events) {
+          listener.received.push({
+            routingKey: msg.fields.routingKey,
+            messageId,
+            body: body as ServiceEvent,
+          });
+        }
       },
       { noAck: true },
     );

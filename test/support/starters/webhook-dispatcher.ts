@@ -1,5 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { CREW_EVENTS_EXCHANGE, type EventType, type ServiceEvent } from '@svc/contracts';
+import {
+  CREW_EVENTS_EXCHANGE,
+  EVENT_BATCH_CONTENT_TYPE,
+  type EventBatch,
+  type EventType,
+  type ServiceEvent,
+} from '@svc/contracts';
 import { AmqpConnection, createLogger, loadConfig } from '@svc/platform';
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
@@ -21,6 +27,11 @@ export interface DispatcherHarness {
   readonly db: Pool;
   /** Publishes an event to crew.events as the outbox relays do (message id = event id). */
   publish(event: ServiceEvent): Promise<void>;
+  /**
+   * Publishes several events in one packed message, as the relays do with OUTBOX_EVENTS_PER_MESSAGE
+   * above 1 (each entry's message id = its payload's id). Payloads need not be valid events.
+   */
+  publishPacked(routingKey: string, payloads: readonly { id: string }[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -112,6 +123,13 @@ export async function startDispatcher(
       amqp.publish(CREW_EVENTS_EXCHANGE, event.type, Buffer.from(JSON.stringify(event)), {
         messageId: event.id,
       }),
+    publishPacked: (routingKey, payloads) => {
+      const batch: EventBatch = { events: payloads.map((payload) => ({ message_id: payload.id, payload })) };
+      return amqp.publish(CREW_EVENTS_EXCHANGE, routingKey, Buffer.from(JSON.stringify(batch)), {
+        messageId: `batch:${payloads[0].id}`,
+        contentType: EVENT_BATCH_CONTENT_TYPE,
+      });
+    },
     async close() {
       await app.close();
       await db.end();

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { CREW_EVENTS_EXCHANGE } from '@svc/contracts';
+import { CREW_EVENTS_EXCHANGE, EVENT_BATCH_CONTENT_TYPE, parseEventBatch } from '@svc/contracts';
 import {
   AmqpConnection,
   createLogger,
   dataSourceOptions,
   OutboxRelay,
   OutboxRepository,
+  type OutboxRelayOptions,
   Sql,
   TransactionRunner,
 } from '@svc/platform';
@@ -66,7 +67,7 @@ async function stopRelays() {
   );
 }
 
-async function startRelay(amqpUrl = services.amqpUrl, start = true) {
+async function startRelay(amqpUrl = services.amqpUrl, start = true, options: OutboxRelayOptions = {}) {
   const connection = new AmqpConnection(
     {
       url: amqpUrl,
@@ -82,20 +83,24 @@ async function startRelay(amqpUrl = services.amqpUrl, start = true) {
   const relay = new OutboxRelay(new TransactionRunner(dataSource), repository, connection, logger, {
     batchSize: 25,
     idleMs: 50,
+    ...options,
   });
   running.push({ relay, connection });
   if (start) relay.start();
   return { relay, connection };
 }
 
-async function writeEvents(count: number, options: { rollback?: boolean } = {}): Promise<string[]> {
+async function writeEvents(
+  count: number,
+  options: { rollback?: boolean; routingKey?: string } = {},
+): Promise<string[]> {
   const ids = Array.from({ length: count }, () => `evt_${randomBytes(9).toString('base64url')}`);
   await dataSource.transaction(async (manager) => {
     for (const messageId of ids) {
       await repository.add(manager, {
         messageId,
         exchange: CREW_EVENTS_EXCHANGE,
-        routingKey,
+        routingKey: options.routingKey ?? routingKey,
         payload: { id: messageId },
       });
     }
@@ -118,6 +123,15 @@ async function received(quietMs = 400): Promise<amqp.GetMessage[]> {
     }
   }
   return messages;
+}
+
+/** The message ids of the events received, those of packed messages in their order in the message. */
+function eventIds(messages: amqp.GetMessage[]): string[] {
+  return messages.flatMap((m) =>
+    m.properties.contentType === EVENT_BATCH_CONTENT_TYPE
+      ? parseEventBatch(JSON.parse(m.content.toString())).map((entry) => entry.message_id)
+      : [m.properties.messageId as string],
+  );
 }
 
 async function unpublished(): Promise<number> {
@@ -172,36 +186,81 @@ describe('transactional outbox', () => {
     expect(rows.every((r) => r.attempts === 1 && r.published && r.last_error === null)).toBe(true);
   });
 
-  it('keeps messages committed while RabbitMQ is unreachable and publishes them when it returns', async () => {
-    const target = new URL(services.amqpUrl);
-    const proxy = new TcpProxy(target.hostname, Number(target.port || 5672));
-    await proxy.start();
-    const viaProxy = new URL(services.amqpUrl);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    try {
-      const { connection } = await startRelay(viaProxy.toString());
-      await connection.waitUntilConnected(5000);
-      await proxy.cut();
-      const ids = await writeEvents(5);
-      // Each refused pass puts the claimed messages back, unpublished, with the reason.
-      await eventually(async () => {
-        const [row] = await dataSource.query<{ n: string }[]>(
-          `SELECT count(*) AS n FROM crew.outbox_messages
+  it.each([1, 3])(
+    'keeps messages committed while RabbitMQ is unreachable and publishes them when it returns (%i events per message)',
+    async (eventsPerMessage) => {
+      const target = new URL(services.amqpUrl);
+      const proxy = new TcpProxy(target.hostname, Number(target.port || 5672));
+      await proxy.start();
+      const viaProxy = new URL(services.amqpUrl);
+      viaProxy.hostname = '127.0.0.1';
+      viaProxy.port = String(proxy.port);
+      try {
+        const { connection } = await startRelay(viaProxy.toString(), true, {
+          eventsPerMessage,
+          batchable: (key) => key === routingKey,
+        });
+        await connection.waitUntilConnected(5000);
+        await proxy.cut();
+        const ids = await writeEvents(5);
+        // Each refused pass puts the claimed messages back, unpublished, with the reason.
+        await eventually(async () => {
+          const [row] = await dataSource.query<{ n: string }[]>(
+            `SELECT count(*) AS n FROM crew.outbox_messages
             WHERE published_at IS NULL AND attempts >= 1 AND last_error LIKE 'RabbitMQ unavailable%'`,
-        );
-        return Number(row.n) === 5 ? true : undefined;
-      }, 10_000);
-      expect(await unpublished()).toBe(5);
-      expect(await received(100)).toHaveLength(0);
+          );
+          return Number(row.n) === 5 ? true : undefined;
+        }, 10_000);
+        expect(await unpublished()).toBe(5);
+        expect(await received(100)).toHaveLength(0);
 
-      await proxy.restore();
-      await eventually(async () => ((await unpublished()) === 0 ? true : undefined), 15_000);
-      const seen = (await received()).map((m) => m.properties.messageId as string);
-      expect(new Set(seen)).toEqual(new Set(ids));
-    } finally {
-      await stopRelays();
-      await proxy.stop();
-    }
+        await proxy.restore();
+        await eventually(async () => ((await unpublished()) === 0 ? true : undefined), 15_000);
+        const seen = eventIds(await received());
+        expect(seen).toHaveLength(ids.length);
+        expect(new Set(seen)).toEqual(new Set(ids));
+      } finally {
+        await stopRelays();
+        await proxy.stop();
+      }
+    },
+  );
+
+  it('packs the events of a batchable routing key, up to the most per message, in order; the rest go one to a message', async () => {
+    const otherKey = `${routingKey}.internal`;
+    await channel.bindQueue(queue, CREW_EVENTS_EXCHANGE, otherKey);
+    const packedIds = await writeEvents(7);
+    const otherIds = await writeEvents(2, { routingKey: otherKey });
+    // One event written under a trace: its entry carries the writer's context.
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await dataSource.query(`UPDATE crew.outbox_messages SET trace_context = $1 WHERE message_id = $2`, [
+      traceparent,
+      packedIds[1],
+    ]);
+    const { relay, connection } = await startRelay(services.amqpUrl, false, {
+      eventsPerMessage: 3,
+      batchable: (key) => key === routingKey,
+    });
+    await connection.waitUntilConnected(5000);
+    await expect(relay.relayOnce()).resolves.toBe(9);
+
+    const messages = await received();
+    // 7 events of the batchable key: 3 + 3 packed, the last one alone; the other key's 2 alone.
+    expect(messages.map((m) => [m.fields.routingKey, m.properties.contentType])).toEqual([
+      [routingKey, EVENT_BATCH_CONTENT_TYPE],
+      [routingKey, EVENT_BATCH_CONTENT_TYPE],
+      [routingKey, 'application/json'],
+      [otherKey, 'application/json'],
+      [otherKey, 'application/json'],
+    ]);
+    expect(eventIds(messages)).toEqual([...packedIds, ...otherIds]);
+    expect(messages[0].properties.messageId).toBe(`batch:${packedIds[0]}`);
+    expect(messages[0].properties.deliveryMode).toBe(2);
+    expect(parseEventBatch(JSON.parse(messages[0].content.toString()))).toEqual([
+      { message_id: packedIds[0], payload: { id: packedIds[0] } },
+      { message_id: packedIds[1], traceparent, payload: { id: packedIds[1] } },
+      { message_id: packedIds[2], payload: { id: packedIds[2] } },
+    ]);
+    expect(await unpublished()).toBe(0);
   });
 });

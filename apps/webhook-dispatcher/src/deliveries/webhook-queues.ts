@@ -1,7 +1,7 @@
 import { CREW_EVENTS_EXCHANGE, EVENT_TYPES } from '@svc/contracts';
 import type { TopologyChannel } from '@svc/platform';
 
-/** crew.events → this queue (the webhook event types only): one message per event to fan out. */
+/** crew.events → this queue (the webhook event types only): the events to fan out, one or a pack to a message. */
 export const EVENTS_QUEUE = 'webhooks.events';
 /** One message per attempt to run: `{delivery_id, attempt}`. */
 export const DELIVERIES_QUEUE = 'webhooks.deliveries';

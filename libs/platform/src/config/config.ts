@@ -3,7 +3,12 @@
  * variable refuses to start with a message naming every offending variable, so a typo in a
  * Deployment fails the rollout instead of misbehaving at the first request.
  */
-import { SANDBOX_PARTNERS, SANDBOX_PASSWORD, SANDBOX_WEBHOOK_SECRET } from '@svc/contracts';
+import {
+  EVENT_BATCH_MAX_EVENTS,
+  SANDBOX_PARTNERS,
+  SANDBOX_PASSWORD,
+  SANDBOX_WEBHOOK_SECRET,
+} from '@svc/contracts';
 
 export type AppEnv = 'sandbox' | 'production';
 
@@ -452,6 +457,10 @@ export const OUTBOX_CONFIG = {
   OUTBOX_RETENTION_DAYS: int(
     'days a published outbox message is kept before it is pruned; 0 keeps them all',
     { default: '7', min: 0, max: 3650 },
+  ),
+  OUTBOX_EVENTS_PER_MESSAGE: int(
+    'most webhook events the outbox relay packs into one RabbitMQ message; 1 packs none, as an upgrade from a release whose webhook-dispatcher reads no packed messages needs (docs/operations.md)',
+    { default: '20', min: 1, max: EVENT_BATCH_MAX_EVENTS },
   ),
 } satisfies ConfigSpec;
 

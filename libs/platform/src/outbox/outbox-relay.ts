@@ -1,4 +1,5 @@
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { EVENT_BATCH_CONTENT_TYPE, type EventBatch } from '@svc/contracts';
 import type { Logger } from 'pino';
 import type { TransactionRunner } from '../database/transaction-runner';
 import type { AmqpConnection } from '../messaging/amqp-connection';
@@ -9,6 +10,12 @@ export interface OutboxRelayOptions {
   readonly batchSize?: number;
   /** Pause between polls when the outbox is empty or the broker refused. */
   readonly idleMs?: number;
+  /**
+   * Most events packed into one message (OUTBOX_EVENTS_PER_MESSAGE; 1, the default, packs none).
+   * Only messages whose routing key `batchable` accepts are packed: their consumers read batches.
+   */
+  readonly eventsPerMessage?: number;
+  readonly batchable?: (routingKey: string) => boolean;
 }
 
 /**
@@ -60,17 +67,22 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     return this.transactions.run(async (tx) => {
       const batch = await this.repository.claimBatch(tx, batchSize);
       if (batch.length === 0) return 0;
+      const messages = this.pack(batch);
       const results = await Promise.allSettled(
-        batch.map((m) =>
-          m.traceContext === null
+        messages.map((events) => {
+          if (events.length > 1) return this.publishPacked(events);
+          const [m] = events;
+          return m.traceContext === null
             ? this.amqp.publish(m.exchange, m.routingKey, Buffer.from(JSON.stringify(m.payload)), {
                 messageId: m.messageId,
               })
-            : this.publishTraced({ ...m, traceContext: m.traceContext }),
-        ),
+            : this.publishTraced({ ...m, traceContext: m.traceContext });
+        }),
       );
       // Claimed as published: only the refused ones go back, with the reason.
-      const failed = batch.filter((_, i) => results[i].status === 'rejected').map((m) => m.id);
+      const failed = messages
+        .filter((_, i) => results[i].status === 'rejected')
+        .flatMap((events) => events.map((m) => m.id));
       if (failed.length > 0) {
         const reason = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
           ?.reason as unknown;
@@ -79,6 +91,53 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
         this.logger.warn({ failed: failed.length }, 'outbox: broker refused messages; will retry');
       }
       return batch.length - failed.length;
+    });
+  }
+
+  /**
+   * The claimed rows as messages: one row each, except that rows of a batchable routing key (and
+   * one exchange) are packed in claim order, up to eventsPerMessage to a message.
+   */
+  private pack(batch: ClaimedMessage[]): ClaimedMessage[][] {
+    const most = this.options.eventsPerMessage ?? 1;
+    const batchable = this.options.batchable;
+    if (most <= 1 || !batchable) return batch.map((m) => [m]);
+    const messages: ClaimedMessage[][] = [];
+    const open = new Map<string, ClaimedMessage[]>();
+    for (const m of batch) {
+      if (!batchable(m.routingKey)) {
+        messages.push([m]);
+        continue;
+      }
+      const key = `${m.exchange}\n${m.routingKey}`;
+      let events = open.get(key);
+      if (!events || events.length === most) {
+        events = [];
+        open.set(key, events);
+        messages.push(events);
+      }
+      events.push(m);
+    }
+    return messages;
+  }
+
+  /**
+   * Several events in one message (EVENT_BATCH_CONTENT_TYPE). Each entry carries the trace context
+   * its row was written under, which the consumer's span of that event continues; the batch itself
+   * has no producer span, since it belongs to no one trace.
+   */
+  private publishPacked(events: ClaimedMessage[]): Promise<void> {
+    const [first] = events;
+    const batch: EventBatch = {
+      events: events.map((m) => ({
+        message_id: m.messageId,
+        ...(m.traceContext === null ? {} : { traceparent: m.traceContext }),
+        payload: m.payload,
+      })),
+    };
+    return this.amqp.publish(first.exchange, first.routingKey, Buffer.from(JSON.stringify(batch)), {
+      messageId: `batch:${first.messageId}`,
+      contentType: EVENT_BATCH_CONTENT_TYPE,
     });
   }
 

@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { EVENT_TYPES } from '@svc/contracts';
 import type { Logger } from 'pino';
 import { TransactionRunner } from '../database/transaction-runner';
 import { AmqpConnection } from '../messaging/amqp-connection';
@@ -34,13 +35,19 @@ function registerBacklogGauges(metrics: AppMetrics, repository: OutboxRepository
   );
 }
 
-function retentionDaysOf(config: unknown): number {
-  const days = (config as { OUTBOX_RETENTION_DAYS?: unknown }).OUTBOX_RETENTION_DAYS;
-  if (typeof days !== 'number') {
+function outboxConfigOf(config: unknown): { retentionDays: number; eventsPerMessage: number } {
+  const { OUTBOX_RETENTION_DAYS: retentionDays, OUTBOX_EVENTS_PER_MESSAGE: eventsPerMessage } = config as {
+    OUTBOX_RETENTION_DAYS?: unknown;
+    OUTBOX_EVENTS_PER_MESSAGE?: unknown;
+  };
+  if (typeof retentionDays !== 'number' || typeof eventsPerMessage !== 'number') {
     throw new Error('the app uses OutboxModule, but its config spec lacks OUTBOX_CONFIG from @svc/platform');
   }
-  return days;
+  return { retentionDays, eventsPerMessage };
 }
+
+/** The webhook event types: the one consumer of theirs, webhook-dispatcher, reads packed messages. */
+const WEBHOOK_EVENT_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
 
 /**
  * The transactional outbox: OutboxRepository for writers, and in every replica a relay and a
@@ -55,20 +62,25 @@ export class OutboxModule {
         OutboxRepository,
         {
           provide: OutboxRelay,
-          inject: [TransactionRunner, OutboxRepository, AmqpConnection, APP_LOGGER],
+          inject: [TransactionRunner, OutboxRepository, AmqpConnection, APP_LOGGER, APP_CONFIG],
           useFactory: (
             tx: TransactionRunner,
             repository: OutboxRepository,
             amqp: AmqpConnection,
             logger: Logger,
-          ) => new OutboxRelay(tx, repository, amqp, logger.child({ component: 'outbox' })),
+            config: unknown,
+          ) =>
+            new OutboxRelay(tx, repository, amqp, logger.child({ component: 'outbox' }), {
+              eventsPerMessage: outboxConfigOf(config).eventsPerMessage,
+              batchable: (routingKey) => WEBHOOK_EVENT_TYPES.has(routingKey),
+            }),
         },
         {
           provide: OutboxPruner,
           inject: [OutboxRepository, APP_LOGGER, APP_CONFIG],
           useFactory: (repository: OutboxRepository, logger: Logger, config: unknown) =>
             new OutboxPruner(repository, logger.child({ component: 'outbox' }), {
-              retentionDays: retentionDaysOf(config),
+              retentionDays: outboxConfigOf(config).retentionDays,
             }),
         },
         {
