@@ -5,6 +5,7 @@ import {
   duration,
   durationList,
   int,
+  OUTBOX_EVENTS_PER_MESSAGE_SPEC,
   REDIS_CONFIG,
   type ConfigOf,
 } from '@svc/platform';
@@ -33,6 +34,8 @@ export const WEBHOOK_DISPATCHER_CONFIG = {
     'events and attempts each consumer works on at once (a packed message counts as its events): concurrent deliveries, and how many share one database write',
     { default: '400', min: 1, max: 1000 },
   ),
+  // How many events the relays pack into a message: the events consumer's prefetch follows it.
+  OUTBOX_EVENTS_PER_MESSAGE: OUTBOX_EVENTS_PER_MESSAGE_SPEC,
   WEBHOOK_CONNECTIONS_PER_TARGET: int(
     'most connections open to one partner endpoint at once; further attempts wait for one (inside their budget)',
     { default: '64', min: 1, max: 1000 },

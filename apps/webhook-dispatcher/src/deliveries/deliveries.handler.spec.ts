@@ -2,7 +2,7 @@ import { EVENT_BATCH_CONTENT_TYPE, type ServiceEvent } from '@svc/contracts';
 import { createLogger, type AmqpConnection, type InboundMessage, type MessageHandler } from '@svc/platform';
 import { DeliveriesHandler } from './deliveries.handler';
 import type { DeliveriesService } from './deliveries.service';
-import { EVENTS_QUEUE } from './webhook-queues';
+import { DELIVERIES_QUEUE, EVENTS_QUEUE } from './webhook-queues';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -27,12 +27,14 @@ function packed(payloads: unknown[]): InboundMessage {
 }
 
 /** The handler with a fake broker (its consumers captured) and a fan-out each test finishes by hand. */
-async function start(concurrency: number) {
+async function start(concurrency: number, eventsPerMessage = 20) {
   const consumers = new Map<string, MessageHandler>();
+  const prefetch = new Map<string, number | undefined>();
   const amqp = {
     addTopology: async () => undefined,
-    consume: async (queue: string, handler: MessageHandler) => {
+    consume: async (queue: string, handler: MessageHandler, options: { prefetch?: number }) => {
       consumers.set(queue, handler);
+      prefetch.set(queue, options.prefetch);
     },
   } as unknown as AmqpConnection;
   const running = new Map<string, { resolve: () => void; reject: (err: Error) => void }>();
@@ -48,14 +50,22 @@ async function start(concurrency: number) {
   const handler = new DeliveriesHandler(
     amqp,
     deliveries,
-    { WEBHOOK_CONCURRENCY: concurrency },
+    { WEBHOOK_CONCURRENCY: concurrency, OUTBOX_EVENTS_PER_MESSAGE: eventsPerMessage },
     createLogger('handler-test', 'silent'),
   );
   await handler.onModuleInit();
-  return { onEvents: consumers.get(EVENTS_QUEUE)!, running, started };
+  return { onEvents: consumers.get(EVENTS_QUEUE)!, prefetch, running, started };
 }
 
 describe('DeliveriesHandler, packed messages', () => {
+  it('takes fewer event messages at once when the relays pack them, never more than the concurrency', async () => {
+    expect((await start(400, 20)).prefetch.get(EVENTS_QUEUE)).toBe(40);
+    expect((await start(400, 1)).prefetch.get(EVENTS_QUEUE)).toBe(400);
+    expect((await start(400, 100)).prefetch.get(EVENTS_QUEUE)).toBe(8);
+    // Attempts are one to a message: their prefetch stays the concurrency.
+    expect((await start(400, 20)).prefetch.get(DELIVERIES_QUEUE)).toBe(400);
+  });
+
   it('fans out each valid event, at most WEBHOOK_CONCURRENCY at once, and resolves when all are done', async () => {
     const { onEvents, running, started } = await start(2);
     let done = false;

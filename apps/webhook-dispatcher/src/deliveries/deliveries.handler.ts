@@ -35,14 +35,19 @@ import { declareWebhookTopology, DELIVERIES_QUEUE, EVENTS_QUEUE } from './webhoo
  * A packed message (EVENT_BATCH_CONTENT_TYPE, see OUTBOX_EVENTS_PER_MESSAGE) is acked when all its
  * events are fanned out; a malformed or foreign event in it is dropped alone, and a throw nacks the
  * whole message (fanning out is idempotent per event, so the events already done are not repeated).
- * The prefetch bounds messages; WEBHOOK_CONCURRENCY permits bound the events worked on at once.
+ * The prefetch bounds messages (fewer of them when the relays pack, OUTBOX_EVENTS_PER_MESSAGE);
+ * WEBHOOK_CONCURRENCY permits bound the events worked on at once.
  */
 @Injectable()
 export class DeliveriesHandler implements OnModuleInit {
   constructor(
     private readonly amqp: AmqpConnection,
     private readonly deliveries: DeliveriesService,
-    @Inject(APP_CONFIG) private readonly config: Pick<WebhookDispatcherConfig, 'WEBHOOK_CONCURRENCY'>,
+    @Inject(APP_CONFIG)
+    private readonly config: Pick<
+      WebhookDispatcherConfig,
+      'WEBHOOK_CONCURRENCY' | 'OUTBOX_EVENTS_PER_MESSAGE'
+    >,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {
     this.eventPermits = new Permits(config.WEBHOOK_CONCURRENCY);
@@ -55,13 +60,19 @@ export class DeliveriesHandler implements OnModuleInit {
     // Most of an attempt is waiting (partner, database, auth-server): many run at once, and the
     // database writes of those finishing together share a statement.
     const prefetch = this.config.WEBHOOK_CONCURRENCY;
+    // Packs of events: enough messages to keep every permit busy and the next ones ready, not so
+    // many that one replica holds a burst's packs while a replica KEDA just added finds none.
+    const eventsPrefetch = Math.min(
+      prefetch,
+      Math.ceil((2 * prefetch) / this.config.OUTBOX_EVENTS_PER_MESSAGE),
+    );
     await this.amqp.consume(
       EVENTS_QUEUE,
       (m) =>
         m.properties.contentType === EVENT_BATCH_CONTENT_TYPE
           ? this.onEventBatch(m)
           : consumed(EVENTS_QUEUE, m, () => this.onEvent(m)),
-      { prefetch },
+      { prefetch: eventsPrefetch },
     );
     await this.amqp.consume(
       DELIVERIES_QUEUE,
