@@ -20,6 +20,9 @@ export interface ProvisionResult {
   readonly created: boolean;
 }
 
+/** What a provision's take-back of a grant may always wait, even past the provision's budget. */
+const TAKE_BACK_MIN_MS = 500;
+
 export function seatNotFound(): SeatsException {
   return new SeatsException('seat_not_found', 'You have no seat with this sponsorship_id.');
 }
@@ -79,6 +82,11 @@ export class SeatsService {
    * that may have landed anyway is taken back. A partner over its probe budget provisions nothing
    * new (ProbeBudgetService); the check comes before the e-mail is looked up, so the refusal does
    * not depend on whose address it is.
+   *
+   * The wait for the partner's lock and the calls to crew-api share one RPC_TIMEOUT_MS, counted
+   * from the start: while the broker or crew-api is slow, a provision queued behind another's lock
+   * answers within that budget rather than adding a timeout of its own to the wait. Taking back a
+   * grant gets at least TAKE_BACK_MIN_MS, however little is left.
    */
   async provision(partner: PartnerPrincipal, request: Provision): Promise<ProvisionResult> {
     const result = await this.provisionSeat(partner, request);
@@ -91,6 +99,8 @@ export class SeatsService {
   ): Promise<{ seat: SeatRow; created: boolean }> {
     const clientId = partner.client_id;
     const sponsorshipId = newId('sps');
+    const deadline = Date.now() + this.config.RPC_TIMEOUT_MS;
+    const left = () => deadline - Date.now();
     let grantTried: { user_id: string; sponsorship_id: string } | undefined;
     try {
       return await this.transactions.run(async (tx) => {
@@ -121,15 +131,18 @@ export class SeatsService {
           expiresAt: request.expiresAt ?? this.defaultTermEnd(),
         });
         try {
-          const member = await this.entitlements.memberByEmail(request.email);
+          const member = await this.entitlements.memberByEmail(request.email, left());
           if (member) {
             grantTried = { user_id: member.user_id, sponsorship_id: sponsorshipId };
-            const grant = await this.entitlements.grant({
-              user_id: member.user_id,
-              sponsor_client_id: clientId,
-              sponsorship_id: sponsorshipId,
-              expires_at: seat.expiresAt.toISOString(),
-            });
+            const grant = await this.entitlements.grant(
+              {
+                user_id: member.user_id,
+                sponsor_client_id: clientId,
+                sponsorship_id: sponsorshipId,
+                expires_at: seat.expiresAt.toISOString(),
+              },
+              left(),
+            );
             seat = await this.seats.activate(tx, sponsorshipId, member.user_id, grant.name, 'member_found');
           }
         } catch (err) {
@@ -144,7 +157,7 @@ export class SeatsService {
         return { seat, created: true };
       });
     } catch (err) {
-      if (grantTried) await this.takeBack(grantTried);
+      if (grantTried) await this.takeBack(grantTried, Math.max(left(), TAKE_BACK_MIN_MS));
       throw err;
     }
   }
@@ -203,9 +216,12 @@ export class SeatsService {
   }
 
   /** A grant whose seat was not committed must not leave premium behind (drop is keyed by the seat). */
-  private async takeBack(grant: { user_id: string; sponsorship_id: string }): Promise<void> {
+  private async takeBack(
+    grant: { user_id: string; sponsorship_id: string },
+    timeoutMs: number,
+  ): Promise<void> {
     try {
-      await this.entitlements.drop([grant]);
+      await this.entitlements.drop([grant], timeoutMs);
     } catch (err) {
       this.logger.error(
         { err, user_id: grant.user_id, sponsorship_id: grant.sponsorship_id },
