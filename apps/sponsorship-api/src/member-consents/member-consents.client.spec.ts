@@ -5,15 +5,26 @@ import { MemberConsentsClient } from './member-consents.client';
 
 function client(answer: (userIds: readonly string[]) => Promise<readonly string[]>) {
   const calls: { client_id: string; user_ids: readonly string[] }[] = [];
+  const timeouts: (number | undefined)[] = [];
   const rpc = {
-    call: (contract: unknown, payload: { client_id: string; user_ids: readonly string[] }) => {
+    call: (
+      contract: unknown,
+      payload: { client_id: string; user_ids: readonly string[] },
+      timeoutMs?: number,
+    ) => {
       expect(contract).toBe(AUTH_CONSENTS_CONNECTED);
       calls.push(payload);
+      timeouts.push(timeoutMs);
       return answer(payload.user_ids).then((user_ids) => ({ user_ids }));
     },
   } as unknown as RpcClient;
   const metrics = new AppMetrics('sponsorship-api');
-  return { consents: new MemberConsentsClient(rpc, pino({ level: 'silent' }), metrics), calls, metrics };
+  return {
+    consents: new MemberConsentsClient(rpc, pino({ level: 'silent' }), metrics),
+    calls,
+    timeouts,
+    metrics,
+  };
 }
 
 describe('MemberConsentsClient', () => {
@@ -35,5 +46,13 @@ describe('MemberConsentsClient', () => {
       .split('\n')
       .find((l) => l.startsWith('sponsorship_consent_lookup_failures_total'));
     expect(line).toMatch(/ 1$/);
+  });
+
+  it('asks within the budget it is given, and not at all with under 50 ms of it left (names withheld)', async () => {
+    const { consents, calls, timeouts } = client((ids) => Promise.resolve(ids));
+    await expect(consents.connectedAmong('partner-a', ['usr_1'], 700)).resolves.toEqual(new Set(['usr_1']));
+    expect(timeouts).toEqual([700]);
+    await expect(consents.connectedAmong('partner-a', ['usr_1'], 20)).resolves.toEqual(new Set());
+    expect(calls).toHaveLength(1);
   });
 });

@@ -4,6 +4,9 @@ import { APP_LOGGER, AppMetrics, RpcClient } from '@svc/platform';
 import type { Counter } from 'prom-client';
 import type { Logger } from 'pino';
 
+/** Below this, the question is not sent: no answer could come back in time. */
+const SHORTEST_QUESTION_MS = 50;
+
 /**
  * Consents live in auth-server; a seat shows its member's name to a partner only while that member
  * is connected to it. Asked at every answer rather than mirrored from events, so a disconnect
@@ -28,16 +31,25 @@ export class MemberConsentsClient {
    * The members among `userIds` connected to `clientId` now: one question per CONNECTED_MEMBERS_MAX
    * members (one per page of seats). When auth-server cannot answer, nobody is: the seats are shown
    * without names rather than with names nobody vouched for, and rather than failing the request.
+   * So is it when the caller has under SHORTEST_QUESTION_MS of its budget (`timeoutMs`) left.
    */
-  async connectedAmong(clientId: string, userIds: readonly string[]): Promise<ReadonlySet<string>> {
+  async connectedAmong(
+    clientId: string,
+    userIds: readonly string[],
+    timeoutMs?: number,
+  ): Promise<ReadonlySet<string>> {
     const unique = [...new Set(userIds)];
     const connected = new Set<string>();
     try {
+      if (timeoutMs !== undefined && timeoutMs < SHORTEST_QUESTION_MS) {
+        throw new Error(`${Math.max(0, timeoutMs)} ms left to ask`);
+      }
       for (let i = 0; i < unique.length; i += CONNECTED_MEMBERS_MAX) {
-        const answer = await this.rpc.call(AUTH_CONSENTS_CONNECTED, {
-          client_id: clientId,
-          user_ids: unique.slice(i, i + CONNECTED_MEMBERS_MAX),
-        });
+        const answer = await this.rpc.call(
+          AUTH_CONSENTS_CONNECTED,
+          { client_id: clientId, user_ids: unique.slice(i, i + CONNECTED_MEMBERS_MAX) },
+          timeoutMs,
+        );
         for (const id of answer.user_ids) connected.add(id);
       }
     } catch (err) {

@@ -83,23 +83,25 @@ export class SeatsService {
    * new (ProbeBudgetService); the check comes before the e-mail is looked up, so the refusal does
    * not depend on whose address it is.
    *
-   * The wait for the partner's lock and the calls to crew-api share one RPC_TIMEOUT_MS, counted
-   * from the start: while the broker or crew-api is slow, a provision queued behind another's lock
-   * answers within that budget rather than adding a timeout of its own to the wait. Taking back a
-   * grant gets at least TAKE_BACK_MIN_MS, however little is left.
+   * The wait for the partner's lock, the calls to crew-api and the consent question of the answer
+   * share one RPC_TIMEOUT_MS, counted from the start: while the broker or crew-api is slow, a
+   * provision queued behind another's lock answers within that budget rather than adding a timeout
+   * of its own to the wait. Taking back a grant gets at least TAKE_BACK_MIN_MS, however little is
+   * left.
    */
   async provision(partner: PartnerPrincipal, request: Provision): Promise<ProvisionResult> {
-    const result = await this.provisionSeat(partner, request);
-    return { seat: await this.present(partner, result.seat), created: result.created };
+    const deadline = Date.now() + this.config.RPC_TIMEOUT_MS;
+    const result = await this.provisionSeat(partner, request, deadline);
+    return { seat: await this.present(partner, result.seat, deadline - Date.now()), created: result.created };
   }
 
   private async provisionSeat(
     partner: PartnerPrincipal,
     request: Provision,
+    deadline: number,
   ): Promise<{ seat: SeatRow; created: boolean }> {
     const clientId = partner.client_id;
     const sponsorshipId = newId('sps');
-    const deadline = Date.now() + this.config.RPC_TIMEOUT_MS;
     const left = () => deadline - Date.now();
     let grantTried: { user_id: string; sponsorship_id: string } | undefined;
     try {
@@ -196,17 +198,21 @@ export class SeatsService {
   }
 
   /** One seat as the partner may see it: its member's name only if connected to that partner. */
-  private async present(partner: PartnerPrincipal, seat: SeatRow): Promise<SeatResponse> {
-    return toSeatResponse(seat, await this.connectedOf(partner, [seat]));
+  private async present(partner: PartnerPrincipal, seat: SeatRow, timeoutMs?: number): Promise<SeatResponse> {
+    return toSeatResponse(seat, await this.connectedOf(partner, [seat], timeoutMs));
   }
 
   /** One consent question for a whole page; none at all when no seat has a name to show. */
-  private connectedOf(partner: PartnerPrincipal, seats: readonly SeatRow[]): Promise<ReadonlySet<string>> {
+  private connectedOf(
+    partner: PartnerPrincipal,
+    seats: readonly SeatRow[],
+    timeoutMs?: number,
+  ): Promise<ReadonlySet<string>> {
     const members = seats
       .filter((s) => s.userId !== null && s.crewName !== null)
       .map((s) => s.userId as string);
     if (members.length === 0) return Promise.resolve(new Set());
-    return this.consents.connectedAmong(partner.client_id, members);
+    return this.consents.connectedAmong(partner.client_id, members, timeoutMs);
   }
 
   private defaultTermEnd(): Date {
