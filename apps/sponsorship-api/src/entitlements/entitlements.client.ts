@@ -16,28 +16,26 @@ import type { SeatRow } from '../seats/seat.entity';
 /** crew-api answered that the member does not exist (gone since we looked). */
 export class MemberGoneError extends Error {}
 
-/** Below this, a call is not sent: no answer could come back in time. */
-const SHORTEST_CALL_MS = 50;
-
 /**
  * Premium for sponsored members lives in crew-api (memberships); this is the only way in. Every
  * failure to get an answer is DependencyUnavailableError; the caller decides what it means for
  * its operation (502 for a provision's grant, 503 for member-left). A caller with a budget of its
- * own passes what is left of it as `timeoutMs` (RPC_TIMEOUT_MS otherwise).
+ * own passes what is left of it as `timeoutMs` (RPC_TIMEOUT_MS otherwise; RpcClient sends nothing
+ * when too little is left).
  */
 @Injectable()
 export class EntitlementsClient {
   constructor(private readonly rpc: RpcClient) {}
 
   async memberByEmail(email: string, timeoutMs?: number): Promise<CrewMemberSummary | undefined> {
-    const answer = await this.call(timeoutMs, (t) =>
-      this.rpc.call(CREW_MEMBERS_BY_EMAIL, { emails: [email] }, t),
+    const answer = await this.call(() =>
+      this.rpc.call(CREW_MEMBERS_BY_EMAIL, { emails: [email] }, timeoutMs),
     );
     return answer.members.find((m) => m.email === email);
   }
 
   async grant(request: MembershipGrantRequest, timeoutMs?: number): Promise<MembershipGrantResponse> {
-    return this.call(timeoutMs, (t) => this.rpc.call(CREW_MEMBERSHIP_GRANT, request, t));
+    return this.call(() => this.rpc.call(CREW_MEMBERSHIP_GRANT, request, timeoutMs));
   }
 
   /** Drops what each seat gave; answers the seat ids that were downgraded. */
@@ -45,9 +43,7 @@ export class EntitlementsClient {
     const downgraded = new Set<string>();
     for (let i = 0; i < drops.length; i += MEMBERSHIP_DROP_MAX) {
       const batch = drops.slice(i, i + MEMBERSHIP_DROP_MAX);
-      const answer = await this.call(timeoutMs, (t) =>
-        this.rpc.call(CREW_MEMBERSHIP_DROP, { drops: batch }, t),
-      );
+      const answer = await this.call(() => this.rpc.call(CREW_MEMBERSHIP_DROP, { drops: batch }, timeoutMs));
       for (const id of answer.downgraded) downgraded.add(id);
     }
     return downgraded;
@@ -62,12 +58,9 @@ export class EntitlementsClient {
     );
   }
 
-  private async call<T>(timeoutMs: number | undefined, work: (timeoutMs?: number) => Promise<T>): Promise<T> {
-    if (timeoutMs !== undefined && timeoutMs < SHORTEST_CALL_MS) {
-      throw new DependencyUnavailableError('crew-api', new Error(`${Math.max(0, timeoutMs)} ms left to ask`));
-    }
+  private async call<T>(work: () => Promise<T>): Promise<T> {
     try {
-      return await work(timeoutMs);
+      return await work();
     } catch (err) {
       if (err instanceof RpcRemoteError) {
         if (crewRpcError(err.remote) === 'member_not_found') throw new MemberGoneError(err.message);

@@ -1,5 +1,10 @@
 import { AUTH_CONSENTS_CONNECTED, CONNECTED_MEMBERS_MAX } from '@svc/contracts';
-import { AppMetrics, DependencyUnavailableError, type RpcClient } from '@svc/platform';
+import {
+  AppMetrics,
+  DependencyUnavailableError,
+  SHORTEST_RPC_TIMEOUT_MS,
+  type RpcClient,
+} from '@svc/platform';
 import pino from 'pino';
 import { MemberConsentsClient } from './member-consents.client';
 
@@ -13,6 +18,10 @@ function client(answer: (userIds: readonly string[]) => Promise<readonly string[
       timeoutMs?: number,
     ) => {
       expect(contract).toBe(AUTH_CONSENTS_CONNECTED);
+      // As RpcClient: too little time left, nothing is sent.
+      if (timeoutMs !== undefined && timeoutMs < SHORTEST_RPC_TIMEOUT_MS) {
+        return Promise.reject(new DependencyUnavailableError('rpc.auth-server'));
+      }
       calls.push(payload);
       timeouts.push(timeoutMs);
       return answer(payload.user_ids).then((user_ids) => ({ user_ids }));

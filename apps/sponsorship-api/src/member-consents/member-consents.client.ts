@@ -4,9 +4,6 @@ import { APP_LOGGER, AppMetrics, RpcClient } from '@svc/platform';
 import type { Counter } from 'prom-client';
 import type { Logger } from 'pino';
 
-/** Below this, the question is not sent: no answer could come back in time. */
-const SHORTEST_QUESTION_MS = 50;
-
 /**
  * Consents live in auth-server; a seat shows its member's name to a partner only while that member
  * is connected to it. Asked at every answer rather than mirrored from events, so a disconnect
@@ -31,7 +28,7 @@ export class MemberConsentsClient {
    * The members among `userIds` connected to `clientId` now: one question per CONNECTED_MEMBERS_MAX
    * members (one per page of seats). When auth-server cannot answer, nobody is: the seats are shown
    * without names rather than with names nobody vouched for, and rather than failing the request.
-   * So is it when the caller has under SHORTEST_QUESTION_MS of its budget (`timeoutMs`) left.
+   * So is it when the caller's budget (`timeoutMs`) leaves too little to ask (RpcClient sends nothing).
    */
   async connectedAmong(
     clientId: string,
@@ -41,9 +38,6 @@ export class MemberConsentsClient {
     const unique = [...new Set(userIds)];
     const connected = new Set<string>();
     try {
-      if (timeoutMs !== undefined && timeoutMs < SHORTEST_QUESTION_MS) {
-        throw new Error(`${Math.max(0, timeoutMs)} ms left to ask`);
-      }
       for (let i = 0; i < unique.length; i += CONNECTED_MEMBERS_MAX) {
         const answer = await this.rpc.call(
           AUTH_CONSENTS_CONNECTED,

@@ -1,4 +1,9 @@
-import { createLogger, DependencyUnavailableError, type RpcClient } from '@svc/platform';
+import {
+  createLogger,
+  DependencyUnavailableError,
+  SHORTEST_RPC_TIMEOUT_MS,
+  type RpcClient,
+} from '@svc/platform';
 import type { PartnerPrincipal } from '@svc/security';
 import type { SponsorshipApiConfig } from '../config';
 import { EntitlementsClient } from '../entitlements/entitlements.client';
@@ -17,7 +22,7 @@ const provision = { email: 'alex@example.test', externalRef: null, expiresAt: nu
 /**
  * A provision whose wait for its partner's lock takes `lockWaitMs` of a fake clock, against a crew-api
  * that finds the member and then answers the grant as `grant` says. What each call to crew-api was
- * given to wait is recorded.
+ * given to wait is recorded (a call RpcClient would not send is not).
  */
 function provisionAfterLockWait(lockWaitMs: number, grant: () => Promise<unknown>) {
   let now = 1_000_000;
@@ -25,6 +30,8 @@ function provisionAfterLockWait(lockWaitMs: number, grant: () => Promise<unknown
   const asked: { pattern: string; timeoutMs: number }[] = [];
   const rpc = {
     call: async (contract: { pattern: string }, _payload: unknown, timeoutMs: number) => {
+      // As RpcClient: too little time left, nothing is sent.
+      if (timeoutMs < SHORTEST_RPC_TIMEOUT_MS) throw new DependencyUnavailableError('crew-api');
       asked.push({ pattern: contract.pattern, timeoutMs });
       if (contract.pattern === 'crew.members.by_email') {
         return { members: [{ user_id: 'usr_1', email: provision.email }] };

@@ -25,8 +25,14 @@ export class RpcRemoteError extends Error {
 export type RpcOutcome = 'ok' | 'error' | 'timeout' | 'unavailable';
 const RPC_OUTCOMES: readonly RpcOutcome[] = ['ok', 'error', 'timeout', 'unavailable'];
 
-/** The answer did not come within the call's timeout (the request was sent). */
+/** The answer did not come within the call's timeout (or the timeout left no time to send it). */
 class RpcTimeoutError extends Error {}
+
+/**
+ * A call given less than this (what a caller's own budget left) is not sent: no answer could come
+ * back in time, and the caller learns so at once rather than at the end of its budget.
+ */
+export const SHORTEST_RPC_TIMEOUT_MS = 50;
 
 /**
  * Asks another app a question over RabbitMQ and returns a Promise (domain code never sees
@@ -108,6 +114,12 @@ export class RpcClient {
     payload: Req,
     timeoutMs: number,
   ): Promise<Res> {
+    if (timeoutMs < SHORTEST_RPC_TIMEOUT_MS) {
+      throw new DependencyUnavailableError(
+        contract.queue,
+        new RpcTimeoutError(`${Math.max(0, timeoutMs)} ms left to ask`),
+      );
+    }
     const deadline = Date.now() + timeoutMs;
     const id = randomUUID();
     // The answering app's span is a child of this one: the question travels with its trace.
