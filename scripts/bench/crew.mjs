@@ -6,6 +6,7 @@
 //   me 304        GET /v1/me with If-None-Match (revalidation)
 //   vessels page  GET /v1/me/vessels?limit=50 (alex.morgan's 120 periods)
 //   vessels 304   the same with If-None-Match (revalidation of an unchanged history)
+//   sea-time      GET /v1/me/sea-time (alex.morgan's totals), and the same with If-None-Match
 //   peer          GET /v1/me built the way the NestJS documentation teaches (bench/peer/crew-me-peer.ts:
 //                 passport-http-bearer over Redis, @nestjs/throttler with Redis storage, TypeORM findOne),
 //                 on the same database and Redis; the report prints crew-api's ratio to it
@@ -19,7 +20,7 @@
 // BENCH_PROFILE=1 writes crew-api's CPU profile to bench/profiles/crew-api.cpuprofile;
 // BENCH_ONLY=<regex> keeps the baseline and the scenarios whose name matches (BENCH_ONLY=direct).
 // BENCH_BASELINE_DIST=<another build's dist/> (e.g. an earlier commit's) adds that build's crew-api,
-// loaded in the same rounds as this one's (direct /v1/me and the vessel-history scenarios), and prints this
+// loaded in the same rounds as this one's (direct /v1/me, the vessel-history and sea-time scenarios), and prints this
 // build's as a ratio of it;
 // BENCH_BASELINE_LABEL (e.g. its commit) names that build in the results.
 import crypto from 'node:crypto';
@@ -50,6 +51,8 @@ const BASELINE_DIST = process.env.BENCH_BASELINE_DIST
 const BASELINE_BUILD = 'GET /v1/me direct, baseline build';
 const VESSELS_PAGE = 'GET /v1/me/vessels page';
 const VESSELS_304 = 'GET /v1/me/vessels 304 revalidation';
+const SEA_TIME = 'GET /v1/me/sea-time totals';
+const SEA_TIME_304 = 'GET /v1/me/sea-time 304 revalidation';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
 
 function run(url, headers) {
@@ -196,6 +199,9 @@ export async function benchCrew() {
     });
     if (vessels.status !== 200) throw new Error(`GET /v1/me/vessels answered ${vessels.status}`);
     const vesselsEtag = vessels.headers.get('etag');
+    const seaTime = await fetch(`http://127.0.0.1:${crewPort}/v1/me/sea-time`, { headers: vesselsAuth });
+    if (seaTime.status !== 200) throw new Error(`GET /v1/me/sea-time answered ${seaTime.status}`);
+    const seaTimeEtag = seaTime.headers.get('etag');
 
     const [redisInfo] = await redisCommands(servers.env.REDIS_URL, [['INFO', 'server']]);
     const redisPid = Number(/process_id:(\d+)/.exec(String(redisInfo))?.[1]);
@@ -266,6 +272,19 @@ export async function benchCrew() {
         pids: () => [crew.pid, redisPid],
         expect: 304,
       },
+      {
+        name: SEA_TIME,
+        url: `http://127.0.0.1:${crewPort}/v1/me/sea-time`,
+        headers: vesselsAuth,
+        pids: () => [crew.pid, redisPid],
+      },
+      {
+        name: SEA_TIME_304,
+        url: `http://127.0.0.1:${crewPort}/v1/me/sea-time`,
+        headers: { ...vesselsAuth, 'if-none-match': seaTimeEtag },
+        pids: () => [crew.pid, redisPid],
+        expect: 304,
+      },
       // The baseline build's answers to the same requests; its 304 takes this build's ETag, so a
       // change of the ETag's recipe would show here as 200s.
       ...(older
@@ -280,6 +299,19 @@ export async function benchCrew() {
               name: `${VESSELS_304}, baseline build`,
               url: `http://127.0.0.1:${olderPort}/v1/me/vessels?limit=50`,
               headers: { ...vesselsAuth, 'if-none-match': vesselsEtag },
+              pids: () => [older.pid, redisPid],
+              expect: 304,
+            },
+            {
+              name: `${SEA_TIME}, baseline build`,
+              url: `http://127.0.0.1:${olderPort}/v1/me/sea-time`,
+              headers: vesselsAuth,
+              pids: () => [older.pid, redisPid],
+            },
+            {
+              name: `${SEA_TIME_304}, baseline build`,
+              url: `http://127.0.0.1:${olderPort}/v1/me/sea-time`,
+              headers: { ...vesselsAuth, 'if-none-match': seaTimeEtag },
               pids: () => [older.pid, redisPid],
               expect: 304,
             },
@@ -450,7 +482,7 @@ function report(results, otlp) {
   }
   if (oursToPeer !== undefined)
     console.log(`GET /v1/me direct to the peer: ${oursToPeer.toFixed(2)}× (goal ≥ 2×)`);
-  for (const name of [VESSELS_PAGE, VESSELS_304]) {
+  for (const name of [VESSELS_PAGE, VESSELS_304, SEA_TIME, SEA_TIME_304]) {
     const now = results.find((r) => r.name === name);
     const then = results.find((r) => r.name === `${name}, baseline build`);
     if (now && then)

@@ -50,6 +50,16 @@ export const CREW_API_CONFIG = {
     min: 0,
     max: 100000,
   }),
+  /**
+   * Sea-time totals and trends each replica keeps in memory, by record version (~1 kB of heap
+   * each). A version's answers never change, so nothing invalidates them; 0 aggregates every
+   * answer in the database.
+   */
+  SEA_TIME_CACHE_ENTRIES: int('sea-time totals and trends kept per replica', {
+    default: '2000',
+    min: 0,
+    max: 100000,
+  }),
 };
 
 export type CrewApiConfig = ConfigOf<typeof CREW_API_CONFIG>;

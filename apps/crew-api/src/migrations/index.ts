@@ -4,6 +4,7 @@ import { MembershipSeat1764000000000 } from './1764000000000-membershipSeat';
 import { OutboxRetention1764200000000 } from './1764200000000-outboxRetention';
 import { MembershipDroppedSeat1764200000003 } from './1764200000003-membershipDroppedSeat';
 import { OutboxTraceContext1764400000000 } from './1764400000000-outboxTraceContext';
+import { SeaTimeAsOf1764900000000 } from './1764900000000-seaTimeAsOf';
 
 export const CREW_API_MIGRATIONS = [
   CreateOutbox1763740000000,
@@ -12,4 +13,5 @@ export const CREW_API_MIGRATIONS = [
   OutboxRetention1764200000000,
   MembershipDroppedSeat1764200000003,
   OutboxTraceContext1764400000000,
+  SeaTimeAsOf1764900000000,
 ];

@@ -1,13 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import type { RecentTrendResponse, SeaTimeResponse } from '@svc/contracts';
-import { Sql, type Transaction } from '@svc/platform';
-import { instant, utc } from '../records/sql-time';
+import { GroupBatcher, Sql, type Transaction } from '@svc/platform';
+import { instant, utc, type Instant } from '../records/sql-time';
 import type { SeaTimeEntry } from './sea-time-entry.entity';
+
+/** What the validators of the sea-time reads need, and all that a revalidation reads. */
+export interface SeaTimeVersion {
+  /** The record's last write time: the snapshot the totals and the trend are read as of. */
+  readonly recordUpdatedAt: Instant;
+  /** The current UTC month, `YYYY-MM`, by PostgreSQL's clock: the last of the trend's twelve. */
+  readonly currentMonth: string;
+}
 
 export interface TotalsRow {
   readonly userId: string;
-  readonly recordUpdatedAt: string;
-  readonly recordUpdatedAtExact: string;
   readonly daysAtSea: number;
   readonly nauticalMiles: number;
   readonly verifiedDays: number;
@@ -20,21 +26,22 @@ export interface TotalsRow {
 
 export interface RecentRow {
   readonly userId: string;
-  readonly recordUpdatedAt: string;
-  readonly recordUpdatedAtExact: string;
-  /** The current UTC month, `YYYY-MM`: the last of the twelve. */
-  readonly currentMonth: string;
   /** Built by PostgreSQL in the answer's own shape. */
   readonly months: RecentTrendResponse['months'];
 }
 
-/** `recordUpdatedAt` as PostgreSQL's text becomes the API's (ms) and the exact one (µs). */
-function withInstant<T extends { readonly recordUpdatedAt: string }>(
-  row: T,
-): T & { readonly recordUpdatedAtExact: string } {
-  const updated = instant(row.recordUpdatedAt);
-  return { ...row, recordUpdatedAt: updated.iso, recordUpdatedAtExact: updated.exact };
-}
+/** Version lookups gathered per statement, and statements in flight at once (as for profiles). */
+const VERSIONS_PER_STATEMENT = 100;
+const VERSION_STATEMENTS_IN_FLIGHT = 8;
+
+/**
+ * The entries and vessel periods as they were at the snapshot `at` (a write time): an entry is
+ * stamped with its write's time, a period version is valid from its write's time until the next
+ * one's, and every write's time is later than every version a reader has seen before it commits
+ * (RecordsRepository.stamp). So a read as of a version is that version's, whenever it runs.
+ */
+const ENTRY_AS_OF = (at: string) => `created_at <= ${at}`;
+const PERIOD_AS_OF = (at: string) => `valid_from <= ${at} AND (valid_to IS NULL OR valid_to > ${at})`;
 
 /**
  * Set-based reads of the sea-time record: one statement each, aggregated by PostgreSQL over the
@@ -43,6 +50,33 @@ function withInstant<T extends { readonly recordUpdatedAt: string }>(
 @Injectable()
 export class SeaTimeRepository {
   constructor(private readonly sql: Sql) {}
+
+  /** Lookups made in one turn of the event loop share a statement. */
+  private readonly versions = new GroupBatcher<
+    string,
+    { recordUpdatedAt: string; currentMonth: string } | undefined
+  >(
+    async (userIds) => {
+      const rows = await this.sql.prepared<{ userId: string; recordUpdatedAt: string; currentMonth: string }>(
+        'sea-time-versions',
+        `SELECT user_id AS "userId", ${utc('record_updated_at')} AS "recordUpdatedAt",
+                to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM') AS "currentMonth"
+           FROM crew_members WHERE user_id = ANY($1::text[])`,
+        [[...new Set(userIds)]],
+      );
+      const byId = new Map(rows.map((r) => [r.userId, r]));
+      return userIds.map((id) => byId.get(id));
+    },
+    VERSIONS_PER_STATEMENT,
+    VERSION_STATEMENTS_IN_FLIGHT,
+    true,
+  );
+
+  /** The member's record version now, or undefined for no such member. */
+  async version(userId: string): Promise<SeaTimeVersion | undefined> {
+    const row = await this.versions.submit(userId);
+    return row && { recordUpdatedAt: instant(row.recordUpdatedAt), currentMonth: row.currentMonth };
+  }
 
   /**
    * Totals, verified subset, vessels served, years active and days by role, in one query: the
@@ -53,13 +87,15 @@ export class SeaTimeRepository {
    * member with entries from 2015-01-01 to 2024-12-31 has been active 10.00 years, whatever the
    * gaps between.
    *
-   * `vessels_served` counts the distinct IMO numbers of the member's current vessel periods.
+   * `vessels_served` counts the distinct IMO numbers of the member's vessel periods.
+   *
+   * Everything is read as of `asOf` (exact), a version of the record: the totals of that version.
    */
-  async totals(userId: string): Promise<TotalsRow | undefined> {
-    const rows = await this.sql.prepared<Omit<TotalsRow, 'recordUpdatedAtExact'>>(
-      'sea-time-totals',
+  async totals(userId: string, asOf: string): Promise<TotalsRow | undefined> {
+    const rows = await this.sql.prepared<TotalsRow>(
+      'sea-time-totals-as-of',
       `WITH m AS (
-         SELECT user_id, record_updated_at FROM crew_members WHERE user_id = $1
+         SELECT user_id FROM crew_members WHERE user_id = $1
        ), by_role AS (
          SELECT role,
                 sum(days_at_sea) AS days,
@@ -69,16 +105,15 @@ export class SeaTimeRepository {
                 min(date) AS first_day,
                 max(date) AS last_day
            FROM sea_time_entries
-          WHERE user_id = $1
+          WHERE user_id = $1 AND ${ENTRY_AS_OF('$2::timestamptz')}
           GROUP BY role
        )
        SELECT m.user_id AS "userId",
-              ${utc('m.record_updated_at')} AS "recordUpdatedAt",
               t.days_at_sea::float8 AS "daysAtSea", t.nautical_miles::float8 AS "nauticalMiles",
               t.verified_days::float8 AS "verifiedDays", t.verified_miles::float8 AS "verifiedMiles",
               t.years_active::float8 AS "yearsActive", t.by_role AS "byRole",
               (SELECT count(DISTINCT imo)::int FROM vessel_period_versions
-                WHERE user_id = $1 AND valid_to IS NULL) AS "vesselsServed"
+                WHERE user_id = $1 AND ${PERIOD_AS_OF('$2::timestamptz')}) AS "vesselsServed"
          FROM m
         CROSS JOIN (
           SELECT coalesce(sum(days), 0) AS days_at_sea,
@@ -90,21 +125,21 @@ export class SeaTimeRepository {
                    AS by_role
             FROM by_role
         ) t`,
-      [userId],
+      [userId, asOf],
     );
-    return rows[0] && withInstant(rows[0]);
+    return rows[0];
   }
 
   /**
-   * The twelve UTC calendar months ending with the current one, oldest first, zeros where
-   * nothing was recorded: a generate_series of months left-joined to the entries of the window.
+   * The twelve UTC calendar months ending with `month` (`YYYY-MM`, the current one when the
+   * version was read), oldest first, zeros where nothing was recorded: a generate_series of months
+   * left-joined to the entries of the window, as of `asOf` (exact).
    */
-  async recent(userId: string): Promise<RecentRow | undefined> {
-    const rows = await this.sql.prepared<Omit<RecentRow, 'recordUpdatedAtExact'>>(
-      'sea-time-recent',
+  async recent(userId: string, asOf: string, month: string): Promise<RecentRow | undefined> {
+    const rows = await this.sql.prepared<RecentRow>(
+      'sea-time-recent-as-of',
       `WITH m AS (
-         SELECT user_id, record_updated_at,
-                date_trunc('month', now() AT TIME ZONE 'UTC')::date AS this_month
+         SELECT user_id, to_date($3, 'YYYY-MM') AS this_month
            FROM crew_members WHERE user_id = $1
        ), months AS (
          SELECT (m.this_month - make_interval(months => k))::date AS month
@@ -114,23 +149,21 @@ export class SeaTimeRepository {
                 sum(e.days_at_sea) AS days,
                 sum(e.nautical_miles) AS miles
            FROM sea_time_entries e, m
-          WHERE e.user_id = $1
+          WHERE e.user_id = $1 AND e.${ENTRY_AS_OF('$2::timestamptz')}
             AND e.date >= (m.this_month - interval '11 months')::date
             AND e.date < (m.this_month + interval '1 month')::date
           GROUP BY 1
        )
        SELECT m.user_id AS "userId",
-              ${utc('m.record_updated_at')} AS "recordUpdatedAt",
-              to_char(m.this_month, 'YYYY-MM') AS "currentMonth",
               (SELECT json_agg(json_build_object(
                         'month', to_char(months.month, 'YYYY-MM'),
                         'days_at_sea', coalesce(sums.days, 0),
                         'nautical_miles', coalesce(sums.miles, 0)) ORDER BY months.month)
                  FROM months LEFT JOIN sums ON sums.month = months.month) AS months
          FROM m`,
-      [userId],
+      [userId, asOf, month],
     );
-    return rows[0] && withInstant(rows[0]);
+    return rows[0];
   }
 
   async insertEntry(tx: Transaction, entry: SeaTimeEntry): Promise<void> {

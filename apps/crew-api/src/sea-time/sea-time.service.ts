@@ -5,6 +5,7 @@ import type { Principal } from '@svc/security';
 import { callerEtag, type Representation } from '../http/conditional';
 import { RecordWriter } from '../records/record-writer.service';
 import { noCrewRecord } from '../records/records.exception';
+import { SeaTimeCache } from './sea-time-cache';
 import type { SeaTimeEntryInput } from './dto/sea-time-entry.dto';
 import {
   toRecentResponse,
@@ -24,37 +25,57 @@ export function trendLastModified(recordUpdatedAt: string, currentMonth: string)
   return new Date(Math.max(Date.parse(recordUpdatedAt), monthStart));
 }
 
+/**
+ * The totals and the trend are read as of the record's version (its last write time), which is
+ * all their validators need: a revalidation that still matches reads the version and nothing
+ * else, and an answer, which a version fixes for good, is aggregated once per replica
+ * (SeaTimeCache); a write makes a new version, whose answers are other keys.
+ */
 @Injectable()
 export class SeaTimeService {
   constructor(
     private readonly seaTime: SeaTimeRepository,
     private readonly writer: RecordWriter,
+    private readonly answers: SeaTimeCache,
   ) {}
 
   async totals(principal: Principal): Promise<Representation<SeaTimeResponse>> {
-    const row = await this.seaTime.totals(principal.user_id);
-    if (!row) throw noCrewRecord(principal.user_id);
+    const userId = principal.user_id;
+    const version = await this.seaTime.version(userId);
+    if (!version) throw noCrewRecord(userId);
+    const asOf = version.recordUpdatedAt.exact;
     return {
-      body: () => toSeaTimeResponse(row),
-      etag: callerEtag(principal, 'sea-time.v1', row.userId, row.recordUpdatedAtExact),
-      lastModified: new Date(row.recordUpdatedAt),
+      etag: callerEtag(principal, 'sea-time.v1', userId, asOf),
+      lastModified: new Date(version.recordUpdatedAt.iso),
+      body: async () => {
+        const answer = await this.answers.get(`totals ${userId} ${asOf}`, async () => {
+          const row = await this.seaTime.totals(userId, asOf);
+          return row && toSeaTimeResponse(row, version);
+        });
+        if (!answer) throw noCrewRecord(userId);
+        return answer;
+      },
     };
   }
 
   /** The ETag names the current month too: the same record shows other months next month. */
   async recent(principal: Principal): Promise<Representation<RecentTrendResponse>> {
-    const row = await this.seaTime.recent(principal.user_id);
-    if (!row) throw noCrewRecord(principal.user_id);
+    const userId = principal.user_id;
+    const version = await this.seaTime.version(userId);
+    if (!version) throw noCrewRecord(userId);
+    const asOf = version.recordUpdatedAt.exact;
+    const month = version.currentMonth;
     return {
-      body: () => toRecentResponse(row),
-      etag: callerEtag(
-        principal,
-        'sea-time-recent.v1',
-        row.userId,
-        row.recordUpdatedAtExact,
-        row.currentMonth,
-      ),
-      lastModified: trendLastModified(row.recordUpdatedAt, row.currentMonth),
+      etag: callerEtag(principal, 'sea-time-recent.v1', userId, asOf, month),
+      lastModified: trendLastModified(version.recordUpdatedAt.iso, month),
+      body: async () => {
+        const answer = await this.answers.get(`recent ${userId} ${asOf} ${month}`, async () => {
+          const row = await this.seaTime.recent(userId, asOf, month);
+          return row && toRecentResponse(row, version);
+        });
+        if (!answer) throw noCrewRecord(userId);
+        return answer;
+      },
     };
   }
 

@@ -1,6 +1,6 @@
 import type { RecentTrendResponse, SeaTimeResponse } from '@svc/contracts';
 import type { SeaTimeEntry } from '../sea-time-entry.entity';
-import type { RecentRow, TotalsRow } from '../sea-time.repository';
+import type { RecentRow, SeaTimeVersion, TotalsRow } from '../sea-time.repository';
 import { usToMs } from '../../records/sql-time';
 
 /** What the internal API answers for a new entry. */
@@ -15,10 +15,11 @@ export interface SeaTimeEntryResponse {
   readonly created_at: string;
 }
 
-export function toSeaTimeResponse(row: TotalsRow): SeaTimeResponse {
+/** The totals of the record's version `version` (the version they were read as of). */
+export function toSeaTimeResponse(row: TotalsRow, version: SeaTimeVersion): SeaTimeResponse {
   return {
     user_id: row.userId,
-    record_updated_at: row.recordUpdatedAt,
+    record_updated_at: version.recordUpdatedAt.iso,
     totals: {
       days_at_sea: row.daysAtSea,
       nautical_miles: row.nauticalMiles,
@@ -30,8 +31,9 @@ export function toSeaTimeResponse(row: TotalsRow): SeaTimeResponse {
   };
 }
 
-export function toRecentResponse(row: RecentRow): RecentTrendResponse {
-  return { user_id: row.userId, record_updated_at: row.recordUpdatedAt, months: row.months };
+/** The trend of the record's version `version` (the version it was read as of). */
+export function toRecentResponse(row: RecentRow, version: SeaTimeVersion): RecentTrendResponse {
+  return { user_id: row.userId, record_updated_at: version.recordUpdatedAt.iso, months: row.months };
 }
 
 export function toSeaTimeEntryResponse(entry: SeaTimeEntry): SeaTimeEntryResponse {

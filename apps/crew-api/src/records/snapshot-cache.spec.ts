@@ -1,5 +1,5 @@
 import type { VesselPageResponse } from '@svc/contracts';
-import { VesselPageCache } from './vessel-page-cache';
+import { SnapshotCache } from './snapshot-cache';
 
 const page = (n: number): VesselPageResponse => ({
   user_id: 'usr_1',
@@ -8,9 +8,9 @@ const page = (n: number): VesselPageResponse => ({
   next_cursor: `c${n}`,
 });
 
-describe('VesselPageCache', () => {
+describe('SnapshotCache', () => {
   it('reads a page once, and concurrent requests for it share the read', async () => {
-    const cache = new VesselPageCache(10);
+    const cache = new SnapshotCache<VesselPageResponse>(10);
     const load = jest.fn(() => Promise.resolve(page(1)));
     const [a, b] = await Promise.all([cache.get('k', load), cache.get('k', load)]);
     expect(await cache.get('k', load)).toBe(a);
@@ -19,7 +19,7 @@ describe('VesselPageCache', () => {
   });
 
   it('lets the least recently used page go first when full', async () => {
-    const cache = new VesselPageCache(2);
+    const cache = new SnapshotCache<VesselPageResponse>(2);
     const loads: string[] = [];
     const load = (key: string) => () => {
       loads.push(key);
@@ -36,7 +36,7 @@ describe('VesselPageCache', () => {
   });
 
   it('keeps neither a failed read nor a page of no member', async () => {
-    const cache = new VesselPageCache(10);
+    const cache = new SnapshotCache<VesselPageResponse>(10);
     await expect(cache.get('k', () => Promise.reject(new Error('database down')))).rejects.toThrow();
     expect(await cache.get('k', () => Promise.resolve(undefined))).toBeUndefined();
     expect(cache.size).toBe(0);
@@ -45,7 +45,7 @@ describe('VesselPageCache', () => {
   });
 
   it('keeps nothing with no room', async () => {
-    const cache = new VesselPageCache(0);
+    const cache = new SnapshotCache<VesselPageResponse>(0);
     const load = jest.fn(() => Promise.resolve(page(1)));
     await cache.get('k', load);
     await cache.get('k', load);
