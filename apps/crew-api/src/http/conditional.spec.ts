@@ -13,6 +13,10 @@ function fakeReply() {
       status = code;
       return reply;
     },
+    type(value: string) {
+      headers['content-type'] = value;
+      return reply;
+    },
   };
   return { reply: reply as unknown as FastifyReply, headers, status: () => status };
 }
@@ -25,15 +29,43 @@ const representation = {
 const request = (headers: Record<string, string>) => ({ headers }) as unknown as FastifyRequest;
 
 describe('answerConditionally (RFC 9110 §13)', () => {
-  it('sends the body with ETag, Last-Modified (seconds) and Cache-Control', async () => {
+  it('sends the body as JSON with ETag, Last-Modified (seconds) and Cache-Control', async () => {
     const { reply, headers, status } = fakeReply();
-    await expect(answerConditionally(request({}), reply, representation)).resolves.toEqual({ ok: true });
+    const sent = await answerConditionally(request({}), reply, representation);
+    expect(JSON.parse(sent!.toString('utf8'))).toEqual({ ok: true });
     expect(status()).toBe(200);
     expect(headers).toEqual({
       etag: '"abc"',
       'last-modified': 'Sat, 31 Jan 2026 12:00:00 GMT',
       'cache-control': 'private, no-cache',
+      'content-type': 'application/json; charset=utf-8',
     });
+  });
+
+  it('serializes a body object once, however often it is sent (a kept representation)', async () => {
+    const kept = { vessels: [{ name: 'Nordic Aurora' }], note: 'ü' };
+    const stringify = jest.spyOn(JSON, 'stringify');
+    try {
+      const first = await answerConditionally(request({}), fakeReply().reply, {
+        ...representation,
+        body: () => kept,
+      });
+      const again = await answerConditionally(request({}), fakeReply().reply, {
+        ...representation,
+        body: () => kept,
+      });
+      const other = await answerConditionally(request({}), fakeReply().reply, {
+        ...representation,
+        body: () => ({ ...kept }),
+      });
+      expect(again).toBe(first);
+      expect(other).not.toBe(first);
+      expect(other!.equals(first!)).toBe(true);
+      expect(first!.toString('utf8')).toBe(JSON.stringify(kept));
+      expect(stringify.mock.calls.filter(([v]) => v === kept)).toHaveLength(2); // the first answer, and the line above
+    } finally {
+      stringify.mockRestore();
+    }
   });
 
   it('answers 304 without a body, with the same headers, and never builds the body', async () => {
@@ -44,6 +76,7 @@ describe('answerConditionally (RFC 9110 §13)', () => {
     ).resolves.toBeUndefined();
     expect(status()).toBe(304);
     expect(headers.etag).toBe('"abc"');
+    expect(headers['content-type']).toBeUndefined();
     expect(body).not.toHaveBeenCalled();
   });
 
@@ -54,7 +87,7 @@ describe('answerConditionally (RFC 9110 §13)', () => {
       reply,
       representation,
     );
-    expect(body).toEqual({ ok: true });
+    expect(JSON.parse(body!.toString('utf8'))).toEqual({ ok: true });
     expect(status()).toBe(200);
   });
 

@@ -21,23 +21,40 @@ export interface Representation<T> extends Validators {
 }
 
 /**
+ * Each body's JSON, made once per body object: a body a replica keeps (SnapshotCache) is the same
+ * object on every answer, so a kept vessel page (~10 kB) or sea-time answer is serialized once,
+ * not once per request. Held only as long as its body is.
+ */
+const serialized = new WeakMap<object, Buffer>();
+
+function json(body: object): Buffer {
+  let bytes = serialized.get(body);
+  if (!bytes) {
+    bytes = Buffer.from(JSON.stringify(body));
+    serialized.set(body, bytes);
+  }
+  return bytes;
+}
+
+/**
  * Conditional GET (RFC 9110 §13): always `ETag`, `Last-Modified` and `Cache-Control: private,
  * no-cache` (the body depends on the caller's token, and a cache must revalidate every time);
  * `If-None-Match`, or else `If-Modified-Since`, that still matches is answered 304 without a
- * body (§15.4.5). Resolves the body to send, or undefined for a 304.
+ * body (§15.4.5). Resolves the body to send as JSON bytes, or undefined for a 304.
  */
-export async function answerConditionally<T>(
+export async function answerConditionally<T extends object>(
   request: FastifyRequest,
   reply: FastifyReply,
   representation: Representation<T>,
-): Promise<T | undefined> {
+): Promise<Buffer | undefined> {
   const notModified = isNotModified(request.headers, representation);
   // Built before any header is set: a body that fails (a Problem) must not carry validators.
-  const body = notModified ? undefined : await representation.body();
+  const body = notModified ? undefined : json(await representation.body());
   reply
     .header('etag', representation.etag)
     .header('last-modified', httpDate(representation.lastModified))
     .header('cache-control', 'private, no-cache');
   if (notModified) reply.status(304);
+  else reply.type('application/json; charset=utf-8');
   return body;
 }

@@ -16,7 +16,7 @@ export class MeController {
     @Principal() principal: Principal,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<ProfileResponse | undefined> {
+  ): Promise<Buffer | undefined> {
     return answerConditionally(request, reply, await this.members.profile(principal));
   }
 }

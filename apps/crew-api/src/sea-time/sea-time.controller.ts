@@ -16,7 +16,7 @@ export class SeaTimeController {
     @Principal() principal: Principal,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<SeaTimeResponse | undefined> {
+  ): Promise<Buffer | undefined> {
     return answerConditionally(request, reply, await this.seaTime.totals(principal));
   }
 
@@ -27,7 +27,7 @@ export class SeaTimeController {
     @Principal() principal: Principal,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<RecentTrendResponse | undefined> {
+  ): Promise<Buffer | undefined> {
     return answerConditionally(request, reply, await this.seaTime.recent(principal));
   }
 }

@@ -18,7 +18,7 @@ export class VesselsController {
     @Query() query: unknown,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<VesselPageResponse | undefined> {
+  ): Promise<Buffer | undefined> {
     return answerConditionally(request, reply, await this.vessels.page(principal, parseVesselsQuery(query)));
   }
 }
