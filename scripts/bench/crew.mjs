@@ -1,6 +1,9 @@
 // `npm run bench -- crew`: the crew-data API under load, in an isolated database, vhost and Redis
 // prefix. Scenarios run interleaved (round after round), each with autocannon (50 connections):
 //   baseline      a bare Fastify JSON route (same machine, same moment)
+//   layers        the same route in a plain Nest app on Fastify, and in the platform's HTTP stack
+//                 (createHttpApp: request id, request context, access line, metrics): what Nest and the
+//                 platform cost before /v1/me's own work (token and limits, lookup, validators)
 //   me direct     GET /v1/me on crew-api with a cached token
 //   me gateway    the same through the nginx gateway
 //   me 304        GET /v1/me with If-None-Match (revalidation)
@@ -51,6 +54,8 @@ const BASELINE_DIST = process.env.BENCH_BASELINE_DIST
 const BASELINE_BUILD = 'GET /v1/me direct, baseline build';
 const VESSELS_PAGE = 'GET /v1/me/vessels page';
 const VESSELS_304 = 'GET /v1/me/vessels 304 revalidation';
+const NEST_ROUTE = 'layer: the route in plain Nest';
+const PLATFORM_ROUTE = "layer: the route in the platform's stack";
 const SEA_TIME = 'GET /v1/me/sea-time totals';
 const SEA_TIME_304 = 'GET /v1/me/sea-time 304 revalidation';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
@@ -79,7 +84,11 @@ export async function benchCrew() {
       sampledPort,
       sinkPort,
       olderPort,
+      nestPort,
+      platformPort,
     ] = [
+      await freePort(),
+      await freePort(),
       await freePort(),
       await freePort(),
       await freePort(),
@@ -175,6 +184,18 @@ export async function benchCrew() {
     });
     children.push(bare);
     await new Promise((resolve) => bare.once('message', resolve));
+    // The same route in plain Nest, and in the platform's HTTP stack: what each layer under /v1/me costs.
+    const layers = {};
+    for (const [kind, port] of [
+      ['nest', nestPort],
+      ['platform', platformPort],
+    ]) {
+      layers[kind] = fork(path.join(ROOT, 'scripts/bench/servers.cjs'), [kind, String(port)], {
+        stdio: 'inherit',
+      });
+      children.push(layers[kind]);
+      await new Promise((resolve) => layers[kind].once('message', resolve));
+    }
 
     const tokens = [];
     for (let i = 0; i < 8; i += 1)
@@ -211,6 +232,18 @@ export async function benchCrew() {
         url: `http://127.0.0.1:${barePort}/v1/me`,
         headers: {},
         pids: () => [bare.pid],
+      },
+      {
+        name: NEST_ROUTE,
+        url: `http://127.0.0.1:${nestPort}/v1/me`,
+        headers: {},
+        pids: () => [layers.nest.pid],
+      },
+      {
+        name: PLATFORM_ROUTE,
+        url: `http://127.0.0.1:${platformPort}/v1/me`,
+        headers: {},
+        pids: () => [layers.platform.pid],
       },
       {
         name: 'GET /v1/me direct',

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { QueryFailedError } from 'typeorm';
-import { createLogger } from './logger';
+import { createLogger, isoTimeOncePerMs } from './logger';
 
 function capture() {
   const lines: string[] = [];
@@ -30,5 +30,34 @@ describe('createLogger redaction', () => {
     const { logger, lines } = capture();
     logger.info({ body: { client_secret: 'cs_live_value', password: 'hunter2' } }, 'form');
     expect(lines.join('')).not.toMatch(/cs_live_value|hunter2/);
+  });
+});
+
+describe('isoTimeOncePerMs', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it("writes pino's ISO time field, made again only when the millisecond changes", () => {
+    jest.useFakeTimers({ now: new Date('2026-11-26T17:50:01.123Z') });
+    const time = isoTimeOncePerMs();
+    const toISOString = jest.spyOn(Date.prototype, 'toISOString');
+    try {
+      expect(time()).toBe(',"time":"2026-11-26T17:50:01.123Z"');
+      expect(time()).toBe(',"time":"2026-11-26T17:50:01.123Z"');
+      expect(toISOString).toHaveBeenCalledTimes(1);
+      jest.advanceTimersByTime(1);
+      expect(time()).toBe(',"time":"2026-11-26T17:50:01.124Z"');
+      expect(toISOString).toHaveBeenCalledTimes(2);
+    } finally {
+      toISOString.mockRestore();
+    }
+  });
+
+  it('stamps every line of a logger with the time it was written', () => {
+    const { logger, lines } = capture();
+    const before = Date.now();
+    logger.info('one');
+    const stamped = Date.parse((JSON.parse(lines[0]) as { time: string }).time);
+    expect(stamped).toBeGreaterThanOrEqual(before);
+    expect(stamped).toBeLessThanOrEqual(Date.now());
   });
 });

@@ -30,13 +30,32 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
+/**
+ * pino's `time` field, ISO 8601 as pino.stdTimeFunctions.isoTime writes it, formatted once per
+ * millisecond: under load every request's access line and every delivery's attempt line asked
+ * for a Date and its ISO string (~2–3 µs a line in a profile of the platform's HTTP stack), and
+ * lines of one millisecond carry the same text.
+ */
+export function isoTimeOncePerMs(): () => string {
+  let ms = Number.NaN;
+  let field = '';
+  return () => {
+    const now = Date.now();
+    if (now !== ms) {
+      ms = now;
+      field = `,"time":"${new Date(now).toISOString()}"`;
+    }
+    return field;
+  };
+}
+
 export function createLogger(app: string, level: string, destination?: DestinationStream): Logger {
   return pino(
     {
       level,
       base: { app },
       messageKey: 'msg',
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTimeOncePerMs(),
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       // The request id rides on every line logged while a request or message is being handled,
