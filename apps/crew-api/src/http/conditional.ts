@@ -20,6 +20,9 @@ export interface Representation<T> extends Validators {
   readonly body: () => T | Promise<T>;
 }
 
+/** A body as the JSON bytes sent, typed by what they hold. */
+export type JsonBody<T> = Buffer & { readonly __holds?: T };
+
 /**
  * Each body's JSON, made once per body object: a body a replica keeps (SnapshotCache) is the same
  * object on every answer, so a kept vessel page (~10 kB) or sea-time answer is serialized once,
@@ -46,7 +49,7 @@ export async function answerConditionally<T extends object>(
   request: FastifyRequest,
   reply: FastifyReply,
   representation: Representation<T>,
-): Promise<Buffer | undefined> {
+): Promise<JsonBody<T> | undefined> {
   const notModified = isNotModified(request.headers, representation);
   // Built before any header is set: a body that fails (a Problem) must not carry validators.
   const body = notModified ? undefined : json(await representation.body());

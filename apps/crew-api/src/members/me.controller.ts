@@ -2,7 +2,7 @@ import type { ProfileResponse } from '@svc/contracts';
 import { Controller, Get, Req, Res } from '@nestjs/common';
 import { BearerAuth, Principal } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { answerConditionally } from '../http/conditional';
+import { answerConditionally, type JsonBody } from '../http/conditional';
 import { MembersService } from './members.service';
 
 @Controller('v1/me')
@@ -16,7 +16,7 @@ export class MeController {
     @Principal() principal: Principal,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<Buffer | undefined> {
+  ): Promise<JsonBody<ProfileResponse> | undefined> {
     return answerConditionally(request, reply, await this.members.profile(principal));
   }
 }

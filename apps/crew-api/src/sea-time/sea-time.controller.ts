@@ -2,7 +2,7 @@ import type { RecentTrendResponse, SeaTimeResponse } from '@svc/contracts';
 import { Controller, Get, Req, Res } from '@nestjs/common';
 import { BearerAuth, Principal } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { answerConditionally } from '../http/conditional';
+import { answerConditionally, type JsonBody } from '../http/conditional';
 import { SeaTimeService } from './sea-time.service';
 
 @Controller('v1/me/sea-time')
@@ -16,7 +16,7 @@ export class SeaTimeController {
     @Principal() principal: Principal,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<Buffer | undefined> {
+  ): Promise<JsonBody<SeaTimeResponse> | undefined> {
     return answerConditionally(request, reply, await this.seaTime.totals(principal));
   }
 
@@ -27,7 +27,7 @@ export class SeaTimeController {
     @Principal() principal: Principal,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<Buffer | undefined> {
+  ): Promise<JsonBody<RecentTrendResponse> | undefined> {
     return answerConditionally(request, reply, await this.seaTime.recent(principal));
   }
 }

@@ -2,7 +2,7 @@ import type { VesselPageResponse } from '@svc/contracts';
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { BearerAuth, Principal } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { answerConditionally } from '../http/conditional';
+import { answerConditionally, type JsonBody } from '../http/conditional';
 import { parseVesselsQuery } from './dto/vessels-query.dto';
 import { VesselsService } from './vessels.service';
 
@@ -18,7 +18,7 @@ export class VesselsController {
     @Query() query: unknown,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<Buffer | undefined> {
+  ): Promise<JsonBody<VesselPageResponse> | undefined> {
     return answerConditionally(request, reply, await this.vessels.page(principal, parseVesselsQuery(query)));
   }
 }
