@@ -41,9 +41,9 @@ export const CREW_API_CONFIG = {
     },
   }),
   /**
-   * Vessel-history pages each replica keeps in memory (a page of 50 periods is ~20 kB of heap). A
-   * snapshot's pages never change, so nothing invalidates them; 0 reads every page from the
-   * database.
+   * Vessel-history pages each replica keeps in memory (a page of 50 periods is ~30 kB of heap with
+   * its JSON bytes, made once per kept page). A snapshot's pages never change, so nothing
+   * invalidates them; 0 reads every page from the database.
    */
   VESSEL_PAGE_CACHE_ENTRIES: int('vessel-history pages kept per replica', {
     default: '500',
@@ -51,9 +51,9 @@ export const CREW_API_CONFIG = {
     max: 100000,
   }),
   /**
-   * Sea-time totals and trends each replica keeps in memory, by record version (~1 kB of heap
-   * each). A version's answers never change, so nothing invalidates them; 0 aggregates every
-   * answer in the database.
+   * Sea-time totals and trends each replica keeps in memory, by record version (~2 kB of heap each
+   * with their JSON bytes). A version's answers never change, so nothing invalidates them; 0
+   * aggregates every answer in the database.
    */
   SEA_TIME_CACHE_ENTRIES: int('sea-time totals and trends kept per replica', {
     default: '2000',
