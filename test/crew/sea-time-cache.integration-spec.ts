@@ -1,13 +1,11 @@
-import type { HttpResponse } from '../support/http';
 import {
   addSeaTimeEntries,
   addVesselPeriods,
   createCrewMember,
   databaseToday,
 } from '../support/factories/crew';
-import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
-import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
 import { accessToken } from '../support/oauth/tokens';
+import { keepingReplicas } from './support/keeping-replicas';
 
 /**
  * The sea-time answers a replica keeps by record version (SeaTimeCache), and the reads as of a
@@ -18,21 +16,8 @@ import { accessToken } from '../support/oauth/tokens';
  */
 jest.setTimeout(60_000);
 
-let auth: AuthServerHarness;
-let keeping: CrewApiHarness;
-let reading: CrewApiHarness;
-
-beforeAll(async () => {
-  auth = await startAuthServer();
-  keeping = await startCrewApi(auth, { SEA_TIME_CACHE_ENTRIES: '50' });
-  reading = await startCrewApi(auth, { SEA_TIME_CACHE_ENTRIES: '0' });
-}, 90_000);
-
-afterAll(async () => {
-  await keeping?.close();
-  await reading?.close();
-  await auth?.close();
-});
+const replicas = keepingReplicas('SEA_TIME_CACHE_ENTRIES');
+const { both } = replicas;
 
 interface Totals {
   record_updated_at: string;
@@ -45,25 +30,8 @@ interface Trend {
   months: { month: string; days_at_sea: number; nautical_miles: number }[];
 }
 
-/** Both replicas' answers to one request, checked equal; the keeping replica's is returned. */
-async function both(
-  path: string,
-  token: string,
-  headers: Record<string, string> = {},
-): Promise<HttpResponse> {
-  const [a, b] = [await keeping.get(path, token, headers), await reading.get(path, token, headers)];
-  const seen = (r: HttpResponse) => ({
-    status: r.status,
-    etag: r.header('etag'),
-    lastModified: r.header('last-modified'),
-    body: r.text,
-  });
-  expect(seen(a)).toEqual(seen(b));
-  return a;
-}
-
 async function addEntry(userId: string, date: string, days: number, role = 'Master'): Promise<void> {
-  const res = await keeping.internal('POST', `/internal/v1/crew/${userId}/sea-time-entries`, {
+  const res = await replicas.keeping.internal('POST', `/internal/v1/crew/${userId}/sea-time-entries`, {
     date,
     days_at_sea: days,
     nautical_miles: days * 100,
@@ -74,11 +42,11 @@ async function addEntry(userId: string, date: string, days: number, role = 'Mast
 }
 
 it('answers as the database does, before and after entries, periods and a profile change', async () => {
-  const member = await createCrewMember(auth, keeping);
-  const today = await databaseToday(keeping.db);
-  await addSeaTimeEntries(keeping.db, member.user_id, 40, today);
-  await addVesselPeriods(keeping.db, member.user_id, 3);
-  const token = await accessToken(auth, member);
+  const member = await createCrewMember(replicas.auth, replicas.keeping);
+  const today = await databaseToday(replicas.keeping.db);
+  await addSeaTimeEntries(replicas.keeping.db, member.user_id, 40, today);
+  await addVesselPeriods(replicas.keeping.db, member.user_id, 3);
+  const token = await accessToken(replicas.auth, member);
 
   const before = (await both('/v1/me/sea-time', token)).json<Totals>();
   const trendBefore = (await both('/v1/me/sea-time/recent', token)).json<Trend>();
@@ -95,19 +63,23 @@ it('answers as the database does, before and after entries, periods and a profil
   const month = (t: Trend) => t.months.find((m) => m.month === thisMonth)!.days_at_sea;
   expect(month(trendAfter)).toBe(month(trendBefore) + 7);
 
-  const period = await keeping.internal('POST', `/internal/v1/crew/${member.user_id}/vessel-periods`, {
-    imo: '9074729', // a vessel the factory's three periods (IMOs 2-4 of its list) did not use
-    name: 'Northern Tern',
-    role: 'Master',
-    period_start: '2026-02-01T00:00:00Z',
-    period_end: '2026-02-20T00:00:00Z',
-    nautical_miles: 2100,
-  });
+  const period = await replicas.keeping.internal(
+    'POST',
+    `/internal/v1/crew/${member.user_id}/vessel-periods`,
+    {
+      imo: '9074729', // a vessel the factory's three periods (IMOs 2-4 of its list) did not use
+      name: 'Northern Tern',
+      role: 'Master',
+      period_start: '2026-02-01T00:00:00Z',
+      period_end: '2026-02-20T00:00:00Z',
+      nautical_miles: 2100,
+    },
+  );
   expect(period.status).toBe(201);
   const served = (await both('/v1/me/sea-time', token)).json<Totals>();
   expect(served.totals.vessels_served).toBe(after.totals.vessels_served + 1);
 
-  const renamed = await keeping.internal('PATCH', `/internal/v1/crew/${member.user_id}/profile`, {
+  const renamed = await replicas.keeping.internal('PATCH', `/internal/v1/crew/${member.user_id}/profile`, {
     name: 'Renamed Member',
   });
   expect(renamed.status).toBe(200);
@@ -117,12 +89,12 @@ it('answers as the database does, before and after entries, periods and a profil
 });
 
 it("revalidates exactly across replicas: one replica's ETag is the other's, until a write", async () => {
-  const member = await createCrewMember(auth, keeping);
-  const today = await databaseToday(keeping.db);
-  await addSeaTimeEntries(keeping.db, member.user_id, 12, today);
-  const token = await accessToken(auth, member);
+  const member = await createCrewMember(replicas.auth, replicas.keeping);
+  const today = await databaseToday(replicas.keeping.db);
+  await addSeaTimeEntries(replicas.keeping.db, member.user_id, 12, today);
+  const token = await accessToken(replicas.auth, member);
   for (const path of ['/v1/me/sea-time', '/v1/me/sea-time/recent']) {
-    const first = await keeping.get(path, token);
+    const first = await replicas.keeping.get(path, token);
     const etag = first.header('etag')!;
     const notModified = await both(path, token, { 'if-none-match': etag });
     expect(notModified.status).toBe(304);
@@ -131,7 +103,7 @@ it("revalidates exactly across replicas: one replica's ETag is the other's, unti
   }
   const etags = await Promise.all(
     ['/v1/me/sea-time', '/v1/me/sea-time/recent'].map(async (p) =>
-      (await reading.get(p, token)).header('etag')!,
+      (await replicas.reading.get(p, token)).header('etag')!,
     ),
   );
 
@@ -144,11 +116,12 @@ it("revalidates exactly across replicas: one replica's ETag is the other's, unti
 });
 
 it('answers concurrent reads around a write with matching validators and bodies', async () => {
-  const member = await createCrewMember(auth, keeping);
-  const today = await databaseToday(keeping.db);
-  await addSeaTimeEntries(keeping.db, member.user_id, 20, today);
-  const token = await accessToken(auth, member);
-  const reads = () => Promise.all(Array.from({ length: 10 }, () => keeping.get('/v1/me/sea-time', token)));
+  const member = await createCrewMember(replicas.auth, replicas.keeping);
+  const today = await databaseToday(replicas.keeping.db);
+  await addSeaTimeEntries(replicas.keeping.db, member.user_id, 20, today);
+  const token = await accessToken(replicas.auth, member);
+  const reads = () =>
+    Promise.all(Array.from({ length: 10 }, () => replicas.keeping.get('/v1/me/sea-time', token)));
   const [during] = await Promise.all([reads(), addEntry(member.user_id, today, 5)]);
   const settled = await reads();
   // One ETag, one body, whichever version each read saw.
@@ -161,5 +134,5 @@ it('answers concurrent reads around a write with matching validators and bodies'
   }
   const latest = settled[0].json<Totals>();
   expect(new Set(settled.map((r) => r.header('etag'))).size).toBe(1);
-  expect((await reading.get('/v1/me/sea-time', token)).json<Totals>()).toEqual(latest);
+  expect((await replicas.reading.get('/v1/me/sea-time', token)).json<Totals>()).toEqual(latest);
 });

@@ -1,8 +1,6 @@
-import type { HttpResponse } from '../support/http';
 import { addVesselPeriods, createCrewMember } from '../support/factories/crew';
-import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
-import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
 import { accessToken } from '../support/oauth/tokens';
+import { keepingReplicas } from './support/keeping-replicas';
 
 /**
  * The vessel-history pages a replica keeps (VesselPageCache) against real PostgreSQL, Redis and
@@ -13,43 +11,13 @@ import { accessToken } from '../support/oauth/tokens';
  */
 jest.setTimeout(60_000);
 
-let auth: AuthServerHarness;
-let keeping: CrewApiHarness;
-let reading: CrewApiHarness;
-
-beforeAll(async () => {
-  auth = await startAuthServer();
-  keeping = await startCrewApi(auth, { VESSEL_PAGE_CACHE_ENTRIES: '50' });
-  reading = await startCrewApi(auth, { VESSEL_PAGE_CACHE_ENTRIES: '0' });
-}, 90_000);
-
-afterAll(async () => {
-  await keeping?.close();
-  await reading?.close();
-  await auth?.close();
-});
+const replicas = keepingReplicas('VESSEL_PAGE_CACHE_ENTRIES');
+const { both } = replicas;
 
 interface Page {
   vessels: { id: string; name: string }[];
   next_cursor: string | null;
   record_updated_at: string;
-}
-
-/** Both replicas' answers to one request, checked equal; the keeping replica's is returned. */
-async function both(
-  path: string,
-  token: string,
-  headers: Record<string, string> = {},
-): Promise<HttpResponse> {
-  const [a, b] = [await keeping.get(path, token, headers), await reading.get(path, token, headers)];
-  const seen = (r: HttpResponse) => ({
-    status: r.status,
-    etag: r.header('etag'),
-    lastModified: r.header('last-modified'),
-    body: r.text,
-  });
-  expect(seen(a)).toEqual(seen(b));
-  return a;
 }
 
 const page = (cursor: string | null, limit = 3) =>
@@ -69,7 +37,7 @@ async function scan(token: string, limit = 3): Promise<string[]> {
 }
 
 async function addPeriod(userId: string, start: string): Promise<string> {
-  const res = await keeping.internal('POST', `/internal/v1/crew/${userId}/vessel-periods`, {
+  const res = await replicas.keeping.internal('POST', `/internal/v1/crew/${userId}/vessel-periods`, {
     imo: '9074729',
     name: 'Nordic Aurora',
     role: 'Master',
@@ -82,9 +50,9 @@ async function addPeriod(userId: string, start: string): Promise<string> {
 }
 
 it('serves the same pages as the database, before and after periods are added and amended', async () => {
-  const member = await createCrewMember(auth, keeping);
-  await addVesselPeriods(keeping.db, member.user_id, 8);
-  const token = await accessToken(auth, member);
+  const member = await createCrewMember(replicas.auth, replicas.keeping);
+  await addVesselPeriods(replicas.keeping.db, member.user_id, 8);
+  const token = await accessToken(replicas.auth, member);
 
   const before = await scan(token);
   expect(before).toHaveLength(8);
@@ -94,7 +62,7 @@ it('serves the same pages as the database, before and after periods are added an
   const after = await scan(token);
   expect(after).toEqual([added, ...before]);
 
-  const amended = await keeping.internal(
+  const amended = await replicas.keeping.internal(
     'PATCH',
     `/internal/v1/crew/${member.user_id}/vessel-periods/${added}`,
     {
@@ -107,9 +75,9 @@ it('serves the same pages as the database, before and after periods are added an
 });
 
 it('keeps a scan begun before a write on its snapshot, on both replicas', async () => {
-  const member = await createCrewMember(auth, keeping);
-  await addVesselPeriods(keeping.db, member.user_id, 7);
-  const token = await accessToken(auth, member);
+  const member = await createCrewMember(replicas.auth, replicas.keeping);
+  await addVesselPeriods(replicas.keeping.db, member.user_id, 7);
+  const token = await accessToken(replicas.auth, member);
   const first = (await both(page(null), token)).json<Page>();
   const second = (await both(page(first.next_cursor), token)).json<Page>();
 
@@ -125,10 +93,10 @@ it('keeps a scan begun before a write on its snapshot, on both replicas', async 
 });
 
 it("revalidates exactly across replicas: one replica's ETag is the other's, until a write", async () => {
-  const member = await createCrewMember(auth, keeping);
-  await addVesselPeriods(keeping.db, member.user_id, 5);
-  const token = await accessToken(auth, member);
-  const etag = (await keeping.get(page(null), token)).header('etag')!;
+  const member = await createCrewMember(replicas.auth, replicas.keeping);
+  await addVesselPeriods(replicas.keeping.db, member.user_id, 5);
+  const token = await accessToken(replicas.auth, member);
+  const etag = (await replicas.keeping.get(page(null), token)).header('etag')!;
   expect((await both(page(null), token, { 'if-none-match': etag })).status).toBe(304);
 
   await addPeriod(member.user_id, '2026-05-01T00:00:00Z');

@@ -1,0 +1,54 @@
+import type { HttpResponse } from '../../support/http';
+import { startAuthServer, type AuthServerHarness } from '../../support/starters/auth-server';
+import { startCrewApi, type CrewApiHarness } from '../../support/starters/crew-api';
+
+/**
+ * Two crew-api replicas on one database: `keeping` keeps what its cache setting lets it keep,
+ * `reading` (the setting at 0) reads everything from the database. `both` asks them the same
+ * request and checks their answers equal, byte for byte, validators included: a kept answer is
+ * never one the database would not give.
+ */
+export interface KeepingReplicas {
+  readonly auth: AuthServerHarness;
+  readonly keeping: CrewApiHarness;
+  readonly reading: CrewApiHarness;
+  both(path: string, token: string, headers?: Record<string, string>): Promise<HttpResponse>;
+}
+
+/** Starts them before the file's tests and stops them after; `setting` names the cache's size. */
+export function keepingReplicas(setting: string, kept = '50'): KeepingReplicas {
+  const replicas = {} as { auth: AuthServerHarness; keeping: CrewApiHarness; reading: CrewApiHarness };
+  beforeAll(async () => {
+    replicas.auth = await startAuthServer();
+    replicas.keeping = await startCrewApi(replicas.auth, { [setting]: kept });
+    replicas.reading = await startCrewApi(replicas.auth, { [setting]: '0' });
+  }, 90_000);
+  afterAll(async () => {
+    await replicas.keeping?.close();
+    await replicas.reading?.close();
+    await replicas.auth?.close();
+  });
+  const seen = (r: HttpResponse) => ({
+    status: r.status,
+    etag: r.header('etag'),
+    lastModified: r.header('last-modified'),
+    body: r.text,
+  });
+  return {
+    get auth() {
+      return replicas.auth;
+    },
+    get keeping() {
+      return replicas.keeping;
+    },
+    get reading() {
+      return replicas.reading;
+    },
+    async both(path, token, headers = {}) {
+      const a = await replicas.keeping.get(path, token, headers);
+      const b = await replicas.reading.get(path, token, headers);
+      expect(seen(a)).toEqual(seen(b));
+      return a;
+    },
+  };
+}
