@@ -13,7 +13,7 @@ import {
   toSeaTimeResponse,
   type SeaTimeEntryResponse,
 } from './dto/sea-time.response';
-import { SeaTimeRepository } from './sea-time.repository';
+import { SeaTimeRepository, type SeaTimeVersion } from './sea-time.repository';
 
 /**
  * Last-Modified of the trend: the record's last change, or the start of the current month if
@@ -41,42 +41,51 @@ export class SeaTimeService {
 
   async totals(principal: Principal): Promise<Representation<SeaTimeResponse>> {
     const userId = principal.user_id;
-    const version = await this.seaTime.version(userId);
-    if (!version) throw noCrewRecord(userId);
+    const version = await this.version(userId);
     const asOf = version.recordUpdatedAt.exact;
     return {
       etag: callerEtag(principal, 'sea-time.v1', userId, asOf),
       lastModified: new Date(version.recordUpdatedAt.iso),
-      body: async () => {
-        const answer = await this.answers.get(`totals ${userId} ${asOf}`, async () => {
+      body: () =>
+        this.kept(userId, `totals ${userId} ${asOf}`, async () => {
           const row = await this.seaTime.totals(userId, asOf);
           return row && toSeaTimeResponse(row, version);
-        });
-        if (!answer) throw noCrewRecord(userId);
-        return answer;
-      },
+        }),
     };
   }
 
   /** The ETag names the current month too: the same record shows other months next month. */
   async recent(principal: Principal): Promise<Representation<RecentTrendResponse>> {
     const userId = principal.user_id;
-    const version = await this.seaTime.version(userId);
-    if (!version) throw noCrewRecord(userId);
+    const version = await this.version(userId);
     const asOf = version.recordUpdatedAt.exact;
     const month = version.currentMonth;
     return {
       etag: callerEtag(principal, 'sea-time-recent.v1', userId, asOf, month),
       lastModified: trendLastModified(version.recordUpdatedAt.iso, month),
-      body: async () => {
-        const answer = await this.answers.get(`recent ${userId} ${asOf} ${month}`, async () => {
+      body: () =>
+        this.kept(userId, `recent ${userId} ${asOf} ${month}`, async () => {
           const row = await this.seaTime.recent(userId, asOf, month);
           return row && toRecentResponse(row, version);
-        });
-        if (!answer) throw noCrewRecord(userId);
-        return answer;
-      },
+        }),
     };
+  }
+
+  private async version(userId: string): Promise<SeaTimeVersion> {
+    const version = await this.seaTime.version(userId);
+    if (!version) throw noCrewRecord(userId);
+    return version;
+  }
+
+  /** This replica's answer for `key`, aggregated once; a member gone meanwhile is a 404. */
+  private async kept<T extends SeaTimeResponse | RecentTrendResponse>(
+    userId: string,
+    key: string,
+    read: () => Promise<T | undefined>,
+  ): Promise<T> {
+    const answer = await this.answers.get(key, read);
+    if (!answer) throw noCrewRecord(userId);
+    return answer;
   }
 
   /** A new entry changes the totals: it commits with `user.sea_time.updated`. */
