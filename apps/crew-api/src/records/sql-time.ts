@@ -30,3 +30,12 @@ export function instant(text: string): Instant {
 export function usToMs(isoUsText: string): string {
   return `${isoUsText.slice(0, 23)}Z`;
 }
+
+/**
+ * The vessel-period versions valid at the snapshot `at` (SQL for an instant; `alias` the table's,
+ * if any): the periods as they were at that instant.
+ */
+export function periodsValidAt(at: string, alias?: string): string {
+  const c = alias ? `${alias}.` : '';
+  return `${c}valid_from <= ${at} AND (${c}valid_to IS NULL OR ${c}valid_to > ${at})`;
+}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RecentTrendResponse, SeaTimeResponse } from '@svc/contracts';
 import { GroupBatcher, Sql, type Transaction } from '@svc/platform';
-import { instant, utc, type Instant } from '../records/sql-time';
+import { instant, periodsValidAt, utc, type Instant } from '../records/sql-time';
 import type { SeaTimeEntry } from './sea-time-entry.entity';
 
 /** What the validators of the sea-time reads need, and all that a revalidation reads. */
@@ -41,7 +41,6 @@ const VERSION_STATEMENTS_IN_FLIGHT = 8;
  * (RecordsRepository.stamp). So a read as of a version is that version's, whenever it runs.
  */
 const ENTRY_AS_OF = (at: string) => `created_at <= ${at}`;
-const PERIOD_AS_OF = (at: string) => `valid_from <= ${at} AND (valid_to IS NULL OR valid_to > ${at})`;
 
 /**
  * Set-based reads of the sea-time record: one statement each, aggregated by PostgreSQL over the
@@ -113,7 +112,7 @@ export class SeaTimeRepository {
               t.verified_days::float8 AS "verifiedDays", t.verified_miles::float8 AS "verifiedMiles",
               t.years_active::float8 AS "yearsActive", t.by_role AS "byRole",
               (SELECT count(DISTINCT imo)::int FROM vessel_period_versions
-                WHERE user_id = $1 AND ${PERIOD_AS_OF('$2::timestamptz')}) AS "vesselsServed"
+                WHERE user_id = $1 AND ${periodsValidAt('$2::timestamptz')}) AS "vesselsServed"
          FROM m
         CROSS JOIN (
           SELECT coalesce(sum(days), 0) AS days_at_sea,

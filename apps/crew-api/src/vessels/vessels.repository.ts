@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { GroupBatcher, Sql, type Transaction } from '@svc/platform';
-import { instant, utc } from '../records/sql-time';
+import { instant, periodsValidAt, utc } from '../records/sql-time';
 import type { PeriodVersion } from './vessel-period-version.entity';
 
 export type { PeriodVersion };
@@ -25,9 +25,6 @@ export interface VesselsPage {
 
 const PAGE_COLUMNS =
   'v.period_id, v.imo, v.name, v.role, v.period_start, v.period_end, v.days, v.nautical_miles';
-
-/** The versions valid at the snapshot `at`: the periods as they were at that instant. */
-const VALID_AT = (at: string) => `v.valid_from <= ${at} AND (v.valid_to IS NULL OR v.valid_to > ${at})`;
 
 const PAGE_SELECT = `SELECT m.user_id AS "userId",
               ${utc('s.as_of')} AS "asOf", p.period_id AS id, p.imo, p.name, p.role,
@@ -89,7 +86,7 @@ export class VesselsRepository {
         CROSS JOIN LATERAL (SELECT $2::timestamptz AS as_of) s
          LEFT JOIN LATERAL (
            SELECT ${PAGE_COLUMNS} FROM vessel_period_versions v
-            WHERE v.user_id = m.user_id AND ${VALID_AT('s.as_of')}
+            WHERE v.user_id = m.user_id AND ${periodsValidAt('s.as_of', 'v')}
               AND (v.period_start, v.period_id) < ($3::timestamptz, $4::text)
             ORDER BY v.period_start DESC, v.period_id DESC
             LIMIT $5
