@@ -115,6 +115,36 @@ describe('IntrospectionCache', () => {
     ]);
   });
 
+  it('writes the tombstones of several partners’ tokens each under its own partner, every SET sent before any reply (one pipelined write)', async () => {
+    const { cache, written } = fakeRedis({});
+    const done = cache.tombstoneEach([
+      { clientId: 'partner-a', digest: 'a'.repeat(64) },
+      { clientId: 'partner-b', digest: 'b'.repeat(64) },
+    ]);
+    expect(written.map((w) => w[0])).toEqual([
+      `revoked:${'a'.repeat(64)}`,
+      `revoked:{partner-a}:${'a'.repeat(64)}`,
+      `revoked:${'b'.repeat(64)}`,
+      `revoked:{partner-b}:${'b'.repeat(64)}`,
+    ]);
+    await done;
+  });
+
+  it('fails tombstoneEach when any of its writes fails', async () => {
+    const { cache } = fakeRedis({
+      set: (key) =>
+        key.includes('{partner-b}')
+          ? Promise.reject(new Error('Connection is closed.'))
+          : Promise.resolve('OK'),
+    });
+    await expect(
+      cache.tombstoneEach([
+        { clientId: 'partner-a', digest: 'a'.repeat(64) },
+        { clientId: 'partner-b', digest: 'b'.repeat(64) },
+      ]),
+    ).rejects.toBeInstanceOf(IntrospectionCacheUnavailableError);
+  });
+
   it('finds a token’s tombstone by digest', async () => {
     const { cache } = fakeRedis({
       exists: async (key: string) => (key === `revoked:${'a'.repeat(64)}` ? 1 : 0),

@@ -122,10 +122,23 @@ export class IntrospectionCache {
    * primary would be lost with it. A primary with no replica attached has nothing to lose it to.
    */
   async tombstone(clientId: string, digests: readonly string[]): Promise<void> {
+    await this.tombstoneEach(digests.map((digest) => ({ clientId, digest })));
+  }
+
+  /**
+   * `tombstone` for tokens of several partners at once: one pipelined write (and one WAIT) for
+   * every token, as for the rotations of one group commit of refreshes.
+   */
+  async tombstoneEach(
+    tokens: readonly { readonly clientId: string; readonly digest: string }[],
+  ): Promise<void> {
     await this.writeTombstones(
-      digests.flatMap((digest) => [revocationTombstoneKey(digest), partnerTombstoneKey(clientId, digest)]),
+      tokens.flatMap(({ clientId, digest }) => [
+        revocationTombstoneKey(digest),
+        partnerTombstoneKey(clientId, digest),
+      ]),
     );
-    if (digests.length > 0 && this.replicated) await this.awaitReplica();
+    if (tokens.length > 0 && this.replicated) await this.awaitReplica();
   }
 
   /** A Sentinel-managed primary: it has a replica by construction, the one a failover promotes. */

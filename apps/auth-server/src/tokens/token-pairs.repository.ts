@@ -1,8 +1,7 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
-import { APP_CONFIG, AppMetrics, GroupBatcher, Sql, type ConfigOf, type Transaction } from '@svc/platform';
+import { Injectable, Optional } from '@nestjs/common';
+import { AppMetrics, Sql, type Transaction } from '@svc/platform';
 import type { QueryResultRow } from 'pg';
 import type { Counter } from 'prom-client';
-import type { AUTH_SERVER_CONFIG } from '../config';
 import type { TokenPairEntity } from './token-pair.entity';
 
 export type RevocationReason =
@@ -110,32 +109,20 @@ const TOKEN_REFRESH_BATCH = `SELECT outcome, out_user_id AS "userId", out_scopes
 /** lock_not_available (its lock_timeout) and deadlock_detected: the batch rolled back whole. */
 const GAVE_WAY = new Set(['55P03', '40P01']);
 
-/** Rotations sent in one statement at most (a batch's locks are held until its commit). */
-const MAX_REFRESH_BATCH = 16;
-
-interface ExpectedRotation {
+/** A rotation of a pair whose access token is expected to be `expectedAccessDigest`. */
+export interface ExpectedRotation {
   readonly rotation: RefreshRotation;
   readonly expectedAccessDigest: string;
 }
 
 @Injectable()
 export class TokenPairsRepository {
-  /**
-   * Group commit of `rotateExpected`: at most TOKEN_REFRESH_CONCURRENCY statements in flight, and
-   * the rotations that arrive meanwhile go together in the next one (`token_refresh_batch`). Each
-   * statement gives way after 100 ms of waiting on a lock, so no lock (a large suspension's, say)
-   * holds a slot, and every other partner's refreshes behind it, for longer; its rotations then
-   * go alone, outside the slots (`undefined` from the batcher).
-   */
-  private readonly rotations: GroupBatcher<ExpectedRotation, RefreshOutcome | undefined>;
   /** Batches by outcome, and the rotations they carried: the mean batch, and how often one gave way. */
   private readonly batches?: Counter<'outcome'>;
   private readonly batched?: Counter<'outcome'>;
 
   constructor(
     private readonly sql: Sql,
-    @Inject(APP_CONFIG)
-    config: Pick<ConfigOf<typeof AUTH_SERVER_CONFIG>, 'TOKEN_REFRESH_CONCURRENCY'>,
     @Optional() metrics?: AppMetrics,
   ) {
     this.batches = metrics?.counter(
@@ -152,11 +139,6 @@ export class TokenPairsRepository {
       this.batches?.inc({ outcome }, 0);
       this.batched?.inc({ outcome }, 0);
     }
-    this.rotations = new GroupBatcher(
-      (batch) => this.rotateBatch(batch),
-      MAX_REFRESH_BATCH,
-      config.TOKEN_REFRESH_CONCURRENCY,
-    );
   }
 
   async insert(
@@ -213,14 +195,7 @@ export class TokenPairsRepository {
    * token is `expectedAccessDigest`, which the caller has tombstoned already; any other pair answers
    * `unexpected` and is left as it was.
    */
-  async rotateExpected(rotation: RefreshRotation, expectedAccessDigest: string): Promise<RefreshOutcome> {
-    const expected = { rotation, expectedAccessDigest };
-    // A narrowing's scopes do not fit the batch's arrays: it goes alone.
-    if (rotation.scopes !== null) return this.rotateAlone(expected);
-    return (await this.rotations.submit(expected)) ?? this.rotateAlone(expected);
-  }
-
-  private async rotateAlone({ rotation, expectedAccessDigest }: ExpectedRotation): Promise<RefreshOutcome> {
+  async rotateAlone({ rotation, expectedAccessDigest }: ExpectedRotation): Promise<RefreshOutcome> {
     const [row] = await this.sql.prepared<RefreshRow>('token_refresh', TOKEN_REFRESH, [
       ...refreshValues(rotation),
       expectedAccessDigest,
@@ -229,13 +204,14 @@ export class TokenPairsRepository {
   }
 
   /**
-   * The rotations in one statement; each outcome is the one it would have had alone, in this
-   * order. A batch that gave way to a lock it waited for (see the migration
+   * `rotateAlone` for several rotations in one statement and one transaction (group commit, see
+   * RefreshGroupCommit); each outcome is the one it would have had alone, in this order. Narrowings
+   * do not fit its arrays. A batch that gave way to a lock it waited for (see the migration
    * 1764800000000-tokenRefreshBatch) changed nothing, and answers `undefined` for each rotation:
    * its caller sends it alone. Any other failure fails every call of the batch, as it would have
    * failed each alone (a database that is down is not asked twice).
    */
-  private async rotateBatch(batch: readonly ExpectedRotation[]): Promise<(RefreshOutcome | undefined)[]> {
+  async rotateBatch(batch: readonly ExpectedRotation[]): Promise<(RefreshOutcome | undefined)[]> {
     const column = <T>(pick: (r: RefreshRotation) => T) => batch.map((b) => pick(b.rotation));
     try {
       const rows = await this.sql.prepared<RefreshRow>('token_refresh_batch', TOKEN_REFRESH_BATCH, [

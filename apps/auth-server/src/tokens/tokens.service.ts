@@ -25,6 +25,7 @@ import type { Counter } from 'prom-client';
 import type { Logger } from 'pino';
 import type { TokenPairEntity } from './token-pair.entity';
 import { AccessTokenDerivation } from './access-token-derivation';
+import { RefreshGroupCommit } from './refresh-group-commit';
 import {
   TokenPairsRepository,
   type NewPair,
@@ -45,6 +46,7 @@ export class TokensService implements Introspector {
 
   constructor(
     private readonly pairs: TokenPairsRepository,
+    private readonly groupCommit: RefreshGroupCommit,
     private readonly authorize: AuthorizeService,
     private readonly consents: ConsentsService,
     private readonly partners: PartnersService,
@@ -173,15 +175,14 @@ export class TokensService implements Introspector {
       at: new Date(now),
     };
     const tombstoneFromRow = (ended: string) => this.cache.tombstone(client.clientId, [ended]);
-    // The common case, a live token without a narrowing, is one statement in one round trip: its
-    // access token, derived from the refresh token, is tombstoned first, so a rotation never commits
-    // before it. A narrowing (which may be refused and must then leave the pair working) and a pair
+    // The common case, a live token without a narrowing, is one statement in one round trip, shared
+    // with the refreshes in flight beside it: its access token, derived from the refresh token, is
+    // tombstoned first, so a rotation never commits before it. A narrowing (which may be refused and must then leave the pair working) and a pair
     // whose access token is not the derived one take a transaction that tombstones before COMMIT.
     let result: RefreshOutcome;
     if (requested === null) {
       const expected = sha256Hex(this.derivation.accessTokenFor(input.refreshToken));
-      await this.cache.tombstone(client.clientId, [expected]);
-      result = await this.pairs.rotateExpected(rotation, expected);
+      result = await this.groupCommit.rotate(rotation, expected);
       if (result.outcome === 'unexpected') result = await this.pairs.rotateLive(rotation, tombstoneFromRow);
     } else {
       result = await this.pairs.rotateLive(rotation, tombstoneFromRow);

@@ -1,15 +1,21 @@
 import type { Sql } from '@svc/platform';
+import type { IntrospectionCache } from '@svc/security';
+import { RefreshGroupCommit } from './refresh-group-commit';
 import { TokenPairsRepository, type RefreshRotation } from './token-pairs.repository';
 
 /**
  * Group commit of refreshes: statements in flight are capped, rotations that arrive meanwhile go
- * together, and the rotations of a batch that fails (it gave way to a lock) are sent alone, outside
- * the cap. The SQL is faked here; test/oauth/token-grant-functions.integration-spec.ts runs it.
+ * together after one write of their tombstones, and the rotations of a batch that fails (it gave
+ * way to a lock) are sent alone, outside the cap. The SQL and Redis are faked here;
+ * test/oauth/token-grant-functions.integration-spec.ts and
+ * test/oauth/refresh-group-commit.integration-spec.ts run them.
  */
 function setup(
   concurrency: number,
   batchFails: (n: number) => Error | 'short' | undefined = () => undefined,
+  tombstoneFails = false,
 ) {
+  // Statements and tombstone writes, in the order they were made.
   const statements: { name: string; digests: string[] }[] = [];
   const release: (() => void)[] = [];
   let batches = 0;
@@ -34,12 +40,20 @@ function setup(
       }));
     },
   } as unknown as Sql;
-  const repository = new TokenPairsRepository(sql, { TOKEN_REFRESH_CONCURRENCY: concurrency });
+  const cache = {
+    tombstoneEach: async (tokens: { clientId: string; digest: string }[]) => {
+      statements.push({ name: 'tombstones', digests: tokens.map((t) => `${t.clientId}/${t.digest}`) });
+      if (tombstoneFails) throw new Error('Connection is closed.');
+    },
+  } as unknown as IntrospectionCache;
+  const groupCommit = new RefreshGroupCommit(new TokenPairsRepository(sql), cache, {
+    TOKEN_REFRESH_CONCURRENCY: concurrency,
+  });
   const letGo = async () => {
     while (release.length > 0) release.shift()!();
     await new Promise((r) => setImmediate(r));
   };
-  return { repository, statements, letGo };
+  return { groupCommit, statements, letGo };
 }
 
 const lockTimeout = () =>
@@ -69,36 +83,47 @@ async function settleAll(letGo: () => Promise<void>, calls: Promise<unknown>[]) 
 const users = (results: PromiseSettledResult<unknown>[]) =>
   results.map((r) => (r.status === 'fulfilled' ? (r.value as { userId: string }).userId : 'rejected'));
 
-describe('TokenPairsRepository: group commit of refreshes', () => {
-  it('sends a rotation at once while fewer than TOKEN_REFRESH_CONCURRENCY statements are in flight, then batches the rest', async () => {
-    const { repository, statements, letGo } = setup(2);
-    const calls = ['r1', 'r2', 'r3', 'r4', 'r5'].map((d) => repository.rotateExpected(rotation(d), `x-${d}`));
+const tombstones = (...digests: string[]) => ['tombstones', digests.map((d) => `partner/x-${d}`)];
+
+describe('RefreshGroupCommit', () => {
+  it('sends a rotation at once while fewer than TOKEN_REFRESH_CONCURRENCY statements are in flight, then batches the rest, each batch after one write of its tombstones', async () => {
+    const { groupCommit, statements, letGo } = setup(2);
+    const calls = ['r1', 'r2', 'r3', 'r4', 'r5'].map((d) => groupCommit.rotate(rotation(d), `x-${d}`));
     await new Promise((r) => setImmediate(r));
-    expect(statements).toEqual([
-      { name: 'token_refresh_batch', digests: ['r1'] },
-      { name: 'token_refresh_batch', digests: ['r2'] },
+    expect(statements.map((s) => [s.name, s.digests])).toEqual([
+      tombstones('r1'),
+      tombstones('r2'),
+      ['token_refresh_batch', ['r1']],
+      ['token_refresh_batch', ['r2']],
     ]);
     const results = await settleAll(letGo, calls);
-    expect(statements.slice(2)).toEqual([{ name: 'token_refresh_batch', digests: ['r3', 'r4', 'r5'] }]);
+    expect(statements.slice(4).map((s) => [s.name, s.digests])).toEqual([
+      tombstones('r3', 'r4', 'r5'),
+      ['token_refresh_batch', ['r3', 'r4', 'r5']],
+    ]);
     expect(users(results)).toEqual(['user-of-r1', 'user-of-r2', 'user-of-r3', 'user-of-r4', 'user-of-r5']);
   });
 
-  it('sends each rotation of a batch that gave way alone, outside the cap, and fails only the ones that fail alone', async () => {
-    const { repository, statements, letGo } = setup(1, (n) => (n === 2 ? lockTimeout() : undefined));
-    const calls = ['r1', 'r2', 'fails-r3', 'r4'].map((d) => repository.rotateExpected(rotation(d), `x-${d}`));
+  it('sends each rotation of a batch that gave way alone, outside the cap, without writing its tombstones again, and fails only the ones that fail alone', async () => {
+    const { groupCommit, statements, letGo } = setup(1, (n) => (n === 2 ? lockTimeout() : undefined));
+    const calls = ['r1', 'r2', 'fails-r3', 'r4'].map((d) => groupCommit.rotate(rotation(d), `x-${d}`));
+    await letGo(); // r1's tombstone is written and its batch sent
     await letGo(); // r1's batch answers; r2, fails-r3 and r4 go in the next one, which gives way
     await letGo();
     // The slot is free again at once: a later rotation does not wait for the ones sent alone.
-    const later = repository.rotateExpected(rotation('r5'), 'x-r5');
+    const later = groupCommit.rotate(rotation('r5'), 'x-r5');
     await new Promise((r) => setImmediate(r));
     expect(statements.at(-1)).toEqual({ name: 'token_refresh_batch', digests: ['r5'] });
     const results = await settleAll(letGo, [...calls, later]);
     expect(statements.map((s) => [s.name, s.digests])).toEqual([
+      tombstones('r1'),
       ['token_refresh_batch', ['r1']],
+      tombstones('r2', 'fails-r3', 'r4'),
       ['token_refresh_batch', ['r2', 'fails-r3', 'r4']],
       ['token_refresh', ['r2']],
       ['token_refresh', ['fails-r3']],
       ['token_refresh', ['r4']],
+      tombstones('r5'),
       ['token_refresh_batch', ['r5']],
     ]);
     expect(users(results)).toEqual(['user-of-r1', 'user-of-r2', 'rejected', 'user-of-r4', 'user-of-r5']);
@@ -108,27 +133,46 @@ describe('TokenPairsRepository: group commit of refreshes', () => {
   it('fails the calls of a batch that failed otherwise, or answered short, without sending them again', async () => {
     const down = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     for (const failure of [down, 'short' as const]) {
-      const { repository, statements, letGo } = setup(1, () => failure);
+      const { groupCommit, statements, letGo } = setup(1, () => failure);
       const results = await settleAll(
         letGo,
-        ['r1', 'r2'].map((d) => repository.rotateExpected(rotation(d), `x-${d}`)),
+        ['r1', 'r2'].map((d) => groupCommit.rotate(rotation(d), `x-${d}`)),
       );
-      expect(statements.map((s) => s.name)).toEqual(['token_refresh_batch', 'token_refresh_batch']);
+      expect(statements.map((s) => s.name)).toEqual([
+        'tombstones',
+        'token_refresh_batch',
+        'tombstones',
+        'token_refresh_batch',
+      ]);
       expect(users(results)).toEqual(['rejected', 'rejected']);
     }
   });
 
-  it('sends a narrowing alone, outside the batches', async () => {
-    const { repository, statements, letGo } = setup(1);
+  it('sends no statement for a batch whose tombstones were not written, and fails each of its calls', async () => {
+    const { groupCommit, statements, letGo } = setup(1, () => undefined, true);
+    const results = await settleAll(
+      letGo,
+      ['r1', 'r2', 'r3'].map((d) => groupCommit.rotate(rotation(d), `x-${d}`)),
+    );
+    expect(statements.map((s) => [s.name, s.digests])).toEqual([tombstones('r1'), tombstones('r2', 'r3')]);
+    expect(users(results)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect((results[0] as PromiseRejectedResult).reason).toEqual(new Error('Connection is closed.'));
+  });
+
+  it('sends a narrowing alone, outside the batches, after its own tombstone', async () => {
+    const { groupCommit, statements, letGo } = setup(1);
     const calls = [
-      repository.rotateExpected(rotation('r1'), 'x'),
-      repository.rotateExpected(rotation('r2', ['profile:read']), 'x'),
-      repository.rotateExpected(rotation('r3'), 'x'),
+      groupCommit.rotate(rotation('r1'), 'x-r1'),
+      groupCommit.rotate(rotation('r2', ['profile:read']), 'x-r2'),
+      groupCommit.rotate(rotation('r3'), 'x-r3'),
     ];
     await settleAll(letGo, calls);
     expect(statements.map((s) => [s.name, s.digests])).toEqual([
+      tombstones('r1'),
+      tombstones('r2'),
       ['token_refresh_batch', ['r1']],
       ['token_refresh', ['r2']],
+      tombstones('r3'),
       ['token_refresh_batch', ['r3']],
     ]);
   });
