@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 
@@ -471,5 +472,55 @@ describe('token_refresh_batch', () => {
     expect(outcomes.every((o) => ['rotated', 'revoked', 'unusable', '55P03'].includes(o))).toBe(true);
     const winner = results.find((r) => r.outcomes[0] === 'rotated')!;
     expect((await pairRow(p.id)).replaced_by).toBe(winner.nexts[0].id);
+  });
+});
+
+describe('the grant functions’ plans', () => {
+  const FUNCTIONS = ['token_refresh', 'token_refresh_batch', 'token_exchange'];
+
+  it('are set to plan without sequential scans, whoever replaces them next', async () => {
+    const rows = (await db.query(
+      `SELECT proname, proconfig FROM pg_proc WHERE pronamespace = 'auth'::regnamespace AND proname = ANY($1)`,
+      [FUNCTIONS],
+    )) as { proname: string; proconfig: string[] | null }[];
+    expect(rows.map((r) => r.proname).sort()).toEqual([...FUNCTIONS].sort());
+    for (const row of rows) expect(row.proconfig).toContain('enable_seqscan=off');
+  });
+
+  it('find the pair by its index even in a session whose planner would rather scan the table', async () => {
+    // A session of its own, whose plans nothing has cached, where an index looks a hundred times
+    // dearer than it is: without the functions' own setting the pair's lookup would scan token_pairs.
+    const session = new Client({ connectionString: auth.services.databaseUrl });
+    await session.connect();
+    try {
+      await session.query(`SET random_page_cost = 400; SET cpu_index_tuple_cost = 5`);
+      const user = await member();
+      const p = await pair(user);
+      await session.query('BEGIN');
+      const now = Date.now();
+      const { rows } = await session.query<{ outcome: string }>(
+        `SELECT outcome FROM auth.token_refresh($1, $2, $3, NULL, $4, $5, $6, $7, $8, $9, $10)`,
+        [
+          p.refresh,
+          CLIENT,
+          SECRET,
+          `tkp_${uid()}`,
+          uid(),
+          uid(),
+          new Date(now + HOUR),
+          new Date(now + 90 * 24 * HOUR),
+          new Date(now),
+          p.access,
+        ],
+      );
+      const { rows: scans } = await session.query<{ seq_scan: string }>(
+        `SELECT seq_scan FROM pg_stat_xact_user_tables WHERE schemaname = 'auth' AND relname = 'token_pairs'`,
+      );
+      await session.query('ROLLBACK');
+      expect(rows).toEqual([{ outcome: 'rotated' }]);
+      expect(scans.map((s) => Number(s.seq_scan))).toEqual([0]);
+    } finally {
+      await session.end();
+    }
   });
 });

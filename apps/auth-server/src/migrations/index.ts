@@ -7,6 +7,7 @@ import { TokenExchangeFunction1764500000001 } from './1764500000001-tokenExchang
 import { TokenRefreshExpectedAccess1764500000002 } from './1764500000002-tokenRefreshExpectedAccess';
 import { TokenGrantsFewerStatements1764700000000 } from './1764700000000-tokenGrantsFewerStatements';
 import { TokenRefreshBatch1764800000000 } from './1764800000000-tokenRefreshBatch';
+import { TokenGrantsIndexPlans1765000000000 } from './1765000000000-tokenGrantsIndexPlans';
 
 export const AUTH_SERVER_MIGRATIONS = [
   CreateOAuthTables1763750000000,
@@ -18,4 +19,5 @@ export const AUTH_SERVER_MIGRATIONS = [
   TokenRefreshExpectedAccess1764500000002,
   TokenGrantsFewerStatements1764700000000,
   TokenRefreshBatch1764800000000,
+  TokenGrantsIndexPlans1765000000000,
 ];
