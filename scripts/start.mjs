@@ -121,12 +121,14 @@ async function main() {
   // as the schemas' owner, granting the app's role its schema.
   const envOf = (app, port = ports[app], metricsPort = apps.DEFAULT_METRICS_PORTS[app]) =>
     apps.appEnv({
+      app,
       services: { ...services, ...appConnections(app, services) },
       fixed: { PORT: port, METRICS_PORT: metricsPort },
       gatewayPort,
     });
   const cliEnvOf = (app) =>
     apps.appEnv({
+      app,
       services: { ...services, ...cliConnections(app, services) },
       fixed: { PORT: ports[app] },
       gatewayPort,

@@ -125,6 +125,7 @@ export async function benchOAuth() {
     const port = await freePort();
     const metricsPort = await freePort();
     const env = apps.appEnv({
+      app: 'auth-server',
       services: { ...servers.env, ...resources.env },
       fixed: {
         PORT: port,

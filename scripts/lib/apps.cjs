@@ -72,6 +72,18 @@ const APP_NODE_OPTIONS = (() => {
   if (!found) throw new Error('k8s/base/kustomization.yaml no longer sets NODE_OPTIONS for the apps');
   return found[1].trim();
 })();
+/**
+ * An app's own Node options where its Deployment sets them (k8s/base/apps/<app>.yaml, an `env`
+ * entry NODE_OPTIONS, which wins over the shared ConfigMap), else the shared ones.
+ */
+function nodeOptionsOf(app) {
+  const file = path.join(ROOT, 'k8s', 'base', 'apps', `${app}.yaml`);
+  if (!fs.existsSync(file)) return APP_NODE_OPTIONS;
+  const found = /^\s*- name: NODE_OPTIONS\s*\n\s*value: "?([^"\n]+)"?\s*$/m.exec(
+    fs.readFileSync(file, 'utf8'),
+  );
+  return found ? found[1].trim() : APP_NODE_OPTIONS;
+}
 const mainJs = (app) => path.join(DIST, 'apps', app, 'src', 'main.js');
 const cliJs = (app) => path.join(DIST, 'apps', app, 'src', 'cli.js');
 const GENERATOR_JS = path.join(DIST, 'apps', 'gateway', 'src', 'generate.js');
@@ -100,7 +112,7 @@ function assertBuilt(apps, { generator = false, cli = true } = {}) {
  *   defaults for what is unset, `services` (URLs found by provisioning / the run's isolation),
  *   `fixed` (PORT and whatever the caller pins).
  */
-function appEnv({ services = {}, fixed = {}, gatewayPort = DEFAULT_PORTS.gateway } = {}) {
+function appEnv({ app, services = {}, fixed = {}, gatewayPort = DEFAULT_PORTS.gateway } = {}) {
   const env = { ...process.env };
   const publicBaseUrl = fixed.PUBLIC_BASE_URL || env.PUBLIC_BASE_URL || `http://localhost:${gatewayPort}`;
   const appEnvName = fixed.APP_ENV || env.APP_ENV || 'sandbox';
@@ -110,7 +122,7 @@ function appEnv({ services = {}, fixed = {}, gatewayPort = DEFAULT_PORTS.gateway
     DOCS_URL: `${publicBaseUrl.replace(/\/+$/, '')}/docs`,
     LOG_LEVEL: 'info',
     REDIS_KEY_PREFIX: `${appEnvName}:`,
-    NODE_OPTIONS: APP_NODE_OPTIONS,
+    NODE_OPTIONS: app ? nodeOptionsOf(app) : APP_NODE_OPTIONS,
     // Scripts start several apps on one host (benches, CLIs): a free metrics port each, unless the
     // caller pins one (`npm start` does, see DEFAULT_METRICS_PORTS).
     METRICS_PORT: '0',
@@ -195,6 +207,7 @@ module.exports = {
   GENERATOR_JS,
   mainJs,
   APP_NODE_OPTIONS,
+  nodeOptionsOf,
   cliJs,
   writtenApps,
   assertBuilt,

@@ -19,6 +19,8 @@ export declare function replicaMetricsPort(app: NestAppName, replica: number): n
 export declare function mainJs(app: string): string;
 /** The Node options of every app process, as k8s/base/kustomization.yaml sets them. */
 export declare const APP_NODE_OPTIONS: string;
+/** An app's Node options: its Deployment's own NODE_OPTIONS if it sets them, else APP_NODE_OPTIONS. */
+export declare function nodeOptionsOf(app: string): string;
 export declare function cliJs(app: string): string;
 export declare function writtenApps(): NestAppName[];
 export declare function assertBuilt(
@@ -26,6 +28,8 @@ export declare function assertBuilt(
   options?: { generator?: boolean; cli?: boolean },
 ): void;
 export declare function appEnv(options?: {
+  /** The app the process runs, for its own Node options (nodeOptionsOf). */
+  app?: string;
   services?: Record<string, string | undefined>;
   fixed?: Record<string, string | number | undefined>;
   gatewayPort?: number;

@@ -1,6 +1,8 @@
 /** The apps' Deployments, Services, probes, resources, images, scaling and migrations. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
+import { nodeOptionsOf } from '../../scripts/lib/apps.cjs';
 import { APP_SCHEMAS, DEFAULT_PORTS, NEST_APPS } from '@svc/contracts';
 import { DELIVERIES_QUEUE, EVENTS_QUEUE } from '../../apps/webhook-dispatcher/src/deliveries/webhook-queues';
 import {
@@ -328,6 +330,36 @@ describe.each(ENVS)('k8s/overlays/%s', (env) => {
         .get('Job', 'migrations')
         .spec.template.spec.initContainers.map((c: Container) => c.command.join(' '));
       expect(commands).toContain(`node dist/apps/${app}/src/cli.js migrate`);
+    },
+  );
+});
+
+describe('Node options of the apps', () => {
+  const r = () => renders.base;
+  const compose = () =>
+    parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+      services: Record<string, { environment?: Record<string, string> }>;
+    };
+  const megabytes = (options: string, flag: string) =>
+    Number(new RegExp(`--${flag}=(\\d+)`).exec(options)?.[1] ?? NaN);
+  const mebibytes = (quantity: string) => {
+    const [, n, unit] = /^(\d+)(Mi|Gi)$/.exec(quantity) ?? [];
+    return Number(n) * (unit === 'Gi' ? 1024 : 1);
+  };
+
+  it.each(NEST_APPS)(
+    '%s: its heap (old space and two young semi-spaces) fits its memory limit, and compose and the scripts run the same options',
+    (app) => {
+      const container = appContainer(r(), app);
+      const options = r().envValue(container, 'NODE_OPTIONS');
+      expect(typeof options).toBe('string');
+      const heap =
+        megabytes(options as string, 'max-old-space-size') +
+        2 * megabytes(options as string, 'max-semi-space-size');
+      // Room beside the heap for code, buffers and the native side.
+      expect(heap).toBeLessThanOrEqual(mebibytes(container.resources.limits.memory) - 96);
+      expect(compose().services[app].environment?.NODE_OPTIONS).toBe(options);
+      expect(nodeOptionsOf(app)).toBe(options);
     },
   );
 });

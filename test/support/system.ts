@@ -153,6 +153,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   };
   const envOf = (app: string, replica = 0, cli = false) =>
     appEnv({
+      app,
       gatewayPort,
       services: connections(app, cli),
       fixed: {
