@@ -20,9 +20,9 @@ const MAX_REFRESH_BATCH = 16;
  *
  * Each batch first tombstones the access tokens its rotations end, all of them in one pipelined
  * Redis write, and is sent only when Redis has them: no rotation commits before its tombstone. A
- * write that fails fails the batch's calls, as it would have failed each alone. Writing them per
- * request instead cost a socket write each, a tenth of auth-server's CPU per refresh
- * (docs/architecture.md, "Token endpoint").
+ * write that fails fails the batch's calls, as it would have failed each alone. Written per
+ * request instead, they cost a socket write each, the largest item in a profile of refresh rounds
+ * (docs/architecture.md, "Token endpoint", step 9).
  *
  * Each statement gives way after 100 ms of waiting on a lock, so no lock (a large suspension's,
  * say) holds a slot, and every other partner's refreshes behind it, for longer; its rotations then

@@ -177,8 +177,9 @@ export class TokensService implements Introspector {
     const tombstoneFromRow = (ended: string) => this.cache.tombstone(client.clientId, [ended]);
     // The common case, a live token without a narrowing, is one statement in one round trip, shared
     // with the refreshes in flight beside it: its access token, derived from the refresh token, is
-    // tombstoned first, so a rotation never commits before it. A narrowing (which may be refused and must then leave the pair working) and a pair
-    // whose access token is not the derived one take a transaction that tombstones before COMMIT.
+    // tombstoned first, so a rotation never commits before it. A narrowing (which may be refused and
+    // must then leave the pair working) and a pair whose access token is not the derived one take a
+    // transaction that tombstones before COMMIT.
     let result: RefreshOutcome;
     if (requested === null) {
       const expected = sha256Hex(this.derivation.accessTokenFor(input.refreshToken));
