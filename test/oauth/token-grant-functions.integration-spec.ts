@@ -84,13 +84,17 @@ interface RefreshRow {
   ended_access_digest: string | null;
 }
 
+/** Runs a statement and resolves its rows: the suite's pool by default, or a session of a test's own. */
+type Query = (text: string, values: unknown[]) => Promise<unknown[]>;
+
 async function refresh(
   p: Pick<Pair, 'refresh' | 'access'>,
   opts: { client?: string; secret?: string; scopes?: string[] | null; expected?: string | null } = {},
+  query: Query = (text, values) => db.query(text, values),
 ): Promise<{ row: RefreshRow; next: { id: string; refresh: string } }> {
   const next = { id: `tkp_${uid()}`, refresh: uid() };
   const now = Date.now();
-  const [row] = (await db.query(
+  const [row] = (await query(
     `SELECT * FROM auth.token_refresh($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
     [
       p.refresh,
@@ -497,27 +501,12 @@ describe('the grant functions’ plans', () => {
       const user = await member();
       const p = await pair(user);
       await session.query('BEGIN');
-      const now = Date.now();
-      const { rows } = await session.query<{ outcome: string }>(
-        `SELECT outcome FROM auth.token_refresh($1, $2, $3, NULL, $4, $5, $6, $7, $8, $9, $10)`,
-        [
-          p.refresh,
-          CLIENT,
-          SECRET,
-          `tkp_${uid()}`,
-          uid(),
-          uid(),
-          new Date(now + HOUR),
-          new Date(now + 90 * 24 * HOUR),
-          new Date(now),
-          p.access,
-        ],
-      );
+      const { row } = await refresh(p, {}, async (text, values) => (await session.query(text, values)).rows);
       const { rows: scans } = await session.query<{ seq_scan: string }>(
         `SELECT seq_scan FROM pg_stat_xact_user_tables WHERE schemaname = 'auth' AND relname = 'token_pairs'`,
       );
       await session.query('ROLLBACK');
-      expect(rows).toEqual([{ outcome: 'rotated' }]);
+      expect(row.outcome).toBe('rotated');
       expect(scans.map((s) => Number(s.seq_scan))).toEqual([0]);
     } finally {
       await session.end();
