@@ -231,54 +231,76 @@ describe('token_refresh', () => {
   });
 });
 
+const REDIRECT = 'https://fn.example/cb';
+const CHALLENGE = 'challenge-of-the-verifier';
+
+async function code(user: string, expiresIn = 60_000): Promise<string> {
+  const digest = uid();
+  await db.query(
+    `INSERT INTO auth.authorization_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))`,
+    [digest, CLIENT, user, REDIRECT, SCOPES, CHALLENGE, expiresIn / 1000],
+  );
+  return digest;
+}
+
+interface ExchangeItem {
+  code: string;
+  client?: string;
+  secret?: string;
+  redirect?: string;
+  challenge?: string;
+}
+
+/** token_exchange's arguments for one exchange, with a new pair id and token digests of its own. */
+function exchangeArgs(item: ExchangeItem) {
+  const now = Date.now();
+  return [
+    item.code,
+    item.client ?? CLIENT,
+    item.secret ?? SECRET,
+    item.redirect ?? REDIRECT,
+    item.challenge ?? CHALLENGE,
+    `tkp_${uid()}`,
+    uid(),
+    uid(),
+    new Date(now + HOUR),
+    new Date(now + 90 * 24 * HOUR),
+    new Date(now),
+  ] as const;
+}
+
+type ExchangeArgs = ReturnType<typeof exchangeArgs>;
+
+interface ExchangeRow {
+  outcome: string;
+  out_scopes: string[] | null;
+}
+
+async function exchangeAlone(args: ExchangeArgs): Promise<ExchangeRow> {
+  const [row] = (await db.query(
+    `SELECT * FROM auth.token_exchange($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [...args],
+  )) as ExchangeRow[];
+  return row;
+}
+
+async function exchange(
+  digest: string,
+  opts: Omit<ExchangeItem, 'code'> = {},
+): Promise<ExchangeRow & { pairId: string }> {
+  const args = exchangeArgs({ code: digest, ...opts });
+  return { ...(await exchangeAlone(args)), pairId: args[5] };
+}
+
+const consumed = async (digest: string) =>
+  (
+    (await db.query(`SELECT consumed_at FROM auth.authorization_codes WHERE code_digest = $1`, [digest])) as {
+      consumed_at: Date | null;
+    }[]
+  )[0].consumed_at !== null;
+
 describe('token_exchange', () => {
-  const REDIRECT = 'https://fn.example/cb';
-  const CHALLENGE = 'challenge-of-the-verifier';
-
-  async function code(user: string, expiresIn = 60_000): Promise<string> {
-    const digest = uid();
-    await db.query(
-      `INSERT INTO auth.authorization_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))`,
-      [digest, CLIENT, user, REDIRECT, SCOPES, CHALLENGE, expiresIn / 1000],
-    );
-    return digest;
-  }
-
-  async function exchange(
-    digest: string,
-    opts: { secret?: string; redirect?: string; challenge?: string; client?: string } = {},
-  ): Promise<{ outcome: string; out_scopes: string[] | null; pairId: string }> {
-    const pairId = `tkp_${uid()}`;
-    const now = Date.now();
-    const [row] = (await db.query(
-      `SELECT * FROM auth.token_exchange($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [
-        digest,
-        opts.client ?? CLIENT,
-        opts.secret ?? SECRET,
-        opts.redirect ?? REDIRECT,
-        opts.challenge ?? CHALLENGE,
-        pairId,
-        uid(),
-        uid(),
-        new Date(now + HOUR),
-        new Date(now + 90 * 24 * HOUR),
-        new Date(now),
-      ],
-    )) as { outcome: string; out_scopes: string[] | null }[];
-    return { ...row, pairId };
-  }
-
-  const consumed = async (digest: string) =>
-    (
-      (await db.query(`SELECT consumed_at FROM auth.authorization_codes WHERE code_digest = $1`, [
-        digest,
-      ])) as {
-        consumed_at: Date | null;
-      }[]
-    )[0].consumed_at !== null;
-
   it('issues the first pair of the family, then answers replayed', async () => {
     const user = await member();
     const c = await code(user);
@@ -479,8 +501,177 @@ describe('token_refresh_batch', () => {
   });
 });
 
+/** A partner of its own, with the suite's redirect URI and secret. */
+async function otherPartner(): Promise<string> {
+  const other = `fn-exchanger-${uid()}`;
+  await db.query(
+    `INSERT INTO auth.partners (client_id, secret_digest, name, redirect_uris, allowed_scopes)
+     VALUES ($1, $2, 'Exchanger', $3, $4)`,
+    [other, SECRET, [REDIRECT], SCOPES],
+  );
+  return other;
+}
+
+interface ExchangeBatchRow extends ExchangeRow {
+  ord: number;
+}
+
+/** token_exchange_batch, as auth-server sends it when exchanges arrive while another is in flight. */
+async function exchangeBatch(
+  items: ExchangeItem[],
+  query: Query = (text, values) => db.query(text, values),
+): Promise<{ rows: ExchangeBatchRow[]; args: ExchangeArgs[] }> {
+  const args = items.map(exchangeArgs);
+  const rows = (await query(
+    `SELECT * FROM auth.token_exchange_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ORDER BY ord`,
+    Array.from({ length: 11 }, (_, k) => args.map((a) => a[k])),
+  )) as ExchangeBatchRow[];
+  return { rows, args };
+}
+
+describe('token_exchange_batch', () => {
+  /** One exchange of each case on codes of their own, the same code twice among them. */
+  async function mixed(user: string, gone: string, other: string): Promise<ExchangeItem[]> {
+    const twice = await code(user);
+    return [
+      { code: await code(user) },
+      { code: `unknown-${uid()}` },
+      { code: await code(user), challenge: 'another-challenge' },
+      { code: await code(user), redirect: 'https://fn.example/other' },
+      { code: await code(user), client: other },
+      { code: twice },
+      { code: await code(user), secret: 'not-the-digest' },
+      { code: await code(user, -1000) },
+      { code: twice },
+      { code: await code(gone) },
+    ];
+  }
+
+  /** What each exchange answered and left behind: its code consumed or not, the pair it stored. */
+  async function effects(items: ExchangeItem[], args: ExchangeArgs[], rows: ExchangeRow[]) {
+    return Promise.all(
+      items.map(async (item, i) => {
+        const [codeRow] = (await db.query(
+          `SELECT consumed_at FROM auth.authorization_codes WHERE code_digest = $1`,
+          [item.code],
+        )) as { consumed_at: Date | null }[];
+        const [pairRow] = (await db.query(
+          `SELECT code_digest, user_id, client_id, scopes, access_digest, refresh_digest, revoked_at
+             FROM auth.token_pairs WHERE id = $1`,
+          [args[i][5]],
+        )) as Record<string, unknown>[];
+        return {
+          outcome: rows[i].outcome,
+          scopes: rows[i].out_scopes,
+          consumed: codeRow ? codeRow.consumed_at !== null : 'no such code',
+          pair: pairRow && {
+            ...pairRow,
+            // The batch's and the lone exchanges' codes and new tokens differ; each must be its own.
+            code_digest: pairRow.code_digest === item.code,
+            access_digest: pairRow.access_digest === args[i][6],
+            refresh_digest: pairRow.refresh_digest === args[i][7],
+          },
+        };
+      }),
+    );
+  }
+
+  it('answers each exchange, and stores each pair, as token_exchange does alone after the ones before it', async () => {
+    const user = await member();
+    const gone = await member();
+    await db.query(`UPDATE auth.consents SET revoked_at = now() WHERE user_id = $1`, [gone]);
+    const other = await otherPartner();
+
+    const batched = await mixed(user, gone, other);
+    const { rows, args } = await exchangeBatch(batched);
+    const alone = await mixed(user, gone, other);
+    const aloneArgs = alone.map(exchangeArgs);
+    const aloneRows: ExchangeRow[] = [];
+    for (const a of aloneArgs) aloneRows.push(await exchangeAlone(a));
+
+    expect(rows.map((r) => [r.ord, r.outcome])).toEqual([
+      [1, 'issued'],
+      [2, 'unknown'],
+      [3, 'pkce'],
+      [4, 'redirect_uri'],
+      [5, 'other_client'],
+      [6, 'issued'],
+      [7, 'client'],
+      [8, 'expired'],
+      // The same code again: the exchange before it in this batch has consumed it.
+      [9, 'replayed'],
+      [10, 'disconnected'],
+    ]);
+    const done = await effects(batched, args, rows);
+    expect(done[0]).toEqual({
+      outcome: 'issued',
+      scopes: SCOPES,
+      consumed: true,
+      pair: {
+        code_digest: true,
+        user_id: user,
+        client_id: CLIENT,
+        scopes: SCOPES,
+        access_digest: true,
+        refresh_digest: true,
+        revoked_at: null,
+      },
+    });
+    expect(done).toEqual(await effects(alone, aloneArgs, aloneRows));
+  });
+
+  it('gives way to a transaction that waits on it: the batch fails after 100 ms and consumed nothing', async () => {
+    // The deadlock a batch could make: it has consumed one code and waits for a consent row that
+    // another transaction holds while that one waits for the code (a replay's, say).
+    const first = await member();
+    const second = await member();
+    const [c1, c2] = [await code(first), await code(second)];
+    const holder = db.createQueryRunner();
+    await holder.connect();
+    try {
+      await holder.startTransaction();
+      await holder.query(`SELECT 1 FROM auth.consents WHERE user_id = $1 FOR UPDATE`, [second]);
+      const started = Date.now();
+      const batch = exchangeBatch([{ code: c1 }, { code: c2 }]).then(
+        () => 'answered',
+        (err: { code?: string }) => err.code,
+      );
+      await new Promise((r) => setTimeout(r, 30));
+      await holder.query(`SELECT 1 FROM auth.authorization_codes WHERE code_digest = $1 FOR UPDATE`, [c1]);
+      expect(await batch).toBe('55P03'); // lock_not_available: lock_timeout, not a deadlock (40P01)
+      expect(Date.now() - started).toBeLessThan(900);
+      await holder.commitTransaction();
+    } finally {
+      if (holder.isTransactionActive) await holder.rollbackTransaction();
+      await holder.release();
+    }
+    expect(await consumed(c1)).toBe(false);
+    expect(await consumed(c2)).toBe(false);
+    const { rows } = await exchangeBatch([{ code: c1 }, { code: c2 }]);
+    expect(rows.map((r) => r.outcome)).toEqual(['issued', 'issued']);
+  });
+
+  it('of concurrent batches holding one code exactly one exchange issues', async () => {
+    const user = await member();
+    const c = await code(user);
+    const outcomes = (
+      await Promise.all(
+        Array.from({ length: 6 }, () =>
+          exchangeBatch([{ code: c }, { code: c }]).then(
+            ({ rows }) => rows.map((r) => r.outcome),
+            (err: { code?: string }) => [err.code ?? 'error'],
+          ),
+        ),
+      )
+    ).flat();
+    expect(outcomes.filter((o) => o === 'issued')).toHaveLength(1);
+    // The others found it consumed, or gave way to the winner's lock (55P03) and would be sent alone.
+    expect(outcomes.every((o) => ['issued', 'replayed', '55P03'].includes(o))).toBe(true);
+  });
+});
+
 describe('the grant functions’ plans', () => {
-  const FUNCTIONS = ['token_refresh', 'token_refresh_batch', 'token_exchange'];
+  const FUNCTIONS = ['token_refresh', 'token_refresh_batch', 'token_exchange', 'token_exchange_batch'];
 
   it('are set to plan without sequential scans, whoever replaces them next', async () => {
     const rows = (await db.query(
@@ -489,6 +680,9 @@ describe('the grant functions’ plans', () => {
     )) as { proname: string; proconfig: string[] | null }[];
     expect(rows.map((r) => r.proname).sort()).toEqual([...FUNCTIONS].sort());
     for (const row of rows) expect(row.proconfig).toContain('enable_seqscan=off');
+    // The batches give way after 100 ms of waiting on a lock (their migrations say why).
+    for (const row of rows.filter((r) => r.proname.endsWith('_batch')))
+      expect(row.proconfig).toContain('lock_timeout=100ms');
   });
 
   it('find the pair by its index even in a session whose planner would rather scan the table', async () => {
@@ -508,6 +702,33 @@ describe('the grant functions’ plans', () => {
       await session.query('ROLLBACK');
       expect(row.outcome).toBe('rotated');
       expect(scans.map((s) => Number(s.seq_scan))).toEqual([0]);
+    } finally {
+      await session.end();
+    }
+  });
+
+  it('find the codes and pairs of a batch of exchanges by their indexes in such a session too', async () => {
+    const session = new Client({ connectionString: auth.services.databaseUrl });
+    await session.connect();
+    try {
+      await session.query(`SET random_page_cost = 400; SET cpu_index_tuple_cost = 5`);
+      const user = await member();
+      const items = [{ code: await code(user) }, { code: `unknown-${uid()}` }, { code: await code(user) }];
+      await session.query('BEGIN');
+      const { rows } = await exchangeBatch(
+        items,
+        async (text, values) => (await session.query(text, values)).rows,
+      );
+      const { rows: scans } = await session.query<{ relname: string; seq_scan: string }>(
+        `SELECT relname, seq_scan FROM pg_stat_xact_user_tables
+          WHERE schemaname = 'auth' AND relname IN ('authorization_codes', 'token_pairs') ORDER BY relname`,
+      );
+      await session.query('ROLLBACK');
+      expect(rows.map((r) => r.outcome)).toEqual(['issued', 'unknown', 'issued']);
+      expect(scans.map((s) => [s.relname, Number(s.seq_scan)])).toEqual([
+        ['authorization_codes', 0],
+        ['token_pairs', 0],
+      ]);
     } finally {
       await session.end();
     }

@@ -8,6 +8,7 @@ import { TokenRefreshExpectedAccess1764500000002 } from './1764500000002-tokenRe
 import { TokenGrantsFewerStatements1764700000000 } from './1764700000000-tokenGrantsFewerStatements';
 import { TokenRefreshBatch1764800000000 } from './1764800000000-tokenRefreshBatch';
 import { TokenGrantsIndexPlans1765000000000 } from './1765000000000-tokenGrantsIndexPlans';
+import { TokenExchangeBatch1765100000000 } from './1765100000000-tokenExchangeBatch';
 
 export const AUTH_SERVER_MIGRATIONS = [
   CreateOAuthTables1763750000000,
@@ -20,4 +21,5 @@ export const AUTH_SERVER_MIGRATIONS = [
   TokenGrantsFewerStatements1764700000000,
   TokenRefreshBatch1764800000000,
   TokenGrantsIndexPlans1765000000000,
+  TokenExchangeBatch1765100000000,
 ];
