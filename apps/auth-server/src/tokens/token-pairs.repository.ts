@@ -61,6 +61,10 @@ export interface CodeExchange {
 const TOKEN_EXCHANGE = `SELECT outcome, out_scopes AS scopes
   FROM token_exchange($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
 
+const TOKEN_EXCHANGE_BATCH = `SELECT outcome, out_scopes AS scopes
+  FROM token_exchange_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+  ORDER BY ord`;
+
 export interface RefreshRotation {
   readonly refreshDigest: string;
   readonly clientId: string;
@@ -109,6 +113,35 @@ const TOKEN_REFRESH_BATCH = `SELECT outcome, out_user_id AS "userId", out_scopes
 /** lock_not_available (its lock_timeout) and deadlock_detected: the batch rolled back whole. */
 const GAVE_WAY = new Set(['55P03', '40P01']);
 
+type BatchOutcome = 'committed' | 'gave_way';
+
+/**
+ * A group commit's statements by outcome, and the items they carried: the mean batch, and how
+ * often one gave way. Both start at 0 for each outcome, so rate() sees them from the first scrape.
+ */
+class BatchCounters {
+  private readonly batches?: Counter<'outcome'>;
+  private readonly items?: Counter<'outcome'>;
+
+  constructor(
+    metrics: AppMetrics | undefined,
+    batches: { name: string; help: string },
+    items: { name: string; help: string },
+  ) {
+    this.batches = metrics?.counter(batches.name, batches.help, ['outcome']);
+    this.items = metrics?.counter(items.name, items.help, ['outcome']);
+    for (const outcome of ['committed', 'gave_way'] satisfies BatchOutcome[]) {
+      this.batches?.inc({ outcome }, 0);
+      this.items?.inc({ outcome }, 0);
+    }
+  }
+
+  count(outcome: BatchOutcome, items: number): void {
+    this.batches?.inc({ outcome });
+    this.items?.inc({ outcome }, items);
+  }
+}
+
 /** A rotation of a pair whose access token is expected to be `expectedAccessDigest`. */
 export interface ExpectedRotation {
   readonly rotation: RefreshRotation;
@@ -117,28 +150,35 @@ export interface ExpectedRotation {
 
 @Injectable()
 export class TokenPairsRepository {
-  /** Batches by outcome, and the rotations they carried: the mean batch, and how often one gave way. */
-  private readonly batches?: Counter<'outcome'>;
-  private readonly batched?: Counter<'outcome'>;
+  private readonly refreshBatches: BatchCounters;
+  private readonly exchangeBatches: BatchCounters;
 
   constructor(
     private readonly sql: Sql,
     @Optional() metrics?: AppMetrics,
   ) {
-    this.batches = metrics?.counter(
-      'token_refresh_batches_total',
-      'token_refresh_batch statements (group commit of refreshes), by outcome: committed, or gave_way to a lock (each rotation then sent alone)',
-      ['outcome'],
+    this.refreshBatches = new BatchCounters(
+      metrics,
+      {
+        name: 'token_refresh_batches_total',
+        help: 'token_refresh_batch statements (group commit of refreshes), by outcome: committed, or gave_way to a lock (each rotation then sent alone)',
+      },
+      {
+        name: 'token_refresh_batched_rotations_total',
+        help: 'rotations sent in those statements, by the same outcome',
+      },
     );
-    this.batched = metrics?.counter(
-      'token_refresh_batched_rotations_total',
-      'rotations sent in those statements, by the same outcome',
-      ['outcome'],
+    this.exchangeBatches = new BatchCounters(
+      metrics,
+      {
+        name: 'token_exchange_batches_total',
+        help: 'token_exchange_batch statements (group commit of code exchanges), by outcome: committed, or gave_way to a lock (each exchange then sent alone)',
+      },
+      {
+        name: 'token_exchange_batched_codes_total',
+        help: 'code exchanges sent in those statements, by the same outcome',
+      },
     );
-    for (const outcome of ['committed', 'gave_way']) {
-      this.batches?.inc({ outcome }, 0);
-      this.batched?.inc({ outcome }, 0);
-    }
   }
 
   async insert(
@@ -191,6 +231,35 @@ export class TokenPairsRepository {
   }
 
   /**
+   * `exchangeCode` for several exchanges in one statement and one transaction (group commit, see
+   * ExchangeGroupCommit); each outcome is the one it would have had alone, in this order (a code
+   * twice: the second answers `replayed`). A batch that gave way to a lock (see the migration
+   * 1765100000000-tokenExchangeBatch) consumed nothing, and answers `undefined` for each exchange:
+   * its caller sends it alone. Any other failure fails every call of the batch.
+   */
+  exchangeBatch(batch: readonly CodeExchange[]): Promise<(ExchangeOutcome | undefined)[]> {
+    return this.sendBatch<ExchangeOutcome & QueryResultRow>(
+      'token_exchange_batch',
+      TOKEN_EXCHANGE_BATCH,
+      [
+        batch.map((e) => e.codeDigest),
+        batch.map((e) => e.clientId),
+        batch.map((e) => e.secretDigest),
+        batch.map((e) => e.redirectUri),
+        batch.map((e) => e.codeChallenge),
+        batch.map((e) => e.next.id),
+        batch.map((e) => e.next.accessDigest),
+        batch.map((e) => e.next.refreshDigest),
+        batch.map((e) => e.next.accessExpiresAt),
+        batch.map((e) => e.next.refreshExpiresAt),
+        batch.map((e) => e.at),
+      ],
+      batch.length,
+      this.exchangeBatches,
+    );
+  }
+
+  /**
    * A live pair's rotation in one statement and one round trip (autocommit), for a pair whose access
    * token is `expectedAccessDigest`, which the caller has tombstoned already; any other pair answers
    * `unexpected` and is left as it was.
@@ -213,8 +282,10 @@ export class TokenPairsRepository {
    */
   async rotateBatch(batch: readonly ExpectedRotation[]): Promise<(RefreshOutcome | undefined)[]> {
     const column = <T>(pick: (r: RefreshRotation) => T) => batch.map((b) => pick(b.rotation));
-    try {
-      const rows = await this.sql.prepared<RefreshRow>('token_refresh_batch', TOKEN_REFRESH_BATCH, [
+    const rows = await this.sendBatch<RefreshRow>(
+      'token_refresh_batch',
+      TOKEN_REFRESH_BATCH,
+      [
         column((r) => r.refreshDigest),
         column((r) => r.clientId),
         column((r) => r.secretDigest),
@@ -225,23 +296,35 @@ export class TokenPairsRepository {
         column((r) => r.next.refreshExpiresAt),
         column((r) => r.at),
         batch.map((b) => b.expectedAccessDigest),
-      ]);
-      // Committed, so never sent again: a short answer fails its calls rather than rotate twice.
-      if (rows.length !== batch.length) {
-        throw new Error(`token_refresh_batch answered ${rows.length} rows for ${batch.length} rotations`);
-      }
-      this.count('committed', batch.length);
-      return rows.map((row) => row as RefreshOutcome);
-    } catch (err) {
-      if (!GAVE_WAY.has((err as { code?: unknown }).code as string)) throw err;
-      this.count('gave_way', batch.length);
-      return batch.map(() => undefined);
-    }
+      ],
+      batch.length,
+      this.refreshBatches,
+    );
+    return rows.map((row) => row as RefreshOutcome | undefined);
   }
 
-  private count(outcome: 'committed' | 'gave_way', rotations: number): void {
-    this.batches?.inc({ outcome });
-    this.batched?.inc({ outcome }, rotations);
+  /**
+   * A group commit's statement of `items` items, answered one row each in their order (ORDER BY
+   * ord), or `undefined` for each when it gave way to a lock; counted either way.
+   */
+  private async sendBatch<R extends QueryResultRow>(
+    name: string,
+    text: string,
+    values: readonly unknown[],
+    items: number,
+    counters: BatchCounters,
+  ): Promise<(R | undefined)[]> {
+    try {
+      const rows = await this.sql.prepared<R>(name, text, values);
+      // Committed, so never sent again: a short answer fails its calls rather than grant twice.
+      if (rows.length !== items) throw new Error(`${name} answered ${rows.length} rows for ${items} items`);
+      counters.count('committed', items);
+      return rows;
+    } catch (err) {
+      if (!GAVE_WAY.has((err as { code?: unknown }).code as string)) throw err;
+      counters.count('gave_way', items);
+      return Array.from({ length: items }, () => undefined);
+    }
   }
 
   /**
