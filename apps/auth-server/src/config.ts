@@ -59,6 +59,10 @@ export const AUTH_SERVER_CONFIG = {
     'refresh statements one process has in flight; refreshes arriving meanwhile go together in the next (group commit: one statement and one commit for several rotations); 1 suits a small database, more may suit one with many cores',
     { default: '1', min: 1, max: 200 },
   ),
+  TOKEN_EXCHANGE_CONCURRENCY: int(
+    'code exchange statements one process has in flight; exchanges arriving meanwhile go together in the next (group commit: one statement and one commit for several codes); 1 suits a small database, more may suit one with many cores',
+    { default: '1', min: 1, max: 200 },
+  ),
   SECRETS_ENCRYPTION_KEY: secret(
     'base64 of 32 random bytes; seals partners\u2019 webhook signing secrets at rest (AES-256-GCM)',
     {

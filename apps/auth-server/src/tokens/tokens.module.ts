@@ -3,6 +3,7 @@ import { SecurityModule } from '@svc/security';
 import { AuthorizeModule } from '../authorize/authorize.module';
 import { ConsentsModule } from '../consents/consents.module';
 import { PartnersModule } from '../partners/partners.module';
+import { ExchangeGroupCommit } from './exchange-group-commit';
 import { RefreshGroupCommit } from './refresh-group-commit';
 import { TokenPairsRepository } from './token-pairs.repository';
 import { TokenController } from './token.controller';
@@ -14,7 +15,7 @@ import { TokensService } from './tokens.service';
 @Module({
   imports: [AuthorizeModule, ConsentsModule, PartnersModule],
   controllers: [TokenController, TokensHandler],
-  providers: [TokenPairsRepository, RefreshGroupCommit, TokensService, TokenMetrics],
+  providers: [TokenPairsRepository, RefreshGroupCommit, ExchangeGroupCommit, TokensService, TokenMetrics],
   exports: [TokensService],
 })
 export class TokensModule {}

@@ -25,6 +25,7 @@ import type { Counter } from 'prom-client';
 import type { Logger } from 'pino';
 import type { TokenPairEntity } from './token-pair.entity';
 import { AccessTokenDerivation } from './access-token-derivation';
+import { ExchangeGroupCommit } from './exchange-group-commit';
 import { RefreshGroupCommit } from './refresh-group-commit';
 import {
   TokenPairsRepository,
@@ -47,6 +48,7 @@ export class TokensService implements Introspector {
   constructor(
     private readonly pairs: TokenPairsRepository,
     private readonly groupCommit: RefreshGroupCommit,
+    private readonly exchanges: ExchangeGroupCommit,
     private readonly authorize: AuthorizeService,
     private readonly consents: ConsentsService,
     private readonly partners: PartnersService,
@@ -80,8 +82,9 @@ export class TokensService implements Introspector {
     }
     const codeDigest = sha256Hex(input.code);
     const { tokens, next } = this.newPair();
-    // The common case in one statement, which consumes the code whatever the outcome.
-    const result = await this.pairs.exchangeCode({
+    // The common case in one statement, which consumes the code whatever the outcome, shared with
+    // the exchanges in flight beside it (its answer is the one it would have had alone).
+    const result = await this.exchanges.exchange({
       codeDigest,
       clientId: client.clientId,
       secretDigest: client.secretDigest,
