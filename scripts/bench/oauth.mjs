@@ -296,8 +296,9 @@ export async function benchOAuth() {
     const redisPid = Number(/process_id:(\d+)/.exec(String(redisInfo))?.[1]);
     const database = new URL(env.DATABASE_URL).pathname.slice(1);
     /**
-     * From auth-server's metrics, so far: its refresh batches and the rotations in them (group commit,
-     * see TokenPairsRepository), and its garbage collections (prom-client's default histogram).
+     * From auth-server's metrics, so far: its refresh batches and the rotations in them, its exchange
+     * batches and the codes in them (group commits, see TokenPairsRepository), and its garbage
+     * collections (prom-client's default histogram).
      */
     const authCounters = async () => {
       const lines = (await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()).split('\n');
@@ -318,6 +319,8 @@ export async function benchOAuth() {
       return {
         batches: sum('token_refresh_batches_total{'),
         rotations: sum('token_refresh_batched_rotations_total{'),
+        exchangeBatches: sum('token_exchange_batches_total{'),
+        codes: sum('token_exchange_batched_codes_total{'),
         gc: { minor: gc('minor'), major: gc('major'), incremental: gc('incremental') },
       };
     };
@@ -332,6 +335,7 @@ export async function benchOAuth() {
       const r = await run();
       const after = ours ? await authCounters() : undefined;
       const batches = after && after.batches - before.batches;
+      const exchangeBatches = after && after.exchangeBatches - before.exchangeBatches;
       // auth-server's collector pauses in the round: what its slowest requests may have waited on.
       const gc =
         after &&
@@ -357,6 +361,11 @@ export async function benchOAuth() {
         ...(batches > 0 && {
           refresh_batches: batches,
           rotations_per_batch: Number(((after.rotations - before.rotations) / batches).toFixed(2)),
+        }),
+        // Codes per exchange statement, likewise.
+        ...(exchangeBatches > 0 && {
+          exchange_batches: exchangeBatches,
+          codes_per_batch: Number(((after.codes - before.codes) / exchangeBatches).toFixed(2)),
         }),
         ...(gc && { auth_server_gc: gc }),
       };
@@ -427,7 +436,7 @@ export async function benchOAuth() {
         r.round = round + 1;
         rounds.push(r);
         console.error(
-          `bench: round ${round + 1} ${r.name}: ${r.rps} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, CPU µs/req ${JSON.stringify(r.cpu_us_per_request)}, machine ${Math.round(r.machine_busy * 100)} % busy${r.rotations_per_batch ? `, ${r.rotations_per_batch} rotations per refresh statement` : ''}, slowest 1 % began in ${r.slowest_1pct.began_in_100ms_windows} windows of 100 ms${r.auth_server_gc ? `, auth-server GC ${JSON.stringify(r.auth_server_gc)}` : ''}`,
+          `bench: round ${round + 1} ${r.name}: ${r.rps} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, CPU µs/req ${JSON.stringify(r.cpu_us_per_request)}, machine ${Math.round(r.machine_busy * 100)} % busy${r.rotations_per_batch ? `, ${r.rotations_per_batch} rotations per refresh statement` : ''}${r.codes_per_batch ? `, ${r.codes_per_batch} codes per exchange statement` : ''}, slowest 1 % began in ${r.slowest_1pct.began_in_100ms_windows} windows of 100 ms${r.auth_server_gc ? `, auth-server GC ${JSON.stringify(r.auth_server_gc)}` : ''}`,
         );
         if (!best.has(s.name) || r.rps > best.get(s.name).rps) best.set(s.name, r);
       }
@@ -527,7 +536,7 @@ function report(results, rounds) {
   const vs = versus(results, rounds);
   fs.writeFileSync(
     file,
-    `${JSON.stringify({ when, concurrency: CONCURRENCY, seconds: SECONDS, rounds: ROUNDS, cpus: os.cpus().length, members: ONE_MEMBER ? 'one for every chain' : 'one per chain', auth_server: { DATABASE_POOL_SIZE: process.env.BENCH_POOL_SIZE ?? 'default', TOKEN_REFRESH_CONCURRENCY: process.env.TOKEN_REFRESH_CONCURRENCY ?? 'default' }, results, versus_peer: vs, every_round: rounds }, null, 2)}\n`,
+    `${JSON.stringify({ when, concurrency: CONCURRENCY, seconds: SECONDS, rounds: ROUNDS, cpus: os.cpus().length, members: ONE_MEMBER ? 'one for every chain' : 'one per chain', auth_server: { DATABASE_POOL_SIZE: process.env.BENCH_POOL_SIZE ?? 'default', TOKEN_REFRESH_CONCURRENCY: process.env.TOKEN_REFRESH_CONCURRENCY ?? 'default', TOKEN_EXCHANGE_CONCURRENCY: process.env.TOKEN_EXCHANGE_CONCURRENCY ?? 'default' }, results, versus_peer: vs, every_round: rounds }, null, 2)}\n`,
   );
   console.log(
     `\nauth-server and ${PEER}, ${CONCURRENCY} keep-alive clients, best of ${ROUNDS} alternating rounds (results: ${path.relative(ROOT, file)})`,
