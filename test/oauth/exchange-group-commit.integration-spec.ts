@@ -182,7 +182,7 @@ describe('a batch waiting on a lock', () => {
       return undefined;
     });
 
-    // A disconnect's lock on Alex's consent row, held by a session of its own for 400 ms.
+    // Alex's consent row locked as a disconnect locks it, by a session of its own, for 400 ms.
     const session = new Client({ connectionString: auth.services.databaseUrl });
     await session.connect();
     let releasedAt = 0;
@@ -198,8 +198,9 @@ describe('a batch waiting on a lock', () => {
       await lockedSent.within(5000);
       const rest = [...others.slice(0, 3), alsoLocked, ...others.slice(3)].map(timed);
       await new Promise((r) => setTimeout(r, 400));
-      await session.query('ROLLBACK');
+      // Taken before the release: nothing that waited for the lock can answer earlier.
       releasedAt = Date.now();
+      await session.query('ROLLBACK');
       const [alex, ...queued] = await Promise.all([first, ...rest]);
 
       // Every exchange is answered as alone, once the lock is gone.
@@ -212,7 +213,7 @@ describe('a batch waiting on a lock', () => {
       for (const other of [...queued.slice(0, 3), ...queued.slice(4)])
         expect(other.at).toBeLessThan(releasedAt);
     } finally {
-      if (!releasedAt) await session.query('ROLLBACK').catch(() => undefined);
+      // Ending the session also ends its transaction, should the test fail before the release.
       await session.end();
     }
 
