@@ -1,6 +1,7 @@
 import type { SandboxPartner } from '@svc/contracts';
 import { Sql } from '@svc/platform';
 import { TokensService } from '../../apps/auth-server/src/tokens/tokens.service';
+import { RefreshBatchThread } from '../../apps/auth-server/src/tokens/refresh-batch-thread';
 import { member } from '../support/factories';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { issueTokens } from '../support/oauth/flow';
@@ -47,16 +48,24 @@ async function families(p: SandboxPartner, count: number): Promise<TokenResponse
   return issued;
 }
 
-/** The refresh statements a replica sends from now on, with how many rotations each carried. */
+/**
+ * The refresh statements a replica sends from now on, with how many rotations each carried: the
+ * batches it hands its refresh batch thread (one `token_refresh_batch` each), and its lone
+ * `token_refresh` statements.
+ */
 function refreshStatements(replica: AuthServerHarness): { batch: boolean; rotations: number }[] {
   const sent: { batch: boolean; rotations: number }[] = [];
   const sql = replica.app.get(Sql);
   const prepared = sql.prepared.bind(sql);
   jest.spyOn(sql, 'prepared').mockImplementation((name, text, values) => {
     if (name === 'token_refresh') sent.push({ batch: false, rotations: 1 });
-    if (name === 'token_refresh_batch')
-      sent.push({ batch: true, rotations: (values[0] as unknown[]).length });
     return prepared(name, text, values);
+  });
+  const thread = replica.app.get(RefreshBatchThread);
+  const write = thread.write.bind(thread);
+  jest.spyOn(thread, 'write').mockImplementation((batch) => {
+    sent.push({ batch: true, rotations: batch.length });
+    return write(batch);
   });
   return sent;
 }

@@ -1,7 +1,8 @@
 import type { Sql } from '@svc/platform';
 import type { IntrospectionCache } from '@svc/security';
+import { writeRefreshBatch, type RefreshBatchThread } from './refresh-batch-thread';
 import { RefreshGroupCommit } from './refresh-group-commit';
-import { TokenPairsRepository, type RefreshRotation } from './token-pairs.repository';
+import { TokenPairsRepository, type ExpectedRotation, type RefreshRotation } from './token-pairs.repository';
 
 /**
  * Group commit of refreshes: statements in flight are capped, rotations that arrive meanwhile go
@@ -46,7 +47,12 @@ function setup(
       if (tombstoneFails) throw new Error('Connection is closed.');
     },
   } as unknown as IntrospectionCache;
-  const groupCommit = new RefreshGroupCommit(new TokenPairsRepository(sql), cache, {
+  const pairs = new TokenPairsRepository(sql);
+  // The thread's writes, made here: RefreshBatchThread's own spec runs a thread.
+  const thread = {
+    write: (batch: readonly ExpectedRotation[]) => writeRefreshBatch(cache, pairs, batch),
+  } as unknown as RefreshBatchThread;
+  const groupCommit = new RefreshGroupCommit(pairs, cache, thread, {
     TOKEN_REFRESH_CONCURRENCY: concurrency,
   });
   const letGo = async () => {

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, GroupBatcher, type ConfigOf } from '@svc/platform';
 import { IntrospectionCache } from '@svc/security';
 import type { AUTH_SERVER_CONFIG } from '../config';
+import { RefreshBatchThread } from './refresh-batch-thread';
 import {
   TokenPairsRepository,
   type ExpectedRotation,
@@ -22,7 +23,8 @@ const MAX_REFRESH_BATCH = 16;
  * Redis write, and is sent only when Redis has them: no rotation commits before its tombstone. A
  * write that fails fails the batch's calls, as it would have failed each alone. Written per
  * request instead, they cost a socket write each, the largest item in a profile of refresh rounds
- * (docs/architecture.md, "Token endpoint", step 9).
+ * (docs/architecture.md, "Token endpoint", step 9). Both writes are made by RefreshBatchThread, so
+ * that their replies do not wait behind this thread's other work (step 13).
  *
  * Each statement gives way after 100 ms of waiting on a lock, so no lock (a large suspension's,
  * say) holds a slot, and every other partner's refreshes behind it, for longer; its rotations then
@@ -35,6 +37,7 @@ export class RefreshGroupCommit {
   constructor(
     private readonly pairs: TokenPairsRepository,
     private readonly cache: IntrospectionCache,
+    private readonly thread: RefreshBatchThread,
     @Inject(APP_CONFIG)
     config: Pick<ConfigOf<typeof AUTH_SERVER_CONFIG>, 'TOKEN_REFRESH_CONCURRENCY'>,
   ) {
@@ -61,8 +64,9 @@ export class RefreshGroupCommit {
   }
 
   private async send(batch: readonly ExpectedRotation[]): Promise<(RefreshOutcome | undefined)[]> {
-    await this.tombstone(batch);
-    return this.pairs.rotateBatch(batch);
+    const outcomes = await this.thread.write(batch);
+    this.pairs.countRefreshBatch(outcomes);
+    return outcomes;
   }
 
   private tombstone(rotations: readonly ExpectedRotation[]): Promise<void> {

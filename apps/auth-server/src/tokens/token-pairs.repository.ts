@@ -303,6 +303,13 @@ export class TokenPairsRepository {
     return rows.map((row) => row as RefreshOutcome | undefined);
   }
 
+  /** Counts a refresh batch written elsewhere (RefreshBatchThread), by how it ended. */
+  countRefreshBatch(outcomes: readonly (RefreshOutcome | undefined)[]): void {
+    if (outcomes.length > 0) {
+      this.refreshBatches.count(outcomes[0] === undefined ? 'gave_way' : 'committed', outcomes.length);
+    }
+  }
+
   /**
    * A group commit's statement of `items` items, answered one row each in their order (ORDER BY
    * ord), or `undefined` for each when it gave way to a lock; counted either way.

@@ -4,6 +4,7 @@ import { AuthorizeModule } from '../authorize/authorize.module';
 import { ConsentsModule } from '../consents/consents.module';
 import { PartnersModule } from '../partners/partners.module';
 import { ExchangeGroupCommit } from './exchange-group-commit';
+import { RefreshBatchThread } from './refresh-batch-thread';
 import { RefreshGroupCommit } from './refresh-group-commit';
 import { TokenPairsRepository } from './token-pairs.repository';
 import { TokenController } from './token.controller';
@@ -15,7 +16,14 @@ import { TokensService } from './tokens.service';
 @Module({
   imports: [AuthorizeModule, ConsentsModule, PartnersModule],
   controllers: [TokenController, TokensHandler],
-  providers: [TokenPairsRepository, RefreshGroupCommit, ExchangeGroupCommit, TokensService, TokenMetrics],
+  providers: [
+    TokenPairsRepository,
+    RefreshBatchThread,
+    RefreshGroupCommit,
+    ExchangeGroupCommit,
+    TokensService,
+    TokenMetrics,
+  ],
   exports: [TokensService],
 })
 export class TokensModule {}
