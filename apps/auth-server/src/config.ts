@@ -56,7 +56,7 @@ export const AUTH_SERVER_CONFIG = {
     { default: '10', min: 0, max: 300 },
   ),
   TOKEN_REFRESH_CONCURRENCY: int(
-    'refresh statements one process has in flight; refreshes arriving meanwhile go together in the next (group commit: one statement and one commit for several rotations); 1 suits a small database, more may suit one with many cores',
+    'refresh statements one process has in flight; refreshes arriving meanwhile go together in the next (group commit: one statement and one commit for several rotations); each has a connection of its own, beside DATABASE_POOL_SIZE (the refresh batch thread\u2019s pool); 1 suits a small database, more may suit one with many cores',
     { default: '1', min: 1, max: 200 },
   ),
   TOKEN_EXCHANGE_CONCURRENCY: int(

@@ -1,4 +1,10 @@
-import { Inject, Injectable, Optional, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Optional,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { APP_SCHEMAS } from '@svc/contracts';
 import {
   APP_CONFIG,
@@ -107,12 +113,13 @@ const SHUTDOWN_DRAIN_MS = 5000;
  * the request thread hears of the batch once, at its end.
  *
  * The thread has its own PostgreSQL pool (TOKEN_REFRESH_CONCURRENCY connections, one per batch in
- * flight) and its own connection to the state Redis. It starts with the first batch; if it
- * exits, the batches it held fail (503) and the next batch starts another. Shutdown waits for the
- * batches in flight (HTTP is closed by then) before it stops the thread.
+ * flight) and its own connection to the state Redis, which it opens as it starts, at boot, so the
+ * first refreshes do not wait for them. If it exits, the batches it held fail (503) and the next
+ * batch starts another. Shutdown waits for the batches in flight (HTTP is closed by then) before
+ * it stops the thread.
  */
 @Injectable()
-export class RefreshBatchThread implements OnApplicationShutdown {
+export class RefreshBatchThread implements OnApplicationBootstrap, OnApplicationShutdown {
   private worker?: Worker;
   private readonly waiting = new Map<
     number,
@@ -137,6 +144,10 @@ export class RefreshBatchThread implements OnApplicationShutdown {
       database: { DATABASE_URL: config.DATABASE_URL, DATABASE_POOL_SIZE: config.TOKEN_REFRESH_CONCURRENCY },
       redis: redis as RedisConfig,
     };
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.worker) this.start();
   }
 
   /** What `writeRefreshBatch` answers for this batch, written by the thread. */

@@ -14,8 +14,8 @@ import { TokenPairsRepository } from './token-pairs.repository';
 
 /**
  * The refresh batch thread's entry (see RefreshBatchThread): it writes each batch it is sent with
- * its own PostgreSQL pool and state Redis connection, opened at the first batch and opened again
- * at the next one when that failed.
+ * its own PostgreSQL pool and state Redis connection, opened as the thread starts, and opened
+ * again by the next batch when that failed (a database still starting, say).
  */
 const data = workerData as RefreshBatchThreadData;
 const port = parentPort!;
@@ -52,12 +52,19 @@ async function open(): Promise<Write> {
 
 let opened: Promise<Write> | undefined;
 
-port.on('message', (request: RefreshBatchRequest) => {
+function opening(): Promise<Write> {
   opened ??= open().catch((err: unknown) => {
     opened = undefined;
     throw err;
   });
-  opened
+  return opened;
+}
+
+// At start, so the first batch finds the connections open; a failure here is the next batch's to retry.
+opening().catch(() => undefined);
+
+port.on('message', (request: RefreshBatchRequest) => {
+  opening()
     .then((write) => write(request.batch))
     .then(
       (outcomes) => port.postMessage({ id: request.id, outcomes } satisfies RefreshBatchReply),

@@ -49,8 +49,13 @@ function setup(
   } as unknown as IntrospectionCache;
   const pairs = new TokenPairsRepository(sql);
   // The thread's writes, made here: RefreshBatchThread's own spec runs a thread.
+  // The batches handed to the thread, by their rotations' refresh digests.
+  const handedOver: string[][] = [];
   const thread = {
-    write: (batch: readonly ExpectedRotation[]) => writeRefreshBatch(cache, pairs, batch),
+    write: (batch: readonly ExpectedRotation[]) => {
+      handedOver.push(batch.map((b) => b.rotation.refreshDigest));
+      return writeRefreshBatch(cache, pairs, batch);
+    },
   } as unknown as RefreshBatchThread;
   const groupCommit = new RefreshGroupCommit(pairs, cache, thread, {
     TOKEN_REFRESH_CONCURRENCY: concurrency,
@@ -59,7 +64,7 @@ function setup(
     while (release.length > 0) release.shift()!();
     await new Promise((r) => setImmediate(r));
   };
-  return { groupCommit, statements, letGo };
+  return { groupCommit, statements, letGo, handedOver };
 }
 
 const lockTimeout = () =>
@@ -108,6 +113,20 @@ describe('RefreshGroupCommit', () => {
       ['token_refresh_batch', ['r3', 'r4', 'r5']],
     ]);
     expect(users(results)).toEqual(['user-of-r1', 'user-of-r2', 'user-of-r3', 'user-of-r4', 'user-of-r5']);
+  });
+
+  it('writes a lone rotation itself and hands batches of several to the batch thread', async () => {
+    const { groupCommit, statements, letGo, handedOver } = setup(1);
+    const calls = ['r1', 'r2', 'r3'].map((d) => groupCommit.rotate(rotation(d), `x-${d}`));
+    const results = await settleAll(letGo, calls);
+    expect(handedOver).toEqual([['r2', 'r3']]);
+    expect(statements.map((s) => [s.name, s.digests])).toEqual([
+      tombstones('r1'),
+      ['token_refresh_batch', ['r1']],
+      tombstones('r2', 'r3'),
+      ['token_refresh_batch', ['r2', 'r3']],
+    ]);
+    expect(users(results)).toEqual(['user-of-r1', 'user-of-r2', 'user-of-r3']);
   });
 
   it('sends each rotation of a batch that gave way alone, outside the cap, without writing its tombstones again, and fails only the ones that fail alone', async () => {
