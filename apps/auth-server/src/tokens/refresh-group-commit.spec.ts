@@ -115,11 +115,11 @@ describe('RefreshGroupCommit', () => {
     expect(users(results)).toEqual(['user-of-r1', 'user-of-r2', 'user-of-r3', 'user-of-r4', 'user-of-r5']);
   });
 
-  it('writes a lone rotation itself and hands batches of several to the batch thread', async () => {
+  it('hands every batch to the batch thread, a lone rotation too', async () => {
     const { groupCommit, statements, letGo, handedOver } = setup(1);
     const calls = ['r1', 'r2', 'r3'].map((d) => groupCommit.rotate(rotation(d), `x-${d}`));
     const results = await settleAll(letGo, calls);
-    expect(handedOver).toEqual([['r2', 'r3']]);
+    expect(handedOver).toEqual([['r1'], ['r2', 'r3']]);
     expect(statements.map((s) => [s.name, s.digests])).toEqual([
       tombstones('r1'),
       ['token_refresh_batch', ['r1']],

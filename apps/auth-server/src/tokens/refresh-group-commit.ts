@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, GroupBatcher, type ConfigOf } from '@svc/platform';
 import { IntrospectionCache } from '@svc/security';
 import type { AUTH_SERVER_CONFIG } from '../config';
-import { RefreshBatchThread, writeRefreshBatch } from './refresh-batch-thread';
+import { RefreshBatchThread } from './refresh-batch-thread';
 import {
   TokenPairsRepository,
   type ExpectedRotation,
@@ -23,9 +23,8 @@ const MAX_REFRESH_BATCH = 16;
  * Redis write, and is sent only when Redis has them: no rotation commits before its tombstone. A
  * write that fails fails the batch's calls, as it would have failed each alone. Written per
  * request instead, they cost a socket write each, the largest item in a profile of refresh rounds
- * (docs/architecture.md, "Token endpoint", step 9). Under load both writes are made by
- * RefreshBatchThread, so that their replies do not wait behind this thread's other work (step 13);
- * a lone rotation, which has nothing to wait behind, is written from here.
+ * (docs/architecture.md, "Token endpoint", step 9). Both writes are made by RefreshBatchThread, so
+ * that their replies do not wait behind this thread's other work (step 13).
  *
  * Each statement gives way after 100 ms of waiting on a lock, so no lock (a large suspension's,
  * say) holds a slot, and every other partner's refreshes behind it, for longer; its rotations then
@@ -65,9 +64,6 @@ export class RefreshGroupCommit {
   }
 
   private async send(batch: readonly ExpectedRotation[]): Promise<(RefreshOutcome | undefined)[]> {
-    // A batch of one went out with nothing waiting behind it: this thread is idle, and the hop to
-    // the batch thread and back would only add to the refresh's time (step 13).
-    if (batch.length === 1) return writeRefreshBatch(this.cache, this.pairs, batch);
     const outcomes = await this.thread.write(batch);
     this.pairs.countRefreshBatch(outcomes);
     return outcomes;
