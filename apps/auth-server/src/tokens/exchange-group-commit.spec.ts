@@ -1,4 +1,8 @@
-import type { Sql } from '@svc/platform';
+import {
+  heldStatements,
+  settleAll,
+  type SentStatement,
+} from '../../../../test/support/fakes/held-statements';
 import { ExchangeGroupCommit } from './exchange-group-commit';
 import { TokenPairsRepository, type CodeExchange } from './token-pairs.repository';
 
@@ -8,33 +12,14 @@ import { TokenPairsRepository, type CodeExchange } from './token-pairs.repositor
  * outside the cap. The SQL is faked here; test/oauth/token-grant-functions.integration-spec.ts and
  * test/oauth/exchange-group-commit.integration-spec.ts run it.
  */
-function setup(batchFails: (n: number) => Error | 'short' | undefined = () => undefined) {
-  // Statements in the order they were sent, with the codes each carried.
-  const statements: { name: string; codes: string[] }[] = [];
-  const release: (() => void)[] = [];
-  let batches = 0;
-  const sql = {
-    prepared: async (name: string, _text: string, values: unknown[]) => {
-      const codes = name.endsWith('batch') ? (values[0] as string[]) : [values[0] as string];
-      statements.push({ name, codes });
-      // Each statement stays in flight until the test lets it go.
-      await new Promise<void>((resolve) => release.push(resolve));
-      if (name.endsWith('batch')) {
-        const failure = batchFails(++batches);
-        if (failure === 'short') return [];
-        if (failure) throw failure;
-      }
-      if (codes.some((c) => c.startsWith('fails'))) throw new Error(`statement failed for ${codes.join()}`);
-      return codes.map((c) => ({ outcome: 'issued', scopes: [`scope-of-${c}`] }));
-    },
-  } as unknown as Sql;
+function setup(batchFails?: (n: number) => Error | 'short' | undefined) {
+  const { sql, statements, letGo } = heldStatements(
+    (code) => ({ outcome: 'issued', scopes: [`scope-of-${code}`] }),
+    batchFails,
+  );
   const groupCommit = new ExchangeGroupCommit(new TokenPairsRepository(sql), {
     TOKEN_EXCHANGE_CONCURRENCY: 1,
   });
-  const letGo = async () => {
-    while (release.length > 0) release.shift()!();
-    await new Promise((r) => setImmediate(r));
-  };
   return { groupCommit, statements, letGo };
 }
 
@@ -57,18 +42,12 @@ const exchange = (code: string): CodeExchange => ({
   at: new Date(),
 });
 
-async function settleAll(letGo: () => Promise<void>, calls: Promise<unknown>[]) {
-  const all = Promise.allSettled(calls);
-  for (let i = 0; i < 10; i++) await letGo();
-  return all;
-}
-
 const scopes = (results: PromiseSettledResult<unknown>[]) =>
   results.map((r) =>
     r.status === 'fulfilled' ? (r.value as { scopes: string[] }).scopes.join() : 'rejected',
   );
 
-const sent = (statements: { name: string; codes: string[] }[]) => statements.map((s) => [s.name, s.codes]);
+const sent = (statements: SentStatement[]) => statements.map((s) => [s.name, s.keys]);
 
 describe('ExchangeGroupCommit', () => {
   it('sends an exchange at once, as a batch of one, while the slot is free', async () => {
@@ -98,7 +77,7 @@ describe('ExchangeGroupCommit', () => {
     await letGo(); // which gives way: each is sent alone
     // The slot is free again at once: a later exchange does not wait for the ones sent alone.
     const later = groupCommit.exchange(exchange('c5'));
-    expect(statements.at(-1)).toEqual({ name: 'token_exchange_batch', codes: ['c5'] });
+    expect(statements.at(-1)).toEqual({ name: 'token_exchange_batch', keys: ['c5'] });
     const results = await settleAll(letGo, [...calls, later]);
     expect(sent(statements)).toEqual([
       ['token_exchange_batch', ['c1']],

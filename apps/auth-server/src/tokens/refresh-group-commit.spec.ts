@@ -1,4 +1,4 @@
-import type { Sql } from '@svc/platform';
+import { heldStatements, settleAll } from '../../../../test/support/fakes/held-statements';
 import type { IntrospectionCache } from '@svc/security';
 import { writeRefreshBatch, type RefreshBatchThread } from './refresh-batch-thread';
 import { RefreshGroupCommit } from './refresh-group-commit';
@@ -13,43 +13,23 @@ import { TokenPairsRepository, type ExpectedRotation, type RefreshRotation } fro
  */
 function setup(
   concurrency: number,
-  batchFails: (n: number) => Error | 'short' | undefined = () => undefined,
+  batchFails?: (n: number) => Error | 'short' | undefined,
   tombstoneFails = false,
 ) {
   // Statements and tombstone writes, in the order they were made.
-  const statements: { name: string; digests: string[] }[] = [];
-  const release: (() => void)[] = [];
-  let batches = 0;
-  const sql = {
-    prepared: async (name: string, _text: string, values: unknown[]) => {
-      const digests = name.endsWith('batch') ? (values[0] as string[]) : [values[0] as string];
-      statements.push({ name, digests });
-      // Each statement stays in flight until the test lets it go.
-      await new Promise<void>((resolve) => release.push(resolve));
-      if (name.endsWith('batch')) {
-        const failure = batchFails(++batches);
-        if (failure === 'short') return [];
-        if (failure) throw failure;
-      }
-      if (digests.some((d) => d.startsWith('fails')))
-        throw new Error(`statement failed for ${digests.join()}`);
-      return digests.map((d) => ({
-        outcome: 'rotated',
-        userId: `user-of-${d}`,
-        scopes: [],
-        endedAccessDigest: 'a',
-      }));
-    },
-  } as unknown as Sql;
+  const { sql, statements, letGo } = heldStatements(
+    (digest) => ({ outcome: 'rotated', userId: `user-of-${digest}`, scopes: [], endedAccessDigest: 'a' }),
+    batchFails,
+  );
   const cache = {
     tombstoneEach: async (tokens: { clientId: string; digest: string }[]) => {
-      statements.push({ name: 'tombstones', digests: tokens.map((t) => `${t.clientId}/${t.digest}`) });
+      statements.push({ name: 'tombstones', keys: tokens.map((t) => `${t.clientId}/${t.digest}`) });
       if (tombstoneFails) throw new Error('Connection is closed.');
     },
   } as unknown as IntrospectionCache;
   const pairs = new TokenPairsRepository(sql);
-  // The thread's writes, made here: RefreshBatchThread's own spec runs a thread.
-  // The batches handed to the thread, by their rotations' refresh digests.
+  // The thread's writes, made here (RefreshBatchThread's own spec runs a thread), and the batches
+  // handed to it, by their rotations' refresh digests.
   const handedOver: string[][] = [];
   const thread = {
     write: (batch: readonly ExpectedRotation[]) => {
@@ -60,10 +40,6 @@ function setup(
   const groupCommit = new RefreshGroupCommit(pairs, cache, thread, {
     TOKEN_REFRESH_CONCURRENCY: concurrency,
   });
-  const letGo = async () => {
-    while (release.length > 0) release.shift()!();
-    await new Promise((r) => setImmediate(r));
-  };
   return { groupCommit, statements, letGo, handedOver };
 }
 
@@ -85,12 +61,6 @@ const rotation = (digest: string, scopes: string[] | null = null): RefreshRotati
   at: new Date(),
 });
 
-async function settleAll(letGo: () => Promise<void>, calls: Promise<unknown>[]) {
-  const all = Promise.allSettled(calls);
-  for (let i = 0; i < 10; i++) await letGo();
-  return all;
-}
-
 const users = (results: PromiseSettledResult<unknown>[]) =>
   results.map((r) => (r.status === 'fulfilled' ? (r.value as { userId: string }).userId : 'rejected'));
 
@@ -101,14 +71,14 @@ describe('RefreshGroupCommit', () => {
     const { groupCommit, statements, letGo } = setup(2);
     const calls = ['r1', 'r2', 'r3', 'r4', 'r5'].map((d) => groupCommit.rotate(rotation(d), `x-${d}`));
     await new Promise((r) => setImmediate(r));
-    expect(statements.map((s) => [s.name, s.digests])).toEqual([
+    expect(statements.map((s) => [s.name, s.keys])).toEqual([
       tombstones('r1'),
       tombstones('r2'),
       ['token_refresh_batch', ['r1']],
       ['token_refresh_batch', ['r2']],
     ]);
     const results = await settleAll(letGo, calls);
-    expect(statements.slice(4).map((s) => [s.name, s.digests])).toEqual([
+    expect(statements.slice(4).map((s) => [s.name, s.keys])).toEqual([
       tombstones('r3', 'r4', 'r5'),
       ['token_refresh_batch', ['r3', 'r4', 'r5']],
     ]);
@@ -120,7 +90,7 @@ describe('RefreshGroupCommit', () => {
     const calls = ['r1', 'r2', 'r3'].map((d) => groupCommit.rotate(rotation(d), `x-${d}`));
     const results = await settleAll(letGo, calls);
     expect(handedOver).toEqual([['r1'], ['r2', 'r3']]);
-    expect(statements.map((s) => [s.name, s.digests])).toEqual([
+    expect(statements.map((s) => [s.name, s.keys])).toEqual([
       tombstones('r1'),
       ['token_refresh_batch', ['r1']],
       tombstones('r2', 'r3'),
@@ -138,9 +108,9 @@ describe('RefreshGroupCommit', () => {
     // The slot is free again at once: a later rotation does not wait for the ones sent alone.
     const later = groupCommit.rotate(rotation('r5'), 'x-r5');
     await new Promise((r) => setImmediate(r));
-    expect(statements.at(-1)).toEqual({ name: 'token_refresh_batch', digests: ['r5'] });
+    expect(statements.at(-1)).toEqual({ name: 'token_refresh_batch', keys: ['r5'] });
     const results = await settleAll(letGo, [...calls, later]);
-    expect(statements.map((s) => [s.name, s.digests])).toEqual([
+    expect(statements.map((s) => [s.name, s.keys])).toEqual([
       tombstones('r1'),
       ['token_refresh_batch', ['r1']],
       tombstones('r2', 'fails-r3', 'r4'),
@@ -179,7 +149,7 @@ describe('RefreshGroupCommit', () => {
       letGo,
       ['r1', 'r2', 'r3'].map((d) => groupCommit.rotate(rotation(d), `x-${d}`)),
     );
-    expect(statements.map((s) => [s.name, s.digests])).toEqual([tombstones('r1'), tombstones('r2', 'r3')]);
+    expect(statements.map((s) => [s.name, s.keys])).toEqual([tombstones('r1'), tombstones('r2', 'r3')]);
     expect(users(results)).toEqual(['rejected', 'rejected', 'rejected']);
     expect((results[0] as PromiseRejectedResult).reason).toEqual(new Error('Connection is closed.'));
   });
@@ -192,7 +162,7 @@ describe('RefreshGroupCommit', () => {
       groupCommit.rotate(rotation('r3'), 'x-r3'),
     ];
     await settleAll(letGo, calls);
-    expect(statements.map((s) => [s.name, s.digests])).toEqual([
+    expect(statements.map((s) => [s.name, s.keys])).toEqual([
       tombstones('r1'),
       tombstones('r2'),
       ['token_refresh_batch', ['r1']],
