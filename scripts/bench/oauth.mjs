@@ -12,7 +12,7 @@
 // the app process, of PostgreSQL (the run database's backends) and of Redis, read from /proc.
 // BENCH_MEMBERS=1 gives every refresh chain one member (by default each chain is another member's).
 // BENCH_SECONDS (5), BENCH_CONCURRENCY (16), BENCH_ROUNDS (3), BENCH_CODES (codes per exchange round,
-// 1500), BENCH_POOL_SIZE (auth-server's DATABASE_POOL_SIZE; its default, 10, when unset); BENCH_PROFILE=1 writes auth-server's CPU profile to bench/profiles/auth-server.cpuprofile.
+// 1500), BENCH_POOL_SIZE (auth-server's DATABASE_POOL_SIZE; its default, 10, when unset); BENCH_PROFILE=1 writes auth-server's CPU profiles to bench/profiles/auth-server.cpuprofile (the request thread) and auth-server-refresh-batch-thread.cpuprofile.
 // Results go to bench/results/oauth-<time>.json (every round, and the best of each scenario).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -140,10 +140,9 @@ export async function benchOAuth() {
     });
     await apps.runCli('auth-server', 'migrate', env);
     await apps.runCli('auth-server', 'seed', env);
-    const profileDir = path.join(ROOT, 'bench', 'profiles');
-    const profile = PROFILE
-      ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-name=auth-server.cpuprofile']
-      : [];
+    // Node's own file names (…<pid>.<thread id>…): one profile per thread, so the refresh batch
+    // thread's does not overwrite the request thread's; named after the run (profileNames).
+    const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_RUN_DIR}`] : [];
     const auth = spawn(process.execPath, [...profile, apps.mainJs('auth-server')], {
       env,
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -475,9 +474,28 @@ export async function benchOAuth() {
     agent.destroy();
     // Let auth-server write its profile before the database goes away.
     await new Promise((r) => setTimeout(r, PROFILE ? 2000 : 200));
+    if (PROFILE) nameProfiles();
     if (peerStore) await deleteKeys(peerStore.url, peerStore.prefix).catch(() => undefined);
     await resources?.cleanup();
   }
+}
+
+const PROFILE_DIR = path.join(ROOT, 'bench', 'profiles');
+const PROFILE_RUN_DIR = path.join(PROFILE_DIR, 'auth-server-run');
+
+/**
+ * auth-server's profiles by thread: the request thread (thread id 0) as auth-server.cpuprofile,
+ * the refresh batch thread as auth-server-refresh-batch-thread.cpuprofile.
+ */
+function nameProfiles() {
+  if (!fs.existsSync(PROFILE_RUN_DIR)) return;
+  for (const file of fs.readdirSync(PROFILE_RUN_DIR)) {
+    // CPU.<date>.<time>.<pid>.<thread id>.<sequence>.cpuprofile
+    const threadId = Number(file.split('.')[4]);
+    const name = threadId === 0 ? 'auth-server.cpuprofile' : 'auth-server-refresh-batch-thread.cpuprofile';
+    fs.renameSync(path.join(PROFILE_RUN_DIR, file), path.join(PROFILE_DIR, name));
+  }
+  fs.rmSync(PROFILE_RUN_DIR, { recursive: true, force: true });
 }
 
 /** Redis commands processed and database transactions committed, for the cache-hit check. */
