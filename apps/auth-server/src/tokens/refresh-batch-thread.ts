@@ -45,6 +45,16 @@ export type RefreshBatchReply =
   | { readonly id: number; readonly outcomes: (RefreshOutcome | undefined)[] }
   | { readonly id: number; readonly error: CarriedError };
 
+/** The access tokens that these rotations end, tombstoned in one pipelined Redis write. */
+export function tombstoneRotations(
+  cache: IntrospectionCache,
+  rotations: readonly ExpectedRotation[],
+): Promise<void> {
+  return cache.tombstoneEach(
+    rotations.map((r) => ({ clientId: r.rotation.clientId, digest: r.expectedAccessDigest })),
+  );
+}
+
 /**
  * One batch's writes, in the thread: its access tokens' tombstones in one pipelined Redis write,
  * then, only when Redis has them all, its statement, so no rotation commits before its tombstone.
@@ -55,9 +65,7 @@ export async function writeRefreshBatch(
   pairs: TokenPairsRepository,
   batch: readonly ExpectedRotation[],
 ): Promise<(RefreshOutcome | undefined)[]> {
-  await cache.tombstoneEach(
-    batch.map((r) => ({ clientId: r.rotation.clientId, digest: r.expectedAccessDigest })),
-  );
+  await tombstoneRotations(cache, batch);
   return pairs.rotateBatch(batch);
 }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, GroupBatcher, type ConfigOf } from '@svc/platform';
 import { IntrospectionCache } from '@svc/security';
 import type { AUTH_SERVER_CONFIG } from '../config';
-import { RefreshBatchThread } from './refresh-batch-thread';
+import { RefreshBatchThread, tombstoneRotations } from './refresh-batch-thread';
 import {
   TokenPairsRepository,
   type ExpectedRotation,
@@ -56,7 +56,7 @@ export class RefreshGroupCommit {
     const expected = { rotation, expectedAccessDigest };
     if (rotation.scopes !== null) {
       // A narrowing's scopes do not fit the batch's arrays: it goes alone.
-      await this.tombstone([expected]);
+      await tombstoneRotations(this.cache, [expected]);
       return this.pairs.rotateAlone(expected);
     }
     // Undefined: the batch gave way to a lock and changed nothing; its tombstones are written.
@@ -67,11 +67,5 @@ export class RefreshGroupCommit {
     const outcomes = await this.thread.write(batch);
     this.pairs.countRefreshBatch(outcomes);
     return outcomes;
-  }
-
-  private tombstone(rotations: readonly ExpectedRotation[]): Promise<void> {
-    return this.cache.tombstoneEach(
-      rotations.map((r) => ({ clientId: r.rotation.clientId, digest: r.expectedAccessDigest })),
-    );
   }
 }
