@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { parentPort, workerData } from 'node:worker_threads';
 import { DataSource } from 'typeorm';
 import { createRedis, dataSourceOptions, Sql } from '@svc/platform';
-import { IntrospectionCache } from '@svc/security';
+import { IntrospectionCache, IntrospectionCacheUnavailableError } from '@svc/security';
 import {
   carried,
   writeRefreshBatch,
@@ -35,7 +35,11 @@ async function open(): Promise<Write> {
     await Promise.race([
       once(state, 'ready'),
       new Promise((_, reject) =>
-        setTimeout(() => reject(new Error('Redis did not become ready')), REDIS_READY_MS).unref(),
+        setTimeout(
+          // The state Redis is down: answered 503, as any other tombstone write that Redis refused.
+          () => reject(new IntrospectionCacheUnavailableError(new Error('Redis did not become ready'))),
+          REDIS_READY_MS,
+        ).unref(),
       ),
     ]);
     await dataSource.initialize();
