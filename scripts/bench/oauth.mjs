@@ -38,6 +38,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '3');
 // BENCH_MEMBERS=1 every chain is one member's (every refresh then shares that member's consent row lock).
 const ONE_MEMBER = process.env.BENCH_MEMBERS === '1';
 const PROFILE = process.env.BENCH_PROFILE === '1';
+/** The stages of a batched refresh that auth-server times (token_refresh_batch_stage_seconds). */
+const STAGES = ['waiting', 'tombstones', 'statement', 'handover'];
 const { cpuByPid, cpuSince, postgresCpuFrom, machineTicks, busySince } = require('./procstat.cjs');
 const CLIENT = { client_id: 'sandbox-partner', client_secret: 'sandbox-secret' };
 const REDIRECT_URI = 'http://localhost:8765/callback';
@@ -321,6 +323,19 @@ export async function benchOAuth() {
         exchangeBatches: sum('token_exchange_batches_total{'),
         codes: sum('token_exchange_batched_codes_total{'),
         gc: { minor: gc('minor'), major: gc('major'), incremental: gc('incremental') },
+        // Where batched refreshes spent their time (token_refresh_batch_stage_seconds), per stage.
+        stages: Object.fromEntries(
+          STAGES.map((stage) => {
+            const ofStage = (l) => l.includes(`stage="${stage}"`);
+            return [
+              stage,
+              {
+                seconds: sum('token_refresh_batch_stage_seconds_sum{', ofStage),
+                count: sum('token_refresh_batch_stage_seconds_count{', ofStage),
+              },
+            ];
+          }),
+        ),
       };
     };
     /** Measures one scenario with the CPU of `appPid`, PostgreSQL's backends and Redis. */
@@ -348,6 +363,19 @@ export async function benchOAuth() {
             },
           ]),
         );
+      // Mean ms of each stage of the batched refreshes in the round (waiting: per rotation; the others: per batch).
+      const stages =
+        batches > 0 &&
+        Object.fromEntries(
+          STAGES.map((stage) => {
+            const a = after.stages[stage];
+            const b = before.stages[stage];
+            return [
+              stage,
+              Number(((1000 * (a.seconds - b.seconds)) / Math.max(1, a.count - b.count)).toFixed(2)),
+            ];
+          }),
+        );
       const per = (us) => Math.round(us / Math.max(1, r.requests));
       const appUs = per(cpuSince(app));
       const pgUs = per(pg());
@@ -360,6 +388,7 @@ export async function benchOAuth() {
         ...(batches > 0 && {
           refresh_batches: batches,
           rotations_per_batch: Number(((after.rotations - before.rotations) / batches).toFixed(2)),
+          refresh_stages_mean_ms: stages,
         }),
         // Codes per exchange statement, likewise.
         ...(exchangeBatches > 0 && {
@@ -435,7 +464,7 @@ export async function benchOAuth() {
         r.round = round + 1;
         rounds.push(r);
         console.error(
-          `bench: round ${round + 1} ${r.name}: ${r.rps} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, CPU µs/req ${JSON.stringify(r.cpu_us_per_request)}, machine ${Math.round(r.machine_busy * 100)} % busy${r.rotations_per_batch ? `, ${r.rotations_per_batch} rotations per refresh statement` : ''}${r.codes_per_batch ? `, ${r.codes_per_batch} codes per exchange statement` : ''}, slowest 1 % began in ${r.slowest_1pct.began_in_100ms_windows} windows of 100 ms${r.auth_server_gc ? `, auth-server GC ${JSON.stringify(r.auth_server_gc)}` : ''}`,
+          `bench: round ${round + 1} ${r.name}: ${r.rps} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, CPU µs/req ${JSON.stringify(r.cpu_us_per_request)}, machine ${Math.round(r.machine_busy * 100)} % busy${r.rotations_per_batch ? `, ${r.rotations_per_batch} rotations per refresh statement, mean ms per stage ${JSON.stringify(r.refresh_stages_mean_ms)}` : ''}${r.codes_per_batch ? `, ${r.codes_per_batch} codes per exchange statement` : ''}, slowest 1 % began in ${r.slowest_1pct.began_in_100ms_windows} windows of 100 ms${r.auth_server_gc ? `, auth-server GC ${JSON.stringify(r.auth_server_gc)}` : ''}`,
         );
         if (!best.has(s.name) || r.rps > best.get(s.name).rps) best.set(s.name, r);
       }

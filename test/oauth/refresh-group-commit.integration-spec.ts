@@ -94,6 +94,17 @@ describe('refreshes that arrive together go together', () => {
     expect(counted('token_refresh_batched_rotations_total')).toBe(
       batches.reduce((n, s) => n + s.rotations, 0),
     );
+    // And where their time went: each rotation's wait for its batch, each batch's stages.
+    const timed = (stage: string) => sample(metrics, 'token_refresh_batch_stage_seconds_count', { stage });
+    expect(['waiting', 'tombstones', 'statement', 'handover'].map(timed)).toEqual([
+      batches.reduce((n, s) => n + s.rotations, 0),
+      batches.length,
+      batches.length,
+      batches.length,
+    ]);
+    expect(sample(metrics, 'token_refresh_batch_stage_seconds_sum', { stage: 'statement' })).toBeGreaterThan(
+      0,
+    );
     for (let family = 0; family < issued.length; family++) {
       const mine = answers.filter((r) => r.family === family);
       const won = mine.filter((r) => r.res.status === 200);

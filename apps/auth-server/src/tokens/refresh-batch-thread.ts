@@ -41,9 +41,14 @@ export interface CarriedError {
   readonly code?: string;
 }
 
+/** A batch written: its outcomes, and how long its two writes took (seconds). */
+export interface RefreshBatchWritten {
+  readonly outcomes: (RefreshOutcome | undefined)[];
+  readonly took: { readonly tombstones: number; readonly statement: number };
+}
+
 export type RefreshBatchReply =
-  | { readonly id: number; readonly outcomes: (RefreshOutcome | undefined)[] }
-  | { readonly id: number; readonly error: CarriedError };
+  ({ readonly id: number } & RefreshBatchWritten) | { readonly id: number; readonly error: CarriedError };
 
 /** The access tokens that these rotations end, tombstoned in one pipelined Redis write. */
 export function tombstoneRotations(
@@ -64,9 +69,15 @@ export async function writeRefreshBatch(
   cache: IntrospectionCache,
   pairs: TokenPairsRepository,
   batch: readonly ExpectedRotation[],
-): Promise<(RefreshOutcome | undefined)[]> {
+): Promise<RefreshBatchWritten> {
+  const started = performance.now();
   await tombstoneRotations(cache, batch);
-  return pairs.rotateBatch(batch);
+  const tombstoned = performance.now();
+  const outcomes = await pairs.rotateBatch(batch);
+  return {
+    outcomes,
+    took: { tombstones: (tombstoned - started) / 1000, statement: (performance.now() - tombstoned) / 1000 },
+  };
 }
 
 export function carried(err: unknown): CarriedError {
@@ -131,7 +142,7 @@ export class RefreshBatchThread implements OnApplicationBootstrap, OnApplication
   private worker?: Worker;
   private readonly waiting = new Map<
     number,
-    { resolve: (outcomes: (RefreshOutcome | undefined)[]) => void; reject: (err: Error) => void }
+    { resolve: (written: RefreshBatchWritten) => void; reject: (err: Error) => void }
   >();
   private nextId = 0;
   private drained?: () => void;
@@ -159,7 +170,7 @@ export class RefreshBatchThread implements OnApplicationBootstrap, OnApplication
   }
 
   /** What `writeRefreshBatch` answers for this batch, written by the thread. */
-  write(batch: readonly ExpectedRotation[]): Promise<(RefreshOutcome | undefined)[]> {
+  write(batch: readonly ExpectedRotation[]): Promise<RefreshBatchWritten> {
     const worker = this.worker ?? this.start();
     const id = ++this.nextId;
     return new Promise((resolve, reject) => {
@@ -178,7 +189,7 @@ export class RefreshBatchThread implements OnApplicationBootstrap, OnApplication
       if (!waiter) return;
       this.settled(reply.id);
       if ('error' in reply) waiter.reject(rebuilt(reply.error));
-      else waiter.resolve(reply.outcomes);
+      else waiter.resolve({ outcomes: reply.outcomes, took: reply.took });
     });
     // An uncaught error ends the thread: 'exit' follows and fails what it held.
     worker.on('error', () => undefined);

@@ -71,7 +71,7 @@ port.on('message', (request: RefreshBatchRequest) => {
   opening()
     .then((write) => write(request.batch))
     .then(
-      (outcomes) => port.postMessage({ id: request.id, outcomes } satisfies RefreshBatchReply),
+      (written) => port.postMessage({ id: request.id, ...written } satisfies RefreshBatchReply),
       (err: unknown) => port.postMessage({ id: request.id, error: carried(err) } satisfies RefreshBatchReply),
     );
 });

@@ -1,4 +1,6 @@
 import { heldStatements, settleAll } from '../../../../test/support/fakes/held-statements';
+import { sample } from '../../../../test/support/metrics';
+import { AppMetrics } from '@svc/platform';
 import type { IntrospectionCache } from '@svc/security';
 import { writeRefreshBatch, type RefreshBatchThread } from './refresh-batch-thread';
 import { RefreshGroupCommit } from './refresh-group-commit';
@@ -15,6 +17,7 @@ function setup(
   concurrency: number,
   batchFails?: (n: number) => Error | 'short' | undefined,
   tombstoneFails = false,
+  metrics?: AppMetrics,
 ) {
   // Statements and tombstone writes, in the order they were made.
   const { sql, statements, letGo } = heldStatements(
@@ -37,9 +40,13 @@ function setup(
       return writeRefreshBatch(cache, pairs, batch);
     },
   } as unknown as RefreshBatchThread;
-  const groupCommit = new RefreshGroupCommit(pairs, cache, thread, {
-    TOKEN_REFRESH_CONCURRENCY: concurrency,
-  });
+  const groupCommit = new RefreshGroupCommit(
+    pairs,
+    cache,
+    thread,
+    { TOKEN_REFRESH_CONCURRENCY: concurrency },
+    metrics,
+  );
   return { groupCommit, statements, letGo, handedOver };
 }
 
@@ -170,5 +177,24 @@ describe('RefreshGroupCommit', () => {
       tombstones('r3'),
       ['token_refresh_batch', ['r3']],
     ]);
+  });
+
+  it('times each stage: every rotation’s wait for its batch, and each batch’s tombstones, statement and handover', async () => {
+    const metrics = new AppMetrics('auth-server');
+    const { groupCommit, letGo } = setup(1, undefined, false, metrics);
+    await settleAll(
+      letGo,
+      ['r1', 'r2', 'r3'].map((d) => groupCommit.rotate(rotation(d), `x-${d}`)),
+    );
+    const text = await metrics.registry.metrics();
+    const of = (suffix: string, stage: string) =>
+      sample(text, `token_refresh_batch_stage_seconds_${suffix}`, { stage });
+    // r1 alone, then r2 and r3 together: three waits, two batches.
+    expect(['waiting', 'tombstones', 'statement', 'handover'].map((stage) => of('count', stage))).toEqual([
+      3, 2, 2, 2,
+    ]);
+    // r2 and r3 waited for r1's batch, which the fake held until the test let it go.
+    expect(of('sum', 'waiting')).toBeGreaterThan(0);
+    expect(of('sum', 'statement')).toBeGreaterThan(0);
   });
 });

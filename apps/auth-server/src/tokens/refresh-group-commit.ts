@@ -1,5 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, GroupBatcher, type ConfigOf } from '@svc/platform';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { APP_CONFIG, AppMetrics, GroupBatcher, type ConfigOf } from '@svc/platform';
+import type { Histogram } from 'prom-client';
 import { IntrospectionCache } from '@svc/security';
 import type { AUTH_SERVER_CONFIG } from '../config';
 import { RefreshBatchThread, tombstoneRotations } from './refresh-batch-thread';
@@ -12,6 +13,18 @@ import {
 
 /** Rotations sent in one statement at most (a batch's locks are held until its commit). */
 const MAX_REFRESH_BATCH = 16;
+
+/** Seconds; a batch's stages take from a fraction of a millisecond to its 100 ms lock wait and more. */
+const STAGE_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
+/** Where a batched refresh's time goes, stage by stage (`token_refresh_batch_stage_seconds`). */
+type Stage = 'waiting' | 'tombstones' | 'statement' | 'handover';
+
+/** A rotation waiting for its batch, since when (performance.now()). */
+interface Queued {
+  readonly expected: ExpectedRotation;
+  readonly since: number;
+}
 
 /**
  * Group commit of the common refresh: a live pair whose access token is the one derived from its
@@ -32,7 +45,8 @@ const MAX_REFRESH_BATCH = 16;
  */
 @Injectable()
 export class RefreshGroupCommit {
-  private readonly batches: GroupBatcher<ExpectedRotation, RefreshOutcome | undefined>;
+  private readonly batches: GroupBatcher<Queued, RefreshOutcome | undefined>;
+  private readonly stages?: Histogram<'stage'>;
 
   constructor(
     private readonly pairs: TokenPairsRepository,
@@ -40,12 +54,24 @@ export class RefreshGroupCommit {
     private readonly thread: RefreshBatchThread,
     @Inject(APP_CONFIG)
     config: Pick<ConfigOf<typeof AUTH_SERVER_CONFIG>, 'TOKEN_REFRESH_CONCURRENCY'>,
+    @Optional() metrics?: AppMetrics,
   ) {
     this.batches = new GroupBatcher(
       (batch) => this.send(batch),
       MAX_REFRESH_BATCH,
       config.TOKEN_REFRESH_CONCURRENCY,
     );
+    this.stages = metrics?.histogram(
+      'token_refresh_batch_stage_seconds',
+      'where a batched refresh spends its time: waiting (each rotation, until its batch is handed to the refresh batch thread), and per batch tombstones (the Redis write), statement (token_refresh_batch in PostgreSQL) and handover (the rest of the round trip to the thread and back)',
+      ['stage'],
+      STAGE_BUCKETS,
+    );
+    if (this.stages) {
+      AppMetrics.preset(this.stages, {
+        stage: ['waiting', 'tombstones', 'statement', 'handover'] satisfies Stage[],
+      });
+    }
   }
 
   /**
@@ -60,12 +86,24 @@ export class RefreshGroupCommit {
       return this.pairs.rotateAlone(expected);
     }
     // Undefined: the batch gave way to a lock and changed nothing; its tombstones are written.
-    return (await this.batches.submit(expected)) ?? this.pairs.rotateAlone(expected);
+    return (
+      (await this.batches.submit({ expected, since: performance.now() })) ?? this.pairs.rotateAlone(expected)
+    );
   }
 
-  private async send(batch: readonly ExpectedRotation[]): Promise<(RefreshOutcome | undefined)[]> {
-    const outcomes = await this.thread.write(batch);
+  private async send(batch: readonly Queued[]): Promise<(RefreshOutcome | undefined)[]> {
+    const handed = performance.now();
+    for (const queued of batch) this.observe('waiting', handed - queued.since);
+    const { outcomes, took } = await this.thread.write(batch.map((b) => b.expected));
+    const roundTrip = performance.now() - handed;
+    this.observe('tombstones', took.tombstones * 1000);
+    this.observe('statement', took.statement * 1000);
+    this.observe('handover', Math.max(0, roundTrip - (took.tombstones + took.statement) * 1000));
     this.pairs.countRefreshBatch(outcomes);
     return outcomes;
+  }
+
+  private observe(stage: Stage, ms: number): void {
+    this.stages?.observe({ stage }, ms / 1000);
   }
 }
