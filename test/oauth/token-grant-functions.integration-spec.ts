@@ -707,6 +707,46 @@ describe('the grant functions’ plans', () => {
     }
   });
 
+  it('rotate a pair found by its primary key, never by a scan of an index of live pairs, even on a table never analyzed', async () => {
+    // The rotating UPDATE as token_refresh has it, its variables made parameters, planned as
+    // PL/pgSQL plans it once it has run five times (a generic plan) against an empty copy of
+    // token_pairs with its indexes: a new database. The partial indexes on live pairs keep an entry
+    // for every rotated pair until vacuum, so a plan that scans one reads them all at each refresh.
+    const session = new Client({ connectionString: auth.services.databaseUrl });
+    await session.connect();
+    try {
+      const { rows: fn } = await session.query<{ src: string }>(
+        `SELECT prosrc AS src FROM pg_proc WHERE pronamespace = 'auth'::regnamespace AND proname = 'token_refresh'`,
+      );
+      const update = /UPDATE token_pairs t SET[\s\S]*?RETURNING [^;]*? INTO pair;/
+        .exec(fn[0].src)![0]
+        .replace(/ INTO pair;$/, '')
+        .replace(/\bseen\.id\b/g, '$1')
+        .replace(/\bp_at\b/g, '$2')
+        .replace(/\bp_pair_id\b/g, '$3')
+        .replace(/\bp_expected_access_digest\b/g, '$4')
+        .replace(/\bp_scopes\b/g, '$5')
+        .replace(/\bp_client_id\b/g, '$6');
+      await session.query('BEGIN');
+      await session.query(
+        'CREATE TEMP TABLE token_pairs (LIKE auth.token_pairs INCLUDING ALL) ON COMMIT DROP',
+      );
+      await session.query(
+        'SET LOCAL search_path = pg_temp, auth; SET LOCAL plan_cache_mode = force_generic_plan; SET LOCAL enable_seqscan = off',
+      );
+      await session.query(`PREPARE rotation(text, timestamptz, text, text, text[], text) AS ${update}`);
+      const { rows } = await session.query<Record<string, string>>(
+        `EXPLAIN EXECUTE rotation('tkp_a', now(), 'tkp_b', NULL, NULL, 'partner')`,
+      );
+      await session.query('ROLLBACK');
+      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(plan).toMatch(/Index Scan using token_pairs_pkey on token_pairs t\b/);
+      expect(plan).not.toMatch(/_idx/);
+    } finally {
+      await session.end();
+    }
+  });
+
   it('find the codes and pairs of a batch of exchanges by their indexes in such a session too', async () => {
     const session = new Client({ connectionString: auth.services.databaseUrl });
     await session.connect();

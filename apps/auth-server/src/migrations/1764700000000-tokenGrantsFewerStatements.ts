@@ -3,31 +3,13 @@ import { tokenExchange } from './1764500000001-tokenExchangeFunction';
 import { tokenRefreshWithExpectedAccess } from './1764500000002-tokenRefreshExpectedAccess';
 
 /**
- * The two grants with fewer statements inside PostgreSQL (docs/architecture.md, "Token endpoint"):
- * every statement a plpgsql function runs starts and ends an executor, and in a profile of the
- * backends that was a fifth of a refresh. Same arguments, same outcomes, same lock order (family,
- * consent row, token pairs) as the functions they replace:
- *
- * - token_refresh reads the client and the presented pair in one statement, takes the family lock,
- *   then rotates with one UPDATE whose WHERE holds every check (live, not expired, the expected
- *   access token, a narrowing scope, the consent row taken FOR SHARE), and inserts the new pair.
- *   Only when that UPDATE matches nothing does it read the pair again, to say why.
- * - token_exchange consumes the code with one UPDATE that also checks the client, and reads the
- *   code again only when nothing was consumed, to say why (unknown, replayed, or the client).
- * - Outcomes are returned by RETURN NEXT, not by one more SELECT.
- *
- * token_pairs loses its foreign keys to users and partners. Both grants insert a pair only after
- * taking the member's live consent row FOR SHARE in the same transaction, and that row holds the
- * same two foreign keys; neither users nor partners are ever deleted. The keys checked again, per
- * insert, what the consent row already guarantees (two trigger queries per grant).
+ * token_refresh as this migration made it. `liveCheck` is how its rotating UPDATE tests that the
+ * pair is live, and `settings` any SET clauses after search_path: migration 1765200000000 makes it
+ * again with another `liveCheck`, and with the setting of 1765000000000 that a CREATE OR REPLACE
+ * would otherwise drop.
  */
-export class TokenGrantsFewerStatements1764700000000 implements MigrationInterface {
-  name = 'TokenGrantsFewerStatements1764700000000';
-
-  async up(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER TABLE "auth"."token_pairs" DROP CONSTRAINT IF EXISTS "token_pairs_user_id_fkey"`);
-    await q.query(`ALTER TABLE "auth"."token_pairs" DROP CONSTRAINT IF EXISTS "token_pairs_client_id_fkey"`);
-    await q.query(`
+export function tokenRefreshInOneUpdate(liveCheck: string, settings = ''): string {
+  return `
       CREATE OR REPLACE FUNCTION "auth"."token_refresh"(
         p_refresh_digest text,
         p_client_id text,
@@ -43,7 +25,7 @@ export class TokenGrantsFewerStatements1764700000000 implements MigrationInterfa
       )
       RETURNS TABLE (outcome text, out_user_id text, out_scopes text[], ended_access_digest text)
       LANGUAGE plpgsql
-      SET search_path = auth, pg_temp
+      SET search_path = auth, pg_temp${settings}
       AS $fn$
       DECLARE
         seen record;
@@ -74,7 +56,7 @@ export class TokenGrantsFewerStatements1764700000000 implements MigrationInterfa
         PERFORM pg_advisory_xact_lock(hashtextextended('token_family:' || seen.code_digest, 0));
         UPDATE token_pairs t SET revoked_at = p_at, revoked_reason = 'rotated', replaced_by = p_pair_id
           WHERE t.id = seen.id
-            AND t.revoked_at IS NULL AND t.refresh_expires_at > p_at
+            AND ${liveCheck} AND t.refresh_expires_at > p_at
             AND (p_expected_access_digest IS NULL OR t.access_digest = p_expected_access_digest)
             AND (p_scopes IS NULL OR (cardinality(p_scopes) > 0 AND p_scopes <@ t.scopes))
             AND EXISTS (
@@ -111,7 +93,35 @@ export class TokenGrantsFewerStatements1764700000000 implements MigrationInterfa
         RETURN NEXT;
       END
       $fn$
-    `);
+    `;
+}
+
+/**
+ * The two grants with fewer statements inside PostgreSQL (docs/architecture.md, "Token endpoint"):
+ * every statement a plpgsql function runs starts and ends an executor, and in a profile of the
+ * backends that was a fifth of a refresh. Same arguments, same outcomes, same lock order (family,
+ * consent row, token pairs) as the functions they replace:
+ *
+ * - token_refresh reads the client and the presented pair in one statement, takes the family lock,
+ *   then rotates with one UPDATE whose WHERE holds every check (live, not expired, the expected
+ *   access token, a narrowing scope, the consent row taken FOR SHARE), and inserts the new pair.
+ *   Only when that UPDATE matches nothing does it read the pair again, to say why.
+ * - token_exchange consumes the code with one UPDATE that also checks the client, and reads the
+ *   code again only when nothing was consumed, to say why (unknown, replayed, or the client).
+ * - Outcomes are returned by RETURN NEXT, not by one more SELECT.
+ *
+ * token_pairs loses its foreign keys to users and partners. Both grants insert a pair only after
+ * taking the member's live consent row FOR SHARE in the same transaction, and that row holds the
+ * same two foreign keys; neither users nor partners are ever deleted. The keys checked again, per
+ * insert, what the consent row already guarantees (two trigger queries per grant).
+ */
+export class TokenGrantsFewerStatements1764700000000 implements MigrationInterface {
+  name = 'TokenGrantsFewerStatements1764700000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE "auth"."token_pairs" DROP CONSTRAINT IF EXISTS "token_pairs_user_id_fkey"`);
+    await q.query(`ALTER TABLE "auth"."token_pairs" DROP CONSTRAINT IF EXISTS "token_pairs_client_id_fkey"`);
+    await q.query(tokenRefreshInOneUpdate('t.revoked_at IS NULL'));
     await q.query(`
       CREATE OR REPLACE FUNCTION "auth"."token_exchange"(
         p_code_digest text,

@@ -9,6 +9,7 @@ import { TokenGrantsFewerStatements1764700000000 } from './1764700000000-tokenGr
 import { TokenRefreshBatch1764800000000 } from './1764800000000-tokenRefreshBatch';
 import { TokenGrantsIndexPlans1765000000000 } from './1765000000000-tokenGrantsIndexPlans';
 import { TokenExchangeBatch1765100000000 } from './1765100000000-tokenExchangeBatch';
+import { TokenRefreshRotationByPrimaryKey1765200000000 } from './1765200000000-tokenRefreshRotationByPrimaryKey';
 
 export const AUTH_SERVER_MIGRATIONS = [
   CreateOAuthTables1763750000000,
@@ -22,4 +23,5 @@ export const AUTH_SERVER_MIGRATIONS = [
   TokenRefreshBatch1764800000000,
   TokenGrantsIndexPlans1765000000000,
   TokenExchangeBatch1765100000000,
+  TokenRefreshRotationByPrimaryKey1765200000000,
 ];
