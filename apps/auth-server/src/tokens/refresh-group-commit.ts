@@ -18,7 +18,8 @@ const MAX_REFRESH_BATCH = 16;
 const STAGE_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 
 /** Where a batched refresh's time goes, stage by stage (`token_refresh_batch_stage_seconds`). */
-type Stage = 'waiting' | 'tombstones' | 'statement' | 'handover';
+const STAGES = ['waiting', 'tombstones', 'statement', 'handover'] as const;
+type Stage = (typeof STAGES)[number];
 
 /** A rotation waiting for its batch, since when (performance.now()). */
 interface Queued {
@@ -42,6 +43,9 @@ interface Queued {
  * Each statement gives way after 100 ms of waiting on a lock, so no lock (a large suspension's,
  * say) holds a slot, and every other partner's refreshes behind it, for longer; its rotations then
  * go alone, outside the slots.
+ *
+ * Each rotation's wait for its batch, and each batch's writes and hand-over, are timed
+ * (`token_refresh_batch_stage_seconds`), so that a slower token endpoint says which stage moved.
  */
 @Injectable()
 export class RefreshGroupCommit {
@@ -67,11 +71,7 @@ export class RefreshGroupCommit {
       ['stage'],
       STAGE_BUCKETS,
     );
-    if (this.stages) {
-      AppMetrics.preset(this.stages, {
-        stage: ['waiting', 'tombstones', 'statement', 'handover'] satisfies Stage[],
-      });
-    }
+    if (this.stages) AppMetrics.preset(this.stages, { stage: STAGES });
   }
 
   /**
@@ -93,17 +93,17 @@ export class RefreshGroupCommit {
 
   private async send(batch: readonly Queued[]): Promise<(RefreshOutcome | undefined)[]> {
     const handed = performance.now();
-    for (const queued of batch) this.observe('waiting', handed - queued.since);
+    for (const queued of batch) this.observe('waiting', (handed - queued.since) / 1000);
     const { outcomes, took } = await this.thread.write(batch.map((b) => b.expected));
-    const roundTrip = performance.now() - handed;
-    this.observe('tombstones', took.tombstones * 1000);
-    this.observe('statement', took.statement * 1000);
-    this.observe('handover', Math.max(0, roundTrip - (took.tombstones + took.statement) * 1000));
+    const roundTrip = (performance.now() - handed) / 1000;
+    this.observe('tombstones', took.tombstones);
+    this.observe('statement', took.statement);
+    this.observe('handover', Math.max(0, roundTrip - took.tombstones - took.statement));
     this.pairs.countRefreshBatch(outcomes);
     return outcomes;
   }
 
-  private observe(stage: Stage, ms: number): void {
-    this.stages?.observe({ stage }, ms / 1000);
+  private observe(stage: Stage, seconds: number): void {
+    this.stages?.observe({ stage }, seconds);
   }
 }
