@@ -1,7 +1,8 @@
 // `npm run bench -- oauth`: the authorization server's token endpoint under load, in an isolated
 // database, vhost and Redis prefix, beside oidc-provider 9.13 (bench/peer/oidc-provider-peer.mjs) on the
 // same machine, Redis and run, and a bare Fastify route (the ratio column). Scenarios, in rounds that
-// alternate ours and the peer's so that both meet the same machine:
+// alternate ours and the peer's so that both meet the same machine (every other round in the reverse
+// order, so that each side goes first as often as the other):
 //   refresh             POST /oauth/token grant_type=refresh_token, rotating chains (one per client), ours
 //   oidc-provider ...   the same grant on the peer (POST /token), its rotation on every use
 //   ... 1 client        both again with a single client (latency without queueing)
@@ -11,7 +12,7 @@
 // Both servers are asked with client_secret_basic. For each: req/s, p50, p99, and CPU µs per request of
 // the app process, of PostgreSQL (the run database's backends) and of Redis, read from /proc.
 // BENCH_MEMBERS=1 gives every refresh chain one member (by default each chain is another member's).
-// BENCH_SECONDS (5), BENCH_CONCURRENCY (16), BENCH_ROUNDS (3), BENCH_CODES (codes per exchange round,
+// BENCH_SECONDS (5), BENCH_CONCURRENCY (16), BENCH_ROUNDS (5), BENCH_CODES (codes per exchange round,
 // 1500), BENCH_POOL_SIZE (auth-server's DATABASE_POOL_SIZE; its default, 10, when unset); BENCH_PROFILE=1 writes auth-server's CPU profiles to bench/profiles/auth-server.cpuprofile (the request thread) and auth-server-refresh-batch-thread.cpuprofile.
 // Results go to bench/results/oauth-<time>.json (every round, and the best of each scenario).
 import crypto from 'node:crypto';
@@ -33,7 +34,7 @@ const { AUTH_AUTHORIZE_DECIDE, SANDBOX_MEMBERS } = require(path.join(ROOT, 'dist
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '5');
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? '16');
 const CODES = Number(process.env.BENCH_CODES ?? '1500');
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '3');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '5');
 // Each refresh chain is another member's, as a partner's backend refreshes many members' tokens; with
 // BENCH_MEMBERS=1 every chain is one member's (every refresh then shares that member's consent row lock).
 const ONE_MEMBER = process.env.BENCH_MEMBERS === '1';
@@ -459,7 +460,8 @@ export async function benchOAuth() {
     const rounds = [];
     const best = new Map();
     for (let round = 0; round < ROUNDS; round += 1) {
-      for (const s of scenarios) {
+      // A machine that speeds up or slows down through the run would favour whichever side always went first.
+      for (const s of round % 2 === 0 ? scenarios : [...scenarios].reverse()) {
         const r = await s.run();
         r.round = round + 1;
         rounds.push(r);
@@ -543,17 +545,40 @@ async function counters(env) {
   return { db: Number(rows[0].n), redis };
 }
 
-/** The median of the scenario's req/s over every round. */
-function medianRps(rounds, name) {
-  const rps = rounds
-    .filter((r) => r.name === name)
-    .map((r) => r.rps)
-    .sort((a, b) => a - b);
-  if (rps.length === 0) return undefined;
-  return rps.length % 2 ? rps[(rps.length - 1) / 2] : (rps[rps.length / 2 - 1] + rps[rps.length / 2]) / 2;
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return undefined;
+  const mid = sorted.length / 2;
+  return sorted.length % 2 ? sorted[Math.floor(mid)] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** Ours over the peer's, per pair of scenarios (the issue's goals): best rounds, and medians. */
+/** The median of the scenario's req/s over every round. */
+function medianRps(rounds, name) {
+  return median(rounds.filter((r) => r.name === name).map((r) => r.rps));
+}
+
+/** The median of the scenario's p99 over every round. */
+function medianP99(rounds, name) {
+  return median(rounds.filter((r) => r.name === name).map((r) => r.p99_ms));
+}
+
+/**
+ * The geometric mean of ours over the peer's req/s in each round: each ratio is of two neighbouring
+ * measurements, so the machine's drift between rounds cancels out of it.
+ */
+function pairedRpsRatio(rounds, ours, peer) {
+  const logs = [];
+  for (const r of rounds.filter((x) => x.name === ours)) {
+    const p = rounds.find((x) => x.name === peer && x.round === r.round);
+    if (p) logs.push(Math.log(r.rps / p.rps));
+  }
+  return logs.length ? Math.exp(logs.reduce((a, b) => a + b, 0) / logs.length) : undefined;
+}
+
+/**
+ * Ours over the peer's, per pair of scenarios (the issue's goals): best rounds, medians of every
+ * round, and round by round.
+ */
 function versus(results, rounds) {
   const find = (name) => results.find((r) => r.name === name);
   const pairs = {};
@@ -564,8 +589,10 @@ function versus(results, rounds) {
     pairs[suffix] = {
       rps_ratio: Number((ours.rps / peer.rps).toFixed(2)),
       median_rps_ratio: Number((medianRps(rounds, ours.name) / medianRps(rounds, peer.name)).toFixed(2)),
+      paired_rps_ratio: Number(pairedRpsRatio(rounds, ours.name, peer.name)?.toFixed(2)),
       p50_ms: [ours.p50_ms, peer.p50_ms],
       p99_ms: [ours.p99_ms, peer.p99_ms],
+      median_p99_ms: [medianP99(rounds, ours.name), medianP99(rounds, peer.name)],
       cpu_us_per_request_total: [ours.cpu_us_per_request.total, peer.cpu_us_per_request.total],
     };
   }
