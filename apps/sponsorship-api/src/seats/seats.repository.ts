@@ -37,6 +37,38 @@ const RETURNED = `"sponsorshipId", "clientId", email, "externalRef", status, "us
 /** A seat whose provision found a member and that closes this soon after it was provisioned is a probe. */
 export const PROBE_WINDOW = '24 hours';
 
+/**
+ * The tests of live and invited seats, for statements that find seats by their ids: written so that the planner cannot
+ * match them to the predicate of a partial index on live or invited seats (`x IS TRUE` is not
+ * proved to imply `x`). Otherwise, on a table whose statistics are stale or missing (a new
+ * deployment, a burst of provisions before autoanalyze), it may read such an index whole, which
+ * keeps an entry for every seat that left the state until vacuum, instead of the primary key.
+ */
+const LIVE_BY_ID = `(${LIVE}) IS TRUE`;
+const INVITED_BY_ID = `(status = 'invited') IS TRUE`;
+
+/** Activates an invited seat by its id ($1): the member's id ($2) and name ($3), found on provision ($4). */
+export const ACTIVATE_INVITED_SEAT = `UPDATE seats SET status = 'active', user_id = $2, crew_name = $3,
+                        activated_at = clock_timestamp(), matched_on_provision = $4, updated_at = clock_timestamp()
+        WHERE sponsorship_id = $1 AND ${INVITED_BY_ID}
+        RETURNING ${COLUMNS}`;
+
+/**
+ * Closes the live seats of the ids $1 into $2, and charges the probes among them (closed within
+ * $3 of a provision that found the member) to their partners.
+ */
+export const CLOSE_LIVE_SEATS = `WITH closed AS (
+         UPDATE seats SET status = $2, closed_at = clock_timestamp(), updated_at = clock_timestamp()
+          WHERE sponsorship_id = ANY($1::text[]) AND ${LIVE_BY_ID}
+          RETURNING ${COLUMNS}, matched_on_provision
+       ), charged AS (
+         INSERT INTO probe_charges (sponsorship_id, client_id)
+         SELECT "sponsorshipId", "clientId" FROM closed
+          WHERE matched_on_provision AND "invitedAt" > clock_timestamp() - $3::interval
+         ON CONFLICT DO NOTHING
+       )
+       SELECT ${RETURNED} FROM closed`;
+
 /** Every query of the seats: one statement each, plus the `seat_events` rows of its changes. */
 @Injectable()
 export class SeatsRepository {
@@ -117,10 +149,7 @@ export class SeatsRepository {
   ): Promise<SeatRow> {
     const matchedOnProvision = reason === 'member_found';
     const seat = await this.sql.row<SeatRow>(
-      `UPDATE seats SET status = 'active', user_id = $2, crew_name = $3, activated_at = clock_timestamp(),
-                        matched_on_provision = $4, updated_at = clock_timestamp()
-        WHERE sponsorship_id = $1 AND status = 'invited'
-        RETURNING ${COLUMNS}`,
+      ACTIVATE_INVITED_SEAT,
       [sponsorshipId, userId, crewName, matchedOnProvision],
       tx,
     );
@@ -147,17 +176,7 @@ export class SeatsRepository {
   ): Promise<SeatRow[]> {
     if (seats.length === 0) return [];
     const closed = await this.sql.rows<SeatRow>(
-      `WITH closed AS (
-         UPDATE seats SET status = $2, closed_at = clock_timestamp(), updated_at = clock_timestamp()
-          WHERE sponsorship_id = ANY($1::text[]) AND ${LIVE}
-          RETURNING ${COLUMNS}, matched_on_provision
-       ), charged AS (
-         INSERT INTO probe_charges (sponsorship_id, client_id)
-         SELECT "sponsorshipId", "clientId" FROM closed
-          WHERE matched_on_provision AND "invitedAt" > clock_timestamp() - $3::interval
-         ON CONFLICT DO NOTHING
-       )
-       SELECT ${RETURNED} FROM closed`,
+      CLOSE_LIVE_SEATS,
       [seats.map((s) => s.sponsorshipId), to, PROBE_WINDOW],
       tx,
     );
