@@ -20,6 +20,7 @@ parentPort.on('message', ({ id, batch }) => {
   if (ask === 'data') return parentPort.postMessage({ id, outcomes: [workerData], took });
   if (ask === 'redis-down') return parentPort.postMessage({ id, error: { name: 'IntrospectionCacheUnavailableError', message: 'redis (introspection cache) is unavailable' } });
   if (ask === 'statement-timeout') return parentPort.postMessage({ id, error: { name: 'error', message: 'canceling statement due to statement timeout', code: '57014' } });
+  if (ask === 'loads') return parentPort.postMessage({ id, outcomes: [require('node:module').createRequire(${JSON.stringify(require.resolve('get-intrinsic'))}).resolve('async-function')], took });
   if (ask === 'exit') return process.exit(3);
   if (ask === 'slow') return setTimeout(() => parentPort.postMessage({ id, outcomes: rotated(), took }), 300);
   parentPort.postMessage({ id, outcomes: rotated(), took });
@@ -87,6 +88,12 @@ describe('RefreshBatchThread', () => {
       database: { DATABASE_URL: 'postgres://svc_auth@127.0.0.1:5432/svc', DATABASE_POOL_SIZE: 2 },
       redis: expect.objectContaining({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: 'test:' }),
     });
+  });
+
+  it('starts the thread loading CommonJS only, never an ES module through require()', async () => {
+    // get-intrinsic (under typeorm) requires async-function, which offers require() an ES module.
+    const [loaded] = (await thread.write([rotation('loads')])).outcomes as unknown as [string];
+    expect(path.basename(loaded)).toBe('index.js');
   });
 
   it('fails a batch with an error that still says which dependency is down', async () => {

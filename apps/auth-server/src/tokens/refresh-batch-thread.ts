@@ -121,6 +121,15 @@ export const REFRESH_BATCH_THREAD_ENTRY = Symbol('REFRESH_BATCH_THREAD_ENTRY');
  */
 export const REFRESH_BATCH_THREAD_HEAP_MB = { maxOldGenerationSizeMb: 40, maxYoungGenerationSizeMb: 8 };
 
+/**
+ * The thread loads its dependencies as CommonJS only: packages that offer an ES module to
+ * `require()` (the `module-sync` export condition, e.g. `async-function` under typeorm's
+ * dependencies) get their CommonJS entry instead. Node's `require()` of an ES module once aborted
+ * a whole test process (a V8 fatal error in `ModuleWrap::InstantiateSync`); an abort in this
+ * thread takes auth-server with it, where a failed batch would only have been a 503.
+ */
+export const REFRESH_BATCH_THREAD_EXEC_ARGV = ['--no-experimental-require-module'];
+
 /** How long shutdown waits for batches in flight before it stops the thread. */
 const SHUTDOWN_DRAIN_MS = 5000;
 
@@ -183,6 +192,7 @@ export class RefreshBatchThread implements OnApplicationBootstrap, OnApplication
     const worker = new Worker(this.entry, {
       workerData: this.data,
       resourceLimits: REFRESH_BATCH_THREAD_HEAP_MB,
+      execArgv: [...process.execArgv, ...REFRESH_BATCH_THREAD_EXEC_ARGV],
     });
     worker.on('message', (reply: RefreshBatchReply) => {
       const waiter = this.waiting.get(reply.id);
