@@ -38,11 +38,12 @@ const RETURNED = `"sponsorshipId", "clientId", email, "externalRef", status, "us
 export const PROBE_WINDOW = '24 hours';
 
 /**
- * The tests of live and invited seats, for statements that find seats by their ids: written so that the planner cannot
- * match them to the predicate of a partial index on live or invited seats (`x IS TRUE` is not
- * proved to imply `x`). Otherwise, on a table whose statistics are stale or missing (a new
- * deployment, a burst of provisions before autoanalyze), it may read such an index whole, which
- * keeps an entry for every seat that left the state until vacuum, instead of the primary key.
+ * The tests of live and invited seats, for statements that find seats by their ids: written so
+ * that the planner cannot match them to the predicate of a partial index on live or invited seats
+ * (it does not prove that `x IS TRUE` implies `x`). Otherwise, on a table whose statistics are
+ * stale or missing (a new deployment, a burst of provisions before autoanalyze), it may read such
+ * an index whole, which keeps an entry for every seat that left the state until vacuum, instead of
+ * the primary key (test/sponsorship/seat-plans.integration-spec.ts).
  */
 const LIVE_BY_ID = `(${LIVE}) IS TRUE`;
 const INVITED_BY_ID = `(status = 'invited') IS TRUE`;
