@@ -25,6 +25,7 @@ const Redis = require('ioredis');
 const { which } = require('../lib/procs.cjs');
 const { freePort } = require('../lib/net.cjs');
 const { cpuMicros } = require('./procstat.cjs');
+const { median: medianOf } = require('./stats.cjs');
 const { RATE_LIMIT_LUA, rateLimitKeys } = require(path.join(ROOT, 'libs/security/src/rate-limit.script.ts'));
 const { SORTED_SET_LUA } = require(path.join(ROOT, 'test/support/rate-limit-sorted-set.ts'));
 
@@ -214,11 +215,7 @@ export async function benchLimiter() {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `limiter-${when.replace(/[:.]/g, '-')}.json`);
   // The median of the rounds: the machine's other work shows as an outlier round, not as a trend.
-  const median = (values) => {
-    const sorted = [...values].sort((x, y) => x - y);
-    const mid = Math.floor(sorted.length / 2);
-    return sorted.length % 2 ? sorted[mid] : Number(((sorted[mid - 1] + sorted[mid]) / 2).toFixed(2));
-  };
+  const median = (values) => Number(medianOf(values).toFixed(2));
   const summary = {};
   for (const scenarioName of Object.keys(SCENARIOS)) {
     for (const storeName of Object.keys(STORES)) {

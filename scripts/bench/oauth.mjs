@@ -42,6 +42,7 @@ const PROFILE = process.env.BENCH_PROFILE === '1';
 /** The stages of a batched refresh that auth-server times (token_refresh_batch_stage_seconds). */
 const STAGES = ['waiting', 'tombstones', 'statement', 'handover'];
 const { cpuByPid, cpuSince, postgresCpuFrom, machineTicks, busySince } = require('./procstat.cjs');
+const { median } = require('./stats.cjs');
 const CLIENT = { client_id: 'sandbox-partner', client_secret: 'sandbox-secret' };
 const REDIRECT_URI = 'http://localhost:8765/callback';
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
@@ -543,13 +544,6 @@ async function counters(env) {
   const [info] = await redisCommands(env.REDIS_URL, [['INFO', 'stats']]);
   const redis = Number(/total_commands_processed:(\d+)/.exec(String(info))?.[1] ?? NaN);
   return { db: Number(rows[0].n), redis };
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return undefined;
-  const mid = sorted.length / 2;
-  return sorted.length % 2 ? sorted[Math.floor(mid)] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** The median of the scenario's req/s over every round. */

@@ -36,6 +36,7 @@ const { freePort, waitForHttpOk } = require('../lib/net.cjs');
 const { provision } = require('../lib/services.cjs');
 const { createRunResources, management } = require('../lib/isolation.cjs');
 const { busySince, cpuMicros, machineTicks, postgresCpuFrom } = require('./procstat.cjs');
+const { median: medianOf } = require('./stats.cjs');
 const { SANDBOX_MEMBERS, CREW_EVENTS_EXCHANGE } = require(path.join(ROOT, 'dist/libs/contracts/src'));
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? '10000');
@@ -429,11 +430,7 @@ const pathCpu = (r) =>
   );
 /** Extra CPU per delivery relative to `reference`, as a share (negative: cheaper). */
 const extraCpu = (r, reference) => Number((pathCpu(r) / pathCpu(reference) - 1).toFixed(3));
-const median = (xs) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return Number((sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2).toFixed(3));
-};
+const median = (xs) => Number(medianOf(xs).toFixed(3));
 
 function report(results, costs) {
   const when = new Date().toISOString();
