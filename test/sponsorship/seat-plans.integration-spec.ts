@@ -38,31 +38,29 @@ describe('seat statements by id', () => {
     }
   }
 
-  it.each(['custom', 'generic'] as const)(
-    'activate an invited seat found by its primary key, never by a scan of the index of invited seats (%s plan)',
-    async (mode) => {
-      const explained = await plan(
-        ACTIVATE_INVITED_SEAT,
-        'text, text, text, boolean',
-        `'spn_a', 'usr_a', 'Crew A', false`,
-        mode,
-      );
-      expect(explained).toMatch(/Index Scan using seats_pkey on seats\b/);
-      expect(explained).not.toMatch(/_idx/);
+  const statements = [
+    {
+      what: 'activate an invited seat found by its primary key, never by a scan of the index of invited seats',
+      statement: ACTIVATE_INVITED_SEAT,
+      types: 'text, text, text, boolean',
+      values: `'spn_a', 'usr_a', 'Crew A', false`,
+      uses: /Index Scan using seats_pkey on seats\b/,
+      avoids: /_idx/,
     },
-  );
+    {
+      what: 'close live seats found by their primary keys, never by a scan of an index of live seats',
+      statement: CLOSE_LIVE_SEATS,
+      types: 'text[], text, interval',
+      values: `ARRAY['spn_a', 'spn_b'], 'ended', '24 hours'`,
+      uses: /Index Scan on seats_pkey\b|Index Scan using seats_pkey on seats\b/,
+      avoids: /on seats_\w+_idx|using seats_\w+_idx/,
+    },
+  ];
+  const cases = statements.flatMap((s) => (['custom', 'generic'] as const).map((mode) => ({ ...s, mode })));
 
-  it.each(['custom', 'generic'] as const)(
-    'close live seats found by their primary keys, never by a scan of an index of live seats (%s plan)',
-    async (mode) => {
-      const explained = await plan(
-        CLOSE_LIVE_SEATS,
-        'text[], text, interval',
-        `ARRAY['spn_a', 'spn_b'], 'ended', '24 hours'`,
-        mode,
-      );
-      expect(explained).toMatch(/Index Scan on seats_pkey\b|Index Scan using seats_pkey on seats\b/);
-      expect(explained).not.toMatch(/on seats_\w+_idx|using seats_\w+_idx/);
-    },
-  );
+  it.each(cases)('$what ($mode plan)', async ({ statement, types, values, mode, uses, avoids }) => {
+    const explained = await plan(statement, types, values, mode);
+    expect(explained).toMatch(uses);
+    expect(explained).not.toMatch(avoids);
+  });
 });

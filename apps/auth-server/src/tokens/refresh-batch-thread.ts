@@ -128,7 +128,7 @@ export const REFRESH_BATCH_THREAD_HEAP_MB = { maxOldGenerationSizeMb: 40, maxYou
  * a whole test process (a V8 fatal error in `ModuleWrap::InstantiateSync`); an abort in this
  * thread takes auth-server with it, where a failed batch would only have been a 503.
  */
-export const REFRESH_BATCH_THREAD_EXEC_ARGV = ['--no-experimental-require-module'];
+const REFRESH_BATCH_THREAD_EXEC_ARGV = ['--no-experimental-require-module'];
 
 /** How long shutdown waits for batches in flight before it stops the thread. */
 const SHUTDOWN_DRAIN_MS = 5000;
