@@ -6,9 +6,10 @@ import { tokenRefreshWithExpectedAccess } from './1764500000002-tokenRefreshExpe
  * token_refresh as this migration made it. `liveCheck` is how its rotating UPDATE tests that the
  * pair is live, and `settings` any SET clauses after search_path: migration 1765200000000 makes it
  * again with another `liveCheck`, and with the setting of 1765000000000 that a CREATE OR REPLACE
- * would otherwise drop.
+ * would otherwise drop. `generations` (migration 1765300000000) numbers the new pair one after the
+ * pair it replaces.
  */
-export function tokenRefreshInOneUpdate(liveCheck: string, settings = ''): string {
+export function tokenRefreshInOneUpdate(liveCheck: string, settings = '', generations = false): string {
   return `
       CREATE OR REPLACE FUNCTION "auth"."token_refresh"(
         p_refresh_digest text,
@@ -31,7 +32,7 @@ export function tokenRefreshInOneUpdate(liveCheck: string, settings = ''): strin
         seen record;
         pair record;
       BEGIN
-        SELECT ok.client_ok, t.id, t.code_digest, t.client_id, t.revoked_at INTO seen
+        SELECT ok.client_ok, t.id, t.code_digest, t.client_id, t.revoked_at${generations ? ', t.generation' : ''} INTO seen
           FROM (SELECT EXISTS (
                   SELECT 1 FROM partners p
                     WHERE p.client_id = p_client_id AND p.secret_digest = p_secret_digest AND NOT p.suspended
@@ -84,9 +85,9 @@ export function tokenRefreshInOneUpdate(liveCheck: string, settings = ''): strin
 
         out_scopes := coalesce(p_scopes, pair.scopes);
         INSERT INTO token_pairs (id, code_digest, user_id, client_id, scopes, access_digest, refresh_digest,
-                                 access_expires_at, refresh_expires_at)
+                                 access_expires_at, refresh_expires_at${generations ? ', generation' : ''})
           VALUES (p_pair_id, seen.code_digest, pair.user_id, p_client_id, out_scopes, p_access_digest,
-                  p_new_refresh_digest, p_access_expires_at, p_refresh_expires_at);
+                  p_new_refresh_digest, p_access_expires_at, p_refresh_expires_at${generations ? ', seen.generation + 1' : ''});
         outcome := 'rotated';
         out_user_id := pair.user_id;
         ended_access_digest := pair.access_digest;
@@ -97,32 +98,11 @@ export function tokenRefreshInOneUpdate(liveCheck: string, settings = ''): strin
 }
 
 /**
- * The two grants with fewer statements inside PostgreSQL (docs/architecture.md, "Token endpoint"):
- * every statement a plpgsql function runs starts and ends an executor, and in a profile of the
- * backends that was a fifth of a refresh. Same arguments, same outcomes, same lock order (family,
- * consent row, token pairs) as the functions they replace:
- *
- * - token_refresh reads the client and the presented pair in one statement, takes the family lock,
- *   then rotates with one UPDATE whose WHERE holds every check (live, not expired, the expected
- *   access token, a narrowing scope, the consent row taken FOR SHARE), and inserts the new pair.
- *   Only when that UPDATE matches nothing does it read the pair again, to say why.
- * - token_exchange consumes the code with one UPDATE that also checks the client, and reads the
- *   code again only when nothing was consumed, to say why (unknown, replayed, or the client).
- * - Outcomes are returned by RETURN NEXT, not by one more SELECT.
- *
- * token_pairs loses its foreign keys to users and partners. Both grants insert a pair only after
- * taking the member's live consent row FOR SHARE in the same transaction, and that row holds the
- * same two foreign keys; neither users nor partners are ever deleted. The keys checked again, per
- * insert, what the consent row already guarantees (two trigger queries per grant).
+ * token_exchange as this migration made it; `settings` as for token_refresh above. `families`
+ * (migration 1765300000000) records the new family of pairs that the code starts.
  */
-export class TokenGrantsFewerStatements1764700000000 implements MigrationInterface {
-  name = 'TokenGrantsFewerStatements1764700000000';
-
-  async up(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER TABLE "auth"."token_pairs" DROP CONSTRAINT IF EXISTS "token_pairs_user_id_fkey"`);
-    await q.query(`ALTER TABLE "auth"."token_pairs" DROP CONSTRAINT IF EXISTS "token_pairs_client_id_fkey"`);
-    await q.query(tokenRefreshInOneUpdate('t.revoked_at IS NULL'));
-    await q.query(`
+export function tokenExchangeInOneUpdate(settings = '', families = false): string {
+  return `
       CREATE OR REPLACE FUNCTION "auth"."token_exchange"(
         p_code_digest text,
         p_client_id text,
@@ -138,7 +118,7 @@ export class TokenGrantsFewerStatements1764700000000 implements MigrationInterfa
       )
       RETURNS TABLE (outcome text, out_scopes text[])
       LANGUAGE plpgsql
-      SET search_path = auth, pg_temp
+      SET search_path = auth, pg_temp${settings}
       AS $fn$
       DECLARE
         code record;
@@ -179,7 +159,13 @@ export class TokenGrantsFewerStatements1764700000000 implements MigrationInterfa
               FROM consents c
               WHERE c.user_id = code.user_id AND c.client_id = p_client_id AND c.revoked_at IS NULL
               FOR SHARE OF c;
-          IF FOUND THEN
+          IF FOUND THEN${
+            families
+              ? `
+            INSERT INTO token_families (code_digest, client_id, user_id)
+              VALUES (p_code_digest, p_client_id, code.user_id);`
+              : ''
+          }
             outcome := 'issued';
             out_scopes := code.scopes;
           ELSE
@@ -189,7 +175,36 @@ export class TokenGrantsFewerStatements1764700000000 implements MigrationInterfa
         RETURN NEXT;
       END
       $fn$
-    `);
+    `;
+}
+
+/**
+ * The two grants with fewer statements inside PostgreSQL (docs/architecture.md, "Token endpoint"):
+ * every statement a plpgsql function runs starts and ends an executor, and in a profile of the
+ * backends that was a fifth of a refresh. Same arguments, same outcomes, same lock order (family,
+ * consent row, token pairs) as the functions they replace:
+ *
+ * - token_refresh reads the client and the presented pair in one statement, takes the family lock,
+ *   then rotates with one UPDATE whose WHERE holds every check (live, not expired, the expected
+ *   access token, a narrowing scope, the consent row taken FOR SHARE), and inserts the new pair.
+ *   Only when that UPDATE matches nothing does it read the pair again, to say why.
+ * - token_exchange consumes the code with one UPDATE that also checks the client, and reads the
+ *   code again only when nothing was consumed, to say why (unknown, replayed, or the client).
+ * - Outcomes are returned by RETURN NEXT, not by one more SELECT.
+ *
+ * token_pairs loses its foreign keys to users and partners. Both grants insert a pair only after
+ * taking the member's live consent row FOR SHARE in the same transaction, and that row holds the
+ * same two foreign keys; neither users nor partners are ever deleted. The keys checked again, per
+ * insert, what the consent row already guarantees (two trigger queries per grant).
+ */
+export class TokenGrantsFewerStatements1764700000000 implements MigrationInterface {
+  name = 'TokenGrantsFewerStatements1764700000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE "auth"."token_pairs" DROP CONSTRAINT IF EXISTS "token_pairs_user_id_fkey"`);
+    await q.query(`ALTER TABLE "auth"."token_pairs" DROP CONSTRAINT IF EXISTS "token_pairs_client_id_fkey"`);
+    await q.query(tokenRefreshInOneUpdate('t.revoked_at IS NULL'));
+    await q.query(tokenExchangeInOneUpdate());
   }
 
   async down(q: QueryRunner): Promise<void> {

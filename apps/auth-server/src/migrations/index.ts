@@ -10,6 +10,7 @@ import { TokenRefreshBatch1764800000000 } from './1764800000000-tokenRefreshBatc
 import { TokenGrantsIndexPlans1765000000000 } from './1765000000000-tokenGrantsIndexPlans';
 import { TokenExchangeBatch1765100000000 } from './1765100000000-tokenExchangeBatch';
 import { TokenRefreshRotationByPrimaryKey1765200000000 } from './1765200000000-tokenRefreshRotationByPrimaryKey';
+import { TokenFamilies1765300000000 } from './1765300000000-tokenFamilies';
 
 export const AUTH_SERVER_MIGRATIONS = [
   CreateOAuthTables1763750000000,
@@ -24,4 +25,5 @@ export const AUTH_SERVER_MIGRATIONS = [
   TokenGrantsIndexPlans1765000000000,
   TokenExchangeBatch1765100000000,
   TokenRefreshRotationByPrimaryKey1765200000000,
+  TokenFamilies1765300000000,
 ];

@@ -9,6 +9,18 @@ const EXPIRING = {
 } as const;
 
 /**
+ * A family ends with its newest pair: only that one could still have been live, and the older ones
+ * are kept only until their own expiry, to catch a rotated token presented again. Newer pairs of
+ * the family seen by this statement, even ones another replica is deleting, keep it.
+ */
+const FAMILY_OF_NEWEST = `, ended AS (
+         DELETE FROM token_families f USING gone
+          WHERE f.code_digest = gone.code_digest
+            AND NOT EXISTS (SELECT 1 FROM token_pairs n
+                             WHERE n.code_digest = gone.code_digest AND n.generation > gone.generation)
+       )`;
+
+/**
  * Each delete is one short transaction over a batch of the oldest expired rows (by an index),
  * SKIP LOCKED so replicas prune side by side.
  */
@@ -16,17 +28,19 @@ const EXPIRING = {
 export class GrantsRetentionRepository {
   constructor(private readonly sql: Sql) {}
 
-  /** Rows of `grants` that expired more than `graceSeconds` ago. */
+  /** Rows of `grants` that expired more than `graceSeconds` ago (and the families they end). */
   async deleteExpired(grants: keyof typeof EXPIRING, graceSeconds: number, limit: number): Promise<number> {
     const { table, key, expiry } = EXPIRING[grants];
+    const pairs = grants === 'tokenPairs';
     const counted = await this.sql.row<{ deleted: number }>(
       `WITH doomed AS (
          SELECT ${key} FROM ${table}
           WHERE ${expiry} < now() - make_interval(secs => $1)
           ORDER BY ${expiry} LIMIT $2 FOR UPDATE SKIP LOCKED
        ), gone AS (
-         DELETE FROM ${table} t USING doomed WHERE t.${key} = doomed.${key} RETURNING 1
-       )
+         DELETE FROM ${table} t USING doomed WHERE t.${key} = doomed.${key}
+         RETURNING ${pairs ? 't.code_digest, t.generation' : '1'}
+       )${pairs ? FAMILY_OF_NEWEST : ''}
        SELECT count(*)::int AS deleted FROM gone`,
       [graceSeconds, limit],
     );

@@ -181,14 +181,23 @@ export class TokenPairsRepository {
     );
   }
 
+  /**
+   * Adds a pair as the newest of its family (a code's first pair also adds the family). The caller
+   * holds the family lock or the code's row, so no other pair of the family is added meanwhile.
+   */
   async insert(
     tx: Transaction,
     pair: Omit<TokenPairEntity, 'createdAt' | 'revokedAt' | 'revokedReason' | 'replacedBy'>,
   ): Promise<void> {
     await this.sql.rows(
-      `INSERT INTO token_pairs (id, code_digest, user_id, client_id, scopes, access_digest, refresh_digest,
-                                access_expires_at, refresh_expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      `WITH family AS (
+         INSERT INTO token_families (code_digest, client_id, user_id) VALUES ($2, $4, $3)
+         ON CONFLICT (code_digest) DO NOTHING
+       )
+       INSERT INTO token_pairs (id, code_digest, user_id, client_id, scopes, access_digest, refresh_digest,
+                                access_expires_at, refresh_expires_at, generation)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
+               (SELECT coalesce(max(generation) + 1, 0) FROM token_pairs WHERE code_digest = $2))`,
       [
         pair.id,
         pair.codeDigest,
@@ -408,18 +417,42 @@ export class TokenPairsRepository {
       | { clientId: string },
     reason: RevocationReason,
   ): Promise<string[]> {
-    const [where, params] =
-      'pairId' in filter
-        ? ['id = $2', [filter.pairId]]
-        : 'codeDigest' in filter
-          ? ['code_digest = $2', [filter.codeDigest]]
-          : 'userId' in filter
-            ? ['user_id = $2 AND client_id = $3', [filter.userId, filter.clientId]]
-            : ['client_id = $2', [filter.clientId]];
+    if (!('pairId' in filter) && !('codeDigest' in filter)) {
+      return this.revokeLiveOfFamilies(tx, filter, reason);
+    }
+    const [where, param] =
+      'pairId' in filter ? ['id = $2', filter.pairId] : ['code_digest = $2', filter.codeDigest];
     const rows = await this.sql.rows<Pick<TokenPairEntity, 'accessDigest'>>(
       `UPDATE token_pairs SET revoked_at = now(), revoked_reason = $1
         WHERE ${where} AND revoked_at IS NULL
         RETURNING access_digest AS "accessDigest"`,
+      [reason, param],
+      tx,
+    );
+    return rows.map((r) => r.accessDigest);
+  }
+
+  /**
+   * A member's or a partner's live pairs: only a family's newest pair can be live, so each family
+   * costs one probe of the (code_digest, generation) index, however often it was rotated.
+   */
+  private async revokeLiveOfFamilies(
+    tx: Transaction,
+    filter: { userId: string; clientId: string } | { clientId: string },
+    reason: RevocationReason,
+  ): Promise<string[]> {
+    const [member, params] =
+      'userId' in filter
+        ? [' AND f.user_id = $3', [filter.clientId, filter.userId]]
+        : ['', [filter.clientId]];
+    const rows = await this.sql.rows<Pick<TokenPairEntity, 'accessDigest'>>(
+      `UPDATE token_pairs t SET revoked_at = now(), revoked_reason = $1
+         FROM token_families f
+         CROSS JOIN LATERAL (
+           SELECT n.id FROM token_pairs n WHERE n.code_digest = f.code_digest ORDER BY n.generation DESC LIMIT 1
+         ) newest
+        WHERE f.client_id = $2${member} AND t.id = newest.id AND t.revoked_at IS NULL
+        RETURNING t.access_digest AS "accessDigest"`,
       [reason, ...params],
       tx,
     );
