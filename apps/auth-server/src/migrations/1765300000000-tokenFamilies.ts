@@ -7,6 +7,24 @@ import {
 const LIVE_BY_PRIMARY_KEY = '(t.revoked_at IS NULL) IS TRUE';
 const SETTINGS = '\n      SET enable_seqscan = off';
 
+/** Numbers the pairs of each family by age, a live pair last (only the newest can be live). */
+export function numberPairsInFamilies(schema: string): string {
+  return `
+      UPDATE "${schema}"."token_pairs" t SET generation = n.generation
+        FROM (SELECT id, (row_number() OVER (PARTITION BY code_digest
+                                             ORDER BY revoked_at IS NULL, created_at, id) - 1)::int AS generation
+                FROM "${schema}"."token_pairs") n
+       WHERE t.id = n.id AND n.generation <> 0`;
+}
+
+/** A family row for every code that has pairs, from its first pair. */
+export function familiesOfPairs(schema: string): string {
+  return `
+      INSERT INTO "${schema}"."token_families" (code_digest, client_id, user_id, created_at)
+      SELECT DISTINCT ON (code_digest) code_digest, client_id, user_id, created_at
+        FROM "${schema}"."token_pairs" ORDER BY code_digest, generation`;
+}
+
 /**
  * A rotation that PostgreSQL can write as a HOT update (docs/architecture.md, "Token endpoint",
  * step 17). Every refresh marks its pair rotated (`revoked_at`) and inserts the next one. While two
@@ -34,12 +52,7 @@ export class TokenFamilies1765300000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE "auth"."token_pairs" ADD COLUMN "generation" integer NOT NULL DEFAULT 0`);
-    await q.query(`
-      UPDATE "auth"."token_pairs" t SET generation = n.generation
-        FROM (SELECT id, (row_number() OVER (PARTITION BY code_digest
-                                             ORDER BY revoked_at IS NULL, created_at, id) - 1)::int AS generation
-                FROM "auth"."token_pairs") n
-       WHERE t.id = n.id AND n.generation <> 0`);
+    await q.query(numberPairsInFamilies('auth'));
     await q.query(
       `CREATE UNIQUE INDEX "token_pairs_family_generation" ON "auth"."token_pairs" ("code_digest", "generation")`,
     );
@@ -52,10 +65,7 @@ export class TokenFamilies1765300000000 implements MigrationInterface {
         "user_id" text NOT NULL,
         "created_at" timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query(`
-      INSERT INTO "auth"."token_families" (code_digest, client_id, user_id, created_at)
-      SELECT DISTINCT ON (code_digest) code_digest, client_id, user_id, created_at
-        FROM "auth"."token_pairs" ORDER BY code_digest, generation`);
+    await q.query(familiesOfPairs('auth'));
     await q.query(
       `CREATE INDEX "token_families_by_partner_member" ON "auth"."token_families" ("client_id", "user_id")`,
     );

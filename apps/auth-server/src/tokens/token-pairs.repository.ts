@@ -110,6 +110,27 @@ const TOKEN_REFRESH_BATCH = `SELECT outcome, out_user_id AS "userId", out_scopes
   FROM token_refresh_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
   ORDER BY ord`;
 
+/**
+ * A partner's ($2) or a member's ($2, $3) live pairs, revoked for reason $1. Only a family's newest
+ * pair can be live, so each family costs one probe of the (code_digest, generation) index, however
+ * often it was rotated (migration 1765300000000), and the pairs found are updated by primary key.
+ */
+function revokeLiveOfFamilies(byMember: boolean): string {
+  return `UPDATE token_pairs t SET revoked_at = now(), revoked_reason = $1
+   WHERE t.id = ANY (ARRAY(
+           SELECT newest.id FROM token_families f
+            CROSS JOIN LATERAL (
+              SELECT n.id FROM token_pairs n WHERE n.code_digest = f.code_digest
+               ORDER BY n.generation DESC LIMIT 1
+            ) newest
+            WHERE f.client_id = $2${byMember ? ' AND f.user_id = $3' : ''}))
+     AND t.revoked_at IS NULL
+   RETURNING t.access_digest AS "accessDigest"`;
+}
+
+export const REVOKE_LIVE_OF_PARTNER = revokeLiveOfFamilies(false);
+export const REVOKE_LIVE_OF_MEMBER = revokeLiveOfFamilies(true);
+
 /** lock_not_available (its lock_timeout) and deadlock_detected: the batch rolled back whole. */
 const GAVE_WAY = new Set(['55P03', '40P01']);
 
@@ -432,28 +453,14 @@ export class TokenPairsRepository {
     return rows.map((r) => r.accessDigest);
   }
 
-  /**
-   * A member's or a partner's live pairs: only a family's newest pair can be live, so each family
-   * costs one probe of the (code_digest, generation) index, however often it was rotated.
-   */
   private async revokeLiveOfFamilies(
     tx: Transaction,
     filter: { userId: string; clientId: string } | { clientId: string },
     reason: RevocationReason,
   ): Promise<string[]> {
-    const [member, params] =
-      'userId' in filter
-        ? [' AND f.user_id = $3', [filter.clientId, filter.userId]]
-        : ['', [filter.clientId]];
     const rows = await this.sql.rows<Pick<TokenPairEntity, 'accessDigest'>>(
-      `UPDATE token_pairs t SET revoked_at = now(), revoked_reason = $1
-         FROM token_families f
-         CROSS JOIN LATERAL (
-           SELECT n.id FROM token_pairs n WHERE n.code_digest = f.code_digest ORDER BY n.generation DESC LIMIT 1
-         ) newest
-        WHERE f.client_id = $2${member} AND t.id = newest.id AND t.revoked_at IS NULL
-        RETURNING t.access_digest AS "accessDigest"`,
-      [reason, ...params],
+      'userId' in filter ? REVOKE_LIVE_OF_MEMBER : REVOKE_LIVE_OF_PARTNER,
+      'userId' in filter ? [reason, filter.clientId, filter.userId] : [reason, filter.clientId],
       tx,
     );
     return rows.map((r) => r.accessDigest);
