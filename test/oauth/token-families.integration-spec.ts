@@ -68,6 +68,17 @@ async function expectDead(p: SandboxPartner, tokens: TokenResponse) {
   expectOAuthError(await http.refresh(p, tokens.refresh_token), 400, 'invalid_grant');
 }
 
+/** A statement of auth-server's (its tables unqualified) on a connection of its own, as auth-server runs it. */
+async function asAuthServer(text: string, values: unknown[]): Promise<unknown[]> {
+  const session = new Client({ connectionString: auth.services.databaseUrl, options: '-c search_path=auth' });
+  await session.connect();
+  try {
+    return (await session.query(text, values)).rows;
+  } finally {
+    await session.end();
+  }
+}
+
 describe('a rotation PostgreSQL writes as a HOT update', () => {
   it('no index of token_pairs names a column that a rotation or a revocation writes, and its pages keep room', async () => {
     const indexes = (await db().query(
@@ -178,6 +189,30 @@ describe('families: a member’s or a partner’s live pairs, one per family', (
       { reason: 'partner_suspended', pairs: 3 },
       { reason: 'rotated', pairs: 7 },
     ]);
+  });
+
+  it('a pair inserted as the release before inserts it, without a generation, is numbered as its family’s newest and has its family', async () => {
+    const client = `fam-legacy-${uid()}`;
+    const user = `fam-legacy-user-${uid()}`;
+    const code = uid();
+    // What auth-server of the release before writes: no generation, no family row (docs/operations.md).
+    const legacyInsert = (n: number, revoked: boolean) =>
+      db().query(
+        `INSERT INTO auth.token_pairs (id, code_digest, user_id, client_id, scopes, access_digest, refresh_digest,
+                                       access_expires_at, refresh_expires_at, revoked_at, revoked_reason)
+         VALUES ($1, $2, $3, $4, ARRAY['profile:read'], $5, $6, now() + interval '1 hour',
+                 now() + interval '90 days', CASE WHEN $7 THEN now() END, CASE WHEN $7 THEN 'rotated' END)`,
+        [`tkp_${code}_${n}`, code, user, client, `${code}-a${n}`, `${code}-r${n}`, revoked],
+      );
+    await legacyInsert(0, true);
+    await legacyInsert(1, false);
+
+    expect((await generationsOf(code)).map((r) => r.generation)).toEqual([0, 1]);
+    expect(
+      await db().query(`SELECT client_id, user_id FROM auth.token_families WHERE code_digest = $1`, [code]),
+    ).toEqual([{ client_id: client, user_id: user }]);
+    const ended = await asAuthServer(REVOKE_LIVE_OF_MEMBER, ['disconnected', client, user]);
+    expect(ended).toEqual([{ accessDigest: `${code}-a1` }]);
   });
 
   describe.each([
@@ -293,7 +328,8 @@ describe('the migration to families', () => {
     try {
       await q(`CREATE TABLE "${schema}".token_pairs (LIKE auth.token_pairs INCLUDING DEFAULTS)`);
       await q(`CREATE TABLE "${schema}".token_families (LIKE auth.token_families INCLUDING ALL)`);
-      // As stored before the migration: generation is the new column's default, 0, everywhere.
+      // As the migration finds them once it added the column: generation 0 (its default then) everywhere.
+      await q(`ALTER TABLE "${schema}".token_pairs ALTER COLUMN generation SET DEFAULT 0`);
       await q(
         `INSERT INTO "${schema}".token_pairs (id, code_digest, user_id, client_id, scopes, access_digest,
                                               refresh_digest, access_expires_at, refresh_expires_at,

@@ -99,7 +99,7 @@ export function tokenRefreshInOneUpdate(liveCheck: string, settings = '', genera
 
 /**
  * token_exchange as this migration made it; `settings` as for token_refresh above. `families`
- * (migration 1765300000000) records the new family of pairs that the code starts.
+ * (migration 1765300000000) records the new family of pairs that the code starts, its pair first.
  */
 export function tokenExchangeInOneUpdate(settings = '', families = false): string {
   return `
@@ -153,9 +153,9 @@ export function tokenExchangeInOneUpdate(settings = '', families = false): strin
           outcome := 'pkce';
         ELSE
           INSERT INTO token_pairs (id, code_digest, user_id, client_id, scopes, access_digest, refresh_digest,
-                                   access_expires_at, refresh_expires_at)
+                                   access_expires_at, refresh_expires_at${families ? ', generation' : ''})
             SELECT p_pair_id, p_code_digest, code.user_id, p_client_id, code.scopes, p_access_digest,
-                   p_refresh_digest, p_access_expires_at, p_refresh_expires_at
+                   p_refresh_digest, p_access_expires_at, p_refresh_expires_at${families ? ', 0' : ''}
               FROM consents c
               WHERE c.user_id = code.user_id AND c.client_id = p_client_id AND c.revoked_at IS NULL
               FOR SHARE OF c;

@@ -26,6 +26,29 @@ export function familiesOfPairs(schema: string): string {
 }
 
 /**
+ * Old replicas keep serving while the migrations run (docs/operations.md, "Upgrading to token
+ * families"): auth-server of the release before inserts a pair without its generation (a grace
+ * re-issue, a code exchanged on the replay path) and no family row. This trigger numbers such a pair
+ * as its family's newest and adds the family, so a later disconnect or suspension finds it. Today's
+ * auth-server always names the generation, so for it the trigger's WHEN is all it costs. A later
+ * release drops it, once no replica of the release before can be left.
+ */
+const NUMBER_PAIRS_OF_EARLIER_RELEASE = `
+      CREATE FUNCTION "auth"."token_pairs_number_in_family"() RETURNS trigger
+      LANGUAGE plpgsql
+      SET search_path = auth, pg_temp
+      AS $fn$
+      BEGIN
+        NEW.generation := (SELECT coalesce(max(p.generation) + 1, 0) FROM token_pairs p
+                            WHERE p.code_digest = NEW.code_digest);
+        INSERT INTO token_families (code_digest, client_id, user_id)
+          VALUES (NEW.code_digest, NEW.client_id, NEW.user_id)
+          ON CONFLICT (code_digest) DO NOTHING;
+        RETURN NEW;
+      END
+      $fn$`;
+
+/**
  * A rotation that PostgreSQL can write as a HOT update (docs/architecture.md, "Token endpoint",
  * step 17). Every refresh marks its pair rotated (`revoked_at`) and inserts the next one. While two
  * partial indexes on live pairs (`WHERE revoked_at IS NULL`) named the column, that UPDATE wrote a
@@ -52,11 +75,15 @@ export class TokenFamilies1765300000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE "auth"."token_pairs" ADD COLUMN "generation" integer NOT NULL DEFAULT 0`);
+    // Dropped first, so the numbering below maintains four indexes, not seven.
+    await q.query(`DROP INDEX "auth"."token_pairs_by_code"`);
+    await q.query(`DROP INDEX "auth"."token_pairs_live_by_member"`);
+    await q.query(`DROP INDEX "auth"."token_pairs_live_by_client"`);
     await q.query(numberPairsInFamilies('auth'));
+    await q.query(`ALTER TABLE "auth"."token_pairs" ALTER COLUMN "generation" DROP DEFAULT`);
     await q.query(
       `CREATE UNIQUE INDEX "token_pairs_family_generation" ON "auth"."token_pairs" ("code_digest", "generation")`,
     );
-    await q.query(`DROP INDEX "auth"."token_pairs_by_code"`);
 
     await q.query(`
       CREATE TABLE "auth"."token_families" (
@@ -70,15 +97,20 @@ export class TokenFamilies1765300000000 implements MigrationInterface {
       `CREATE INDEX "token_families_by_partner_member" ON "auth"."token_families" ("client_id", "user_id")`,
     );
 
-    await q.query(`DROP INDEX "auth"."token_pairs_live_by_member"`);
-    await q.query(`DROP INDEX "auth"."token_pairs_live_by_client"`);
     await q.query(`ALTER TABLE "auth"."token_pairs" SET (fillfactor = 50)`);
 
     await q.query(tokenRefreshInOneUpdate(LIVE_BY_PRIMARY_KEY, SETTINGS, true));
     await q.query(tokenExchangeInOneUpdate(SETTINGS, true));
+    await q.query(NUMBER_PAIRS_OF_EARLIER_RELEASE);
+    await q.query(
+      `CREATE TRIGGER "token_pairs_number_in_family" BEFORE INSERT ON "auth"."token_pairs"
+         FOR EACH ROW WHEN (NEW.generation IS NULL) EXECUTE FUNCTION "auth"."token_pairs_number_in_family"()`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP TRIGGER "token_pairs_number_in_family" ON "auth"."token_pairs"`);
+    await q.query(`DROP FUNCTION "auth"."token_pairs_number_in_family"()`);
     await q.query(tokenExchangeInOneUpdate(SETTINGS));
     await q.query(tokenRefreshInOneUpdate(LIVE_BY_PRIMARY_KEY, SETTINGS));
     await q.query(`ALTER TABLE "auth"."token_pairs" RESET (fillfactor)`);
