@@ -146,4 +146,7 @@ selected()
   .finally(() => {
     for (const c of children) c.kill('SIGTERM');
     setTimeout(() => tempDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })), 500);
+    // A bench that failed mid-round can leave a handle open (a load worker, a child's channel):
+    // the run is over either way, so it must not hang.
+    setTimeout(() => process.exit(), 2000).unref();
   });

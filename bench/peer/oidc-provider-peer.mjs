@@ -137,6 +137,9 @@ process.on('message', (message) => {
   }
 });
 
-http
-  .createServer(provider.callback())
-  .listen(Number(process.argv[2]), '127.0.0.1', () => process.send?.('ready'));
+const server = http.createServer(provider.callback());
+// The bench's clients keep their connections between rounds, and this server sits idle through ours:
+// Node's default (5 s) would close them as a round starts, and a request sent on a connection being
+// closed fails with "socket hang up". auth-server's Fastify keeps them 72 s; this server does too.
+server.keepAliveTimeout = 72_000;
+server.listen(Number(process.argv[2]), '127.0.0.1', () => process.send?.('ready'));
