@@ -68,13 +68,21 @@ async function expectDead(p: SandboxPartner, tokens: TokenResponse) {
   expectOAuthError(await http.refresh(p, tokens.refresh_token), 400, 'invalid_grant');
 }
 
-/** A statement of auth-server's (its tables unqualified) on a connection of its own, as auth-server runs it. */
-async function asAuthServer(text: string, values: unknown[]): Promise<unknown[]> {
+/**
+ * `work` on a connection of its own with auth-server's search_path (its statements name their
+ * tables unqualified), inside a transaction that is rolled back after it when `rolledBack`.
+ */
+async function asAuthServer<T>(
+  work: (session: Client) => Promise<T>,
+  { rolledBack = false } = {},
+): Promise<T> {
   const session = new Client({ connectionString: auth.services.databaseUrl, options: '-c search_path=auth' });
   await session.connect();
   try {
-    return (await session.query(text, values)).rows;
+    if (rolledBack) await session.query('BEGIN');
+    return await work(session);
   } finally {
+    if (rolledBack) await session.query('ROLLBACK').catch(() => undefined);
     await session.end();
   }
 }
@@ -99,44 +107,41 @@ describe('a rotation PostgreSQL writes as a HOT update', () => {
       `SELECT secret_digest FROM auth.partners WHERE client_id = $1`,
       [p.client_id],
     )) as { secret_digest: string }[];
-    const session = new Client({ connectionString: auth.services.databaseUrl });
-    await session.connect();
-    try {
-      await session.query('BEGIN');
-      const now = Date.now();
-      const next = `tkp_${uid()}`;
-      const {
-        rows: [row],
-      } = await session.query(
-        `SELECT outcome FROM auth.token_refresh($1, $2, $3, NULL, $4, $5, $6, $7, $8, $9, NULL)`,
-        [
-          sha256Hex(tokens.refresh_token),
-          p.client_id,
-          secret,
-          next,
-          uid(),
-          uid(),
-          new Date(now + 3_600_000),
-          new Date(now + 90 * DAY_S * 1000),
-          new Date(now),
-        ],
-      );
-      expect(row.outcome).toBe('rotated');
-      const {
-        rows: [stats],
-      } = await session.query(
-        `SELECT n_tup_upd::int AS updated, n_tup_hot_upd::int AS hot FROM pg_stat_xact_user_tables
+    await asAuthServer(
+      async (session) => {
+        const now = Date.now();
+        const next = `tkp_${uid()}`;
+        const {
+          rows: [row],
+        } = await session.query(
+          `SELECT outcome FROM auth.token_refresh($1, $2, $3, NULL, $4, $5, $6, $7, $8, $9, NULL)`,
+          [
+            sha256Hex(tokens.refresh_token),
+            p.client_id,
+            secret,
+            next,
+            uid(),
+            uid(),
+            new Date(now + 3_600_000),
+            new Date(now + 90 * DAY_S * 1000),
+            new Date(now),
+          ],
+        );
+        expect(row.outcome).toBe('rotated');
+        const {
+          rows: [stats],
+        } = await session.query(
+          `SELECT n_tup_upd::int AS updated, n_tup_hot_upd::int AS hot FROM pg_stat_xact_user_tables
           WHERE relid = 'auth.token_pairs'::regclass`,
-      );
-      expect(stats).toEqual({ updated: 1, hot: 1 });
-      const {
-        rows: [added],
-      } = await session.query(`SELECT generation FROM auth.token_pairs WHERE id = $1`, [next]);
-      expect(added.generation).toBe(1);
-    } finally {
-      await session.query('ROLLBACK').catch(() => undefined);
-      await session.end();
-    }
+        );
+        expect(stats).toEqual({ updated: 1, hot: 1 });
+        const {
+          rows: [added],
+        } = await session.query(`SELECT generation FROM auth.token_pairs WHERE id = $1`, [next]);
+        expect(added.generation).toBe(1);
+      },
+      { rolledBack: true },
+    );
   });
 });
 
@@ -211,7 +216,9 @@ describe('families: a member’s or a partner’s live pairs, one per family', (
     expect(
       await db().query(`SELECT client_id, user_id FROM auth.token_families WHERE code_digest = $1`, [code]),
     ).toEqual([{ client_id: client, user_id: user }]);
-    const ended = await asAuthServer(REVOKE_LIVE_OF_MEMBER, ['disconnected', client, user]);
+    const ended = await asAuthServer(
+      async (session) => (await session.query(REVOKE_LIVE_OF_MEMBER, ['disconnected', client, user])).rows,
+    );
     expect(ended).toEqual([{ accessDigest: `${code}-a1` }]);
   });
 
@@ -226,48 +233,43 @@ describe('families: a member’s or a partner’s live pairs, one per family', (
       // A member with 30 grants, each rotated 40 times: 1,230 pairs, 30 of them live.
       const families = 30;
       const rotations = 40;
-      const session = new Client({ connectionString: auth.services.databaseUrl });
-      await session.connect();
-      try {
-        await session.query('BEGIN');
-        // As auth-server's connections have it: the statement names its tables unqualified.
-        await session.query('SET LOCAL search_path = auth');
-        await session.query(
-          `INSERT INTO auth.token_families (code_digest, client_id, user_id)
+      await asAuthServer(
+        async (session) => {
+          await session.query(
+            `INSERT INTO auth.token_families (code_digest, client_id, user_id)
            SELECT $1 || '-' || f, $2, $3 FROM generate_series(1, $4) f`,
-          [prefix, client, user, families],
-        );
-        // In each family generations 0..39 rotated and 40 live: the live one is the family's newest.
-        await session.query(
-          `INSERT INTO auth.token_pairs (id, code_digest, user_id, client_id, scopes, access_digest,
+            [prefix, client, user, families],
+          );
+          // In each family generations 0..39 rotated and 40 live: the live one is the family's newest.
+          await session.query(
+            `INSERT INTO auth.token_pairs (id, code_digest, user_id, client_id, scopes, access_digest,
                                          refresh_digest, access_expires_at, refresh_expires_at, generation,
                                          revoked_at, revoked_reason)
            SELECT 'tkp_' || c || '_' || g, c, $2, $3, ARRAY['profile:read'], c || '-a' || g, c || '-r' || g,
                   now() + interval '1 hour', now() + interval '90 days', g,
                   CASE WHEN g < $4 THEN now() END, CASE WHEN g < $4 THEN 'rotated' END
              FROM generate_series(1, $5) f, LATERAL (SELECT $1 || '-' || f AS c) code, generate_series(0, $4) g`,
-          [prefix, user, client, rotations, families],
-        );
-        const values = byMember ? ['disconnected', client, user] : ['partner_suspended', client];
-        const {
-          rows: [{ 'QUERY PLAN': plan }],
-        } = await session.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`, values);
-        const pairsRead = nodesOn(plan[0].Plan, 'token_pairs');
-        expect(pairsRead.length).toBeGreaterThan(0);
-        for (const node of pairsRead) {
-          expect(node['Actual Rows']).toBeLessThanOrEqual(families);
-          expect(node['Rows Removed by Filter'] ?? 0).toBe(0);
-        }
-        const { rows } = await session.query(
-          `SELECT revoked_reason, generation, count(*)::int AS pairs FROM auth.token_pairs
+            [prefix, user, client, rotations, families],
+          );
+          const values = byMember ? ['disconnected', client, user] : ['partner_suspended', client];
+          const {
+            rows: [{ 'QUERY PLAN': plan }],
+          } = await session.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`, values);
+          const pairsRead = nodesOn(plan[0].Plan, 'token_pairs');
+          expect(pairsRead.length).toBeGreaterThan(0);
+          for (const node of pairsRead) {
+            expect(node['Actual Rows']).toBeLessThanOrEqual(families);
+            expect(node['Rows Removed by Filter'] ?? 0).toBe(0);
+          }
+          const { rows } = await session.query(
+            `SELECT revoked_reason, generation, count(*)::int AS pairs FROM auth.token_pairs
             WHERE client_id = $1 AND revoked_reason <> 'rotated' GROUP BY 1, 2`,
-          [client],
-        );
-        expect(rows).toEqual([{ revoked_reason: values[0], generation: rotations, pairs: families }]);
-      } finally {
-        await session.query('ROLLBACK').catch(() => undefined);
-        await session.end();
-      }
+            [client],
+          );
+          expect(rows).toEqual([{ revoked_reason: values[0], generation: rotations, pairs: families }]);
+        },
+        { rolledBack: true },
+      );
     });
   });
 });

@@ -128,6 +128,13 @@ function revokeLiveOfFamilies(byMember: boolean): string {
    RETURNING t.access_digest AS "accessDigest"`;
 }
 
+/** The live pairs that `where` ($2) finds, revoked for reason $1. */
+function revokeLiveWhere(where: string): string {
+  return `UPDATE token_pairs SET revoked_at = now(), revoked_reason = $1
+   WHERE ${where} AND revoked_at IS NULL
+   RETURNING access_digest AS "accessDigest"`;
+}
+
 export const REVOKE_LIVE_OF_PARTNER = revokeLiveOfFamilies(false);
 export const REVOKE_LIVE_OF_MEMBER = revokeLiveOfFamilies(true);
 
@@ -438,29 +445,17 @@ export class TokenPairsRepository {
       | { clientId: string },
     reason: RevocationReason,
   ): Promise<string[]> {
-    if (!('pairId' in filter) && !('codeDigest' in filter)) {
-      return this.revokeLiveOfFamilies(tx, filter, reason);
-    }
-    const [where, param] =
-      'pairId' in filter ? ['id = $2', filter.pairId] : ['code_digest = $2', filter.codeDigest];
+    const [statement, params] =
+      'pairId' in filter
+        ? [revokeLiveWhere('id = $2'), [filter.pairId]]
+        : 'codeDigest' in filter
+          ? [revokeLiveWhere('code_digest = $2'), [filter.codeDigest]]
+          : 'userId' in filter
+            ? [REVOKE_LIVE_OF_MEMBER, [filter.clientId, filter.userId]]
+            : [REVOKE_LIVE_OF_PARTNER, [filter.clientId]];
     const rows = await this.sql.rows<Pick<TokenPairEntity, 'accessDigest'>>(
-      `UPDATE token_pairs SET revoked_at = now(), revoked_reason = $1
-        WHERE ${where} AND revoked_at IS NULL
-        RETURNING access_digest AS "accessDigest"`,
-      [reason, param],
-      tx,
-    );
-    return rows.map((r) => r.accessDigest);
-  }
-
-  private async revokeLiveOfFamilies(
-    tx: Transaction,
-    filter: { userId: string; clientId: string } | { clientId: string },
-    reason: RevocationReason,
-  ): Promise<string[]> {
-    const rows = await this.sql.rows<Pick<TokenPairEntity, 'accessDigest'>>(
-      'userId' in filter ? REVOKE_LIVE_OF_MEMBER : REVOKE_LIVE_OF_PARTNER,
-      'userId' in filter ? [reason, filter.clientId, filter.userId] : [reason, filter.clientId],
+      statement,
+      [reason, ...params],
       tx,
     );
     return rows.map((r) => r.accessDigest);
