@@ -6,6 +6,7 @@
 // The app list and ports mirror libs/contracts/src/apps.ts (the scripts run before anything is
 // compiled); test/support/apps-mirror.spec.ts fails when the two drift apart.
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { ROOT } = require('./deps.cjs');
 const { run } = require('./procs.cjs');
@@ -157,7 +158,6 @@ async function runCli(app, command, env, { prefix, logFile, timeoutMs = 180000, 
  */
 async function generateGateway(outDir, { gatewayPort, ports, env, prefix, logFile, onStart }) {
   fs.mkdirSync(outDir, { recursive: true });
-  fs.chmodSync(outDir, 0o755); // nginx workers run as an unprivileged user and read html/ from here
   const genEnv = { ...env, GATEWAY_PORT: String(gatewayPort) };
   for (const [app, v] of Object.entries(GATEWAY_UPSTREAM_VARS)) {
     const target = ports[app] ?? DEFAULT_PORTS[app];
@@ -188,6 +188,10 @@ function nginxArgs(outDir) {
   if (!/^\s*daemon\s/m.test(text)) extra.push('daemon off;');
   if (!/^\s*pid\s/m.test(text)) extra.push(`pid ${path.join(outDir, 'nginx.pid')};`);
   if (!/^\s*error_log\s/m.test(text)) extra.push('error_log stderr;');
+  // Started as root, nginx runs its workers as `nobody`, who cannot enter a checkout inside a private
+  // folder (root's home, `mktemp -d`) to read html/ or write temp/: the workers run as the user who
+  // starts the gateway instead, and no folder's permissions are widened for them.
+  if (!/^\s*user\s/m.test(text) && process.getuid?.() === 0) extra.push(`user ${os.userInfo().username};`);
   const args = ['-p', `${outDir}/`, '-c', conf, '-e', 'stderr'];
   if (extra.length) args.push('-g', extra.join(' '));
   return args;

@@ -113,6 +113,55 @@ describe('gateway (every app and nginx running)', () => {
     expectProblem(res, [413], ['payload_too_large']);
   });
 
+  it.each([
+    ['/openapi.json', /^application\/json/],
+    ['/openapi.yaml', /^application\/yaml/],
+    ['/docs/', /^text\/html/],
+  ])('serves %s from its own files', async (path, type) => {
+    const res = await request(url(path));
+    expect(res.status).toBe(200);
+    expect(res.header('content-type')).toMatch(type);
+  });
+
+  // Above client_body_buffer_size nginx writes the body to a temporary file before proxying it.
+  const bufferedBody = JSON.stringify({ active_refs: ['x'.repeat(2 * 1024 * 1024)] });
+
+  it('passes a body it buffers on disk to the app, whose own answer comes back', async () => {
+    const res = await request(url('/v1/partners/sponsorships/reconcile'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: bufferedBody,
+    });
+    // sponsorship-api's own Problem: the body reached it, and it wants credentials first.
+    expectProblem(res, [401], ['invalid_token']);
+  });
+
+  it('answers a 413 Problem for a body over a route of its own limit (5 MiB on reconcile)', async () => {
+    const res = await request(url('/v1/partners/sponsorships/reconcile'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ active_refs: ['x'.repeat(6 * 1024 * 1024)] }),
+    });
+    expectProblem(res, [413], ['payload_too_large']);
+  });
+
+  describe('while sponsorship-api is down', () => {
+    afterAll(async () => {
+      await system?.startApp('sponsorship-api');
+    }, 90_000);
+
+    it('answers a buffered body with a 502 or 504 Problem, never its HTML 413 page', async () => {
+      await system.stopApp('sponsorship-api');
+      const res = await request(url('/v1/partners/sponsorships/reconcile'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: bufferedBody,
+        timeoutMs: 30_000,
+      });
+      expectProblem(res, [502, 504], ['bad_gateway', 'gateway_timeout']);
+    });
+  });
+
   describe('while crew-api is down', () => {
     afterAll(async () => {
       await system?.startApp('crew-api');

@@ -118,7 +118,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   systemsStarted += 1;
   const logDir = path.join(ROOT, '.run', `e2e-${runId}`, `${options.label ?? 'system'}-${systemsStarted}`);
   fs.rmSync(logDir, { recursive: true, force: true });
-  fs.mkdirSync(logDir, { recursive: true, mode: 0o755 });
+  fs.mkdirSync(logDir, { recursive: true });
 
   const replicas = options.replicas ?? replicasFromEnv();
   if (!Number.isInteger(replicas) || replicas < 1 || replicas > 8) {

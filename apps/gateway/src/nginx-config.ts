@@ -491,6 +491,10 @@ function errorLocations(routes: readonly GatewayRoute[], options: GatewayOptions
     const text = nginxSingleQuoted(body).replace(`"${INSTANCE_PLACEHOLDER}"`, `"${REQUEST_ID_IN_STRING}"`);
     return location(`= ${errorLocation(status)}`, [
       '    internal;',
+      // An error_page redirect checks the body size again, against this location's limit: a
+      // 2 MiB reconcile body whose upstream is down would become nginx's HTML 413 page (error
+      // pages do not recurse). The body is never read here, so no limit applies.
+      '    client_max_body_size 0;',
       '    default_type application/problem+json;',
       // nginx answers 405 only where a location allows GET and HEAD alone (/healthz, static files).
       ...(status === 405 ? ['    add_header Allow "GET, HEAD" always;'] : []),

@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../../../scripts/lib/apps.cjs';
 import { freePorts, tcpReachable, waitForPort } from '../../../scripts/lib/net.cjs';
@@ -32,12 +33,14 @@ export function faultsDir(): string {
     '.run',
     `faults-${process.env.TEST_RUN_ID ?? 'local'}-${randomBytes(3).toString('hex')}`,
   );
-  fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+  fs.mkdirSync(dir, { recursive: true });
   return dir;
 }
 
 // ---------------------------------------------------------------------------------------------
-// PostgreSQL: initdb + pg_ctl. root may not run postgres: then as the `postgres` system user.
+// PostgreSQL: initdb + pg_ctl. root may not run postgres: then as the `postgres` system user, with
+// its data in a folder of that user's under the system's temp folder, because the checkout may sit
+// in a folder `postgres` cannot enter (root's home, `mktemp -d`), whose permissions are not ours to widen.
 
 function postgresBin(): string {
   const base = '/usr/lib/postgresql';
@@ -52,12 +55,28 @@ function postgresBin(): string {
   return path.join(base, versions[0], 'bin');
 }
 
+/** A new folder owned by `postgres`; stops at once, saying why, when that user cannot use it. */
+function postgresOwnedDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-faults-postgres-'));
+  spawnSync('chown', ['postgres:postgres', dir]);
+  const probe = spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-w', dir], { stdio: 'ignore' });
+  if (probe.status !== 0) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new Error(
+      `the private PostgreSQL runs as the postgres user, who cannot write ${dir}: point TMPDIR at a folder it can enter (e.g. /tmp)`,
+    );
+  }
+  return dir;
+}
+
 export class PrivatePostgres implements Dependency {
   readonly name = 'postgres' as const;
   private constructor(
     private readonly dir: string,
     readonly port: number,
     private readonly bin: string,
+    /** The run's folder, where the server log is kept when the data lives elsewhere. */
+    private readonly parent: string,
   ) {}
 
   get url(): string {
@@ -74,11 +93,10 @@ export class PrivatePostgres implements Dependency {
 
   static async start(parent: string): Promise<PrivatePostgres> {
     const bin = postgresBin();
-    const dir = path.join(parent, 'postgres');
+    const dir = isRoot() ? postgresOwnedDir() : path.join(parent, 'postgres');
     fs.mkdirSync(dir, { recursive: true });
     const [port] = await freePorts(1);
-    const pg = new PrivatePostgres(dir, port, bin);
-    if (isRoot()) spawnSync('chown', ['-R', 'postgres:postgres', dir]);
+    const pg = new PrivatePostgres(dir, port, bin, parent);
     pg.runSync('initdb', ['-D', pg.data, '-U', 'svc', '--auth=trust', '-E', 'UTF8', '--no-sync'], 120_000);
     fs.appendFileSync(
       path.join(pg.data, 'postgresql.conf'),
@@ -112,11 +130,20 @@ export class PrivatePostgres implements Dependency {
 
   async destroy(): Promise<void> {
     await this.stop().catch(() => undefined);
+    this.removeOutsideData();
+  }
+
+  /** Data kept outside the run's folder (see postgresOwnedDir) goes with the server; its log is kept. */
+  private removeOutsideData(): void {
+    if (this.dir.startsWith(this.parent + path.sep)) return;
+    if (fs.existsSync(this.logFile)) fs.copyFileSync(this.logFile, path.join(this.parent, 'postgres.log'));
+    fs.rmSync(this.dir, { recursive: true, force: true });
   }
 
   /** For a test process that dies without afterAll. */
   stopNow(): void {
     this.runSync('pg_ctl', ['-D', this.data, '-m', 'immediate', 'stop'], 30_000, true);
+    this.removeOutsideData();
   }
 
   private argv(tool: string, args: string[]): [string, string[]] {
