@@ -9,6 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
+// On another Node than the project's, the script runs again on it (scripts/lib/node.cjs).
+await require('./lib/node.cjs').onProjectNode();
 const { ROOT, ensureNodeModules } = require('./lib/deps.cjs');
 const apps = require('./lib/apps.cjs');
 const { DEFAULTS } = require('./lib/services.cjs');

@@ -20,6 +20,8 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
+// On another Node than the project's, the script runs again on it (scripts/lib/node.cjs).
+await require('./lib/node.cjs').onProjectNode();
 const { ROOT, ensureNodeModules } = require('./lib/deps.cjs');
 
 const {
