@@ -22,7 +22,7 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 // On another Node than the project's, the script runs again on it (scripts/lib/node.cjs).
 await require('./lib/node.cjs').onProjectNode();
-const { ROOT, ensureNodeModules } = require('./lib/deps.cjs');
+const { ROOT, ensureNodeModules, folderProblem } = require('./lib/deps.cjs');
 
 const {
   COLOURS,
@@ -67,6 +67,8 @@ async function main() {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGHUP', () => shutdown('SIGHUP'));
 
+  const folder = folderProblem();
+  if (folder) throw new Error(folder);
   ensureNodeModules(say);
   const replicas = apps.parseReplicas(process.env.REPLICAS);
   const names = apps.writtenApps();

@@ -17,13 +17,14 @@
 // Environment: SVC_KEEP_SERVICES=1 leaves servers this run started running even under CI;
 // SVC_STOP_SERVICES=1 stops them outside CI too (the default outside CI keeps them for speed).
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 // On another Node than the project's, the script runs again on it (scripts/lib/node.cjs).
 await require('./lib/node.cjs').onProjectNode();
-const { ROOT, ensureNodeModules } = require('./lib/deps.cjs');
+const { ROOT, ensureNodeModules, folderProblem } = require('./lib/deps.cjs');
 const { run, red, green, yellow, bold } = require('./lib/procs.cjs');
 
 const TIERS = ['unit', 'integration', 'e2e', 'faults', 'fuzz'];
@@ -169,6 +170,21 @@ function faultsMissing() {
   ].filter(Boolean);
 }
 
+/**
+ * The fault matrix's private PostgreSQL runs as the `postgres` user when this is root, with its data
+ * in a folder under the system's temp folder (the checkout may sit where that user cannot enter).
+ * Resolves why that cannot work, or ''.
+ */
+function faultsFolderProblem() {
+  if (process.getuid?.() !== 0) return '';
+  const { capture } = require('./lib/procs.cjs');
+  const tmp = os.tmpdir();
+  const probe = capture('runuser', ['-u', 'postgres', '--', 'test', '-x', tmp], { timeoutMs: 10000 });
+  return probe.status === 0
+    ? ''
+    : `the fault tests' PostgreSQL runs as the postgres user, who cannot enter ${tmp}: set TMPDIR to a folder it can enter, such as /tmp`;
+}
+
 function shouldStopServers() {
   if (process.env.SVC_KEEP_SERVICES === '1') return false;
   return process.env.SVC_STOP_SERVICES === '1' || Boolean(process.env.CI);
@@ -218,9 +234,13 @@ async function main() {
       if (current) current.stop(5000);
     });
   }
-  fs.mkdirSync(RUN_DIR, { recursive: true });
-
   header('setup');
+  const folder = folderProblem();
+  if (folder) {
+    say(red(`test: ${folder}`));
+    results.push({ stage: 'setup', passed: 0, failed: 1, note: folder });
+    return;
+  }
   try {
     ensureNodeModules(say);
   } catch (err) {
@@ -252,6 +272,12 @@ async function main() {
       servers = await provision({ log: say, chromium: wantsChromium() });
       resources = await createRunResources(servers.env, { log: say });
       env = { ...env, ...servers.env, ...resources.env };
+      const faults = tiers.includes('faults') ? faultsFolderProblem() : '';
+      if (faults) {
+        say(red(`test: ${faults}`));
+        results.push({ stage: 'setup', passed: 0, failed: 1, note: faults });
+        return;
+      }
     } catch (err) {
       say(red(`setup failed: ${err.message}`));
       results.push({ stage: 'services', passed: 0, failed: 1, note: err.message.split('\n')[0] });

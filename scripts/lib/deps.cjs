@@ -38,4 +38,19 @@ function ensureNodeModules(log = console.log) {
   );
 }
 
-module.exports = { ROOT, ensureNodeModules, installReason };
+/**
+ * Why this checkout's folder cannot work, for a reason the scripts cannot fix, in one line that says
+ * what to do; '' when it can. Checked before anything is installed or started.
+ */
+function folderProblem() {
+  const run = path.join(ROOT, '.run');
+  try {
+    fs.mkdirSync(run, { recursive: true });
+    fs.accessSync(run, fs.constants.W_OK);
+  } catch (err) {
+    return `cannot write ${run} (${err.code}): run as the user who owns the checkout, or clone it into a folder you can write`;
+  }
+  return '';
+}
+
+module.exports = { ROOT, ensureNodeModules, installReason, folderProblem };

@@ -103,7 +103,8 @@ export class PrivatePostgres implements Dependency {
       [
         `port = ${port}`,
         "listen_addresses = '127.0.0.1'",
-        `unix_socket_directories = '${dir}'`,
+        // TCP only: a socket path under the run's folder could pass the 107-byte limit of its name.
+        "unix_socket_directories = ''",
         'fsync = off',
         'synchronous_commit = off',
         'full_page_writes = off',
