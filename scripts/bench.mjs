@@ -6,6 +6,7 @@
 //   platform  the route inside createHttpApp (every app's HTTP stack)
 //   gateway   the platform app behind the generated nginx gateway
 // Options: BENCH_SECONDS (5), BENCH_CONCURRENCY (32), BENCH_ROUNDS (2; the best round counts).
+// Results go to bench/results/http-<time>.json.
 import { execFileSync, fork, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -95,7 +96,22 @@ async function main() {
     }
   }
   const base = best.bare.rps;
-  console.log(`\nGET /v1/me, ${CONCURRENCY} keep-alive clients, ${SECONDS} s per round, best of ${ROUNDS}`);
+  const when = new Date().toISOString();
+  const dir = path.join(ROOT, 'bench', 'results');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `http-${when.replace(/[:.]/g, '-')}.json`);
+  const results = Object.entries(best).map(([name, r]) => ({
+    name,
+    ...r,
+    ratio_to_bare: Number((r.rps / base).toFixed(3)),
+  }));
+  fs.writeFileSync(
+    file,
+    `${JSON.stringify({ when, concurrency: Number(CONCURRENCY), seconds: Number(SECONDS), rounds: ROUNDS, cpus: os.cpus().length, results }, null, 2)}\n`,
+  );
+  console.log(
+    `\nGET /v1/me, ${CONCURRENCY} keep-alive clients, ${SECONDS} s per round, best of ${ROUNDS} (results: ${path.relative(ROOT, file)})`,
+  );
   console.log('target     req/s   ratio   p50 ms   p99 ms');
   for (const [name, r] of Object.entries(best)) {
     console.log(

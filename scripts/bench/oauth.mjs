@@ -138,7 +138,7 @@ export async function benchOAuth() {
         APP_ENV: 'sandbox',
         // auth-server's own default (10) unless BENCH_POOL_SIZE says otherwise. 4 (the cores' count) was
         // measured against it, alternating, and was not better: durable commits wait on the WAL flush,
-        // and fewer connections put fewer commits in each flush (docs/architecture.md, "Token endpoint").
+        // and fewer connections put fewer commits in each flush (docs/performance.md, "Token endpoint").
         ...(process.env.BENCH_POOL_SIZE ? { DATABASE_POOL_SIZE: process.env.BENCH_POOL_SIZE } : {}),
       },
     });

@@ -8,7 +8,7 @@ export const NEST_APPS = [
 ] as const;
 export type NestAppName = (typeof NEST_APPS)[number];
 
-/** Local default ports (architecture.md). Every app reads `PORT`; these are the fall-backs. */
+/** Local default ports (docs/operations.md, "Ports"). Every app reads `PORT`; these are the fall-backs. */
 export const DEFAULT_PORTS: Readonly<Record<NestAppName | 'gateway', number>> = {
   gateway: 8080,
   'auth-server': 3001,
