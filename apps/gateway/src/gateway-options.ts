@@ -227,7 +227,7 @@ export const GATEWAY_CONFIG = {
   ),
   GATEWAY_METRICS_SYSLOG: {
     description:
-      '`host:port` (IPv4 address) of the access-log metrics exporter that nginx sends one short line per request to, over syslog (UDP): method, /v1|/oauth|other, status, answer time; empty: none',
+      '`host:port` (IPv4 address) of the access-log metrics exporter that nginx sends one short line per request to, over syslog (UDP): method, area (/v1, /oauth or other), status, answer time; empty: none',
     default: '',
     parse(raw: string | undefined): string | undefined {
       const value = (raw ?? '').trim();
