@@ -201,7 +201,7 @@ describe('renderNginxConfig', () => {
     );
     // Beside the JSON line on stdout, not instead of it; no path or address goes to the exporter.
     expect(count(conf, 'access_log /dev/stdout svc_json;')).toBe(1);
-    const area = /map \$uri \$svc_metrics_area \{\n([^]*?)\n {4}\}/.exec(conf)?.[1] ?? '';
+    const area = /map \$request_uri \$svc_metrics_area \{\n([^]*?)\n {4}\}/.exec(conf)?.[1] ?? '';
     expect(area.split('\n').map((l) => l.trim())).toEqual([
       '~^/v1/ v1;',
       '~^/oauth/ oauth;',
