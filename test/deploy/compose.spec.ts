@@ -126,14 +126,13 @@ describe('docker-compose.yml', () => {
   });
 
   describe('observability profile', () => {
-    const observability = ['prometheus-rules', 'prometheus', 'grafana'];
+    const observability = ['prometheus-rules', 'prometheus', 'grafana', 'gateway-metrics', 'redis-exporter'];
 
     it('runs Prometheus and Grafana only when asked, published on this machine only', () => {
       for (const name of observability) expect(services[name].profiles).toEqual(['observability']);
       expect(services.prometheus.ports).toEqual(['127.0.0.1:9090:9090']);
       expect(services.grafana.ports).toEqual(['127.0.0.1:3000:3000']);
-      for (const name of ['prometheus', 'grafana', 'prometheus-rules'])
-        expect(services[name].image).toMatch(/:v?\d+\.\d+\.\d+$/);
+      for (const name of observability) expect(services[name].image).toMatch(/:v?\d+\.\d+\.\d+$/);
     });
 
     it('gives Prometheus the production rules, extracted from the PrometheusRule itself', () => {
@@ -159,13 +158,20 @@ describe('docker-compose.yml', () => {
 
     it('scrapes every app on its metrics port, labelled as the PodMonitors label them, in a config promtool accepts', () => {
       const config = parse(readFileSync(join(ROOT, 'compose', 'prometheus.yml'), 'utf8'));
-      const [job] = config.scrape_configs;
+      const [job, ...exporters] = config.scrape_configs;
       expect(job).toEqual(expect.objectContaining({ honor_labels: true, metrics_path: '/metrics' }));
       const targets = job.static_configs.map((c: any) => [c.targets, c.labels.app]);
       // The apps set no METRICS_PORT in Compose: the default, 9464, in each container.
       for (const app of NEST_APPS) expect(env(app).METRICS_PORT).toBeUndefined();
       expect(targets).toEqual(expect.arrayContaining(NEST_APPS.map((app) => [[`${app}:9464`], app])));
       expect(targets).toHaveLength(NEST_APPS.length);
+      // The exporters of the gateway and of the state Redis, labelled as their PodMonitors label them.
+      expect(
+        exporters.map((j: any) => [j.static_configs[0].targets, j.static_configs[0].labels.app]),
+      ).toEqual([
+        [['gateway:4040'], 'gateway'],
+        [['redis-exporter:9121'], 'redis'],
+      ]);
       // promtool checks the config with the rules the extraction writes ({groups: spec.groups}).
       const dir = mkdtempSync(join(tmpdir(), 'crew-compose-prom-'));
       try {
@@ -187,6 +193,19 @@ describe('docker-compose.yml', () => {
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
+    });
+
+    it('runs the gateway’s metrics exporter as in k8s: in the gateway’s network, with the same configuration', () => {
+      const exporter = services['gateway-metrics'];
+      expect(exporter.network_mode).toBe('service:gateway');
+      expect(exporter.volumes).toEqual([
+        './k8s/base/gateway-metrics.hcl:/etc/gateway-metrics/gateway-metrics.hcl:ro',
+      ]);
+      expect(exporter.command).toEqual(['-config-file', '/etc/gateway-metrics/gateway-metrics.hcl']);
+      const hcl = readFileSync(join(ROOT, 'k8s', 'base', 'gateway-metrics.hcl'), 'utf8');
+      expect(hcl).toContain(`listen_address = "udp://${env('gateway').GATEWAY_METRICS_SYSLOG}"`);
+      expect(hcl).toMatch(/port = 4040/);
+      expect(services['redis-exporter'].environment.REDIS_ADDR).toBe('redis://redis:6379');
     });
 
     it('gives Grafana the production dashboard and Prometheus as its data source', () => {
