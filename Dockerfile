@@ -10,9 +10,10 @@
 #   Gateway (nginx, configured at start from the route table in libs/contracts):
 #     docker build --target gateway -t crew-record-service/gateway .
 
-# Node 22 LTS (the tests of this repository also run on Node 20). Pinned to an exact release; the release
-# checklist in k8s/README.md adds the digest (node:22.x.y-bookworm-slim@sha256:...).
-ARG NODE_IMAGE=node:22.14.0-bookworm-slim
+# Node 24 LTS, the one Node the service supports (engines, and what `npm test` and `npm start` run on).
+# Pinned to an exact release; the release checklist in k8s/README.md adds the digest
+# (node:24.x.y-bookworm-slim@sha256:...).
+ARG NODE_IMAGE=node:24.22.3-bookworm-slim
 
 # ---- build: full dependency tree, compiled output in /src/dist --------------------------------
 FROM ${NODE_IMAGE} AS build

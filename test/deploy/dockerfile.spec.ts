@@ -24,10 +24,10 @@ describe('Dockerfile', () => {
     expect(stages.at(-1)).toMatch(/^\S+ AS app\s/);
   });
 
-  it('builds on a supported Node LTS, pinned, with BuildKit npm cache mounts and npm ci only', () => {
+  it('builds on Node 24 LTS, pinned to an exact release, with BuildKit npm cache mounts and npm ci only', () => {
     const image = /^ARG NODE_IMAGE=(\S+)$/m.exec(dockerfile)?.[1] ?? '';
-    const major = Number(/^node:(\d+)\.\d+\.\d+-bookworm-slim$/.exec(image)?.[1]);
-    expect([22, 24]).toContain(major);
+    // The one supported Node (package.json engines): an exact 24.x.y, never a floating tag.
+    expect(image).toMatch(/^node:24\.\d+\.\d+-bookworm-slim$/);
     const npmRuns = dockerfile.split('\n').filter((line) => /\bnpm (ci|install|i)\b/.test(line));
     expect(npmRuns).toHaveLength(2);
     for (const line of npmRuns) {

@@ -1,5 +1,13 @@
 /** The gateway: its upstreams, the public HTTPRoute and the proxies it trusts. */
-import { type Container, ENVS, UPSTREAM_APPS, appContainer, renderOverlays } from './k8s-render';
+import {
+  type Container,
+  ENVS,
+  NON_PUBLIC_RANGES,
+  UPSTREAM_APPS,
+  appContainer,
+  inCidr,
+  renderOverlays,
+} from './k8s-render';
 
 const renders = renderOverlays();
 
@@ -38,12 +46,35 @@ describe.each(ENVS)('k8s/overlays/%s', (env) => {
     );
   });
 
-  it('tells nginx which proxies may set X-Forwarded-For (GATEWAY_TRUSTED_PROXIES, CIDRs)', () => {
+  it('trusts X-Forwarded-For from no pod: none in sandbox, only the load balancer ranges in production', () => {
     const value = String(r().envValue(appContainer(r(), 'gateway'), 'GATEWAY_TRUSTED_PROXIES') ?? '');
-    const cidrs = value.split(',');
-    expect(cidrs.length).toBeGreaterThan(0);
-    for (const cidr of cidrs) expect(cidr).toMatch(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/);
-    // Production adds the load balancer ranges to the cluster's pod CIDR.
-    if (env === 'production') expect(cidrs.length).toBeGreaterThan(1);
+    const cidrs = value === '' ? [] : value.split(',');
+    if (env === 'sandbox') expect(cidrs).toEqual([]);
+    else expect(cidrs.length).toBeGreaterThan(0);
+    for (const cidr of cidrs) {
+      expect(cidr).toMatch(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/);
+      // A pod (or anything in the cluster's private ranges) that could forge the address the
+      // per-address limits key on is never trusted: not the pod CIDR, not a private range.
+      const [base] = cidr.split('/');
+      expect({ cidr, private: NON_PUBLIC_RANGES.some((range) => inCidr(base, range)) }).toEqual({
+        cidr,
+        private: false,
+      });
+    }
+  });
+
+  it('exports the gateway’s own answers as metrics: nginx → syslog → the exporter beside it', () => {
+    const gateway = r().get('Deployment', 'gateway').spec.template.spec;
+    const server = String(r().envValue(appContainer(r(), 'gateway'), 'GATEWAY_METRICS_SYSLOG'));
+    const exporter = gateway.containers.find((c: Container) => c.name === 'metrics-exporter');
+    expect(exporter.ports).toEqual([{ name: 'metrics', containerPort: 4040 }]);
+    const configMap = gateway.volumes.find((v: Container) => v.name === 'metrics-config').configMap.name;
+    const hcl = String(r().configMap(configMap)?.data?.['gateway-metrics.hcl']);
+    // The exporter listens (in the pod only) where nginx sends, and parses what nginx writes.
+    expect(server).toBe('127.0.0.1:5531');
+    expect(hcl).toContain(`listen_address = "udp://${server}"`);
+    expect(hcl).toContain('format = "\\"$request\\" $status $request_time"');
+    expect(hcl).toMatch(/metrics_override = \{ prefix = "gateway" \}/);
+    expect(hcl).toMatch(/port = 4040/);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { NEST_APPS } from '@svc/contracts';
 import { REQUIRED_ALERTS, REQUIRED_PANELS, type Panel } from '../monitoring/monitoring';
-import { NAMESPACES, renderOverlays, selects } from './k8s-render';
+import { NAMESPACES, allowedPorts, renderOverlays, selects } from './k8s-render';
 
 const renders = renderOverlays();
 const r = () => renders.production;
@@ -32,13 +32,105 @@ describe('k8s/overlays/production: monitoring', () => {
     });
   });
 
+  /**
+   * The backing services and the gateway, each through its exporter: the pods it selects (labels
+   * the operators set on their pods, or our own templates'), the port and the `app` it gets.
+   */
+  const EXPORTERS: { name: string; pods: () => Record<string, string>; port: string; portNumber: number }[] =
+    [
+      // CloudNativePG labels its instance pods cnpg.io/cluster and cnpg.io/podRole; port `metrics` 9187.
+      {
+        name: 'postgres',
+        pods: () => ({ 'cnpg.io/cluster': 'postgres', 'cnpg.io/podRole': 'instance' }),
+        port: 'metrics',
+        portNumber: 9187,
+      },
+      // The Pooler's pods: cnpg.io/poolerName; PgBouncer's exporter on `metrics` 9127.
+      {
+        name: 'pgbouncer',
+        pods: () => ({
+          ...r().get('Pooler', 'postgres-pooler-rw').spec.template.metadata.labels,
+          'cnpg.io/poolerName': 'postgres-pooler-rw',
+        }),
+        port: 'metrics',
+        portNumber: 9127,
+      },
+      // The RabbitMQ operator's pods: app.kubernetes.io/name=<cluster>; rabbitmq_prometheus on `prometheus`.
+      {
+        name: 'rabbitmq',
+        pods: () => ({ 'app.kubernetes.io/name': 'rabbitmq', 'app.kubernetes.io/component': 'rabbitmq' }),
+        port: 'prometheus',
+        portNumber: 15692,
+      },
+      {
+        name: 'redis',
+        pods: () => r().get('StatefulSet', 'redis').spec.template.metadata.labels,
+        port: 'metrics',
+        portNumber: 9121,
+      },
+      {
+        name: 'gateway',
+        pods: () => r().get('Deployment', 'gateway').spec.template.metadata.labels,
+        port: 'metrics',
+        portNumber: 4040,
+      },
+    ];
+
+  it.each(EXPORTERS.map((e) => e.name))(
+    'scrapes %s through its exporter, names it in `app`, and admits only that scrape from monitoring',
+    (name) => {
+      const exporter = EXPORTERS.find((e) => e.name === name)!;
+      const monitor = r().get('PodMonitor', name);
+      expect(selects(monitor.spec.selector, exporter.pods())).toBe(true);
+      // Not the apps' pods, nor another service's.
+      for (const app of NEST_APPS)
+        expect(selects(monitor.spec.selector, r().get('Deployment', app).spec.template.metadata.labels)).toBe(
+          false,
+        );
+      for (const other of EXPORTERS.filter((e) => e.name !== name))
+        expect({ name, other: other.name, selects: selects(monitor.spec.selector, other.pods()) }).toEqual({
+          name,
+          other: other.name,
+          selects: false,
+        });
+      for (const endpoint of monitor.spec.podMetricsEndpoints) {
+        expect(endpoint).toEqual(expect.objectContaining({ port: exporter.port, interval: '30s' }));
+        expect(endpoint.honorLabels).toBeUndefined();
+        expect(endpoint.relabelings).toContainEqual({ targetLabel: 'app', replacement: name });
+      }
+      // Our own pods declare the port by that name.
+      if (name === 'redis' || name === 'gateway') {
+        const spec = (name === 'redis' ? r().get('StatefulSet', 'redis') : r().get('Deployment', 'gateway'))
+          .spec.template.spec;
+        const ports = spec.containers.flatMap(
+          (c: { ports?: { name: string; containerPort: number }[] }) => c.ports ?? [],
+        );
+        expect(ports).toContainEqual({ name: exporter.port, containerPort: exporter.portNumber });
+      }
+      // (The gateway's 8080 is public to everyone, the monitoring namespace included.)
+      expect([...allowedPorts(r(), exporter.pods(), { kind: 'namespace', name: 'monitoring' })]).toEqual(
+        name === 'gateway' ? [8080, exporter.portNumber] : [exporter.portNumber],
+      );
+    },
+  );
+
+  it('reads the depth and the oldest message of every queue from RabbitMQ’s detailed metrics', () => {
+    const endpoints = r().get('PodMonitor', 'rabbitmq').spec.podMetricsEndpoints;
+    expect(endpoints).toContainEqual(
+      expect.objectContaining({
+        path: '/metrics/detailed',
+        params: { family: expect.arrayContaining(['queue_coarse_metrics', 'queue_metrics']) },
+      }),
+    );
+  });
+
   it('has no PodMonitor for anything else', () => {
     expect(
       r()
         .all('PodMonitor')
         .map((m) => m.metadata.name)
         .sort(),
-    ).toEqual([...NEST_APPS].sort());
+    ).toEqual([...NEST_APPS, ...EXPORTERS.map((e) => e.name)].sort());
   });
 
   it('has every required alert in the PrometheusRule, each with a severity and a runbook_url', () => {

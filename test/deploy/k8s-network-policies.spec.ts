@@ -93,11 +93,20 @@ describe.each(ENVS)('k8s/overlays/%s', (env) => {
         });
         expect(allowedPorts(r(), podLabels(app), monitoring).has(DEFAULT_PORTS[app])).toBe(false);
       }
-      // (The gateway is public on 8080 to everyone; it has no metrics of its own here.)
-      for (const target of ['migrations', 'postgres', 'pooler', 'rabbitmq', 'redis']) {
+      // The exporters of the backing services and of the gateway: their metrics port only, in the
+      // overlay that has the monitoring component (production); nothing in the sandbox.
+      const exporterPorts: Record<string, number> = {
+        postgres: 9187,
+        pooler: 9127,
+        rabbitmq: 15692,
+        redis: 9121,
+        gateway: 4040,
+      };
+      for (const target of ['migrations', 'postgres', 'pooler', 'rabbitmq', 'redis', 'gateway']) {
+        const expected = env === 'production' && exporterPorts[target] ? [exporterPorts[target]] : [];
         expect({ target, ports: [...allowedPorts(r(), podLabels(target), monitoring)] }).toEqual({
           target,
-          ports: [],
+          ports: target === 'gateway' ? [8080, ...expected] : expected,
         });
       }
       // The gateway's upstreams are the API ports only: it cannot reach a metrics port.

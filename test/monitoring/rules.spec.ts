@@ -83,8 +83,14 @@ describe('Prometheus rules (k8s/components/monitoring/prometheus-rules.yaml)', (
       ),
     }));
     writeFileSync(join(dir, 'rules.yaml'), stringify({ groups }));
-    copyFileSync(RULES_TEST_FILE, join(dir, 'alerts.test.yaml'));
-    expect(() => run(['test', 'rules', 'alerts.test.yaml'], dir)).toThrow(/OutboxBacklogOld/);
+    // Only the cases of that alert: the whole file again would double the time promtool takes.
+    const file = parse(readFileSync(RULES_TEST_FILE, 'utf8'));
+    const tests = file.tests.filter((t: { alert_rule_test?: { alertname: string }[] }) =>
+      (t.alert_rule_test ?? []).some((c) => c.alertname === 'OutboxBacklogOld'),
+    );
+    expect(tests.length).toBeGreaterThan(0);
+    writeFileSync(join(dir, 'outbox.test.yaml'), stringify({ ...file, tests }));
+    expect(() => run(['test', 'rules', 'outbox.test.yaml'], dir)).toThrow(/OutboxBacklogOld/);
     writeFileSync(
       join(dir, 'bad.yaml'),
       stringify({ groups: [{ name: 'x', rules: [{ alert: 'X', expr: 'sum by (' }] }] }),

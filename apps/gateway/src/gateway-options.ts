@@ -32,6 +32,11 @@ export interface GatewayOptions {
    * X-Forwarded-For is believed; empty: none, the connecting address is the client's.
    */
   readonly trustedProxies: readonly string[];
+  /**
+   * `host:port` of the metrics exporter beside the gateway that nginx sends a short access line per
+   * request to (syslog over UDP); undefined: none.
+   */
+  readonly metricsSyslog?: string;
   /** Abuse limits per client address (nginx limit_req): POST /login, and /oauth/token + /oauth/revoke. */
   readonly loginLimit: RequestLimit;
   readonly oauthLimit: RequestLimit;
@@ -220,6 +225,24 @@ export const GATEWAY_CONFIG = {
       return [...new Set(entries)];
     },
   ),
+  GATEWAY_METRICS_SYSLOG: {
+    description:
+      '`host:port` (IPv4 address) of the access-log metrics exporter that nginx sends one short line per request to, over syslog (UDP): method, area (/v1, /oauth or other), status, answer time; empty: none',
+    default: '',
+    parse(raw: string | undefined): string | undefined {
+      const value = (raw ?? '').trim();
+      if (value === '') return undefined;
+      const [host, port, ...rest] = value.split(':');
+      if (
+        rest.length > 0 ||
+        !IPV4.test(host) ||
+        !/^\d{1,5}$/.test(port ?? '') ||
+        !(Number(port) >= 1 && Number(port) <= 65535)
+      )
+        return refuse('must be an IPv4 address and a port, such as 127.0.0.1:5531', value);
+      return value;
+    },
+  } satisfies VarSpec<string | undefined>,
   GATEWAY_LOGIN_RATE: requestRate(
     '`POST /login` per client address (nginx `limit_req`); beyond rate and burst a 429 page with `Retry-After`',
     { default: '30r/m', sandboxDefault: '20r/s' },
@@ -253,6 +276,7 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
     failTimeoutMs: c.GATEWAY_UPSTREAM_FAIL_TIMEOUT,
     workerProcesses: c.GATEWAY_WORKER_PROCESSES,
     trustedProxies: c.GATEWAY_TRUSTED_PROXIES,
+    metricsSyslog: c.GATEWAY_METRICS_SYSLOG,
     loginLimit: { rate: c.GATEWAY_LOGIN_RATE, burst: c.GATEWAY_LOGIN_BURST },
     oauthLimit: { rate: c.GATEWAY_OAUTH_RATE, burst: c.GATEWAY_OAUTH_BURST },
   };

@@ -190,6 +190,25 @@ describe('renderNginxConfig', () => {
     expect(conf).toContain('proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;');
   });
 
+  it('sends a short access line per request to the metrics exporter only under GATEWAY_METRICS_SYSLOG', () => {
+    expect(render()).not.toMatch(/syslog:|svc_metrics/);
+    const conf = render({ GATEWAY_METRICS_SYSLOG: '127.0.0.1:5531' });
+    expect(conf).toContain(
+      'log_format svc_metrics \'"$request_method $svc_metrics_area" $status $request_time\';',
+    );
+    expect(count(conf, 'access_log syslog:server=127.0.0.1:5531,tag=gateway,nohostname svc_metrics;')).toBe(
+      1,
+    );
+    // Beside the JSON line on stdout, not instead of it; no path or address goes to the exporter.
+    expect(count(conf, 'access_log /dev/stdout svc_json;')).toBe(1);
+    const area = /map \$request_uri \$svc_metrics_area \{\n([^]*?)\n {4}\}/.exec(conf)?.[1] ?? '';
+    expect(area.split('\n').map((l) => l.trim())).toEqual([
+      '~^/v1/ v1;',
+      '~^/oauth/ oauth;',
+      'default other;',
+    ]);
+  });
+
   it('keeps an X-Request-Id matching the contracts rule, else uses req_<hex>; sends it upstream and back once', () => {
     const conf = render();
     const map = /map \$http_x_request_id \$svc_request_id \{\n([^]*?)\n {4}\}/.exec(conf)?.[1] ?? '';
@@ -430,6 +449,10 @@ describe('gatewayOptionsFromEnv', () => {
     ['GATEWAY_TRUSTED_PROXIES', '2001:db8::/129'],
     ['GATEWAY_TRUSTED_PROXIES', '10.0.0.0/8/8'],
     ['GATEWAY_TRUSTED_PROXIES', '10.0.0.0/8; allow all'],
+    ['GATEWAY_METRICS_SYSLOG', '127.0.0.1'],
+    ['GATEWAY_METRICS_SYSLOG', 'exporter:5531'],
+    ['GATEWAY_METRICS_SYSLOG', '127.0.0.1:70000'],
+    ['GATEWAY_METRICS_SYSLOG', '127.0.0.1:5531 svc_json; error_log x'],
   ];
   it.each(bad)('refuses %s=%j with an error naming the variable', (variable, value) => {
     let caught: unknown;
@@ -492,7 +515,13 @@ describe('generate CLI', () => {
     async (appEnv) => {
       const io = capture();
       const out = join(dir, appEnv);
-      const env = { APP_ENV: appEnv, GATEWAY_PORT: '18080', PUBLIC_BASE_URL: 'https://api.example.test' };
+      const env = {
+        APP_ENV: appEnv,
+        GATEWAY_PORT: '18080',
+        PUBLIC_BASE_URL: 'https://api.example.test',
+        // As in k8s/: the access-log metrics exporter beside nginx (nothing need listen for -t).
+        ...(appEnv === 'production' ? { GATEWAY_METRICS_SYSLOG: '127.0.0.1:5531' } : {}),
+      };
       await expect(main([`--out=${out}`, '--static', await siteFixture()], env, io)).resolves.toBe(0);
       expect(await readFile(join(out, 'nginx.conf'), 'utf8')).toBe(render(env));
       const description = JSON.parse(await readFile(join(out, 'html/openapi.json'), 'utf8'));

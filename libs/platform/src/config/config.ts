@@ -213,6 +213,27 @@ export const TRACE_SAMPLERS = [
 ] as const;
 
 /**
+ * OTEL_RESOURCE_ATTRIBUTES as the OpenTelemetry environment specification writes it: `key=value`
+ * pairs separated by commas, keys and values percent-decoded. A malformed list is refused (the
+ * specification lets an SDK drop it silently; a typo in a Deployment should fail the rollout).
+ */
+export function parseResourceAttributes(raw: string): Record<string, string> {
+  const attributes: Record<string, string> = {};
+  for (const pair of raw.split(',')) {
+    const at = pair.indexOf('=');
+    const key = at > 0 ? pair.slice(0, at).trim() : '';
+    if (key === '' || !/^[A-Za-z0-9._%-]+$/.test(key))
+      throw new Error(`must be key=value pairs separated by commas (bad pair ${JSON.stringify(pair)})`);
+    try {
+      attributes[decodeURIComponent(key)] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      throw new Error(`has a value that is not percent-encoded (pair ${JSON.stringify(pair)})`);
+    }
+  }
+  return attributes;
+}
+
+/**
  * Tracing, under the standard OpenTelemetry variable names so that an operator's usual settings
  * work. Off (nothing of the SDK loaded) unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
  */
@@ -228,6 +249,19 @@ export const TRACING_CONFIG = {
   OTEL_TRACES_SAMPLER: oneOf('which traces are recorded (OpenTelemetry sampler name)', TRACE_SAMPLERS, {
     default: 'parentbased_always_on',
   }),
+  OTEL_SERVICE_NAME: {
+    description: "the spans' `service.name`; unset: the app's name (auth-server, crew-api, …)",
+    parse(raw) {
+      return isSet(raw) ? raw.trim() : undefined;
+    },
+  } satisfies VarSpec<string | undefined>,
+  OTEL_RESOURCE_ATTRIBUTES: {
+    description:
+      'more resource attributes of every span, `key=value` pairs separated by commas, values percent-encoded (`k8s.pod.name=crew-api-7d9f,k8s.namespace.name=crew-records`); they win over the defaults (`service.version`, `deployment.environment.name`), `OTEL_SERVICE_NAME` over their `service.name`',
+    parse(raw) {
+      return isSet(raw) ? parseResourceAttributes(raw.trim()) : {};
+    },
+  } satisfies VarSpec<Readonly<Record<string, string>>>,
   OTEL_TRACES_SAMPLER_ARG: {
     description: 'share of traces kept by traceidratio and parentbased_traceidratio, from 0 to 1',
     default: '1',

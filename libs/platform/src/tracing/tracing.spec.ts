@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { trace, type ProxyTracerProvider } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
@@ -8,6 +11,7 @@ import {
   activeSpanIds,
   currentTraceparent,
   inSpan,
+  resourceAttributes,
   startTracing,
   stopTracing,
   tracingEnabled,
@@ -37,6 +41,8 @@ describe('tracing configuration', () => {
   it('is off by default, sampling parent-based always-on as the specification says once it is on', () => {
     expect(OFF).toEqual({
       OTEL_EXPORTER_OTLP_ENDPOINT: undefined,
+      OTEL_SERVICE_NAME: undefined,
+      OTEL_RESOURCE_ATTRIBUTES: {},
       OTEL_TRACES_SAMPLER: 'parentbased_always_on',
       OTEL_TRACES_SAMPLER_ARG: 1,
     });
@@ -51,9 +57,45 @@ describe('tracing configuration', () => {
       }),
     ).toEqual({
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_SERVICE_NAME: undefined,
+      OTEL_RESOURCE_ATTRIBUTES: {},
       OTEL_TRACES_SAMPLER: 'traceidratio',
       OTEL_TRACES_SAMPLER_ARG: 0.01,
     });
+  });
+
+  it('reads OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (key=value pairs, percent-decoded)', () => {
+    expect(
+      loadConfig(TRACING_CONFIG, {
+        OTEL_SERVICE_NAME: ' crew-api-canary ',
+        OTEL_RESOURCE_ATTRIBUTES:
+          'k8s.pod.name=crew-api-7d9f-x2,k8s.namespace.name=crew-records, team = crew%2Crecords%3Dops',
+      }),
+    ).toEqual(
+      expect.objectContaining({
+        OTEL_SERVICE_NAME: 'crew-api-canary',
+        OTEL_RESOURCE_ATTRIBUTES: {
+          'k8s.pod.name': 'crew-api-7d9f-x2',
+          'k8s.namespace.name': 'crew-records',
+          team: 'crew,records=ops',
+        },
+      }),
+    );
+    for (const bad of ['k8s.pod.name', '=x', 'a=1,,b=2', 'a b=1', 'a=%zz']) {
+      let caught: unknown;
+      try {
+        loadConfig(TRACING_CONFIG, { OTEL_RESOURCE_ATTRIBUTES: bad });
+      } catch (err) {
+        caught = err;
+      }
+      expect({
+        bad,
+        variables: (caught as ConfigError | undefined)?.problems.map((p) => p.variable),
+      }).toEqual({
+        bad,
+        variables: ['OTEL_RESOURCE_ATTRIBUTES'],
+      });
+    }
   });
 
   it('refuses an unknown sampler, a ratio outside 0..1 and an endpoint that is not an http URL', () => {
@@ -124,6 +166,59 @@ describe('tracing on', () => {
     expect(span.name).toBe('work');
     expect(span.spanContext().traceId).toBe(ids?.trace_id);
     expect(span.resource.attributes['service.name']).toBe('test');
+  });
+
+  it('describes the process on every span: app, version, environment, host; the OTel variables win', async () => {
+    const exporter = new InMemorySpanExporter();
+    const version = (
+      JSON.parse(readFileSync(join(__dirname, '../../../../package.json'), 'utf8')) as {
+        version: string;
+      }
+    ).version;
+    await startTracing(
+      'crew-api',
+      {
+        ...loadConfig(TRACING_CONFIG, {
+          OTEL_RESOURCE_ATTRIBUTES: 'k8s.pod.name=crew-api-7d9f-x2,deployment.environment.name=staging',
+        }),
+        APP_ENV: 'production',
+      },
+      { spanProcessor: new SimpleSpanProcessor({ exporter }) },
+    );
+    await inSpan('work', {}, async () => undefined);
+    const [span] = exporter.getFinishedSpans();
+    expect(span.resource.attributes).toEqual(
+      expect.objectContaining({
+        'service.name': 'crew-api',
+        'service.version': version,
+        'host.name': hostname(),
+        'k8s.pod.name': 'crew-api-7d9f-x2',
+        // OTEL_RESOURCE_ATTRIBUTES over the default (APP_ENV).
+        'deployment.environment.name': 'staging',
+      }),
+    );
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('names the service OTEL_SERVICE_NAME over OTEL_RESOURCE_ATTRIBUTES over the app, and the environment APP_ENV', () => {
+    const config = (env: Record<string, string>) => ({
+      ...loadConfig(TRACING_CONFIG, env),
+      APP_ENV: 'sandbox',
+    });
+    expect(resourceAttributes('crew-api', config({}))).toEqual(
+      expect.objectContaining({ 'service.name': 'crew-api', 'deployment.environment.name': 'sandbox' }),
+    );
+    expect(
+      resourceAttributes('crew-api', config({ OTEL_RESOURCE_ATTRIBUTES: 'service.name=from-attributes' }))[
+        'service.name'
+      ],
+    ).toBe('from-attributes');
+    expect(
+      resourceAttributes(
+        'crew-api',
+        config({ OTEL_RESOURCE_ATTRIBUTES: 'service.name=from-attributes', OTEL_SERVICE_NAME: 'from-name' }),
+      )['service.name'],
+    ).toBe('from-name');
   });
 
   it('samples by OTEL_TRACES_SAMPLER: always_off records nothing', async () => {

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
 import {
   context,
   isSpanContextValid,
@@ -14,7 +17,44 @@ import {
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { ConfigOf, TRACING_CONFIG } from '../config/config';
 
-export type TracingConfig = ConfigOf<typeof TRACING_CONFIG>;
+export type TracingConfig = ConfigOf<typeof TRACING_CONFIG> & {
+  /** The environment (every app's config has it): the spans' `deployment.environment.name`. */
+  readonly APP_ENV?: string;
+};
+
+/** The version of the service this process runs: the repository's package.json, next to dist/ in the images. */
+function serviceVersion(): string | undefined {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
+      if (pkg.name === 'crew-record-service') return pkg.version;
+    } catch {
+      /* no package.json here, or not ours: keep going up */
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * The resource every span of the process carries: the app (`service.name`), the release
+ * (`service.version`), the environment (`deployment.environment.name`, APP_ENV) and the host, which is
+ * the pod in Kubernetes (`host.name`); then OTEL_RESOURCE_ATTRIBUTES (the manifests add
+ * `k8s.pod.name` and `k8s.namespace.name` there), then OTEL_SERVICE_NAME, as the specification orders them.
+ */
+export function resourceAttributes(app: string, config: TracingConfig): Record<string, string> {
+  const defaults: Record<string, string> = { 'service.name': app, 'host.name': hostname() };
+  const version = serviceVersion();
+  if (version) defaults['service.version'] = version;
+  if (config.APP_ENV) defaults['deployment.environment.name'] = config.APP_ENV;
+  return {
+    ...defaults,
+    ...config.OTEL_RESOURCE_ATTRIBUTES,
+    ...(config.OTEL_SERVICE_NAME ? { 'service.name': config.OTEL_SERVICE_NAME } : {}),
+  };
+}
 
 export { SpanKind, type Span };
 
@@ -73,7 +113,7 @@ export async function startTracing(
       new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(ratio) }),
   }[config.OTEL_TRACES_SAMPLER];
   const provider = new sdk.TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': app }),
+    resource: resourceFromAttributes(resourceAttributes(app, config)),
     sampler: root(),
     spanProcessors: [spanProcessor],
   });

@@ -45,3 +45,30 @@ describe('nonPublicKind on IPv4-translated, -mapped and -compatible IPv6', () =>
     });
   });
 });
+
+describe('the sandbox’s local receivers', () => {
+  const dockerHost = (address: string) => async (name: string) =>
+    name === 'host.docker.internal' ? [address] : [];
+
+  it.each([
+    ['http://127.0.0.1:8765/webhooks', ['127.0.0.1']],
+    ['http://host.docker.internal:8765/webhooks', ['172.17.0.1']],
+    ['http://HOST.docker.internal:8765/webhooks', ['192.168.65.254']],
+  ])('accepts %s in the sandbox (plain HTTP to the developer’s machine)', async (url, addresses) => {
+    const verdict = await checkTarget(url, 'sandbox', dockerHost(addresses[0]));
+    expect(verdict).toEqual(expect.objectContaining({ ok: true, addresses }));
+  });
+
+  it.each([
+    // Not in production, whatever it resolves to.
+    ['http://host.docker.internal:8765/webhooks', 'production', '172.17.0.1', 'HTTPS'],
+    ['https://host.docker.internal/webhooks', 'production', '172.17.0.1', 'private address'],
+    // Only Docker's name: another name on a private address stays refused in the sandbox.
+    ['http://receiver.internal:8765/webhooks', 'sandbox', '172.17.0.1', 'HTTPS'],
+    // Docker's name on a link-local or metadata address is not the developer's machine.
+    ['http://host.docker.internal/latest', 'sandbox', '169.254.169.254', 'HTTPS'],
+  ] as const)('refuses %s in %s when it resolves to %s', async (url, env, address, reason) => {
+    const verdict = await checkTarget(url, env, async () => [address]);
+    expect(verdict).toEqual({ ok: false, reason: expect.stringContaining(reason) as unknown });
+  });
+});

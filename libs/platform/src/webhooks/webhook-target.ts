@@ -103,9 +103,17 @@ export function nonPublicKind(address: string): string | undefined {
 }
 
 /**
+ * The name Docker gives the machine that runs the containers (Docker Desktop; with
+ * `extra_hosts: host-gateway` on Linux). A sandbox run under Docker Compose reaches a receiver on
+ * the developer's machine through it; it resolves to a private address of Docker's network.
+ */
+export const DOCKER_HOST_NAME = 'host.docker.internal';
+
+/**
  * SSRF guard (docs/rules.md, Webhooks): a delivery target must be HTTPS and must not resolve to a
  * loopback, private, link-local or otherwise non-public address. The sandbox also accepts plain
- * HTTP to loopback, so partners can test against a local receiver. Every address the name resolves
+ * HTTP to loopback, so partners can test against a local receiver, and to `host.docker.internal`
+ * when it resolves to private addresses only (the same receiver, seen from a container). Every address the name resolves
  * to is checked, and the approved addresses are returned so that the connection is pinned to them
  * (`pinnedLookup`): a name that answers differently the second time (DNS rebinding) cannot steer
  * the request to an address that was never checked.
@@ -131,7 +139,11 @@ export async function checkTarget(
   if (addresses.length === 0) return { ok: false, reason: `${host} does not resolve` };
   const kinds = addresses.map(nonPublicKind);
   const sandboxLoopback = appEnv === 'sandbox' && kinds.every((k) => k === 'loopback');
-  if (sandboxLoopback) {
+  const sandboxDockerHost =
+    appEnv === 'sandbox' &&
+    host.toLowerCase() === DOCKER_HOST_NAME &&
+    kinds.every((k) => k === 'private' || k === 'loopback');
+  if (sandboxLoopback || sandboxDockerHost) {
     return target.protocol === 'http:' || target.protocol === 'https:'
       ? { ok: true, url: target, addresses }
       : { ok: false, reason: 'not HTTP' };
