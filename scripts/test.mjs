@@ -38,7 +38,7 @@ const LIMITS = {
   typecheck: 300,
   lint: 300,
   build: 180,
-  unit: 300,
+  unit: 480,
   integration: 720,
   e2e: 720,
   faults: 480,
