@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { faultsDir } from './support/private-services';
 import { PitrCluster, PitrWorkspace } from './support/pitr-cluster';
 
@@ -30,6 +31,7 @@ afterAll(async () => {
   await restored?.stop('immediate');
   await primary?.stop('immediate');
   ws?.destroy();
+  if (parent && !process.env.FAULTS_KEEP) fs.rmSync(parent, { recursive: true, force: true });
 });
 
 /** Commits BATCHES transactions of ROWS_PER_BATCH rows tagged `phase`; resolves their ids. */
