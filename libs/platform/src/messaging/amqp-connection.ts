@@ -448,7 +448,6 @@ function inbound(msg: amqp.ConsumeMessage): InboundMessage {
   return { content: msg.content, routingKey, exchange, redelivered, properties: msg.properties };
 }
 
-/** The login of an AMQP URL (amqplib logs in as guest when the URL names none). */
 /**
  * The nodes of a cluster, tried in turn: `amqp://u:p@a:5672/v,amqp://u:p@b:5672/v`. Where a load
  * balancer (a Kubernetes Service) fronts the nodes, one URL is enough; without one, a client
@@ -461,6 +460,7 @@ export function brokerUrls(amqpUrl: string): string[] {
     .filter(Boolean);
 }
 
+/** The login of an AMQP URL (amqplib logs in as guest when the URL names none). */
 export function brokerUserOf(amqpUrl: string): string {
   const user = new URL(amqpUrl).username;
   return user === '' ? 'guest' : decodeURIComponent(user);
