@@ -3,10 +3,13 @@
 // gateway, Redis, RabbitMQ and PostgreSQL are stopped and started one at a time; the matrix's
 // servers are its own (free ports, data under .run/faults-*), never the shared ones on the
 // default ports. Builds first, then runs the Jest project `faults`; figures go to
-// bench/results/faults-<time>.json and a table on stdout.
+// bench/results/faults-<time>.json and a table on stdout. Then the failover drills
+// (test/faults/*.drill-spec.ts, too long for `npm test`): a PostgreSQL point-in-time restore, a
+// Redis primary killed behind Sentinel, a RabbitMQ node of a three-node cluster stopped.
 //   FAULTS_PROFILE=full|short   (default full: 10 s outages; short: the version `npm test` runs)
+//   FAULTS_SUITES=all|matrix|drills   (default all)
 //   FAULTS_KEEP=1               keep .run/faults-* (server logs) afterwards
-//   extra arguments go to Jest
+//   extra arguments go to Jest (both runs; a path that selects nothing in one of them is fine)
 import path from 'node:path';
 import { createRequire } from 'node:module';
 
@@ -36,18 +39,31 @@ const env = {
   REDIS_URL: 'redis://127.0.0.1:1',
   AMQP_URL: 'amqp://unused:unused@127.0.0.1:1/',
 };
+const SUITES = process.env.FAULTS_SUITES || 'all';
+if (!['all', 'matrix', 'drills'].includes(SUITES)) {
+  console.error(red(`faults: FAULTS_SUITES is all, matrix or drills, not ${SUITES}`));
+  process.exit(1);
+}
 let child;
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child?.stop(10000));
-const jest = await run(
-  process.execPath,
-  [
-    path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'),
-    '--selectProjects',
-    'faults',
-    '--runInBand',
-    '--forceExit',
-    ...process.argv.slice(2),
-  ],
-  { cwd: ROOT, env, onStart: (h) => (child = h) },
-);
-process.exit(jest.code ?? 1);
+const jest = (selection) =>
+  run(
+    process.execPath,
+    [
+      path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'),
+      ...selection,
+      '--runInBand',
+      '--forceExit',
+      '--passWithNoTests',
+      ...process.argv.slice(2),
+    ],
+    { cwd: ROOT, env, onStart: (h) => (child = h) },
+  );
+// Both run even when the first fails; the first failure's code is the script's.
+const codes = [];
+if (SUITES !== 'drills') codes.push((await jest(['--selectProjects', 'faults'])).code ?? 1);
+if (SUITES !== 'matrix')
+  codes.push(
+    (await jest(['--config', path.join(ROOT, 'test', 'faults', 'jest.drills.config.js')])).code ?? 1,
+  );
+process.exit(codes.find((c) => c !== 0) ?? 0);

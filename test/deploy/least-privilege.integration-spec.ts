@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as amqp from 'amqplib';
 import { Client } from 'pg';
 import { AUTH_WEBHOOK_RECIPIENTS_BATCH, AUTH_WEBHOOK_TARGET, type RpcContract } from '@svc/contracts';
-import { AmqpConnection, createLogger, RpcClient, RpcRemoteError } from '@svc/platform';
+import { AmqpConnection, createLogger, RPC_QUEUE_OPTIONS, RpcClient, RpcRemoteError } from '@svc/platform';
 import { APPS, amqpUser, appConnections, pgRole } from '../../scripts/lib/credentials.cjs';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { testServices } from '../support/services';
@@ -138,7 +138,7 @@ describe('RabbitMQ: one user per app, limited to its exchanges and queues', () =
   it("refuses every other app's user on auth-server's RPC queue and sponsorship-api's event queue", async () => {
     const ch = await admin.createChannel();
     // As auth-server declares it (RPC_QUEUE_OPTIONS); left in place for the run's other specs.
-    await ch.assertQueue('rpc.auth-server', { durable: true });
+    await ch.assertQueue('rpc.auth-server', RPC_QUEUE_OPTIONS);
     await ch.close();
     expect(await consumeAs('auth-server', 'rpc.auth-server')).toBe('ok');
     for (const app of ['consent-ui', 'crew-api', 'sponsorship-api', 'webhook-dispatcher']) {

@@ -40,6 +40,19 @@ export interface SentinelTopology extends RedisTopology {
    * once the sentinels name the new primary and it accepts writes.
    */
   failover(): Promise<{ from: number; to: number }>;
+  /**
+   * SIGKILL of the current primary, as a crashed pod: the sentinels must notice (1 s) and elect a
+   * replica on their own. Resolves the killed port once the process is gone.
+   */
+  killPrimary(): Promise<number>;
+  /** Resolves the new primary's port once every sentinel names one other than `from` and it takes writes. */
+  elected(from: number, timeoutMs?: number): Promise<number>;
+  /** Starts an empty server on a killed port as a replica of the current primary; resolves when in sync. */
+  rejoin(port: number): Promise<void>;
+  /** Resolves once every replica has acknowledged the primary's replication offset (no write in flight). */
+  replicated(): Promise<void>;
+  /** The ports of every Redis server (not the sentinels). */
+  readonly serverPorts: readonly number[];
 }
 
 const live = new Set<ChildProcess>();
@@ -317,18 +330,36 @@ function sentinelConf(port: number, primaryPort: number): string {
   ].join('\n');
 }
 
-/** A primary, one replica and three sentinels (quorum 2). */
-export async function startSentinel(keyPrefix = ''): Promise<SentinelTopology> {
+/**
+ * A primary, one replica (or `replicas`) and three sentinels (quorum 2). With `sentinelsKnowEachOther`
+ * it resolves only once every sentinel has found the two others, which an unforced failover needs.
+ */
+export async function startSentinel(
+  keyPrefix = '',
+  options: { replicas?: number; sentinelsKnowEachOther?: boolean } = {},
+): Promise<SentinelTopology> {
   assertInstalled();
   const run = runDir('sentinel');
   const { dir } = run;
   const taken = new Set<number>();
-  const [primary, replica] = [await freePort(taken), await freePort(taken)];
+  const primary = await freePort(taken);
+  const replicaPorts: number[] = [];
+  for (let i = 0; i < (options.replicas ?? 1); i++) replicaPorts.push(await freePort(taken));
+  const [replica] = replicaPorts;
+  const serverPorts = [primary, ...replicaPorts];
   const sentinels = [await freePort(taken), await freePort(taken), await freePort(taken)];
+  const processes = new Map<number, ChildProcess>();
   const server = (port: number, extra: string[] = []) =>
-    run.start(['--port', String(port), '--bind', HOST, '--dir', dir, ...NO_PERSISTENCE, ...extra]);
+    processes.set(
+      port,
+      run.start(['--port', String(port), '--bind', HOST, '--dir', dir, ...NO_PERSISTENCE, ...extra]),
+    );
   server(primary);
-  server(replica, ['--replicaof', HOST, String(primary)]);
+  for (const port of replicaPorts) server(port, ['--replicaof', HOST, String(primary)]);
+  const inSync = (port: number) =>
+    until(`the replica ${port} is in sync`, async () =>
+      String(await command(port, 'INFO', 'replication')).includes('master_link_status:up') ? true : undefined,
+    );
 
   const askSentinels = async () => {
     for (const port of sentinels) {
@@ -359,6 +390,59 @@ export async function startSentinel(keyPrefix = ''): Promise<SentinelTopology> {
       REDIS_KEY_PREFIX: keyPrefix,
     },
     primaryPort: askSentinels,
+    serverPorts,
+    async killPrimary() {
+      const port = await askSentinels();
+      const child = processes.get(port);
+      if (!child || child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`the primary ${port} is not one of ours or is gone`);
+      await new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      });
+      return port;
+    },
+    async elected(from, timeoutMs = 30_000) {
+      let to = 0;
+      for (const port of sentinels) {
+        await until(
+          `sentinel ${port} names a primary other than ${from}`,
+          async () => {
+            const [, p] = (await command(
+              port,
+              'SENTINEL',
+              'GET-MASTER-ADDR-BY-NAME',
+              SENTINEL_MASTER,
+            )) as string[];
+            if (Number(p) === from) return undefined;
+            to = Number(p);
+            return true;
+          },
+          timeoutMs,
+        );
+      }
+      await until(`${to} is a primary`, async () =>
+        String(await command(to, 'ROLE')).startsWith('master') ? true : undefined,
+      );
+      return to;
+    },
+    async rejoin(port) {
+      const current = await askSentinels();
+      server(port, ['--replicaof', HOST, String(current)]);
+      await inSync(port);
+    },
+    async replicated() {
+      // The offset of now, then each replica's acknowledgement of it (sent every second); under
+      // load the primary's offset moves on meanwhile, which only later writes account for.
+      const primaryNow = await askSentinels();
+      const offsetOf = (info: string) => Number(/master_repl_offset:(\d+)/.exec(info)?.[1]);
+      const target = offsetOf(String(await command(primaryNow, 'INFO', 'replication')));
+      await until(`every replica has acknowledged offset ${target}`, async () => {
+        const info = String(await command(primaryNow, 'INFO', 'replication'));
+        const acks = [...info.matchAll(/slave\d+:.*?offset=(\d+)/g)].map((m) => Number(m[1]));
+        return acks.length > 0 && acks.every((a) => a >= target) ? true : undefined;
+      });
+    },
     async failover() {
       const from = await askSentinels();
       const to = from === primary ? replica : primary;
@@ -385,16 +469,12 @@ export async function startSentinel(keyPrefix = ''): Promise<SentinelTopology> {
     stop: () => run.stop(),
   };
   try {
-    for (const port of [primary, replica]) {
+    for (const port of serverPorts) {
       await until(`redis ${port} answers`, async () =>
         (await command(port, 'PING')) === 'PONG' ? true : undefined,
       );
     }
-    await until('the replica is in sync', async () =>
-      String(await command(replica, 'INFO', 'replication')).includes('master_link_status:up')
-        ? true
-        : undefined,
-    );
+    for (const port of replicaPorts) await inSync(port);
     for (const port of sentinels) {
       const conf = path.join(dir, `sentinel-${port}.conf`);
       writeFileSync(conf, sentinelConf(port, primary));
@@ -405,8 +485,16 @@ export async function startSentinel(keyPrefix = ''): Promise<SentinelTopology> {
     for (const port of sentinels) {
       await until(`sentinel ${port} sees the replica`, async () => {
         const info = String(await command(port, 'INFO', 'sentinel'));
-        return /slaves=1,/.test(info) ? true : undefined;
+        return new RegExp(`slaves=${replicaPorts.length},`).test(info) ? true : undefined;
       });
+      if (options.sentinelsKnowEachOther) {
+        await until(
+          `sentinel ${port} knows the two others`,
+          async () =>
+            /sentinels=3\b/.test(String(await command(port, 'INFO', 'sentinel'))) ? true : undefined,
+          30_000,
+        );
+      }
     }
     return topology;
   } catch (err) {

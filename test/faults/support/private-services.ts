@@ -25,7 +25,7 @@ export interface Dependency {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+export const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 
 export function faultsDir(): string {
   const dir = path.join(
@@ -42,7 +42,7 @@ export function faultsDir(): string {
 // its data in a folder of that user's under the system's temp folder, because the checkout may sit
 // in a folder `postgres` cannot enter (root's home, `mktemp -d`), whose permissions are not ours to widen.
 
-function postgresBin(): string {
+export function postgresBin(): string {
   const base = '/usr/lib/postgresql';
   const versions = fs.existsSync(base)
     ? fs
@@ -56,7 +56,7 @@ function postgresBin(): string {
 }
 
 /** A new folder owned by `postgres`; stops at once, saying why, when that user cannot use it. */
-function postgresOwnedDir(): string {
+export function postgresOwnedDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-faults-postgres-'));
   spawnSync('chown', ['postgres:postgres', dir]);
   const probe = spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-w', dir], { stdio: 'ignore' });

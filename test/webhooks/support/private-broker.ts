@@ -1,4 +1,5 @@
 import { connect as amqpConnect } from 'amqplib';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,8 +37,62 @@ export class PrivateBroker {
     return path.join(this.dir, 'rabbitmq.log');
   }
 
+  /** The Erlang node name (`name@localhost`). */
+  get nodeName(): string {
+    return this.node;
+  }
+
+  /**
+   * A cluster of `size` nodes (one Erlang cookie, ports of their own): every node boots alone,
+   * then each but the first joins the first (`rabbitmqctl stop_app; join_cluster; start_app`).
+   * Quorum queues declared afterwards get a member on every node.
+   */
+  static async startCluster(label: string, parentDir: string, size = 3): Promise<PrivateBroker[]> {
+    const cookie = randomBytes(20).toString('hex');
+    const nodes = await Promise.all(
+      Array.from({ length: size }, (_, i) => PrivateBroker.start(`${label}${i + 1}`, parentDir, cookie)),
+    );
+    try {
+      const [first, ...others] = nodes;
+      for (const node of others) {
+        await node.ctl(['stop_app']);
+        await node.ctl(['join_cluster', first.node]);
+        await node.ctl(['start_app']);
+        await node.waitUntilAnswering();
+      }
+      const status = await first.ctl(['cluster_status', '--formatter', 'json']);
+      const running = (JSON.parse(status) as { running_nodes?: string[] }).running_nodes ?? [];
+      if (running.length !== size) throw new Error(`the cluster runs ${running.join(', ')} only`);
+      return nodes;
+    } catch (err) {
+      await Promise.all(nodes.map((n) => n.destroy()));
+      throw err;
+    }
+  }
+
+  /** `rabbitmqctl -n <node> ...` with the node's cookie, asynchronously (an Erlang VM of its own: seconds). */
+  async ctl(args: string[], timeoutMs = 180_000): Promise<string> {
+    const child = spawn(path.join(RABBIT_BIN, 'rabbitmqctl'), ['-n', this.node, ...args], {
+      cwd: this.dir,
+      env: this.env(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const code = await new Promise<number | null>((resolve) => {
+      child.once('exit', resolve);
+      child.once('error', () => resolve(null));
+    });
+    clearTimeout(timer);
+    if (code !== 0) throw new Error(`rabbitmqctl ${args.join(' ')} failed (${String(code)}): ${out}${err}`);
+    return out;
+  }
+
   /** Starts a node whose data lives under `parentDir` (default: this test run's folder). */
-  static async start(label: string, parentDir?: string): Promise<PrivateBroker> {
+  static async start(label: string, parentDir?: string, cookie?: string): Promise<PrivateBroker> {
     if (!fs.existsSync(path.join(RABBIT_BIN, 'rabbitmq-server'))) {
       throw new Error(
         `this test starts a private RabbitMQ node: rabbitmq-server is not installed (${RABBIT_BIN})`,
@@ -48,7 +103,9 @@ export class PrivateBroker {
     const dir = path.join(parent, `rabbitmq-${label}-${id}`);
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'enabled_plugins'), '[].\n');
-    fs.writeFileSync(path.join(dir, '.erlang.cookie'), randomBytes(20).toString('hex'), { mode: 0o400 });
+    fs.writeFileSync(path.join(dir, '.erlang.cookie'), cookie ?? randomBytes(20).toString('hex'), {
+      mode: 0o400,
+    });
     const [port, distPort] = await freePorts(2);
     const broker = new PrivateBroker(dir, `svc-test-${label}-${id}@localhost`, port, distPort);
     await broker.boot();
@@ -122,7 +179,7 @@ export class PrivateBroker {
   }
 
   /** The AMQP port opens a moment before the node accepts logins; wait for a real connection. */
-  private async waitUntilAnswering(): Promise<void> {
+  async waitUntilAnswering(): Promise<void> {
     const deadline = Date.now() + 60_000;
     for (;;) {
       try {

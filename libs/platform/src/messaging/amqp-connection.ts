@@ -56,6 +56,7 @@ interface ConsumerRegistration {
 }
 
 export interface AmqpConnectionOptions {
+  /** One broker URL, or the nodes of a cluster as URLs separated by commas (see brokerUrls). */
   readonly url: string;
   readonly name: string;
   readonly prefetch: number;
@@ -93,12 +94,16 @@ export class AmqpConnection {
   private draining = false;
   private reconnectTimer?: NodeJS.Timeout;
   private connecting?: Promise<void>;
+  private readonly urls: readonly string[];
+  /** The node the next connect tries: the one after the node that failed or went away. */
+  private node = 0;
 
   constructor(
     private readonly options: AmqpConnectionOptions,
     private readonly logger: Logger,
   ) {
-    this.user = brokerUserOf(options.url);
+    this.urls = brokerUrls(options.url);
+    this.user = brokerUserOf(this.urls[0]);
   }
 
   /** Starts connecting in the background (once); the app starts even while RabbitMQ is down. */
@@ -280,7 +285,8 @@ export class AmqpConnection {
   private async doConnect(): Promise<void> {
     if (this.closing) return;
     try {
-      const connection = await amqp.connect(this.options.url, {
+      const url = this.urls[this.node % this.urls.length];
+      const connection = await amqp.connect(url, {
         ...AMQP_SOCKET_OPTIONS,
         clientProperties: { connection_name: this.options.name },
         heartbeat: 15,
@@ -310,6 +316,7 @@ export class AmqpConnection {
       waiters.forEach((w) => w());
     } catch (err) {
       this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'RabbitMQ connect failed');
+      this.node += 1;
       await this.connection?.close().catch(() => undefined);
       this.connection = undefined;
       this.publishChannel = undefined;
@@ -364,6 +371,8 @@ export class AmqpConnection {
   }
 
   private onConnectionLost(): void {
+    // Its node stopped, most likely: the next connect tries another one first.
+    this.node += 1;
     this.connection = undefined;
     this.publishChannel = undefined;
     this.dropDirect(this.direct);
@@ -437,6 +446,18 @@ export class AmqpConnection {
 function inbound(msg: amqp.ConsumeMessage): InboundMessage {
   const { routingKey, exchange, redelivered } = msg.fields;
   return { content: msg.content, routingKey, exchange, redelivered, properties: msg.properties };
+}
+
+/**
+ * The nodes of a cluster, tried in turn: `amqp://u:p@a:5672/v,amqp://u:p@b:5672/v`. Where a load
+ * balancer (a Kubernetes Service) fronts the nodes, one URL is enough; without one, a client
+ * that knows only one node stops with it.
+ */
+export function brokerUrls(amqpUrl: string): string[] {
+  return amqpUrl
+    .split(/,(?=amqps?:\/\/)/)
+    .map((u) => u.trim())
+    .filter(Boolean);
 }
 
 /** The login of an AMQP URL (amqplib logs in as guest when the URL names none). */

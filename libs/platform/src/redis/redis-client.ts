@@ -90,8 +90,9 @@ export function createRedis(config: RedisConfig): RedisClient {
       name: config.REDIS_SENTINEL_MASTER ?? 'mymaster',
       password: config.REDIS_PASSWORD,
       role: 'master',
-      // Sentinels announce +switch-master; ioredis moves at once instead of at the next error.
-      failoverDetector: true,
+      // No failoverDetector: with it, a client whose primary was killed ends (status `end`, every
+      // command refused for good) and quit() leaves its sentinel subscriptions open (ioredis#1362).
+      // Without it the client reconnects and asks the sentinels again (the Redis failover drill).
       sentinelRetryStrategy: retryStrategy,
     });
   }

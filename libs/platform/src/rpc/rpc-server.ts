@@ -5,10 +5,14 @@ import { AmqpConnection, type InboundMessage } from '../messaging/amqp-connectio
 import { contextFromHeaders, inSpan, markSpanError, SpanKind } from '../tracing/tracing';
 
 /**
- * RPC request queues are durable classic queues: a request is worth nothing after its caller's
- * timeout (each carries a matching `expiration`), so quorum replication would buy nothing.
+ * RPC request queues are quorum queues. A request is worth nothing after its caller's timeout
+ * (each carries a matching `expiration`), so replication is not for the requests: a classic queue
+ * lives on one node, and while that node is down the queue is gone and every RPC to the app fails.
+ * A quorum queue elects a leader on a surviving node (docs/testing.md, the RabbitMQ drill).
+ * A broker that already has the queue as a classic one refuses this declaration
+ * (PRECONDITION_FAILED): the release that brings it deletes the classic queue once.
  */
-export const RPC_QUEUE_OPTIONS = { durable: true } as const;
+export const RPC_QUEUE_OPTIONS = { durable: true, arguments: { 'x-queue-type': 'quorum' } } as const;
 
 /**
  * Serves the app's `@MessagePattern` handlers from its RPC queue, as a Nest transport over the
