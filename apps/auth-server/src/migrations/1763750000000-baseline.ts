@@ -306,16 +306,54 @@ const TOKEN_REFRESH = `
         replaced_id text;
         replaced_generation integer;
         replaced_access text;
-      BEGIN${PARTNER_CHECK}
-
-        SELECT t.id, t.code_digest, t.client_id, t.revoked_at INTO seen
-          FROM token_pairs t WHERE t.refresh_digest = p_refresh_digest;
-        IF NOT FOUND OR seen.client_id <> p_client_id THEN
+      BEGIN
+        -- The client and the presented pair in one statement, after the partner's lock (PARTNER_CHECK).
+        PERFORM pg_advisory_xact_lock_shared(hashtextextended('partner:' || p_client_id, 0));
+        SELECT ok.client_ok, t.id, t.code_digest, t.client_id, t.revoked_at INTO seen
+          FROM (SELECT EXISTS (
+                  SELECT 1 FROM partners p
+                   WHERE p.client_id = p_client_id AND p.secret_digest = p_secret_digest AND NOT p.suspended
+                ) AS client_ok) ok
+          LEFT JOIN token_pairs t ON t.refresh_digest = p_refresh_digest;
+        IF NOT seen.client_ok THEN
+          outcome := 'client';
+          RETURN NEXT;
+          RETURN;
+        END IF;
+        IF seen.id IS NULL OR seen.client_id <> p_client_id THEN
           outcome := 'unusable';
           RETURN NEXT;
           RETURN;
         END IF;
         PERFORM pg_advisory_xact_lock(hashtextextended('token_family:' || seen.code_digest, 0));
+
+        -- The common case in one UPDATE that holds every check of a rotation: live, unexpired,
+        -- the tombstoned access token, a narrowing within the grant, the consent row FOR SHARE.
+        -- Anything else falls through to the rules below, which read the pair again and say why.
+        IF seen.revoked_at IS NULL THEN
+          UPDATE token_pairs t SET revoked_at = now(), revoked_reason = 'rotated', replaced_by = p_pair_id
+           WHERE t.id = seen.id AND t.revoked_at IS NULL AND t.refresh_expires_at > now()
+             AND (p_tombstoned IS NULL OR t.access_digest = p_tombstoned)
+             AND (p_scopes IS NULL OR (cardinality(p_scopes) > 0 AND p_scopes <@ t.scopes))
+             AND EXISTS (
+               SELECT 1 FROM consents c
+                WHERE c.user_id = t.user_id AND c.client_id = p_client_id AND c.revoked_at IS NULL
+                  FOR SHARE)
+          RETURNING t.generation, t.user_id, t.scopes, t.access_digest INTO pair;
+          IF FOUND THEN
+            out_user_id := pair.user_id;
+            out_scopes := coalesce(p_scopes, pair.scopes);
+            INSERT INTO token_pairs (id, code_digest, generation, user_id, client_id, scopes, access_digest,
+                                     refresh_digest, access_expires_at, refresh_expires_at)
+              VALUES (p_pair_id, seen.code_digest, pair.generation + 1, pair.user_id, p_client_id, out_scopes,
+                      p_access_digest, p_new_refresh_digest, p_access_expires_at, p_refresh_expires_at);
+            outcome := 'rotated';
+            ended := ARRAY[pair.access_digest];
+            RETURN NEXT;
+            RETURN;
+          END IF;
+        END IF;
+
         SELECT t.id, t.generation, t.user_id, t.scopes, t.access_digest, t.refresh_expires_at,
                t.revoked_at, t.revoked_reason, t.replaced_by
           INTO pair FROM token_pairs t WHERE t.id = seen.id;
