@@ -131,7 +131,7 @@ describe.each(ENVS)('k8s/overlays/%s', (env) => {
     expect(instances * maxDbConnections + migrations + 3 + 20).toBeLessThanOrEqual(maxConnections);
     // The figures k8s/README.md quotes.
     if (env === 'production')
-      expect({ clients, server: instances * maxDbConnections }).toEqual({ clients: 612, server: 150 });
+      expect({ clients, server: instances * maxDbConnections }).toEqual({ clients: 600, server: 150 });
   });
 
   it(
