@@ -197,13 +197,11 @@ describe('families: a member’s or a partner’s live pairs, one per family', (
     const m = await newMember();
     const cache = auth.app.get(IntrospectionCache);
     const tombstoned: string[] = [];
-    const spy = jest.spyOn(cache, 'tombstone').mockImplementation(async function (
-      this: IntrospectionCache,
-      clientId,
-      digests,
-    ) {
-      tombstoned.push(...digests);
-      return IntrospectionCache.prototype.tombstone.call(this, clientId, digests);
+    // Every tombstone write goes through tombstoneEach (a batch's, a transaction's).
+    const tombstoneEach = cache.tombstoneEach.bind(cache);
+    const spy = jest.spyOn(cache, 'tombstoneEach').mockImplementation(async (tokens) => {
+      tombstoned.push(...tokens.map((t) => t.digest));
+      return tombstoneEach(tokens);
     });
     try {
       const issued = await issueTokens(auth.rpc, http, { partner: p, member: m });

@@ -53,8 +53,11 @@ export interface RefreshRotation {
   readonly secretDigest: string;
   /** The narrowed scopes asked for, or null to keep the granted ones. */
   readonly scopes: readonly string[] | null;
-  /** How long the request had been in this process before the call (ms). */
-  readonly waitedMs: number;
+  /**
+   * When the request arrived, by this process's monotonic clock (performance.now()): the call
+   * sends how long it has been here since, and token_refresh judges the race by PostgreSQL's clock.
+   */
+  readonly arrivedAt: number;
   readonly raceWindowMs: number;
   readonly graceSeconds: number;
   readonly next: NewPair;
@@ -65,6 +68,22 @@ const TOKEN_EXCHANGE = `SELECT outcome, out_scopes AS scopes, out_client_id AS "
 
 const TOKEN_REFRESH = `SELECT outcome, out_user_id AS "userId", out_scopes AS scopes, ended
   FROM token_refresh($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
+
+const TOKEN_REFRESH_BATCH = `SELECT outcome, out_user_id AS "userId", out_scopes AS scopes, ended
+  FROM token_refresh_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+  ORDER BY ord`;
+
+/** How long the rotation's request has been in this process, until now (its statement is sent). */
+const waitedMs = (rotation: RefreshRotation) => Math.max(0, performance.now() - rotation.arrivedAt);
+
+/** lock_not_available (the batch's lock_timeout) and deadlock_detected: the batch rolled back whole. */
+const GAVE_WAY = new Set(['55P03', '40P01']);
+
+/** A rotation without a narrowing whose presented pair's access token the caller tombstoned. */
+export interface TombstonedRotation {
+  readonly rotation: RefreshRotation;
+  readonly tombstoned: string;
+}
 
 /**
  * A partner's ($2) or a member's ($2, $3) live pairs, revoked for reason $1. Only a family's newest
@@ -135,7 +154,7 @@ export class TokenPairsRepository {
       rotation.secretDigest,
       rotation.scopes,
       'tombstoned' in where ? where.tombstoned : null,
-      rotation.waitedMs,
+      waitedMs(rotation),
       rotation.raceWindowMs,
       rotation.graceSeconds,
       rotation.next.id,
@@ -149,6 +168,44 @@ export class TokenPairsRepository {
         ? await this.sql.rows<RefreshOutcome & QueryResultRow>(TOKEN_REFRESH, values, where.tx)
         : await this.sql.prepared<RefreshOutcome & QueryResultRow>('token_refresh', TOKEN_REFRESH, values);
     return row;
+  }
+
+  /**
+   * `refresh` in autocommit for several rotations in one statement and one transaction (group
+   * commit), each answered as alone after the ones before it, in this order. A batch that gave way
+   * to a lock changed nothing and answers undefined for each: its caller sends each alone.
+   */
+  async refreshBatch(batch: readonly TombstonedRotation[]): Promise<(RefreshOutcome | undefined)[]> {
+    const column = <T>(pick: (r: RefreshRotation) => T) => batch.map((b) => pick(b.rotation));
+    const first = batch[0].rotation;
+    try {
+      const rows = await this.sql.prepared<RefreshOutcome & QueryResultRow>(
+        'token_refresh_batch',
+        TOKEN_REFRESH_BATCH,
+        [
+          column((r) => r.refreshDigest),
+          column((r) => r.clientId),
+          column((r) => r.secretDigest),
+          batch.map((b) => b.tombstoned),
+          column(waitedMs),
+          first.raceWindowMs,
+          first.graceSeconds,
+          column((r) => r.next.id),
+          column((r) => r.next.accessDigest),
+          column((r) => r.next.refreshDigest),
+          column((r) => r.next.accessExpiresAt),
+          column((r) => r.next.refreshExpiresAt),
+        ],
+      );
+      // Committed, so never sent again: a short answer fails its calls rather than grant twice.
+      if (rows.length !== batch.length) {
+        throw new Error(`token_refresh_batch answered ${rows.length} rows for ${batch.length}`);
+      }
+      return rows;
+    } catch (err) {
+      if (!GAVE_WAY.has((err as { code?: unknown }).code as string)) throw err;
+      return batch.map(() => undefined);
+    }
   }
 
   findByAccessDigest(accessDigest: string): Promise<TokenPairEntity | null> {

@@ -95,8 +95,7 @@ export class TokenController {
         return this.tokens.refresh(client, {
           refreshToken: required(form, 'refresh_token'),
           scope: form.scope,
-          // How long it has been here: token_refresh judges the race window by PostgreSQL's clock.
-          waitedMs: performance.now() - arrived,
+          arrivedAt: arrived,
         });
       default:
         throw new OAuthException(

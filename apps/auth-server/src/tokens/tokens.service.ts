@@ -5,6 +5,7 @@ import {
   APP_LOGGER,
   AppMetrics,
   assertUnreachable,
+  GroupBatcher,
   newId,
   newSecret,
   sha256Hex,
@@ -26,6 +27,7 @@ import {
   type NewPair,
   type RefreshOutcome,
   type RefreshRotation,
+  type TombstonedRotation,
 } from './token-pairs.repository';
 
 // RFC 7636 §4.1: 43-128 characters of the unreserved set.
@@ -35,6 +37,21 @@ const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 export class TokensService implements Introspector {
   private readonly reuse?: Counter<'outcome'>;
   private readonly derivation: AccessTokenDerivation;
+  /**
+   * Group commit of the common refresh: one statement in flight, and the rotations that arrive
+   * meanwhile go together in the next (`token_refresh_batch`), their tombstones first in one
+   * pipelined Redis write. Measured against a transaction per refresh, it cuts PostgreSQL's CPU per
+   * refresh at 16 clients to about a third (docs/performance.md).
+   */
+  private readonly refreshes = new GroupBatcher<TombstonedRotation, RefreshOutcome | undefined>(
+    async (batch) => {
+      await this.cache.tombstoneEach(
+        batch.map((b) => ({ clientId: b.rotation.clientId, digest: b.tombstoned })),
+      );
+      return this.pairs.refreshBatch(batch);
+    },
+    MAX_REFRESH_BATCH,
+  );
 
   constructor(
     private readonly pairs: TokenPairsRepository,
@@ -119,15 +136,16 @@ export class TokensService implements Introspector {
    * §4.14.2); `token_refresh` holds every rule (the lost race, the grace re-issue, reuse).
    *
    * Every access token a rotation ends is tombstoned before the rotation commits. The common case
-   * (a live token, no narrowing) is one statement in autocommit: the access token it ends is the
-   * one derived from the refresh token, tombstoned first. Anything else (a narrowing, which may be
+   * (a live token, no narrowing) is one statement in autocommit, shared with the refreshes in
+   * flight beside it: the access token it ends is the one derived from the refresh token,
+   * tombstoned first. Anything else (a narrowing, which may be
    * refused and must then leave the pair working; a re-issue; reuse; a pair whose access token is
    * not the derived one) runs in a transaction that tombstones what the function ended before
    * COMMIT.
    */
   async refresh(
     client: PartnerEntity,
-    input: { refreshToken: string; scope?: string; waitedMs?: number },
+    input: { refreshToken: string; scope?: string; arrivedAt?: number },
   ): Promise<TokenResponse> {
     const { tokens, next } = this.newPair();
     const rotation: RefreshRotation = {
@@ -139,7 +157,7 @@ export class TokensService implements Introspector {
         input.scope === undefined
           ? null
           : requestedScopes(input.scope).map((s) => (isScope(s) ? s : NOT_A_SCOPE)),
-      waitedMs: input.waitedMs ?? 0,
+      arrivedAt: input.arrivedAt ?? performance.now(),
       raceWindowMs: REFRESH_RACE_WINDOW_MS,
       graceSeconds: this.config.REFRESH_TOKEN_REUSE_GRACE_SECONDS,
       next,
@@ -147,8 +165,10 @@ export class TokensService implements Introspector {
     let result: RefreshOutcome = { outcome: 'transaction' };
     if (rotation.scopes === null) {
       const tombstoned = sha256Hex(this.derivation.accessTokenFor(input.refreshToken));
-      await this.cache.tombstone(client.clientId, [tombstoned]);
-      result = await this.pairs.refresh(rotation, { tombstoned });
+      // Undefined: its batch gave way to a lock and changed nothing (its tombstone is written).
+      result =
+        (await this.refreshes.submit({ rotation, tombstoned })) ??
+        (await this.pairs.refresh(rotation, { tombstoned }));
     }
     if (result.outcome === 'transaction') {
       result = await this.transactions.run(async (tx) => {
@@ -281,6 +301,9 @@ export class TokensService implements Introspector {
     };
   }
 }
+
+/** Rotations sent in one statement at most (a batch's locks are held until its commit). */
+const MAX_REFRESH_BATCH = 16;
 
 /** A refresh token arriving this soon after its rotation raced it; it is no retry after a lost response. */
 export const REFRESH_RACE_WINDOW_MS = 1000;
