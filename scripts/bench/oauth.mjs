@@ -14,6 +14,9 @@
 // BENCH_MEMBERS=1 gives every refresh chain one member (by default each chain is another member's).
 // BENCH_SECONDS (5), BENCH_CONCURRENCY (16), BENCH_ROUNDS (5), BENCH_CODES (codes per exchange round,
 // 1500), BENCH_POOL_SIZE (auth-server's DATABASE_POOL_SIZE; its default, 10, when unset); BENCH_PROFILE=1 writes auth-server's CPU profiles to bench/profiles/auth-server.cpuprofile (the request thread) and auth-server-refresh-batch-thread.cpuprofile.
+// BENCH_BASELINE_DIST=<another build's dist/> (e.g. an earlier commit's) adds that build's auth-server, in a
+// database, vhost and Redis prefix of its own, and its refresh scenarios ("baseline build: ...") to every round,
+// interleaved with ours: an A/B of two builds on the same machine and run. BENCH_BASELINE_LABEL names it.
 // Results go to bench/results/oauth-<time>.json (every round, and the best of each scenario).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -118,42 +121,169 @@ const basic = ({ client_id, client_secret }) =>
   `Basic ${Buffer.from(`${encodeURIComponent(client_id)}:${encodeURIComponent(client_secret)}`).toString('base64')}`;
 
 const PEER = 'oidc-provider 9.13';
+const BASELINE = 'baseline build';
+const BASELINE_DIST = process.env.BENCH_BASELINE_DIST
+  ? path.resolve(process.env.BENCH_BASELINE_DIST)
+  : undefined;
+
+/**
+ * One auth-server of the build at `dist` (ours: the repository's), in a database, vhost and Redis
+ * prefix of its own, migrated and seeded by that build, with its bench members, its refresh chains
+ * (one per client and one for the single client) and a way to exchange codes minted for it.
+ */
+async function startAuthServer({ dist, servers, children, cleanups }) {
+  const resources = await createRunResources(servers.env, { log: (l) => console.error(l) });
+  cleanups.push(() => resources.cleanup());
+  const port = await freePort();
+  const metricsPort = await freePort();
+  const env = apps.appEnv({
+    app: 'auth-server',
+    services: { ...servers.env, ...resources.env },
+    fixed: {
+      PORT: port,
+      METRICS_PORT: metricsPort,
+      LOG_LEVEL: 'warn',
+      APP_ENV: 'sandbox',
+      // auth-server's own default (10) unless BENCH_POOL_SIZE says otherwise.
+      ...(process.env.BENCH_POOL_SIZE ? { DATABASE_POOL_SIZE: process.env.BENCH_POOL_SIZE } : {}),
+    },
+  });
+  const script = (file) => (dist ? path.join(dist, 'apps', 'auth-server', 'src', file) : undefined);
+  for (const command of ['migrate', 'seed']) {
+    if (!dist) await apps.runCli('auth-server', command, env);
+    else {
+      await new Promise((resolve, reject) => {
+        const cli = spawn(process.execPath, [script('cli.js'), command], {
+          env,
+          stdio: 'inherit',
+          cwd: ROOT,
+        });
+        cli.on('exit', (code) =>
+          code === 0 ? resolve() : reject(new Error(`baseline cli ${command}: ${code}`)),
+        );
+      });
+    }
+  }
+  // Node's own file names (…<pid>.<thread id>…): one profile per thread; named after the run (profileNames).
+  const profile = PROFILE && !dist ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_RUN_DIR}`] : [];
+  const auth = spawn(process.execPath, [...profile, script('main.js') ?? apps.mainJs('auth-server')], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(auth);
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttpOk(`${base}/readyz`, { timeoutMs: 60000 });
+
+  // Codes are minted the way consent-ui does it: auth.authorize.decide over RabbitMQ.
+  require('reflect-metadata');
+  const { AmqpConnection, RpcClient, createLogger } = require(path.join(ROOT, 'dist/libs/platform/src'));
+  const amqp = new AmqpConnection(
+    { url: env.AMQP_URL, name: 'bench-oauth', prefetch: 1 },
+    createLogger('bench-oauth', 'silent'),
+  );
+  amqp.start();
+  cleanups.push(() => amqp.close());
+  const rpc = new RpcClient(amqp, { RPC_TIMEOUT_MS: 10000 });
+  const user = SANDBOX_MEMBERS[0].user_id;
+  const chainUsers = [];
+  if (ONE_MEMBER) {
+    for (let i = 0; i <= CONCURRENCY; i += 1) chainUsers.push(user);
+  } else {
+    // The run's own database: bench members with no usable password, enough to consent and refresh.
+    const { Client } = require('pg');
+    const db = new Client({ connectionString: resources.env.DATABASE_URL });
+    await db.connect();
+    try {
+      for (let i = 0; i <= CONCURRENCY; i += 1) {
+        const id = `usr_bench_${i}`;
+        await db.query(
+          `INSERT INTO auth.users (user_id, email, password_hash, name) VALUES ($1, $2, '!', $3)`,
+          [id, `${id}@bench.test`, `Bench member ${i}`],
+        );
+        chainUsers.push(id);
+      }
+    } finally {
+      await db.end();
+    }
+  }
+  const mint = async (scope, userId = user) => {
+    const verifier = crypto.randomBytes(32).toString('base64url');
+    const params = {
+      response_type: 'code',
+      client_id: CLIENT.client_id,
+      redirect_uri: REDIRECT_URI,
+      scope,
+      state: 'bench',
+      code_challenge: crypto.createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    };
+    const outcome = await rpc.call(AUTH_AUTHORIZE_DECIDE, { user_id: userId, params, decision: 'allow' });
+    return { code: new URL(outcome.redirect_to).searchParams.get('code'), verifier };
+  };
+  // Codes live 60 s, so each exchange round mints its own just before it.
+  const mintCodes = async (n) => {
+    const codes = [];
+    while (codes.length < n)
+      codes.push(...(await Promise.all(Array.from({ length: 50 }, () => mint('profile:read seatime:read')))));
+    return codes;
+  };
+  const exchange = (pair) =>
+    request(`${base}/oauth/token`, {
+      ...form({
+        grant_type: 'authorization_code',
+        code: pair.code,
+        redirect_uri: REDIRECT_URI,
+        code_verifier: pair.verifier,
+      }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(CLIENT) },
+    });
+  // Warm-up, and the refresh chains' first tokens.
+  const chains = [];
+  for (let i = 0; i <= CONCURRENCY; i += 1) {
+    const res = await exchange(await mint('profile:read seatime:read', chainUsers[i]));
+    if (res.status !== 200) throw new Error(`code exchange answered ${res.status}: ${res.body}`);
+    chains.push(JSON.parse(res.body).refresh_token);
+  }
+  const narrow = JSON.parse((await exchange(await mint('profile:read seatime:read'))).body);
+  const refresh = (chain) => async (worker) => {
+    const res = await request(`${base}/oauth/token`, {
+      ...form({ grant_type: 'refresh_token', refresh_token: chain[worker] }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(CLIENT) },
+    });
+    if (res.status === 200) chain[worker] = JSON.parse(res.body).refresh_token;
+    return res;
+  };
+  const single = [chains.pop()];
+  return {
+    env,
+    resources,
+    pid: auth.pid,
+    base,
+    metricsPort,
+    database: new URL(resources.env.DATABASE_URL).pathname.slice(1),
+    user,
+    chains,
+    single,
+    narrow,
+    mintCodes,
+    exchange,
+    refresh,
+  };
+}
 
 export async function benchOAuth() {
   const children = [];
-  let resources;
+  const cleanups = [];
   let peerStore;
   try {
     const servers = await provision({ log: (l) => console.error(l) });
-    resources = await createRunResources(servers.env, { log: (l) => console.error(l) });
-    const port = await freePort();
-    const metricsPort = await freePort();
-    const env = apps.appEnv({
-      app: 'auth-server',
-      services: { ...servers.env, ...resources.env },
-      fixed: {
-        PORT: port,
-        METRICS_PORT: metricsPort,
-        LOG_LEVEL: 'warn',
-        APP_ENV: 'sandbox',
-        // auth-server's own default (10) unless BENCH_POOL_SIZE says otherwise. 4 (the cores' count) was
-        // measured against it, alternating, and was not better: durable commits wait on the WAL flush,
-        // and fewer connections put fewer commits in each flush (docs/performance.md, "Token endpoint").
-        ...(process.env.BENCH_POOL_SIZE ? { DATABASE_POOL_SIZE: process.env.BENCH_POOL_SIZE } : {}),
-      },
-    });
-    await apps.runCli('auth-server', 'migrate', env);
-    await apps.runCli('auth-server', 'seed', env);
-    // Node's own file names (…<pid>.<thread id>…): one profile per thread, so the refresh batch
-    // thread's does not overwrite the request thread's; named after the run (profileNames).
-    const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_RUN_DIR}`] : [];
-    const auth = spawn(process.execPath, [...profile, apps.mainJs('auth-server')], {
-      env,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    children.push(auth);
-    const base = `http://127.0.0.1:${port}`;
-    await waitForHttpOk(`${base}/readyz`, { timeoutMs: 60000 });
+    const ours = await startAuthServer({ servers, children, cleanups });
+    const older = BASELINE_DIST
+      ? await startAuthServer({ dist: BASELINE_DIST, servers, children, cleanups })
+      : undefined;
+    const { env, base, metricsPort, user, chains, narrow, mintCodes, exchange } = ours;
+    const auth = { pid: ours.pid };
+    const auth_ = { authorization: basic(CLIENT) };
 
     const barePort = await freePort();
     const bare = fork(path.join(ROOT, 'scripts/bench/servers.cjs'), ['bare', String(barePort)], {
@@ -183,81 +313,6 @@ export async function benchOAuth() {
       peer.once('message', resolve);
       peer.once('exit', (code) => reject(new Error(`the peer exited (${code}) before it listened`)));
     });
-
-    // Codes are minted the way consent-ui does it: auth.authorize.decide over RabbitMQ.
-    require('reflect-metadata');
-    const { AmqpConnection, RpcClient, createLogger } = require(path.join(ROOT, 'dist/libs/platform/src'));
-    const amqp = new AmqpConnection(
-      { url: env.AMQP_URL, name: 'bench-oauth', prefetch: 1 },
-      createLogger('bench-oauth', 'silent'),
-    );
-    amqp.start();
-    const rpc = new RpcClient(amqp, { RPC_TIMEOUT_MS: 10000 });
-    const user = SANDBOX_MEMBERS[0].user_id;
-    const chainUsers = [];
-    if (ONE_MEMBER) {
-      for (let i = 0; i <= CONCURRENCY; i += 1) chainUsers.push(user);
-    } else {
-      // The run's own database: bench members with no usable password, enough to consent and refresh.
-      const { Client } = require('pg');
-      const db = new Client({ connectionString: resources.env.DATABASE_URL });
-      await db.connect();
-      try {
-        for (let i = 0; i <= CONCURRENCY; i += 1) {
-          const id = `usr_bench_${i}`;
-          await db.query(
-            `INSERT INTO auth.users (user_id, email, password_hash, name) VALUES ($1, $2, '!', $3)`,
-            [id, `${id}@bench.test`, `Bench member ${i}`],
-          );
-          chainUsers.push(id);
-        }
-      } finally {
-        await db.end();
-      }
-    }
-    const mint = async (scope, userId = user) => {
-      const verifier = crypto.randomBytes(32).toString('base64url');
-      const params = {
-        response_type: 'code',
-        client_id: CLIENT.client_id,
-        redirect_uri: REDIRECT_URI,
-        scope,
-        state: 'bench',
-        code_challenge: crypto.createHash('sha256').update(verifier).digest('base64url'),
-        code_challenge_method: 'S256',
-      };
-      const outcome = await rpc.call(AUTH_AUTHORIZE_DECIDE, { user_id: userId, params, decision: 'allow' });
-      return { code: new URL(outcome.redirect_to).searchParams.get('code'), verifier };
-    };
-    // Codes live 60 s, so each exchange round mints its own just before it.
-    const mintCodes = async (n) => {
-      const codes = [];
-      while (codes.length < n)
-        codes.push(
-          ...(await Promise.all(Array.from({ length: 50 }, () => mint('profile:read seatime:read')))),
-        );
-      return codes;
-    };
-
-    const auth_ = { authorization: basic(CLIENT) };
-    const exchange = (pair) =>
-      request(`${base}/oauth/token`, {
-        ...form({
-          grant_type: 'authorization_code',
-          code: pair.code,
-          redirect_uri: REDIRECT_URI,
-          code_verifier: pair.verifier,
-        }),
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...auth_ },
-      });
-    // Warm-up, and the refresh chains' first tokens: ours from codes, the peer's from its models.
-    const chains = [];
-    for (let i = 0; i <= CONCURRENCY; i += 1) {
-      const res = await exchange(await mint('profile:read seatime:read', chainUsers[i]));
-      if (res.status !== 200) throw new Error(`code exchange answered ${res.status}: ${res.body}`);
-      chains.push(JSON.parse(res.body).refresh_token);
-    }
-    const narrow = JSON.parse((await exchange(await mint('profile:read seatime:read'))).body);
     const peerChains = await new Promise((resolve, reject) => {
       peer.once('message', (m) => (m.minted ? resolve(m.minted) : reject(new Error(m.error))));
       peer.send({
@@ -270,14 +325,7 @@ export async function benchOAuth() {
       });
     });
 
-    const refreshOurs = (chain) => async (worker) => {
-      const res = await request(`${base}/oauth/token`, {
-        ...form({ grant_type: 'refresh_token', refresh_token: chain[worker] }),
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...auth_ },
-      });
-      if (res.status === 200) chain[worker] = JSON.parse(res.body).refresh_token;
-      return res;
-    };
+    const refreshOurs = ours.refresh;
     const refreshPeer = (chain) => async (worker) => {
       const res = await request(`http://127.0.0.1:${peerPort}/token`, {
         ...form({ grant_type: 'refresh_token', refresh_token: chain[worker] }),
@@ -287,17 +335,18 @@ export async function benchOAuth() {
       return res;
     };
     // Each concurrency has chains of its own; the single client's is the last one.
-    const oursSingle = [chains.pop()];
+    const oursSingle = ours.single;
     const peerSingle = [peerChains.pop()];
-    // Every answer must be a 200 whose refresh token works next: warm both before measuring.
+    // Every answer must be a 200 whose refresh token works next: warm each before measuring.
     for (let i = 0; i < 50; i += 1) {
-      for (const r of [await refreshOurs(oursSingle)(0), await refreshPeer(peerSingle)(0)])
+      const answers = [await refreshOurs(oursSingle)(0), await refreshPeer(peerSingle)(0)];
+      if (older) answers.push(await older.refresh(older.single)(0));
+      for (const r of answers)
         if (r.status !== 200) throw new Error(`warm-up refresh answered ${r.status}: ${r.body}`);
     }
 
     const [redisInfo] = await redisCommands(env.REDIS_URL, [['INFO', 'server']]);
     const redisPid = Number(/process_id:(\d+)/.exec(String(redisInfo))?.[1]);
-    const database = new URL(env.DATABASE_URL).pathname.slice(1);
     /**
      * From auth-server's metrics, so far: its refresh batches and the rotations in them, its exchange
      * batches and the codes in them (group commits, see TokenPairsRepository), and its garbage
@@ -341,15 +390,15 @@ export async function benchOAuth() {
       };
     };
     /** Measures one scenario with the CPU of `appPid`, PostgreSQL's backends and Redis. */
-    const withCpu = async (appPid, run) => {
+    const withCpu = async (appPid, run, database = ours.database) => {
       const pg = postgresCpuFrom(database);
       const app = cpuByPid([appPid]);
       const rd = cpuByPid([redisPid]);
       const machine = machineTicks();
-      const ours = appPid === auth.pid;
-      const before = ours ? await authCounters() : undefined;
+      const isOurs = appPid === auth.pid;
+      const before = isOurs ? await authCounters() : undefined;
       const r = await run();
-      const after = ours ? await authCounters() : undefined;
+      const after = isOurs ? await authCounters() : undefined;
       const batches = after && after.batches - before.batches;
       const exchangeBatches = after && after.exchangeBatches - before.exchangeBatches;
       // auth-server's collector pauses in the round: what its slowest requests may have waited on.
@@ -445,6 +494,20 @@ export async function benchOAuth() {
         },
       },
     ];
+    if (older) {
+      // The baseline build's refreshes, interleaved with ours in every round (an A/B on one machine).
+      const olderRefresh = (name, chain, clients) => ({
+        name,
+        run: () =>
+          withCpu(
+            older.pid,
+            () => measure(name, older.refresh(chain), forSeconds(SECONDS), clients),
+            older.database,
+          ),
+      });
+      scenarios.splice(1, 0, olderRefresh(`${BASELINE}: refresh (rotating)`, older.chains, CONCURRENCY));
+      scenarios.splice(4, 0, olderRefresh(`${BASELINE}: refresh (rotating), 1 client`, older.single, 1));
+    }
     if (process.env.BENCH_ONLY) {
       const keep = new RegExp(process.env.BENCH_ONLY);
       for (let i = scenarios.length - 1; i >= 0; i -= 1)
@@ -472,7 +535,6 @@ export async function benchOAuth() {
         if (!best.has(s.name) || r.rps > best.get(s.name).rps) best.set(s.name, r);
       }
     }
-    await amqp.close();
     results.push(...best.values());
 
     const USERINFO = 'userinfo: cached-token authentication';
@@ -508,7 +570,7 @@ export async function benchOAuth() {
     await new Promise((r) => setTimeout(r, PROFILE ? 2000 : 200));
     if (PROFILE) nameProfiles();
     if (peerStore) await deleteKeys(peerStore.url, peerStore.prefix).catch(() => undefined);
-    await resources?.cleanup();
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   }
 }
 
@@ -573,12 +635,12 @@ function pairedRpsRatio(rounds, ours, peer) {
  * Ours over the peer's, per pair of scenarios (the issue's goals): best rounds, medians of every
  * round, and round by round.
  */
-function versus(results, rounds) {
+function versus(results, rounds, other = PEER) {
   const find = (name) => results.find((r) => r.name === name);
   const pairs = {};
   for (const suffix of ['refresh (rotating)', 'refresh (rotating), 1 client']) {
     const ours = find(`token: ${suffix}`);
-    const peer = find(`${PEER}: ${suffix}`);
+    const peer = find(`${other}: ${suffix}`);
     if (!ours || !peer) continue;
     pairs[suffix] = {
       rps_ratio: Number((ours.rps / peer.rps).toFixed(2)),
@@ -602,9 +664,11 @@ function report(results, rounds) {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `oauth-${when.replace(/[:.]/g, '-')}.json`);
   const vs = versus(results, rounds);
+  // Ours over the baseline build's (BENCH_BASELINE_DIST), measured the same way as against the peer.
+  const vsBaseline = BASELINE_DIST ? versus(results, rounds, BASELINE) : undefined;
   fs.writeFileSync(
     file,
-    `${JSON.stringify({ when, concurrency: CONCURRENCY, seconds: SECONDS, rounds: ROUNDS, cpus: os.cpus().length, members: ONE_MEMBER ? 'one for every chain' : 'one per chain', auth_server: { DATABASE_POOL_SIZE: process.env.BENCH_POOL_SIZE ?? 'default', TOKEN_REFRESH_CONCURRENCY: process.env.TOKEN_REFRESH_CONCURRENCY ?? 'default', TOKEN_EXCHANGE_CONCURRENCY: process.env.TOKEN_EXCHANGE_CONCURRENCY ?? 'default' }, results, versus_peer: vs, every_round: rounds }, null, 2)}\n`,
+    `${JSON.stringify({ when, concurrency: CONCURRENCY, seconds: SECONDS, rounds: ROUNDS, cpus: os.cpus().length, members: ONE_MEMBER ? 'one for every chain' : 'one per chain', auth_server: { DATABASE_POOL_SIZE: process.env.BENCH_POOL_SIZE ?? 'default', TOKEN_REFRESH_CONCURRENCY: process.env.TOKEN_REFRESH_CONCURRENCY ?? 'default', TOKEN_EXCHANGE_CONCURRENCY: process.env.TOKEN_EXCHANGE_CONCURRENCY ?? 'default' }, baseline_build: BASELINE_DIST ? (process.env.BENCH_BASELINE_LABEL ?? 'BENCH_BASELINE_DIST') : undefined, results, versus_peer: vs, versus_baseline_build: vsBaseline, every_round: rounds }, null, 2)}\n`,
   );
   console.log(
     `\nauth-server and ${PEER}, ${CONCURRENCY} keep-alive clients, best of ${ROUNDS} alternating rounds (results: ${path.relative(ROOT, file)})`,
@@ -619,6 +683,7 @@ function report(results, rounds) {
     );
   }
   console.log(`ours to the peer: ${JSON.stringify(vs)}`);
+  if (vsBaseline) console.log(`ours to the baseline build: ${JSON.stringify(vsBaseline)}`);
   const cached = results.find((r) => r.redis_commands_per_request !== undefined);
   if (cached)
     console.log(

@@ -2,7 +2,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { APP_SCHEMAS, NEST_APPS } from '@svc/contracts';
-import { AUTH_SERVER_CONFIG } from '../../apps/auth-server/src/config';
 import {
   BACKUP_SECRET,
   type Container,
@@ -109,15 +108,7 @@ describe.each(ENVS)('k8s/overlays/%s', (env) => {
           : r().get('HorizontalPodAutoscaler', app).spec.maxReplicas;
       const poolSize = Number(r().envValue(appContainer(r(), app), 'DATABASE_POOL_SIZE'));
       expect(poolSize).toBeGreaterThan(0);
-      // auth-server's refresh batch thread has a pool of its own: a connection per batch in flight.
-      const refreshThread =
-        app === 'auth-server'
-          ? AUTH_SERVER_CONFIG.TOKEN_REFRESH_CONCURRENCY.parse(
-              r().envValue(appContainer(r(), app), 'TOKEN_REFRESH_CONCURRENCY') as string | undefined,
-              'production',
-            )
-          : 0;
-      clients += maxReplicas * (poolSize + refreshThread);
+      clients += maxReplicas * poolSize;
     }
     const params = r().get('Pooler', POOLER).spec.pgbouncer.parameters;
     const instances = r().get('Pooler', POOLER).spec.instances;
@@ -140,7 +131,7 @@ describe.each(ENVS)('k8s/overlays/%s', (env) => {
     expect(instances * maxDbConnections + migrations + 3 + 20).toBeLessThanOrEqual(maxConnections);
     // The figures k8s/README.md quotes.
     if (env === 'production')
-      expect({ clients, server: instances * maxDbConnections }).toEqual({ clients: 612, server: 150 });
+      expect({ clients, server: instances * maxDbConnections }).toEqual({ clients: 600, server: 150 });
   });
 
   it(

@@ -5,7 +5,6 @@ import { parse } from 'yaml';
 import { nodeOptionsOf } from '../../scripts/lib/apps.cjs';
 import { APP_SCHEMAS, DEFAULT_PORTS, NEST_APPS } from '@svc/contracts';
 import { DELIVERIES_QUEUE, EVENTS_QUEUE } from '../../apps/webhook-dispatcher/src/deliveries/webhook-queues';
-import { REFRESH_BATCH_THREAD_HEAP_MB } from '../../apps/auth-server/src/tokens/refresh-batch-thread';
 import {
   ALL_APPS,
   type Container,
@@ -351,18 +350,14 @@ describe('Node options of the apps', () => {
   };
 
   it.each(NEST_APPS)(
-    '%s: its heaps (old space and two young semi-spaces; and the refresh batch thread of auth-server) fit its memory limit, and compose and the scripts run the same options',
+    '%s: its heaps (old space and two young semi-spaces) fit its memory limit, and compose and the scripts run the same options',
     (app) => {
       const container = appContainer(r(), app);
       const options = r().envValue(container, 'NODE_OPTIONS');
       expect(typeof options).toBe('string');
       const heap =
         megabytes(options as string, 'max-old-space-size') +
-        2 * megabytes(options as string, 'max-semi-space-size') +
-        (app === 'auth-server'
-          ? REFRESH_BATCH_THREAD_HEAP_MB.maxOldGenerationSizeMb +
-            REFRESH_BATCH_THREAD_HEAP_MB.maxYoungGenerationSizeMb
-          : 0);
+        2 * megabytes(options as string, 'max-semi-space-size');
       // Room beside the heap for code, buffers and the native side.
       expect(heap).toBeLessThanOrEqual(mebibytes(container.resources.limits.memory) - 96);
       expect(compose().services[app].environment?.NODE_OPTIONS).toBe(options);

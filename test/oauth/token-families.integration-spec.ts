@@ -1,12 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { AUTH_CONSENTS_REVOKE, type SandboxMember, type SandboxPartner } from '@svc/contracts';
 import { sha256Hex } from '@svc/platform';
+import { IntrospectionCache } from '@svc/security';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import {
-  familiesOfPairs,
-  numberPairsInFamilies,
-} from '../../apps/auth-server/src/migrations/1765300000000-tokenFamilies';
 import { GrantsPruner } from '../../apps/auth-server/src/retention/grants-pruner';
 import {
   REVOKE_LIVE_OF_MEMBER,
@@ -20,7 +17,7 @@ import { onboardPartner } from '../support/oauth/onboard';
 import { useAuthServer } from '../support/starters/auth-server';
 
 /**
- * Token families (migration 1765300000000, docs/architecture.md "Token endpoint", step 17): a
+ * Token families (the baseline migration, docs/architecture.md "Token endpoint"): a
  * refresh ends its pair with a HOT update (no index of token_pairs names what a rotation writes),
  * and a disconnect or a suspension finds each family's live pair, its newest, with one probe, so
  * it never reads a family's rotations. Against real PostgreSQL, on partners and members of this
@@ -114,7 +111,7 @@ describe('a rotation PostgreSQL writes as a HOT update', () => {
         const {
           rows: [row],
         } = await session.query(
-          `SELECT outcome FROM auth.token_refresh($1, $2, $3, NULL, $4, $5, $6, $7, $8, $9, NULL)`,
+          `SELECT outcome FROM auth.token_refresh($1, $2, $3, NULL, NULL, 0, 1000, 10, $4, $5, $6, $7, $8)`,
           [
             sha256Hex(tokens.refresh_token),
             p.client_id,
@@ -124,7 +121,6 @@ describe('a rotation PostgreSQL writes as a HOT update', () => {
             uid(),
             new Date(now + 3_600_000),
             new Date(now + 90 * DAY_S * 1000),
-            new Date(now),
           ],
         );
         expect(row.outcome).toBe('rotated');
@@ -196,30 +192,46 @@ describe('families: a member’s or a partner’s live pairs, one per family', (
     ]);
   });
 
-  it('a pair inserted as the release before inserts it, without a generation, is numbered as its family’s newest and has its family', async () => {
-    const client = `fam-legacy-${uid()}`;
-    const user = `fam-legacy-user-${uid()}`;
-    const code = uid();
-    // What auth-server of the release before writes: no generation, no family row (docs/operations.md).
-    const legacyInsert = (n: number, revoked: boolean) =>
-      db().query(
-        `INSERT INTO auth.token_pairs (id, code_digest, user_id, client_id, scopes, access_digest, refresh_digest,
-                                       access_expires_at, refresh_expires_at, revoked_at, revoked_reason)
-         VALUES ($1, $2, $3, $4, ARRAY['profile:read'], $5, $6, now() + interval '1 hour',
-                 now() + interval '90 days', CASE WHEN $7 THEN now() END, CASE WHEN $7 THEN 'rotated' END)`,
-        [`tkp_${code}_${n}`, code, user, client, `${code}-a${n}`, `${code}-r${n}`, revoked],
-      );
-    await legacyInsert(0, true);
-    await legacyInsert(1, false);
+  it('revocation and replay cost what is live, not the history: one tombstone for a family rotated 20 times, none for a family already revoked', async () => {
+    const p = await onboardPartner(auth, 'families-bounded');
+    const m = await newMember();
+    const cache = auth.app.get(IntrospectionCache);
+    const tombstoned: string[] = [];
+    // Every tombstone write goes through tombstoneEach (a batch's, a transaction's).
+    const tombstoneEach = cache.tombstoneEach.bind(cache);
+    const spy = jest.spyOn(cache, 'tombstoneEach').mockImplementation(async (tokens) => {
+      tombstoned.push(...tokens.map((t) => t.digest));
+      return tombstoneEach(tokens);
+    });
+    try {
+      const issued = await issueTokens(auth.rpc, http, { partner: p, member: m });
+      let tokens = issued.tokens;
+      const first = tokens;
+      for (let i = 0; i < 20; i += 1)
+        tokens = expectTokenResponse(await http.refresh(p, tokens.refresh_token));
+      await sleep(REFRESH_RACE_WINDOW_MS + 300);
 
-    expect((await generationsOf(code)).map((r) => r.generation)).toEqual([0, 1]);
-    expect(
-      await db().query(`SELECT client_id, user_id FROM auth.token_families WHERE code_digest = $1`, [code]),
-    ).toEqual([{ client_id: client, user_id: user }]);
-    const ended = await asAuthServer(
-      async (session) => (await session.query(REVOKE_LIVE_OF_MEMBER, ['disconnected', client, user])).rows,
-    );
-    expect(ended).toEqual([{ accessDigest: `${code}-a1` }]);
+      // RFC 7009 with an old token of the family: the live pair only.
+      tombstoned.length = 0;
+      expect((await http.revokeToken(p, first.refresh_token)).status).toBe(200);
+      expect(tombstoned).toEqual([sha256Hex(tokens.access_token)]);
+      await expectDead(p, tokens);
+      // Again, and the code replayed: nothing is live, nothing is written.
+      tombstoned.length = 0;
+      expect((await http.revokeToken(p, tokens.refresh_token)).status).toBe(200);
+      expectOAuthError(
+        await http.exchange(p, issued.code, issued.verifier, issued.redirectUri),
+        400,
+        'invalid_grant',
+      );
+      expect(tombstoned).toEqual([]);
+      // A rotated token reused: only its own access token, tombstoned before the statement as for
+      // every refresh, never the family's history.
+      expectOAuthError(await http.refresh(p, first.refresh_token), 400, 'invalid_grant');
+      expect(tombstoned).toEqual([sha256Hex(first.access_token)]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   describe.each([
@@ -319,50 +331,5 @@ describe('retention', () => {
     expect(families.map((f) => f.code_digest)).toEqual([living]);
     expect((await generationsOf(living)).map((r) => r.generation)).toEqual([1]);
     expect(await generationsOf(ended)).toEqual([]);
-  });
-});
-
-describe('the migration to families', () => {
-  it('numbers the pairs already stored by age within their family, a live pair last, and gives each family its row', async () => {
-    const schema = `families_migration_${uid()}`;
-    const q = (text: string, values: unknown[] = []) => db().query(text, values);
-    await q(`CREATE SCHEMA "${schema}"`);
-    try {
-      await q(`CREATE TABLE "${schema}".token_pairs (LIKE auth.token_pairs INCLUDING DEFAULTS)`);
-      await q(`CREATE TABLE "${schema}".token_families (LIKE auth.token_families INCLUDING ALL)`);
-      // As the migration finds them once it added the column: generation 0 (its default then) everywhere.
-      await q(`ALTER TABLE "${schema}".token_pairs ALTER COLUMN generation SET DEFAULT 0`);
-      await q(
-        `INSERT INTO "${schema}".token_pairs (id, code_digest, user_id, client_id, scopes, access_digest,
-                                              refresh_digest, access_expires_at, refresh_expires_at,
-                                              created_at, revoked_at, revoked_reason)
-         VALUES ('p-live', 'chain', 'u1', 'c1', '{}', 'a1', 'r1', now(), now(), now() - interval '1 hour', NULL, NULL),
-                ('p-first', 'chain', 'u1', 'c1', '{}', 'a2', 'r2', now(), now(), now() - interval '3 hours', now(), 'rotated'),
-                ('p-second', 'chain', 'u1', 'c1', '{}', 'a3', 'r3', now(), now(), now() - interval '2 hours', now(), 'rotated'),
-                ('p-alone', 'single', 'u2', 'c2', '{}', 'a4', 'r4', now(), now(), now(), NULL, NULL)`,
-      );
-
-      await q(numberPairsInFamilies(schema));
-      await q(familiesOfPairs(schema));
-
-      expect(
-        await q(`SELECT id, generation FROM "${schema}".token_pairs ORDER BY code_digest, generation`),
-      ).toEqual([
-        { id: 'p-first', generation: 0 },
-        { id: 'p-second', generation: 1 },
-        { id: 'p-live', generation: 2 },
-        { id: 'p-alone', generation: 0 },
-      ]);
-      expect(
-        await q(
-          `SELECT code_digest, client_id, user_id FROM "${schema}".token_families ORDER BY code_digest`,
-        ),
-      ).toEqual([
-        { code_digest: 'chain', client_id: 'c1', user_id: 'u1' },
-        { code_digest: 'single', client_id: 'c2', user_id: 'u2' },
-      ]);
-    } finally {
-      await q(`DROP SCHEMA "${schema}" CASCADE`);
-    }
   });
 });

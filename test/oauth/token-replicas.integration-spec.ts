@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { TransactionRunner } from '@svc/platform';
+import { DataSource } from 'typeorm';
 import { PartnersService } from '../../apps/auth-server/src/partners/partners.service';
-import { TokenPairsRepository } from '../../apps/auth-server/src/tokens/token-pairs.repository';
 import { TokensService } from '../../apps/auth-server/src/tokens/tokens.service';
 import { member } from '../support/factories';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
@@ -88,18 +87,23 @@ describe('pairs minted before the access token was derived from the refresh toke
       access: `at_${randomBytes(32).toString('base64url')}`,
       refresh: `rt_${randomBytes(32).toString('base64url')}`,
     };
-    await a.app.get(TransactionRunner).run((tx) =>
-      a.app.get(TokenPairsRepository).insert(tx, {
-        id: `tkp_${randomBytes(8).toString('hex')}`,
-        codeDigest: digest(`legacy-code-${randomBytes(8).toString('hex')}`),
-        userId: sam.user_id,
-        clientId: p.client_id,
-        scopes: ['profile:read'],
-        accessDigest: digest(legacy.access),
-        refreshDigest: digest(legacy.refresh),
-        accessExpiresAt: new Date(Date.now() + 3600_000),
-        refreshExpiresAt: new Date(Date.now() + 86400_000),
-      }),
+    const codeDigest = digest(`legacy-code-${randomBytes(8).toString('hex')}`);
+    await a.app.get(DataSource).query(
+      `WITH family AS (
+         INSERT INTO auth.token_families (code_digest, client_id, user_id) VALUES ($1, $2, $3)
+       )
+       INSERT INTO auth.token_pairs (id, code_digest, generation, user_id, client_id, scopes, access_digest,
+                                     refresh_digest, access_expires_at, refresh_expires_at)
+       VALUES ($4, $1, 0, $3, $2, ARRAY['profile:read'], $5, $6, now() + interval '1 hour',
+               now() + interval '1 day')`,
+      [
+        codeDigest,
+        p.client_id,
+        sam.user_id,
+        `tkp_${randomBytes(8).toString('hex')}`,
+        digest(legacy.access),
+        digest(legacy.refresh),
+      ],
     );
     // Cached as active on B before the rotation.
     expect((await httpB.userinfo(legacy.access)).status).toBe(200);

@@ -55,14 +55,6 @@ export const AUTH_SERVER_CONFIG = {
     'seconds after a rotation in which the previous refresh token may be presented again (a lost response) and gets a new pair instead of ending its family; 0 disables',
     { default: '10', min: 0, max: 300 },
   ),
-  TOKEN_REFRESH_CONCURRENCY: int(
-    'refresh statements one process has in flight; refreshes arriving meanwhile go together in the next (group commit: one statement and one commit for several rotations); each has a connection of its own, beside DATABASE_POOL_SIZE (the refresh batch thread\u2019s pool); 1 suits a small database, more may suit one with many cores',
-    { default: '1', min: 1, max: 200 },
-  ),
-  TOKEN_EXCHANGE_CONCURRENCY: int(
-    'code exchange statements one process has in flight; exchanges arriving meanwhile go together in the next (group commit: one statement and one commit for several codes); 1 suits a small database, more may suit one with many cores',
-    { default: '1', min: 1, max: 200 },
-  ),
   SECRETS_ENCRYPTION_KEY: secret(
     'base64 of 32 random bytes; seals partners\u2019 webhook signing secrets at rest (AES-256-GCM)',
     {

@@ -26,24 +26,4 @@ export class AuthorizationCodesRepository {
       tx,
     );
   }
-
-  /** Locks the code so two exchanges of one code cannot both see it unconsumed. */
-  lock(tx: Transaction, codeDigest: string): Promise<AuthorizationCodeEntity | null> {
-    return this.sql.row<AuthorizationCodeEntity>(
-      `SELECT code_digest AS "codeDigest", client_id AS "clientId", user_id AS "userId",
-              redirect_uri AS "redirectUri", scopes, code_challenge AS "codeChallenge",
-              expires_at AS "expiresAt", consumed_at AS "consumedAt", created_at AS "createdAt"
-         FROM authorization_codes WHERE code_digest = $1 FOR UPDATE`,
-      [codeDigest],
-      tx,
-    );
-  }
-
-  async markConsumed(tx: Transaction, codeDigest: string): Promise<void> {
-    await this.sql.affected(
-      `UPDATE authorization_codes SET consumed_at = now() WHERE code_digest = $1`,
-      [codeDigest],
-      tx,
-    );
-  }
 }

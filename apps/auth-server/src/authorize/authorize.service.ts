@@ -1,18 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isScope, SCOPE_DESCRIPTIONS, type AuthorizeOutcome, type Scope } from '@svc/contracts';
-import {
-  APP_CONFIG,
-  newSecret,
-  sha256Hex,
-  TransactionRunner,
-  type ConfigOf,
-  type Transaction,
-} from '@svc/platform';
+import { APP_CONFIG, newSecret, sha256Hex, TransactionRunner, type ConfigOf } from '@svc/platform';
 import type { AUTH_SERVER_CONFIG } from '../config';
 import { ConsentsService } from '../consents/consents.service';
 import { PartnersService } from '../partners/partners.service';
 import { isAcceptableRedirectUri } from '../partners/redirect-uri';
-import type { AuthorizationCodeEntity } from './authorization-code.entity';
 import { AuthorizationCodesRepository } from './authorization-codes.repository';
 
 /** The parameters of an authorization request this server reads (docs/rules.md, OAuth endpoints). */
@@ -100,13 +92,6 @@ export class AuthorizeService {
       });
     });
     return this.redirect(request.redirectUri, { code, state: request.state });
-  }
-
-  /** The code, locked until `tx` ends, as it was before this call, which consumes it. */
-  async redeem(tx: Transaction, codeDigest: string): Promise<AuthorizationCodeEntity | null> {
-    const code = await this.codes.lock(tx, codeDigest);
-    if (code && !code.consumedAt) await this.codes.markConsumed(tx, codeDigest);
-    return code;
   }
 
   /**

@@ -14,16 +14,13 @@ const SELECT_ACTIVE = `SELECT id, user_id AS "userId", client_id AS "clientId", 
   FROM consents WHERE user_id = $1 AND client_id = $2 AND revoked_at IS NULL`;
 
 /**
- * Lock order: the consent row, then token pairs. Issuing takes it FOR SHARE, a disconnect FOR
- * UPDATE, so a disconnect waits for issuing in flight and later issuing sees the consent gone.
+ * Lock order: the consent row, then token pairs. Issuing (the grant functions) takes it FOR SHARE,
+ * a disconnect FOR UPDATE, so a disconnect waits for issuing in flight and later issuing sees the
+ * consent gone.
  */
 @Injectable()
 export class ConsentsRepository {
   constructor(private readonly sql: Sql) {}
-
-  lockActiveForShare(tx: Transaction, userId: string, clientId: string): Promise<ConsentEntity | null> {
-    return this.sql.row<ConsentEntity>(`${SELECT_ACTIVE} FOR SHARE`, [userId, clientId], tx);
-  }
 
   lockActiveForUpdate(tx: Transaction, userId: string, clientId: string): Promise<ConsentEntity | null> {
     return this.sql.row<ConsentEntity>(`${SELECT_ACTIVE} FOR UPDATE`, [userId, clientId], tx);

@@ -31,14 +31,6 @@ export class ConsentsService {
   }
 
   /**
-   * Whether the member still consents, holding the consent row FOR SHARE until `tx` ends: a
-   * disconnect (`end`) waits for the issuing in flight, and every later issuing sees it gone.
-   */
-  async holdsActive(tx: Transaction, userId: string, clientId: string): Promise<boolean> {
-    return (await this.consents.lockActiveForShare(tx, userId, clientId)) !== null;
-  }
-
-  /**
    * Ends the consent, its row locked first (FOR UPDATE), and writes `user.consent.revoked` to the
    * outbox so the partner is told to delete its copy. False when there was none to end.
    */

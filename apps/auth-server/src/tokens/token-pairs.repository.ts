@@ -1,30 +1,9 @@
-import { Injectable, Optional } from '@nestjs/common';
-import { AppMetrics, Sql, type Transaction } from '@svc/platform';
+import { Injectable } from '@nestjs/common';
+import { Sql, type Transaction } from '@svc/platform';
 import type { QueryResultRow } from 'pg';
-import type { Counter } from 'prom-client';
 import type { TokenPairEntity } from './token-pair.entity';
 
-export type RevocationReason =
-  | 'revoked'
-  | 'rotated'
-  | 'superseded'
-  | 'reuse_detected'
-  | 'code_replayed'
-  | 'disconnected'
-  | 'partner_suspended';
-
-const SELECT_PAIR = `SELECT id, code_digest AS "codeDigest", user_id AS "userId", client_id AS "clientId", scopes,
-       access_digest AS "accessDigest", refresh_digest AS "refreshDigest",
-       access_expires_at AS "accessExpiresAt", refresh_expires_at AS "refreshExpiresAt",
-       created_at AS "createdAt", revoked_at AS "revokedAt", revoked_reason AS "revokedReason",
-       replaced_by AS "replacedBy"
-  FROM token_pairs`;
-
-/** What `token_refresh` answered (migration 1764500000000-tokenRefreshFunction). */
-export type RefreshOutcome =
-  | { outcome: 'rotated'; userId: string; scopes: string[]; endedAccessDigest: string }
-  | { outcome: 'scope'; scopes: string[] }
-  | { outcome: 'client' | 'unusable' | 'revoked' | 'disconnected' | 'unexpected' };
+export type RevocationReason = 'revoked' | 'disconnected' | 'partner_suspended';
 
 /** What is stored of a new pair besides its family, member, client and scopes. */
 export type NewPair = Pick<
@@ -32,19 +11,23 @@ export type NewPair = Pick<
   'id' | 'accessDigest' | 'refreshDigest' | 'accessExpiresAt' | 'refreshExpiresAt'
 >;
 
-/** What `token_exchange` answered (migration 1764500000001-tokenExchangeFunction). */
+/**
+ * `transaction`: the call would have ended a token that the caller has not tombstoned, and changed
+ * nothing; it must be made again inside a transaction that tombstones `ended` before COMMIT.
+ */
 export type ExchangeOutcome =
   | { outcome: 'issued'; scopes: string[] }
+  | { outcome: 'replayed'; clientId: string; ended: string[] }
   | {
       outcome:
         | 'client'
         | 'unknown'
-        | 'replayed'
         | 'expired'
         | 'other_client'
         | 'redirect_uri'
         | 'pkce'
-        | 'disconnected';
+        | 'disconnected'
+        | 'transaction';
     };
 
 export interface CodeExchange {
@@ -55,15 +38,14 @@ export interface CodeExchange {
   /** BASE64URL(SHA256(code_verifier)), compared with the code's challenge. */
   readonly codeChallenge: string;
   readonly next: NewPair;
-  readonly at: Date;
 }
 
-const TOKEN_EXCHANGE = `SELECT outcome, out_scopes AS scopes
-  FROM token_exchange($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
-
-const TOKEN_EXCHANGE_BATCH = `SELECT outcome, out_scopes AS scopes
-  FROM token_exchange_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-  ORDER BY ord`;
+/** What `token_refresh` answered (the baseline migration says what each outcome means). */
+export type RefreshOutcome =
+  | { outcome: 'rotated' | 'reissued'; userId: string; scopes: string[]; ended: string[] }
+  | { outcome: 'reused'; userId: string; ended: string[] }
+  | { outcome: 'scope'; scopes: string[] }
+  | { outcome: 'client' | 'unusable' | 'raced' | 'disconnected' | 'transaction' };
 
 export interface RefreshRotation {
   readonly refreshDigest: string;
@@ -71,49 +53,42 @@ export interface RefreshRotation {
   readonly secretDigest: string;
   /** The narrowed scopes asked for, or null to keep the granted ones. */
   readonly scopes: readonly string[] | null;
-  readonly next: Pick<
-    TokenPairEntity,
-    'id' | 'accessDigest' | 'refreshDigest' | 'accessExpiresAt' | 'refreshExpiresAt'
-  >;
-  /** The application clock's time of the rotation (compared with later requests' arrival). */
-  readonly at: Date;
+  /**
+   * When the request arrived, by this process's monotonic clock (performance.now()): the call
+   * sends how long it has been here since, and token_refresh judges the race by PostgreSQL's clock.
+   */
+  readonly arrivedAt: number;
+  readonly raceWindowMs: number;
+  readonly graceSeconds: number;
+  readonly next: NewPair;
 }
 
-function refreshValues(rotation: RefreshRotation) {
-  return [
-    rotation.refreshDigest,
-    rotation.clientId,
-    rotation.secretDigest,
-    rotation.scopes,
-    rotation.next.id,
-    rotation.next.accessDigest,
-    rotation.next.refreshDigest,
-    rotation.next.accessExpiresAt,
-    rotation.next.refreshExpiresAt,
-    rotation.at,
-  ] as const;
-}
+const TOKEN_EXCHANGE = `SELECT outcome, out_scopes AS scopes, out_client_id AS "clientId", ended
+  FROM token_exchange($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
 
-interface RefreshRow extends QueryResultRow {
-  outcome: string;
-  userId: string | null;
-  scopes: string[] | null;
-  endedAccessDigest: string | null;
-}
+const TOKEN_REFRESH = `SELECT outcome, out_user_id AS "userId", out_scopes AS scopes, ended
+  FROM token_refresh($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
 
-const TOKEN_REFRESH = `SELECT outcome, out_user_id AS "userId", out_scopes AS scopes,
-       ended_access_digest AS "endedAccessDigest"
-  FROM token_refresh($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
-
-const TOKEN_REFRESH_BATCH = `SELECT outcome, out_user_id AS "userId", out_scopes AS scopes,
-       ended_access_digest AS "endedAccessDigest"
-  FROM token_refresh_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+const TOKEN_REFRESH_BATCH = `SELECT outcome, out_user_id AS "userId", out_scopes AS scopes, ended
+  FROM token_refresh_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
   ORDER BY ord`;
+
+/** How long the rotation's request has been in this process, until now (its statement is sent). */
+const waitedMs = (rotation: RefreshRotation) => Math.max(0, performance.now() - rotation.arrivedAt);
+
+/** lock_not_available (the batch's lock_timeout) and deadlock_detected: the batch rolled back whole. */
+const GAVE_WAY = new Set(['55P03', '40P01']);
+
+/** A rotation without a narrowing whose presented pair's access token the caller tombstoned. */
+export interface TombstonedRotation {
+  readonly rotation: RefreshRotation;
+  readonly tombstoned: string;
+}
 
 /**
  * A partner's ($2) or a member's ($2, $3) live pairs, revoked for reason $1. Only a family's newest
  * pair can be live, so each family costs one probe of the (code_digest, generation) index, however
- * often it was rotated (migration 1765300000000), and the pairs found are updated by primary key.
+ * often it was rotated, and the pairs found are updated by primary key.
  */
 function revokeLiveOfFamilies(byMember: boolean): string {
   return `UPDATE token_pairs t SET revoked_at = now(), revoked_reason = $1
@@ -128,344 +103,173 @@ function revokeLiveOfFamilies(byMember: boolean): string {
    RETURNING t.access_digest AS "accessDigest"`;
 }
 
-/** The live pairs that `where` ($2) finds, revoked for reason $1. */
-function revokeLiveWhere(where: string): string {
-  return `UPDATE token_pairs SET revoked_at = now(), revoked_reason = $1
-   WHERE ${where} AND revoked_at IS NULL
-   RETURNING access_digest AS "accessDigest"`;
-}
-
 export const REVOKE_LIVE_OF_PARTNER = revokeLiveOfFamilies(false);
 export const REVOKE_LIVE_OF_MEMBER = revokeLiveOfFamilies(true);
 
-/** lock_not_available (its lock_timeout) and deadlock_detected: the batch rolled back whole. */
-const GAVE_WAY = new Set(['55P03', '40P01']);
-
-type BatchOutcome = 'committed' | 'gave_way';
-
 /**
- * A group commit's statements by outcome, and the items they carried: the mean batch, and how
- * often one gave way. Both start at 0 for each outcome, so rate() sees them from the first scrape.
+ * Token pairs. The two grants are one SQL function each (migration 1763750000000-baseline), which
+ * hold their rules; this repository only calls them, in autocommit (one round trip, a prepared
+ * statement) or inside the caller's transaction.
  */
-class BatchCounters {
-  private readonly batches?: Counter<'outcome'>;
-  private readonly items?: Counter<'outcome'>;
-
-  constructor(
-    metrics: AppMetrics | undefined,
-    batches: { name: string; help: string },
-    items: { name: string; help: string },
-  ) {
-    this.batches = metrics?.counter(batches.name, batches.help, ['outcome']);
-    this.items = metrics?.counter(items.name, items.help, ['outcome']);
-    for (const outcome of ['committed', 'gave_way'] satisfies BatchOutcome[]) {
-      this.batches?.inc({ outcome }, 0);
-      this.items?.inc({ outcome }, 0);
-    }
-  }
-
-  count(outcome: BatchOutcome, items: number): void {
-    this.batches?.inc({ outcome });
-    this.items?.inc({ outcome }, items);
-  }
-}
-
-/** A rotation of a pair whose access token is expected to be `expectedAccessDigest`. */
-export interface ExpectedRotation {
-  readonly rotation: RefreshRotation;
-  readonly expectedAccessDigest: string;
-}
-
 @Injectable()
 export class TokenPairsRepository {
-  private readonly refreshBatches: BatchCounters;
-  private readonly exchangeBatches: BatchCounters;
-
-  constructor(
-    private readonly sql: Sql,
-    @Optional() metrics?: AppMetrics,
-  ) {
-    this.refreshBatches = new BatchCounters(
-      metrics,
-      {
-        name: 'token_refresh_batches_total',
-        help: 'token_refresh_batch statements (group commit of refreshes), by outcome: committed, or gave_way to a lock (each rotation then sent alone)',
-      },
-      {
-        name: 'token_refresh_batched_rotations_total',
-        help: 'rotations sent in those statements, by the same outcome',
-      },
-    );
-    this.exchangeBatches = new BatchCounters(
-      metrics,
-      {
-        name: 'token_exchange_batches_total',
-        help: 'token_exchange_batch statements (group commit of code exchanges), by outcome: committed, or gave_way to a lock (each exchange then sent alone)',
-      },
-      {
-        name: 'token_exchange_batched_codes_total',
-        help: 'code exchanges sent in those statements, by the same outcome',
-      },
-    );
-  }
+  constructor(private readonly sql: Sql) {}
 
   /**
-   * Adds a pair as the newest of its family (a code's first pair also adds the family). The caller
-   * holds the family lock or the code's row, so no other pair of the family is added meanwhile.
+   * `token_exchange`. Without `tx` it may not revoke (autocommit: nothing is tombstoned), and a
+   * replay that would answers `transaction`; inside `tx` it revokes and answers what it ended.
    */
-  async insert(
-    tx: Transaction,
-    pair: Omit<TokenPairEntity, 'createdAt' | 'revokedAt' | 'revokedReason' | 'replacedBy'>,
-  ): Promise<void> {
-    await this.sql.rows(
-      `WITH family AS (
-         INSERT INTO token_families (code_digest, client_id, user_id) VALUES ($2, $4, $3)
-         ON CONFLICT (code_digest) DO NOTHING
-       )
-       INSERT INTO token_pairs (id, code_digest, user_id, client_id, scopes, access_digest, refresh_digest,
-                                access_expires_at, refresh_expires_at, generation)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
-               (SELECT coalesce(max(generation) + 1, 0) FROM token_pairs WHERE code_digest = $2))`,
-      [
-        pair.id,
-        pair.codeDigest,
-        pair.userId,
-        pair.clientId,
-        pair.scopes,
-        pair.accessDigest,
-        pair.refreshDigest,
-        pair.accessExpiresAt,
-        pair.refreshExpiresAt,
-      ],
-      tx,
-    );
-  }
-
-  /**
-   * A code's exchange in one statement and one round trip (autocommit: nothing is revoked, so no
-   * tombstone has to land first). It reads the partner, code and consent rows beside the pairs
-   * because the grant's checks and locks must be one unit, in auth-server's lock order.
-   */
-  async exchangeCode(exchange: CodeExchange): Promise<ExchangeOutcome> {
-    const [row] = await this.sql.prepared<ExchangeOutcome & QueryResultRow>(
-      'token_exchange',
-      TOKEN_EXCHANGE,
-      [
-        exchange.codeDigest,
-        exchange.clientId,
-        exchange.secretDigest,
-        exchange.redirectUri,
-        exchange.codeChallenge,
-        exchange.next.id,
-        exchange.next.accessDigest,
-        exchange.next.refreshDigest,
-        exchange.next.accessExpiresAt,
-        exchange.next.refreshExpiresAt,
-        exchange.at,
-      ],
-    );
+  async exchangeCode(exchange: CodeExchange, tx?: Transaction): Promise<ExchangeOutcome> {
+    const values = [
+      exchange.codeDigest,
+      exchange.clientId,
+      exchange.secretDigest,
+      exchange.redirectUri,
+      exchange.codeChallenge,
+      tx !== undefined,
+      exchange.next.id,
+      exchange.next.accessDigest,
+      exchange.next.refreshDigest,
+      exchange.next.accessExpiresAt,
+      exchange.next.refreshExpiresAt,
+    ];
+    const [row] = tx
+      ? await this.sql.rows<ExchangeOutcome & QueryResultRow>(TOKEN_EXCHANGE, values, tx)
+      : await this.sql.prepared<ExchangeOutcome & QueryResultRow>('token_exchange', TOKEN_EXCHANGE, values);
     return row;
   }
 
   /**
-   * `exchangeCode` for several exchanges in one statement and one transaction (group commit, see
-   * ExchangeGroupCommit); each outcome is the one it would have had alone, in this order (a code
-   * twice: the second answers `replayed`). A batch that gave way to a lock (see the migration
-   * 1765100000000-tokenExchangeBatch) consumed nothing, and answers `undefined` for each exchange:
-   * its caller sends it alone. Any other failure fails every call of the batch.
+   * `token_refresh`. Without `tx`, `tombstoned` is the access digest the caller tombstoned already,
+   * and a call that would end any other answers `transaction`; inside `tx` it may end any, and
+   * answers what it ended.
    */
-  exchangeBatch(batch: readonly CodeExchange[]): Promise<(ExchangeOutcome | undefined)[]> {
-    return this.sendBatch<ExchangeOutcome & QueryResultRow>(
-      'token_exchange_batch',
-      TOKEN_EXCHANGE_BATCH,
-      [
-        batch.map((e) => e.codeDigest),
-        batch.map((e) => e.clientId),
-        batch.map((e) => e.secretDigest),
-        batch.map((e) => e.redirectUri),
-        batch.map((e) => e.codeChallenge),
-        batch.map((e) => e.next.id),
-        batch.map((e) => e.next.accessDigest),
-        batch.map((e) => e.next.refreshDigest),
-        batch.map((e) => e.next.accessExpiresAt),
-        batch.map((e) => e.next.refreshExpiresAt),
-        batch.map((e) => e.at),
-      ],
-      batch.length,
-      this.exchangeBatches,
-    );
+  async refresh(
+    rotation: RefreshRotation,
+    where: { tombstoned: string } | { tx: Transaction },
+  ): Promise<RefreshOutcome> {
+    const values = [
+      rotation.refreshDigest,
+      rotation.clientId,
+      rotation.secretDigest,
+      rotation.scopes,
+      'tombstoned' in where ? where.tombstoned : null,
+      waitedMs(rotation),
+      rotation.raceWindowMs,
+      rotation.graceSeconds,
+      rotation.next.id,
+      rotation.next.accessDigest,
+      rotation.next.refreshDigest,
+      rotation.next.accessExpiresAt,
+      rotation.next.refreshExpiresAt,
+    ];
+    const [row] =
+      'tx' in where
+        ? await this.sql.rows<RefreshOutcome & QueryResultRow>(TOKEN_REFRESH, values, where.tx)
+        : await this.sql.prepared<RefreshOutcome & QueryResultRow>('token_refresh', TOKEN_REFRESH, values);
+    return row;
   }
 
   /**
-   * A live pair's rotation in one statement and one round trip (autocommit), for a pair whose access
-   * token is `expectedAccessDigest`, which the caller has tombstoned already; any other pair answers
-   * `unexpected` and is left as it was.
+   * `refresh` in autocommit for several rotations in one statement and one transaction (group
+   * commit), each answered as alone after the ones before it, in this order. A batch that gave way
+   * to a lock changed nothing and answers undefined for each: its caller sends each alone.
    */
-  async rotateAlone({ rotation, expectedAccessDigest }: ExpectedRotation): Promise<RefreshOutcome> {
-    const [row] = await this.sql.prepared<RefreshRow>('token_refresh', TOKEN_REFRESH, [
-      ...refreshValues(rotation),
-      expectedAccessDigest,
-    ]);
-    return row as RefreshOutcome;
-  }
-
-  /**
-   * `rotateAlone` for several rotations in one statement and one transaction (group commit, see
-   * RefreshGroupCommit); each outcome is the one it would have had alone, in this order. Narrowings
-   * do not fit its arrays. A batch that gave way to a lock it waited for (see the migration
-   * 1764800000000-tokenRefreshBatch) changed nothing, and answers `undefined` for each rotation:
-   * its caller sends it alone. Any other failure fails every call of the batch, as it would have
-   * failed each alone (a database that is down is not asked twice).
-   */
-  async rotateBatch(batch: readonly ExpectedRotation[]): Promise<(RefreshOutcome | undefined)[]> {
+  async refreshBatch(batch: readonly TombstonedRotation[]): Promise<(RefreshOutcome | undefined)[]> {
     const column = <T>(pick: (r: RefreshRotation) => T) => batch.map((b) => pick(b.rotation));
-    const rows = await this.sendBatch<RefreshRow>(
-      'token_refresh_batch',
-      TOKEN_REFRESH_BATCH,
-      [
-        column((r) => r.refreshDigest),
-        column((r) => r.clientId),
-        column((r) => r.secretDigest),
-        column((r) => r.next.id),
-        column((r) => r.next.accessDigest),
-        column((r) => r.next.refreshDigest),
-        column((r) => r.next.accessExpiresAt),
-        column((r) => r.next.refreshExpiresAt),
-        column((r) => r.at),
-        batch.map((b) => b.expectedAccessDigest),
-      ],
-      batch.length,
-      this.refreshBatches,
-    );
-    return rows.map((row) => row as RefreshOutcome | undefined);
-  }
-
-  /** Counts a refresh batch written elsewhere (RefreshBatchThread), by how it ended. */
-  countRefreshBatch(outcomes: readonly (RefreshOutcome | undefined)[]): void {
-    if (outcomes.length > 0) {
-      this.refreshBatches.count(outcomes[0] === undefined ? 'gave_way' : 'committed', outcomes.length);
-    }
-  }
-
-  /**
-   * A group commit's statement of `items` items, answered one row each in their order (ORDER BY
-   * ord), or `undefined` for each when it gave way to a lock; counted either way.
-   */
-  private async sendBatch<R extends QueryResultRow>(
-    name: string,
-    text: string,
-    values: readonly unknown[],
-    items: number,
-    counters: BatchCounters,
-  ): Promise<(R | undefined)[]> {
+    const first = batch[0].rotation;
     try {
-      const rows = await this.sql.prepared<R>(name, text, values);
+      const rows = await this.sql.prepared<RefreshOutcome & QueryResultRow>(
+        'token_refresh_batch',
+        TOKEN_REFRESH_BATCH,
+        [
+          column((r) => r.refreshDigest),
+          column((r) => r.clientId),
+          column((r) => r.secretDigest),
+          batch.map((b) => b.tombstoned),
+          column(waitedMs),
+          first.raceWindowMs,
+          first.graceSeconds,
+          column((r) => r.next.id),
+          column((r) => r.next.accessDigest),
+          column((r) => r.next.refreshDigest),
+          column((r) => r.next.accessExpiresAt),
+          column((r) => r.next.refreshExpiresAt),
+        ],
+      );
       // Committed, so never sent again: a short answer fails its calls rather than grant twice.
-      if (rows.length !== items) throw new Error(`${name} answered ${rows.length} rows for ${items} items`);
-      counters.count('committed', items);
+      if (rows.length !== batch.length) {
+        throw new Error(`token_refresh_batch answered ${rows.length} rows for ${batch.length}`);
+      }
       return rows;
     } catch (err) {
       if (!GAVE_WAY.has((err as { code?: unknown }).code as string)) throw err;
-      counters.count('gave_way', items);
-      return Array.from({ length: items }, () => undefined);
+      return batch.map(() => undefined);
     }
   }
 
-  /**
-   * A live pair's rotation in one statement, in its own transaction opened in the same round trip;
-   * `beforeCommit` runs after a rotation and before COMMIT (the old access token's tombstone, read
-   * from the row), and a throw from it rolls the rotation back.
-   */
-  rotateLive(
-    rotation: RefreshRotation,
-    beforeCommit: (endedAccessDigest: string) => Promise<void>,
-  ): Promise<RefreshOutcome> {
-    return this.sql.beginWith<RefreshRow, RefreshOutcome>(
-      TOKEN_REFRESH,
-      [...refreshValues(rotation), null],
-      async ([row]) => {
-        const outcome = row as RefreshOutcome;
-        if (outcome.outcome === 'rotated') await beforeCommit(outcome.endedAccessDigest);
-        return outcome;
-      },
-    );
-  }
-
-  private findWhere(where: string, value: string, tx?: Transaction): Promise<TokenPairEntity | null> {
-    return this.sql.row<TokenPairEntity>(`${SELECT_PAIR} WHERE ${where} LIMIT 1`, [value], tx);
-  }
-
   findByAccessDigest(accessDigest: string): Promise<TokenPairEntity | null> {
-    return this.findWhere('access_digest = $1', accessDigest);
-  }
-
-  findByRefreshDigest(tx: Transaction, refreshDigest: string): Promise<TokenPairEntity | null> {
-    return this.findWhere('refresh_digest = $1', refreshDigest, tx);
-  }
-
-  findById(tx: Transaction, id: string): Promise<TokenPairEntity | null> {
-    return this.findWhere('id = $1', id, tx);
+    return this.sql.row<TokenPairEntity>(
+      `SELECT id, code_digest AS "codeDigest", user_id AS "userId", client_id AS "clientId", scopes,
+              access_digest AS "accessDigest", refresh_digest AS "refreshDigest",
+              access_expires_at AS "accessExpiresAt", refresh_expires_at AS "refreshExpiresAt",
+              created_at AS "createdAt", revoked_at AS "revokedAt", revoked_reason AS "revokedReason",
+              replaced_by AS "replacedBy"
+         FROM token_pairs WHERE access_digest = $1`,
+      [accessDigest],
+    );
   }
 
   /**
-   * Serialises every change to one family (the pairs of one code) until the transaction ends, so
-   * a family revocation sees every pair a concurrent rotation inserted.
+   * RFC 7009 §2.1: the family of the pair whose access or refresh token is `digest`, if `clientId`'s,
+   * revoked under its family lock; the access digests it ended (at most the family's live pair).
    */
-  async lockFamily(tx: Transaction, codeDigest: string): Promise<void> {
+  async revokeFamilyOf(tx: Transaction, digest: string, clientId: string): Promise<string[]> {
+    const family = await this.sql.row<{ codeDigest: string }>(
+      `SELECT code_digest AS "codeDigest" FROM token_pairs
+        WHERE (access_digest = $1 OR refresh_digest = $1) AND client_id = $2 LIMIT 1`,
+      [digest, clientId],
+      tx,
+    );
+    if (!family) return [];
     await this.sql.rows(
-      `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`,
-      [`token_family:${codeDigest}`],
+      `SELECT pg_advisory_xact_lock(hashtextextended('token_family:' || $1, 0))`,
+      [family.codeDigest],
       tx,
     );
+    const [row] = await this.sql.rows<{ ended: string[] }>(
+      `SELECT revoke_family($1, 'revoked') AS ended`,
+      [family.codeDigest],
+      tx,
+    );
+    return row.ended;
   }
 
   /**
-   * Marks a pair, live until now, as rotated into `successorId`. `at` is the application clock's
-   * time just before commit: a later request that arrived before it raced this rotation.
+   * Holds the partner's lock exclusively until the transaction ends: every grant in flight for it
+   * (they hold it shared) has committed, and later ones wait, then see what this transaction did.
    */
-  async markRotated(tx: Transaction, id: string, successorId: string, at: Date): Promise<void> {
-    await this.sql.affected(
-      `UPDATE token_pairs SET revoked_at = $3, revoked_reason = 'rotated', replaced_by = $2 WHERE id = $1`,
-      [id, successorId, at],
+  async lockPartner(tx: Transaction, clientId: string): Promise<void> {
+    await this.sql.rows(
+      `SELECT pg_advisory_xact_lock(hashtextextended('partner:' || $1, 0))`,
+      [clientId],
       tx,
     );
   }
 
-  findByEitherDigest(tx: Transaction, digest: string): Promise<TokenPairEntity | null> {
-    return this.findWhere('access_digest = $1 OR refresh_digest = $1', digest, tx);
-  }
-
-  /** Revokes every live pair matching the filter; returns the access digests to tombstone. */
+  /** Revokes a partner's or a member's live pairs; returns the access digests to tombstone. */
   async revokeLive(
     tx: Transaction,
-    filter:
-      | { pairId: string }
-      | { codeDigest: string }
-      | { userId: string; clientId: string }
-      | { clientId: string },
+    filter: { userId: string; clientId: string } | { clientId: string },
     reason: RevocationReason,
   ): Promise<string[]> {
     const [statement, params] =
-      'pairId' in filter
-        ? [revokeLiveWhere('id = $2'), [filter.pairId]]
-        : 'codeDigest' in filter
-          ? [revokeLiveWhere('code_digest = $2'), [filter.codeDigest]]
-          : 'userId' in filter
-            ? [REVOKE_LIVE_OF_MEMBER, [filter.clientId, filter.userId]]
-            : [REVOKE_LIVE_OF_PARTNER, [filter.clientId]];
+      'userId' in filter
+        ? [REVOKE_LIVE_OF_MEMBER, [filter.clientId, filter.userId]]
+        : [REVOKE_LIVE_OF_PARTNER, [filter.clientId]];
     const rows = await this.sql.rows<Pick<TokenPairEntity, 'accessDigest'>>(
       statement,
       [reason, ...params],
-      tx,
-    );
-    return rows.map((r) => r.accessDigest);
-  }
-
-  /** Access digests of every pair of a code, live or not (a replay must blank their cache too). */
-  async accessDigestsOfCode(tx: Transaction, codeDigest: string): Promise<string[]> {
-    const rows = await this.sql.rows<Pick<TokenPairEntity, 'accessDigest'>>(
-      `SELECT access_digest AS "accessDigest" FROM token_pairs WHERE code_digest = $1`,
-      [codeDigest],
       tx,
     );
     return rows.map((r) => r.accessDigest);

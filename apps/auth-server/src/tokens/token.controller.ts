@@ -49,11 +49,11 @@ export class TokenController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<TokenResponse> {
     // When the request arrived (Fastify's onRequest), before any wait for the database.
-    const arrivedAt = new Date(Date.now() - reply.elapsedTime);
+    const arrived = performance.now() - reply.elapsedTime;
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     const grantType = (request.body as Record<string, unknown> | undefined)?.grant_type;
     try {
-      const issued = await this.exchange(request, arrivedAt);
+      const issued = await this.exchange(request, arrived);
       this.metrics.issued(grantType);
       return issued;
     } catch (err) {
@@ -62,18 +62,18 @@ export class TokenController {
     }
   }
 
-  private async exchange(request: FastifyRequest, arrivedAt: Date): Promise<TokenResponse> {
+  private async exchange(request: FastifyRequest, arrived: number): Promise<TokenResponse> {
     const form = readOAuthForm(request);
     // Both grants' statements check the partner row themselves, so they may start from memory.
     const remembered = form.grant_type === 'refresh_token' || form.grant_type === 'authorization_code';
     const client = await this.authenticateClient(request, form, remembered);
     try {
-      return await this.grant(form, client, arrivedAt);
+      return await this.grant(form, client, arrived);
     } catch (err) {
       if (!(err instanceof RememberedClientStale)) throw err;
       // The table disagreed with this process's memory (a rotated secret, a suspension): ask it.
       const current = await this.authenticateClient(request, form);
-      return this.grant(form, current, arrivedAt).catch((again: unknown) => {
+      return this.grant(form, current, arrived).catch((again: unknown) => {
         if (again instanceof RememberedClientStale) {
           throw new OAuthException('invalid_client', 'Client authentication failed.');
         }
@@ -82,7 +82,7 @@ export class TokenController {
     }
   }
 
-  private grant(form: OAuthForm, client: PartnerEntity, arrivedAt: Date): Promise<TokenResponse> {
+  private grant(form: OAuthForm, client: PartnerEntity, arrived: number): Promise<TokenResponse> {
     const grantType = required(form, 'grant_type');
     switch (grantType) {
       case 'authorization_code':
@@ -95,7 +95,7 @@ export class TokenController {
         return this.tokens.refresh(client, {
           refreshToken: required(form, 'refresh_token'),
           scope: form.scope,
-          arrivedAt,
+          arrivedAt: arrived,
         });
       default:
         throw new OAuthException(

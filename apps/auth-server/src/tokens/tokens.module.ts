@@ -1,29 +1,18 @@
 import { Module } from '@nestjs/common';
 import { SecurityModule } from '@svc/security';
-import { AuthorizeModule } from '../authorize/authorize.module';
 import { ConsentsModule } from '../consents/consents.module';
 import { PartnersModule } from '../partners/partners.module';
-import { ExchangeGroupCommit } from './exchange-group-commit';
-import { RefreshBatchThread } from './refresh-batch-thread';
-import { RefreshGroupCommit } from './refresh-group-commit';
 import { TokenPairsRepository } from './token-pairs.repository';
 import { TokenController } from './token.controller';
 import { TokenMetrics } from './token-metrics';
 import { TokensHandler } from './tokens.handler';
 import { TokensService } from './tokens.service';
 
-/** Above authorize, consents and partners, so the rules that end tokens with them live here too. */
+/** Above consents and partners, so the rules that end tokens with them live here too. */
 @Module({
-  imports: [AuthorizeModule, ConsentsModule, PartnersModule],
+  imports: [ConsentsModule, PartnersModule],
   controllers: [TokenController, TokensHandler],
-  providers: [
-    TokenPairsRepository,
-    RefreshBatchThread,
-    RefreshGroupCommit,
-    ExchangeGroupCommit,
-    TokensService,
-    TokenMetrics,
-  ],
+  providers: [TokenPairsRepository, TokensService, TokenMetrics],
   exports: [TokensService],
 })
 export class TokensModule {}

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
+import type { Pool, QueryResultRow } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { APP_NAME } from '../platform.module';
@@ -48,54 +48,9 @@ export class Sql {
     return (await this.pool.query<T>({ name: `${this.app}.${name}`, text, values: [...values] })).rows;
   }
 
-  /**
-   * A READ COMMITTED transaction whose first statement is sent together with BEGIN: one
-   * simple-protocol message, so one round trip instead of two; then `then` (work that must happen
-   * before the change is visible, such as a Redis write), then COMMIT, or ROLLBACK when anything
-   * throws. A connection that failed to roll back is dropped, not returned to the pool. The
-   * statement's values are inlined as literals by pg's own escaping (`escapeLiteral`): strings,
-   * numbers, dates, null and arrays of strings only. It is parsed each time (a function call parses
-   * in microseconds; a plpgsql function's own statements keep their plans per connection).
-   */
-  async beginWith<T extends QueryResultRow, R>(
-    text: string,
-    values: readonly SqlLiteral[],
-    then: (rows: T[]) => Promise<R>,
-  ): Promise<R> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      const inlined = text.replace(/\$(\d+)/g, (_, n: string) => literal(client, values[Number(n) - 1]));
-      const results = (await client.query(`BEGIN; ${inlined}`)) as unknown as QueryResult<T>[];
-      const result = await then(results[1].rows);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch((rollbackFailed: Error) => {
-        broken = rollbackFailed;
-      });
-      throw err;
-    } finally {
-      client.release(broken);
-    }
-  }
-
   private get pool(): Pool {
     return (this.dataSource.driver as PostgresDriver).master as Pool;
   }
-}
-
-export type SqlLiteral = string | number | Date | null | readonly string[];
-
-function literal(client: PoolClient, value: SqlLiteral | undefined): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new Error('a literal number must be finite');
-    return String(value);
-  }
-  if (value instanceof Date) return client.escapeLiteral(value.toISOString());
-  if (typeof value === 'string') return client.escapeLiteral(value);
-  return `ARRAY[${value.map((v) => client.escapeLiteral(v)).join(', ')}]::text[]`;
 }
 
 /**
