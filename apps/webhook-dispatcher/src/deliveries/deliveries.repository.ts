@@ -128,11 +128,34 @@ export class DeliveriesRepository {
    * disables an endpoint whose attempts have all failed for WEBHOOK_DISABLE_AFTER: no extra round
    * trip on the delivery path.
    */
-  recordAttempt(record: AttemptRecord): Promise<AttemptRecorded> {
-    return this.records.submit(record);
+  async recordAttempt(record: AttemptRecord): Promise<AttemptRecorded> {
+    const recorded = await this.records.submit(record);
+    if (recorded instanceof Error) throw recorded;
+    return recorded;
   }
 
-  private readonly records = new GroupBatcher<AttemptRecord, AttemptRecorded>(async (batch) => {
+  /**
+   * A batch mixes partners: when its statement fails, each record is written again alone, so a
+   * record that cannot be written fails its own attempt only, never another partner's (whose
+   * attempt went out and would otherwise be sent again).
+   */
+  private readonly records = new GroupBatcher<AttemptRecord, AttemptRecorded | Error>(async (batch) => {
+    try {
+      return await this.writeAttempts(batch);
+    } catch (err) {
+      if (batch.length === 1) throw err;
+      return Promise.all(
+        batch.map((r) =>
+          this.writeAttempts([r]).then(
+            ([recorded]) => recorded,
+            (alone: unknown) => (alone instanceof Error ? alone : new Error(String(alone))),
+          ),
+        ),
+      );
+    }
+  });
+
+  private async writeAttempts(batch: readonly AttemptRecord[]): Promise<AttemptRecorded[]> {
     // The same attempt twice in one batch: only the first can count.
     const firstOf = new Map<string, number>();
     batch.forEach((r, i) => firstOf.has(r.deliveryId) || firstOf.set(r.deliveryId, i));
@@ -216,7 +239,7 @@ export class DeliveriesRepository {
       counted: firstOf.get(r.deliveryId) === i && counted.has(r.deliveryId),
       endpointDisabled: disabled.delete(r.clientId),
     }));
-  });
+  }
 
   /**
    * Whether an attempt goes into its endpoint's health. Every failure does (it starts or extends a

@@ -21,7 +21,13 @@ import {
 } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
-import { DeliveriesRepository, type Delivery, type GiveUpReason } from './deliveries.repository';
+import {
+  DeliveriesRepository,
+  type AttemptRecord,
+  type AttemptRecorded,
+  type Delivery,
+  type GiveUpReason,
+} from './deliveries.repository';
 import { NOT_A_RECIPIENT_ERROR } from './delivery.entity';
 import { enqueueAttempt, type DeliveryMessage } from './delivery-message';
 import { RecipientCache } from './recipient-cache';
@@ -186,7 +192,7 @@ export class DeliveriesService {
     const result: AttemptOutcome = outcome.ok ? 'delivered' : next ? 'retry' : 'given_up';
     // Timed only when a request went out: a partner no longer a recipient ends without one.
     this.metrics?.attempted(result, recipient && seconds);
-    const recorded = await this.deliveries.recordAttempt({
+    const recorded = await this.record({
       deliveryId: delivery.deliveryId,
       clientId: delivery.clientId,
       attempt,
@@ -229,6 +235,26 @@ export class DeliveriesService {
       statusCode: outcome.statusCode,
       error: outcome.error,
     };
+  }
+
+  /**
+   * Records an attempt that went out. Should its record be refused for what the partner's answer
+   * brought (WebhookSender already makes any bytes storable; this is the second line), it is
+   * recorded again without the response body: an attempt that is not recorded runs again, and the
+   * partner would get the event again for as long as it answers that way. A second refusal (the
+   * database is down) throws: the message comes back, as after a crash.
+   */
+  private async record(attempt: AttemptRecord): Promise<AttemptRecorded> {
+    try {
+      return await this.deliveries.recordAttempt(attempt);
+    } catch (err) {
+      if (attempt.responseBody === null) throw err;
+      this.attemptLog.warn(
+        { delivery_id: attempt.deliveryId, client_id: attempt.clientId, err },
+        'attempt could not be recorded with its response body: recorded without it',
+      );
+      return this.deliveries.recordAttempt({ ...attempt, responseBody: null });
+    }
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { AmqpConnection, RpcClient } from '@svc/platform';
+import { createLogger, type AmqpConnection, type RpcClient } from '@svc/platform';
 import type { PartnerPrincipal } from '@svc/security';
 import type { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import type { WebhookOutcome, WebhookSender } from '../deliveries/webhook-sender';
@@ -84,10 +84,15 @@ function setup(options: {
     post: () =>
       Promise.resolve(options.outcome ?? { ok: true, statusCode: 204, error: null, responseBody: '' }),
   } as unknown as WebhookSender;
-  const service = new PartnerWebhooksService(repository, deliveries, amqp, rpc, sender, {
-    WEBHOOK_TIMEOUT_MS: 5000,
-    WEBHOOK_REPLAYS_PER_HOUR: 10,
-  });
+  const service = new PartnerWebhooksService(
+    repository,
+    deliveries,
+    amqp,
+    rpc,
+    sender,
+    { WEBHOOK_TIMEOUT_MS: 5000, WEBHOOK_REPLAYS_PER_HOUR: 10 },
+    createLogger('partner-webhooks-test', 'silent'),
+  );
   return { service, calls };
 }
 
@@ -140,6 +145,8 @@ describe('PartnerWebhooksService', () => {
       service.replay(partner, { since: new Date(0), until: new Date(1), status: 'skipped' }),
     );
     expect(err.code).toBe('broker_unavailable');
+    // The broker's words are the operators' business: the partner reads a fixed sentence.
+    expect(err.message).toBe('The deliveries could not be queued; nothing was sent again, retry later.');
     expect(calls).toEqual(['delete dlv_x,dlv_y']);
   });
 

@@ -11,7 +11,8 @@ import {
   type WebhookEndpointResponse,
   type WebhookRecipient,
 } from '@svc/contracts';
-import { AmqpConnection, APP_CONFIG, newId, RpcClient } from '@svc/platform';
+import { AmqpConnection, APP_CONFIG, APP_LOGGER, newId, RpcClient } from '@svc/platform';
+import type { Logger } from 'pino';
 import type { PartnerPrincipal } from '@svc/security';
 import type { WebhookDispatcherConfig } from '../config';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
@@ -47,6 +48,7 @@ export class PartnerWebhooksService {
     private readonly sender: WebhookSender,
     @Inject(APP_CONFIG)
     private readonly config: Pick<WebhookDispatcherConfig, 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_REPLAYS_PER_HOUR'>,
+    @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
 
   async endpoint(partner: PartnerPrincipal): Promise<WebhookEndpointResponse> {
@@ -230,9 +232,11 @@ export class PartnerWebhooksService {
     } catch (err) {
       // Queued ones that run anyway find their delivery gone and drop out (attempt() reads it first).
       await this.partnerWebhooks.deleteUnattempted(deliveryIds);
+      // The broker's own words stay in the operators' log: they name hosts, vhosts and queues.
+      this.logger.warn({ err, deliveries: deliveryIds.length }, 'redeliveries could not be queued');
       throw new PartnerWebhooksException(
         'broker_unavailable',
-        `The deliveries could not be queued; nothing was sent again, retry later (${err instanceof Error ? err.message : String(err)}).`,
+        'The deliveries could not be queued; nothing was sent again, retry later.',
       );
     }
   }
