@@ -33,9 +33,16 @@ import { enqueueAttempt, type DeliveryMessage } from './delivery-message';
 import { RecipientCache } from './recipient-cache';
 import { DeliveryMetrics, type AttemptOutcome } from './delivery-metrics';
 import { nextAttemptAt, retryDelays, type RetryPolicy } from './retry-policy';
-import { retryQueue } from './webhook-queues';
+import { PartnerSlots, type SlotPriority } from './partner-slots';
+import { BACKLOG_QUEUE, retryQueue } from './webhook-queues';
 import { WebhookSender, type WebhookOutcome } from './webhook-sender';
 import { attemptHeaders, canonicalBody } from './webhook-signature';
+
+/**
+ * How long a first attempt waits for its partner's slot before it goes to the backlog: far longer
+ * than a healthy endpoint's answer, far shorter than a hanging one's 5 s.
+ */
+const FIRST_ATTEMPT_GRACE_MS = 250;
 
 /** Questions per RPC: a full batch is a message of some tens of KiB. */
 const RECIPIENT_QUESTIONS_PER_BATCH = 200;
@@ -51,6 +58,7 @@ export class DeliveriesService {
   private readonly recipientCache: RecipientCache;
   private readonly metrics?: DeliveryMetrics;
   private readonly attemptLog: Logger;
+  private readonly slots: PartnerSlots;
 
   constructor(
     private readonly deliveries: DeliveriesRepository,
@@ -67,6 +75,7 @@ export class DeliveriesService {
     };
     this.metrics = metrics && new DeliveryMetrics(metrics, amqp, retryDelays(this.retryPolicy));
     this.recipientCache = new RecipientCache(config.WEBHOOK_RECIPIENT_CACHE_TTL);
+    this.slots = new PartnerSlots(config.WEBHOOK_PARTNER_CONCURRENCY);
     // One line per attempt, of ids, numbers and our own error text (never a secret, a body or a
     // header): it skips the redaction pass, which cost more than the rest of the line.
     this.attemptLog = logger.child({}, { redact: [] });
@@ -133,15 +142,39 @@ export class DeliveriesService {
       })),
     );
     const recipientOf = (d: Delivery) => recipients.find((r) => r.client_id === d.clientId);
-    await Promise.all(pending.map((d) => this.run(d, 1, recipientOf(d))));
+    await Promise.all(
+      pending.map(async (d) => {
+        // A healthy partner's slot frees within milliseconds: a burst waits for one. A partner
+        // whose slots stay taken (its endpoint hangs) has its first attempt queued in the backlog
+        // instead, so that neither the event nor its other partners wait for it.
+        const release = await this.slots.take(d.clientId, 'retry', FIRST_ATTEMPT_GRACE_MS);
+        if (!release) {
+          await enqueueAttempt(this.amqp, BACKLOG_QUEUE, { delivery_id: d.deliveryId, attempt: 1 });
+          return;
+        }
+        try {
+          await this.run(d, 1, recipientOf(d));
+        } finally {
+          release();
+        }
+      }),
+    );
   }
 
-  /** Runs the attempt a message of the delivery queue asks for, unless it already ran. */
-  async attempt(message: DeliveryMessage): Promise<void> {
+  /**
+   * Runs the attempt a message of the delivery or backlog queue asks for, unless it already ran,
+   * once its partner has a slot: retries before the backlog.
+   */
+  async attempt(message: DeliveryMessage, priority: SlotPriority): Promise<void> {
     const delivery = await this.deliveries.findById(message.delivery_id);
     // Already recorded (a duplicate message) or finished: nothing to do.
     if (!delivery || delivery.status !== 'pending' || delivery.attempts !== message.attempt - 1) return;
-    await this.run(delivery, message.attempt, await this.recipientOf(delivery));
+    const release = await this.slots.take(delivery.clientId, priority);
+    try {
+      await this.run(delivery, message.attempt, await this.recipientOf(delivery));
+    } finally {
+      release?.();
+    }
   }
 
   /** One attempt: POST, queue the next one after a failure (if there is one), record it. */
