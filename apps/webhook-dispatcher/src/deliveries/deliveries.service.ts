@@ -39,10 +39,11 @@ import { WebhookSender, type WebhookOutcome } from './webhook-sender';
 import { attemptHeaders, canonicalBody } from './webhook-signature';
 
 /**
- * How long a first attempt waits for its partner's slot before it goes to the backlog: far longer
- * than a healthy endpoint's answer, far shorter than a hanging one's 5 s.
+ * How long an event waits for one of its first attempts before that attempt gets a backlog message
+ * and the event is acknowledged: far longer than a healthy endpoint's answer, far shorter than a
+ * hanging one's 5 s.
  */
-const FIRST_ATTEMPT_GRACE_MS = 250;
+const FIRST_ATTEMPT_HOLD_MS = 1000;
 
 /** Questions per RPC: a full batch is a message of some tens of KiB. */
 const RECIPIENT_QUESTIONS_PER_BATCH = 200;
@@ -112,9 +113,9 @@ export class DeliveriesService {
   /**
    * One delivery per recipient (idempotent per event and partner), and its first attempt, here and
    * now, with the answer auth-server just gave: only retries (and operators' redeliveries) travel
-   * through the delivery queue. The event is acked once every first attempt is recorded; a crash
-   * before that brings the event back, and the deliveries still without an attempt are attempted
-   * again under the same ids.
+   * through the delivery queue. The event is acked once every first attempt is recorded or has its
+   * message in the backlog (firstAttempt); a crash before that brings the event back, and the
+   * deliveries still without an attempt are attempted again under the same ids.
    */
   async fanOut(event: ServiceEvent): Promise<void> {
     // Always asked, never cached: a consent revoked a moment ago stops this event.
@@ -142,23 +143,39 @@ export class DeliveriesService {
       })),
     );
     const recipientOf = (d: Delivery) => recipients.find((r) => r.client_id === d.clientId);
-    await Promise.all(
-      pending.map(async (d) => {
-        // A healthy partner's slot frees within milliseconds: a burst waits for one. A partner
-        // whose slots stay taken (its endpoint hangs) has its first attempt queued in the backlog
-        // instead, so that neither the event nor its other partners wait for it.
-        const release = await this.slots.take(d.clientId, 'retry', FIRST_ATTEMPT_GRACE_MS);
-        if (!release) {
-          await enqueueAttempt(this.amqp, BACKLOG_QUEUE, { delivery_id: d.deliveryId, attempt: 1 });
-          return;
-        }
-        try {
-          await this.run(d, 1, recipientOf(d));
-        } finally {
-          release();
-        }
-      }),
+    await Promise.all(pending.map((d) => this.firstAttempt(d, recipientOf(d))));
+  }
+
+  /**
+   * A first attempt, run here unless its partner's slots are all taken: then it waits in the
+   * backlog. The event waits for it at most FIRST_ATTEMPT_HOLD_MS: one still running then gets its
+   * message in the backlog too (should this process die, that message runs it; once it is
+   * recorded, the message finds it done), so that a partner whose endpoint hangs holds neither the
+   * event nor the permits its other partners' attempts need.
+   */
+  private async firstAttempt(delivery: Delivery, recipient: WebhookRecipient | undefined): Promise<void> {
+    const release = await this.slots.take(delivery.clientId, 'retry', 0);
+    if (!release) return this.toBacklog(delivery);
+    const running = this.run(delivery, 1, recipient).finally(release);
+    let timer: NodeJS.Timeout | undefined;
+    const held = new Promise<'held'>((resolve) => {
+      timer = setTimeout(() => resolve('held'), FIRST_ATTEMPT_HOLD_MS);
+    });
+    const first = await Promise.race([running.then(() => 'done' as const), held]).finally(() =>
+      clearTimeout(timer),
     );
+    if (first === 'done') return;
+    await this.toBacklog(delivery);
+    running.catch((err: unknown) =>
+      this.attemptLog.warn(
+        { delivery_id: delivery.deliveryId, client_id: delivery.clientId, err },
+        'first attempt failed after its event was acknowledged: its backlog message runs it again',
+      ),
+    );
+  }
+
+  private toBacklog(delivery: Delivery): Promise<void> {
+    return enqueueAttempt(this.amqp, BACKLOG_QUEUE, { delivery_id: delivery.deliveryId, attempt: 1 });
   }
 
   /**

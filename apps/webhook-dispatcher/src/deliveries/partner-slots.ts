@@ -17,7 +17,7 @@ interface Waiter {
  * whose endpoint hangs while it replays thousands of deliveries fills every permit with attempts
  * that wait 5 s each, and every other partner's events queue behind them. With it, that partner
  * holds at most `perPartner` slots; what it cannot start now waits in the backlog queue (its own
- * replays, and its first attempts once a short grace has passed), not in front of anyone else.
+ * replays, and its first attempts), not in front of anyone else.
  * A per-partner cap in each process is the simplest rule that bounds one partner's share without
  * knowing the others: no coordination between replicas, nothing to tune per partner.
  */
