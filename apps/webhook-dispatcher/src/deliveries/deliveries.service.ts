@@ -147,16 +147,24 @@ export class DeliveriesService {
   }
 
   /**
-   * A first attempt, run here unless its partner's slots are all taken: then it waits in the
-   * backlog. The event waits for it at most FIRST_ATTEMPT_HOLD_MS: one still running then gets its
-   * message in the backlog too (should this process die, that message runs it; once it is
-   * recorded, the message finds it done), so that a partner whose endpoint hangs holds neither the
-   * event nor the permits its other partners' attempts need.
+   * A first attempt, run here once its partner has a slot. The event waits for it at most
+   * FIRST_ATTEMPT_HOLD_MS: one still waiting or running then gets a message in the backlog as well
+   * (should this process die, that message runs it; once it is recorded, the message finds it
+   * done), so that a partner whose endpoint hangs holds neither the event nor the permits its other
+   * partners need. A partner that already has a slot's worth of first attempts waiting here (its
+   * endpoint is slow) has the next ones go to the backlog at once: what waits in memory is bounded.
    */
   private async firstAttempt(delivery: Delivery, recipient: WebhookRecipient | undefined): Promise<void> {
-    const release = await this.slots.take(delivery.clientId, 'retry', 0);
-    if (!release) return this.toBacklog(delivery);
-    const running = this.run(delivery, 1, recipient).finally(release);
+    if (this.slots.waiting(delivery.clientId) >= this.config.WEBHOOK_PARTNER_CONCURRENCY) {
+      return this.toBacklog(delivery);
+    }
+    const running = this.slots.take(delivery.clientId, 'retry').then(async (release) => {
+      try {
+        await this.run(delivery, 1, recipient);
+      } finally {
+        release?.();
+      }
+    });
     let timer: NodeJS.Timeout | undefined;
     const held = new Promise<'held'>((resolve) => {
       timer = setTimeout(() => resolve('held'), FIRST_ATTEMPT_HOLD_MS);

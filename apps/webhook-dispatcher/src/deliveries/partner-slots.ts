@@ -16,14 +16,15 @@ interface Waiter {
  * permit and its message until the partner answers, up to the 5 s budget. Without a cap, a partner
  * whose endpoint hangs while it replays thousands of deliveries fills every permit with attempts
  * that wait 5 s each, and every other partner's events queue behind them. With it, that partner
- * holds at most `perPartner` slots; what it cannot start now waits in the backlog queue (its own
- * replays, and its first attempts), not in front of anyone else.
+ * holds at most `perPartner` slots; what it cannot start now waits here (its first attempts, up to
+ * a slot's worth) or in the backlog queue (its replays, and the rest of its first attempts), not
+ * in front of anyone else.
  * A per-partner cap in each process is the simplest rule that bounds one partner's share without
  * knowing the others: no coordination between replicas, nothing to tune per partner.
  */
 export class PartnerSlots {
   private readonly running = new Map<string, number>();
-  private readonly waiting = new Map<string, Waiter[]>();
+  private readonly queues = new Map<string, Waiter[]>();
 
   constructor(private readonly perPartner: number) {
     if (!Number.isInteger(perPartner) || perPartner < 1)
@@ -42,7 +43,7 @@ export class PartnerSlots {
     }
     if (maxWaitMs === 0) return Promise.resolve(undefined);
     return new Promise((resolve) => {
-      const queue = this.waiting.get(clientId) ?? [];
+      const queue = this.queues.get(clientId) ?? [];
       let timer: NodeJS.Timeout | undefined;
       const waiter: Waiter = {
         priority,
@@ -55,16 +56,21 @@ export class PartnerSlots {
       const at = priority === 'retry' ? queue.findIndex((w) => w.priority === 'backlog') : -1;
       if (at === -1) queue.push(waiter);
       else queue.splice(at, 0, waiter);
-      this.waiting.set(clientId, queue);
+      this.queues.set(clientId, queue);
       if (maxWaitMs !== undefined) {
         timer = setTimeout(() => {
           const i = queue.indexOf(waiter);
           if (i !== -1) queue.splice(i, 1);
-          if (queue.length === 0) this.waiting.delete(clientId);
+          if (queue.length === 0) this.queues.delete(clientId);
           resolve(undefined);
         }, maxWaitMs);
       }
     });
+  }
+
+  /** Attempts of `clientId` waiting for a slot now. */
+  waiting(clientId: string): number {
+    return this.queues.get(clientId)?.length ?? 0;
   }
 
   /** Attempts of `clientId` running now (for tests and metrics). */
@@ -77,9 +83,9 @@ export class PartnerSlots {
     return () => {
       if (released) return;
       released = true;
-      const queue = this.waiting.get(clientId);
+      const queue = this.queues.get(clientId);
       const next = queue?.shift();
-      if (queue && queue.length === 0) this.waiting.delete(clientId);
+      if (queue && queue.length === 0) this.queues.delete(clientId);
       // The slot passes to the next waiter as it is: `running` stays the same.
       if (next) next.grant(this.releaser(clientId));
       else {
