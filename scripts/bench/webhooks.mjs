@@ -66,6 +66,9 @@ const ONLY_NOISY = process.env.BENCH_SCENARIOS === 'noisy';
 const NOISY_RATE = Number(process.env.BENCH_NOISY_RATE ?? '100');
 const NOISY_SECONDS = Number(process.env.BENCH_NOISY_SECONDS ?? '30');
 const NOISY_GOAL_P99_MS = 2000;
+// BENCH_NOISY_CONTROL=1: the same scenario without the neighbour (no consents, no replays), to
+// tell what the machine's own load costs the victim from what the neighbour does.
+const NOISY_CONTROL = process.env.BENCH_NOISY_CONTROL === '1';
 const BASELINE_DIST = process.env.BENCH_BASELINE_DIST
   ? path.resolve(process.env.BENCH_BASELINE_DIST)
   : undefined;
@@ -390,11 +393,13 @@ export async function benchWebhooks() {
         scopes: 'profile:read seatime:read vessels:read',
         webhookUrl: `http://127.0.0.1:${noisyPort}/hook`,
       });
-      await db.query(
-        `INSERT INTO auth.consents (user_id, client_id, scopes)
-         SELECT unnest($1::text[]), $2, ARRAY['profile:read','seatime:read','vessels:read']`,
-        [SANDBOX_MEMBERS.map((m) => m.user_id), noisyId],
-      );
+      if (!NOISY_CONTROL) {
+        await db.query(
+          `INSERT INTO auth.consents (user_id, client_id, scopes)
+           SELECT unnest($1::text[]), $2, ARRAY['profile:read','seatime:read','vessels:read']`,
+          [SANDBOX_MEMBERS.map((m) => m.user_id), noisyId],
+        );
+      }
       // 10,000 given-up deliveries of the noisy partner, for its replays to send again.
       const maxPerReplay = 10_000;
       await db.query(
@@ -419,7 +424,7 @@ export async function benchWebhooks() {
       const auth = `Basic ${Buffer.from(`${noisy.client_id}:${noisy.client_secret}`).toString('base64')}`;
       let replayed = 0;
       let replayCalls = 0;
-      for (;;) {
+      while (!NOISY_CONTROL) {
         const response = await fetch(`http://127.0.0.1:${port}/v1/partners/webhooks/replay`, {
           method: 'POST',
           headers: { authorization: auth, 'content-type': 'application/json' },
@@ -444,7 +449,7 @@ export async function benchWebhooks() {
       await new Promise((r) => (dispatcher.exitCode !== null ? r() : dispatcher.once('exit', r)));
       noisyReceiver.kill('SIGTERM');
       const result = {
-        name: 'noisy neighbour',
+        name: NOISY_CONTROL ? 'noisy neighbour (control: no neighbour)' : 'noisy neighbour',
         events: ids.length,
         paced_rate: NOISY_RATE,
         noisy_replay_calls: replayCalls,
