@@ -1,11 +1,16 @@
 // The partner's endpoint of `npm run bench -- webhooks`, in a process of its own: answers 204 at
 // once and notes, per request, the event id and how long after the record write (the event's
-// created_at) it arrived. The bench asks it over IPC:
+// created_at) it arrived. With a second argument `hang` it is the noisy neighbour's endpoint
+// instead: it reads each request and never answers (the dispatcher's budget ends the attempt), and
+// counts the requests it holds open. The bench asks it over IPC:
 //   { cmd: 'reset' }            forget everything
 //   { cmd: 'stats', want: ids } → { requests, unique, missing, first_ms, last_ms, p50_ms, p99_ms }
 import http from 'node:http';
 
 const port = Number(process.argv[2]);
+const hang = process.argv[3] === 'hang';
+let open = 0;
+let maxOpen = 0;
 let latencies = [];
 let seen = new Map(); // event id → receipt time (first)
 let requests = 0;
@@ -13,6 +18,14 @@ let first = 0;
 let last = 0;
 
 const server = http.createServer((req, res) => {
+  if (hang) {
+    requests += 1;
+    open += 1;
+    maxOpen = Math.max(maxOpen, open);
+    req.socket.once('close', () => (open -= 1));
+    req.resume();
+    return;
+  }
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
@@ -44,6 +57,7 @@ process.on('message', (msg) => {
     latencies = [];
     seen = new Map();
     requests = 0;
+    maxOpen = open;
     first = 0;
     last = 0;
     process.send({ ok: true });
@@ -58,6 +72,8 @@ process.on('message', (msg) => {
       last_ms: last,
       p50_ms: pct(sorted, 0.5),
       p99_ms: pct(sorted, 0.99),
+      open,
+      max_open: maxOpen,
     });
   }
 });

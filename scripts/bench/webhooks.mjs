@@ -17,6 +17,14 @@
 //                          the self-service, compiled with swc): the same burst without either, its
 //                          own dispatcher and its own outbox relay (crew-api);
 //                          BENCH_BASELINE_LABEL (e.g. its commit) names it in the results
+// Then (or alone, with BENCH_SCENARIOS=noisy):
+//   noisy neighbour        a second partner receives every event too, its endpoint (a receiver
+//                          process of its own) never answers, so each of its attempts lasts the
+//                          whole 5 s budget, and it replays at its full budget (WEBHOOK_REPLAYS_PER_HOUR
+//                          calls of up to 10,000 given-up deliveries each) just before the events
+//                          are written at BENCH_NOISY_RATE (100) per second for BENCH_NOISY_SECONDS
+//                          (30): the other partner's latency, event committed → delivery answered,
+//                          as victim_p50_ms and victim_p99_ms (goal p99 ≤ 2,000 ms)
 // Each reports deliveries/s, p50/p99 from the record write to the receipt, and the CPU time of
 // every process involved (read from /proc; PostgreSQL and RabbitMQ are shared with whatever else
 // runs on the machine). BENCH_PROFILE=1 runs the dispatchers with --cpu-prof and prints their
@@ -53,6 +61,14 @@ const LOGS = process.env.BENCH_LOGS === '1';
 // process of the bench (dispatchers, PostgreSQL, RabbitMQ, relay, auth-server, receiver).
 const TARGETS = { one: 2500, cpuPerDelivery: 0.5, scaling: 1.4, selfServiceCost: 0.05 };
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '2');
+// BENCH_SCENARIOS=noisy runs the noisy neighbour alone; by default every scenario runs.
+const ONLY_NOISY = process.env.BENCH_SCENARIOS === 'noisy';
+const NOISY_RATE = Number(process.env.BENCH_NOISY_RATE ?? '100');
+const NOISY_SECONDS = Number(process.env.BENCH_NOISY_SECONDS ?? '30');
+const NOISY_GOAL_P99_MS = 2000;
+// BENCH_NOISY_CONTROL=1: the same scenario without the neighbour (no consents, no replays), to
+// tell what the machine's own load costs the victim from what the neighbour does.
+const NOISY_CONTROL = process.env.BENCH_NOISY_CONTROL === '1';
 const BASELINE_DIST = process.env.BENCH_BASELINE_DIST
   ? path.resolve(process.env.BENCH_BASELINE_DIST)
   : undefined;
@@ -356,6 +372,106 @@ export async function benchWebhooks() {
       return result;
     }
 
+    /**
+     * The noisy neighbour (see the top of this file): the victim is the partner above, on its own
+     * receiver; the noisy partner's endpoint is another process (another origin, so that the two
+     * never share a connection pool) that never answers.
+     */
+    async function noisyNeighbour() {
+      const noisyPort = await freePort();
+      const noisyReceiver = fork(
+        path.join(ROOT, 'scripts/bench/webhooks-receiver.mjs'),
+        [String(noisyPort), 'hang'],
+        {
+          stdio: 'inherit',
+        },
+      );
+      children.push(noisyReceiver);
+      await new Promise((resolve) => noisyReceiver.once('message', resolve));
+      const noisyId = 'bench-noisy';
+      const noisy = onboardPartner(envFor(0), noisyId, {
+        scopes: 'profile:read seatime:read vessels:read',
+        webhookUrl: `http://127.0.0.1:${noisyPort}/hook`,
+      });
+      if (!NOISY_CONTROL) {
+        await db.query(
+          `INSERT INTO auth.consents (user_id, client_id, scopes)
+           SELECT unnest($1::text[]), $2, ARRAY['profile:read','seatime:read','vessels:read']`,
+          [SANDBOX_MEMBERS.map((m) => m.user_id), noisyId],
+        );
+      }
+      // 10,000 given-up deliveries of the noisy partner, for its replays to send again.
+      const maxPerReplay = 10_000;
+      await db.query(
+        `INSERT INTO webhooks.deliveries
+           (delivery_id, event_id, event_type, user_id, client_id, target_url, body, status, attempts,
+            give_up_reason, created_at)
+         SELECT 'dlv_noisy_' || g, 'evt_noisy_' || g, 'user.profile.updated', $1, $2, $3,
+                '{"id":"evt_noisy_' || g || '"}', 'failed', 6, 'attempts_exhausted', now() - interval '1 hour'
+           FROM generate_series(1, $4::int) AS g`,
+        [SANDBOX_MEMBERS[0].user_id, noisyId, `http://127.0.0.1:${noisyPort}/hook`, maxPerReplay],
+      );
+      const port = await freePort();
+      const dispatcher = start('webhook-dispatcher', port);
+      await waitForHttpOk(`http://127.0.0.1:${port}/readyz`, { timeoutMs: 60000 });
+      await ask(receiver, { cmd: 'reset' });
+      await write(300, null);
+      await waitForAll(300, 60000);
+      await ask(receiver, { cmd: 'reset' });
+      await ask(noisyReceiver, { cmd: 'reset' });
+
+      // Its full budget of replays, as the partner calls them.
+      const auth = `Basic ${Buffer.from(`${noisy.client_id}:${noisy.client_secret}`).toString('base64')}`;
+      let replayed = 0;
+      let replayCalls = 0;
+      while (!NOISY_CONTROL) {
+        const response = await fetch(`http://127.0.0.1:${port}/v1/partners/webhooks/replay`, {
+          method: 'POST',
+          headers: { authorization: auth, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            since: new Date(Date.now() - 2 * 3_600_000).toISOString(),
+            until: new Date(Date.now() - 30 * 60_000).toISOString(),
+            status: 'given_up',
+          }),
+        });
+        if (response.status === 429) break;
+        if (response.status !== 202)
+          throw new Error(`replay answered ${response.status}: ${await response.text()}`);
+        replayed += (await response.json()).replayed_count;
+        replayCalls += 1;
+      }
+      // The events, paced, while the replays' attempts hang.
+      const { ids } = await write(NOISY_RATE * NOISY_SECONDS, NOISY_RATE);
+      await waitForAll(ids.length, 300000);
+      const victim = await ask(receiver, { cmd: 'stats', want: ids });
+      const hanging = await ask(noisyReceiver, { cmd: 'stats' });
+      dispatcher.kill('SIGTERM');
+      await new Promise((r) => (dispatcher.exitCode !== null ? r() : dispatcher.once('exit', r)));
+      noisyReceiver.kill('SIGTERM');
+      const result = {
+        name: NOISY_CONTROL ? 'noisy neighbour (control: no neighbour)' : 'noisy neighbour',
+        events: ids.length,
+        paced_rate: NOISY_RATE,
+        noisy_replay_calls: replayCalls,
+        noisy_replayed: replayed,
+        // Attempts of the noisy partner its endpoint held open at once (the per-partner cap).
+        noisy_max_open: hanging.max_open,
+        noisy_requests: hanging.requests,
+        victim_p50_ms: victim.p50_ms,
+        victim_p99_ms: victim.p99_ms,
+        victim_missing: victim.missing,
+        goal_p99_ms: NOISY_GOAL_P99_MS,
+      };
+      console.error(`noisy neighbour: ${JSON.stringify(result)}`);
+      return result;
+    }
+
+    if (ONLY_NOISY) {
+      const noisy = await noisyNeighbour();
+      reportNoisy(noisy);
+      return [noisy];
+    }
+
     const results = [];
     results.push(await scenario('burst, 1 dispatcher', 1, null));
     results.push(await scenario('burst, 2 dispatchers', 2, null));
@@ -405,7 +521,8 @@ export async function benchWebhooks() {
       results.push(current, skipped, ...(baseline ? [baseline] : []));
       costs.push({ current, skipped, baseline });
     }
-    report(results, costs);
+    const noisy = await noisyNeighbour();
+    report(results, costs, noisy);
     if (PROFILE) summariseProfiles(profileDir);
     return results;
   } finally {
@@ -432,7 +549,25 @@ const pathCpu = (r) =>
 const extraCpu = (r, reference) => Number((pathCpu(r) / pathCpu(reference) - 1).toFixed(3));
 const median = (xs) => Number(medianOf(xs).toFixed(3));
 
-function report(results, costs) {
+/** The noisy neighbour's line, and its result file when it ran alone. */
+function reportNoisy(noisy, file) {
+  if (!file) {
+    const when = new Date().toISOString();
+    const dir = path.join(ROOT, 'bench', 'results');
+    fs.mkdirSync(dir, { recursive: true });
+    file = path.join(dir, `webhooks-${when.replace(/[:.]/g, '-')}.json`);
+    fs.writeFileSync(file, `${JSON.stringify({ when, results: [noisy] }, null, 2)}\n`);
+    console.log(`\nwebhooks, noisy neighbour (results: ${path.relative(ROOT, file)})`);
+  }
+  console.log(
+    `noisy neighbour: the other partner's p50 ${noisy.victim_p50_ms} ms, p99 ${noisy.victim_p99_ms} ms ` +
+      `(goal ≤ ${noisy.goal_p99_ms}: ${noisy.victim_p99_ms <= noisy.goal_p99_ms ? 'met' : 'MISSED'}) over ` +
+      `${noisy.events} events at ${noisy.paced_rate}/s, while the hanging partner replayed ${noisy.noisy_replayed} ` +
+      `deliveries in ${noisy.noisy_replay_calls} calls and held at most ${noisy.noisy_max_open} requests open`,
+  );
+}
+
+function report(results, costs, noisy) {
   const when = new Date().toISOString();
   const dir = path.join(ROOT, 'bench', 'results');
   fs.mkdirSync(dir, { recursive: true });
@@ -457,7 +592,7 @@ function report(results, costs) {
 
   fs.writeFileSync(
     file,
-    `${JSON.stringify({ when, events: EVENTS, targets: TARGETS, baseline_build: process.env.BENCH_BASELINE_LABEL, scaling_2_over_1: scaling, self_service: selfService, results }, null, 2)}\n`,
+    `${JSON.stringify({ when, events: EVENTS, targets: TARGETS, baseline_build: process.env.BENCH_BASELINE_LABEL, scaling_2_over_1: scaling, self_service: selfService, results: [...results, noisy] }, null, 2)}\n`,
   );
   console.log(
     `\nwebhook deliveries end to end, ${EVENTS} record events each (results: ${path.relative(ROOT, file)})`,
@@ -478,6 +613,7 @@ function report(results, costs) {
       `two: ${scaling}× one (target ≥ ${TARGETS.scaling}×: ${scalingVerdict(scaling, two)})`,
   );
   console.log(selfServiceVerdict(selfService));
+  reportNoisy(noisy, file);
 }
 
 /**

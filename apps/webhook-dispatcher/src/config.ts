@@ -34,6 +34,10 @@ export const WEBHOOK_DISPATCHER_CONFIG = {
     'events and attempts each consumer works on at once (a packed message counts as its events): concurrent deliveries, and how many share one database write',
     { default: '400', min: 1, max: 1000 },
   ),
+  WEBHOOK_PARTNER_CONCURRENCY: int(
+    'most attempts of one partner this process runs at once (its slots): a partner whose endpoint hangs holds no more of the shared permits; its attempts beyond wait in webhooks.backlog',
+    { default: '64', min: 1, max: 1000 },
+  ),
   // How many events the relays pack into a message: the events consumer's prefetch follows it.
   OUTBOX_EVENTS_PER_MESSAGE: OUTBOX_EVENTS_PER_MESSAGE_SPEC,
   WEBHOOK_CONNECTIONS_PER_TARGET: int(
@@ -51,6 +55,10 @@ export const WEBHOOK_DISPATCHER_CONFIG = {
   WEBHOOK_REPLAYS_PER_HOUR: int(
     'replay calls (POST /v1/partners/webhooks/replay) one partner may make per rolling hour; beyond them, 429',
     { default: String(API_LIMITS.webhookReplaysPerHour), min: 1, max: 10_000 },
+  ),
+  WEBHOOK_REDELIVERIES_PER_HOUR: int(
+    'redeliveries (POST /v1/partners/webhooks/deliveries/{id}/redeliver) one partner may ask for per rolling hour; beyond them, 429',
+    { default: String(API_LIMITS.webhookRedeliveriesPerHour), min: 1, max: 100_000 },
   ),
   WEBHOOK_RECIPIENT_CACHE_TTL: duration(
     'how long an attempt may reuse auth-server’s answer (URL, secrets, consent) instead of asking again; 0s: always ask',

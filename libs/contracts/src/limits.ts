@@ -31,6 +31,8 @@ export const API_LIMITS = {
   webhookRedeliveryReplayMaxDays: 7,
   /** Replay calls per partner per rolling hour (WEBHOOK_REPLAYS_PER_HOUR's default). */
   webhookReplaysPerHour: 10,
+  /** Redeliveries per partner per rolling hour (WEBHOOK_REDELIVERIES_PER_HOUR's default). */
+  webhookRedeliveriesPerHour: 60,
   /** Deliveries one replay call may send again; a wider outage is replayed in several windows. */
   webhookReplayMaxDeliveries: 10_000,
   /** What the delivery log keeps of a receiver's answer, and shows in each attempt. */

@@ -162,8 +162,11 @@ export const PARTNER_DELIVERY_STATUS_VALUES = [
   'skipped',
 ] as const;
 
-/** What `POST /v1/partners/webhooks/replay` sends again. */
-export const REPLAYABLE_STATUS_VALUES = ['given_up', 'skipped', 'failed'] as const;
+/**
+ * What `POST /v1/partners/webhooks/replay` sends again: finished deliveries only. One still being
+ * retried (`failed`) has its own series under way; replaying it would double that series.
+ */
+export const REPLAYABLE_STATUS_VALUES = ['delivered', 'given_up', 'skipped'] as const;
 export type ReplayableStatus = (typeof REPLAYABLE_STATUS_VALUES)[number];
 export type PartnerDeliveryStatus = (typeof PARTNER_DELIVERY_STATUS_VALUES)[number];
 
@@ -198,6 +201,6 @@ export const REPLAY_BODY = {
     required: true,
     enum: REPLAYABLE_STATUS_VALUES,
     description:
-      'Which deliveries to send again: `given_up`, `skipped` (while your endpoint was disabled) or `failed` (still retrying).',
+      'Which finished deliveries to send again: `delivered`, `given_up` or `skipped` (while your endpoint was disabled). Deliveries still being retried (`failed`) are not replayed: their own attempts go on.',
   },
 } as const satisfies FieldSpecs;

@@ -46,4 +46,5 @@ export * from './database/group-batcher';
 export * from './metrics/app-metrics';
 export * from './metrics/metrics-server';
 export * from './webhooks/webhook-target';
+export * from './webhooks/special-purpose-addresses';
 export * from './tracing/tracing';

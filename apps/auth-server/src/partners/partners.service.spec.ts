@@ -64,7 +64,7 @@ describe('PartnersService: webhook URLs at registration', () => {
       webhookSecretCurrent: `sealed:${webhookSecret}`,
     });
     await expect(service.setWebhookUrl('acme', 'https://[::ffff:127.0.0.1]/in')).rejects.toThrow(
-      'loopback address',
+      'an IPv4-mapped address',
     );
     expect(repository.update).toHaveBeenCalledTimes(1);
   });

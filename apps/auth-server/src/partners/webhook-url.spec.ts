@@ -16,13 +16,15 @@ describe('webhookUrlProblem (registration uses the delivery rules)', () => {
     ['http://hooks.partner.example/in', resolvesTo('93.184.216.34'), 'the target must use HTTPS'],
     ['https://hooks.partner.example/in', resolvesTo('93.184.216.34', '10.0.0.7'), 'private'],
     ['https://127.0.0.1/in', resolvesTo(), 'loopback'],
-    ['https://[::ffff:169.254.169.254]/latest', resolvesTo(), 'link-local'],
+    ['https://[::ffff:169.254.169.254]/latest', resolvesTo(), 'an IPv4-mapped address'],
+    ['https://192.0.2.10/in', resolvesTo(), 'documentation (TEST-NET-1)'],
+    ['https://hooks.partner.example:8443/in', resolvesTo('93.184.216.34'), 'port 8443 is not open'],
     ['not a url', resolvesTo(), 'not a URL'],
   ])('refuses %s in production, saying why', async (url, resolve, reason) => {
     const problem = await webhookUrlProblem(url, 'production', resolve);
     expect(problem).toContain(`webhook URL ${url} is refused`);
     expect(problem).toContain(reason);
-    expect(problem).toContain('HTTPS to public addresses only');
+    expect(problem).toContain('HTTPS on port 443 to public addresses only');
   });
 
   it('refuses a name that does not resolve', async () => {

@@ -2,7 +2,8 @@ import { checkTarget, type AppEnv, type Resolver } from '@svc/platform';
 
 /**
  * Why a webhook URL cannot be registered, by the dispatcher's own rules, so a URL accepted here
- * is not refused at every delivery (which still checks: a name can resolve elsewhere tomorrow).
+ * is not refused at every delivery (which still checks: a name can resolve elsewhere tomorrow), and
+ * one on a port the dispatcher's egress policy does not open (WEBHOOK_PORTS) does not fail silently.
  */
 export async function webhookUrlProblem(
   url: string,
@@ -13,7 +14,7 @@ export async function webhookUrlProblem(
   if (verdict.ok) return undefined;
   const rule =
     appEnv === 'production'
-      ? 'webhooks are delivered over HTTPS to public addresses only'
-      : 'webhooks are delivered over HTTPS to public addresses, or over HTTP(S) to loopback in the sandbox';
+      ? 'webhooks are delivered over HTTPS on port 443 to public addresses only'
+      : 'webhooks are delivered over HTTPS on port 443 to public addresses, or over HTTP(S) to loopback on any port in the sandbox';
   return `webhook URL ${url} is refused: ${verdict.reason} (${rule})`;
 }

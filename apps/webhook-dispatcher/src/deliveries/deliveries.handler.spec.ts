@@ -50,7 +50,11 @@ async function start(concurrency: number, eventsPerMessage = 20) {
   const handler = new DeliveriesHandler(
     amqp,
     deliveries,
-    { WEBHOOK_CONCURRENCY: concurrency, OUTBOX_EVENTS_PER_MESSAGE: eventsPerMessage },
+    {
+      WEBHOOK_CONCURRENCY: concurrency,
+      OUTBOX_EVENTS_PER_MESSAGE: eventsPerMessage,
+      WEBHOOK_PARTNER_CONCURRENCY: 64,
+    },
     createLogger('handler-test', 'silent'),
   );
   await handler.onModuleInit();

@@ -124,15 +124,39 @@ export class DeliveriesRepository {
    * Logs attempt `attempt` and moves the delivery on, atomically. Only the first recording of an
    * attempt counts: a duplicate message that ran the same attempt returns false, and must not
    * schedule another. Attempts finishing at the same moment share one statement (one commit).
-   * The same statement keeps each endpoint's health (one upsert per partner of the batch) and
-   * disables an endpoint whose attempts have all failed for WEBHOOK_DISABLE_AFTER: no extra round
+   * The same statement keeps each endpoint's health (one upsert per partner of the batch), its
+   * attempts and successes of the hour (webhook_endpoint_hours, which the partner's endpoint health
+   * reads instead of scanning a day of attempts), and disables an endpoint whose attempts have all failed for WEBHOOK_DISABLE_AFTER: no extra round
    * trip on the delivery path.
    */
-  recordAttempt(record: AttemptRecord): Promise<AttemptRecorded> {
-    return this.records.submit(record);
+  async recordAttempt(record: AttemptRecord): Promise<AttemptRecorded> {
+    const recorded = await this.records.submit(record);
+    if (recorded instanceof Error) throw recorded;
+    return recorded;
   }
 
-  private readonly records = new GroupBatcher<AttemptRecord, AttemptRecorded>(async (batch) => {
+  /**
+   * A batch mixes partners: when its statement fails, each record is written again alone, so a
+   * record that cannot be written fails its own attempt only, never another partner's (whose
+   * attempt went out and would otherwise be sent again).
+   */
+  private readonly records = new GroupBatcher<AttemptRecord, AttemptRecorded | Error>(async (batch) => {
+    try {
+      return await this.writeAttempts(batch);
+    } catch (err) {
+      if (batch.length === 1) throw err;
+      return Promise.all(
+        batch.map((r) =>
+          this.writeAttempts([r]).then(
+            ([recorded]) => recorded,
+            (alone: unknown) => (alone instanceof Error ? alone : new Error(String(alone))),
+          ),
+        ),
+      );
+    }
+  });
+
+  private async writeAttempts(batch: readonly AttemptRecord[]): Promise<AttemptRecorded[]> {
     // The same attempt twice in one batch: only the first can count.
     const firstOf = new Map<string, number>();
     batch.forEach((r, i) => firstOf.has(r.deliveryId) || firstOf.set(r.deliveryId, i));
@@ -142,9 +166,9 @@ export class DeliveriesRepository {
       `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[],
                               $6::int[], $7::int[], $8::text[], $9::text[], $10::text[], $11::text[],
-                              $12::bool[], $13::bool[])
+                              $12::bool[], $13::bool[], $15::bool[])
                     AS i (delivery_id, attempt, status, next_attempt_at, started_at, duration_ms, status_code, error,
-                          target_url, response_body, give_up_reason, reached, ok)),
+                          target_url, response_body, give_up_reason, judged, ok, reached)),
        moved AS (
          UPDATE deliveries d
             SET attempts = i.attempt, status = i.status, next_attempt_at = i.next_attempt_at,
@@ -161,11 +185,11 @@ export class DeliveriesRepository {
          RETURNING delivery_id),
        per_client AS (
          SELECT client_id, max(started_at) FILTER (WHERE ok) AS success, max(started_at) FILTER (WHERE NOT ok) AS failure
-           FROM moved WHERE reached GROUP BY client_id),
+           FROM moved WHERE judged GROUP BY client_id),
        health AS (
          SELECT p.client_id, p.success, p.failure,
                 (SELECT min(m.started_at) FROM moved m
-                  WHERE m.reached AND NOT m.ok AND m.client_id = p.client_id
+                  WHERE m.judged AND NOT m.ok AND m.client_id = p.client_id
                     AND (p.success IS NULL OR m.started_at > p.success)) AS failing_from
            FROM per_client p),
        endpoints AS (
@@ -186,7 +210,13 @@ export class DeliveriesRepository {
                           AND COALESCE(e.failing_since, EXCLUDED.failing_since) <= now() - $14::bigint * interval '1 millisecond'
                          THEN 'failing' ELSE e.disabled_reason END,
            updated_at = now()
-         RETURNING e.client_id, e.status = 'disabled' AND e.disabled_at = now() AS disabled_now)
+         RETURNING e.client_id, e.status = 'disabled' AND e.disabled_at = now() AS disabled_now),
+       hours AS (
+         INSERT INTO webhook_endpoint_hours AS h (client_id, hour, attempts, successes)
+         SELECT client_id, date_trunc('hour', started_at), count(*), count(*) FILTER (WHERE ok)
+           FROM moved WHERE reached GROUP BY 1, 2 ORDER BY 1, 2
+         ON CONFLICT (client_id, hour) DO UPDATE SET
+           attempts = h.attempts + EXCLUDED.attempts, successes = h.successes + EXCLUDED.successes)
        SELECT delivery_id AS "deliveryId", NULL::text AS "disabledClientId" FROM logged
        UNION ALL
        SELECT NULL, client_id FROM endpoints WHERE disabled_now`,
@@ -207,6 +237,7 @@ export class DeliveriesRepository {
         unique.map((r) => this.judged(r)),
         unique.map((r) => r.ok),
         this.config.WEBHOOK_DISABLE_AFTER,
+        unique.map((r) => r.reached),
       ],
     );
     const counted = new Set(rows.map((r) => r.deliveryId).filter((id) => id !== null));
@@ -216,7 +247,7 @@ export class DeliveriesRepository {
       counted: firstOf.get(r.deliveryId) === i && counted.has(r.deliveryId),
       endpointDisabled: disabled.delete(r.clientId),
     }));
-  });
+  }
 
   /**
    * Whether an attempt goes into its endpoint's health. Every failure does (it starts or extends a
@@ -308,6 +339,11 @@ export class DeliveriesRepository {
       [olderThanDays, limit],
     );
     return row?.deleted ?? 0;
+  }
+
+  /** Forgets the hourly attempt counts no endpoint health reads any more (older than 25 hours). */
+  async pruneEndpointHours(): Promise<number> {
+    return this.sql.affected(`DELETE FROM webhook_endpoint_hours WHERE hour < now() - interval '25 hours'`);
   }
 
   /** Removes a delivery that never had an attempt (a redelivery whose message was refused). */

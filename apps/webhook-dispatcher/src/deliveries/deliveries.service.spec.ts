@@ -10,6 +10,7 @@ const config = {
   WEBHOOK_RETRY_SCHEDULE: [60_000, 300_000],
   WEBHOOK_TIMEOUT_MS: 5000,
   WEBHOOK_GIVE_UP_AFTER: 86_400_000,
+  WEBHOOK_PARTNER_CONCURRENCY: 64,
 } as unknown as WebhookDispatcherConfig;
 const logger = {
   info: () => undefined,
@@ -208,7 +209,7 @@ describe('DeliveriesService', () => {
 
   it('ends a delivery at once when the partner no longer receives webhooks', async () => {
     const none = setup({ recipients: { recipients: [] }, existing: pendingDelivery(0) });
-    await none.service.attempt({ delivery_id: 'dlv_1', attempt: 1 });
+    await none.service.attempt({ delivery_id: 'dlv_1', attempt: 1 }, 'retry');
     expect(none.posted).toHaveLength(0);
     expect(none.recorded[0]).toMatchObject({
       status: 'failed',
@@ -245,14 +246,14 @@ describe('DeliveriesService', () => {
       outcome: { ok: false, statusCode: 500, error: 'HTTP 500' },
       existing: pendingDelivery(2),
     });
-    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 3 });
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 3 }, 'retry');
     expect(s.recorded[0]).toMatchObject({ status: 'failed', giveUpReason: 'attempts_exhausted' });
   });
 
   it('sends a retry to the URL the partner has registered now, and records where it went', async () => {
     const moved = { ...recipient, webhook_url: 'https://p1.example/new-hook' };
     const s = setup({ recipients: { recipients: [moved] }, existing: pendingDelivery(1) });
-    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 });
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 }, 'retry');
     expect(s.posted.map((p) => p.url)).toEqual(['https://p1.example/new-hook']);
     expect(s.recorded[0]).toMatchObject({
       attempt: 2,
@@ -263,7 +264,7 @@ describe('DeliveriesService', () => {
 
   it('ignores a duplicate message of an attempt already recorded', async () => {
     const s = setup({ recipients: { recipients: [recipient] }, existing: pendingDelivery(2) });
-    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 });
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 }, 'retry');
     expect(s.posted).toHaveLength(0);
     expect(s.recorded).toHaveLength(0);
   });
@@ -274,8 +275,8 @@ describe('DeliveriesService', () => {
       outcome: { ok: false, statusCode: 503, error: 'HTTP 503' },
       existing: pendingDelivery(1),
     });
-    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 });
-    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 3 });
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 }, 'retry');
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 3 }, 'retry');
     expect(s.posted.map((p) => p.headers['x-svc-delivery-attempt'])).toEqual(['2', '3']);
     expect(s.rpcCalls()).toBe(1);
   });
@@ -287,8 +288,8 @@ describe('DeliveriesService', () => {
       existing: pendingDelivery(1),
       cacheTtlMs: 0,
     });
-    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 });
-    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 3 });
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 }, 'retry');
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 3 }, 'retry');
     expect(s.rpcCalls()).toBe(2);
   });
 });

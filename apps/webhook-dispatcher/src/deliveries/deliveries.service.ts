@@ -21,15 +21,29 @@ import {
 } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
-import { DeliveriesRepository, type Delivery, type GiveUpReason } from './deliveries.repository';
+import {
+  DeliveriesRepository,
+  type AttemptRecord,
+  type AttemptRecorded,
+  type Delivery,
+  type GiveUpReason,
+} from './deliveries.repository';
 import { NOT_A_RECIPIENT_ERROR } from './delivery.entity';
 import { enqueueAttempt, type DeliveryMessage } from './delivery-message';
 import { RecipientCache } from './recipient-cache';
 import { DeliveryMetrics, type AttemptOutcome } from './delivery-metrics';
 import { nextAttemptAt, retryDelays, type RetryPolicy } from './retry-policy';
-import { retryQueue } from './webhook-queues';
+import { PartnerSlots, type SlotPriority } from './partner-slots';
+import { BACKLOG_QUEUE, retryQueue } from './webhook-queues';
 import { WebhookSender, type WebhookOutcome } from './webhook-sender';
 import { attemptHeaders, canonicalBody } from './webhook-signature';
+
+/**
+ * How long an event waits for one of its first attempts before that attempt gets a backlog message
+ * and the event is acknowledged: far longer than a healthy endpoint's answer, far shorter than a
+ * hanging one's 5 s.
+ */
+const FIRST_ATTEMPT_HOLD_MS = 1000;
 
 /** Questions per RPC: a full batch is a message of some tens of KiB. */
 const RECIPIENT_QUESTIONS_PER_BATCH = 200;
@@ -45,6 +59,7 @@ export class DeliveriesService {
   private readonly recipientCache: RecipientCache;
   private readonly metrics?: DeliveryMetrics;
   private readonly attemptLog: Logger;
+  private readonly slots: PartnerSlots;
 
   constructor(
     private readonly deliveries: DeliveriesRepository,
@@ -61,6 +76,7 @@ export class DeliveriesService {
     };
     this.metrics = metrics && new DeliveryMetrics(metrics, amqp, retryDelays(this.retryPolicy));
     this.recipientCache = new RecipientCache(config.WEBHOOK_RECIPIENT_CACHE_TTL);
+    this.slots = new PartnerSlots(config.WEBHOOK_PARTNER_CONCURRENCY);
     // One line per attempt, of ids, numbers and our own error text (never a secret, a body or a
     // header): it skips the redaction pass, which cost more than the rest of the line.
     this.attemptLog = logger.child({}, { redact: [] });
@@ -97,9 +113,9 @@ export class DeliveriesService {
   /**
    * One delivery per recipient (idempotent per event and partner), and its first attempt, here and
    * now, with the answer auth-server just gave: only retries (and operators' redeliveries) travel
-   * through the delivery queue. The event is acked once every first attempt is recorded; a crash
-   * before that brings the event back, and the deliveries still without an attempt are attempted
-   * again under the same ids.
+   * through the delivery queue. The event is acked once every first attempt is recorded or has its
+   * message in the backlog (firstAttempt); a crash before that brings the event back, and the
+   * deliveries still without an attempt are attempted again under the same ids.
    */
   async fanOut(event: ServiceEvent): Promise<void> {
     // Always asked, never cached: a consent revoked a moment ago stops this event.
@@ -127,15 +143,63 @@ export class DeliveriesService {
       })),
     );
     const recipientOf = (d: Delivery) => recipients.find((r) => r.client_id === d.clientId);
-    await Promise.all(pending.map((d) => this.run(d, 1, recipientOf(d))));
+    await Promise.all(pending.map((d) => this.firstAttempt(d, recipientOf(d))));
   }
 
-  /** Runs the attempt a message of the delivery queue asks for, unless it already ran. */
-  async attempt(message: DeliveryMessage): Promise<void> {
+  /**
+   * A first attempt, run here once its partner has a slot. The event waits for it at most
+   * FIRST_ATTEMPT_HOLD_MS: one still waiting or running then gets a message in the backlog as well
+   * (should this process die, that message runs it; once it is recorded, the message finds it
+   * done), so that a partner whose endpoint hangs holds neither the event nor the permits its other
+   * partners need. A partner that already has a slot's worth of first attempts waiting here (its
+   * endpoint is slow) has the next ones go to the backlog at once: what waits in memory is bounded.
+   */
+  private async firstAttempt(delivery: Delivery, recipient: WebhookRecipient | undefined): Promise<void> {
+    if (this.slots.waiting(delivery.clientId) >= this.config.WEBHOOK_PARTNER_CONCURRENCY) {
+      return this.toBacklog(delivery);
+    }
+    const running = this.slots.take(delivery.clientId, 'retry').then(async (release) => {
+      try {
+        await this.run(delivery, 1, recipient);
+      } finally {
+        release?.();
+      }
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const held = new Promise<'held'>((resolve) => {
+      timer = setTimeout(() => resolve('held'), FIRST_ATTEMPT_HOLD_MS);
+    });
+    const first = await Promise.race([running.then(() => 'done' as const), held]).finally(() =>
+      clearTimeout(timer),
+    );
+    if (first === 'done') return;
+    await this.toBacklog(delivery);
+    running.catch((err: unknown) =>
+      this.attemptLog.warn(
+        { delivery_id: delivery.deliveryId, client_id: delivery.clientId, err },
+        'first attempt failed after its event was acknowledged: its backlog message runs it again',
+      ),
+    );
+  }
+
+  private toBacklog(delivery: Delivery): Promise<void> {
+    return enqueueAttempt(this.amqp, BACKLOG_QUEUE, { delivery_id: delivery.deliveryId, attempt: 1 });
+  }
+
+  /**
+   * Runs the attempt a message of the delivery or backlog queue asks for, unless it already ran,
+   * once its partner has a slot: retries before the backlog.
+   */
+  async attempt(message: DeliveryMessage, priority: SlotPriority): Promise<void> {
     const delivery = await this.deliveries.findById(message.delivery_id);
     // Already recorded (a duplicate message) or finished: nothing to do.
     if (!delivery || delivery.status !== 'pending' || delivery.attempts !== message.attempt - 1) return;
-    await this.run(delivery, message.attempt, await this.recipientOf(delivery));
+    const release = await this.slots.take(delivery.clientId, priority);
+    try {
+      await this.run(delivery, message.attempt, await this.recipientOf(delivery));
+    } finally {
+      release?.();
+    }
   }
 
   /** One attempt: POST, queue the next one after a failure (if there is one), record it. */
@@ -186,7 +250,7 @@ export class DeliveriesService {
     const result: AttemptOutcome = outcome.ok ? 'delivered' : next ? 'retry' : 'given_up';
     // Timed only when a request went out: a partner no longer a recipient ends without one.
     this.metrics?.attempted(result, recipient && seconds);
-    const recorded = await this.deliveries.recordAttempt({
+    const recorded = await this.record({
       deliveryId: delivery.deliveryId,
       clientId: delivery.clientId,
       attempt,
@@ -229,6 +293,26 @@ export class DeliveriesService {
       statusCode: outcome.statusCode,
       error: outcome.error,
     };
+  }
+
+  /**
+   * Records an attempt that went out. Should its record be refused for what the partner's answer
+   * brought (WebhookSender already makes any bytes storable; this is the second line), it is
+   * recorded again without the response body: an attempt that is not recorded runs again, and the
+   * partner would get the event again for as long as it answers that way. A second refusal (the
+   * database is down) throws: the message comes back, as after a crash.
+   */
+  private async record(attempt: AttemptRecord): Promise<AttemptRecorded> {
+    try {
+      return await this.deliveries.recordAttempt(attempt);
+    } catch (err) {
+      if (attempt.responseBody === null) throw err;
+      this.attemptLog.warn(
+        { delivery_id: attempt.deliveryId, client_id: attempt.clientId, err },
+        'attempt could not be recorded with its response body: recorded without it',
+      );
+      return this.deliveries.recordAttempt({ ...attempt, responseBody: null });
+    }
   }
 
   /**

@@ -14,7 +14,8 @@ import { DeliveriesRepository } from './deliveries.repository';
 /**
  * Keeps the delivery log from growing without bound (a row per event and partner, and one per
  * attempt): finished deliveries older than WEBHOOK_LOG_RETENTION_DAYS are deleted with their
- * attempts, a batch at a time, in every replica. Pending ones are never touched.
+ * attempts, a batch at a time, in every replica. Pending ones are never touched. The endpoints'
+ * hourly attempt counts go once no health reads them.
  */
 @Injectable()
 export class DeliveryLogPruner extends PeriodicWork {
@@ -44,6 +45,7 @@ export class DeliveryLogPruner extends PeriodicWork {
       () => this.task.stopping,
     );
     if (deleted > 0) this.logger.info({ deleted, retention_days: days }, 'delivery log: pruned');
+    await this.deliveries.pruneEndpointHours();
     return deleted;
   }
 }

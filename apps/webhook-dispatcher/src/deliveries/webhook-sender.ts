@@ -104,11 +104,10 @@ export class WebhookSender implements OnModuleDestroy {
         const status = response.statusCode ?? 0;
         let read = 0;
         const kept: Buffer[] = [];
-        // Lossy on purpose: a cut multi-byte character or a binary answer still shows as text.
         const answer = () => ({
           statusCode: status,
           // Most receivers answer with no body: no buffer to build then.
-          body: kept.length === 0 ? '' : Buffer.concat(kept).subarray(0, RESPONSE_BODY_KEPT).toString('utf8'),
+          body: kept.length === 0 ? '' : responseText(Buffer.concat(kept).subarray(0, RESPONSE_BODY_KEPT)),
         });
         response.on('data', (chunk: Buffer) => {
           if (read < RESPONSE_BODY_KEPT) kept.push(chunk.subarray(0, RESPONSE_BODY_KEPT - read));
@@ -134,12 +133,39 @@ class BudgetSpent extends Error {
   }
 }
 
+/**
+ * Whatever bytes a partner answers, as text PostgreSQL takes: lossy on purpose. Bytes that are not
+ * UTF-8 (a cut multi-byte character, a binary answer) decode to U+FFFD, and so does NUL, which a
+ * `text` column refuses (the row, and every row written with it, would fail). JavaScript strings
+ * decoded from bytes hold no lone surrogate, so nothing else can fail the write.
+ */
+export function responseText(bytes: Buffer): string {
+  return bytes.toString('utf8').replace(/\0/g, '\uFFFD');
+}
+
+/** Node's error codes an attempt can end with, by the kind the delivery log shows partners. */
+const KIND_OF_CODE: readonly [RegExp, string][] = [
+  [/^ECONNREFUSED$/, 'connection_refused'],
+  [/^(ECONNRESET|EPIPE|ECONNABORTED|UND_ERR_SOCKET)$/, 'connection_reset'],
+  [/^(ENOTFOUND|EAI_AGAIN|EAI_FAIL|EAI_NODATA|EAI_NONAME)$/, 'dns'],
+  [/^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_OSSL_)/, 'tls'],
+];
+
+/**
+ * What the log records of an attempt that got no answer: a fixed kind and Node's error code, never
+ * the error's message (it can carry a library's or a peer's free text, addresses included).
+ */
 function describe(err: unknown): string {
   if (err instanceof BudgetSpent) return 'timeout';
-  if (err instanceof Error) {
-    const cause = (err as Error & { cause?: unknown }).cause;
-    const detail = cause instanceof Error ? `: ${cause.message}` : '';
-    return `${err.message}${detail}`.slice(0, 500);
+  const code = errorCode(err) ?? errorCode((err as { cause?: unknown } | null)?.cause);
+  if (code === undefined) {
+    return err instanceof Error && /socket hang up/i.test(err.message) ? 'connection_reset' : 'other';
   }
-  return String(err).slice(0, 500);
+  const kind = KIND_OF_CODE.find(([pattern]) => pattern.test(code))?.[1] ?? 'other';
+  return `${kind} (${code})`;
+}
+
+function errorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? code : undefined;
 }

@@ -2,10 +2,12 @@ import { CreateDeliveries1763900000000 } from './1763900000000-createDeliveries'
 import { Redeliveries1764100000000 } from './1764100000000-redeliveries';
 import { DeliveryLogRetention1764200000002 } from './1764200000002-deliveryLogRetention';
 import { PartnerSelfService1764600000000 } from './1764600000000-partnerSelfService';
+import { PartnerFairness1765000000000 } from './1765000000000-partnerFairness';
 
 export const WEBHOOK_DISPATCHER_MIGRATIONS = [
   CreateDeliveries1763900000000,
   Redeliveries1764100000000,
   DeliveryLogRetention1764200000002,
   PartnerSelfService1764600000000,
+  PartnerFairness1765000000000,
 ];

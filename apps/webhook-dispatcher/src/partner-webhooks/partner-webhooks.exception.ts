@@ -6,6 +6,7 @@ export type PartnerWebhooksErrorCode =
   | 'still_retrying'
   | 'endpoint_disabled'
   | 'replay_budget_exceeded'
+  | 'redelivery_budget_exceeded'
   | 'invalid_cursor'
   | 'broker_unavailable';
 
@@ -14,7 +15,7 @@ export class PartnerWebhooksException extends DomainException<PartnerWebhooksErr
   constructor(
     code: PartnerWebhooksErrorCode,
     message: string,
-    /** Only for `replay_budget_exceeded`. */
+    /** Only for `replay_budget_exceeded` and `redelivery_budget_exceeded`. */
     readonly retryAfterSeconds?: number,
   ) {
     super(code, message);

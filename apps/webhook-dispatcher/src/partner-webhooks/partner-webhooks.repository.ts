@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { PartnerDeliveryStatus, ReplayableStatus } from '@svc/contracts';
-import { APP_CONFIG, columns, newId, Sql, TransactionRunner } from '@svc/platform';
+import { APP_CONFIG, columns, newId, Sql, TransactionRunner, type Transaction } from '@svc/platform';
 import type { WebhookDispatcherConfig } from '../config';
 import {
-  NOT_A_RECIPIENT_ERROR,
   type DeliveryRow,
   type EndpointStatus,
   type WebhookEndpointRow,
@@ -117,9 +116,9 @@ export class PartnerWebhooksRepository {
   }
 
   /**
-   * The endpoint's row (none yet: enabled, never attempted) and its attempts of the last 24 h.
-   * Attempts of the last 24 h belong to deliveries created at most 24 h + WEBHOOK_GIVE_UP_AFTER
-   * ago, which bounds the scan of the partner's deliveries by the index.
+   * The endpoint's row (none yet: enabled, never attempted) and its attempts of the last 24 hours,
+   * counted by the hour as they were recorded (webhook_endpoint_hours): at most 25 rows read,
+   * however busy the partner. The hour the window starts in counts whole.
    */
   async endpoint(clientId: string): Promise<EndpointState> {
     const row = await this.sql.row<EndpointState>(
@@ -129,14 +128,10 @@ export class PartnerWebhooksRepository {
          FROM (SELECT $1::text AS client_id) c
          LEFT JOIN webhook_endpoints e ON e.client_id = c.client_id
          CROSS JOIN LATERAL (
-           SELECT count(*)::int AS attempts,
-                  count(*) FILTER (WHERE a.status_code BETWEEN 200 AND 299)::int AS successes
-             FROM deliveries d JOIN delivery_attempts a ON a.delivery_id = d.delivery_id
-            WHERE d.client_id = c.client_id
-              AND d.created_at > now() - interval '24 hours' - $2::bigint * interval '1 millisecond'
-              AND a.started_at > now() - interval '24 hours'
-              AND (a.status_code IS NOT NULL OR a.error IS DISTINCT FROM $3)) s`,
-      [clientId, this.config.WEBHOOK_GIVE_UP_AFTER, NOT_A_RECIPIENT_ERROR],
+           SELECT COALESCE(sum(h.attempts), 0)::int AS attempts, COALESCE(sum(h.successes), 0)::int AS successes
+             FROM webhook_endpoint_hours h
+            WHERE h.client_id = c.client_id AND h.hour > date_trunc('hour', now()) - interval '24 hours') s`,
+      [clientId],
     );
     return row as EndpointState;
   }
@@ -189,7 +184,12 @@ export class PartnerWebhooksRepository {
        a AS (
          INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error,
                                         response_body)
-         SELECT delivery_id, 1, $7, $8, $9, $10, $11 FROM d)
+         SELECT delivery_id, 1, $7, $8, $9, $10, $11 FROM d),
+       h AS (
+         INSERT INTO webhook_endpoint_hours AS h (client_id, hour, attempts, successes)
+         VALUES ($4, date_trunc('hour', $7::timestamptz), 1, CASE WHEN $12 THEN 1 ELSE 0 END)
+         ON CONFLICT (client_id, hour) DO UPDATE SET
+           attempts = h.attempts + 1, successes = h.successes + EXCLUDED.successes)
        INSERT INTO webhook_endpoints AS e (client_id, last_success_at, last_failure_at)
        VALUES ($4, CASE WHEN $12 THEN $7::timestamptz END, CASE WHEN $12 THEN NULL ELSE $7::timestamptz END)
        ON CONFLICT (client_id) DO UPDATE SET
@@ -215,64 +215,110 @@ export class PartnerWebhooksRepository {
 
   /**
    * A replay: a new delivery (new id, same event and body, `redelivery_of` the old one) for each
-   * of the partner's deliveries created in [since, until) with that status, oldest first, at most
-   * `max`, unless the partner has already replayed `perHour` times in the last hour. Replays of
-   * one partner queue on an advisory lock, so the budget holds across replicas.
+   * of the partner's finished deliveries created in [since, until) with that status, oldest first,
+   * at most `max`, unless the partner has already replayed `perHour` times in the last hour. A
+   * delivery still being retried is never replayed: its own series goes on, and a replay would
+   * double it.
    */
   replay(
     clientId: string,
     window: { readonly since: Date; readonly until: Date; readonly status: ReplayableStatus },
     limits: { readonly perHour: number; readonly max: number },
   ): Promise<ReplayOutcome> {
-    return this.transactions.run(async (tx) => {
-      await this.sql.rows(
-        `SELECT pg_advisory_xact_lock(hashtext('webhook-replay'), hashtext($1))`,
-        [clientId],
+    return this.withinBudget(clientId, 'replay', limits.perHour, async (tx) => {
+      const sources = await this.sql.rows<{ deliveryId: string }>(
+        `SELECT d.delivery_id AS "deliveryId" FROM deliveries d
+          WHERE d.client_id = $1 AND d.created_at >= $2 AND d.created_at < $3 AND d.status <> 'pending'
+            AND ${PARTNER_STATUS} = $4
+          ORDER BY d.created_at, d.delivery_id LIMIT $5`,
+        [clientId, window.since, window.until, window.status, limits.max],
         tx,
       );
-      // Only the last hour counts: this partner's older rows go here, so the table never grows.
+      return this.repeat(
+        tx,
+        sources.map((s) => s.deliveryId),
+      );
+    });
+  }
+
+  /**
+   * A redelivery of one finished delivery of the partner's, unless it has already asked for
+   * `perHour` in the last hour: the new delivery's id, or none when the source is not a finished
+   * delivery of this partner (the service has told pending and unknown ones apart before).
+   */
+  redeliver(clientId: string, sourceId: string, perHour: number): Promise<ReplayOutcome> {
+    return this.withinBudget(clientId, 'redelivery', perHour, async (tx) => {
+      const source = await this.sql.rows<{ deliveryId: string }>(
+        `SELECT delivery_id AS "deliveryId" FROM deliveries
+          WHERE delivery_id = $1 AND client_id = $2 AND status <> 'pending'`,
+        [sourceId, clientId],
+        tx,
+      );
+      return this.repeat(
+        tx,
+        source.map((s) => s.deliveryId),
+      );
+    });
+  }
+
+  /**
+   * Runs `create` unless the partner has spent its `perHour` calls of this kind in the last hour,
+   * and counts the call. Calls of one partner queue on an advisory lock, so the budget holds
+   * across replicas; only the last hour's rows are kept.
+   */
+  private withinBudget(
+    clientId: string,
+    kind: 'replay' | 'redelivery',
+    perHour: number,
+    create: (tx: Transaction) => Promise<string[]>,
+  ): Promise<ReplayOutcome> {
+    return this.transactions.run(async (tx) => {
+      await this.sql.rows(
+        `SELECT pg_advisory_xact_lock(hashtext($2), hashtext($1))`,
+        [clientId, `webhook-${kind}`],
+        tx,
+      );
       await this.sql.affected(
-        `DELETE FROM webhook_replays WHERE client_id = $1 AND replayed_at <= now() - interval '1 hour'`,
-        [clientId],
+        `DELETE FROM webhook_replays WHERE client_id = $1 AND kind = $2 AND replayed_at <= now() - interval '1 hour'`,
+        [clientId, kind],
         tx,
       );
       const budget = await this.sql.row<{ used: number; waitSeconds: number | null }>(
         `SELECT count(*)::int AS used,
                 ceil(extract(epoch FROM min(replayed_at) + interval '1 hour' - now()))::int AS "waitSeconds"
-           FROM webhook_replays WHERE client_id = $1 AND replayed_at > now() - interval '1 hour'`,
-        [clientId],
+           FROM webhook_replays WHERE client_id = $1 AND kind = $2 AND replayed_at > now() - interval '1 hour'`,
+        [clientId, kind],
         tx,
       );
-      if (budget && budget.used >= limits.perHour) {
+      if (budget && budget.used >= perHour) {
         return { deliveryIds: [], retryAfterSeconds: Math.max(1, budget.waitSeconds ?? 1) };
       }
-      const sources = await this.sql.rows<{ deliveryId: string }>(
-        `SELECT d.delivery_id AS "deliveryId" FROM deliveries d
-          WHERE d.client_id = $1 AND d.created_at >= $2 AND d.created_at < $3 AND ${PARTNER_STATUS} = $4
-          ORDER BY d.created_at, d.delivery_id LIMIT $5`,
-        [clientId, window.since, window.until, window.status, limits.max],
-        tx,
-      );
-      const pairs = sources.map((s) => ({ sourceId: s.deliveryId, deliveryId: newId('dlv', 16) }));
-      if (pairs.length > 0) {
-        await this.sql.affected(
-          `INSERT INTO deliveries (delivery_id, event_id, event_type, user_id, client_id, target_url, body,
-                                   redelivery_of)
-           SELECT p.delivery_id, d.event_id, d.event_type, d.user_id, d.client_id, d.target_url, d.body,
-                  d.delivery_id
-             FROM unnest($1::text[], $2::text[]) AS p (source_id, delivery_id)
-             JOIN deliveries d ON d.delivery_id = p.source_id`,
-          columns(pairs, ['sourceId', 'deliveryId']),
-          tx,
-        );
-      }
+      const deliveryIds = await create(tx);
       await this.sql.affected(
-        `INSERT INTO webhook_replays (client_id, replayed_count) VALUES ($1, $2)`,
-        [clientId, pairs.length],
+        `INSERT INTO webhook_replays (client_id, replayed_count, kind) VALUES ($1, $2, $3)`,
+        [clientId, deliveryIds.length, kind],
         tx,
       );
-      return { deliveryIds: pairs.map((p) => p.deliveryId) };
+      return { deliveryIds };
     });
+  }
+
+  /** A new delivery repeating each source (same event, partner, target and body); their ids. */
+  private async repeat(tx: Transaction, sourceIds: readonly string[]): Promise<string[]> {
+    const pairs = sourceIds.map((sourceId) => ({ sourceId, deliveryId: newId('dlv', 16) }));
+    if (pairs.length > 0) {
+      await this.sql.affected(
+        `INSERT INTO deliveries (delivery_id, event_id, event_type, user_id, client_id, target_url, body,
+                                 redelivery_of)
+         SELECT p.delivery_id, d.event_id, d.event_type, d.user_id, d.client_id, d.target_url, d.body,
+                d.delivery_id
+           FROM unnest($1::text[], $2::text[]) AS p (source_id, delivery_id)
+           JOIN deliveries d ON d.delivery_id = p.source_id`,
+        columns(pairs, ['sourceId', 'deliveryId']),
+        tx,
+      );
+    }
+    return pairs.map((p) => p.deliveryId);
   }
 
   /** Takes back deliveries that were never attempted (their messages could not be queued). */

@@ -1,4 +1,4 @@
-import type { AmqpConnection, RpcClient } from '@svc/platform';
+import { createLogger, type AmqpConnection, type RpcClient } from '@svc/platform';
 import type { PartnerPrincipal } from '@svc/security';
 import type { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import type { WebhookOutcome, WebhookSender } from '../deliveries/webhook-sender';
@@ -46,6 +46,7 @@ function setup(options: {
   rows?: PartnerDelivery[];
   endpoint?: 'enabled' | 'disabled';
   replay?: ReplayOutcome;
+  redeliver?: ReplayOutcome;
   outcome?: WebhookOutcome;
   publishFails?: boolean;
 }) {
@@ -57,6 +58,8 @@ function setup(options: {
       Promise.resolve((options.rows ?? []).find((d) => d.deliveryId === id) ?? null),
     endpoint: () => Promise.resolve(endpointState(options.endpoint ?? 'enabled')),
     replay: () => Promise.resolve(options.replay ?? { deliveryIds: [] }),
+    redeliver: (_c: string, source: string) =>
+      Promise.resolve(options.redeliver ?? { deliveryIds: [`${source}_again`] }),
     setStatus: (_c: string, status: string) => {
       calls.push(`set ${status}`);
       return Promise.resolve();
@@ -84,10 +87,15 @@ function setup(options: {
     post: () =>
       Promise.resolve(options.outcome ?? { ok: true, statusCode: 204, error: null, responseBody: '' }),
   } as unknown as WebhookSender;
-  const service = new PartnerWebhooksService(repository, deliveries, amqp, rpc, sender, {
-    WEBHOOK_TIMEOUT_MS: 5000,
-    WEBHOOK_REPLAYS_PER_HOUR: 10,
-  });
+  const service = new PartnerWebhooksService(
+    repository,
+    deliveries,
+    amqp,
+    rpc,
+    sender,
+    { WEBHOOK_TIMEOUT_MS: 5000, WEBHOOK_REPLAYS_PER_HOUR: 10, WEBHOOK_REDELIVERIES_PER_HOUR: 60 },
+    createLogger('partner-webhooks-test', 'silent'),
+  );
   return { service, calls };
 }
 
@@ -140,7 +148,19 @@ describe('PartnerWebhooksService', () => {
       service.replay(partner, { since: new Date(0), until: new Date(1), status: 'skipped' }),
     );
     expect(err.code).toBe('broker_unavailable');
+    // The broker's words are the operators' business: the partner reads a fixed sentence.
+    expect(err.message).toBe('The deliveries could not be queued; nothing was sent again, retry later.');
     expect(calls).toEqual(['delete dlv_x,dlv_y']);
+  });
+
+  it('answers a spent redelivery budget with its Retry-After (429), queueing nothing', async () => {
+    const { service, calls } = setup({
+      rows: [delivery({ status: 'delivered' })],
+      redeliver: { deliveryIds: [], retryAfterSeconds: 321 },
+    });
+    const err = await refusal(service.redeliver(partner, 'dlv_a'));
+    expect(err).toMatchObject({ code: 'redelivery_budget_exceeded', retryAfterSeconds: 321 });
+    expect(calls).toEqual([]);
   });
 
   it('answers a spent replay budget with its Retry-After', async () => {

@@ -11,12 +11,13 @@ import {
   type WebhookEndpointResponse,
   type WebhookRecipient,
 } from '@svc/contracts';
-import { AmqpConnection, APP_CONFIG, newId, RpcClient } from '@svc/platform';
+import { AmqpConnection, APP_CONFIG, APP_LOGGER, newId, RpcClient } from '@svc/platform';
+import type { Logger } from 'pino';
 import type { PartnerPrincipal } from '@svc/security';
 import type { WebhookDispatcherConfig } from '../config';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { enqueueAttempt } from '../deliveries/delivery-message';
-import { DELIVERIES_QUEUE } from '../deliveries/webhook-queues';
+import { BACKLOG_QUEUE } from '../deliveries/webhook-queues';
 import { WebhookSender } from '../deliveries/webhook-sender';
 import { attemptHeaders, canonicalBody } from '../deliveries/webhook-signature';
 import { attemptErrorKind } from './dto/attempt-error';
@@ -46,7 +47,11 @@ export class PartnerWebhooksService {
     private readonly rpc: RpcClient,
     private readonly sender: WebhookSender,
     @Inject(APP_CONFIG)
-    private readonly config: Pick<WebhookDispatcherConfig, 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_REPLAYS_PER_HOUR'>,
+    private readonly config: Pick<
+      WebhookDispatcherConfig,
+      'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_REPLAYS_PER_HOUR' | 'WEBHOOK_REDELIVERIES_PER_HOUR'
+    >,
+    @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
 
   async endpoint(partner: PartnerPrincipal): Promise<WebhookEndpointResponse> {
@@ -77,7 +82,8 @@ export class PartnerWebhooksService {
   /**
    * A new attempt series for the same event (same id and body, a new delivery id), queued now; its
    * attempts are signed with the partner's secrets as they are then. A delivery still retrying is
-   * left to its own series, and a disabled endpoint gets nothing until it is enabled again.
+   * left to its own series, and a disabled endpoint gets nothing until it is enabled again. At most
+   * WEBHOOK_REDELIVERIES_PER_HOUR per rolling hour: each can cost the dispatcher six attempts.
    */
   async redeliver(partner: PartnerPrincipal, deliveryId: string): Promise<RedeliveryResponse> {
     const source = await this.owned(partner.client_id, deliveryId);
@@ -90,12 +96,21 @@ export class PartnerWebhooksService {
           'redeliver it once it is delivered or given up.',
       );
     }
-    const redelivery = await this.deliveries.createRedelivery(deliveryId, newId('dlv', 16));
-    if (!redelivery) throw notFound(deliveryId);
-    await this.queue([redelivery.deliveryId]);
+    const perHour = this.config.WEBHOOK_REDELIVERIES_PER_HOUR;
+    const outcome = await this.partnerWebhooks.redeliver(partner.client_id, deliveryId, perHour);
+    if (outcome.retryAfterSeconds !== undefined) {
+      throw new PartnerWebhooksException(
+        'redelivery_budget_exceeded',
+        `This partner has used its ${perHour} redeliveries per hour; retry after ${outcome.retryAfterSeconds} seconds.`,
+        outcome.retryAfterSeconds,
+      );
+    }
+    const [redeliveryId] = outcome.deliveryIds;
+    if (redeliveryId === undefined) throw notFound(deliveryId);
+    await this.queue([redeliveryId]);
     return {
-      delivery_id: redelivery.deliveryId,
-      event_id: redelivery.eventId,
+      delivery_id: redeliveryId,
+      event_id: source.eventId,
       redelivery_of: deliveryId,
       status: 'pending',
     };
@@ -221,18 +236,24 @@ export class PartnerWebhooksService {
     return recipient;
   }
 
-  /** Queues the first attempt of each new delivery; without its message nothing would attempt it. */
+  /**
+   * Queues the first attempt of each new delivery (without its message nothing would attempt it)
+   * in the backlog: a replay's thousands wait their partner's slots there, never in front of
+   * another partner's events or retries.
+   */
   private async queue(deliveryIds: readonly string[]): Promise<void> {
     try {
       await Promise.all(
-        deliveryIds.map((id) => enqueueAttempt(this.amqp, DELIVERIES_QUEUE, { delivery_id: id, attempt: 1 })),
+        deliveryIds.map((id) => enqueueAttempt(this.amqp, BACKLOG_QUEUE, { delivery_id: id, attempt: 1 })),
       );
     } catch (err) {
       // Queued ones that run anyway find their delivery gone and drop out (attempt() reads it first).
       await this.partnerWebhooks.deleteUnattempted(deliveryIds);
+      // The broker's own words stay in the operators' log: they name hosts, vhosts and queues.
+      this.logger.warn({ err, deliveries: deliveryIds.length }, 'redeliveries could not be queued');
       throw new PartnerWebhooksException(
         'broker_unavailable',
-        `The deliveries could not be queued; nothing was sent again, retry later (${err instanceof Error ? err.message : String(err)}).`,
+        'The deliveries could not be queued; nothing was sent again, retry later.',
       );
     }
   }

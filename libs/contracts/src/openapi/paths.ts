@@ -774,9 +774,9 @@ function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
       post: partnerOperation(ctx, {
         id: 'redeliverWebhookDelivery',
         summary: 'Send one delivery again',
-        description:
-          'Queues a new attempt series for the same event: the same event `id` and body bytes, a new `delivery_id` (`redelivery_of` names this one), signed with your current secrets at each attempt. For a delivered, given-up or skipped delivery; one still retrying is 409. A disabled endpoint is 409: enable it first. Takes no body.',
+        description: `Queues a new attempt series for the same event: the same event \`id\` and body bytes, a new \`delivery_id\` (\`redelivery_of\` names this one), signed with your current secrets at each attempt. For a delivered, given-up or skipped delivery; one still retrying is 409. A disabled endpoint is 409: enable it first. At most ${API_LIMITS.webhookRedeliveriesPerHour} redeliveries per rolling hour (then 429 with \`Retry-After\`). Takes no body.`,
         webhooks: { delivery404: true },
+        limitedAlso: ` Redeliver also answers 429 once you have asked for ${API_LIMITS.webhookRedeliveriesPerHour} redeliveries in the last rolling hour; \`Retry-After\` says when the oldest leaves it.`,
         parameters: [deliveryId],
         responses: (r) => {
           r.add(
@@ -806,7 +806,7 @@ function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
       post: partnerOperation(ctx, {
         id: 'replayWebhookDeliveries',
         summary: 'Send again every delivery of a window',
-        description: `After an outage: every delivery of yours created in [\`since\`, \`until\`) with the given \`status\` (\`given_up\`, \`skipped\` or \`failed\`) is sent again as a new delivery of the same event, oldest first (at most ${API_LIMITS.webhookReplayMaxDeliveries.toLocaleString('en-US')} per call). Events keep their ids: receivers that dedupe on \`id\` stay correct. At most ${API_LIMITS.webhookRedeliveryReplayMaxDays} days per call, and ${API_LIMITS.webhookReplaysPerHour} calls per rolling hour (then 429 with \`Retry-After\`). A disabled endpoint is 409: enable it first.`,
+        description: `After an outage: every delivery of yours created in [\`since\`, \`until\`) with the given \`status\` (\`delivered\`, \`given_up\` or \`skipped\`: finished ones only) is sent again as a new delivery of the same event, oldest first (at most ${API_LIMITS.webhookReplayMaxDeliveries.toLocaleString('en-US')} per call). Events keep their ids: receivers that dedupe on \`id\` stay correct. At most ${API_LIMITS.webhookRedeliveryReplayMaxDays} days per call, and ${API_LIMITS.webhookReplaysPerHour} calls per rolling hour (then 429 with \`Retry-After\`). A disabled endpoint is 409: enable it first.`,
         webhooks: {},
         limitedAlso: ` Replay also answers 429 once you have made ${API_LIMITS.webhookReplaysPerHour} replay calls in the last rolling hour; \`Retry-After\` says when the oldest leaves it.`,
         body: {

@@ -2,42 +2,31 @@ import { checkTarget, nonPublicKind } from './webhook-target';
 
 const noDns = () => Promise.reject(new Error('no DNS in this test'));
 
-/** IPv4 inside IPv6: every spelling is judged by the IPv4 address it carries. */
+/** IPv4 inside IPv6: every spelling is refused, whichever IPv4 address it carries. */
 describe('nonPublicKind on IPv4-translated, -mapped and -compatible IPv6', () => {
   it.each([
     // ::ffff:a.b.c.d (mapped), dotted and hex
-    ['::ffff:127.0.0.1', 'loopback'],
-    ['::ffff:7f00:1', 'loopback'],
-    ['::ffff:169.254.169.254', 'link-local'],
-    ['::FFFF:10.0.0.1', 'private'],
-    // ::ffff:0:a.b.c.d (translated, RFC 2765), dotted and hex
-    ['::ffff:0:127.0.0.1', 'loopback'],
-    ['::ffff:0:7f00:1', 'loopback'],
-    ['::ffff:0:10.1.2.3', 'private'],
-    ['0:0:0:0:ffff:0:c0a8:101', 'private'],
-    ['::ffff:0:169.254.169.254', 'link-local'],
-    // ::a.b.c.d (compatible, deprecated)
-    ['::127.0.0.2', 'loopback'],
-    ['::192.168.1.1', 'private'],
-    ['::a9fe:a9fe', 'link-local'],
+    ['::ffff:127.0.0.1', 'IPv4-mapped'],
+    ['::ffff:7f00:1', 'IPv4-mapped'],
+    ['::FFFF:10.0.0.1', 'IPv4-mapped'],
+    ['::ffff:93.184.216.34', 'IPv4-mapped'],
+    // ::ffff:0:a.b.c.d (translated, RFC 2765) and ::a.b.c.d (compatible, deprecated): outside 2000::/3
+    ['::ffff:0:127.0.0.1', 'not global unicast'],
+    ['::ffff:0:5db8:d822', 'not global unicast'],
+    ['0:0:0:0:ffff:0:c0a8:101', 'not global unicast'],
+    ['::127.0.0.2', 'not global unicast'],
+    ['::93.184.216.34', 'not global unicast'],
+    ['::a9fe:a9fe', 'not global unicast'],
     ['::0.0.0.0', 'unspecified'],
   ])('%s is %s', (address, kind) => {
     expect(nonPublicKind(address)).toBe(kind);
   });
 
   it.each([
-    ['::ffff:93.184.216.34'],
-    ['::ffff:0:93.184.216.34'],
-    ['::ffff:0:5db8:d822'],
-    ['::93.184.216.34'],
-  ])('%s is public (its IPv4 address is)', (address) => {
-    expect(nonPublicKind(address)).toBeUndefined();
-  });
-
-  it.each([
-    ['https://[::ffff:0:127.0.0.1]/hook', 'loopback'],
-    ['https://[::ffff:0:a9fe:a9fe]/latest', 'link-local'],
-    ['https://[::10.0.0.1]/hook', 'private'],
+    ['https://[::ffff:0:127.0.0.1]/hook', 'not global unicast'],
+    ['https://[::ffff:0:a9fe:a9fe]/latest', 'not global unicast'],
+    ['https://[::10.0.0.1]/hook', 'not global unicast'],
+    ['https://[::ffff:93.184.216.34]/hook', 'IPv4-mapped'],
   ])('refuses %s as a delivery target (%s)', async (url, kind) => {
     await expect(checkTarget(url, 'production', noDns)).resolves.toEqual({
       ok: false,
@@ -70,5 +59,31 @@ describe('the sandbox’s local receivers', () => {
   ] as const)('refuses %s in %s when it resolves to %s', async (url, env, address, reason) => {
     const verdict = await checkTarget(url, env, async () => [address]);
     expect(verdict).toEqual({ ok: false, reason: expect.stringContaining(reason) as unknown });
+  });
+});
+
+describe('the port of a webhook URL (the egress policy opens 443 only)', () => {
+  const publicDns = () => Promise.resolve(['93.184.216.34']);
+
+  it.each(['https://partner.example/hook', 'https://partner.example:443/hook'])('accepts %s', async (url) => {
+    await expect(checkTarget(url, 'production', publicDns)).resolves.toMatchObject({ ok: true });
+  });
+
+  it.each([
+    ['https://partner.example:8443/hook', 8443],
+    ['https://partner.example:80/hook', 80],
+  ])('refuses %s, in production and in the sandbox alike', async (url, port) => {
+    for (const env of ['production', 'sandbox'] as const) {
+      await expect(checkTarget(url, env, publicDns)).resolves.toEqual({
+        ok: false,
+        reason: `port ${port} is not open to webhooks (443 only)`,
+      });
+    }
+  });
+
+  it('lets the sandbox deliver to a local receiver on any port', async () => {
+    await expect(checkTarget('http://127.0.0.1:8765/webhooks', 'sandbox', noDns)).resolves.toMatchObject({
+      ok: true,
+    });
   });
 });

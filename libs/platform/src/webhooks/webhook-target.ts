@@ -5,6 +5,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { AppEnv } from '../config/config';
+import { SPECIAL_PURPOSE_RANGES } from './special-purpose-addresses';
 
 export type TargetVerdict =
   | {
@@ -19,23 +20,15 @@ export type Resolver = (hostname: string) => Promise<readonly string[]>;
 const resolveAll: Resolver = async (hostname) =>
   (await dnsLookup(hostname, { all: true })).map((a) => a.address);
 
-function ipv4ToInt(address: string): number {
-  return address.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+/** A parsed address: its family and its value as an unsigned integer of 32 or 128 bits. */
+interface Address {
+  readonly family: 4 | 6;
+  readonly value: bigint;
 }
 
-const V4_BLOCKED: readonly [string, number, string][] = [
-  ['0.0.0.0', 8, 'unspecified'],
-  ['10.0.0.0', 8, 'private'],
-  ['100.64.0.0', 10, 'shared (CGNAT)'],
-  ['127.0.0.0', 8, 'loopback'],
-  ['169.254.0.0', 16, 'link-local'],
-  ['172.16.0.0', 12, 'private'],
-  ['192.0.0.0', 24, 'IETF protocol'],
-  ['192.168.0.0', 16, 'private'],
-  ['198.18.0.0', 15, 'benchmarking'],
-  ['224.0.0.0', 4, 'multicast'],
-  ['240.0.0.0', 4, 'reserved'],
-];
+function ipv4Value(address: string): bigint {
+  return address.split('.').reduce((n, part) => n * 256n + BigInt(Number(part)), 0n);
+}
 
 /** The eight 16-bit groups of an IPv6 address (with `::` and a dotted IPv4 tail), or undefined. */
 function ipv6Groups(address: string): number[] | undefined {
@@ -43,7 +36,7 @@ function ipv6Groups(address: string): number[] | undefined {
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted) {
     if (isIP(dotted[1]) !== 4) return undefined;
-    const n = ipv4ToInt(dotted[1]);
+    const n = Number(ipv4Value(dotted[1]));
     text = `${text.slice(0, dotted.index)}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
   }
   const halves = text.split('::');
@@ -57,49 +50,54 @@ function ipv6Groups(address: string): number[] | undefined {
   return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
 }
 
-const v4Of = (high: number, low: number) => [high >>> 8, high & 0xff, low >>> 8, low & 0xff].join('.');
-
-function nonPublicV4(address: string): string | undefined {
-  const n = ipv4ToInt(address);
-  for (const [base, bits, kind] of V4_BLOCKED) {
-    const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-    if ((n & mask) >>> 0 === (ipv4ToInt(base) & mask) >>> 0) return kind;
-  }
-  return undefined;
+function parseAddress(address: string): Address | undefined {
+  const family = isIP(address.replace(/%.*$/, ''));
+  if (family === 4) return { family, value: ipv4Value(address) };
+  const groups = ipv6Groups(address);
+  return groups && { family: 6, value: groups.reduce((n, g) => (n << 16n) | BigInt(g), 0n) };
 }
+
+interface Range {
+  readonly family: 4 | 6;
+  readonly first: bigint;
+  readonly last: bigint;
+  readonly name: string;
+}
+
+/** A CIDR of the table as the first and last address it covers. */
+export function cidrRange(cidr: string): { family: 4 | 6; first: bigint; last: bigint } {
+  const [base, bitsText] = cidr.split('/');
+  const address = parseAddress(base);
+  const bits = Number(bitsText);
+  if (!address) throw new Error(`not a CIDR: ${cidr}`);
+  const width = address.family === 4 ? 32n : 128n;
+  const hostBits = width - BigInt(bits);
+  const first = (address.value >> hostBits) << hostBits;
+  return { family: address.family, first, last: first + (1n << hostBits) - 1n };
+}
+
+const RANGES: readonly Range[] = SPECIAL_PURPOSE_RANGES.map((r) => ({ ...cidrRange(r.cidr), name: r.name }));
+
+const rangeOf = (address: Address) =>
+  RANGES.find((r) => r.family === address.family && address.value >= r.first && address.value <= r.last);
+
+/** 2000::/3: the only IPv6 block IANA allocates as global unicast. */
+const GLOBAL_UNICAST_V6 = cidrRange('2000::/3');
 
 /**
- * IPv6: the special ranges, and the forms that carry an IPv4 address inside (mapped, translated,
- * compatible, NAT64, 6to4), judged by that IPv4 address: `[64:ff9b::a00:1]` reaches 10.0.0.1 through a NAT64
- * gateway just as surely as the dotted form. Teredo hides its client address, so it is refused.
+ * The kind of a non-public address (the name of the first row of SPECIAL_PURPOSE_RANGES holding
+ * it), or undefined for a public one. The IPv6 forms that reach IPv4 (mapped, NAT64, 6to4; the
+ * translated and compatible ones lie outside global unicast) are refused whatever IPv4 address
+ * they carry: `[64:ff9b::a00:1]` reaches 10.0.0.1 through a NAT64 gateway as surely as the dotted
+ * form, and no partner needs them.
  */
-function nonPublicV6(address: string): string | undefined {
-  const g = ipv6Groups(address);
-  if (!g) return 'unparseable';
-  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
-  if (zeros(0, 8)) return 'unspecified';
-  if (zeros(0, 7) && g[7] === 1) return 'loopback';
-  // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible, deprecated)
-  if (zeros(0, 5) && (g[5] === 0xffff || g[5] === 0)) return nonPublicV4(v4Of(g[6], g[7]));
-  // ::ffff:0:a.b.c.d (IPv4-translated, RFC 2765 SIIT)
-  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return nonPublicV4(v4Of(g[6], g[7]));
-  // 64:ff9b::/96, the well-known NAT64 prefix; 64:ff9b:1::/48 is for local use only
-  if (g[0] === 0x64 && g[1] === 0xff9b)
-    return zeros(2, 6) ? nonPublicV4(v4Of(g[6], g[7])) : 'NAT64 (local use)';
-  if (g[0] === 0x2002) return nonPublicV4(v4Of(g[1], g[2])); // 6to4
-  if (g[0] === 0x2001 && g[1] === 0) return 'Teredo tunnel';
-  if (g[0] === 0x2001 && g[1] === 0xdb8) return 'documentation';
-  if (g[0] === 0x100 && zeros(1, 4)) return 'discard';
-  if ((g[0] & 0xfe00) === 0xfc00) return 'private (unique local)';
-  if ((g[0] & 0xffc0) === 0xfe80) return 'link-local';
-  if ((g[0] & 0xffc0) === 0xfec0) return 'site-local (deprecated)';
-  if ((g[0] & 0xff00) === 0xff00) return 'multicast';
-  return undefined;
-}
-
-/** The kind of a non-public address, or undefined for a public one. */
-export function nonPublicKind(address: string): string | undefined {
-  return isIP(address) === 4 ? nonPublicV4(address) : nonPublicV6(address);
+export function nonPublicKind(text: string): string | undefined {
+  const address = parseAddress(text);
+  if (!address) return 'unparseable';
+  const range = rangeOf(address);
+  if (range || address.family === 4) return range?.name;
+  const global = address.value >= GLOBAL_UNICAST_V6.first && address.value <= GLOBAL_UNICAST_V6.last;
+  return global ? undefined : 'not global unicast';
 }
 
 /**
@@ -110,9 +108,18 @@ export function nonPublicKind(address: string): string | undefined {
 export const DOCKER_HOST_NAME = 'host.docker.internal';
 
 /**
- * SSRF guard (docs/rules.md, Webhooks): a delivery target must be HTTPS and must not resolve to a
- * loopback, private, link-local or otherwise non-public address. The sandbox also accepts plain
- * HTTP to loopback, so partners can test against a local receiver, and to `host.docker.internal`
+ * The ports a webhook may go to, outside the sandbox's local receivers: those the dispatcher's egress
+ * NetworkPolicy opens (`webhook-dispatcher-egress-public` in k8s/base/network-policies.yaml; a test
+ * holds the two equal). A URL on another port would pass registration and then fail every attempt
+ * at the network, silently, until the endpoint is disabled; it is refused at registration instead.
+ */
+export const WEBHOOK_PORTS: readonly number[] = [443];
+
+/**
+ * SSRF guard (docs/rules.md, Webhooks): a delivery target must be HTTPS on a port of WEBHOOK_PORTS
+ * and must not resolve to an address of SPECIAL_PURPOSE_RANGES (loopback, private, link-local,
+ * documentation, ...) nor to IPv6 outside global unicast. The sandbox also accepts plain HTTP on any
+ * port to loopback, so partners can test against a local receiver, and to `host.docker.internal`
  * when it resolves to private addresses only (the same receiver, seen from a container). Every address the name resolves
  * to is checked, and the approved addresses are returned so that the connection is pinned to them
  * (`pinnedLookup`): a name that answers differently the second time (DNS rebinding) cannot steer
@@ -150,6 +157,13 @@ export async function checkTarget(
   }
   if (target.protocol !== 'https:') return { ok: false, reason: 'the target must use HTTPS' };
   const blocked = kinds.find((kind) => kind !== undefined);
-  if (blocked !== undefined) return { ok: false, reason: `${host} resolves to a ${blocked} address` };
+  if (blocked !== undefined) {
+    const article = /^(?!uni)[aeiou]/i.test(blocked) ? 'an' : 'a';
+    return { ok: false, reason: `${host} resolves to ${article} ${blocked} address` };
+  }
+  const port = target.port === '' ? 443 : Number(target.port);
+  if (!WEBHOOK_PORTS.includes(port)) {
+    return { ok: false, reason: `port ${port} is not open to webhooks (${WEBHOOK_PORTS.join(', ')} only)` };
+  }
   return { ok: true, url: target, addresses };
 }

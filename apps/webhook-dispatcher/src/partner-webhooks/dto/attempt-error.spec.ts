@@ -3,6 +3,11 @@ import { attemptErrorKind } from './attempt-error';
 describe('attemptErrorKind', () => {
   it.each([
     ['timeout', 'timeout'],
+    ['connection_refused (ECONNREFUSED)', 'connection_refused'],
+    ['tls (DEPTH_ZERO_SELF_SIGNED_CERT)', 'tls'],
+    ['dns (ENOTFOUND)', 'dns'],
+    ['other (EHOSTUNREACH)', 'other'],
+    ['connection_reset', 'connection_reset'],
     ['target refused: 10.0.0.5 is a private address', 'blocked_address'],
     ['connect ECONNREFUSED 127.0.0.1:9', 'connection_refused'],
     ['socket hang up', 'connection_reset'],

@@ -1,0 +1,144 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import type { PartnerPrincipal } from '@svc/security';
+import { PartnerWebhooksService } from '../../apps/webhook-dispatcher/src/partner-webhooks/partner-webhooks.service';
+import { eventually } from '../support/services';
+import {
+  createPartner,
+  grantConsent,
+  newEvent,
+  newMember,
+  useDeliveryStack,
+} from '../support/starters/webhook-dispatcher';
+
+// Fair delivery: a partner whose endpoint hangs until the attempt budget runs out, while it
+// replays hundreds of deliveries, holds at most WEBHOOK_PARTNER_CONCURRENCY attempts at once, and
+// another partner receiving the same events meanwhile is not slowed. A tight setup: 16 permits in
+// all, 4 per partner, a 2 s budget, and the events arriving faster (20/s) than 16 permits could
+// serve if each waited for the hanging endpoint (8/s).
+jest.setTimeout(90_000);
+
+const PER_PARTNER = 4;
+const { auth, dispatcher } = useDeliveryStack(
+  {
+    WEBHOOK_CONCURRENCY: '16',
+    WEBHOOK_PARTNER_CONCURRENCY: String(PER_PARTNER),
+    WEBHOOK_TIMEOUT_MS: '2000',
+    WEBHOOK_RETRY_SCHEDULE: '1h',
+    WEBHOOK_REPLAYS_PER_HOUR: '100',
+    // Events arrive one to a message here: as many in flight as there are permits.
+    OUTBOX_EVENTS_PER_MESSAGE: '1',
+  },
+  { ownVhost: 'noisy-neighbour' },
+);
+
+/** An endpoint that never answers; counts the requests it holds open at once. */
+class HangingEndpoint {
+  open = 0;
+  maxOpen = 0;
+  requests = 0;
+  private readonly server = http.createServer((req) => {
+    this.requests += 1;
+    this.open += 1;
+    this.maxOpen = Math.max(this.maxOpen, this.open);
+    req.socket.once('close', () => (this.open -= 1));
+    req.resume();
+  });
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+/** An endpoint that answers 204 at once; notes when each event arrived after it was created. */
+class QuickEndpoint {
+  readonly latencies = new Map<string, number>();
+  private readonly server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; created_at: string };
+      if (!this.latencies.has(body.id)) this.latencies.set(body.id, Date.now() - Date.parse(body.created_at));
+      res.writeHead(204).end();
+    });
+  });
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+const asPartner = (clientId: string) =>
+  ({ client_id: clientId, suspended: false, sponsorship: false }) as unknown as PartnerPrincipal;
+
+describe('noisy neighbour: a hanging partner replaying at its budget cannot slow another partner', () => {
+  it(`holds at most ${PER_PARTNER} of the hanging partner's attempts, and the other partner's events arrive within 1.5 s`, async () => {
+    const noisyEndpoint = new HangingEndpoint();
+    const victimEndpoint = new QuickEndpoint();
+    try {
+      const userId = await newMember(auth);
+      const noisy = await createPartner(auth, { webhookUrl: await noisyEndpoint.start() });
+      const victim = await createPartner(auth, { webhookUrl: await victimEndpoint.start() });
+      await grantConsent(auth, userId, noisy.clientId, ['profile:read']);
+      await grantConsent(auth, userId, victim.clientId, ['profile:read']);
+
+      // 300 given-up deliveries of the noisy partner, replayed: 300 attempts of 2 s each queued.
+      const run = randomBytes(4).toString('hex');
+      await dispatcher.db.query(
+        `INSERT INTO webhooks.deliveries
+           (delivery_id, event_id, event_type, user_id, client_id, target_url, body, status, attempts,
+            give_up_reason, created_at)
+         SELECT 'dlv_nn' || $1 || g, 'evt_nn' || $1 || g, 'user.profile.updated', $2, $3, 'http://127.0.0.1:9/x',
+                '{"id":"evt_nn' || $1 || g || '"}', 'failed', 6, 'attempts_exhausted', now() - interval '1 minute'
+           FROM generate_series(1, 300) AS g`,
+        [run, userId, noisy.clientId],
+      );
+      const replayed = await dispatcher.app.get(PartnerWebhooksService).replay(asPartner(noisy.clientId), {
+        since: new Date(Date.now() - 3_600_000),
+        until: new Date(),
+        status: 'given_up',
+      });
+      expect(replayed.replayed_count).toBe(300);
+      await eventually(async () => (noisyEndpoint.open >= PER_PARTNER ? true : undefined));
+
+      // 60 events at 20/s, each for both partners.
+      const events: ReturnType<typeof newEvent>[] = [];
+      for (let i = 0; i < 60; i += 1) {
+        const event = newEvent('user.profile.updated', userId);
+        events.push(event);
+        await dispatcher.publish(event);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await eventually(
+        async () => (events.every((e) => victimEndpoint.latencies.has(e.id)) ? true : undefined),
+        30_000,
+      );
+      const latencies = events
+        .map((e) => victimEndpoint.latencies.get(e.id) ?? Infinity)
+        .sort((a, b) => a - b);
+      expect(latencies[29]).toBeLessThan(300);
+      expect(latencies[59]).toBeLessThan(1500);
+      // The hanging endpoint never held more than its slots, replays and new events together.
+      expect(noisyEndpoint.maxOpen).toBeLessThanOrEqual(PER_PARTNER);
+      expect(noisyEndpoint.requests).toBeGreaterThan(PER_PARTNER);
+      // Its first attempts of the new events waited in the backlog: recorded, not lost.
+      const { rows } = await dispatcher.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM webhooks.deliveries WHERE client_id = $1 AND event_id = ANY($2)`,
+        [noisy.clientId, events.map((e) => e.id)],
+      );
+      expect(rows[0].n).toBe(60);
+    } finally {
+      await noisyEndpoint.close();
+      await victimEndpoint.close();
+    }
+  });
+});
