@@ -42,6 +42,7 @@ export * from './redis/eviction-policy';
 export * from './app/app-runner';
 export * from './http/conditional-get';
 export * from './http/keyset-cursor';
+export * from './http/address-key';
 export * from './database/group-batcher';
 export * from './metrics/app-metrics';
 export * from './metrics/metrics-server';
