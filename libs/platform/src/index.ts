@@ -39,6 +39,7 @@ export * from './outbox/outbox.module';
 export * from './redis/redis-client';
 export * from './redis/redis.module';
 export * from './redis/eviction-policy';
+export * from './redis/server-identity';
 export * from './app/app-runner';
 export * from './http/conditional-get';
 export * from './http/keyset-cursor';
