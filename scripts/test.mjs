@@ -5,8 +5,8 @@
 //   only -> typecheck -> lint -> build -> unit -> integration -> e2e -> faults -> fuzz -> clean-up.
 // The faults stage is the fault matrix's short profile (FAULTS_PROFILE=short: one outage of each
 // of Redis, RabbitMQ and PostgreSQL, on servers of its own); `npm run test:faults` runs it in full.
-// The fuzz stage sends a few thousand seeded hostile requests through the gateway (test/fuzz);
-// `npm run fuzz` runs 100,000. It comes last: its requests change this run's sandbox data.
+// The fuzz stage sends a few thousand hostile requests through the gateway (test/fuzz), from a new
+// seed each run, which it prints (`npm run fuzz -- --seed N` replays it); `npm run fuzz` runs 100,000. It comes last: its requests change this run's sandbox data.
 // Every stage runs even when an earlier one failed. The very last line is
 //   tests: N passed, M failed
 // summed from Jest's JSON results (a suite that failed without a failing test, a failed
@@ -16,6 +16,7 @@
 //   --only <tier> -- <paths…>     only those test files of that tier (paths go to Jest)
 // Environment: SVC_KEEP_SERVICES=1 leaves servers this run started running even under CI;
 // SVC_STOP_SERVICES=1 stops them outside CI too (the default outside CI keeps them for speed).
+import { randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -314,7 +315,15 @@ async function main() {
         continue;
       }
     }
-    await jestStage(tier, tier === 'faults' ? { FAULTS_PROFILE: 'short', ...env } : env, paths);
+    let tierEnv = tier === 'faults' ? { FAULTS_PROFILE: 'short', ...env } : env;
+    if (tier === 'fuzz') {
+      // A new seed each run (unless `npm run fuzz -- --seed N` names one), printed so that a
+      // finding can be replayed with that command.
+      const seed = env.FUZZ_SEED || String(randomInt(1, 2 ** 31));
+      say(`fuzz: seed ${seed} (replay: npm run fuzz -- --seed ${seed})`);
+      tierEnv = { ...env, FUZZ_SEED: seed };
+    }
+    await jestStage(tier, tierEnv, paths);
   }
 }
 

@@ -109,6 +109,22 @@ describe('gateway abuse limits (limit_req)', () => {
     expect((await send('/oauth/token', '203.0.113.4')).status).toBe(200);
   });
 
+  it('limits IPv6 clients by their /64 (CLIENT_IPV6_PREFIX): two addresses of one /64 share a limit', async () => {
+    // Burst 3 at 1r/m: four requests in all from the network, whichever of its addresses sends them.
+    const network = ['2001:db8:38:64::1', '2001:db8:38:64::2', '2001:db8:38:64:ffff:ffff:ffff:fffe'];
+    const statuses = [];
+    for (const client of [...network, network[0]]) statuses.push((await send('/oauth/token', client)).status);
+    expect(statuses).toEqual([200, 200, 200, 200]);
+    expect((await send('/oauth/token', '2001:db8:38:64::beef')).status).toBe(429);
+    expect((await send('/oauth/token', '2001:DB8:38:64:0:0:0:99')).status).toBe(429);
+    // The next /64, and an IPv4-mapped address of its own, are not affected.
+    expect((await send('/oauth/token', '2001:db8:38:65::1')).status).toBe(200);
+    expect((await send('/oauth/token', '::ffff:203.0.113.40')).status).toBe(200);
+    // An IPv4-mapped address shares the limit of the IPv4 address it maps.
+    for (let i = 0; i < 3; i += 1) expect((await send('/oauth/token', '203.0.113.40')).status).toBe(200);
+    expect((await send('/oauth/token', '::ffff:203.0.113.40')).status).toBe(429);
+  });
+
   it('leaves other paths alone (the apps meter /v1/* themselves)', async () => {
     const client = '203.0.113.5';
     for (let i = 0; i < 10; i += 1) {

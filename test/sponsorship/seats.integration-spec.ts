@@ -1,3 +1,4 @@
+import { request } from '../support/http';
 import { sample, scrape } from '../support/metrics';
 import { expectInvalidFields, expectProblem } from '../support/problems';
 import {
@@ -11,6 +12,7 @@ import {
   statusOf,
 } from './support/fixtures';
 import {
+  basic,
   PARTNER,
   PARTNER_B,
   startSponsorshipApi,
@@ -176,6 +178,18 @@ describe('sponsorship seats: provision, get, remove', () => {
         ['external_ref'],
       ],
       ['an e-mail holding a NUL', { email: 'ok\u0000@it.test' }, ['email']],
+      // The description's own `format: email` refuses each of these (one definition, EMAIL_PATTERN).
+      ['an e-mail with a non-ASCII letter', { email: '\u00ffalex.morgan@it.test' }, ['email']],
+      ['an e-mail whose local part has two dots in a row', { email: 'a..b@it.test' }, ['email']],
+      ['an e-mail whose domain label starts with a hyphen', { email: 'a@-it.test' }, ['email']],
+      ['an e-mail whose domain holds an underscore', { email: 'a@it_x.test' }, ['email']],
+      ['an e-mail with a quoted local part', { email: '"a b"@it.test' }, ['email']],
+      ['an e-mail holding a lone surrogate', { email: 'a\udcff@it.test' }, ['email']],
+      [
+        'an external_ref holding a lone surrogate',
+        { email: 'ok@it.test', external_ref: 'e\ud800' },
+        ['external_ref'],
+      ],
       [
         'expires_at that is not a timestamp',
         { email: 'ok@it.test', expires_at: 'next year' },
@@ -201,6 +215,22 @@ describe('sponsorship seats: provision, get, remove', () => {
         expect(await seatCount(api.db, 'client_id = $1', [partner.id])).toBe(before);
       },
     );
+
+    it('answers a JSON body that is not UTF-8 with 400 bad_request and stores nothing (RFC 8259 §8.1)', async () => {
+      const email = freshEmail('bytes');
+      const before = await seatCount(api.db, 'client_id = $1', [partner.id]);
+      // `\xff` + the address: decoded leniently it would become U+FFFD and be stored so.
+      const body = Buffer.concat([Buffer.from('{"email":"'), Buffer.from([0xff]), Buffer.from(`${email}"}`)]);
+      const res = await request(`${api.url}${SEATS}`, {
+        method: 'POST',
+        headers: { authorization: basic(partner), 'content-type': 'application/json' },
+        body,
+      });
+      expect(expectProblem(res, 400, 'bad_request').detail).toMatch(/UTF-8/);
+      expect(await seatCount(api.db, 'client_id = $1', [partner.id])).toBe(before);
+      // The same address sent well-formed is provisioned, so the refusal was the byte's alone.
+      expect(statusOf(await provision({ email }))).toMatchObject({ status: 201 });
+    });
 
     it('answers a body that is not a JSON object with 422', async () => {
       expectInvalidFields(await provision(['ok@it.test']), ['body']);

@@ -1,6 +1,14 @@
 import { isIP } from 'node:net';
 import { DEFAULT_PORTS, NEST_APPS } from '@svc/contracts';
-import { BASE_CONFIG, int, loadConfig, variable, type Defaults, type VarSpec } from '@svc/platform';
+import {
+  BASE_CONFIG,
+  CLIENT_IPV6_PREFIX,
+  int,
+  loadConfig,
+  variable,
+  type Defaults,
+  type VarSpec,
+} from '@svc/platform';
 
 /** The apps the gateway proxies to, every one of them; each has an `<APP>_UPSTREAMS` variable. */
 export const UPSTREAM_APPS = NEST_APPS;
@@ -40,6 +48,8 @@ export interface GatewayOptions {
   /** Abuse limits per client address (nginx limit_req): POST /login, and /oauth/token + /oauth/revoke. */
   readonly loginLimit: RequestLimit;
   readonly oauthLimit: RequestLimit;
+  /** The prefix length an IPv6 client is limited by, as the apps' limits (CLIENT_IPV6_PREFIX). */
+  readonly clientIpv6Prefix: number;
 }
 
 /** An nginx limit_req rate (`10r/s`, `30r/m`) and the burst admitted beyond it without delay. */
@@ -253,6 +263,7 @@ export const GATEWAY_CONFIG = {
     { default: '20r/s', sandboxDefault: '200r/s' },
   ),
   GATEWAY_OAUTH_BURST: burst('GATEWAY_OAUTH_RATE', { default: '100', sandboxDefault: '1000' }),
+  CLIENT_IPV6_PREFIX,
 };
 
 /** Reads and validates the gateway's environment; a ConfigError names every bad variable. */
@@ -279,6 +290,7 @@ export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
     metricsSyslog: c.GATEWAY_METRICS_SYSLOG,
     loginLimit: { rate: c.GATEWAY_LOGIN_RATE, burst: c.GATEWAY_LOGIN_BURST },
     oauthLimit: { rate: c.GATEWAY_OAUTH_RATE, burst: c.GATEWAY_OAUTH_BURST },
+    clientIpv6Prefix: c.CLIENT_IPV6_PREFIX,
   };
 }
 

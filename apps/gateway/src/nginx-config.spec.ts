@@ -363,6 +363,7 @@ describe('gatewayOptionsFromEnv', () => {
       trustedProxies: [],
       loginLimit: { rate: '20r/s', burst: 200 },
       oauthLimit: { rate: '200r/s', burst: 1000 },
+      clientIpv6Prefix: 64,
     });
     // Production: strict.
     expect(
@@ -559,9 +560,9 @@ describe('abuse limits (limit_req)', () => {
   it('limits POST /login, /oauth/token and /oauth/revoke per client address, with burst and nodelay', () => {
     const conf = render({ APP_ENV: 'production' });
     expect(conf).toContain('limit_req_zone $svc_login_limit_key zone=svc_login:10m rate=30r/m;');
-    expect(conf).toContain('limit_req_zone $binary_remote_addr zone=svc_oauth:10m rate=20r/s;');
+    expect(conf).toContain('limit_req_zone $svc_client_key zone=svc_oauth:10m rate=20r/s;');
     expect(conf).toMatch(
-      /map \$request_method \$svc_login_limit_key \{\n\s+POST \$binary_remote_addr;\n\s+default "";/,
+      /map \$request_method \$svc_login_limit_key \{\n\s+POST \$svc_client_key;\n\s+default "";/,
     );
     expect(conf).toContain('limit_req_status 429;');
     expect(location(conf, '= /login')).toContain('limit_req zone=svc_login burst=20 nodelay;');
@@ -577,9 +578,26 @@ describe('abuse limits (limit_req)', () => {
   it('is generous by default in the sandbox, where partner test suites run from one address', () => {
     const conf = render({ APP_ENV: 'sandbox' });
     expect(conf).toContain('limit_req_zone $svc_login_limit_key zone=svc_login:10m rate=20r/s;');
-    expect(conf).toContain('limit_req_zone $binary_remote_addr zone=svc_oauth:10m rate=200r/s;');
+    expect(conf).toContain('limit_req_zone $svc_client_key zone=svc_oauth:10m rate=200r/s;');
     expect(location(conf, '= /login')).toContain('limit_req zone=svc_login burst=200 nodelay;');
     expect(location(conf, '= /oauth/token')).toContain('limit_req zone=svc_oauth burst=1000 nodelay;');
+  });
+
+  it('keys a client by its address, an IPv6 client by its first CLIENT_IPV6_PREFIX bits (whole bytes)', () => {
+    const key = (conf: string) => {
+      const lines = conf.split('\n').map((line) => line.trim());
+      const from = lines.indexOf('map $binary_remote_addr $svc_client_key {');
+      return lines.slice(from + 1, lines.indexOf('}', from));
+    };
+    expect(key(render({ APP_ENV: 'production' }))).toEqual([
+      '"~^(?s)\\x00{10}\\xff\\xff(.{4})$" $1;',
+      '"~^(?s)(.{8}).{8}$" 6$1;',
+      'default $binary_remote_addr;',
+    ]);
+    expect(key(render({ APP_ENV: 'production', CLIENT_IPV6_PREFIX: '48' }))).toContain(
+      '"~^(?s)(.{6}).{10}$" 6$1;',
+    );
+    expect(() => render({ APP_ENV: 'production', CLIENT_IPV6_PREFIX: '60' })).toThrow(/CLIENT_IPV6_PREFIX/);
   });
 
   it('keeps every gateway error page in the limited locations and adds its 429', () => {

@@ -309,9 +309,9 @@ function realIpSettings(trusted: readonly string[]): string[] {
 }
 
 /**
- * Abuse limits per client address ($binary_remote_addr: the real client once GATEWAY_TRUSTED_PROXIES
- * is set), refused with 429 before any app does expensive work (scrypt, client authentication).
- * Only POST /login counts (an empty key is not limited), so showing the form never does.
+ * Abuse limits per client address ($svc_client_key: the real client once GATEWAY_TRUSTED_PROXIES
+ * is set, an IPv6 client by its network), refused with 429 before any app does expensive work
+ * (scrypt, client authentication). Only POST /login counts (an empty key is not limited), so showing the form never does.
  */
 export const LIMITED_ROUTES: Readonly<Record<string, 'login' | 'oauth'>> = {
   '/login': 'login',
@@ -323,12 +323,31 @@ function requestLimitSettings(options: GatewayOptions): string[] {
   return [
     '# Abuse limits per client address (GATEWAY_LOGIN_RATE, GATEWAY_OAUTH_RATE): POST /login,',
     '# /oauth/token and /oauth/revoke; beyond rate + burst nginx answers 429 itself.',
-    ...map('$request_method', '$svc_login_limit_key', { POST: '$binary_remote_addr', default: '""' }),
+    ...clientKeyMap(options.clientIpv6Prefix),
+    ...map('$request_method', '$svc_login_limit_key', { POST: '$svc_client_key', default: '""' }),
     `limit_req_zone $svc_login_limit_key zone=svc_login:10m rate=${options.loginLimit.rate};`,
-    `limit_req_zone $binary_remote_addr zone=svc_oauth:10m rate=${options.oauthLimit.rate};`,
+    `limit_req_zone $svc_client_key zone=svc_oauth:10m rate=${options.oauthLimit.rate};`,
     'limit_req_status 429;',
     'limit_req_log_level warn;',
     '',
+  ];
+}
+
+/**
+ * The client's limit key, as the apps' addressLimitKey cuts it (CLIENT_IPV6_PREFIX): an IPv6
+ * client's first `prefix / 8` bytes of $binary_remote_addr (16 bytes), marked `6` so that no
+ * network shares a key with an IPv4 address of the same bytes; an IPv4-mapped IPv6 address as the
+ * IPv4 address (4 bytes) it maps; an IPv4 client's whole address. `(?s)`: any byte, newline too.
+ */
+function clientKeyMap(prefix: number): string[] {
+  const kept = prefix / 8;
+  return [
+    `# IPv6 clients are limited by their /${prefix} (CLIENT_IPV6_PREFIX), IPv4 clients by their address.`,
+    ...map('$binary_remote_addr', '$svc_client_key', {
+      '"~^(?s)\\x00{10}\\xff\\xff(.{4})$"': '$1',
+      [`"~^(?s)(.{${kept}}).{${16 - kept}}$"`]: '6$1',
+      default: '$binary_remote_addr',
+    }),
   ];
 }
 

@@ -24,7 +24,10 @@
  *   request in a single round trip. Such a reader stores an answer with the generation it read
  *   (`"generation"` beside the answer's fields) and trusts a cached answer only under the
  *   generation its count reads now; another (or none) means tombstones may be lost, and it asks
- *   auth-server.
+ *   auth-server. A route that is not metered does the same without counting. The generation a
+ *   reader stores and compares carries the state Redis server's `run_id` (`<generation>@<run_id>`),
+ *   so a failover to a replica, which holds the same generation key but may lack a tombstone,
+ *   matches nothing stored before it.
  * - A reader that cannot reach either Redis skips the cache and asks auth-server; if auth-server
  *   cannot answer either, the request fails closed with 503.
  * - Only well-formed access tokens (isWellFormedAccessToken) are looked up or cached at all.

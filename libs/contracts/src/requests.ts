@@ -1,3 +1,4 @@
+import { EMAIL_PATTERN } from './email';
 import { API_LIMITS } from './limits';
 import { EVENT_TYPES } from './messaging';
 import { closedObject, schemaRef, timestamp, type JsonObject } from './openapi/kit';
@@ -51,9 +52,19 @@ type Absent<F> = F extends { nullable: true } ? null : F extends { required: tru
  */
 export type FieldValues<S extends FieldSpecs> = { -readonly [K in keyof S]: BaseValue<S[K]> | Absent<S[K]> };
 
-/** Formats the parsers check with a pattern of their own (JSON Schema leaves `email` loose). */
-export const FIELD_FORMATS: Readonly<Record<string, { pattern: RegExp; patternMessage: string }>> = {
-  email: { pattern: /^[^\s@]+@[^\s@]+\.[^\s@]+$/, patternMessage: 'must be an e-mail address' },
+/**
+ * Formats the parsers check by a pattern, which the description states beside `format` (JSON
+ * Schema leaves a format's meaning to the validator; the pattern pins it down). `email` is
+ * EMAIL_PATTERN, the one definition (libs/contracts/src/email.ts).
+ */
+export const FIELD_FORMATS: Readonly<
+  Record<string, { pattern: RegExp; patternMessage: string; schemaPattern: string }>
+> = {
+  email: {
+    pattern: new RegExp(EMAIL_PATTERN),
+    patternMessage: 'must be an e-mail address',
+    schemaPattern: EMAIL_PATTERN,
+  },
 };
 
 export function fieldSchema(spec: FieldSpec): JsonObject {
@@ -65,7 +76,13 @@ export function fieldSchema(spec: FieldSpec): JsonObject {
       ? { type, minimum: spec.minimum, maximum: spec.maximum, default: spec.default }
       : spec.enum
         ? { type, enum: spec.nullable ? [...spec.enum, null] : [...spec.enum] }
-        : { type, format: spec.format, minLength: spec.minLength, maxLength: spec.maxLength };
+        : {
+            type,
+            format: spec.format,
+            pattern: spec.format && FIELD_FORMATS[spec.format].schemaPattern,
+            minLength: spec.minLength,
+            maxLength: spec.maxLength,
+          };
   schema.description = spec.description;
   for (const key of Object.keys(schema)) if (schema[key] === undefined) delete schema[key];
   return schema;
@@ -109,7 +126,8 @@ export const PROVISION_SEAT_BODY = {
     required: true,
     format: 'email',
     maxLength: API_LIMITS.emailMaxLength,
-    description: 'The member’s e-mail address; matched case-insensitively after trimming.',
+    description:
+      'The member’s e-mail address, ASCII: a dot-atom local part, `@`, and a domain of two or more labels (the pattern states it exactly). Surrounding white space is trimmed; matched case-insensitively.',
   },
   external_ref: {
     type: 'string',

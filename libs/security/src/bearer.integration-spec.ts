@@ -295,11 +295,15 @@ describe.each(TOPOLOGY_NAMES)(
       await inspector?.quit();
     });
 
-    it('caches auth-server’s answer: the second request asks nobody and costs a GET and a tombstone EXISTS', async () => {
+    it('caches auth-server’s answer: the second request asks nobody and costs a GET, a tombstone EXISTS and one script', async () => {
       const { token, digest, answer } = issueToken();
       expect((await get(resource, '/probe/any', token)).status).toBe(200);
       expect(timesAsked(digest)).toBe(1);
-      expect(JSON.parse((await inspector.get(introspectionCacheKey(digest))) ?? 'null')).toEqual(answer);
+      // Stamped with the partner's generation and the state Redis server that said it.
+      expect(JSON.parse((await inspector.get(introspectionCacheKey(digest))) ?? 'null')).toEqual({
+        ...answer,
+        generation: expect.stringMatching(/^\d+@(cluster|[0-9a-f]{40})$/),
+      });
       const ttl = await inspector.ttl(introspectionCacheKey(digest));
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(INTROSPECTION_CACHE_MAX_TTL_SECONDS);
@@ -309,9 +313,11 @@ describe.each(TOPOLOGY_NAMES)(
         topologyName === 'cluster' ? undefined : jest.spyOn(resource.redis as Redis, 'sendCommand');
       try {
         expect((await get(resource, '/probe/any', token)).status).toBe(200);
-        // The cache shares this Redis here (no REDIS_CACHE_*): the answer and its tombstone, side by side.
-        // (A route that is not metered, like this one, remembers nothing in the process.)
-        if (commands) expect(commands.mock.calls.map(([command]) => command.name)).toEqual(['get', 'exists']);
+        // The cache shares this Redis here (no REDIS_CACHE_*): the answer and its tombstone, side by side,
+        // then the partner-tagged tombstone and the generation in one script. (A route that is not
+        // metered, like this one, remembers nothing in the process.)
+        if (commands)
+          expect(commands.mock.calls.map(([command]) => command.name)).toEqual(['get', 'exists', 'eval']);
       } finally {
         commands?.mockRestore();
       }
@@ -410,7 +416,10 @@ describe('with auth-server not answering', () => {
   beforeAll(async () => {
     const issued = issueToken();
     cached = issued.token;
-    await resource.cache.putIfAbsent(issued.digest, issued.answer);
+    // Asked once while auth-server answers: cached, stamped with the partner's generation.
+    await eventually(async () =>
+      (await get(resource, '/probe/any', cached)).status === 200 ? true : undefined,
+    );
     await responder?.close();
     responder = undefined;
   });

@@ -26,6 +26,7 @@ const config = {
   AUTH_FAILURES_PER_ADDRESS: 3,
   CLIENT_AUTH_FAILURES_PER_ADDRESS: 2,
   AUTH_FAILURE_WINDOW: 60_000,
+  CLIENT_IPV6_PREFIX: 64,
 };
 
 function refusal(fn: () => void): ApiProblem | undefined {
@@ -66,11 +67,31 @@ describe('FailedAuthLimiter', () => {
     const limiter = new FailedAuthLimiter(fake.redis, config, undefined, fake.now);
     await limiter.recordFailure('client', '2001:db8::1');
     await limiter.recordFailure('bearer', undefined);
-    expect(fake.calls).toEqual(['authfail:{2001:db8::1}:client', 'authfail:{unknown}:bearer']);
+    expect(fake.calls).toEqual(['authfail:{2001:db8:0:0:0:0:0:0/64}:client', 'authfail:{unknown}:bearer']);
     expect(failedAuthKey('client', '198.51.100.7')).toBe('authfail:{198.51.100.7}:client');
     // Client credentials have their own, lower limit.
     await limiter.recordFailure('client', '2001:db8::1');
     expect(refusal(() => limiter.check('client', '2001:db8::1'))?.status).toBe(429);
+  });
+
+  it('counts the addresses of one IPv6 /64 together (CLIENT_IPV6_PREFIX), and IPv4 addresses each alone', async () => {
+    const fake = fakeRedis();
+    const limiter = new FailedAuthLimiter(fake.redis, config, undefined, fake.now);
+    for (const address of ['2001:db8:7:1::1', '2001:db8:7:1::2', '2001:db8:7:1:aaaa::3'])
+      await limiter.recordFailure('bearer', address);
+    expect(refusal(() => limiter.check('bearer', '2001:db8:7:1:ffff::9'))?.status).toBe(429);
+    expect(refusal(() => limiter.check('bearer', '2001:db8:7:2::1'))).toBeUndefined();
+    for (const address of ['198.51.100.1', '198.51.100.2', '198.51.100.3'])
+      await limiter.recordFailure('bearer', address);
+    expect(refusal(() => limiter.check('bearer', '198.51.100.4'))).toBeUndefined();
+    const wide = new FailedAuthLimiter(
+      fake.redis,
+      { ...config, CLIENT_IPV6_PREFIX: 128 },
+      undefined,
+      fake.now,
+    );
+    await wide.recordFailure('bearer', '2001:db8:9::1');
+    expect(fake.calls.at(-1)).toBe('authfail:{2001:db8:9:0:0:0:0:1/128}:bearer');
   });
 
   it('learns of a window another replica exhausted at its own first failure', async () => {
@@ -100,6 +121,7 @@ describe('FailedAuthLimiter', () => {
       AUTH_FAILURES_PER_ADDRESS: 600,
       CLIENT_AUTH_FAILURES_PER_ADDRESS: 60,
       AUTH_FAILURE_WINDOW: 600_000,
+      CLIENT_IPV6_PREFIX: 64,
     });
     expect(failedAuthConfigOf({ APP_ENV: 'sandbox' }).AUTH_FAILURES_PER_ADDRESS).toBe(100_000);
     expect(failedAuthConfigOf({ ...config, APP_ENV: 'production' })).toMatchObject(config);

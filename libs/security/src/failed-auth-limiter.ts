@@ -1,4 +1,13 @@
-import { ApiProblem, duration, int, type AppEnv, type ConfigOf, type RedisClient } from '@svc/platform';
+import {
+  addressLimitKey,
+  ApiProblem,
+  CLIENT_IPV6_PREFIX,
+  duration,
+  int,
+  type AppEnv,
+  type ConfigOf,
+  type RedisClient,
+} from '@svc/platform';
 import type { Logger } from 'pino';
 import { clientAddress } from './client-address';
 
@@ -19,6 +28,7 @@ export const FAILED_AUTH_CONFIG = {
   AUTH_FAILURE_WINDOW: duration('window of the failed-authentication limits, from the first failure', {
     default: '10m',
   }),
+  CLIENT_IPV6_PREFIX,
 };
 
 export type FailedAuthConfig = ConfigOf<typeof FAILED_AUTH_CONFIG>;
@@ -81,6 +91,11 @@ export class FailedAuthLimiter {
     if (!(config.AUTH_FAILURE_WINDOW >= 1000)) throw new Error('AUTH_FAILURE_WINDOW must be at least 1s');
   }
 
+  /** IPv6 clients count by their network (CLIENT_IPV6_PREFIX), not by each of its addresses. */
+  private keyOf(kind: FailedAuthKind, address: string | undefined): string {
+    return failedAuthKey(kind, addressLimitKey(address, this.config.CLIENT_IPV6_PREFIX));
+  }
+
   /**
    * Runs `authenticate` under the limit: refused first when the request's address is over it,
    * counted when it throws what `isFailure` calls a failed authentication.
@@ -103,7 +118,7 @@ export class FailedAuthLimiter {
 
   /** Throws 429 `rate_limit_exceeded` (with Retry-After) for an address over its limit. */
   check(kind: FailedAuthKind, address: string | undefined): void {
-    const key = failedAuthKey(kind, address);
+    const key = this.keyOf(kind, address);
     const until = this.refusedUntil.get(key);
     if (until === undefined) return;
     const waitMs = until - this.now();
@@ -121,7 +136,7 @@ export class FailedAuthLimiter {
 
   /** Counts a failed authentication of the address; never rejects (fail open, see the class). */
   async recordFailure(kind: FailedAuthKind, address: string | undefined): Promise<void> {
-    const key = failedAuthKey(kind, address);
+    const key = this.keyOf(kind, address);
     let reply: unknown;
     try {
       reply = await this.redis.eval(RECORD_FAILURE_LUA, 1, key, this.config.AUTH_FAILURE_WINDOW);

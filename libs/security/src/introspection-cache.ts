@@ -6,9 +6,16 @@ import {
   introspectionCacheKey,
   partnerTombstoneKey,
   revocationTombstoneKey,
+  stateGenerationKey,
   type CachedIntrospection,
 } from '@svc/contracts';
-import { DependencyUnavailableError, REDIS, REDIS_CACHE, type RedisClient } from '@svc/platform';
+import {
+  DependencyUnavailableError,
+  REDIS,
+  REDIS_CACHE,
+  RedisServerIdentity,
+  type RedisClient,
+} from '@svc/platform';
 import Redis from 'ioredis';
 
 /** Redis did not answer or confirm a write: a 503 (retry) if it reaches the Problem filter. */
@@ -26,6 +33,25 @@ const TOMBSTONE_REPLICA_WAIT_MS = 500;
 const TOMBSTONE_BATCH = 500;
 
 const INACTIVE: CachedIntrospection = { active: false };
+
+/** As long as the rate limiter keeps a partner's generation (its day window, by default). */
+const GENERATION_TTL_MS = 86_400_000;
+
+/**
+ * A route that is not metered (`/oauth/userinfo`) checks a token as the rate limit script does,
+ * without counting: nil when the partner-tagged tombstone (KEYS[1]) exists, else the partner's
+ * generation (KEYS[2]), set to the Redis clock in µs when missing, as that script sets it.
+ */
+const LIVE_GENERATION_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return false end
+local generation = redis.call('GET', KEYS[2])
+if not generation then
+  local clock = redis.call('TIME')
+  generation = string.format('%d', tonumber(clock[1]) * 1000000 + tonumber(clock[2]))
+  redis.call('SET', KEYS[2], generation, 'PX', ARGV[1])
+end
+return generation
+`;
 
 /**
  * An answer as the cache Redis keeps it: with the partner's state generation it was stored under,
@@ -54,10 +80,53 @@ export function introspectionTtlSeconds(answer: CachedIntrospection, nowMs: numb
  */
 @Injectable()
 export class IntrospectionCache {
+  /** The state Redis server answering now: a failover or a restart is a reset (see `stamp`). */
+  private readonly stateServer: RedisServerIdentity;
+
   constructor(
     @Inject(REDIS_CACHE) private readonly cache: RedisClient,
     @Inject(REDIS) private readonly state: RedisClient,
-  ) {}
+  ) {
+    this.stateServer = RedisServerIdentity.watch(state);
+  }
+
+  /**
+   * A partner's state generation as a reader compares it: with the state Redis server that
+   * answered, so that an answer or a memory stamped before a failover (to a replica that may have
+   * missed a tombstone) or a restart never matches after it, although the generation key itself
+   * was replicated. Undefined while the server is not known (reconnecting): nothing matches.
+   */
+  stamp(generation: string): string | undefined {
+    const server = this.stateServer.current;
+    return server === undefined ? undefined : `${generation}@${server}`;
+  }
+
+  /** Called when the state Redis is found to be another server than before (failover, restart). */
+  onStateServerChange(listener: () => void): void {
+    this.stateServer.onChange(listener);
+  }
+
+  /**
+   * For a route that is not metered: the partner's generation (stamped), or null when the token's
+   * partner-tagged tombstone exists. One script call in the partner's slot.
+   */
+  async liveGeneration(clientId: string, digest: string): Promise<string | undefined | null> {
+    let reply: unknown;
+    try {
+      reply = await this.state.eval(
+        LIVE_GENERATION_LUA,
+        2,
+        partnerTombstoneKey(clientId, digest),
+        stateGenerationKey(clientId),
+        GENERATION_TTL_MS,
+      );
+    } catch (err) {
+      throw new IntrospectionCacheUnavailableError(err);
+    }
+    if (reply === null) return null;
+    if (typeof reply !== 'string') throw new Error(`unexpected reply ${JSON.stringify(reply)}`);
+    return this.stamp(reply);
+  }
 
   /**
    * The cached answer, or undefined on a miss (an entry that does not parse is one). A tombstone

@@ -41,6 +41,39 @@ class FakeCache {
   readonly revocationChecks: string[] = [];
   down = false;
   putFails = false;
+  /** What the state Redis holds under each generation key; a missing one is set, as the scripts do. */
+  readonly generations = new Map<string, string>();
+  /** The state Redis server answering now (its run_id); undefined while reconnecting. */
+  server: string | undefined = 's1';
+  private setCount = 0;
+  private readonly serverListeners: (() => void)[] = [];
+
+  stamp(generation: string) {
+    return this.server === undefined ? undefined : `${generation}@${this.server}`;
+  }
+
+  onStateServerChange(listener: () => void) {
+    this.serverListeners.push(listener);
+  }
+
+  /** A failover or a restart: another server, which kept the generation keys (they replicate). */
+  switchServer(server: string) {
+    this.server = server;
+    for (const listener of this.serverListeners) listener();
+  }
+
+  generationOf(generationKey: string) {
+    // Set anew when missing, as the scripts do (from the Redis clock): never a value seen before.
+    if (!this.generations.has(generationKey)) this.generations.set(generationKey, `g${++this.setCount}`);
+    return this.generations.get(generationKey)!;
+  }
+
+  async liveGeneration(clientId: string, digest: string) {
+    this.revocationChecks.push(digest);
+    if (this.down) throw new IntrospectionCacheUnavailableError(new Error('connection refused'));
+    if (this.tombstones.has(`revoked:{${clientId}}:${digest}`)) return null;
+    return this.stamp(this.generationOf(`generation:{${clientId}}`));
+  }
 
   async isRevoked(digest: string) {
     this.revocationChecks.push(digest);
@@ -86,8 +119,6 @@ const ADMITTED: RateLimitDecision = {
 /** The script's part: refuses uncounted when the tombstone key is among the cache's, else counts. */
 class FakeLimiter extends RateLimiter {
   readonly calls: [string, TokenKeys][] = [];
-  /** What the state Redis holds under each generation key; a missing one is set, as the script does. */
-  readonly generations = new Map<string, string>();
   constructor(private readonly cache: FakeCache) {
     super();
   }
@@ -97,8 +128,7 @@ class FakeLimiter extends RateLimiter {
   async consumeForToken(clientId: string, keys: TokenKeys) {
     this.calls.push([clientId, keys]);
     if (this.cache.tombstones.has(keys.tombstone)) return undefined;
-    if (!this.generations.has(keys.generation)) this.generations.set(keys.generation, 'g1');
-    return { decision: ADMITTED, generation: this.generations.get(keys.generation)! };
+    return { decision: ADMITTED, generation: this.cache.generationOf(keys.generation) };
   }
 }
 
@@ -142,10 +172,10 @@ describe('TokenAuthenticator', () => {
     expect([await count('hit'), await count('miss')]).toEqual([1, 2]);
   });
 
-  it('answers a cache hit from the cache alone: one lookup, no introspection, no write', async () => {
+  it('answers a cache hit from the cache and one state check: no introspection, no write', async () => {
     const { cache, introspector, authenticator } = setup();
     const answer = active({ scopes: ['profile:read', 'vessels:read'] });
-    cache.entries.set(DIGEST, answer);
+    cache.entries.set(DIGEST, { ...answer, generation: 'g1@s1' });
 
     await expect(authenticator.authenticate(TOKEN)).resolves.toEqual({
       user_id: 'usr_1',
@@ -154,6 +184,7 @@ describe('TokenAuthenticator', () => {
       expires_at: answer.active ? answer.expires_at : '',
     });
     expect(cache.gets).toEqual([DIGEST]);
+    expect(cache.revocationChecks).toEqual([DIGEST]);
     expect(introspector.asked).toEqual([]);
     expect(cache.puts).toEqual([]);
   });
@@ -174,7 +205,7 @@ describe('TokenAuthenticator', () => {
 
     await expect(authenticator.authenticate(TOKEN)).resolves.toMatchObject({ user_id: 'usr_1' });
     expect(introspector.asked).toEqual([DIGEST]);
-    expect(cache.puts).toEqual([[DIGEST, answer]]);
+    expect(cache.puts).toEqual([[DIGEST, { ...answer, generation: 'g1@s1' }]]);
   });
 
   it('caches inactive answers too, and rejects the token', async () => {
@@ -288,11 +319,11 @@ describe('TokenAuthenticator', () => {
     });
 
     it('asks auth-server again, past the cache, when the partner’s state generation changed (Redis lost its tombstones)', async () => {
-      const { cache, introspector, limiter, authenticator, metered } = setup();
+      const { cache, introspector, authenticator, metered } = setup();
       introspector.answers.set(DIGEST, active());
       await authenticator.authenticate(TOKEN, metered());
       // The state Redis restarted empty: the revocation's tombstones are gone, the cache still says active.
-      limiter.generations.set(KEYS.generation, 'g2');
+      cache.generations.set(KEYS.generation, 'g2');
       introspector.answers.set(DIGEST, { active: false });
 
       await expect(authenticator.authenticate(TOKEN, metered())).resolves.toBeUndefined();
@@ -301,10 +332,10 @@ describe('TokenAuthenticator', () => {
     });
 
     it('remembers the token again under the new generation when auth-server still calls it live', async () => {
-      const { introspector, limiter, authenticator, metered } = setup();
+      const { cache, introspector, authenticator, metered } = setup();
       introspector.answers.set(DIGEST, active());
       await authenticator.authenticate(TOKEN, metered());
-      limiter.generations.set(KEYS.generation, 'g2');
+      cache.generations.set(KEYS.generation, 'g2');
       await authenticator.authenticate(TOKEN, metered());
       await authenticator.authenticate(TOKEN, metered());
       expect(introspector.asked).toEqual([DIGEST, DIGEST]);
@@ -333,7 +364,7 @@ describe('TokenAuthenticator', () => {
       const answer = active();
       introspector.answers.set(DIGEST, answer);
       await authenticator.authenticate(TOKEN, metered());
-      expect(cache.puts).toEqual([[DIGEST, { ...answer, generation: 'g1' }]]);
+      expect(cache.puts).toEqual([[DIGEST, { ...answer, generation: 'g1@s1' }]]);
     });
 
     it.each([
@@ -356,7 +387,7 @@ describe('TokenAuthenticator', () => {
 
     it('takes a cached answer stored under the current generation without asking auth-server', async () => {
       const { cache, introspector, authenticator, metered } = setup();
-      cache.entries.set(DIGEST, { ...active(), generation: 'g1' });
+      cache.entries.set(DIGEST, { ...active(), generation: 'g1@s1' });
       const principal = await authenticator.authenticate(TOKEN, metered());
       expect(principal).toEqual({
         user_id: 'usr_1',
@@ -373,6 +404,69 @@ describe('TokenAuthenticator', () => {
       await expect(authenticator.authenticate(TOKEN, metered())).resolves.toBeUndefined();
       await expect(authenticator.authenticate('not-a-token', metered())).resolves.toBeUndefined();
       expect(limiter.calls).toEqual([]);
+    });
+  });
+
+  describe('on a route that is not metered (/oauth/userinfo), after the state Redis lost data', () => {
+    it.each([
+      ['emptied (FLUSHALL, a restart): the partner’s generation is set anew', 'flush'],
+      ['failed over to another server, which kept the generation', 'failover'],
+    ])('asks auth-server about a cached answer once the state Redis was %s', async (_how, kind) => {
+      const { cache, introspector, authenticator } = setup();
+      introspector.answers.set(DIGEST, active());
+      await expect(authenticator.authenticate(TOKEN)).resolves.toBeDefined();
+      expect(cache.entries.get(DIGEST)).toMatchObject({ generation: 'g1@s1' });
+      // Revoked; then the tombstone is lost with the state Redis's data, the cache still says active.
+      introspector.answers.set(DIGEST, { active: false });
+      if (kind === 'flush') cache.generations.clear();
+      else cache.switchServer('s2');
+
+      await expect(authenticator.authenticate(TOKEN)).resolves.toBeUndefined();
+      expect(introspector.asked).toEqual([DIGEST, DIGEST]);
+    });
+
+    it('refuses a token tombstoned under its partner’s hash tag, whatever the cache says', async () => {
+      const { cache, introspector, authenticator } = setup();
+      cache.entries.set(DIGEST, { ...active(), generation: 'g1@s1' });
+      cache.tombstones.add(`revoked:{sandbox-partner}:${DIGEST}`);
+      await expect(authenticator.authenticate(TOKEN)).resolves.toBeUndefined();
+      expect(introspector.asked).toEqual([]);
+    });
+
+    it('trusts no cached answer while the state Redis server is not known (reconnecting), and stores none', async () => {
+      const { cache, introspector, authenticator } = setup();
+      cache.entries.set(DIGEST, { ...active(), generation: 'g1@s1' });
+      cache.server = undefined;
+      introspector.answers.set(DIGEST, active());
+      await expect(authenticator.authenticate(TOKEN)).resolves.toBeDefined();
+      expect(introspector.asked).toEqual([DIGEST]);
+      expect(cache.puts).toEqual([]);
+    });
+  });
+
+  describe('on a metered route, after a failover of the state Redis', () => {
+    it('forgets what it remembered and asks auth-server, although the generation key survived', async () => {
+      const { cache, introspector, authenticator, metered } = setup();
+      introspector.answers.set(DIGEST, active());
+      await authenticator.authenticate(TOKEN, metered());
+      await authenticator.authenticate(TOKEN, metered());
+      expect(introspector.asked).toEqual([DIGEST]);
+      // The promoted replica never got the revocation's tombstone.
+      introspector.answers.set(DIGEST, { active: false });
+      cache.switchServer('s2');
+
+      await expect(authenticator.authenticate(TOKEN, metered())).resolves.toBeUndefined();
+      expect(introspector.asked).toEqual([DIGEST, DIGEST]);
+    });
+
+    it('remembers nothing while the server is not known, and asks auth-server each time', async () => {
+      const { cache, introspector, authenticator, metered } = setup();
+      introspector.answers.set(DIGEST, active());
+      cache.server = undefined;
+      await authenticator.authenticate(TOKEN, metered());
+      await authenticator.authenticate(TOKEN, metered());
+      expect(introspector.asked).toEqual([DIGEST, DIGEST]);
+      expect(cache.puts).toEqual([]);
     });
   });
 

@@ -27,12 +27,21 @@ export interface Metering {
   readonly onDecision: (decision: RateLimitDecision) => void;
 }
 
+/** A count whose generation is stamped with the state Redis server (undefined: not known now). */
+interface StampedCount {
+  readonly decision: TokenCount['decision'];
+  readonly generation: string | undefined;
+}
+
 interface KnownToken {
   readonly principal: Principal;
   readonly expiresAtMs: number;
   /** Read at most INTROSPECTION_CACHE_MAX_TTL_SECONDS ago: every tombstone outlives it. */
   readonly knownUntilMs: number;
-  /** The partner's state generation in Redis when it was read: its tombstones were there then. */
+  /**
+   * The partner's state generation in Redis when it was read, stamped with the server that said
+   * it (IntrospectionCache.stamp): its tombstones were there then.
+   */
   readonly generation: string;
 }
 
@@ -72,6 +81,9 @@ export class TokenAuthenticator {
       ['result'],
     );
     if (this.lookups) AppMetrics.preset(this.lookups, { result: ['hit', 'miss'] });
+    // Another state Redis server (a failover, a restart) may lack tombstones the last one held:
+    // nothing this process remembers was checked against it. (Stamps would not match either.)
+    this.cache.onStateServerChange(() => this.known.clear());
   }
 
   /**
@@ -81,14 +93,14 @@ export class TokenAuthenticator {
   async authenticate(token: string, metering?: Metering): Promise<Principal | undefined> {
     if (!isWellFormedAccessToken(token)) return undefined;
     const digest = sha256Hex(token);
-    if (!metering) return this.lookUp(digest, true);
+    if (!metering) return this.authenticateUnmetered(digest);
 
     const nowMs = Date.now();
     const known = this.known.get(digest);
     if (known && known.knownUntilMs > nowMs && known.expiresAtMs > nowMs) {
       this.lookups?.inc({ result: 'hit' });
       const count = await this.countUnlessRevoked(known.principal, digest, metering.limiter);
-      if (count?.generation === known.generation) {
+      if (count?.generation !== undefined && count.generation === known.generation) {
         metering.onDecision(count.decision);
         return known.principal;
       }
@@ -106,13 +118,44 @@ export class TokenAuthenticator {
     }
     const count = await this.countUnlessRevoked(principal, digest, metering.limiter);
     if (!count) return undefined;
-    if (found.cached && found.answer.generation !== count.generation) {
+    if (found.cached && (count.generation === undefined || found.answer.generation !== count.generation)) {
       // Stored under another generation of the partner's state (or by an earlier release, unstamped):
       // tombstones written since may be lost with it. Counted already; auth-server says whether it lives.
       return this.settle(digest, await this.lookUp(digest, false), count, metering);
     }
-    if (found.store) await this.store(digest, { ...found.answer, generation: count.generation });
+    if (found.store && count.generation !== undefined) {
+      await this.store(digest, { ...found.answer, generation: count.generation });
+    }
     return this.settle(digest, principal, count, metering);
+  }
+
+  /**
+   * A route that is not metered (`/oauth/userinfo`) keeps the same protocol without counting: a
+   * live answer stands only once the state Redis, in one script call, has no tombstone for the
+   * token and names the generation (stamped with its server) the answer was cached under; another
+   * generation means the state Redis lost data since (a flush, a failover, a restart), tombstones
+   * included, and auth-server is asked. The state Redis unavailable: only auth-server's word counts.
+   */
+  private async authenticateUnmetered(digest: string): Promise<Principal | undefined> {
+    const found = await this.ask(digest, true);
+    const principal = toPrincipal(found.answer, Date.now());
+    if (!principal) {
+      if (found.store) await this.store(digest, found.answer);
+      return undefined;
+    }
+    let generation: string | undefined | null;
+    try {
+      generation = await this.cache.liveGeneration(principal.client_id, digest);
+    } catch (err) {
+      if (!(err instanceof IntrospectionCacheUnavailableError)) throw err;
+      return found.cached ? this.lookUp(digest, false) : principal;
+    }
+    if (generation === null) return undefined;
+    if (found.cached && (generation === undefined || found.answer.generation !== generation)) {
+      return this.lookUp(digest, false);
+    }
+    if (found.store && generation !== undefined) await this.store(digest, { ...found.answer, generation });
+    return principal;
   }
 
   /** Through the shared cache (unless `useCache` is false), or auth-server; stores what it asked. */
@@ -161,7 +204,7 @@ export class TokenAuthenticator {
     principal: Principal,
     digest: string,
     limiter: RateLimiter,
-  ): Promise<TokenCount | undefined> {
+  ): Promise<StampedCount | undefined> {
     const clientId = principal.client_id;
     const [count, revoked] = await Promise.all([
       limiter.consumeForToken(clientId, {
@@ -170,17 +213,18 @@ export class TokenAuthenticator {
       }),
       this.cache.isRevoked(digest),
     ]);
-    return revoked ? undefined : count;
+    if (revoked || !count) return undefined;
+    return { decision: count.decision, generation: this.cache.stamp(count.generation) };
   }
 
   private settle(
     digest: string,
     principal: Principal | undefined,
-    count: TokenCount,
+    count: StampedCount,
     metering: Metering,
   ): Principal | undefined {
     if (!principal) return undefined;
-    this.remember(digest, principal, count.generation);
+    if (count.generation !== undefined) this.remember(digest, principal, count.generation);
     metering.onDecision(count.decision);
     return principal;
   }

@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { normaliseEmail } from '@svc/contracts';
 import {
+  addressLimitKey,
   APP_CONFIG,
+  CLIENT_IPV6_PREFIX,
   APP_LOGGER,
   DependencyUnavailableError,
   REDIS,
@@ -92,12 +94,18 @@ export class SignInThrottle {
     @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG)
-    private readonly config: Pick<ConfigOf<typeof AUTH_SERVER_CONFIG>, 'SIGN_IN_FAILURES_PER_ADDRESS'>,
+    private readonly config: Pick<ConfigOf<typeof AUTH_SERVER_CONFIG>, 'SIGN_IN_FAILURES_PER_ADDRESS'> &
+      Partial<Pick<ConfigOf<typeof AUTH_SERVER_CONFIG>, 'CLIENT_IPV6_PREFIX'>>,
   ) {}
 
   async attempt(email: string, clientIp: string | undefined): Promise<SignInAttempt> {
     const account = createHash('sha256').update(normaliseEmail(email)).digest('base64url');
-    const address = clientIp ?? 'unknown';
+    // An IPv6 client counts by its network (CLIENT_IPV6_PREFIX, /64 by default): one network holds
+    // more addresses than any guesser needs.
+    const address = addressLimitKey(
+      clientIp ?? 'unknown',
+      this.config.CLIENT_IPV6_PREFIX ?? CLIENT_IPV6_PREFIX.parse(undefined, 'production'),
+    );
     // Both counters of one account live in the slot of `{<account digest>}`.
     const keys = [`signin:{${account}}:${address}`, `signin:{${account}}`];
     const addressKey = `signin-address:{${address}}`;

@@ -91,6 +91,16 @@ describe('SignInThrottle', () => {
     expect(perAddress).not.toContain('x.test');
   });
 
+  it('keys an IPv6 client by its /64 (CLIENT_IPV6_PREFIX), so the addresses of one network share both address counters', async () => {
+    const { throttle, calls } = throttleWith(async () => [1]);
+    await throttle.attempt('a@x.test', '2001:db8:5:6::1');
+    await throttle.attempt('a@x.test', '2001:db8:5:6:ffff::2');
+    const net = '2001:db8:5:6:0:0:0:0/64';
+    expect([calls[0][2], calls[2][2]]).toEqual([`signin-address:{${net}}`, `signin-address:{${net}}`]);
+    expect(calls[1][2]).toMatch(new RegExp(`^signin:\\{[A-Za-z0-9_-]{43}\\}:${net.replace(/[.]/g, '\\.')}$`));
+    expect(calls[3][2]).toBe(calls[1][2]);
+  });
+
   it('refuses before the account script when the address’s bucket is full', async () => {
     const { throttle, calls } = throttleWith(async () => [0, 61_000]);
     expect(await throttle.attempt('a@x.test', '203.0.113.1')).toEqual({

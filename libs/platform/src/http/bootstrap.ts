@@ -118,6 +118,27 @@ export async function createHttpApp(
   });
   // A JSON API refuses text/plain bodies with 415 rather than handing controllers a string.
   fastify.removeContentTypeParser('text/plain');
+  // JSON text is UTF-8 (RFC 8259 §8.1). Fastify's own parser decodes a bad byte to U+FFFD, which
+  // an app would then store as if the client had sent it: a body that is not UTF-8 is refused
+  // whole (400), before any handler runs. Parsing itself stays Fastify's (its prototype guards).
+  // One pass decodes and checks (a strict decoder), not a check and then a decode: ~10 % on a 3 MiB
+  // reconcile body, where isUtf8 plus toString cost a third more than Fastify's own parser.
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = strictUtf8.decode(body as Buffer);
+    } catch {
+      return done(
+        new ApiProblem('bad_request', 'The request body is not valid UTF-8 (RFC 8259 §8.1).'),
+        undefined,
+      );
+    }
+    // Fastify's default parser answers through `done`, synchronously.
+    void parseJson(request, text, done);
+  });
   if (options.formBodies) {
     fastify.addContentTypeParser(
       'application/x-www-form-urlencoded',

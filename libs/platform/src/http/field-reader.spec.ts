@@ -66,6 +66,18 @@ describe('FieldReader', () => {
     expect(errors).toEqual([{ field: 'external_ref', message: 'must not contain a NUL character' }]);
   });
 
+  it('refuses a string holding a lone surrogate (it would be stored as U+FFFD), keeps paired ones', () => {
+    const read = (value: string) =>
+      errorsOf(() => {
+        const r = FieldReader.body({ ref: value });
+        r.string('ref', { max: 320 });
+        r.done();
+      });
+    const refused = [{ field: 'ref', message: 'must be Unicode text (it holds a lone surrogate)' }];
+    for (const lone of ['a\ud800', '\udcffa', 'a\udc00\ud800b']) expect(read(lone)).toEqual(refused);
+    expect(read('ship \u{1F6A2} ahoy')).toEqual([]);
+  });
+
   it('trims strings and passes valid input', () => {
     const r = FieldReader.body({ name: '  Kari ' });
     expect(r.string('name', { max: 10 })).toBe('Kari');

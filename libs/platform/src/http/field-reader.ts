@@ -30,6 +30,9 @@ export function parseTimestamp(text: string): Date | undefined {
   return Number.isNaN(ms) ? undefined : new Date(ms);
 }
 
+/** A UTF-16 half without its other half: no UTF-8 can spell it, so it could only be stored as U+FFFD. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 interface StringRule {
   readonly min?: number;
   readonly max: number;
@@ -130,6 +133,9 @@ export class FieldReader {
     if (trimmed.includes('\u0000')) {
       // PostgreSQL text cannot hold it: refused here with the field named, not by the database.
       this.fail(field, 'must not contain a NUL character');
+    } else if (LONE_SURROGATE.test(trimmed)) {
+      // A JSON escape (`"\udcff"`) can carry one in a UTF-8 body; stored, it would read back mangled.
+      this.fail(field, 'must be Unicode text (it holds a lone surrogate)');
     } else if (trimmed.length < min || trimmed.length > rule.max) {
       this.fail(field, `must be ${min}-${rule.max} characters long`);
     } else if (rule.pattern && !rule.pattern.test(trimmed)) {
