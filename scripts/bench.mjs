@@ -18,6 +18,7 @@ const require = createRequire(import.meta.url);
 await require('./lib/node.cjs').onProjectNode();
 const { ROOT, ensureNodeModules } = require('./lib/deps.cjs');
 const { which } = require('./lib/procs.cjs');
+const { nginxArgs } = require('./lib/apps.cjs');
 const { freePort, waitForHttpOk } = require('./lib/net.cjs');
 ensureNodeModules((l) => console.log(l));
 
@@ -58,7 +59,6 @@ async function main() {
   await startServer('platform', platformPort);
   const gatewayDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-gw-'));
   tempDirs.push(gatewayDir);
-  fs.chmodSync(gatewayDir, 0o755);
   execFileSync(
     process.execPath,
     [path.join(ROOT, 'dist/apps/gateway/src/generate.js'), '--out', gatewayDir],
@@ -75,7 +75,7 @@ async function main() {
       stdio: 'inherit',
     },
   );
-  const gw = spawn(nginx, ['-p', `${gatewayDir}/`, '-c', `${gatewayDir}/nginx.conf`], {
+  const gw = spawn(nginx, nginxArgs(gatewayDir), {
     stdio: ['ignore', fs.openSync(path.join(gatewayDir, 'out.log'), 'a'), 'inherit'],
   });
   children.push(gw);

@@ -156,7 +156,6 @@ export async function benchCrew() {
     }
 
     const gatewayDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-crew-gw-'));
-    fs.chmodSync(gatewayDir, 0o755);
     execFileSync(process.execPath, [apps.GENERATOR_JS, '--out', gatewayDir], {
       env: {
         ...process.env,
@@ -172,7 +171,7 @@ export async function benchCrew() {
     });
     const nginx = spawn(
       process.env.NGINX_BIN || which('nginx'),
-      ['-p', `${gatewayDir}/`, '-c', `${gatewayDir}/nginx.conf`],
+      apps.nginxArgs(gatewayDir),
       {
         stdio: ['ignore', fs.openSync('/dev/null', 'w'), 'inherit'],
       },

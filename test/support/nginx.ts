@@ -5,6 +5,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../apps/gateway/src/generate';
+import { nginxArgs } from '../../scripts/lib/apps.cjs';
 
 /** The nginx the gateway's tests run: NGINX_BIN, else Debian's /usr/sbin/nginx, else `nginx` on PATH. */
 export function nginxBinary(): string {
@@ -47,7 +48,7 @@ export async function startGateway(env: Record<string, string>): Promise<Gateway
 
     // nginx opens /dev/stdout for the access log, which fails on a socket (a Node 'pipe'): a file.
     const logFd = openSync(join(dir, 'access.log'), 'a');
-    const child = spawn(nginxBinary(), ['-p', `${dir}/`, '-c', join(dir, 'nginx.conf')], {
+    const child = spawn(nginxBinary(), nginxArgs(dir), {
       detached: true,
       stdio: ['ignore', logFd, 'pipe'],
     });
