@@ -144,7 +144,8 @@ beforeAll(async () => {
   system = await startSystem({
     label: 'sentinel-limits',
     replicas: REPLICAS,
-    env: systemEnv(RATE_LIMIT),
+    // Keys of its own: the first phase's load counted sandbox-partner in the same Redis within the minute.
+    env: { ...systemEnv(RATE_LIMIT), REDIS_KEY_PREFIX: 'sentinel-limits:' },
     readyTimeoutMs: 120_000,
   });
   const windowStart = Date.now();
