@@ -1,0 +1,66 @@
+import fs from 'node:fs';
+import type { Page } from 'playwright-core';
+
+/**
+ * What the browser tests check on every page a person sees (crew members, partners' staff):
+ * axe-core's WCAG 2.0/2.1 A and AA rules, and no sideways scrolling on a 320 px wide phone.
+ */
+const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const WCAG_21_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+export interface AxeViolation {
+  readonly id: string;
+  readonly impact: string | null;
+  readonly help: string;
+  readonly targets: readonly string[];
+}
+
+/** axe-core's violations on the page as it stands; an empty array means the page passes. */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  await page.addScriptTag({ content: AXE_SOURCE });
+  // Strings, not functions: this code runs in the page, and the project's types are Node's, not the DOM's.
+  return page.evaluate(`(async () => {
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ${JSON.stringify(WCAG_21_AA)} } });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact ?? null,
+      help: v.help,
+      targets: v.nodes.flatMap((n) => n.target.map(String)),
+    }));
+  })()`);
+}
+
+export const PHONE_WIDTH = 320;
+
+/**
+ * How many CSS pixels the page is wider than a 320 px viewport (0 when nothing scrolls sideways).
+ * Sets the viewport first, so call it on a page already loaded.
+ */
+export async function sidewaysOverflow(page: Page): Promise<number> {
+  await page.setViewportSize({ width: PHONE_WIDTH, height: 640 });
+  return page.evaluate<number>(`(() => {
+    const root = document.documentElement;
+    return Math.max(root.scrollWidth, document.body.scrollWidth) - root.clientWidth;
+  })()`);
+}
+
+/**
+ * The elements the Tab key reaches, in order, each as "tag: accessible text". Lets a test show a
+ * page can be used from the keyboard alone (every control reachable, in reading order).
+ */
+export async function tabOrder(page: Page, max = 40): Promise<string[]> {
+  await page.evaluate(`document.activeElement?.blur()`);
+  const seen: string[] = [];
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press('Tab');
+    const label = await page.evaluate<string | null>(`(() => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return null;
+      const text = (el.getAttribute('aria-label') ?? el.textContent ?? '').trim().replace(/\\s+/g, ' ');
+      return el.tagName.toLowerCase() + ': ' + (text || el.name || '');
+    })()`);
+    if (label === null || (seen.length > 0 && label === seen[0])) break;
+    seen.push(label);
+  }
+  return seen;
+}
