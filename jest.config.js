@@ -30,8 +30,14 @@ module.exports = {
       displayName: 'integration',
       testMatch: ['<rootDir>/{apps,libs,test}/**/*.integration-spec.ts'],
       globalSetup: '<rootDir>/test/integration/global-setup.ts',
+      setupFiles: ['<rootDir>/test/support/worker-env.ts'],
     },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      setupFiles: ['<rootDir>/test/support/worker-env.ts'],
+    },
     // The fault matrix (`npm run test:faults`; a short profile in `npm test`): private servers it stops and starts.
     { ...common, displayName: 'faults', testMatch: ['<rootDir>/test/faults/**/*.faults-spec.ts'] },
     // Hostile input through the gateway (`npm run fuzz`; a short seeded run in `npm test`).

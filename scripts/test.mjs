@@ -50,6 +50,7 @@ const results = []; // { stage, passed, failed, note }
 let current = null; // handle of the running stage process
 let interrupted = false;
 let resources = null; // per-run database/vhost/prefix
+const workerResources = []; // the same for each further Jest worker of a tier
 let servers = null; // provisioning result
 
 function parseArgs(argv) {
@@ -139,13 +140,46 @@ async function jestStage(tier, env, paths) {
     file,
     '--passWithNoTests',
   ];
-  if (tier !== 'unit') args.push('--runInBand', '--forceExit');
+  let tierEnv = env;
+  if (tier !== 'unit') {
+    // Several Jest workers, each on a database, vhost and key prefix of its own
+    // (test/support/worker-env.ts); a few chosen files run on one.
+    const workers = paths.length ? 1 : tierWorkers(tier, env);
+    if (workers > 1) {
+      const envs = [resources.env];
+      for (let i = 2; i <= workers; i++) {
+        const extra = await createWorkerResources(i);
+        workerResources.push(extra);
+        envs.push(extra.env);
+      }
+      tierEnv = { ...env, TEST_WORKER_ENVS: JSON.stringify(envs) };
+      args.push(`--maxWorkers=${workers}`, '--forceExit');
+    } else {
+      args.push('--runInBand', '--forceExit');
+    }
+  }
   args.push(...paths);
   // The e2e tier runs two processes of every app behind the gateway (test/support/system.ts).
-  const tierEnv = tier === 'e2e' ? { ...env, E2E_REPLICAS: env.E2E_REPLICAS || '2' } : env;
+  if (tier === 'e2e') tierEnv = { ...tierEnv, E2E_REPLICAS: env.E2E_REPLICAS || '2' };
   const res = await stage(tier, process.execPath, args, tierEnv);
   const counted = countJest(file, res);
   results.push({ stage: tier, ...counted });
+}
+
+/**
+ * How many Jest workers a tier runs on: INTEGRATION_WORKERS / E2E_WORKERS, else 2 for the
+ * integration tier (its files mostly wait on PostgreSQL, Redis and RabbitMQ) and 1 for e2e (each
+ * file already runs two processes of every app).
+ */
+function tierWorkers(tier, env) {
+  const set = Number(env[`${tier.toUpperCase()}_WORKERS`]);
+  if (Number.isInteger(set) && set >= 1) return set;
+  return tier === 'integration' ? 2 : 1;
+}
+
+function createWorkerResources(worker) {
+  const { createRunResources } = require('./lib/isolation.cjs');
+  return createRunResources(servers.env, { runId: `${resources.runId}w${worker}`, log: say });
 }
 
 /** Browser tests (Chromium) are wanted once the project depends on a driver for them. */
@@ -192,6 +226,7 @@ function shouldStopServers() {
 }
 
 async function cleanUp() {
+  while (workerResources.length) await workerResources.pop().cleanup();
   if (resources) {
     await resources.cleanup();
     resources = null;

@@ -23,6 +23,21 @@ export default async function globalSetup(): Promise<void> {
   const logDir = path.join(ROOT, '.run', `integration-${runId}`);
   fs.mkdirSync(logDir, { recursive: true });
 
+  // One database per Jest worker when the tier runs on several (test/support/worker-env.ts).
+  const workers = JSON.parse(process.env.TEST_WORKER_ENVS || '[]') as Record<string, string>[];
+  const targets = workers.length
+    ? workers
+    : [{ DATABASE_URL: process.env.DATABASE_URL, AMQP_URL: process.env.AMQP_URL ?? '' }];
+  const migrated = await Promise.all(
+    targets.map((target, i) => migrateAll(target.DATABASE_URL, target.AMQP_URL, logDir, i + 1)),
+  );
+  const names = targets.map((t) => new URL(t.DATABASE_URL).pathname.slice(1));
+  process.stdout.write(
+    `\nintegration: migrated ${migrated[0].join(', ') || 'no app'} into ${names.join(', ')}\n`,
+  );
+}
+
+async function migrateAll(databaseUrl: string, amqpUrl: string, logDir: string, worker: number) {
   const migrated: string[] = [];
   for (const app of NEST_APPS) {
     const source = path.join(ROOT, 'apps', app, 'src', 'cli.ts');
@@ -34,20 +49,15 @@ export default async function globalSetup(): Promise<void> {
       }
       continue; // app not written yet
     }
-    const logFile = path.join(logDir, `${app}-migrate.log`);
+    const logFile = path.join(logDir, worker === 1 ? `${app}-migrate.log` : `${app}-migrate-${worker}.log`);
     try {
       // As the owner, granting each app's own role its schema (test/deploy/least-privilege).
-      const services = cliConnections(app, {
-        DATABASE_URL: process.env.DATABASE_URL,
-        AMQP_URL: process.env.AMQP_URL,
-      });
+      const services = cliConnections(app, { DATABASE_URL: databaseUrl, AMQP_URL: amqpUrl });
       await runCli(app, 'migrate', appEnv({ services, fixed: { PORT: 0 } }), { logFile, timeoutMs: 120_000 });
     } catch (err) {
       throw new Error(`${(err as Error).message}\n${tail(logFile, 30)}`);
     }
     migrated.push(app);
   }
-  process.stdout.write(
-    `\nintegration: migrated ${migrated.join(', ') || 'no app'} into ${new URL(process.env.DATABASE_URL).pathname.slice(1)}\n`,
-  );
+  return migrated;
 }
