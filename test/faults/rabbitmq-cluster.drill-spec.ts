@@ -42,6 +42,8 @@ const stop = { began: 0, down: 0, recoveredAt: undefined as number | undefined }
 let queues: { name: string; type: string; members: string[] }[] = [];
 let committed: string[] = [];
 let received = new Map<string, number>();
+/** Where each committed event the partner did not get stands: one count per stage. */
+let stuck: Record<string, number> = {};
 
 process.once('exit', () => {
   postgres?.stopNow();
@@ -135,7 +137,29 @@ beforeAll(async () => {
   }
   await sleep(3000); // late duplicates, if any
   received = receivedCounts();
+  stuck = await whereStuck(committed.filter((id) => !received.has(id)));
 }, 20 * 60_000);
+
+/**
+ * The stage each undelivered event stopped at: still in crew-api's outbox, published but never
+ * fanned out, or a delivery in some state. A failure then says which part lost or held it.
+ */
+async function whereStuck(missing: readonly string[]): Promise<Record<string, number>> {
+  if (missing.length === 0) return {};
+  const { rows } = await db!.query<{ stage: string; n: number }>(
+    `SELECT CASE
+              WHEN o.published_at IS NULL THEN 'outbox: not published (' || coalesce(o.last_error, 'no error') || ')'
+              WHEN d.delivery_id IS NULL THEN 'published, no delivery'
+              ELSE 'delivery ' || d.status || ', ' || d.attempts || ' attempts'
+            END AS stage, count(*)::int AS n
+       FROM crew.outbox_messages o
+       LEFT JOIN webhooks.deliveries d ON d.event_id = o.message_id
+      WHERE o.message_id = ANY($1::text[])
+      GROUP BY 1 ORDER BY 2 DESC`,
+    [missing],
+  );
+  return Object.fromEntries(rows.map((r) => [r.stage, r.n]));
+}
 
 afterAll(async () => {
   await load?.stop().catch(() => undefined);
@@ -151,7 +175,7 @@ afterAll(async () => {
       `${stop.recoveredAt === undefined ? 'never' : `${stop.recoveredAt - stop.began} ms`}; ` +
       `${s.length} requests (${after.length} after the stop): ${count(s, 'ok')} ok, ${count(s, 'unavailable')} 503, ` +
       `${count(s, 'failure')} failed; events committed ${committed.length}, delivered ${received.size}, ` +
-      `duplicates ${[...received.values()].reduce((n, c) => n + c - 1, 0)}; queues ${JSON.stringify(queues.map((q) => `${q.name}:${q.type}:${q.members.length}`))}`,
+      `duplicates ${[...received.values()].reduce((n, c) => n + c - 1, 0)}; undelivered ${JSON.stringify(stuck)}; queues ${JSON.stringify(queues.map((q) => `${q.name}:${q.type}:${q.members.length}`))}`,
   );
 }, 180_000);
 
@@ -192,7 +216,10 @@ describe('RabbitMQ: a node of a three-node cluster stopped under load', () => {
 
   it('delivers every committed record change to the partner exactly once per event id', () => {
     expect(committed.length).toBeGreaterThan(0);
-    expect(committed.filter((id) => !received.has(id))).toEqual([]);
+    expect({ undelivered: committed.filter((id) => !received.has(id)).length, stuck }).toEqual({
+      undelivered: 0,
+      stuck: {},
+    });
     expect([...received.entries()].filter(([, n]) => n > 1)).toEqual([]);
     expect(committed.length).toBeGreaterThanOrEqual(load.recordChangesCommitted);
   });
