@@ -115,6 +115,34 @@ describe('AmqpConnection consumers', () => {
     );
   });
 
+  it('attaches again when RabbitMQ cancels its consumer while the connection lives on', async () => {
+    const connection = connect();
+    await connection.waitUntilConnected(5000);
+    const { queue } = await declareQueue(connection);
+    const seen: string[] = [];
+    await connection.consume(queue, async (m) => {
+      seen.push(m.content.toString());
+    });
+    await channel.sendToQueue(queue, Buffer.from('before'));
+    await eventually(async () => (seen.includes('before') ? true : undefined));
+
+    // Deleting the queue cancels its consumers (basic.cancel); the app's topology declares it again.
+    await channel.deleteQueue(queue);
+    await eventually(async () => {
+      const ok = await inspector.createChannel();
+      ok.on('error', () => undefined);
+      const found = await ok.checkQueue(queue).then(
+        (q) => q.consumerCount,
+        () => 0,
+      );
+      await ok.close().catch(() => undefined);
+      return found === 1 ? true : undefined;
+    }, 10_000);
+    expect(connection.isConnected()).toBe(true);
+    await channel.sendToQueue(queue, Buffer.from('after the cancel'));
+    await eventually(async () => (seen.includes('after the cancel') ? true : undefined), 10_000);
+  });
+
   it('drain stops new deliveries and waits for the running handler to finish and ack', async () => {
     const connection = connect();
     await connection.waitUntilConnected(5000);

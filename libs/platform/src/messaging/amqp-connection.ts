@@ -53,6 +53,10 @@ interface ConsumerRegistration {
   channel?: amqp.Channel;
   acks?: AckBatcher<amqp.ConsumeMessage>;
   consumerTag?: string;
+  /** Attaches in a row that ended with the channel closing again (reset by a delivery). */
+  reattaches?: number;
+  /** The attach to come after the channel ended; at most one at a time. */
+  reattachTimer?: NodeJS.Timeout;
 }
 
 export interface AmqpConnectionOptions {
@@ -399,19 +403,35 @@ export class AmqpConnection {
   }
 
   private async attachConsumer(registration: ConsumerRegistration): Promise<void> {
-    if (!this.connection || this.draining) return;
-    const channel = await this.connection.createChannel();
+    const connection = this.connection;
+    if (!connection || this.draining) return;
+    const channel = await connection.createChannel();
     channel.on('error', (err: Error) =>
       this.logger.warn({ err: err.message, queue: registration.queue }, 'consumer channel error'),
     );
+    // A consumer channel can end while its connection lives on: the broker cancelled the consumer
+    // (its queue was deleted, or a quorum queue's member moved) or closed the channel over a
+    // protocol error. Without a new one this process would stop taking the queue's messages, with
+    // nothing in its health to show it, until its next reconnect.
+    channel.on('close', () => {
+      if (registration.channel !== channel) return;
+      registration.channel = undefined;
+      registration.consumerTag = undefined;
+      this.reattachLater(registration, connection);
+    });
+    registration.channel = channel;
     await channel.prefetch(registration.options.prefetch ?? this.options.prefetch);
     const acks = new AckBatcher<amqp.ConsumeMessage>(channel);
-    registration.channel = channel;
     registration.acks = acks;
     const { consumerTag } = await channel.consume(
       registration.queue,
       (msg) => {
-        if (!msg) return; // cancelled by the broker (queue deleted); the reconnect re-attaches
+        if (!msg) {
+          this.logger.warn({ queue: registration.queue }, 'RabbitMQ cancelled the consumer; attaching again');
+          channel.close().catch(() => undefined);
+          return;
+        }
+        registration.reattaches = 0;
         acks.received(msg);
         const work = this.handle(acks, registration, msg);
         this.inFlight.add(work);
@@ -420,6 +440,38 @@ export class AmqpConnection {
       { noAck: false },
     );
     registration.consumerTag = consumerTag;
+  }
+
+  /**
+   * Attaches a consumer whose channel ended again, after a pause that doubles while the broker
+   * keeps refusing, as long as its connection is the live one. The topology is declared again first:
+   * a deleted queue of the app's comes back as a reconnect would bring it back.
+   */
+  private reattachLater(registration: ConsumerRegistration, connection: amqp.ChannelModel): void {
+    const min = this.options.minBackoffMs ?? 250;
+    const max = this.options.maxBackoffMs ?? 10_000;
+    if (registration.reattachTimer) return;
+    const n = (registration.reattaches = (registration.reattaches ?? 0) + 1);
+    registration.reattachTimer = setTimeout(
+      () => {
+        registration.reattachTimer = undefined;
+        if (this.connection !== connection || this.draining || this.closing || registration.channel) return;
+        void this.reattach(registration, connection);
+      },
+      Math.min(max, min * 2 ** (n - 1)),
+    ).unref();
+  }
+
+  private async reattach(registration: ConsumerRegistration, connection: amqp.ChannelModel): Promise<void> {
+    try {
+      for (const setup of this.topology) await this.withChannel(setup);
+      // A refused attach closes its channel, whose close handler comes back to reattachLater.
+      await this.attachConsumer(registration);
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message, queue: registration.queue }, 'consumer attach failed');
+      if (!registration.channel && this.connection === connection)
+        this.reattachLater(registration, connection);
+    }
   }
 
   private async handle(
