@@ -124,6 +124,42 @@ function groupAlive(pid) {
   }
 }
 
+/** Every process below `pid`, found by parent ids in /proc (empty where there is no /proc). */
+function descendants(pid) {
+  const parentOf = new Map();
+  let names = [];
+  try {
+    names = fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n));
+  } catch {
+    return [];
+  }
+  for (const name of names) {
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      // "pid (command) state ppid ...": the command may hold spaces and parentheses.
+      parentOf.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  const found = [];
+  for (let level = [pid]; level.length > 0; ) {
+    level = [...parentOf].filter(([, parent]) => level.includes(parent)).map(([child]) => child);
+    found.push(...level);
+  }
+  return found;
+}
+
+function signalEach(pids, signal) {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
 function signalGroup(pid, signal) {
   try {
     process.kill(-pid, signal);
@@ -166,7 +202,10 @@ function run(cmd, args, { env = process.env, cwd, prefix, logFile, timeoutMs, on
         process.stdout.write(
           `${red(`${cmd} ${args.join(' ')}: over ${Math.round(timeoutMs / 1000)} s, stopping it`)}\n`,
         );
-        handle.stop(5000);
+        // What it started in process groups of their own (apps, a nested test run) would outlive it.
+        const tree = descendants(handle.pid);
+        signalEach(tree, 'SIGTERM');
+        handle.stop(5000).then(() => signalEach(tree, 'SIGKILL'));
       }, timeoutMs);
     }
   });
@@ -230,6 +269,7 @@ module.exports = {
   bold,
   startProcess,
   signalGroup,
+  descendants,
   restartDelayMs,
   run,
   capture,

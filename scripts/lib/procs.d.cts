@@ -46,6 +46,8 @@ export declare function run(
 export declare function which(cmd: string): string;
 export declare function tail(file: string, lines?: number): string;
 export declare function signalGroup(pid: number, signal: NodeJS.Signals): void;
+/** Every process below `pid` (Linux /proc), those in process groups of their own included. */
+export declare function descendants(pid: number): number[];
 /** A supervisor's wait before restarting a process after `crashesInARow` crashes: 1 s, doubling, at most 30 s. */
 export declare function restartDelayMs(
   crashesInARow: number,
