@@ -138,9 +138,10 @@ export class PrivateBroker {
     }
   }
 
+  /** Stops the node and removes its folder; FAULTS_KEEP=1 keeps the logs (a drill that failed is read from them). */
   async destroy(): Promise<void> {
     await this.stop().catch(() => this.handle?.stop(2000));
-    fs.rmSync(this.dir, { recursive: true, force: true });
+    if (!process.env.FAULTS_KEEP) fs.rmSync(this.dir, { recursive: true, force: true });
   }
 
   private env(): NodeJS.ProcessEnv {

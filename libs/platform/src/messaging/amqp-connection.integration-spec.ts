@@ -143,6 +143,31 @@ describe('AmqpConnection consumers', () => {
     await eventually(async () => (seen.includes('after the cancel') ? true : undefined), 10_000);
   });
 
+  it('publishes on a new channel after the broker refuses a message (a nack)', async () => {
+    const connection = connect();
+    await connection.waitUntilConnected(5000);
+    const queue = `amqp-test.${randomBytes(6).toString('hex')}`;
+    // One message at most, and refuse the next: the broker nacks it.
+    await channel.assertQueue(queue, {
+      durable: false,
+      autoDelete: false,
+      arguments: { 'x-max-length': 1, 'x-overflow': 'reject-publish' },
+    });
+    const channelOf = () => (connection as unknown as { publishChannel?: object }).publishChannel;
+    try {
+      await connection.publish('', queue, Buffer.from('kept'));
+      const first = channelOf();
+      await expect(connection.publish('', queue, Buffer.from('refused'))).rejects.toThrow(/nack/i);
+      await eventually(async () => (channelOf() && channelOf() !== first ? true : undefined));
+      await channel.purgeQueue(queue);
+      await connection.publish('', queue, Buffer.from('after the renewal'));
+      const got = await channel.get(queue, { noAck: true });
+      expect(got && got.content.toString()).toBe('after the renewal');
+    } finally {
+      await channel.deleteQueue(queue);
+    }
+  });
+
   it('drain stops new deliveries and waits for the running handler to finish and ack', async () => {
     const connection = connect();
     await connection.waitUntilConnected(5000);

@@ -84,6 +84,7 @@ export class AmqpConnection {
   readonly user: string;
   private connection?: amqp.ChannelModel;
   private publishChannel?: amqp.ConfirmChannel;
+  private lastRenewal = 0;
   /** Unconfirmed sends, and the direct replies to them: RabbitMQ ties both to one channel. */
   private direct?: amqp.Channel;
   private replyHandler?: (message: InboundMessage) => void;
@@ -179,8 +180,9 @@ export class AmqpConnection {
           },
           (err) => {
             clearTimeout(timer);
-            if (err) reject(new BrokerUnavailableError(String(err)));
-            else resolve();
+            if (!err) return resolve();
+            this.renewAfterNack(channel);
+            reject(new BrokerUnavailableError(String(err)));
           },
         );
       } catch (err) {
@@ -327,6 +329,21 @@ export class AmqpConnection {
       this.dropDirect(this.direct);
       this.scheduleReconnect();
     }
+  }
+
+  /**
+   * A nack means a queue the message was routed to could not take it. Seen once in the RabbitMQ
+   * failover drill (3.10): after a node stopped, crew-api's publish channel had every publish to
+   * a quorum queue refused for two minutes, while RPCs through the same cluster went on. A channel
+   * keeps its own view of each quorum queue's members; a new one looks them up again. So the next
+   * publishes go out on a new channel (at most one renewal a second, so a queue that refuses for
+   * good does not churn channels).
+   */
+  private renewAfterNack(channel: amqp.ConfirmChannel): void {
+    if (this.publishChannel !== channel || Date.now() - this.lastRenewal < 1000) return;
+    this.lastRenewal = Date.now();
+    // The close handler opens the next one on the same connection.
+    channel.close().catch(() => undefined);
   }
 
   private async openPublishChannel(connection: amqp.ChannelModel): Promise<void> {
