@@ -2,7 +2,7 @@ import { Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/com
 import type { PortalWebhookAction } from '@svc/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseCsrfField } from '../sessions/csrf-field';
-import { redirect, sendResult, type WebResult } from '../views/web-result';
+import { sendResult, type WebResult } from '../views/web-result';
 import { PORTAL_PATH } from './portal-cookies';
 import { pick, PortalService, type PortalSession } from './portal.service';
 import {
@@ -34,7 +34,15 @@ export class PortalController {
     const opened = await this.portal.open(token, request.headers.cookie);
     sendResult(
       reply,
-      opened.outcome === 'opened' ? redirect(303, PORTAL_PATH, opened.cookies) : expiredResult(),
+      opened.outcome === 'opened'
+        ? {
+            kind: 'redirect',
+            status: 303,
+            location: PORTAL_PATH,
+            cookies: opened.cookies,
+            frameAncestors: opened.frameOrigins,
+          }
+        : expiredResult(),
     );
   }
 

@@ -35,7 +35,12 @@ export interface PortalSession {
 }
 
 export type OpenOutcome =
-  { readonly outcome: 'opened'; readonly cookies: readonly string[] } | { readonly outcome: 'expired' };
+  | {
+      readonly outcome: 'opened';
+      readonly cookies: readonly string[];
+      readonly frameOrigins: readonly string[];
+    }
+  | { readonly outcome: 'expired' };
 
 /** The query parameters each list takes (the API's own names); anything else is dropped. */
 const DELIVERY_QUERY = ['status', 'event_type', 'since', 'until', 'limit', 'cursor'] as const;
@@ -81,7 +86,11 @@ export class PortalService {
       createdAt: now,
       expiresAt: new Date(now.getTime() + PORTAL_SESSION_TTL_SECONDS * 1000),
     });
-    return { outcome: 'opened', cookies: [portalCookie(this.policy, id)] };
+    return {
+      outcome: 'opened',
+      cookies: [portalCookie(this.policy, id)],
+      frameOrigins: answer.partner.frame_origins,
+    };
   }
 
   /** The live portal session the request's cookie names, if any. */

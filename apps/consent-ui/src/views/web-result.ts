@@ -39,6 +39,8 @@ export type WebResult =
       readonly status: 302 | 303;
       readonly location: string;
       readonly cookies?: readonly string[];
+      /** As on a page: a redirect inside a frame is framed too. */
+      readonly frameAncestors?: readonly string[];
     };
 
 export function page(status: number, body: SafeHtml, cookies?: readonly string[]): WebResult {
@@ -56,6 +58,14 @@ export function applyPageHeaders(reply: FastifyReply): void {
 export function sendResult(reply: FastifyReply, result: WebResult): void {
   applyPageHeaders(reply);
   if (result.cookies && result.cookies.length > 0) reply.header('set-cookie', [...result.cookies]);
+  if (result.frameAncestors && result.frameAncestors.length > 0) {
+    // CSP frame-ancestors names the origins; X-Frame-Options cannot, so it goes.
+    reply.header(
+      'content-security-policy',
+      `${PAGE_CSP}; frame-ancestors ${result.frameAncestors.join(' ')}`,
+    );
+    reply.removeHeader('x-frame-options');
+  }
   reply.status(result.status);
   switch (result.kind) {
     case 'page':
