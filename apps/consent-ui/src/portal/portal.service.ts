@@ -47,6 +47,13 @@ const DELIVERY_QUERY = ['status', 'event_type', 'since', 'until', 'limit', 'curs
 const SEAT_QUERY = ['status', 'limit', 'cursor'] as const;
 const REPLAY_FIELDS = ['since', 'until', 'status'] as const;
 const EXPIRED_PURGE_BATCH = 100;
+/**
+ * How long an action may take over RPC. A test (or enable) waits for the partner's endpoint,
+ * which has the webhook budget (5 s) to answer; a redelivery or replay waits its turn on the
+ * partner's budget lock. An answer that comes after the page gave up would read as "nothing
+ * happened" while it did, so the page waits longer than for a read.
+ */
+const ACTION_TIMEOUT_MS = 8_000;
 
 /**
  * The partner portal: a single-use link becomes a portal session (an hour at most) for that
@@ -153,13 +160,17 @@ export class PortalService {
     action: PortalWebhookAction,
     subject: { readonly deliveryId?: string; readonly form?: unknown } = {},
   ): Promise<PortalAnswer<PortalWebhookActionResult>> {
-    return this.rpc.call(WEBHOOKS_PORTAL_ACTION, {
-      client_id: session.clientId,
-      portal_session: session.ref,
-      action,
-      ...(subject.deliveryId !== undefined ? { delivery_id: subject.deliveryId.slice(0, 200) } : {}),
-      ...(action === 'replay' ? { window: pick(subject.form, REPLAY_FIELDS) } : {}),
-    });
+    return this.rpc.call(
+      WEBHOOKS_PORTAL_ACTION,
+      {
+        client_id: session.clientId,
+        portal_session: session.ref,
+        action,
+        ...(subject.deliveryId !== undefined ? { delivery_id: subject.deliveryId.slice(0, 200) } : {}),
+        ...(action === 'replay' ? { window: pick(subject.form, REPLAY_FIELDS) } : {}),
+      },
+      ACTION_TIMEOUT_MS,
+    );
   }
 
   private sessionIdFrom(cookieHeader: string | undefined): string | undefined {
