@@ -1,4 +1,3 @@
-import { API_LIMITS } from '../limits';
 import { readRecord, readString } from '../validate';
 import { ContractViolation, isRecord } from './rpc';
 
@@ -55,6 +54,3 @@ export function readPortalAnswer<T>(
 export function readObject<T>(contract: string, input: unknown): T {
   return readRecord(contract, input) as T;
 }
-
-/** The client_id every portal question is bound to: the one the portal session was opened for. */
-export const PORTAL_CLIENT_ID_MAX = API_LIMITS.idMaxLength;
