@@ -705,7 +705,7 @@ function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
                 'The link and when it stops working.',
                 'PortalSession',
                 {
-                  url: 'https://api.example.com/portal/open?token=Jq3vT8mW1xZ5nB7kLp0sRt6uYc2eDf9gHi4aKo_wXzQ',
+                  url: 'https://api.crew-records.example/portal/open?token=Jq3vT8mW1xZ5nB7kLp0sRt6uYc2eDf9gHi4aKo_wXzQ',
                   expires_at: '2026-03-03T09:20:00Z',
                 },
                 RL,
