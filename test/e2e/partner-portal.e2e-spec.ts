@@ -510,6 +510,7 @@ describe('isolation: another partner’s ids show and touch nothing', () => {
     theirs = await newPartner('theirs');
     const theirPortal = await PortalClient.open(await linkOf(theirs.basic));
     expect((await theirPortal.post('/portal/endpoint/test')).status).toBe(200);
+    expect((await theirPortal.post('/portal/endpoint/test')).status).toBe(200);
     [{ delivery_id: theirDelivery }] = await deliveriesOf(theirs);
     portal = await PortalClient.open(await linkOf(mine.basic));
   });
@@ -524,7 +525,7 @@ describe('isolation: another partner’s ids show and touch nothing', () => {
   it('POST /portal/deliveries/{id}/redeliver: 404, and their log is unchanged', async () => {
     const res = await portal.post(`/portal/deliveries/${theirDelivery}/redeliver`);
     expect(res.status).toBe(404);
-    expect(await deliveriesOf(theirs)).toHaveLength(1);
+    expect(await deliveriesOf(theirs)).toHaveLength(2);
   });
 
   it('GET /portal and /portal/deliveries: only my endpoint and my deliveries', async () => {
@@ -533,6 +534,24 @@ describe('isolation: another partner’s ids show and touch nothing', () => {
     expect(overview.text).not.toContain(theirs.hook);
     const list = await portal.get('/portal/deliveries?limit=200');
     expect(list.text).not.toContain(theirDelivery);
+    // Their list's cursor is only a position: in my session it pages my deliveries.
+    const theirPage = await json(url('/v1/partners/webhooks/deliveries?limit=1'), 'GET', theirs.basic);
+    const cursor = theirPage.json<{ next_cursor: string }>().next_cursor;
+    expect(cursor).toEqual(expect.any(String));
+    const withTheirCursor = await portal.get(
+      `/portal/deliveries?limit=200&cursor=${encodeURIComponent(cursor)}`,
+    );
+    expect(withTheirCursor.status).toBe(200);
+    for (const d of await deliveriesOf(theirs)) expect(withTheirCursor.text).not.toContain(d.delivery_id);
+  });
+
+  it('POST /portal/sign-out ends only this portal session', async () => {
+    const other = await PortalClient.open(await linkOf(mine.basic));
+    const forged = await other.post('/portal/sign-out', {}, false);
+    expect(forged.status).toBe(403);
+    expect((await other.post('/portal/sign-out')).status).toBe(200);
+    expect((await other.get('/portal')).status).toBe(401);
+    expect((await portal.get('/portal')).status).toBe(200);
   });
 
   it('POST /portal/replay, /portal/endpoint/test and /enable: their log and endpoint are untouched', async () => {
@@ -543,8 +562,8 @@ describe('isolation: another partner’s ids show and touch nothing', () => {
     expect(replayed.text).toContain('0 deliveries queued again');
     expect((await portal.post('/portal/endpoint/test')).status).toBe(200);
     expect((await portal.post('/portal/endpoint/enable')).status).toBe(200);
-    expect(await deliveriesOf(theirs)).toHaveLength(1);
-    expect(await portalActions(theirs.clientId)).toEqual([expect.objectContaining({ action: 'test' })]);
+    expect(await deliveriesOf(theirs)).toHaveLength(2);
+    expect((await portalActions(theirs.clientId)).map((r) => r.action)).toEqual(['test', 'test']);
   });
 
   it('GET /portal/seats: only my seats, also with a cursor of another partner’s list', async () => {
