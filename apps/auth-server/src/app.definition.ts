@@ -8,6 +8,7 @@ import { MetadataModule } from './metadata/metadata.module';
 import { oauthErrorRenderer, oauthProblem } from './oauth/oauth-error.renderer';
 import { partnersCommand } from './partners/partners.cli';
 import { PartnersModule } from './partners/partners.module';
+import { PortalModule } from './portal/portal.module';
 import { RetentionModule } from './retention/retention.module';
 import { seedSandbox } from './seed';
 import { SystemModule } from './system/system.module';
@@ -37,6 +38,7 @@ export const AUTH_SERVER: AppDefinition<typeof AUTH_SERVER_CONFIG> = {
     AuthorizeModule,
     ConsentsModule,
     PartnersModule,
+    PortalModule,
     TokensModule,
     UsersModule,
     UserinfoModule,

@@ -5,6 +5,7 @@ import { SPONSORSHIP_API_CONFIG } from './config';
 import { MemberSponsorshipsModule } from './member-sponsorships/member-sponsorships.module';
 import { MembersLeftModule } from './members-left/members-left.module';
 import { SPONSORSHIP_API_MIGRATIONS } from './migrations';
+import { PortalSeatsModule } from './portal-seats/portal-seats.module';
 import { seatsProblem } from './seats/seats-problem.mapper';
 import { SeatsModule } from './seats/seats.module';
 import { seedSandbox } from './seed/sandbox-seed';
@@ -12,7 +13,7 @@ import { seedSandbox } from './seed/sandbox-seed';
 /**
  * sponsorship-api: partners' sponsored seats (`/v1/partners/*`), behind HTTP Basic checked with
  * auth-server and the shared per-partner rate limits; premium is granted and dropped on crew-api.
- * Its RPC queue answers consent-ui with a member's own sponsorships.
+ * Its RPC queue answers consent-ui with a member's own sponsorships and a partner portal's seats.
  */
 export const SPONSORSHIP_API: AppDefinition<typeof SPONSORSHIP_API_CONFIG> = {
   name: 'sponsorship-api',
@@ -31,5 +32,6 @@ export const SPONSORSHIP_API: AppDefinition<typeof SPONSORSHIP_API_CONFIG> = {
     SeatsModule,
     MembersLeftModule,
     MemberSponsorshipsModule,
+    PortalSeatsModule,
   ],
 };

@@ -399,6 +399,19 @@ export const ENDPOINT_ENABLE_RESULT = closedObject(
   'The endpoint after the test (enabled only on a 2xx), and what the test attempt got.',
 );
 
+export const PORTAL_SESSION = closedObject(
+  {
+    url: {
+      type: 'string',
+      format: 'uri',
+      description:
+        "Opens your partner portal in a browser, once, within 5 minutes; the portal session it starts lasts at most an hour. Give it to the person who needs it (or load it in a frame on a page of one of your registered redirect URIs' origins); treat it like a password until it is used.",
+    },
+    expires_at: timestamp('When the link stops working if it has not been used.'),
+  },
+  'A single-use link to your partner portal: your webhook endpoint, deliveries and seats in a browser.',
+);
+
 export type TokenResponse = Shape<typeof TOKEN_RESPONSE>;
 export type UserinfoResponse = Shape<typeof USERINFO>;
 export type MembershipResponse = Shape<typeof MEMBERSHIP>;
@@ -420,4 +433,5 @@ export type PartnerDeliveryDetailResponse = Shape<typeof PARTNER_DELIVERY_DETAIL
 export type RedeliveryResponse = Shape<typeof REDELIVERY_RESULT>;
 export type ReplayResponse = Shape<typeof REPLAY_RESULT>;
 export type EndpointEnableResponse = Shape<typeof ENDPOINT_ENABLE_RESULT>;
+export type PortalSessionResponse = Shape<typeof PORTAL_SESSION>;
 export type DeliveryAttemptError = (typeof DELIVERY_ATTEMPT_ERRORS)[number];

@@ -32,6 +32,8 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
   { path: '/login', match: 'exact', app: 'consent-ui' },
   { path: '/logout', match: 'exact', app: 'consent-ui' },
   { path: '/account', match: 'prefix', app: 'consent-ui' },
+  // The partner portal's pages (a partner's staff, opened with a single-use link).
+  { path: '/portal', match: 'prefix', app: 'consent-ui' },
   // Crew-data API.
   { path: '/v1/me', match: 'prefix', app: 'crew-api' },
   { path: '/v1/webhooks/test', match: 'exact', app: 'crew-api' },
@@ -44,6 +46,8 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     bodyLimitBytes: RECONCILE_BODY_LIMIT_BYTES,
   },
   { path: '/v1/partners', match: 'prefix', app: 'sponsorship-api' },
+  // Portal links are minted where partner credentials and redirect URIs live.
+  { path: '/v1/partners/portal/sessions', match: 'exact', app: 'auth-server' },
   // Partners' own webhooks: the delivery log lives in the dispatcher's database, so it serves them.
   { path: '/v1/partners/webhooks', match: 'prefix', app: 'webhook-dispatcher' },
 ];

@@ -32,6 +32,8 @@ export type IntrospectorProvider =
 export interface SecurityModuleOptions {
   /** HTTP Basic for the partner endpoints (sponsorship-api): credentials checked with auth-server. */
   readonly partners?: boolean;
+  /** Default: RpcPartnerVerifier (asks auth-server); auth-server itself checks its own store. */
+  readonly partnerVerifier?: Omit<ExistingProvider<PartnerVerifier>, 'provide'>;
   /** Default: RpcIntrospector (asks auth-server over RPC; needs RpcModule). */
   readonly introspector?: IntrospectorProvider;
   /** Modules the introspector's dependencies come from (auth-server's own token store). */
@@ -78,7 +80,7 @@ export class SecurityModule {
       ScopeGuard,
       ...(options.partners
         ? [
-            { provide: PartnerVerifier, useClass: RpcPartnerVerifier },
+            { provide: PartnerVerifier, ...(options.partnerVerifier ?? { useClass: RpcPartnerVerifier }) },
             BasicStrategy,
             BasicAuthGuard,
             PartnerProgramGuard,

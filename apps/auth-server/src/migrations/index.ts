@@ -1,3 +1,4 @@
 import { Baseline1763750000000 } from './1763750000000-baseline';
+import { PortalLinks1765100000000 } from './1765100000000-portalLinks';
 
-export const AUTH_SERVER_MIGRATIONS = [Baseline1763750000000];
+export const AUTH_SERVER_MIGRATIONS = [Baseline1763750000000, PortalLinks1765100000000];

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { SecurityModule } from '@svc/security';
 import { ConsentsModule } from '../consents/consents.module';
+import { PartnerDigestVerifier } from '../partners/partner-digest.verifier';
 import { PartnersModule } from '../partners/partners.module';
 import { TokenPairsRepository } from './token-pairs.repository';
 import { TokenController } from './token.controller';
@@ -17,8 +18,13 @@ import { TokensService } from './tokens.service';
 })
 export class TokensModule {}
 
-/** auth-server's own bearer endpoint (userinfo) asks this token store directly, not over RPC. */
+/**
+ * auth-server's own bearer endpoint (userinfo) asks this token store directly, not over RPC; its
+ * Basic endpoint (portal links) asks its own partner store.
+ */
 export const TOKENS_SECURITY = SecurityModule.forRoot({
   introspector: { useExisting: TokensService },
-  imports: [TokensModule],
+  partners: true,
+  partnerVerifier: { useExisting: PartnerDigestVerifier },
+  imports: [TokensModule, PartnersModule],
 });

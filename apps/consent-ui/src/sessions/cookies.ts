@@ -6,7 +6,10 @@ export interface CookieOptions {
   readonly path: string;
   readonly httpOnly: boolean;
   readonly secure: boolean;
-  readonly sameSite: 'Lax' | 'Strict';
+  /** `None` needs `secure` (a cookie sent in a partner's frame, whose forms carry CSRF tokens). */
+  readonly sameSite: 'Lax' | 'Strict' | 'None';
+  /** CHIPS: kept per top-level site, so a framed page's cookie survives third-party cookie blocking. */
+  readonly partitioned?: boolean;
   /** Seconds; 0 deletes the cookie. Omitted: a browser-session cookie. */
   readonly maxAge?: number;
 }
@@ -40,7 +43,10 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
     if (options.maxAge <= 0) parts.push('Expires=Thu, 01 Jan 1970 00:00:00 GMT');
   }
   if (options.httpOnly) parts.push('HttpOnly');
+  if (options.sameSite === 'None' && !options.secure)
+    throw new Error('a SameSite=None cookie must be Secure');
   if (options.secure) parts.push('Secure');
   parts.push(`SameSite=${options.sameSite}`);
+  if (options.partitioned) parts.push('Partitioned');
   return parts.join('; ');
 }

@@ -9,9 +9,10 @@ import type { SafeHtml } from './html';
  * - No referrer: the request's URL and the redirect carrying the code must not leak (RFC 9700 §4.2).
  * - `no-store`: pages show personal data and CSRF tokens; redirects carry codes.
  */
+const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'";
+
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy':
-    "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'content-security-policy': `${PAGE_CSP}; frame-ancestors 'none'`,
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
@@ -26,6 +27,11 @@ export type WebResult =
       readonly body: SafeHtml;
       readonly cookies?: readonly string[];
       readonly headers?: Readonly<Record<string, string>>;
+      /**
+       * The only origins that may frame this page (the partner portal: its partner's redirect
+       * URIs' origins). Unset: no framing at all.
+       */
+      readonly frameAncestors?: readonly string[];
     }
   | {
       readonly kind: 'redirect';
@@ -33,6 +39,8 @@ export type WebResult =
       readonly status: 302 | 303;
       readonly location: string;
       readonly cookies?: readonly string[];
+      /** As on a page: a redirect inside a frame is framed too. */
+      readonly frameAncestors?: readonly string[];
     };
 
 export function page(status: number, body: SafeHtml, cookies?: readonly string[]): WebResult {
@@ -50,9 +58,25 @@ export function applyPageHeaders(reply: FastifyReply): void {
 export function sendResult(reply: FastifyReply, result: WebResult): void {
   applyPageHeaders(reply);
   if (result.cookies && result.cookies.length > 0) reply.header('set-cookie', [...result.cookies]);
+  if (result.frameAncestors && result.frameAncestors.length > 0) {
+    // CSP frame-ancestors names the origins; X-Frame-Options cannot, so it goes.
+    reply.header(
+      'content-security-policy',
+      `${PAGE_CSP}; frame-ancestors ${result.frameAncestors.join(' ')}`,
+    );
+    reply.removeHeader('x-frame-options');
+  }
   reply.status(result.status);
   switch (result.kind) {
     case 'page':
+      if (result.frameAncestors && result.frameAncestors.length > 0) {
+        // CSP frame-ancestors names the origins; X-Frame-Options cannot, so it goes.
+        reply.header(
+          'content-security-policy',
+          `${PAGE_CSP}; frame-ancestors ${result.frameAncestors.join(' ')}`,
+        );
+        reply.removeHeader('x-frame-options');
+      }
       for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
       reply.header('content-type', 'text/html; charset=utf-8');
       void reply.send(result.body.value);

@@ -24,6 +24,7 @@ const NAV: readonly (readonly [string, string])[] = [
   ['/docs/quickstart', 'Quickstart'],
   ['/docs/webhooks', 'Webhooks'],
   ['/docs/sponsorship', 'Sponsorship'],
+  ['/docs/portal', 'Portal'],
   ['/docs/errors/', 'Errors'],
 ];
 
@@ -32,6 +33,7 @@ const GUIDES = [
   { source: 'quickstart.md', path: '/docs/quickstart', title: 'Quickstart: OAuth 2.0 with PKCE' },
   { source: 'webhooks.md', path: '/docs/webhooks', title: 'Webhooks' },
   { source: 'sponsorship.md', path: '/docs/sponsorship', title: 'Sponsorship' },
+  { source: 'portal.md', path: '/docs/portal', title: 'Partner portal' },
 ] as const;
 
 /** An HTML document of the site; `head` and `body` are its own lines, already indented. */

@@ -24,6 +24,6 @@ import { SeatsService } from './seats.service';
     ProbeBudgetRepository,
     ProbeBudgetService,
   ],
-  exports: [SeatsRepository, SeatExpiryJob],
+  exports: [SeatsRepository, SeatsService, SeatExpiryJob],
 })
 export class SeatsModule {}

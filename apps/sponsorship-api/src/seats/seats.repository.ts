@@ -98,6 +98,23 @@ export class SeatsRepository {
     return sponsor?.seatQuota ?? null;
   }
 
+  /** The partner's seats counted by status, and its own quota if its sponsor row sets one. */
+  async summary(
+    clientId: string,
+  ): Promise<{ readonly counts: Readonly<Record<SeatStatus, number>>; readonly quota: number | null }> {
+    const rows = await this.sql.rows<{ status: SeatStatus; n: number }>(
+      `SELECT status, count(*)::int AS n FROM seats WHERE client_id = $1 GROUP BY status`,
+      [clientId],
+    );
+    const sponsor = await this.sql.row<Pick<Sponsor, 'seatQuota'>>(
+      `SELECT seat_quota AS "seatQuota" FROM sponsors WHERE client_id = $1`,
+      [clientId],
+    );
+    const counts: Record<SeatStatus, number> = { invited: 0, active: 0, ended: 0, cancelled: 0 };
+    for (const r of rows) counts[r.status] = r.n;
+    return { counts, quota: sponsor?.seatQuota ?? null };
+  }
+
   async countLive(tx: Transaction, clientId: string): Promise<number> {
     const live = await this.sql.row<{ n: string }>(
       `SELECT count(*) AS n FROM seats WHERE client_id = $1 AND ${LIVE}`,

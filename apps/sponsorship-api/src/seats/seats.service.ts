@@ -44,7 +44,7 @@ export class SeatsService {
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
 
-  async list(partner: PartnerPrincipal, query: SeatListQuery): Promise<SeatPageResponse> {
+  async list(partner: Pick<PartnerPrincipal, 'client_id'>, query: SeatListQuery): Promise<SeatPageResponse> {
     const position = query.cursor === undefined ? undefined : decodeSeatCursor(query.cursor);
     if (position && position.status !== (query.status ?? null)) {
       throw new SeatsException(
@@ -204,7 +204,7 @@ export class SeatsService {
 
   /** One consent question for a whole page; none at all when no seat has a name to show. */
   private connectedOf(
-    partner: PartnerPrincipal,
+    partner: Pick<PartnerPrincipal, 'client_id'>,
     seats: readonly SeatRow[],
     timeoutMs?: number,
   ): Promise<ReadonlySet<string>> {

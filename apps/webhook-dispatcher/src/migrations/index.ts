@@ -3,6 +3,7 @@ import { Redeliveries1764100000000 } from './1764100000000-redeliveries';
 import { DeliveryLogRetention1764200000002 } from './1764200000002-deliveryLogRetention';
 import { PartnerSelfService1764600000000 } from './1764600000000-partnerSelfService';
 import { PartnerFairness1765000000000 } from './1765000000000-partnerFairness';
+import { PortalActions1765100000001 } from './1765100000001-portalActions';
 
 export const WEBHOOK_DISPATCHER_MIGRATIONS = [
   CreateDeliveries1763900000000,
@@ -10,4 +11,5 @@ export const WEBHOOK_DISPATCHER_MIGRATIONS = [
   DeliveryLogRetention1764200000002,
   PartnerSelfService1764600000000,
   PartnerFairness1765000000000,
+  PortalActions1765100000001,
 ];

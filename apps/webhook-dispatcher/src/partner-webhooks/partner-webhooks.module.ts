@@ -10,5 +10,6 @@ import { PartnerWebhooksService } from './partner-webhooks.service';
   imports: [DeliveriesModule],
   controllers: [PartnerWebhooksController],
   providers: [PartnerWebhooksRepository, PartnerWebhooksService, ActivePartnerGuard],
+  exports: [PartnerWebhooksService],
 })
 export class PartnerWebhooksModule {}

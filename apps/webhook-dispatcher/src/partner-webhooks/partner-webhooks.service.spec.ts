@@ -190,4 +190,12 @@ describe('PartnerWebhooksService', () => {
       event_id: expect.stringMatching(/^evt_/),
     });
   });
+
+  it('sends the portal’s test event like the enable test, recorded, and leaves the endpoint as it is', async () => {
+    const ok = setup({ endpoint: 'disabled' });
+    const tested = await ok.service.test(partner);
+    expect(ok.calls).toEqual(['record test true']);
+    expect(tested.test).toMatchObject({ response_status: 204, delivery_id: expect.stringMatching(/^dlv_/) });
+    expect(tested.endpoint.status).toBe('disabled');
+  });
 });

@@ -33,6 +33,9 @@ import { PartnerWebhooksRepository } from './partner-webhooks.repository';
  */
 export const ENDPOINT_CHECK_USER = 'usr_endpoint_check';
 
+/** Who asks: a partner over the API, or its portal session over RPC; only the client_id matters. */
+export type CallingPartner = Pick<PartnerPrincipal, 'client_id'>;
+
 /**
  * A partner's own webhooks: its delivery log, redeliveries and replays, and its endpoint's health
  * and state. Every read and write is bound to the calling partner's client_id: another partner's
@@ -54,12 +57,12 @@ export class PartnerWebhooksService {
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
 
-  async endpoint(partner: PartnerPrincipal): Promise<WebhookEndpointResponse> {
+  async endpoint(partner: CallingPartner): Promise<WebhookEndpointResponse> {
     const recipient = await this.registered(partner.client_id);
     return toEndpointResponse(recipient.webhook_url, await this.partnerWebhooks.endpoint(partner.client_id));
   }
 
-  async list(partner: PartnerPrincipal, query: DeliveryListQuery): Promise<PartnerDeliveryPageResponse> {
+  async list(partner: CallingPartner, query: DeliveryListQuery): Promise<PartnerDeliveryPageResponse> {
     const after = query.cursor === undefined ? undefined : decodeDeliveryCursor(query.cursor);
     // One row more than the page: whether there is a next page, without a count.
     const rows = await this.partnerWebhooks.page(partner.client_id, query, after, query.limit + 1);
@@ -74,7 +77,7 @@ export class PartnerWebhooksService {
     };
   }
 
-  async get(partner: PartnerPrincipal, deliveryId: string): Promise<PartnerDeliveryDetailResponse> {
+  async get(partner: CallingPartner, deliveryId: string): Promise<PartnerDeliveryDetailResponse> {
     const delivery = await this.owned(partner.client_id, deliveryId);
     return toDeliveryDetailResponse(delivery, await this.deliveries.attemptsOf(deliveryId));
   }
@@ -85,7 +88,7 @@ export class PartnerWebhooksService {
    * left to its own series, and a disabled endpoint gets nothing until it is enabled again. At most
    * WEBHOOK_REDELIVERIES_PER_HOUR per rolling hour: each can cost the dispatcher six attempts.
    */
-  async redeliver(partner: PartnerPrincipal, deliveryId: string): Promise<RedeliveryResponse> {
+  async redeliver(partner: CallingPartner, deliveryId: string): Promise<RedeliveryResponse> {
     const source = await this.owned(partner.client_id, deliveryId);
     await this.assertEnabled(partner.client_id);
     if (source.status === 'pending') {
@@ -121,7 +124,7 @@ export class PartnerWebhooksService {
    * event (receivers that dedupe on the event id stay correct). At most 7 days per call (the
    * parser's rule) and WEBHOOK_REPLAYS_PER_HOUR calls per rolling hour.
    */
-  async replay(partner: PartnerPrincipal, request: ReplayRequest): Promise<ReplayResponse> {
+  async replay(partner: CallingPartner, request: ReplayRequest): Promise<ReplayResponse> {
     await this.assertEnabled(partner.client_id);
     const outcome = await this.partnerWebhooks.replay(partner.client_id, request, {
       perHour: this.config.WEBHOOK_REPLAYS_PER_HOUR,
@@ -144,7 +147,16 @@ export class PartnerWebhooksService {
    * in the log; the endpoint is enabled only when it is acknowledged with a 2xx. The answer says
    * what the attempt got either way.
    */
-  async enable(partner: PartnerPrincipal): Promise<EndpointEnableResponse> {
+  enable(partner: CallingPartner): Promise<EndpointEnableResponse> {
+    return this.check(partner, true);
+  }
+
+  /** The same test event as `enable` sends, with the endpoint left as it is (the partner portal's test). */
+  test(partner: CallingPartner): Promise<EndpointEnableResponse> {
+    return this.check(partner, false);
+  }
+
+  private async check(partner: CallingPartner, enableOnSuccess: boolean): Promise<EndpointEnableResponse> {
     const recipient = await this.registered(partner.client_id);
     const eventId = newId('evt', 16);
     const deliveryId = newId('dlv', 16);
@@ -180,7 +192,8 @@ export class PartnerWebhooksService {
       responseBody: outcome.responseBody ?? null,
       ok: outcome.ok,
     });
-    if (outcome.ok) await this.partnerWebhooks.setStatus(partner.client_id, 'enabled', null);
+    if (outcome.ok && enableOnSuccess)
+      await this.partnerWebhooks.setStatus(partner.client_id, 'enabled', null);
     return {
       endpoint: toEndpointResponse(
         recipient.webhook_url,

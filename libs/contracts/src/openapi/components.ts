@@ -33,6 +33,7 @@ import {
   REDELIVERY_RESULT,
   REPLAY_RESULT,
   ENDPOINT_ENABLE_RESULT,
+  PORTAL_SESSION,
 } from '../responses';
 import { SCOPES, type Scope } from '../scopes';
 import {
@@ -152,6 +153,7 @@ function schemas(docsUrl: string): JsonObject {
     ReplayRequest: bodySchema(REPLAY_BODY),
     ReplayResult: REPLAY_RESULT,
     EndpointEnableResult: ENDPOINT_ENABLE_RESULT,
+    PortalSession: PORTAL_SESSION,
     SeatStatus: SEAT_STATUS,
     Seat: SEAT,
     SeatPage: SEAT_PAGE,

@@ -13,6 +13,9 @@ export interface UndescribedRoute {
 
 const BROWSER = 'a page of the crew member’s browser session (consent UI), not an API operation';
 
+const PORTAL =
+  'a page of the partner portal (a partner’s staff in a browser, opened with a link from POST /v1/partners/portal/sessions)';
+
 export const ROUTES_OUTSIDE_API_DESCRIPTION: readonly UndescribedRoute[] = [
   { method: 'GET', path: '/login', reason: BROWSER },
   { method: 'POST', path: '/login', reason: BROWSER },
@@ -20,6 +23,16 @@ export const ROUTES_OUTSIDE_API_DESCRIPTION: readonly UndescribedRoute[] = [
   { method: 'POST', path: '/logout', reason: BROWSER },
   { method: 'GET', path: '/account/connections', reason: BROWSER },
   { method: 'POST', path: '/account/connections/{clientId}/disconnect', reason: BROWSER },
+  { method: 'GET', path: '/portal', reason: PORTAL },
+  { method: 'GET', path: '/portal/open', reason: PORTAL },
+  { method: 'GET', path: '/portal/deliveries', reason: PORTAL },
+  { method: 'GET', path: '/portal/deliveries/{deliveryId}', reason: PORTAL },
+  { method: 'POST', path: '/portal/deliveries/{deliveryId}/redeliver', reason: PORTAL },
+  { method: 'POST', path: '/portal/replay', reason: PORTAL },
+  { method: 'POST', path: '/portal/endpoint/enable', reason: PORTAL },
+  { method: 'POST', path: '/portal/endpoint/test', reason: PORTAL },
+  { method: 'GET', path: '/portal/seats', reason: PORTAL },
+  { method: 'POST', path: '/portal/sign-out', reason: PORTAL },
   { method: 'GET', path: '/account/assets/consent.css', reason: 'the consent pages’ stylesheet' },
   { method: 'GET', path: '/docs', reason: 'the documentation site rendered from this description' },
 ];

@@ -690,6 +690,34 @@ function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
             }),
       }),
     },
+    '/v1/partners/portal/sessions': {
+      post: partnerOperation(ctx, {
+        id: 'createPortalSession',
+        summary: 'Open your partner portal: a single-use link',
+        description:
+          "A link to your partner portal, for your support staff and on-call engineers: your webhook endpoint and its health, your delivery log and each delivery's attempts, redelivery, replay, enabling and testing the endpoint (each with the same rules and budgets as this API), and your seats. The link works once and within 5 minutes; the portal session it starts lasts at most an hour and shows your data alone. The portal may be framed only by pages of the origins of your registered redirect URIs. Takes no body. See the partner guide's Portal page.",
+        webhooks: {},
+        responses: (r) =>
+          r
+            .add(
+              201,
+              json(
+                'The link and when it stops working.',
+                'PortalSession',
+                {
+                  url: 'https://api.crew-records.example/portal/open?token=Jq3vT8mW1xZ5nB7kLp0sRt6uYc2eDf9gHi4aKo_wXzQ',
+                  expires_at: '2026-03-03T09:20:00Z',
+                },
+                RL,
+              ),
+            )
+            .problem(415, {
+              codes: ['unsupported_media_type'],
+              description:
+                'A body was sent with a `Content-Type` other than JSON; this operation takes no body.',
+            }),
+      }),
+    },
     '/v1/partners/webhooks/deliveries': {
       get: partnerOperation(ctx, {
         id: 'listWebhookDeliveries',

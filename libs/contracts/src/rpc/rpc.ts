@@ -12,6 +12,8 @@ export const RPC_QUEUES = {
   authServer: 'rpc.auth-server',
   crewApi: 'rpc.crew-api',
   sponsorshipApi: 'rpc.sponsorship-api',
+  /** Named under the dispatcher's own `webhooks.` prefix, which its broker user already owns. */
+  webhookDispatcher: 'webhooks.rpc',
 } as const;
 
 export class ContractViolation extends Error {

@@ -1,0 +1,67 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { PortalLinkRedeemResponse, PortalSessionResponse } from '@svc/contracts';
+import { APP_CONFIG, newSecret, sha256Hex } from '@svc/platform';
+import type { PartnerPrincipal } from '@svc/security';
+import { PartnersService } from '../partners/partners.service';
+import { PortalLinksRepository } from './portal-links.repository';
+
+/** How long a link may wait for its one visit (issue 41: within 5 minutes). */
+export const PORTAL_LINK_TTL_MS = 5 * 60_000;
+/** The path consent-ui opens a link at. */
+export const PORTAL_OPEN_PATH = '/portal/open';
+
+/**
+ * Single-use links to the partner portal. A link is a bearer credential for one partner's portal,
+ * so it is treated like a token: 256 random bits, only its SHA-256 stored, spent on first use.
+ */
+@Injectable()
+export class PortalLinksService {
+  constructor(
+    private readonly links: PortalLinksRepository,
+    private readonly partners: PartnersService,
+    @Inject(APP_CONFIG) private readonly config: { readonly PUBLIC_BASE_URL: string },
+  ) {}
+
+  async create(partner: PartnerPrincipal, now = new Date()): Promise<PortalSessionResponse> {
+    const token = newSecret();
+    const expiresAt = new Date(now.getTime() + PORTAL_LINK_TTL_MS);
+    await this.links.insert(sha256Hex(token), partner.client_id, expiresAt);
+    // The token is base64url: nothing in it needs escaping in a query.
+    const url = `${this.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}${PORTAL_OPEN_PATH}?token=${token}`;
+    return { url, expires_at: expiresAt.toISOString() };
+  }
+
+  /**
+   * Spends the link and says whose portal it opens. A partner suspended since the link was made
+   * gets no portal (the link is spent all the same).
+   */
+  async redeem(tokenDigest: string): Promise<PortalLinkRedeemResponse> {
+    const clientId = await this.links.spend(tokenDigest);
+    if (clientId === undefined) return { valid: false };
+    const partner = await this.partners.findById(clientId);
+    if (!partner || partner.suspended) return { valid: false };
+    return {
+      valid: true,
+      partner: {
+        client_id: partner.clientId,
+        name: partner.name,
+        sponsorship: partner.sponsorship,
+        frame_origins: frameOrigins(partner.redirectUris),
+      },
+    };
+  }
+}
+
+/** The distinct origins of the registered redirect URIs (`scheme://host[:port]`). */
+export function frameOrigins(redirectUris: readonly string[]): string[] {
+  const origins = new Set<string>();
+  for (const uri of redirectUris) {
+    try {
+      const origin = new URL(uri).origin;
+      if (origin !== 'null') origins.add(origin);
+    } catch {
+      // A URI that does not parse frames nothing.
+    }
+  }
+  return [...origins];
+}

@@ -1,0 +1,33 @@
+import { serializeCookie } from '../sessions/cookies';
+import type { CookiePolicy } from '../sessions/session-cookies';
+
+/** The portal's own cookie, never the crew member's session: another name, another path. */
+export const PORTAL_COOKIE = 'svc_portal';
+export const PORTAL_PATH = '/portal';
+/** Issue 41: a portal session lasts at most an hour. */
+export const PORTAL_SESSION_TTL_SECONDS = 60 * 60;
+
+/**
+ * HttpOnly, scoped to `/portal`. Where cookies are Secure it is `SameSite=None; Partitioned`: the
+ * portal may be framed on the partner's own site, where a Lax cookie is never sent; its forms
+ * carry CSRF tokens, so a cross-site POST gains nothing. Over plain HTTP (local development)
+ * Lax: browsers refuse None without Secure, and a partner's page on localhost is same-site anyway.
+ */
+function cookie(policy: CookiePolicy, value: string, maxAge: number): string {
+  return serializeCookie(PORTAL_COOKIE, value, {
+    path: PORTAL_PATH,
+    httpOnly: true,
+    secure: policy.secure,
+    sameSite: policy.secure ? 'None' : 'Lax',
+    partitioned: policy.secure,
+    maxAge,
+  });
+}
+
+export function portalCookie(policy: CookiePolicy, sessionId: string): string {
+  return cookie(policy, sessionId, PORTAL_SESSION_TTL_SECONDS);
+}
+
+export function clearPortalCookie(policy: CookiePolicy): string {
+  return cookie(policy, '', 0);
+}

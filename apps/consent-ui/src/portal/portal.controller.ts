@@ -1,0 +1,140 @@
+import { Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { PortalWebhookAction } from '@svc/contracts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { parseCsrfField } from '../sessions/csrf-field';
+import { sendResult, type WebResult } from '../views/web-result';
+import { PORTAL_PATH } from './portal-cookies';
+import { pick, PortalService, type PortalSession } from './portal.service';
+import {
+  actionResult,
+  csrfMismatchResult,
+  deliveriesResult,
+  deliveryResult,
+  expiredResult,
+  noSessionResult,
+  overviewResult,
+  seatsResult,
+  signedOutResult,
+} from './portal.view';
+
+const DELIVERY_FILTERS = ['status', 'event_type', 'since', 'until', 'limit', 'cursor'] as const;
+const SEAT_FILTERS = ['status', 'limit', 'cursor'] as const;
+
+/**
+ * The partner portal's pages. Every page but the link itself needs the portal session's cookie;
+ * every form posts its CSRF token; every answer is the page of one view.
+ */
+@Controller('portal')
+export class PortalController {
+  constructor(private readonly portal: PortalService) {}
+
+  /** The single-use link of `POST /v1/partners/portal/sessions`. */
+  @Get('open')
+  async open(@Req() request: FastifyRequest, @Query('token') token: unknown, @Res() reply: FastifyReply) {
+    const opened = await this.portal.open(token, request.headers.cookie);
+    sendResult(
+      reply,
+      opened.outcome === 'opened'
+        ? {
+            kind: 'redirect',
+            status: 303,
+            location: PORTAL_PATH,
+            cookies: opened.cookies,
+            frameAncestors: opened.frameOrigins,
+          }
+        : expiredResult(),
+    );
+  }
+
+  @Get()
+  async overview(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    await this.page(request, reply, async (s) => overviewResult(s, await this.portal.overview(s)));
+  }
+
+  @Get('deliveries')
+  async deliveries(@Req() request: FastifyRequest, @Query() query: unknown, @Res() reply: FastifyReply) {
+    await this.page(request, reply, async (s) =>
+      deliveriesResult(s, pick(query, DELIVERY_FILTERS), await this.portal.deliveries(s, query)),
+    );
+  }
+
+  @Get('deliveries/:deliveryId')
+  async delivery(
+    @Req() request: FastifyRequest,
+    @Param('deliveryId') deliveryId: string,
+    @Res() reply: FastifyReply,
+  ) {
+    await this.page(request, reply, async (s) =>
+      deliveryResult(s, await this.portal.delivery(s, deliveryId)),
+    );
+  }
+
+  @Post('deliveries/:deliveryId/redeliver')
+  async redeliver(
+    @Req() request: FastifyRequest,
+    @Param('deliveryId') deliveryId: string,
+    @Body() body: unknown,
+    @Res() reply: FastifyReply,
+  ) {
+    await this.action(request, reply, body, 'redeliver', { deliveryId });
+  }
+
+  @Post('replay')
+  async replay(@Req() request: FastifyRequest, @Body() body: unknown, @Res() reply: FastifyReply) {
+    await this.action(request, reply, body, 'replay', { form: body });
+  }
+
+  @Post('endpoint/enable')
+  async enable(@Req() request: FastifyRequest, @Body() body: unknown, @Res() reply: FastifyReply) {
+    await this.action(request, reply, body, 'enable');
+  }
+
+  @Post('endpoint/test')
+  async test(@Req() request: FastifyRequest, @Body() body: unknown, @Res() reply: FastifyReply) {
+    await this.action(request, reply, body, 'test');
+  }
+
+  @Get('seats')
+  async seats(@Req() request: FastifyRequest, @Query() query: unknown, @Res() reply: FastifyReply) {
+    await this.page(request, reply, async (s) =>
+      seatsResult(
+        s,
+        pick(query, SEAT_FILTERS),
+        s.sponsorship ? await this.portal.seats(s, query) : 'not_in_program',
+      ),
+    );
+  }
+
+  @Post('sign-out')
+  async signOut(@Req() request: FastifyRequest, @Body() body: unknown, @Res() reply: FastifyReply) {
+    const session = await this.portal.resolve(request.headers.cookie);
+    if (!session) return sendResult(reply, noSessionResult());
+    if (!this.portal.csrfMatches(session, parseCsrfField(body)))
+      return sendResult(reply, csrfMismatchResult(session));
+    sendResult(reply, signedOutResult(await this.portal.signOut(request.headers.cookie)));
+  }
+
+  private async page(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    render: (session: PortalSession) => Promise<WebResult>,
+  ): Promise<void> {
+    const session = await this.portal.resolve(request.headers.cookie);
+    sendResult(reply, session ? await render(session) : noSessionResult());
+  }
+
+  /** A state-changing form: the session, its CSRF token, then the action (recorded with the session). */
+  private async action(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    body: unknown,
+    action: PortalWebhookAction,
+    subject: { readonly deliveryId?: string; readonly form?: unknown } = {},
+  ): Promise<void> {
+    await this.page(request, reply, async (s) =>
+      this.portal.csrfMatches(s, parseCsrfField(body))
+        ? actionResult(s, action, await this.portal.act(s, action, subject))
+        : csrfMismatchResult(s),
+    );
+  }
+}

@@ -1,0 +1,195 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  AUTH_PORTAL_LINK_REDEEM,
+  SPONSORSHIP_PORTAL_SEATS,
+  WEBHOOKS_PORTAL_ACTION,
+  WEBHOOKS_PORTAL_DELIVERIES,
+  WEBHOOKS_PORTAL_DELIVERY,
+  WEBHOOKS_PORTAL_OVERVIEW,
+  type PartnerDeliveryDetailResponse,
+  type PartnerDeliveryPageResponse,
+  type PortalAnswer,
+  type PortalEndpointOverview,
+  type PortalSeatsResult,
+  type PortalWebhookAction,
+  type PortalWebhookActionResult,
+} from '@svc/contracts';
+import { constantTimeEqual, newId, newSecret, RpcClient, sha256Hex } from '@svc/platform';
+import { parseCookies } from '../sessions/cookies';
+import { digestSessionId, isRandomToken, sessionCsrfToken } from '../sessions/secrets';
+import { COOKIE_POLICY, type CookiePolicy } from '../sessions/session-cookies';
+import { CLOCK, type Clock } from '../sessions/sessions.service';
+import { clearPortalCookie, PORTAL_COOKIE, PORTAL_SESSION_TTL_SECONDS, portalCookie } from './portal-cookies';
+import { PortalSessionsRepository } from './portal-sessions.repository';
+
+/** A live portal session, as the pages see it. */
+export interface PortalSession {
+  /** Public reference (`pps_…`), recorded with every action. */
+  readonly ref: string;
+  readonly clientId: string;
+  readonly partnerName: string;
+  readonly sponsorship: boolean;
+  readonly frameOrigins: readonly string[];
+  readonly csrfToken: string;
+  readonly expiresAt: Date;
+}
+
+export type OpenOutcome =
+  | {
+      readonly outcome: 'opened';
+      readonly cookies: readonly string[];
+      readonly frameOrigins: readonly string[];
+    }
+  | { readonly outcome: 'expired' };
+
+/** The query parameters each list takes (the API's own names); anything else is dropped. */
+const DELIVERY_QUERY = ['status', 'event_type', 'since', 'until', 'limit', 'cursor'] as const;
+const SEAT_QUERY = ['status', 'limit', 'cursor'] as const;
+const REPLAY_FIELDS = ['since', 'until', 'status'] as const;
+const EXPIRED_PURGE_BATCH = 100;
+/**
+ * How long an action may take over RPC. A test (or enable) waits for the partner's endpoint,
+ * which has the webhook budget (5 s) to answer; a redelivery or replay waits its turn on the
+ * partner's budget lock. An answer that comes after the page gave up would read as "nothing
+ * happened" while it did, so the page waits longer than for a read.
+ */
+const ACTION_TIMEOUT_MS = 8_000;
+
+/**
+ * The partner portal: a single-use link becomes a portal session (an hour at most) for that
+ * partner alone; every read and action asks the app that owns the data over RPC, bound to the
+ * session's client_id. Nothing from the page ever names the partner.
+ */
+@Injectable()
+export class PortalService {
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly sessions: PortalSessionsRepository,
+    @Inject(COOKIE_POLICY) private readonly policy: CookiePolicy,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Spends the link (auth-server says whose it is, once, within 5 minutes) and starts a fresh
+   * portal session; a session the browser already had ends (no fixation).
+   */
+  async open(token: unknown, cookieHeader: string | undefined): Promise<OpenOutcome> {
+    if (!isRandomToken(token)) return { outcome: 'expired' };
+    const answer = await this.rpc.call(AUTH_PORTAL_LINK_REDEEM, { token_digest: sha256Hex(token) });
+    if (!answer.valid) return { outcome: 'expired' };
+    const now = this.clock();
+    const previous = this.sessionIdFrom(cookieHeader);
+    if (previous) await this.sessions.delete(digestSessionId(previous));
+    await this.sessions.deleteExpired(now, EXPIRED_PURGE_BATCH);
+    const id = newSecret();
+    await this.sessions.insert({
+      idDigest: digestSessionId(id),
+      ref: newId('pps', 16),
+      clientId: answer.partner.client_id,
+      partnerName: answer.partner.name,
+      sponsorship: answer.partner.sponsorship,
+      frameOrigins: answer.partner.frame_origins,
+      csrfSecret: newSecret(),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + PORTAL_SESSION_TTL_SECONDS * 1000),
+    });
+    return {
+      outcome: 'opened',
+      cookies: [portalCookie(this.policy, id)],
+      frameOrigins: answer.partner.frame_origins,
+    };
+  }
+
+  /** The live portal session the request's cookie names, if any. */
+  async resolve(cookieHeader: string | undefined): Promise<PortalSession | undefined> {
+    const id = this.sessionIdFrom(cookieHeader);
+    if (!id) return undefined;
+    const stored = await this.sessions.findLive(digestSessionId(id), this.clock());
+    if (!stored) return undefined;
+    return {
+      ref: stored.ref,
+      clientId: stored.clientId,
+      partnerName: stored.partnerName,
+      sponsorship: stored.sponsorship,
+      frameOrigins: stored.frameOrigins,
+      csrfToken: sessionCsrfToken(stored.csrfSecret, id),
+      expiresAt: stored.expiresAt,
+    };
+  }
+
+  /** Whether a posted form carried this session's CSRF token (a form of another site never does). */
+  csrfMatches(session: PortalSession, presented: unknown): boolean {
+    return constantTimeEqual(session.csrfToken, presented);
+  }
+
+  async signOut(cookieHeader: string | undefined): Promise<string[]> {
+    const id = this.sessionIdFrom(cookieHeader);
+    if (id) await this.sessions.delete(digestSessionId(id));
+    return [clearPortalCookie(this.policy)];
+  }
+
+  overview(session: PortalSession): Promise<PortalAnswer<PortalEndpointOverview>> {
+    return this.rpc.call(WEBHOOKS_PORTAL_OVERVIEW, { client_id: session.clientId });
+  }
+
+  deliveries(session: PortalSession, query: unknown): Promise<PortalAnswer<PartnerDeliveryPageResponse>> {
+    return this.rpc.call(WEBHOOKS_PORTAL_DELIVERIES, {
+      client_id: session.clientId,
+      query: pick(query, DELIVERY_QUERY),
+    });
+  }
+
+  delivery(session: PortalSession, deliveryId: string): Promise<PortalAnswer<PartnerDeliveryDetailResponse>> {
+    return this.rpc.call(WEBHOOKS_PORTAL_DELIVERY, {
+      client_id: session.clientId,
+      delivery_id: deliveryId.slice(0, 200),
+    });
+  }
+
+  seats(session: PortalSession, query: unknown): Promise<PortalAnswer<PortalSeatsResult>> {
+    return this.rpc.call(SPONSORSHIP_PORTAL_SEATS, {
+      client_id: session.clientId,
+      partner_name: session.partnerName.slice(0, 500),
+      query: pick(query, SEAT_QUERY),
+    });
+  }
+
+  /** One action, recorded by webhook-dispatcher with this session's reference. */
+  act(
+    session: PortalSession,
+    action: PortalWebhookAction,
+    subject: { readonly deliveryId?: string; readonly form?: unknown } = {},
+  ): Promise<PortalAnswer<PortalWebhookActionResult>> {
+    return this.rpc.call(
+      WEBHOOKS_PORTAL_ACTION,
+      {
+        client_id: session.clientId,
+        portal_session: session.ref,
+        action,
+        ...(subject.deliveryId !== undefined ? { delivery_id: subject.deliveryId.slice(0, 200) } : {}),
+        ...(action === 'replay' ? { window: pick(subject.form, REPLAY_FIELDS) } : {}),
+      },
+      ACTION_TIMEOUT_MS,
+    );
+  }
+
+  private sessionIdFrom(cookieHeader: string | undefined): string | undefined {
+    const value = parseCookies(cookieHeader).get(PORTAL_COOKIE);
+    return isRandomToken(value) ? value : undefined;
+  }
+}
+
+/**
+ * The named fields that hold a non-empty string (a form's "any" is empty), at most 500
+ * characters each: the API's parser then judges them as it judges a partner's request.
+ */
+export function pick(input: unknown, names: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof input !== 'object' || input === null) return out;
+  const record = input as Record<string, unknown>;
+  for (const name of names) {
+    const value = record[name];
+    if (typeof value === 'string' && value.trim() !== '') out[name] = value.trim().slice(0, 500);
+  }
+  return out;
+}

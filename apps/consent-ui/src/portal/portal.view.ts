@@ -1,0 +1,623 @@
+import {
+  EVENT_TYPES,
+  PARTNER_DELIVERY_STATUS_VALUES,
+  REPLAYABLE_STATUS_VALUES,
+  SEAT_STATUS_VALUES,
+  type DeliveryAttemptResponse,
+  type PartnerDeliveryDetailResponse,
+  type PartnerDeliveryPageResponse,
+  type PartnerDeliveryResponse,
+  type PortalAnswer,
+  type PortalEndpointOverview,
+  type PortalProblem,
+  type PortalSeatsResult,
+  type PortalWebhookActionResult,
+  type SeatResponse,
+} from '@svc/contracts';
+import { assertUnreachable } from '@svc/platform';
+import { html, type SafeHtml } from '../views/html';
+import { layout } from '../views/layout';
+import { page, type WebResult } from '../views/web-result';
+import { attemptsChart } from './portal-chart.view';
+import { PORTAL_PATH } from './portal-cookies';
+import type { PortalSession } from './portal.service';
+
+type Section = 'overview' | 'deliveries' | 'seats';
+type Query = Readonly<Record<string, string>>;
+
+const DELIVERIES_PATH = `${PORTAL_PATH}/deliveries`;
+const SEATS_PATH = `${PORTAL_PATH}/seats`;
+
+/** "5 Mar 2026, 14:05:09 UTC": unambiguous wherever the reader is; the raw text if unparseable. */
+export function when(iso: string | null): string {
+  if (iso === null) return 'never';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const month = 'Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec'.split(' ')[d.getUTCMonth()];
+  return `${d.getUTCDate()} ${month} ${d.getUTCFullYear()}, ${d.toISOString().slice(11, 19)} UTC`;
+}
+
+function time(iso: string | null): SafeHtml {
+  return iso === null ? html`never` : html`<time datetime="${iso}">${when(iso)}</time>`;
+}
+
+export function deliveryPath(deliveryId: string): string {
+  return `${DELIVERIES_PATH}/${encodeURIComponent(deliveryId)}`;
+}
+
+function withQuery(path: string, query: Query): string {
+  const search = new URLSearchParams(query).toString();
+  return search ? `${path}?${search}` : path;
+}
+
+function csrfField(session: PortalSession): SafeHtml {
+  return html`<input type="hidden" name="csrf" value="${session.csrfToken}" />`;
+}
+
+/** Every portal page: the partner's name, the three sections, and signing out. */
+function frame(session: PortalSession, title: string, current: Section, body: SafeHtml): SafeHtml {
+  const link = (section: Section, href: string, text: string) =>
+    html`<li>
+      <a href="${href}" ${section === current ? html`aria-current="page"` : null}>${text}</a>
+    </li>`;
+  return layout(
+    `${title} · ${session.partnerName} partner portal`,
+    html`<header class="portal-header">
+        <p class="muted">Partner portal of <strong class="partner">${session.partnerName}</strong></p>
+        <nav aria-label="Portal">
+          <ul class="portal-nav">
+            ${link('overview', PORTAL_PATH, 'Endpoint')} ${link('deliveries', DELIVERIES_PATH, 'Deliveries')}
+            ${link('seats', SEATS_PATH, 'Seats')}
+          </ul>
+        </nav>
+      </header>
+      ${body}
+      <footer class="account">
+        <p class="muted">This portal session ends ${time(session.expiresAt.toISOString())}.</p>
+        <form method="post" action="${PORTAL_PATH}/sign-out" class="inline">
+          ${csrfField(session)}
+          <button type="submit" class="secondary">Sign out of the portal</button>
+        </form>
+      </footer>`,
+  );
+}
+
+function framed(
+  session: PortalSession,
+  status: number,
+  body: SafeHtml,
+  cookies?: readonly string[],
+): WebResult {
+  return { kind: 'page', status, body, cookies, frameAncestors: session.frameOrigins };
+}
+
+function problemNotice(problem: PortalProblem): SafeHtml {
+  return html`<div class="alert" role="alert">
+    <p>${problem.detail}</p>
+    ${
+      problem.errors && problem.errors.length > 0
+        ? html`<ul>
+            ${problem.errors.map((e) => html`<li><code>${e.field}</code>: ${e.message}</li>`)}
+          </ul>`
+        : null
+    }
+  </div>`;
+}
+
+// ---- Pages without a session ------------------------------------------------------------
+
+/** The link was used already, is older than 5 minutes, or was never one: nothing is shown. */
+export function expiredResult(): WebResult {
+  return page(
+    410,
+    layout(
+      'This portal link has expired',
+      html`<h1>This portal link has expired</h1>
+        <p class="lead">
+          A portal link works once, within 5 minutes. Open the portal again from your dashboard to get a new
+          link.
+        </p>`,
+    ),
+  );
+}
+
+export function noSessionResult(): WebResult {
+  return page(
+    401,
+    layout(
+      'Your portal session has ended',
+      html`<h1>Your portal session has ended</h1>
+        <p class="lead">
+          Portal sessions last an hour at most. Nothing was changed. Open the portal again from your
+          dashboard.
+        </p>`,
+    ),
+  );
+}
+
+export function signedOutResult(cookies: readonly string[]): WebResult {
+  return page(
+    200,
+    layout(
+      'Signed out of the portal',
+      html`<h1>Signed out of the portal</h1>
+        <p class="lead">Open the portal again from your dashboard when you need it.</p>`,
+    ),
+    cookies,
+  );
+}
+
+export function csrfMismatchResult(session: PortalSession): WebResult {
+  return framed(
+    session,
+    403,
+    frame(
+      session,
+      'This form has expired',
+      'overview',
+      html`<h1>This form has expired</h1>
+        <p class="lead">
+          For your protection nothing was changed: the form did not come from this portal session. Go back,
+          reload the page and try again.
+        </p>`,
+    ),
+  );
+}
+
+// ---- Endpoint ---------------------------------------------------------------------------
+
+function endpointSection(session: PortalSession, overview: PortalEndpointOverview): SafeHtml {
+  const e = overview.endpoint;
+  const rateValue = typeof e.success_rate_24h === 'number' ? e.success_rate_24h : null;
+  const rate = rateValue === null ? 'no attempts' : `${(rateValue * 100).toFixed(1)} %`;
+  return html`<dl class="facts">
+      <dt>URL</dt>
+      <dd><code>${e.url}</code></dd>
+      <dt>Status</dt>
+      <dd>
+        ${
+          e.status === 'enabled'
+            ? html`<span class="status status-ok">Enabled</span>`
+            : html`<span class="status status-bad">Disabled</span>
+                ${e.disabled_reason === 'failing' ? 'because every attempt failed' : 'by partner support'}
+                since ${time(e.disabled_at)}`
+        }
+      </dd>
+      <dt>Last success</dt>
+      <dd>${time(e.last_success_at)}</dd>
+      <dt>Last failure</dt>
+      <dd>${time(e.last_failure_at)}</dd>
+      <dt>Success rate, 24 hours</dt>
+      <dd>${rate} (${e.attempts_24h} attempts)</dd>
+    </dl>
+    ${attemptsChart(overview.hours)}
+    <h2>Check your endpoint</h2>
+    <p>
+      A test sends a signed <code>webhook.test</code> event (member <code>usr_endpoint_check</code>) to your
+      URL now; it is in your delivery log like any delivery.
+    </p>
+    <div class="actions">
+      <form method="post" action="${PORTAL_PATH}/endpoint/test" class="inline">
+        ${csrfField(session)}
+        <button type="submit" class="secondary">Send a test event</button>
+      </form>
+      ${
+        e.status === 'disabled'
+          ? html`<form method="post" action="${PORTAL_PATH}/endpoint/enable" class="inline">
+              ${csrfField(session)}
+              <button type="submit" class="primary">Test and enable</button>
+            </form>`
+          : null
+      }
+    </div>`;
+}
+
+export function overviewResult(
+  session: PortalSession,
+  answer: PortalAnswer<PortalEndpointOverview>,
+): WebResult {
+  const body = answer.ok
+    ? endpointSection(session, answer.result)
+    : answer.problem.code === 'webhook_not_registered'
+      ? html`<p class="empty">
+          No webhook URL is registered for your account; ask partner support to register one.
+        </p>`
+      : problemNotice(answer.problem);
+  return framed(
+    session,
+    200,
+    frame(
+      session,
+      'Webhook endpoint',
+      'overview',
+      html`<h1>Webhook endpoint</h1>
+        ${body}`,
+    ),
+  );
+}
+
+// ---- Deliveries -------------------------------------------------------------------------
+
+function option(value: string, label: string, selected: string | undefined): SafeHtml {
+  return html`<option value="${value}" ${value === (selected ?? '') ? html`selected` : null}>
+    ${label}
+  </option>`;
+}
+
+function field(id: string, label: string, control: SafeHtml, hint?: string): SafeHtml {
+  return html`<div class="field">
+    <label for="${id}">${label}</label>
+    ${hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : null} ${control}
+  </div>`;
+}
+
+function textInput(id: string, name: string, value: string | undefined, hinted: boolean): SafeHtml {
+  return html`<input
+    type="text"
+    id="${id}"
+    name="${name}"
+    value="${value ?? ''}"
+    autocomplete="off"
+    ${hinted ? html`aria-describedby="${id}-hint"` : null}
+  />`;
+}
+
+const TIME_HINT = 'UTC, as 2026-03-01T18:00:00Z';
+
+function filterForm(query: Query): SafeHtml {
+  return html`<form method="get" action="${DELIVERIES_PATH}" class="filters" aria-labelledby="filter-heading">
+    <h2 id="filter-heading">Filter</h2>
+    ${field(
+      'f-status',
+      'Status',
+      html`<select id="f-status" name="status">
+        ${option('', 'Any', query.status)}
+        ${PARTNER_DELIVERY_STATUS_VALUES.map((s) => option(s, s, query.status))}
+      </select>`,
+    )}
+    ${field(
+      'f-type',
+      'Event type',
+      html`<select id="f-type" name="event_type">
+        ${option('', 'Any', query.event_type)} ${EVENT_TYPES.map((t) => option(t, t, query.event_type))}
+      </select>`,
+    )}
+    ${field('f-since', 'Created from', textInput('f-since', 'since', query.since, true), TIME_HINT)}
+    ${field('f-until', 'Created before', textInput('f-until', 'until', query.until, true), TIME_HINT)}
+    ${field(
+      'f-limit',
+      'Per page',
+      html`<input
+        type="number"
+        id="f-limit"
+        name="limit"
+        min="1"
+        max="200"
+        value="${query.limit ?? '50'}"
+      />`,
+    )}
+    <button type="submit" class="secondary">Show deliveries</button>
+  </form>`;
+}
+
+function statusBadge(status: string): SafeHtml {
+  const tone = status === 'delivered' ? 'ok' : status === 'pending' ? 'neutral' : 'bad';
+  return html`<span class="status status-${tone}">${status.replace('_', ' ')}</span>`;
+}
+
+function deliveryItem(d: PartnerDeliveryResponse): SafeHtml {
+  return html`<li class="delivery">
+    <a href="${deliveryPath(d.delivery_id)}"><code>${d.delivery_id}</code></a>
+    <p>${statusBadge(d.status)} <code>${d.event_type}</code></p>
+    <p class="muted">
+      Created ${time(d.created_at)} · ${d.attempt_count} attempt${d.attempt_count === 1 ? '' : 's'}
+      ${typeof d.last_response_status === 'number' ? html` · last answer HTTP ${d.last_response_status}` : null}
+      ${d.next_attempt_at ? html` · next ${time(d.next_attempt_at)}` : null}
+    </p>
+  </li>`;
+}
+
+function replayForm(session: PortalSession): SafeHtml {
+  return html`<form
+    method="post"
+    action="${PORTAL_PATH}/replay"
+    class="filters"
+    aria-labelledby="replay-heading"
+  >
+    <h2 id="replay-heading">Replay a time range</h2>
+    <p>
+      Sends again every finished delivery with that status created in the range (at most 7 days), each as a
+      new delivery of the same event. Deliveries still being retried are left to their own attempts.
+    </p>
+    ${csrfField(session)}
+    ${field('r-since', 'From', textInput('r-since', 'since', undefined, true), TIME_HINT)}
+    ${field('r-until', 'Before', textInput('r-until', 'until', undefined, true), TIME_HINT)}
+    ${field(
+      'r-status',
+      'Status',
+      html`<select id="r-status" name="status">
+        ${REPLAYABLE_STATUS_VALUES.map((s) => option(s, s, 'given_up'))}
+      </select>`,
+    )}
+    <button type="submit" class="primary">Replay</button>
+  </form>`;
+}
+
+export function deliveriesResult(
+  session: PortalSession,
+  query: Query,
+  answer: PortalAnswer<PartnerDeliveryPageResponse>,
+): WebResult {
+  let list: SafeHtml;
+  if (!answer.ok) list = problemNotice(answer.problem);
+  else if (answer.result.items.length === 0) list = html`<p class="empty">No deliveries match.</p>`;
+  else {
+    const next = answer.result.next_cursor;
+    list = html`<ul class="deliveries">
+        ${answer.result.items.map(deliveryItem)}
+      </ul>
+      ${
+        next
+          ? html`<p><a href="${withQuery(DELIVERIES_PATH, { ...query, cursor: next })}">Next page</a></p>`
+          : null
+      }`;
+  }
+  return framed(
+    session,
+    answer.ok ? 200 : answer.problem.status,
+    frame(
+      session,
+      'Deliveries',
+      'deliveries',
+      html`<h1>Deliveries</h1>
+        <p class="lead">Newest first.</p>
+        ${filterForm(query)}
+        <h2>Results</h2>
+        ${list} ${replayForm(session)}`,
+    ),
+  );
+}
+
+function attemptItem(a: DeliveryAttemptResponse): SafeHtml {
+  const outcome =
+    typeof a.response_status === 'number'
+      ? html`HTTP ${a.response_status}`
+      : html`no answer: <code>${a.error ?? 'other'}</code>`;
+  return html`<li class="attempt">
+    <h3>Attempt ${a.attempt}</h3>
+    <dl class="facts">
+      <dt>Started</dt>
+      <dd>${time(a.attempted_at)}</dd>
+      <dt>Outcome</dt>
+      <dd>${outcome}</dd>
+      <dt>Duration</dt>
+      <dd>${a.duration_ms} ms</dd>
+    </dl>
+    ${
+      a.response_body
+        ? html`<p>First bytes of the answer:</p>
+            <pre class="answer">${a.response_body}</pre>`
+        : html`<p class="muted">No answer body.</p>`
+    }
+  </li>`;
+}
+
+export function deliveryResult(
+  session: PortalSession,
+  answer: PortalAnswer<PartnerDeliveryDetailResponse>,
+): WebResult {
+  if (!answer.ok) {
+    return framed(
+      session,
+      answer.problem.status,
+      frame(
+        session,
+        'Delivery not found',
+        'deliveries',
+        html`<h1>Delivery not found</h1>
+          ${problemNotice(answer.problem)}
+          <p><a href="${DELIVERIES_PATH}">Back to your deliveries</a></p>`,
+      ),
+    );
+  }
+  const d = answer.result;
+  return framed(
+    session,
+    200,
+    frame(
+      session,
+      `Delivery ${d.delivery_id}`,
+      'deliveries',
+      html`<h1>Delivery <code>${d.delivery_id}</code></h1>
+        <dl class="facts">
+          <dt>Status</dt>
+          <dd>
+            ${statusBadge(d.status)}${d.given_up_reason ? html` (${d.given_up_reason.replace('_', ' ')})` : null}
+          </dd>
+          <dt>Event</dt>
+          <dd><code>${d.event_type}</code> <code>${d.event_id}</code></dd>
+          <dt>Member</dt>
+          <dd><code>${d.user_id}</code></dd>
+          <dt>Created</dt>
+          <dd>${time(d.created_at)}</dd>
+          ${
+            d.next_attempt_at
+              ? html`<dt>Next attempt</dt>
+                  <dd>${time(d.next_attempt_at)}</dd>`
+              : null
+          }
+          ${
+            d.redelivery_of
+              ? html`<dt>Repeats</dt>
+                  <dd>
+                    <a href="${deliveryPath(d.redelivery_of)}"><code>${d.redelivery_of}</code></a>
+                  </dd>`
+              : null
+          }
+        </dl>
+        <form method="post" action="${deliveryPath(d.delivery_id)}/redeliver" class="inline">
+          ${csrfField(session)}
+          <button type="submit" class="primary">Redeliver</button>
+        </form>
+        <h2>Attempts</h2>
+        ${
+          d.attempts.length === 0
+            ? html`<p class="empty">Not attempted yet.</p>`
+            : html`<ol class="attempts">
+                ${d.attempts.map(attemptItem)}
+              </ol>`
+        }
+        <p><a href="${DELIVERIES_PATH}">Back to your deliveries</a></p>`,
+    ),
+  );
+}
+
+// ---- Actions ----------------------------------------------------------------------------
+
+function actionSuccess(result: PortalWebhookActionResult): SafeHtml {
+  switch (result.action) {
+    case 'redeliver':
+      return html`<p class="notice" role="status">
+        Queued again as
+        <a href="${deliveryPath(result.redelivery.delivery_id)}"
+          ><code>${result.redelivery.delivery_id}</code></a
+        >, the same event <code>${result.redelivery.event_id}</code>.
+      </p>`;
+    case 'replay':
+      return html`<p class="notice" role="status">
+        ${result.replay.replayed_count} deliveries queued again.
+        <a href="${DELIVERIES_PATH}">See your deliveries</a>
+      </p>`;
+    case 'enable':
+    case 'test': {
+      const t = result.test.test;
+      const status = typeof t.response_status === 'number' ? t.response_status : null;
+      const got = status !== null ? `HTTP ${status}` : `no answer (${t.error ?? 'other'})`;
+      const enabled = result.test.endpoint.status === 'enabled';
+      return html`<p class="${status !== null && status < 300 ? 'notice' : 'alert'}" role="status">
+        The test event got ${got} in ${t.duration_ms} ms.
+        ${
+          result.action === 'enable'
+            ? enabled
+              ? 'Your endpoint is enabled.'
+              : 'Your endpoint stays disabled: it is enabled only when the test is acknowledged with a 2xx.'
+            : null
+        }
+        <a href="${deliveryPath(t.delivery_id)}">See the test delivery</a>
+      </p>`;
+    }
+    default:
+      return assertUnreachable(result);
+  }
+}
+
+const ACTION_TITLES = {
+  redeliver: 'Redeliver',
+  replay: 'Replay',
+  enable: 'Enable the endpoint',
+  test: 'Test event',
+} as const;
+
+export function actionResult(
+  session: PortalSession,
+  action: keyof typeof ACTION_TITLES,
+  answer: PortalAnswer<PortalWebhookActionResult>,
+): WebResult {
+  const status = answer.ok
+    ? action === 'redeliver' || action === 'replay'
+      ? 202
+      : 200
+    : answer.problem.status;
+  return framed(
+    session,
+    status,
+    frame(
+      session,
+      ACTION_TITLES[action],
+      action === 'redeliver' || action === 'replay' ? 'deliveries' : 'overview',
+      html`<h1>${ACTION_TITLES[action]}</h1>
+        ${answer.ok ? actionSuccess(answer.result) : problemNotice(answer.problem)}
+        <p>
+          <a href="${action === 'redeliver' || action === 'replay' ? DELIVERIES_PATH : PORTAL_PATH}">Back</a>
+        </p>`,
+    ),
+  );
+}
+
+// ---- Seats ------------------------------------------------------------------------------
+
+function seatBadge(status: SeatResponse['status']): SafeHtml {
+  const tone = status === 'active' ? 'ok' : status === 'invited' ? 'neutral' : 'bad';
+  return html`<span class="status status-${tone}">${status}</span>`;
+}
+
+function seatItem(s: SeatResponse): SafeHtml {
+  return html`<li class="delivery">
+    <p><strong>${s.email}</strong> ${seatBadge(s.status)}</p>
+    <p class="muted">
+      <code>${s.sponsorship_id}</code> · external_ref
+      ${s.external_ref === null ? html`<em>none</em>` : html`<code>${s.external_ref}</code>`}
+      ${s.crew_name ? html` · ${s.crew_name}` : null}
+    </p>
+    <p class="muted">
+      Invited ${time(s.invited_at)}${s.activated_at ? html` · active since ${time(s.activated_at)}` : null}
+      ${s.expires_at ? html` · term ends ${time(s.expires_at)}` : null}
+    </p>
+  </li>`;
+}
+
+export function seatsResult(
+  session: PortalSession,
+  query: Query,
+  answer: PortalAnswer<PortalSeatsResult> | 'not_in_program',
+): WebResult {
+  let body: SafeHtml;
+  if (answer === 'not_in_program') {
+    body = html`<p class="empty">Your account is not in a sponsorship program, so it has no seats.</p>`;
+  } else if (!answer.ok) {
+    body = problemNotice(answer.problem);
+  } else {
+    const r = answer.result;
+    const next = r.page.next_cursor;
+    body = html`<p class="lead">
+        <strong>${r.live}</strong> live seats (invited and active) of your cap of <strong>${r.cap}</strong>.
+      </p>
+      <dl class="facts counts">
+        ${SEAT_STATUS_VALUES.map(
+          (s) =>
+            html`<dt>${s}</dt>
+              <dd>${r.counts[s]}</dd>`,
+        )}
+      </dl>
+      <form method="get" action="${SEATS_PATH}" class="filters">
+        ${field(
+          's-status',
+          'Status',
+          html`<select id="s-status" name="status">
+            ${option('', 'Any', query.status)} ${SEAT_STATUS_VALUES.map((s) => option(s, s, query.status))}
+          </select>`,
+        )}
+        <button type="submit" class="secondary">Show seats</button>
+      </form>
+      ${
+        r.page.items.length === 0
+          ? html`<p class="empty">No seats match.</p>`
+          : html`<ul class="deliveries">
+              ${r.page.items.map(seatItem)}
+            </ul>`
+      }
+      ${next ? html`<p><a href="${withQuery(SEATS_PATH, { ...query, cursor: next })}">Next page</a></p>` : null}`;
+  }
+  const status = answer === 'not_in_program' || answer.ok ? 200 : answer.problem.status;
+  return framed(
+    session,
+    status,
+    frame(
+      session,
+      'Seats',
+      'seats',
+      html`<h1>Seats</h1>
+        ${body}`,
+    ),
+  );
+}

@@ -1,0 +1,136 @@
+import { Injectable } from '@nestjs/common';
+import {
+  type PartnerDeliveryDetailResponse,
+  type PartnerDeliveryPageResponse,
+  type PortalAnswer,
+  type PortalEndpointOverview,
+  type PortalProblem,
+  type PortalWebhookActionRequest,
+  type PortalWebhookActionResult,
+} from '@svc/contracts';
+import { ApiProblem } from '@svc/platform';
+import {
+  isDeliveryId,
+  parseDeliveryListQuery,
+  parseReplay,
+} from '../partner-webhooks/dto/delivery-requests.dto';
+import { partnerWebhooksProblem } from '../partner-webhooks/partner-webhooks-problem.mapper';
+import { PartnerWebhooksException } from '../partner-webhooks/partner-webhooks.exception';
+import { PartnerWebhooksService, type CallingPartner } from '../partner-webhooks/partner-webhooks.service';
+import { PartnerPortalRepository } from './partner-portal.repository';
+
+/**
+ * The partner portal's view of a partner's webhooks, asked over RPC by consent-ui for the partner
+ * of a portal session. Every read and action goes through PartnerWebhooksService and the API's own
+ * parsers, so the portal has exactly the API's rules (budgets, 409 while retrying, the 7-day
+ * replay window), and a refusal is the Problem the API would answer.
+ */
+@Injectable()
+export class PartnerPortalService {
+  constructor(
+    private readonly webhooks: PartnerWebhooksService,
+    private readonly portal: PartnerPortalRepository,
+  ) {}
+
+  overview(clientId: string): Promise<PortalAnswer<PortalEndpointOverview>> {
+    return answer(async () => {
+      const partner = { client_id: clientId };
+      const [endpoint, hours] = await Promise.all([
+        this.webhooks.endpoint(partner),
+        this.portal.hours(clientId),
+      ]);
+      return { endpoint, hours };
+    });
+  }
+
+  deliveries(
+    clientId: string,
+    query: Record<string, string>,
+  ): Promise<PortalAnswer<PartnerDeliveryPageResponse>> {
+    return answer(() => this.webhooks.list({ client_id: clientId }, parseDeliveryListQuery(query)));
+  }
+
+  delivery(clientId: string, deliveryId: string): Promise<PortalAnswer<PartnerDeliveryDetailResponse>> {
+    return answer(() => this.webhooks.get({ client_id: clientId }, deliveryIdOf(deliveryId)));
+  }
+
+  /** Runs the action and records it with the portal session that asked, whatever the outcome. */
+  async act(request: PortalWebhookActionRequest): Promise<PortalAnswer<PortalWebhookActionResult>> {
+    const partner: CallingPartner = { client_id: request.client_id };
+    const result = await answer(() => this.run(partner, request));
+    await this.portal.record({
+      clientId: request.client_id,
+      portalSession: request.portal_session,
+      action: request.action,
+      subject: {
+        ...(request.delivery_id !== undefined ? { delivery_id: request.delivery_id.slice(0, 200) } : {}),
+        ...(request.action === 'replay' ? pick(request.window ?? {}, ['since', 'until', 'status']) : {}),
+      },
+      outcome: result.ok ? 'ok' : result.problem.code,
+    });
+    return result;
+  }
+
+  private async run(
+    partner: CallingPartner,
+    request: PortalWebhookActionRequest,
+  ): Promise<PortalWebhookActionResult> {
+    switch (request.action) {
+      case 'redeliver':
+        return {
+          action: 'redeliver',
+          redelivery: await this.webhooks.redeliver(partner, deliveryIdOf(request.delivery_id ?? '')),
+        };
+      case 'replay':
+        return {
+          action: 'replay',
+          replay: await this.webhooks.replay(partner, parseReplay(request.window ?? {})),
+        };
+      case 'enable':
+        return { action: 'enable', test: await this.webhooks.enable(partner) };
+      case 'test':
+        return { action: 'test', test: await this.webhooks.test(partner) };
+    }
+  }
+}
+
+/** As the API's path parameter: anything that cannot be a delivery id is simply not found. */
+function deliveryIdOf(id: string): string {
+  if (!isDeliveryId(id)) {
+    throw new PartnerWebhooksException('delivery_not_found', `No delivery ${id.slice(0, 100)} among yours.`);
+  }
+  return id;
+}
+
+function pick(record: Readonly<Record<string, string>>, keys: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of keys) if (typeof record[key] === 'string') out[key] = record[key].slice(0, 100);
+  return out;
+}
+
+/**
+ * The result, or the Problem the API would have answered (the same mapper as the HTTP routes).
+ * Anything else (a database down, a bug) stays an RPC failure: the portal shows its error page.
+ */
+async function answer<T>(work: () => Promise<T>): Promise<PortalAnswer<T>> {
+  try {
+    return { ok: true, result: await work() };
+  } catch (err) {
+    const problem = err instanceof ApiProblem ? err : partnerWebhooksProblem(err);
+    if (!problem) throw err;
+    return { ok: false, problem: toPortalProblem(problem) };
+  }
+}
+
+export function toPortalProblem(problem: ApiProblem): PortalProblem {
+  const retryAfter = Number(problem.extras.headers?.['retry-after']);
+  return {
+    status: problem.status,
+    code: problem.code,
+    detail: problem.detail,
+    ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retry_after: retryAfter } : {}),
+    ...(problem.extras.errors
+      ? { errors: problem.extras.errors.map((e) => ({ field: e.field, message: e.message })) }
+      : {}),
+  };
+}

@@ -1,0 +1,56 @@
+import { readRecord, readString } from '../validate';
+import { ContractViolation, isRecord } from './rpc';
+
+/**
+ * How an app answers the partner portal (consent-ui) when it asks on a partner's behalf: the same
+ * body the partner's API call would get, or the Problem that call would get (status, code,
+ * detail, the 422's field errors). The portal shows either; the rules stay with the app that owns
+ * them, and the portal and the API cannot drift apart.
+ */
+export interface PortalProblem {
+  readonly status: number;
+  /** The Problem code of the API's answer (`conflict`, `rate_limit_exceeded`, `not_found`, …). */
+  readonly code: string;
+  readonly detail: string;
+  /** 429: seconds until the budget has room again. */
+  readonly retry_after?: number;
+  /** 422: one entry per field, as the API's `errors`. */
+  readonly errors?: readonly { readonly field: string; readonly message: string }[];
+}
+
+export type PortalAnswer<T> =
+  { readonly ok: true; readonly result: T } | { readonly ok: false; readonly problem: PortalProblem };
+
+/** Reads a PortalAnswer whose result `readResult` checks. */
+export function readPortalAnswer<T>(
+  contract: string,
+  input: unknown,
+  readResult: (contract: string, result: unknown) => T,
+): PortalAnswer<T> {
+  const r = readRecord(contract, input);
+  if (r.ok === true) return { ok: true, result: readResult(contract, r.result) };
+  if (r.ok !== false) throw new ContractViolation(contract, '`ok` must be a boolean');
+  const p = readRecord(contract, r.problem);
+  const status = p.status;
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599) {
+    throw new ContractViolation(contract, '`problem.status` must be an HTTP error status');
+  }
+  const errors = Array.isArray(p.errors)
+    ? p.errors.filter(isRecord).map((e) => ({ field: String(e.field), message: String(e.message) }))
+    : undefined;
+  return {
+    ok: false,
+    problem: {
+      status,
+      code: readString(contract, p, 'code', 100),
+      detail: readString(contract, p, 'detail', 2000),
+      ...(typeof p.retry_after === 'number' ? { retry_after: p.retry_after } : {}),
+      ...(errors ? { errors } : {}),
+    },
+  };
+}
+
+/** A JSON object as the owning app's response mapper built it (checked to be an object). */
+export function readObject<T>(contract: string, input: unknown): T {
+  return readRecord(contract, input) as T;
+}

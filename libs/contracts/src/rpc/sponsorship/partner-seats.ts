@@ -1,0 +1,47 @@
+import { API_LIMITS } from '../../limits';
+import type { SeatPageResponse } from '../../responses';
+import { readFields, readStringMap, text } from '../../validate';
+import { readObject, readPortalAnswer, type PortalAnswer } from '../portal-answer';
+import { RPC_QUEUES, type RpcContract } from '../rpc';
+
+/** The seats of one status, as the partner's program counts them. */
+export interface PortalSeatCounts {
+  readonly invited: number;
+  readonly active: number;
+  readonly ended: number;
+  readonly cancelled: number;
+}
+
+export interface PortalSeatsResult {
+  /** One page of the seat list, exactly as `GET /v1/partners/sponsorships` answers it. */
+  readonly page: SeatPageResponse;
+  readonly counts: PortalSeatCounts;
+  /** Live seats (`invited` + `active`), which the quota counts. */
+  readonly live: number;
+  /** The partner's seat quota (its own, or the service's default). */
+  readonly cap: number;
+}
+
+const REQUEST = {
+  client_id: text(API_LIMITS.idMaxLength),
+  /** The partner's name, as sponsorship-api keeps it for its sponsors. */
+  partner_name: text(500),
+  /** The seat list's query parameters (`status`, `limit`, `cursor`) as the page's form sent them. */
+  query: readStringMap,
+};
+
+const NAME = 'sponsorship.portal.seats';
+
+/**
+ * `sponsorship.portal.seats`: the partner portal's seats page (consent-ui), bound to the portal
+ * session's partner, answered by the same list rules as the API plus the program's counts and cap.
+ */
+export const SPONSORSHIP_PORTAL_SEATS: RpcContract<
+  ReturnType<typeof readFields<typeof REQUEST>>,
+  PortalAnswer<PortalSeatsResult>
+> = {
+  pattern: NAME,
+  queue: RPC_QUEUES.sponsorshipApi,
+  parseRequest: (input) => readFields(NAME, input, REQUEST),
+  parseResponse: (input) => readPortalAnswer(NAME, input, readObject<PortalSeatsResult>),
+};
