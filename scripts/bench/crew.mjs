@@ -169,13 +169,9 @@ export async function benchCrew() {
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    const nginx = spawn(
-      process.env.NGINX_BIN || which('nginx'),
-      apps.nginxArgs(gatewayDir),
-      {
-        stdio: ['ignore', fs.openSync('/dev/null', 'w'), 'inherit'],
-      },
-    );
+    const nginx = spawn(process.env.NGINX_BIN || which('nginx'), apps.nginxArgs(gatewayDir), {
+      stdio: ['ignore', fs.openSync('/dev/null', 'w'), 'inherit'],
+    });
     children.push(nginx);
     await waitForHttpOk(`http://127.0.0.1:${gatewayPort}/healthz`, { timeoutMs: 15000 });
     const bare = fork(path.join(ROOT, 'scripts/bench/servers.cjs'), ['bare', String(barePort)], {

@@ -143,7 +143,7 @@ function descendants(pid) {
     }
   }
   const found = [];
-  for (let level = [pid]; level.length > 0; ) {
+  for (let level = [pid]; level.length > 0;) {
     level = [...parentOf].filter(([, parent]) => level.includes(parent)).map(([child]) => child);
     found.push(...level);
   }
