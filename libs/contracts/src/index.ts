@@ -26,3 +26,5 @@ export * from './rpc/sponsorship/member-sponsorships';
 export * from './member-events';
 export * from './openapi';
 export * from './email';
+export * from './rpc/auth/access-history';
+export * from './rpc/crew/member-export';

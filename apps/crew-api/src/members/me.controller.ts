@@ -1,11 +1,12 @@
 import type { ProfileResponse } from '@svc/contracts';
-import { Controller, Get, Req, Res } from '@nestjs/common';
-import { BearerAuth, Principal } from '@svc/security';
+import { Controller, Get, UseInterceptors, Req, Res } from '@nestjs/common';
+import { BearerAuth, CountMemberReads, Principal } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answerConditionally, type JsonBody } from '../http/conditional';
 import { MembersService } from './members.service';
 
 @Controller('v1/me')
+@UseInterceptors(CountMemberReads)
 export class MeController {
   constructor(private readonly members: MembersService) {}
 

@@ -1,11 +1,12 @@
 import type { RecentTrendResponse, SeaTimeResponse } from '@svc/contracts';
-import { Controller, Get, Req, Res } from '@nestjs/common';
-import { BearerAuth, Principal } from '@svc/security';
+import { Controller, Get, UseInterceptors, Req, Res } from '@nestjs/common';
+import { BearerAuth, CountMemberReads, Principal } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answerConditionally, type JsonBody } from '../http/conditional';
 import { SeaTimeService } from './sea-time.service';
 
 @Controller('v1/me/sea-time')
+@UseInterceptors(CountMemberReads)
 export class SeaTimeController {
   constructor(private readonly seaTime: SeaTimeService) {}
 

@@ -1,12 +1,13 @@
 import type { VesselPageResponse } from '@svc/contracts';
-import { Controller, Get, Query, Req, Res } from '@nestjs/common';
-import { BearerAuth, Principal } from '@svc/security';
+import { Controller, Get, UseInterceptors, Query, Req, Res } from '@nestjs/common';
+import { BearerAuth, CountMemberReads, Principal } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answerConditionally, type JsonBody } from '../http/conditional';
 import { parseVesselsQuery } from './dto/vessels-query.dto';
 import { VesselsService } from './vessels.service';
 
 @Controller('v1/me/vessels')
+@UseInterceptors(CountMemberReads)
 export class VesselsController {
   constructor(private readonly vessels: VesselsService) {}
 
