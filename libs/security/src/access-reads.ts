@@ -1,18 +1,8 @@
-import {
-  Injectable,
-  type CallHandler,
-  type ExecutionContext,
-  type NestInterceptor,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ACCESS_READS_PER_MESSAGE, type AccessReadCount, type Scope } from '@svc/contracts';
 import { int, PeriodicTask, type ConfigOf } from '@svc/platform';
 import type { Logger } from 'pino';
-import { tap, type Observable } from 'rxjs';
-import { principalOf, type Principal } from './principal';
-import { REQUIRED_SCOPES } from './scope.guard';
+import type { Principal } from './principal';
 
 export const ACCESS_READS_CONFIG = {
   ACCESS_READS_FLUSH_MS: int(
@@ -142,30 +132,5 @@ export abstract class AccessReadsRecorder implements OnApplicationBootstrap, OnM
     if (this.tally.size > 0) {
       this.logger.error({ counts: this.tally.size }, 'access history: counts lost at shutdown');
     }
-  }
-}
-
-/**
- * On a route behind `@BearerAuth(scope)`: a handler that answers (200, or 304 for an unchanged
- * record) counts one read of the member's record under each scope the route requires. A refusal
- * or an error counts nothing.
- */
-@Injectable()
-export class CountMemberReads implements NestInterceptor {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly recorder: AccessReadsRecorder,
-  ) {}
-
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const scopes =
-      this.reflector.get<readonly Scope[] | undefined>(REQUIRED_SCOPES, context.getHandler()) ?? [];
-    const principal = principalOf(context.switchToHttp().getRequest<{ user?: unknown }>());
-    if (!principal || scopes.length === 0) return next.handle();
-    return next.handle().pipe(
-      tap(() => {
-        for (const scope of scopes) this.recorder.count(principal, scope);
-      }),
-    );
   }
 }

@@ -1,14 +1,15 @@
 import { Global, Module } from '@nestjs/common';
-import { AccessReadsRecorder, CountMemberReads } from '@svc/security';
+import { AccessReadsRecorder } from '@svc/security';
 import { RpcAccessReadsRecorder } from './rpc-access-reads.recorder';
 
 /**
- * Counting the reads of `/v1/me*` for the member's access history: the features' controllers
- * declare `@UseInterceptors(CountMemberReads)`, which counts under the scope `@BearerAuth` requires.
+ * Counting the reads of `/v1/me*` for the member's access history: each crew-data controller
+ * counts an answered read under the scope its route requires, one call on this replica's tally
+ * (no Nest interceptor: that would wrap every answer in an Observable for a Map update).
  */
 @Global()
 @Module({
-  providers: [{ provide: AccessReadsRecorder, useClass: RpcAccessReadsRecorder }, CountMemberReads],
-  exports: [AccessReadsRecorder, CountMemberReads],
+  providers: [{ provide: AccessReadsRecorder, useClass: RpcAccessReadsRecorder }],
+  exports: [AccessReadsRecorder],
 })
 export class AccessHistoryModule {}
