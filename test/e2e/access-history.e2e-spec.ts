@@ -179,10 +179,12 @@ describe('access history', () => {
     const page = await connectionsPage();
     try {
       const b = card(page, 'Sandbox Partner B');
-      await Promise.all([
-        page.waitForLoadState('load'),
-        b.getByRole('button', { name: 'Disconnect' }).click(),
-      ]);
+      // From the keyboard: focus the button and press Enter.
+      await b.getByRole('button', { name: 'Disconnect' }).focus();
+      const posted = page.waitForResponse((r) => r.request().method() === 'POST');
+      await page.keyboard.press('Enter');
+      expect((await posted).status()).toBe(303);
+      await page.waitForLoadState('load');
       await page.goto(`${base}/account/connections`);
       await expect(
         page.getByRole('heading', { name: 'Sandbox Partner B', exact: true }).count(),
