@@ -8,7 +8,7 @@ import {
   databaseToday,
 } from '../support/factories/crew';
 import { accessToken } from '../support/oauth/tokens';
-import { useCrewApi } from '../support/starters/crew-api';
+import { startCrewApi, useCrewApi } from '../support/starters/crew-api';
 
 /**
  * crew-api's side of the access history (docs/access-history.md): each successful read of the
@@ -62,6 +62,21 @@ describe('reads of /v1/me*', () => {
     expect(total(access, B.client_id, 'profile:read')).toBe(1);
     expect(total(access, B.client_id, 'vessels:read')).toBe(0);
     expect(access.reads.every((r) => r.day === new Date().toISOString().slice(0, 10))).toBe(true);
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('sends what a replica counted when it stops, however long its flush interval', async () => {
+    const member = await createCrewMember(auth, crew);
+    const token = await accessToken(auth, member, { partner: A, scope: 'profile:read' });
+    const slow = await startCrewApi(auth, { ACCESS_READS_FLUSH_MS: '60000' });
+    try {
+      for (let i = 0; i < 2; i++) expect((await slow.get('/v1/me', token)).status).toBe(200);
+    } finally {
+      await slow.close();
+    }
+    const access = await auth.rpc.call(AUTH_MEMBER_ACCESS, { user_id: member.user_id });
+    expect(total(access, A.client_id, 'profile:read')).toBe(2);
   });
 });
 
