@@ -600,9 +600,6 @@ describe('in Chromium: axe-core WCAG 2.1 AA, 320 px, the keyboard alone', () => 
   beforeAll(async () => {
     p = await newPartner('a11y');
     page = await browser.context.newPage();
-    // axe-core is injected as a script, which the portal's CSP (no script at all) would refuse: off
-    // for this page only (the framing test above needs the CSP as it is).
-    await (await browser.context.newCDPSession(page)).send('Page.setBypassCSP', { enabled: true });
     await page.goto(viaGateway(await linkOf(p.basic)));
     expect(new URL(page.url()).pathname).toBe('/portal');
     await page.getByRole('button', { name: 'Send a test event' }).click();

@@ -1,6 +1,7 @@
 import { CREW_EVENTS_EXCHANGE, RPC_QUEUES } from '@svc/contracts';
 import { EventExchangeModule, OutboxModule, type AppDefinition } from '@svc/platform';
 import { AUTH_SERVER_CONFIG } from './config';
+import { AccessHistoryModule } from './access-history/access-history.module';
 import { AuthorizeModule } from './authorize/authorize.module';
 import { ConsentsModule } from './consents/consents.module';
 import { AUTH_SERVER_DATABASE } from './core-context';
@@ -45,5 +46,6 @@ export const AUTH_SERVER: AppDefinition<typeof AUTH_SERVER_CONFIG> = {
     MetadataModule,
     WebhooksModule,
     RetentionModule,
+    AccessHistoryModule,
   ],
 };

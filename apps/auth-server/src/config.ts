@@ -11,7 +11,7 @@ import {
   type VarSpec,
 } from '@svc/platform';
 import { SANDBOX_DEFAULT_WEBHOOK_URL } from '@svc/contracts';
-import { FAILED_AUTH_CONFIG, RATE_LIMIT_CONFIG } from '@svc/security';
+import { ACCESS_READS_CONFIG, FAILED_AUTH_CONFIG, RATE_LIMIT_CONFIG } from '@svc/security';
 import { DEFAULT_PASSWORD_HASH_COST, MAX_PASSWORD_HASH_COST } from './crypto/secrets';
 
 /** The lowest cost the sandbox accepts (the test system's, to keep the suites fast). */
@@ -43,6 +43,7 @@ export const AUTH_SERVER_CONFIG = {
   // The per-partner limits of every /v1/* route: auth-server serves one (portal links).
   ...RATE_LIMIT_CONFIG,
   ...FAILED_AUTH_CONFIG,
+  ...ACCESS_READS_CONFIG,
   PASSWORD_HASH_COST: passwordHashCostVar(),
   // The sandbox is generous for the reason FAILED_AUTH_CONFIG gives: a partner's test suite signs in
   // from one address, wrong passwords included, and must never be locked out of every account.

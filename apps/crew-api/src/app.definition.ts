@@ -1,9 +1,11 @@
 import { APP_SCHEMAS, CREW_EVENTS_EXCHANGE, RPC_QUEUES } from '@svc/contracts';
 import { EventExchangeModule, OutboxModule, type AppDefinition } from '@svc/platform';
 import { SecurityModule } from '@svc/security';
+import { AccessHistoryModule } from './access-history/access-history.module';
 import { CREW_API_CONFIG } from './config';
 import { recordsProblem } from './http/records-problem.mapper';
 import { MembersModule } from './members/members.module';
+import { MemberExportModule } from './member-export/member-export.module';
 import { MembershipsModule } from './memberships/memberships.module';
 import { CREW_API_MIGRATIONS } from './migrations';
 import { SeaTimeModule } from './sea-time/sea-time.module';
@@ -31,10 +33,12 @@ export const CREW_API: AppDefinition<typeof CREW_API_CONFIG> = {
     OutboxModule.forRoot(),
     EventExchangeModule.forRoot(CREW_EVENTS_EXCHANGE),
     SecurityModule.forRoot(),
+    AccessHistoryModule,
     MembersModule,
     MembershipsModule,
     SeaTimeModule,
     VesselsModule,
     WebhooksModule,
+    MemberExportModule,
   ],
 };

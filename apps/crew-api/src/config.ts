@@ -8,7 +8,7 @@ import {
   secret,
   type ConfigOf,
 } from '@svc/platform';
-import { FAILED_AUTH_CONFIG, RATE_LIMIT_CONFIG } from '@svc/security';
+import { ACCESS_READS_CONFIG, FAILED_AUTH_CONFIG, RATE_LIMIT_CONFIG } from '@svc/security';
 
 /** The shortest HMAC key accepted: 32 characters, as many bytes as the SHA-256 output. */
 const MIN_CURSOR_KEY_LENGTH = 32;
@@ -21,6 +21,7 @@ export const CREW_API_CONFIG = {
   ...OUTBOX_CONFIG,
   ...RATE_LIMIT_CONFIG,
   ...FAILED_AUTH_CONFIG,
+  ...ACCESS_READS_CONFIG,
   INTERNAL_API_TOKEN: secret('bearer token of the internal records API', {
     sandboxDefault: 'sandbox-internal-token',
     minLength: 32,

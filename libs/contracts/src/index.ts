@@ -30,3 +30,5 @@ export * from './rpc/sponsorship/partner-seats';
 export * from './member-events';
 export * from './openapi';
 export * from './email';
+export * from './rpc/auth/access-history';
+export * from './rpc/crew/member-export';

@@ -15,3 +15,4 @@ export * from './basic-auth.guard';
 export * from './partner-program.guard';
 export * from './client-address';
 export * from './failed-auth-limiter';
+export * from './access-reads';

@@ -1,4 +1,9 @@
 import { Baseline1763750000000 } from './1763750000000-baseline';
 import { PortalLinks1765100000000 } from './1765100000000-portalLinks';
+import { AccessReads1765200000000 } from './1765200000000-accessReads';
 
-export const AUTH_SERVER_MIGRATIONS = [Baseline1763750000000, PortalLinks1765100000000];
+export const AUTH_SERVER_MIGRATIONS = [
+  Baseline1763750000000,
+  PortalLinks1765100000000,
+  AccessReads1765200000000,
+];

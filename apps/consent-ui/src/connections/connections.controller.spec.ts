@@ -1,5 +1,6 @@
 import {
   AUTH_CONSENTS_LIST,
+  AUTH_MEMBER_ACCESS,
   AUTH_CONSENTS_REVOKE,
   SCOPE_DESCRIPTIONS,
   SPONSORSHIP_MEMBER_SPONSORSHIPS,
@@ -35,6 +36,7 @@ beforeEach(async () => {
     },
   ];
   t.rpc.on(AUTH_CONSENTS_LIST, () => ({ connections }));
+  t.rpc.on(AUTH_MEMBER_ACCESS, () => ({ consents: [], reads: [], partners: [] }));
   t.rpc.on(AUTH_CONSENTS_REVOKE, ({ client_id }) => {
     const before = connections.length;
     connections = connections.filter((c) => c.client_id !== client_id);
@@ -78,6 +80,76 @@ describe('GET /account/connections', () => {
     expect(body.match(/<button type="submit" class="danger">Disconnect<\/button>/g)).toHaveLength(2);
     expect(body).toMatch(/<form method="post" action="\/logout"[\s\S]*>Sign out<\/button>/);
     expect(hiddenField(body, 'csrf')).toBe(csrf);
+  });
+
+  it("shows each partner's last access and its reads of the last 30 days per scope, never another partner's", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const longAgo = new Date(Date.now() - 40 * 86_400_000).toISOString().slice(0, 10);
+    t.rpc.on(AUTH_MEMBER_ACCESS, () => ({
+      consents: [],
+      partners: [
+        { client_id: 'sandbox-partner', client_name: 'Sandbox Partner' },
+        { client_id: 'partner/with odd&id', client_name: 'Odd <Partner>' },
+        { client_id: 'gone', client_name: 'Gone Fishing' },
+      ],
+      reads: [
+        {
+          client_id: 'sandbox-partner',
+          scope: 'profile:read' as const,
+          day: longAgo,
+          count: 500,
+          last_at: `${longAgo}T08:00:00.000Z`,
+        },
+        {
+          client_id: 'sandbox-partner',
+          scope: 'profile:read' as const,
+          day: today,
+          count: 7,
+          last_at: `${today}T00:00:01.000Z`,
+        },
+        {
+          client_id: 'gone',
+          scope: 'vessels:read' as const,
+          day: today,
+          count: 1234,
+          last_at: `${today}T00:00:02.000Z`,
+        },
+      ],
+    }));
+    const { cookie } = await t.signIn('usr_alex');
+    const response = await t.app.inject({ method: 'GET', url: '/account/connections', headers: { cookie } });
+    expect(response.statusCode).toBe(200);
+    expect(t.rpc.callsOf(AUTH_MEMBER_ACCESS)).toEqual([{ user_id: 'usr_alex' }]);
+    const body = response.body;
+    const card = (name: string) =>
+      body.slice(body.indexOf(`<h2>${name}</h2>`)).split(/<li class="connection">|previous-heading/)[0];
+    const sandbox = card('Sandbox Partner');
+    expect(sandbox).toContain(`Last access: <time datetime="${today}T00:00:01.000Z">`);
+    expect(sandbox).toContain('<caption>');
+    expect(sandbox).toMatch(/Reads by Sandbox Partner in the last 30 days/);
+    // 7 today; the 500 of 40 days ago are outside the window. vessels:read granted, never read.
+    expect(sandbox).toMatch(
+      new RegExp(`<th scope="row">${SCOPE_DESCRIPTIONS['profile:read']}</th>\\s*<td class="count">7</td>`),
+    );
+    expect(sandbox).toMatch(
+      new RegExp(`<th scope="row">${SCOPE_DESCRIPTIONS['vessels:read']}</th>\\s*<td class="count">0</td>`),
+    );
+    expect(sandbox).not.toContain('1,234');
+    const odd = card('Odd &lt;Partner&gt;');
+    expect(odd).toContain('Last access: Never');
+    expect(odd).not.toContain('<td class="count">7</td>');
+    // A partner no longer connected keeps its history under "Previously connected".
+    expect(body).toContain('<h2 id="previous-heading">Previously connected</h2>');
+    const previous = body.slice(body.indexOf('previous-heading'));
+    expect(previous).toContain('Gone Fishing <span class="muted">(disconnected)</span>');
+    expect(previous).toContain('<td class="count">1,234</td>');
+    expect(body).toMatch(/<a href="\/account\/export\?token=[0-9a-f]{64}" download>Download my data<\/a>/);
+  });
+
+  it('lists no "Previously connected" section when every partner with history is connected', async () => {
+    const { cookie } = await t.signIn();
+    const response = await t.app.inject({ method: 'GET', url: '/account/connections', headers: { cookie } });
+    expect(response.body).not.toContain('Previously connected');
   });
 
   it('says so when no partner is connected', async () => {

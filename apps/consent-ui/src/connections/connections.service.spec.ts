@@ -1,4 +1,9 @@
-import { AUTH_CONSENTS_LIST, AUTH_CONSENTS_REVOKE, SPONSORSHIP_MEMBER_SPONSORSHIPS } from '@svc/contracts';
+import {
+  AUTH_CONSENTS_LIST,
+  AUTH_CONSENTS_REVOKE,
+  AUTH_MEMBER_ACCESS,
+  SPONSORSHIP_MEMBER_SPONSORSHIPS,
+} from '@svc/contracts';
 import { DependencyUnavailableError, RpcRemoteError } from '@svc/platform';
 import pino from 'pino';
 import { SessionsService } from '../sessions/sessions.service';
@@ -10,6 +15,7 @@ import { ConnectionsService } from './connections.service';
 async function setup() {
   const rpc = new FakeRpcClient()
     .on(AUTH_CONSENTS_LIST, () => ({ connections: [] }))
+    .on(AUTH_MEMBER_ACCESS, () => ({ consents: [], reads: [], partners: [] }))
     .on(SPONSORSHIP_MEMBER_SPONSORSHIPS, () => ({ sponsorships: [] }));
   const policy = { secure: true };
   const sessions = new SessionsService(

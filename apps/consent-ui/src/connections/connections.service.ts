@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   AUTH_CONSENTS_LIST,
   AUTH_CONSENTS_REVOKE,
+  AUTH_MEMBER_ACCESS,
   isScope,
   SCOPE_DESCRIPTIONS,
   SPONSORSHIP_MEMBER_SPONSORSHIPS,
@@ -11,10 +12,17 @@ import {
 import { APP_CONFIG, APP_LOGGER, RpcClient } from '@svc/platform';
 import type { Logger } from 'pino';
 import { isTemporarilyUnavailable } from '../errors';
+import { exportHref } from '../export/export-link';
 import { loginLocation } from '../login/return-to';
 import { parseCookies } from '../sessions/cookies';
 import { clearFlashCookie, COOKIE_POLICY, flashCookie, type CookiePolicy } from '../sessions/session-cookies';
 import { SessionsService } from '../sessions/sessions.service';
+import {
+  previousConnections,
+  summarize,
+  type AccessSummary,
+  type PreviousConnection,
+} from './access-summary';
 import { ConnectionsException } from './connections.exception';
 
 export const CONNECTIONS_PATH = '/account/connections';
@@ -30,6 +38,8 @@ export interface ConnectionItem {
   readonly scopes: readonly string[];
   /** ISO 8601 UTC, as auth-server gave it. */
   readonly connectedAt: string;
+  /** When and how much this partner read the member's record. */
+  readonly access: AccessSummary;
 }
 
 export interface SponsorshipItem {
@@ -46,6 +56,10 @@ export type ConnectionsPage =
   | {
       readonly outcome: 'list';
       readonly connections: readonly ConnectionItem[];
+      /** Disconnected partners whose history is still kept (13 months). */
+      readonly previous: readonly PreviousConnection[];
+      /** "Download my data": the export with this session's link token. */
+      readonly exportHref: string;
       /** Partners that sponsor or sponsored the member; `unavailable` when they could not be read. */
       readonly sponsorships: readonly SponsorshipItem[] | 'unavailable';
       readonly csrfToken: string;
@@ -68,14 +82,21 @@ export class ConnectionsService {
   async list(cookieHeader: string | undefined): Promise<ConnectionsPage> {
     const session = await this.sessions.resolve(cookieHeader);
     if (!session) return { outcome: 'sign_in', location: loginLocation(CONNECTIONS_PATH) };
-    const [{ connections }, sponsorships] = await Promise.all([
+    const [{ connections }, access, sponsorships] = await Promise.all([
       this.rpc.call(AUTH_CONSENTS_LIST, { user_id: session.userId }),
+      this.rpc.call(AUTH_MEMBER_ACCESS, { user_id: session.userId }),
       this.sponsorshipsOf(session.userId),
     ]);
+    const now = Date.now();
     const notice = readNotice(parseCookies(cookieHeader).get(FLASH_COOKIE));
     return {
       outcome: 'list',
-      connections: connections.map(toItem),
+      connections: connections.map((c) => ({
+        ...toItem(c),
+        access: summarize(access, c.client_id, c.scopes, now),
+      })),
+      previous: previousConnections(access, new Set(connections.map((c) => c.client_id)), now),
+      exportHref: exportHref(session.csrfToken),
       sponsorships,
       csrfToken: session.csrfToken,
       notice,
@@ -122,7 +143,7 @@ export class ConnectionsService {
   }
 }
 
-function toItem(connection: Connection): ConnectionItem {
+function toItem(connection: Connection): Omit<ConnectionItem, 'access'> {
   return {
     clientId: connection.client_id,
     clientName: connection.client_name,

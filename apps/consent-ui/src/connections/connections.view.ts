@@ -3,6 +3,7 @@ import { signOutForm } from '../login/login.view';
 import { html, type SafeHtml } from '../views/html';
 import { layout } from '../views/layout';
 import { page, redirect, type WebResult } from '../views/web-result';
+import { RECENT_DAYS, type AccessSummary, type PreviousConnection } from './access-summary';
 import {
   CONNECTIONS_PATH,
   type ConnectionItem,
@@ -27,6 +28,69 @@ export function disconnectPath(clientId: string): string {
   return `${CONNECTIONS_PATH}/${encodeURIComponent(clientId)}/disconnect`;
 }
 
+/**
+ * When the partner last read the record, and a table of its reads of the last 30 days per
+ * scope: a caption, column and row headers, so a screen reader says what each number counts.
+ */
+function accessHistory(access: AccessSummary, partnerName: string): SafeHtml {
+  const last = access.lastAccessAt
+    ? html`<time datetime="${access.lastAccessAt}">${formatUtc(access.lastAccessAt)}</time>`
+    : html`Never`;
+  const table =
+    access.recent.length === 0
+      ? null
+      : html`<table class="reads">
+          <caption>
+            Reads by ${partnerName} in the last ${RECENT_DAYS} days
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">What was read</th>
+              <th scope="col" class="count">Reads</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${access.recent.map(
+              (r) =>
+                html`<tr>
+                  <th scope="row">${r.scope}</th>
+                  <td class="count">${r.count.toLocaleString('en-GB')}</td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>`;
+  return html`<p class="last-access">Last access: ${last}</p>
+    ${table}`;
+}
+
+function previousCard(p: PreviousConnection): SafeHtml {
+  return html`<li class="connection">
+    <h3>${p.clientName} <span class="muted">(disconnected)</span></h3>
+    ${
+      p.disconnectedAt
+        ? html`<p class="muted">
+            Disconnected <time datetime="${p.disconnectedAt}">${formatUtc(p.disconnectedAt)}</time>
+          </p>`
+        : null
+    }
+    ${accessHistory(p.access, p.clientName)}
+  </li>`;
+}
+
+/** Disconnected partners stay listed with their history until it ages out (13 months). */
+function previousSection(previous: readonly PreviousConnection[]): SafeHtml | null {
+  if (previous.length === 0) return null;
+  return html`<section aria-labelledby="previous-heading" class="previous">
+    <h2 id="previous-heading">Previously connected</h2>
+    <p class="lead">
+      These partners can no longer read your record. What they read stays listed here for 13 months.
+    </p>
+    <ul class="connections">
+      ${previous.map(previousCard)}
+    </ul>
+  </section>`;
+}
+
 function connectionCard(connection: ConnectionItem, csrfToken: string): SafeHtml {
   return html`<li class="connection">
     <h2>${connection.clientName}</h2>
@@ -37,6 +101,7 @@ function connectionCard(connection: ConnectionItem, csrfToken: string): SafeHtml
     <ul class="scopes">
       ${connection.scopes.map((s) => html` <li>${s}</li> `)}
     </ul>
+    ${accessHistory(connection.access, connection.clientName)}
     <form method="post" action="${disconnectPath(connection.clientId)}" class="inline">
       <input type="hidden" name="csrf" value="${csrfToken}" />
       <button type="submit" class="danger">Disconnect</button>
@@ -112,9 +177,17 @@ export function connectionsPage(view: ListPage): SafeHtml {
     html`<h1>Connected partners</h1>
       ${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : null}
       <p class="lead">
-        These partners can read parts of your crew record. Disconnect one and it loses access at once.
+        These partners can read parts of your crew record. Disconnect one and it loses access at once. You see
+        when each one last read your record, and how often.
       </p>
-      ${list} ${sponsorshipsSection(view.sponsorships)}
+      ${list} ${previousSection(view.previous)} ${sponsorshipsSection(view.sponsorships)}
+      <section aria-labelledby="your-data-heading" class="your-data">
+        <h2 id="your-data-heading">Your data</h2>
+        <p>
+          A copy of your crew record, your connections and what each partner read, as a JSON file.
+          <a href="${view.exportHref}" download>Download my data</a>
+        </p>
+      </section>
       <footer class="account">${signOutForm(view.csrfToken)}</footer>`,
   );
 }

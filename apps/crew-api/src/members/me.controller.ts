@@ -1,22 +1,30 @@
 import type { ProfileResponse } from '@svc/contracts';
 import { Controller, Get, Req, Res } from '@nestjs/common';
-import { BearerAuth, Principal } from '@svc/security';
+import { AccessReadsRecorder, BearerAuth, Principal } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answerConditionally, type JsonBody } from '../http/conditional';
 import { MembersService } from './members.service';
 
+/** The scope `/v1/me` requires, and the one its reads count under in the member's access history. */
+const SCOPE = 'profile:read';
+
 @Controller('v1/me')
 export class MeController {
-  constructor(private readonly members: MembersService) {}
+  constructor(
+    private readonly members: MembersService,
+    private readonly reads: AccessReadsRecorder,
+  ) {}
 
   /** The caller's profile and membership (docs/rules.md, Profile). */
   @Get()
-  @BearerAuth('profile:read')
+  @BearerAuth(SCOPE)
   async me(
     @Principal() principal: Principal,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<JsonBody<ProfileResponse> | undefined> {
-    return answerConditionally(request, reply, await this.members.profile(principal));
+    const answer = answerConditionally(request, reply, await this.members.profile(principal));
+    this.reads.count(principal, SCOPE);
+    return answer;
   }
 }

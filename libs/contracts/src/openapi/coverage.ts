@@ -23,6 +23,11 @@ export const ROUTES_OUTSIDE_API_DESCRIPTION: readonly UndescribedRoute[] = [
   { method: 'POST', path: '/logout', reason: BROWSER },
   { method: 'GET', path: '/account/connections', reason: BROWSER },
   { method: 'POST', path: '/account/connections/{clientId}/disconnect', reason: BROWSER },
+  {
+    method: 'GET',
+    path: '/account/export',
+    reason: 'the crew member’s own data export (a download in their browser session)',
+  },
   { method: 'GET', path: '/portal', reason: PORTAL },
   { method: 'GET', path: '/portal/open', reason: PORTAL },
   { method: 'GET', path: '/portal/deliveries', reason: PORTAL },

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { AccessReadsRecorder } from '@svc/security';
+import { AccessHistoryHandler } from './access-history.handler';
+import { AccessHistoryService } from './access-history.service';
+import { AccessReadsPruner } from './access-reads.pruner';
+import { LocalAccessReadsRecorder } from './access-reads.recorder';
+import { AccessReadsRepository } from './access-reads.repository';
+
+/** The crew member's access history: auth-server owns the table (docs/access-history.md). */
+@Module({
+  controllers: [AccessHistoryHandler],
+  providers: [
+    AccessReadsRepository,
+    AccessHistoryService,
+    AccessReadsPruner,
+    { provide: AccessReadsRecorder, useClass: LocalAccessReadsRecorder },
+  ],
+  exports: [AccessReadsRecorder, AccessHistoryService],
+})
+export class AccessHistoryModule {}

@@ -1,0 +1,116 @@
+import { ContractViolation, RPC_QUEUES } from '../rpc';
+import { API_LIMITS } from '../../limits';
+import { SCOPES } from '../../scopes';
+import {
+  fieldsContract,
+  listOf,
+  oneOf,
+  optional,
+  readStringArray,
+  text,
+  timestampText,
+  type FieldRead,
+  type Read,
+} from '../../validate';
+
+/**
+ * A crew member's access history: how often each partner read their record, per scope and UTC
+ * day. auth-server owns it (it owns partners and consents); crew-api sends its counts here.
+ */
+
+/** A count of reads: a non-negative safe integer. */
+const readCount: FieldRead<number> = (contract, record, field) => {
+  const value = record[field];
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new ContractViolation(contract, `\`${field}\` must be a non-negative integer`);
+  }
+  return value;
+};
+
+/** A UTC calendar day, `YYYY-MM-DD`. */
+const utcDay: FieldRead<string> = (contract, record, field) => {
+  const value = text(10)(contract, record, field);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
+    throw new ContractViolation(contract, `\`${field}\` must be a day (YYYY-MM-DD)`);
+  }
+  return value;
+};
+
+/** One member's reads by one partner under one scope on one UTC day, and the time of the last. */
+const READ_COUNT = {
+  user_id: text(API_LIMITS.idMaxLength),
+  client_id: text(API_LIMITS.idMaxLength),
+  scope: oneOf(SCOPES),
+  day: utcDay,
+  count: readCount,
+  /** ISO 8601 UTC: the latest read counted here. */
+  last_at: timestampText,
+};
+export type AccessReadCount = Read<typeof READ_COUNT>;
+
+/** At most this many counts travel in one message; a replica with more sends several. */
+export const ACCESS_READS_PER_MESSAGE = 1000;
+
+/**
+ * `auth.access-reads.record`: a replica's counts since its last flush, added to the stored ones
+ * (count + count, latest time). Sent at least once a minute and on graceful shutdown.
+ */
+export const AUTH_ACCESS_READS_RECORD = fieldsContract(
+  RPC_QUEUES.authServer,
+  'auth.access-reads.record',
+  {
+    counts: (contract, record, field) => {
+      const counts = listOf(READ_COUNT)(contract, record, field);
+      if (counts.length > ACCESS_READS_PER_MESSAGE) {
+        throw new ContractViolation(
+          contract,
+          `\`${field}\` holds at most ${ACCESS_READS_PER_MESSAGE} counts`,
+        );
+      }
+      return counts;
+    },
+  },
+  { recorded: readCount },
+);
+
+/** Each consent the member gave, ended ones too (a new consent after a disconnect is a new row). */
+const CONSENT = {
+  client_id: text(API_LIMITS.idMaxLength),
+  client_name: text(500),
+  scopes: readStringArray,
+  granted_at: timestampText,
+  /** Absent while the consent stands. */
+  revoked_at: optional(timestampText),
+};
+export type MemberConsent = Read<typeof CONSENT>;
+
+/** A partner's reads of the member's record under one scope on one UTC day. */
+const DAILY_READS = {
+  client_id: text(API_LIMITS.idMaxLength),
+  scope: oneOf(SCOPES),
+  day: utcDay,
+  count: readCount,
+  last_at: timestampText,
+};
+export type MemberDailyReads = Read<typeof DAILY_READS>;
+
+const MEMBER_ACCESS = {
+  consents: listOf(CONSENT),
+  /** Every retained day (13 months), oldest first; partners' names are those of `partners`. */
+  reads: listOf(DAILY_READS),
+  /** Every partner named in `consents` or `reads`, with its display name. */
+  partners: listOf({ client_id: text(API_LIMITS.idMaxLength), client_name: text(500) }),
+};
+export type MemberAccessResponse = Read<typeof MEMBER_ACCESS>;
+
+/**
+ * `auth.member.access`: the member's consents and access history, for their own account page
+ * and data export in consent-ui. Only a signed-in member's own user_id is ever asked for; no
+ * partner-facing API reads it.
+ */
+export const AUTH_MEMBER_ACCESS = fieldsContract(
+  RPC_QUEUES.authServer,
+  'auth.member.access',
+  { user_id: text(API_LIMITS.idMaxLength) },
+  MEMBER_ACCESS,
+);
