@@ -85,6 +85,7 @@ export class AmqpConnection {
   private connection?: amqp.ChannelModel;
   private publishChannel?: amqp.ConfirmChannel;
   private lastRenewal = 0;
+  private lastDirectRenewal = 0;
   /** Unconfirmed sends, and the direct replies to them: RabbitMQ ties both to one channel. */
   private direct?: amqp.Channel;
   private replyHandler?: (message: InboundMessage) => void;
@@ -211,6 +212,19 @@ export class AmqpConnection {
     this.replyHandler = handler;
     this.repliesLost = lost;
     if (this.direct) await this.consumeReplies(this.direct);
+  }
+
+  /**
+   * Closes the channel direct sends and replies go on; a new one opens after a pause (the RPC
+   * client asks when not one reply came back for a whole timeout: see renewAfterNack for why a
+   * channel can go on losing what is sent to a quorum queue). At most once a second.
+   */
+  renewDirect(): void {
+    const channel = this.direct;
+    if (!channel || Date.now() - this.lastDirectRenewal < 1000) return;
+    this.lastDirectRenewal = Date.now();
+    this.logger.warn('no RPC reply for a whole timeout: sending on a new channel');
+    channel.close().catch(() => undefined);
   }
 
   /** Runs `fn` on a short-lived channel (topology, queue inspection in tests). */

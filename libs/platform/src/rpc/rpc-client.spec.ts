@@ -25,3 +25,50 @@ describe('RpcClient, a call with too little time left', () => {
     expect(line).toMatch(/ 1$/);
   });
 });
+
+describe('RpcClient, calls nobody answers', () => {
+  /** A connection that records sends and renewals, and lets the test play the answering app. */
+  function fakeConnection() {
+    const sent: { correlationId: string }[] = [];
+    let reply: ((m: { properties: { correlationId: string }; content: Buffer }) => void) | undefined;
+    const amqp = {
+      user: 'test',
+      renewals: 0,
+      isConnected: () => true,
+      onReplies: async (handler: typeof reply) => {
+        reply = handler;
+      },
+      send: (_queue: string, _content: Buffer, options: { correlationId: string }) => sent.push(options),
+      renewDirect() {
+        this.renewals += 1;
+      },
+    };
+    const answer = (i: number) =>
+      reply!({
+        properties: { correlationId: sent[i].correlationId },
+        content: Buffer.from(JSON.stringify({ response: { members: [] } })),
+      });
+    return { amqp, answer };
+  }
+
+  it('sends on a new channel when not one reply came back for a whole timeout', async () => {
+    const { amqp } = fakeConnection();
+    const rpc = new RpcClient(amqp as unknown as AmqpConnection, { RPC_TIMEOUT_MS: 200 });
+    await expect(rpc.call(CREW_MEMBERS_BY_EMAIL, { emails: ['a@example.test'] })).rejects.toBeInstanceOf(
+      DependencyUnavailableError,
+    );
+    expect(amqp.renewals).toBe(1);
+  });
+
+  it('keeps the channel when the answering app is slow but answers others meanwhile', async () => {
+    const { amqp, answer } = fakeConnection();
+    const rpc = new RpcClient(amqp as unknown as AmqpConnection, { RPC_TIMEOUT_MS: 300 });
+    const slow = rpc.call(CREW_MEMBERS_BY_EMAIL, { emails: ['a@example.test'] });
+    const quick = rpc.call(CREW_MEMBERS_BY_EMAIL, { emails: ['b@example.test'] });
+    await new Promise((r) => setTimeout(r, 50));
+    answer(1);
+    await expect(quick).resolves.toEqual({ members: [] });
+    await expect(slow).rejects.toBeInstanceOf(DependencyUnavailableError);
+    expect(amqp.renewals).toBe(0);
+  });
+});

@@ -48,6 +48,8 @@ export class RpcClient {
   /** Calls awaiting their reply, by correlation id: the reply, or the reason none will come. */
   private readonly pending = new Map<unknown, (reply: Buffer | Error) => void>();
   private listening?: Promise<void>;
+  /** When the last reply of any call arrived (a channel that loses every request gets none). */
+  private lastReplyAt = 0;
   private connectedOnce = false;
   /** `rpc_client_duration_seconds{pattern, outcome}`; a pattern's four series start at its first call. */
   private readonly duration?: Histogram<'pattern' | 'outcome'>;
@@ -145,7 +147,10 @@ export class RpcClient {
       // waits for any more finds no one in `pending`.
       this.listening ??= this.amqp
         .onReplies(
-          (m) => this.pending.get(m.properties.correlationId)?.(m.content),
+          (m) => {
+            this.lastReplyAt = Date.now();
+            this.pending.get(m.properties.correlationId)?.(m.content);
+          },
           () => this.failPending(),
         )
         .catch(() => undefined);
@@ -160,8 +165,12 @@ export class RpcClient {
           userId: this.amqp.user,
           ...(headers && { headers }),
         });
+        const sentAt = Date.now();
         const timer = setTimeout(() => {
           this.pending.delete(id);
+          // Not one reply to anyone since this went out: the channel, not the answering app, is
+          // the likelier fault (AmqpConnection.renewDirect). A slow app still answers someone.
+          if (this.lastReplyAt < sentAt) this.amqp.renewDirect();
           reject(new RpcTimeoutError(`no answer within ${timeoutMs} ms`));
         }, deadline - Date.now());
         this.pending.set(id, (answer) => {
