@@ -215,16 +215,20 @@ export class AmqpConnection {
   }
 
   /**
-   * Closes the channel direct sends and replies go on; a new one opens after a pause (the RPC
+   * Closes the channel direct sends and replies go on and opens a new one at once (the RPC
    * client asks when not one reply came back for a whole timeout: see renewAfterNack for why a
    * channel can go on losing what is sent to a quorum queue). At most once a second.
    */
   renewDirect(): void {
     const channel = this.direct;
-    if (!channel || Date.now() - this.lastDirectRenewal < 1000) return;
+    const connection = this.connection;
+    if (!channel || !connection || Date.now() - this.lastDirectRenewal < 1000) return;
     this.lastDirectRenewal = Date.now();
     this.logger.warn('no RPC reply for a whole timeout: sending on a new channel');
+    this.dropDirect(channel);
     channel.close().catch(() => undefined);
+    // At once, not after the pause a refused channel waits: nothing is wrong with the broker.
+    this.openDirect(connection).catch(() => undefined);
   }
 
   /** Runs `fn` on a short-lived channel (topology, queue inspection in tests). */
@@ -382,7 +386,8 @@ export class AmqpConnection {
       this.dropDirect(channel);
       // After a pause: a channel the broker keeps closing (a refused consume) must not spin.
       setTimeout(() => {
-        if (this.connection === connection) this.openDirect(connection).catch(() => undefined);
+        if (this.connection === connection && !this.direct)
+          this.openDirect(connection).catch(() => undefined);
       }, this.options.minBackoffMs ?? 250).unref();
     });
     this.direct = channel;
