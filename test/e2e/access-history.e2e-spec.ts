@@ -92,16 +92,24 @@ async function read(token: string, path: string): Promise<Response> {
 }
 
 /** The connections page, reloaded until `ready` holds of its text (counts arrive within a flush). */
-async function connectionsPage(ready: (text: string) => boolean = () => true): Promise<Page> {
+async function connectionsPage(
+  ready: (text: string, page: Page) => boolean | Promise<boolean> = () => true,
+): Promise<Page> {
   const page = await browser.context.newPage();
   const until = Date.now() + 20_000;
   for (;;) {
     await page.goto(`${base}/account/connections`);
     await signInIfAsked(page);
     const text = await page.locator('main').innerText();
-    if (ready(text) || Date.now() > until) return page;
+    if ((await ready(text, page)) || Date.now() > until) return page;
     await new Promise((r) => setTimeout(r, 300));
   }
+}
+
+/** The rows of a card's reads table, whitespace collapsed. */
+async function rowsOf(cardOf: ReturnType<typeof card>): Promise<string[]> {
+  const rows = await cardOf.locator('table.reads tbody tr').allInnerTexts();
+  return rows.map((r) => r.replace(/\s+/g, ' ').trim());
 }
 
 /** The card of a connected partner, found by its heading. */
@@ -132,23 +140,21 @@ describe('access history', () => {
     expect((await read(tokenA, '/v1/me/sea-time')).status).toBe(403);
     expect((await read(tokenB, '/v1/me')).status).toBe(200);
 
-    const page = await connectionsPage(
-      (text) => /Reads by Sandbox Partner B/.test(text) && /\b3\b/.test(text),
-    );
+    // Each of the two crew-api replicas adds what it counted every 500 ms: wait for both.
+    const page = await connectionsPage(async (_, p) => {
+      const rows = await rowsOf(card(p, 'Sandbox Partner'));
+      return rows.length === 2 && / 3$/.test(rows[0]) && / 1$/.test(rows[1]);
+    });
     try {
       const a = card(page, 'Sandbox Partner');
       const b = card(page, 'Sandbox Partner B');
       await expect(a.getByText(/Last access: \d{1,2} \w+ \d{4}, \d{2}:\d{2} UTC/).count()).resolves.toBe(1);
-      const rowsA = await a.locator('table.reads tbody tr').allInnerTexts();
-      expect(rowsA.map((r) => r.replace(/\s+/g, ' ').trim())).toEqual([
+      expect(await rowsOf(a)).toEqual([
         expect.stringMatching(/^Your name, crew role.* 3$/),
         expect.stringMatching(/^Your vessel history.* 1$/),
       ]);
       // No partner's numbers appear on another's card.
-      const rowsB = await b.locator('table.reads tbody tr').allInnerTexts();
-      expect(rowsB.map((r) => r.replace(/\s+/g, ' ').trim())).toEqual([
-        expect.stringMatching(/^Your name.* 1$/),
-      ]);
+      expect(await rowsOf(b)).toEqual([expect.stringMatching(/^Your name.* 1$/)]);
       await expect(a.locator('table.reads caption').innerText()).resolves.toMatch(
         /Reads by Sandbox Partner in the last 30 days/,
       );
