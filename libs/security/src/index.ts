@@ -13,6 +13,7 @@ export * from './partner-verifier';
 export * from './partner-principal';
 export * from './basic-auth.guard';
 export * from './partner-program.guard';
+export * from './active-partner.guard';
 export * from './client-address';
 export * from './failed-auth-limiter';
 export * from './access-reads';

@@ -1,7 +1,6 @@
 import type { PortalSessionResponse } from '@svc/contracts';
-import { Controller, Header, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { BasicAuthGuard, Partner, RateLimitGuard, type PartnerPrincipal } from '@svc/security';
-import { ActivePartnerGuard } from './active-partner.guard';
+import { Controller, Header, HttpCode, Post } from '@nestjs/common';
+import { ActivePartnerAuth, Partner, type PartnerPrincipal } from '@svc/security';
 import { PortalLinksService } from './portal-links.service';
 
 @Controller('v1/partners/portal')
@@ -11,7 +10,7 @@ export class PortalLinksController {
   /** A single-use link to the partner's portal: Basic credentials, the rate limits, not suspended. */
   @Post('sessions')
   @HttpCode(201)
-  @UseGuards(BasicAuthGuard, RateLimitGuard, ActivePartnerGuard)
+  @ActivePartnerAuth()
   @Header('cache-control', 'no-store')
   create(@Partner() partner: PartnerPrincipal): Promise<PortalSessionResponse> {
     return this.links.create(partner);

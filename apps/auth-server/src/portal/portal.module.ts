@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { PartnersModule } from '../partners/partners.module';
-import { ActivePartnerGuard } from './active-partner.guard';
+import { ActivePartnerGuard } from '@svc/security';
 import { PortalLinksController } from './portal-links.controller';
 import { PortalLinksHandler } from './portal-links.handler';
 import { PortalLinksRepository } from './portal-links.repository';

@@ -7,15 +7,14 @@ import type {
   WebhookEndpointResponse,
 } from '@svc/contracts';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { Partner, type PartnerPrincipal } from '@svc/security';
-import { WebhookPartnerAuth } from './active-partner.guard';
+import { ActivePartnerAuth, Partner, type PartnerPrincipal } from '@svc/security';
 import { isDeliveryId, parseDeliveryListQuery, parseReplay } from './dto/delivery-requests.dto';
 import { PartnerWebhooksException } from './partner-webhooks.exception';
 import { PartnerWebhooksService } from './partner-webhooks.service';
 
 /** A partner's own webhooks: delivery log, redelivery, replay, endpoint health and enabling. */
 @Controller('v1/partners/webhooks')
-@WebhookPartnerAuth()
+@ActivePartnerAuth()
 export class PartnerWebhooksController {
   constructor(private readonly webhooks: PartnerWebhooksService) {}
 

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DeliveriesModule } from '../deliveries/deliveries.module';
-import { ActivePartnerGuard } from './active-partner.guard';
+import { ActivePartnerGuard } from '@svc/security';
 import { PartnerWebhooksController } from './partner-webhooks.controller';
 import { PartnerWebhooksRepository } from './partner-webhooks.repository';
 import { PartnerWebhooksService } from './partner-webhooks.service';

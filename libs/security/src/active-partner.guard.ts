@@ -6,12 +6,14 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import { ApiProblem } from '@svc/platform';
-import { BasicAuthGuard, partnerOf, RateLimitGuard } from '@svc/security';
+import { BasicAuthGuard } from './basic-auth.guard';
+import { partnerOf } from './partner-principal';
+import { RateLimitGuard } from './rate-limit.guard';
 
 /**
  * After BasicAuthGuard and the rate limit: any partner that is not suspended (403
- * `insufficient_scope`, docs/rules.md). Unlike the sponsorship API's PartnerProgramGuard, no
- * program is required: every partner receives webhooks.
+ * `insufficient_scope`, as on every `/v1/partners/*` route). Unlike PartnerProgramGuard, no
+ * program is required: every partner has webhooks and a portal.
  */
 @Injectable()
 export class ActivePartnerGuard implements CanActivate {
@@ -28,6 +30,6 @@ export class ActivePartnerGuard implements CanActivate {
   }
 }
 
-/** `@WebhookPartnerAuth()`: Basic credentials (401, not counted), the rate limits, then an active partner. */
-export const WebhookPartnerAuth = () =>
+/** `@ActivePartnerAuth()`: Basic credentials (401, not counted), the rate limits, then an active partner. */
+export const ActivePartnerAuth = () =>
   applyDecorators(UseGuards(BasicAuthGuard, RateLimitGuard, ActivePartnerGuard));
