@@ -10,8 +10,11 @@ export interface ReceivedWebhook {
   readonly receivedAt: number;
 }
 
-/** What a path answers to its n-th request (1-based): a status, or 'hang' (never answers). */
-export type Behaviour = (n: number) => number | 'hang';
+/**
+ * What a path answers to its n-th request (1-based): a status, a status after a pause (a slow
+ * endpoint), or 'hang' (never answers).
+ */
+export type Behaviour = (n: number) => number | { status: number; afterMs: number } | 'hang';
 
 /**
  * A partner's webhook endpoint on a free loopback port. Each test registers its own path with its
@@ -68,7 +71,13 @@ export class WebhookReceiver {
       const behaviour = this.behaviours.get(path) ?? (() => 404);
       const answer = behaviour(this.received.filter((r) => r.path === path).length);
       if (answer === 'hang') return;
-      res.writeHead(answer, { 'content-type': 'text/plain' }).end('x'.repeat(answer >= 300 ? 64 * 1024 : 0));
+      const [status, afterMs] = typeof answer === 'number' ? [answer, 0] : [answer.status, answer.afterMs];
+      setTimeout(() => {
+        if (res.destroyed) return;
+        res
+          .writeHead(status, { 'content-type': 'text/plain' })
+          .end('x'.repeat(status >= 300 ? 64 * 1024 : 0));
+      }, afterMs);
     });
   }
 }

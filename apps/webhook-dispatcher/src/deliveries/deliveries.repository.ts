@@ -10,7 +10,15 @@ export type NewDelivery = Pick<
   'deliveryId' | 'eventId' | 'eventType' | 'userId' | 'clientId' | 'targetUrl' | 'body'
 >;
 
-export type Delivery = NewDelivery & Pick<DeliveryRow, 'status' | 'attempts' | 'firstAttemptAt'>;
+export type Delivery = NewDelivery &
+  Pick<DeliveryRow, 'status' | 'attempts' | 'firstAttemptAt' | 'attemptLeaseUntil'>;
+
+/**
+ * What claiming an attempt found: it is ours to run (`claimed`); it already ran, or the delivery
+ * ended (`done`); or another run of it holds the lease for `busyForMs` more (the database's clock).
+ */
+export type AttemptClaim =
+  { readonly state: 'claimed' | 'done' } | { readonly state: 'busy'; readonly busyForMs: number };
 
 /**
  * One attempt and where it leaves the delivery: `targetUrl` is where it went. `reached`: a request
@@ -31,7 +39,7 @@ export interface AttemptRecorded {
 }
 
 /** A delivery as the operators' log shows it (no body). */
-export type LoggedDelivery = Omit<DeliveryRow, 'body' | 'firstAttemptAt'>;
+export type LoggedDelivery = Omit<DeliveryRow, 'body' | 'firstAttemptAt' | 'attemptLeaseUntil'>;
 
 export type LoggedAttempt = Omit<DeliveryAttemptRow, 'deliveryId'>;
 
@@ -42,7 +50,7 @@ const LOGGED_COLUMNS = `delivery_id AS "deliveryId", event_id AS "eventId", even
 
 const COLUMNS = `delivery_id AS "deliveryId", event_id AS "eventId", event_type AS "eventType",
   user_id AS "userId", client_id AS "clientId", target_url AS "targetUrl", body, status, attempts,
-  first_attempt_at AS "firstAttemptAt"`;
+  first_attempt_at AS "firstAttemptAt", attempt_lease_until AS "attemptLeaseUntil"`;
 
 /** How stale a healthy endpoint's `last_success_at` may be (see `judged`). */
 const HEALTH_SUCCESS_EVERY_MS = 1000;
@@ -121,6 +129,62 @@ export class DeliveriesRepository {
   }
 
   /**
+   * Takes the lease on attempt `attempt` of a delivery for `leaseMs`: only one run of an attempt
+   * sends it, however many messages ask for it (a redelivered event or attempt message, the backlog
+   * copy of a slow first attempt), on this replica or another. Recording the attempt ends the
+   * lease; a run that dies leaves it to run out, and the attempt's message, handed out again, then
+   * runs it. Claims made at the same moment share one statement.
+   */
+  claimAttempt(deliveryId: string, attempt: number, leaseMs: number): Promise<AttemptClaim> {
+    return this.claims.submit({ deliveryId, attempt, leaseMs });
+  }
+
+  private readonly claims = new GroupBatcher<
+    { deliveryId: string; attempt: number; leaseMs: number },
+    AttemptClaim
+  >(async (batch) => {
+    // The SELECT part reads the snapshot from before the UPDATE: for a row it did not claim, the
+    // lease another run holds.
+    const rows = await this.sql.prepared<{
+      deliveryId: string;
+      attempt: number;
+      claimed: boolean;
+      busyForMs: number | null;
+    }>(
+      'claim-attempts',
+      `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::int[], $3::int[]) AS i (delivery_id, attempt, lease_ms)),
+       claimed AS (
+         UPDATE deliveries d
+            SET attempt_lease_until = clock_timestamp() + i.lease_ms * interval '1 millisecond'
+           FROM input i
+          WHERE d.delivery_id = i.delivery_id AND d.attempts = i.attempt - 1 AND d.status = 'pending'
+            AND (d.attempt_lease_until IS NULL OR d.attempt_lease_until <= clock_timestamp())
+          RETURNING d.delivery_id, i.attempt)
+       SELECT i.delivery_id AS "deliveryId", i.attempt, c.delivery_id IS NOT NULL AS claimed,
+              CASE WHEN d.attempts = i.attempt - 1 AND d.status = 'pending'
+                   THEN greatest(0, ceil(extract(epoch FROM d.attempt_lease_until - clock_timestamp()) * 1000))::int
+              END AS "busyForMs"
+         FROM input i
+         LEFT JOIN claimed c ON c.delivery_id = i.delivery_id AND c.attempt = i.attempt
+         LEFT JOIN deliveries d ON d.delivery_id = i.delivery_id`,
+      columns(batch, ['deliveryId', 'attempt', 'leaseMs']),
+    );
+    // The same attempt twice in one batch: the first row claims it, the second finds it busy.
+    const taken = new Set<string>();
+    return batch.map((b) => {
+      const row = rows.find((r) => r.deliveryId === b.deliveryId && r.attempt === b.attempt);
+      const key = `${b.deliveryId}\n${b.attempt}`;
+      if (row?.claimed && !taken.has(key)) {
+        taken.add(key);
+        return { state: 'claimed' };
+      }
+      const busyForMs = row?.claimed ? b.leaseMs : row?.busyForMs;
+      return busyForMs === null || busyForMs === undefined ? { state: 'done' } : { state: 'busy', busyForMs };
+    });
+  });
+
+  /**
    * Logs attempt `attempt` and moves the delivery on, atomically. Only the first recording of an
    * attempt counts: a duplicate message that ran the same attempt returns false, and must not
    * schedule another. Attempts finishing at the same moment share one statement (one commit).
@@ -171,7 +235,7 @@ export class DeliveriesRepository {
                           target_url, response_body, give_up_reason, judged, ok, reached)),
        moved AS (
          UPDATE deliveries d
-            SET attempts = i.attempt, status = i.status, next_attempt_at = i.next_attempt_at,
+            SET attempts = i.attempt, status = i.status, next_attempt_at = i.next_attempt_at, attempt_lease_until = NULL,
                 first_attempt_at = COALESCE(d.first_attempt_at, i.started_at), target_url = i.target_url,
                 give_up_reason = i.give_up_reason
            FROM input i

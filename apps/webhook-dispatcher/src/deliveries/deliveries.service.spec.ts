@@ -2,7 +2,13 @@ import type { ServiceEvent, WebhookRecipientsBatchRequest, WebhookRecipientsResp
 import type { AmqpConnection, RpcClient } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
-import type { AttemptRecord, DeliveriesRepository, Delivery, NewDelivery } from './deliveries.repository';
+import type {
+  AttemptClaim,
+  AttemptRecord,
+  DeliveriesRepository,
+  Delivery,
+  NewDelivery,
+} from './deliveries.repository';
 import { DeliveriesService } from './deliveries.service';
 import type { WebhookOutcome, WebhookRequest, WebhookSender } from './webhook-sender';
 
@@ -31,6 +37,8 @@ function setup(options: {
   outcome?: WebhookOutcome;
   existing?: Delivery;
   cacheTtlMs?: number;
+  /** How long the partner takes to answer. */
+  postDelayMs?: number;
   /** Whom auth-server names for one question (default: every recipient of `recipients`). */
   answer?: (question: WebhookRecipientsBatchRequest['questions'][number]) => string[];
 }) {
@@ -41,6 +49,7 @@ function setup(options: {
   let rpcCalls = 0;
   const questions: WebhookRecipientsBatchRequest['questions'][] = [];
   let stored: Delivery | undefined = options.existing;
+  let leaseUntil = 0;
   const created = new Map<string, string[]>();
   const repository = {
     createForEvent: (id: string, rows: readonly NewDelivery[]) => {
@@ -48,13 +57,34 @@ function setup(options: {
         id,
         rows.map((r) => r.clientId),
       );
-      stored ??= rows[0] && { ...rows[0], status: 'pending', attempts: 0, firstAttemptAt: null };
+      stored ??= rows[0] && {
+        ...rows[0],
+        status: 'pending',
+        attempts: 0,
+        firstAttemptAt: null,
+        attemptLeaseUntil: null,
+      };
       return Promise.resolve(stored && stored.attempts === 0 ? [stored] : []);
     },
-    findById: () => Promise.resolve(stored ?? null),
+    findById: () =>
+      Promise.resolve(
+        stored
+          ? { ...stored, attemptLeaseUntil: leaseUntil > Date.now() ? new Date(leaseUntil) : null }
+          : null,
+      ),
+    // The lease as the database keeps it, for the one delivery of these specs.
+    claimAttempt: (_id: string, attempt: number, leaseMs: number): Promise<AttemptClaim> => {
+      if (!stored || stored.status !== 'pending' || stored.attempts !== attempt - 1)
+        return Promise.resolve({ state: 'done' });
+      if (leaseUntil > Date.now())
+        return Promise.resolve({ state: 'busy', busyForMs: leaseUntil - Date.now() });
+      leaseUntil = Date.now() + leaseMs;
+      return Promise.resolve({ state: 'claimed' });
+    },
     recordAttempt: (r: AttemptRecord) => {
       steps.push(`record ${r.attempt}`);
       recorded.push(r);
+      leaseUntil = 0;
       if (stored) stored = { ...stored, attempts: r.attempt, status: r.status };
       return Promise.resolve({ counted: true, endpointDisabled: false });
     },
@@ -80,10 +110,11 @@ function setup(options: {
     },
   } as unknown as AmqpConnection;
   const sender = {
-    post: (r: WebhookRequest) => {
+    post: async (r: WebhookRequest) => {
       steps.push(`post ${r.headers['x-svc-delivery-attempt']}`);
       posted.push(r);
-      return Promise.resolve(options.outcome ?? { ok: true, statusCode: 204, error: null });
+      if (options.postDelayMs) await new Promise((resolve) => setTimeout(resolve, options.postDelayMs));
+      return options.outcome ?? { ok: true, statusCode: 204, error: null };
     },
   } as unknown as WebhookSender;
   const service = new DeliveriesService(
@@ -120,7 +151,12 @@ const pendingDelivery = (attempts: number): Delivery => ({
   status: 'pending',
   attempts,
   firstAttemptAt: attempts > 0 ? new Date() : null,
+  attemptLeaseUntil: null,
 });
+
+async function waitFor(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
 
 describe('DeliveriesService', () => {
   it('asks auth-server once for the events that are fanned out while a question is under way', async () => {
@@ -267,6 +303,38 @@ describe('DeliveriesService', () => {
     await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 }, 'retry');
     expect(s.posted).toHaveLength(0);
     expect(s.recorded).toHaveLength(0);
+  });
+
+  it('sends an attempt once when a second copy of its event is fanned out while the first runs', async () => {
+    const s = setup({ recipients: { recipients: [recipient] }, postDelayMs: 300 });
+    // The event message handed out again (a connection lost before its ack) while its fan-out runs.
+    await Promise.all([s.service.fanOut(event), s.service.fanOut(event)]);
+    await waitFor(() => s.recorded.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(s.posted).toHaveLength(1);
+    expect(s.recorded.map((r) => r.attempt)).toEqual([1]);
+  });
+
+  it('has the backlog copy of a slow first attempt wait for it instead of sending the event again', async () => {
+    const s = setup({ recipients: { recipients: [recipient] }, postDelayMs: 1500 });
+    // The first attempt outlives FIRST_ATTEMPT_HOLD_MS: the event is acked and a backlog message queued.
+    await s.service.fanOut(event);
+    expect(s.published).toEqual([
+      { queue: 'webhooks.backlog', body: expect.objectContaining({ attempt: 1 }) },
+    ]);
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 1 }, 'backlog');
+    expect(s.posted).toHaveLength(1);
+    expect(s.recorded.map((r) => r.attempt)).toEqual([1]);
+  });
+
+  it('runs an attempt whose lease ran out (the run that held it died)', async () => {
+    const s = setup({ recipients: { recipients: [recipient] }, existing: pendingDelivery(0) });
+    const repository = (s.service as unknown as { deliveries: DeliveriesRepository }).deliveries;
+    // A run that claimed attempt 1 with a short lease and never recorded it.
+    expect(await repository.claimAttempt('dlv_1', 1, 300)).toEqual({ state: 'claimed' });
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 1 }, 'backlog');
+    expect(s.posted).toHaveLength(1);
+    expect(s.recorded.map((r) => r.attempt)).toEqual([1]);
   });
 
   it('lets a retry reuse auth-server’s answer within the cache TTL (per partner, member and event type)', async () => {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
   AUTH_WEBHOOK_RECIPIENTS_BATCH,
@@ -44,6 +45,16 @@ import { attemptHeaders, canonicalBody } from './webhook-signature';
  * hanging one's 5 s.
  */
 const FIRST_ATTEMPT_HOLD_MS = 1000;
+
+/**
+ * How long an attempt's lease outlives its request budget (WEBHOOK_TIMEOUT_MS): time to queue the
+ * retry and record the attempt. A run that dies holds its attempt back this much longer than the
+ * budget; a run slower than both may let a second run send the attempt again (at least once).
+ */
+const LEASE_MARGIN_MS = 5000;
+
+/** How often a run waiting for another run's attempt looks again: most end well before their lease. */
+const LEASE_POLL_MS = 1000;
 
 /** Questions per RPC: a full batch is a message of some tens of KiB. */
 const RECIPIENT_QUESTIONS_PER_BATCH = 200;
@@ -191,7 +202,13 @@ export class DeliveriesService {
    * once its partner has a slot: retries before the backlog.
    */
   async attempt(message: DeliveryMessage, priority: SlotPriority): Promise<void> {
-    const delivery = await this.deliveries.findById(message.delivery_id);
+    let delivery = await this.deliveries.findById(message.delivery_id);
+    // Another run holds this attempt (the backlog copy of a slow first attempt): its outcome is
+    // awaited before a partner slot is taken.
+    while (delivery?.attemptLeaseUntil && delivery.attemptLeaseUntil.getTime() > Date.now()) {
+      await sleep(Math.min(delivery.attemptLeaseUntil.getTime() - Date.now() + 50, LEASE_POLL_MS));
+      delivery = await this.deliveries.findById(message.delivery_id);
+    }
     // Already recorded (a duplicate message) or finished: nothing to do.
     if (!delivery || delivery.status !== 'pending' || delivery.attempts !== message.attempt - 1) return;
     const release = await this.slots.take(delivery.clientId, priority);
@@ -202,8 +219,35 @@ export class DeliveriesService {
     }
   }
 
+  /** An attempt's lease: its request budget and the time to record it. */
+  private get leaseMs(): number {
+    return this.config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
+  }
+
+  /**
+   * Runs an attempt once its lease is ours. While another run holds it, waits for that run's
+   * outcome: recorded (nothing left to do here) or its lease run out (it died: this run sends it).
+   */
+  private async run(
+    delivery: Delivery,
+    attempt: number,
+    recipient: WebhookRecipient | undefined,
+  ): Promise<void> {
+    for (;;) {
+      const claim = await this.deliveries.claimAttempt(delivery.deliveryId, attempt, this.leaseMs);
+      if (claim.state !== 'busy') {
+        return claim.state === 'claimed' ? this.runClaimed(delivery, attempt, recipient) : undefined;
+      }
+      await sleep(Math.min(claim.busyForMs + 50, LEASE_POLL_MS));
+    }
+  }
+
   /** One attempt: POST, queue the next one after a failure (if there is one), record it. */
-  private run(delivery: Delivery, attempt: number, recipient: WebhookRecipient | undefined): Promise<void> {
+  private runClaimed(
+    delivery: Delivery,
+    attempt: number,
+    recipient: WebhookRecipient | undefined,
+  ): Promise<void> {
     return inSpan(
       'webhook attempt',
       {

@@ -4,6 +4,7 @@ import { DeliveryLogRetention1764200000002 } from './1764200000002-deliveryLogRe
 import { PartnerSelfService1764600000000 } from './1764600000000-partnerSelfService';
 import { PartnerFairness1765000000000 } from './1765000000000-partnerFairness';
 import { PortalActions1765100000001 } from './1765100000001-portalActions';
+import { AttemptLeases1765300000000 } from './1765300000000-attemptLeases';
 
 export const WEBHOOK_DISPATCHER_MIGRATIONS = [
   CreateDeliveries1763900000000,
@@ -12,4 +13,5 @@ export const WEBHOOK_DISPATCHER_MIGRATIONS = [
   PartnerSelfService1764600000000,
   PartnerFairness1765000000000,
   PortalActions1765100000001,
+  AttemptLeases1765300000000,
 ];
