@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
@@ -10,7 +10,8 @@ import { basicAuthorization, partner } from '../support/factories';
 import { eventually, request, type HttpResponse } from '../support/http';
 import { startSystem, type RunningSystem } from '../support/system';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { authorize, bearer, json, type OAuthClient } from './support/scale-client';
+import { registerPartner, type RegisteredPartner } from './support/partners';
+import { authorize, bearer, json } from './support/scale-client';
 
 /**
  * The partner portal (issue 41) through the gateway, every app a process: the single-use link of
@@ -56,51 +57,9 @@ afterAll(async () => {
   await receiver?.close();
 }, 120_000);
 
-interface NewPartner {
-  readonly clientId: string;
-  readonly clientSecret: string;
-  readonly basic: string;
-  readonly hook: string;
-  /** The registered webhook URL. */
-  readonly hookUrl: string;
-  readonly client: OAuthClient;
-}
-
 /** A partner of this file alone, its webhooks on the receiver (answering `answers.get(hook)`). */
-async function newPartner(
-  label: string,
-  redirectUri = 'http://localhost:8799/callback',
-): Promise<NewPartner> {
-  const clientId = `e2e-portal-${label}-${randomBytes(4).toString('hex')}`;
-  const hook = `/hooks/${clientId}`;
-  answers.set(hook, 204);
-  const hookUrl = receiver.endpoint(hook, () => answers.get(hook) ?? 500);
-  const created = await system.cli('auth-server', [
-    'partners',
-    'create',
-    '--client-id',
-    clientId,
-    '--name',
-    `Portal ${label}`,
-    '--redirect-uri',
-    redirectUri,
-    '--scopes',
-    'profile:read',
-    '--webhook-url',
-    hookUrl,
-  ]);
-  if (created.code !== 0) throw new Error(`partners create failed: ${created.stderr}`);
-  const clientSecret = /client_secret\s+(\S+)/.exec(created.stdout)?.[1];
-  if (!clientSecret) throw new Error(`no client_secret in: ${created.stdout}`);
-  return {
-    clientId,
-    clientSecret,
-    basic: basicAuthorization(clientId, clientSecret),
-    hook,
-    hookUrl,
-    client: { client_id: clientId, client_secret: clientSecret, redirect_uri: redirectUri },
-  };
-}
+const newPartner = (label: string, redirectUri?: string) =>
+  registerPartner({ system, receiver, answers }, `e2e-portal-${label}`, `Portal ${label}`, redirectUri);
 
 async function createLink(authorization: string): Promise<HttpResponse> {
   return request(url(SESSIONS), { method: 'POST', headers: { authorization }, timeoutMs: 30_000 });
@@ -163,7 +122,7 @@ async function serve(body: () => string): Promise<http.Server> {
 
 const deliveryIdsIn = (html: string) => [...new Set(html.match(/dlv_[A-Za-z0-9_-]{16,}/g) ?? [])];
 
-async function deliveriesOf(p: NewPartner): Promise<{ delivery_id: string; status: string }[]> {
+async function deliveriesOf(p: RegisteredPartner): Promise<{ delivery_id: string; status: string }[]> {
   const res = await json(url('/v1/partners/webhooks/deliveries?limit=200'), 'GET', p.basic);
   expect(res.status).toBe(200);
   return res.json<{ items: { delivery_id: string; status: string }[] }>().items;
@@ -500,8 +459,8 @@ describe('what the portal does, by the API’s rules, each action recorded with 
 });
 
 describe('isolation: another partner’s ids show and touch nothing', () => {
-  let mine: NewPartner;
-  let theirs: NewPartner;
+  let mine: RegisteredPartner;
+  let theirs: RegisteredPartner;
   let theirDelivery: string;
   let portal: PortalClient;
 
@@ -595,7 +554,7 @@ describe('isolation: another partner’s ids show and touch nothing', () => {
 
 describe('in Chromium: axe-core WCAG 2.1 AA, 320 px, the keyboard alone', () => {
   let page: Page;
-  let p: NewPartner;
+  let p: RegisteredPartner;
 
   beforeAll(async () => {
     p = await newPartner('a11y');

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { SANDBOX_PARTNERS, type ProblemBody } from '@svc/contracts';
 import { basicAuthorization } from '../support/factories';
 import { eventually, request, type HttpResponse } from '../support/http';
 import { startSystem, type RunningSystem } from '../support/system';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { authorize, bearer, json, type OAuthClient } from './support/scale-client';
+import { registerPartner, type RegisteredPartner } from './support/partners';
+import { authorize, bearer, json } from './support/scale-client';
 import { expectProblem as expectGatewayProblem } from '../support/problems';
 
 /**
@@ -19,10 +19,7 @@ jest.setTimeout(120_000);
 const DISABLE_AFTER = '2s';
 const REPLAYS_PER_HOUR = 2;
 
-interface Partner {
-  readonly clientId: string;
-  readonly basic: string;
-  readonly hook: string;
+interface Partner extends RegisteredPartner {
   /** A bearer token of this partner for jo.kim: `GET /v1/webhooks/test` sends this partner one event. */
   readonly token: string;
 }
@@ -77,30 +74,9 @@ afterAll(async () => {
 
 /** A partner of this test alone: registered with the partners CLI, its endpoint on the receiver. */
 async function newPartner(label: string): Promise<Partner> {
-  const clientId = `e2e-wh-${label}-${randomBytes(4).toString('hex')}`;
-  const hook = `/hooks/${clientId}`;
-  answers.set(hook, 204);
-  const redirectUri = 'http://localhost:8799/callback';
-  const created = await system.cli('auth-server', [
-    'partners',
-    'create',
-    '--client-id',
-    clientId,
-    '--name',
-    `E2E ${label}`,
-    '--redirect-uri',
-    redirectUri,
-    '--scopes',
-    'profile:read',
-    '--webhook-url',
-    receiver.endpoint(hook, () => answers.get(hook) ?? 500),
-  ]);
-  if (created.code !== 0) throw new Error(`partners create failed: ${created.stderr}`);
-  const clientSecret = /client_secret\s+(\S+)/.exec(created.stdout)?.[1];
-  if (!clientSecret) throw new Error(`no client_secret in: ${created.stdout}`);
-  const client: OAuthClient = { client_id: clientId, client_secret: clientSecret, redirect_uri: redirectUri };
-  const { access_token } = await authorize(system, 'jo.kim@sandbox.test', 'profile:read', client);
-  return { clientId, basic: basicAuthorization(clientId, clientSecret), hook, token: access_token };
+  const p = await registerPartner({ system, receiver, answers }, `e2e-wh-${label}`, `E2E ${label}`);
+  const { access_token } = await authorize(system, 'jo.kim@sandbox.test', 'profile:read', p.client);
+  return { ...p, token: access_token };
 }
 
 /** One `webhook.test` event to the partner (crew-api's outbox, then the dispatcher's fan-out). */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AUTH_ACCESS_READS_RECORD, AUTH_MEMBER_ACCESS, type AccessReadCount } from '@svc/contracts';
 import { RpcRemoteError, Sql } from '@svc/platform';
-import { AccessReadsPruner } from '../../apps/auth-server/src/access-history/access-reads.pruner';
+import { RetentionJob } from '../../apps/auth-server/src/retention/retention.job';
 import { member, partner } from '../support/factories';
 import { issueTokens } from '../support/oauth/flow';
 import { startAuthServer, useAuthServer } from '../support/starters/auth-server';
@@ -149,7 +149,7 @@ describe('retention', () => {
         [alice],
       );
     expect(await rows()).toHaveLength(2);
-    await auth.app.get(AccessReadsPruner).pruneOnce();
+    await auth.app.get(RetentionJob).pruneOnce();
     expect(await rows()).toEqual([{ day: recent.toISOString().slice(0, 10) }]);
     expect((await access(alice)).reads.map((r) => r.count)).toEqual([6]);
   });

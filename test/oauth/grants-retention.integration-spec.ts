@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import {
-  EXPIRED_GRANT_GRACE_SECONDS,
-  GrantsPruner,
-} from '../../apps/auth-server/src/retention/grants-pruner';
+import { RetentionJob } from '../../apps/auth-server/src/retention/retention.job';
+import { EXPIRED_GRANT_GRACE_SECONDS } from '../../apps/auth-server/src/retention/retention.module';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { issueCode, issueTokens, type IssuedTokens } from '../support/oauth/flow';
 import { expectOAuthError, OAuthHttp } from '../support/oauth/oauth-http';
@@ -77,9 +75,9 @@ describe('pruning expired grants', () => {
     );
     expect(await codeExists(oldCode.code)).toBe(true);
 
-    const pruned = await auth.app.get(GrantsPruner).pruneOnce();
+    const pruned = await auth.app.get(RetentionJob).pruneOnce();
 
-    expect(pruned.tokenPairs).toBeGreaterThanOrEqual(1);
+    expect(pruned.token_pairs).toBeGreaterThanOrEqual(1);
     expect(pruned.codes).toBeGreaterThanOrEqual(1);
     expect(await pairExists(longExpired)).toBe(false);
     expect(await pairExists(recentlyExpired)).toBe(true);

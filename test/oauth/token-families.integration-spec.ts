@@ -4,7 +4,7 @@ import { sha256Hex } from '@svc/platform';
 import { IntrospectionCache } from '@svc/security';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { GrantsPruner } from '../../apps/auth-server/src/retention/grants-pruner';
+import { RetentionJob } from '../../apps/auth-server/src/retention/retention.job';
 import {
   REVOKE_LIVE_OF_MEMBER,
   REVOKE_LIVE_OF_PARTNER,
@@ -323,7 +323,7 @@ describe('retention', () => {
       [living, ended, user, client],
     );
 
-    await auth.app.get(GrantsPruner).pruneOnce();
+    await auth.app.get(RetentionJob).pruneOnce();
 
     const families = (await db().query(`SELECT code_digest FROM auth.token_families WHERE client_id = $1`, [
       client,

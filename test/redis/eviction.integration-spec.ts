@@ -1,29 +1,19 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { introspectionCacheKey, revocationTombstoneKey, type IntrospectResponse } from '@svc/contracts';
-import {
-  loadConfig,
-  PlatformModule,
-  REDIS,
-  REDIS_CACHE,
-  RedisModule,
-  sha256Hex,
-  type RedisClient,
-} from '@svc/platform';
+import { introspectionCacheKey, revocationTombstoneKey } from '@svc/contracts';
+import { loadConfig, REDIS, REDIS_CACHE, sha256Hex, type RedisClient } from '@svc/platform';
 import {
   BearerAuth,
   IntrospectionCache,
   IntrospectionCacheUnavailableError,
   Principal,
   RATE_LIMIT_CONFIG,
-  SecurityModule,
-  type Introspector,
 } from '@svc/security';
 import Redis from 'ioredis';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { startHttpApp } from '../support/http-app';
+import { redisReady, StandInIntrospector, startBearerProbe } from '../support/bearer-probe';
 import { eventually, testServices } from '../support/services';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-topologies';
 
@@ -39,31 +29,10 @@ const MAXMEMORY = '4mb';
 
 jest.setTimeout(60_000);
 
-const answers = new Map<string, IntrospectResponse>();
-const asked: string[] = [];
-const introspector: Introspector = {
-  introspect: async (digest) => {
-    asked.push(digest);
-    return answers.get(digest) ?? { active: false };
-  },
-};
-const timesAsked = (digest: string) => asked.filter((d) => d === digest).length;
-
+const introspector = new StandInIntrospector();
+const timesAsked = (digest: string) => introspector.timesAsked(digest);
+const issueToken = () => introspector.issue();
 const wellFormed = () => `at_${randomBytes(32).toString('base64url')}`;
-
-function issueToken() {
-  const token = wellFormed();
-  const digest = sha256Hex(token);
-  const clientId = `partner-${randomBytes(6).toString('hex')}`;
-  answers.set(digest, {
-    active: true,
-    user_id: `usr_${randomBytes(8).toString('hex')}`,
-    client_id: clientId,
-    scopes: ['profile:read'],
-    expires_at: new Date(Date.now() + 3_600_000).toISOString(),
-  });
-  return { token, digest, clientId };
-}
 
 @Controller('v1/probe')
 class ProbeController {
@@ -90,35 +59,19 @@ async function startProbe(
   cache: PrivateRedis,
   limits: Record<string, string> = {},
 ): Promise<Probe> {
-  const { app, url } = await startHttpApp(
-    'crew-api',
-    (platform) => ({
-      module: class EvictionProbeRoot {},
-      imports: [
-        PlatformModule.forRoot(platform),
-        RedisModule.forRoot(),
-        SecurityModule.forRoot({ introspector: { useValue: introspector } }),
-        ProbeModule,
-      ],
-    }),
-    {
-      REDIS_URL: state.url,
-      REDIS_CACHE_URL: cache.url,
-      REDIS_KEY_PREFIX: services.redisKeyPrefix,
-      ...loadConfig(RATE_LIMIT_CONFIG, limits),
-    },
-  );
-  const probe = {
+  const { app, url } = await startBearerProbe(introspector, [ProbeModule], {
+    REDIS_URL: state.url,
+    REDIS_CACHE_URL: cache.url,
+    REDIS_KEY_PREFIX: services.redisKeyPrefix,
+    ...loadConfig(RATE_LIMIT_CONFIG, limits),
+  });
+  return {
     app,
     url,
     cache: app.get(IntrospectionCache),
-    stateClient: app.get<RedisClient>(REDIS),
-    cacheClient: app.get<RedisClient>(REDIS_CACHE),
+    stateClient: await redisReady(app.get<RedisClient>(REDIS)),
+    cacheClient: await redisReady(app.get<RedisClient>(REDIS_CACHE)),
   };
-  await eventually(async () =>
-    probe.stateClient.status === 'ready' && probe.cacheClient.status === 'ready' ? true : undefined,
-  );
-  return probe;
 }
 
 const get = (probe: Probe, token: string) =>
@@ -206,7 +159,7 @@ describe('two Redis roles: state (noeviction) and cache (allkeys-lru)', () => {
       const [stateBefore, cacheBefore, askedBefore] = [
         await stateKeysBesidesFailureCounters(),
         await cacheInspector.dbsize(),
-        asked.length,
+        introspector.asked.length,
       ];
       for (let i = 0; i < 20; i++) {
         const response = await get(probe, make());
@@ -215,7 +168,7 @@ describe('two Redis roles: state (noeviction) and cache (allkeys-lru)', () => {
       }
       expect(await stateKeysBesidesFailureCounters()).toBe(stateBefore);
       expect(await cacheInspector.dbsize()).toBe(cacheBefore);
-      expect(asked.length).toBe(askedBefore);
+      expect(introspector.asked.length).toBe(askedBefore);
     });
 
     it('caches a well-formed unknown token as inactive in the cache Redis, and nothing in the state Redis', async () => {

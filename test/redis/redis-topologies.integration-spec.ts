@@ -1,14 +1,12 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { revocationTombstoneKey, type IntrospectResponse } from '@svc/contracts';
+import { revocationTombstoneKey } from '@svc/contracts';
 import {
   createLogger,
   createRedis,
   loadConfig,
-  PlatformModule,
   REDIS,
   REDIS_CONFIG,
-  RedisModule,
   sha256Hex,
   type RedisClient,
 } from '@svc/platform';
@@ -18,14 +16,12 @@ import {
   IntrospectionCacheUnavailableError,
   Principal,
   RATE_LIMIT_CONFIG,
-  SecurityModule,
-  type Introspector,
 } from '@svc/security';
 import type Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { SIGN_IN_LIMITS, SignInThrottle } from '../../apps/auth-server/src/users/sign-in-throttle';
 import { rateLimitKeys } from '../../libs/security/src/rate-limit.script';
-import { startHttpApp } from '../support/http-app';
+import { redisReady, StandInIntrospector, startBearerProbe } from '../support/bearer-probe';
 import { eventually, testServices } from '../support/services';
 import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../support/redis-topologies';
 
@@ -50,11 +46,6 @@ afterAll(async () => {
   await topologies?.stop();
 });
 
-async function ready(redis: RedisClient): Promise<RedisClient> {
-  await eventually(async () => (redis.status === 'ready' ? true : undefined));
-  return redis;
-}
-
 // ---- sign-in throttle -------------------------------------------------------------------------
 
 describe.each(TOPOLOGY_NAMES)('sign-in throttle on Redis %s', (topologyName) => {
@@ -62,7 +53,7 @@ describe.each(TOPOLOGY_NAMES)('sign-in throttle on Redis %s', (topologyName) => 
   let throttle: SignInThrottle;
 
   beforeAll(async () => {
-    redis = await ready(createRedis(topologies![topologyName].config));
+    redis = await redisReady(createRedis(topologies![topologyName].config));
     redis.on('error', () => undefined);
     throttle = new SignInThrottle(redis, createLogger('auth-server', 'silent'), {
       SIGN_IN_FAILURES_PER_ADDRESS: 30,
@@ -107,22 +98,8 @@ describe.each(TOPOLOGY_NAMES)('sign-in throttle on Redis %s', (topologyName) => 
 
 // ---- Sentinel failover under traffic ----------------------------------------------------------
 
-const answers = new Map<string, IntrospectResponse>();
-const standInIntrospector: Introspector = {
-  introspect: async (digest) => answers.get(digest) ?? { active: false },
-};
-
-function issueToken(clientId: string): string {
-  const token = `at_${randomBytes(32).toString('base64url')}`;
-  answers.set(sha256Hex(token), {
-    active: true,
-    user_id: `usr_${randomBytes(8).toString('hex')}`,
-    client_id: clientId,
-    scopes: ['profile:read'],
-    expires_at: new Date(Date.now() + 3_600_000).toISOString(),
-  });
-  return token;
-}
+const introspector = new StandInIntrospector();
+const issueToken = (clientId: string) => introspector.issue(clientId).token;
 
 @Controller('v1/failover-probe')
 class FailoverProbeController {
@@ -171,22 +148,12 @@ describe('a Sentinel failover under traffic', () => {
     const topology = topologies!.sentinel;
     // The app reads its Redis the way it does in production: REDIS_SENTINELS and the master name.
     const redisConfig = loadConfig(REDIS_CONFIG, { ...topology.env });
-    ({ app, url } = await startHttpApp(
-      'crew-api',
-      (platform) => ({
-        module: class FailoverProbeRoot {},
-        imports: [
-          PlatformModule.forRoot(platform),
-          RedisModule.forRoot(),
-          SecurityModule.forRoot({ introspector: { useValue: standInIntrospector } }),
-          FailoverProbeModule,
-        ],
-      }),
-      { ...redisConfig, ...loadConfig(RATE_LIMIT_CONFIG, { RATE_LIMIT_PER_MINUTE: String(LIMIT) }) },
-    ));
-    appRedis = app.get<Redis>(REDIS);
-    await ready(appRedis);
-    inspector = (await ready(createRedis(topology.config))) as Redis;
+    ({ app, url } = await startBearerProbe(introspector, [FailoverProbeModule], {
+      ...redisConfig,
+      ...loadConfig(RATE_LIMIT_CONFIG, { RATE_LIMIT_PER_MINUTE: String(LIMIT) }),
+    }));
+    appRedis = await redisReady(app.get<Redis>(REDIS));
+    inspector = (await redisReady(createRedis(topology.config))) as Redis;
     inspector.on('error', () => undefined);
   });
 
@@ -214,7 +181,7 @@ describe('a Sentinel failover under traffic', () => {
     // A revocation as auth-server makes it: the tombstone first, then its database says inactive
     // (what a reader that cannot reach Redis during the failover is told).
     await app.get(IntrospectionCache).tombstone(revokedClient, [sha256Hex(revokedToken)]);
-    answers.set(sha256Hex(revokedToken), { active: false });
+    introspector.answers.set(sha256Hex(revokedToken), { active: false });
     expect((await call(url, revokedToken)).status).toBe(401);
     // The replica has both (replication is asynchronous; a write the primary lost with it is
     // the documented window, not what this test is about).
@@ -306,7 +273,7 @@ describe('a Sentinel failover under traffic', () => {
       100,
     );
     const revocationsBack = Date.now();
-    answers.set(sha256Hex(later), { active: false });
+    introspector.answers.set(sha256Hex(later), { active: false });
     expect((await call(url, later)).status).toBe(401);
     expect(await inspector.exists(revocationTombstoneKey(sha256Hex(later)))).toBe(1);
 

@@ -1,26 +1,10 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { partnerTombstoneKey, revocationTombstoneKey, type IntrospectResponse } from '@svc/contracts';
-import {
-  loadConfig,
-  PlatformModule,
-  REDIS,
-  REDIS_CONFIG,
-  RedisModule,
-  sha256Hex,
-  type RedisClient,
-} from '@svc/platform';
-import {
-  BearerAuth,
-  IntrospectionCache,
-  Principal,
-  RATE_LIMIT_CONFIG,
-  SecurityModule,
-  type Introspector,
-} from '@svc/security';
+import { partnerTombstoneKey, revocationTombstoneKey } from '@svc/contracts';
+import { loadConfig, REDIS, REDIS_CONFIG, type RedisClient } from '@svc/platform';
+import { BearerAuth, IntrospectionCache, Principal, RATE_LIMIT_CONFIG } from '@svc/security';
 import Redis from 'ioredis';
-import { randomBytes } from 'node:crypto';
-import { startHttpApp } from '../support/http-app';
+import { redisReady, StandInIntrospector, startBearerProbe } from '../support/bearer-probe';
 import { eventually, testServices } from '../support/services';
 import {
   startPrivateRedis,
@@ -42,29 +26,9 @@ import {
 const services = testServices();
 jest.setTimeout(90_000);
 
-const answers = new Map<string, IntrospectResponse>();
-const asked: string[] = [];
-const introspector: Introspector = {
-  introspect: async (digest) => {
-    asked.push(digest);
-    return answers.get(digest) ?? { active: false };
-  },
-};
-const timesAsked = (digest: string) => asked.filter((d) => d === digest).length;
-
-function issueToken() {
-  const token = `at_${randomBytes(32).toString('base64url')}`;
-  const digest = sha256Hex(token);
-  const clientId = `partner-${randomBytes(6).toString('hex')}`;
-  answers.set(digest, {
-    active: true,
-    user_id: `usr_${randomBytes(8).toString('hex')}`,
-    client_id: clientId,
-    scopes: ['profile:read'],
-    expires_at: new Date(Date.now() + 3_600_000).toISOString(),
-  });
-  return { token, digest, clientId };
-}
+const introspector = new StandInIntrospector();
+const timesAsked = (digest: string) => introspector.timesAsked(digest);
+const issueToken = () => introspector.issue();
 
 @Controller()
 class ProbeController {
@@ -98,24 +62,11 @@ interface Probe {
 }
 
 async function startProbe(redisEnv: Record<string, string>): Promise<Probe> {
-  const { app, url } = await startHttpApp(
-    'crew-api',
-    (platform) => ({
-      module: class ResetProbeRoot {},
-      imports: [
-        PlatformModule.forRoot(platform),
-        RedisModule.forRoot(),
-        SecurityModule.forRoot({ introspector: { useValue: introspector } }),
-        ProbeModule,
-      ],
-    }),
-    {
-      ...loadConfig(REDIS_CONFIG, { REDIS_KEY_PREFIX: services.redisKeyPrefix, ...redisEnv }),
-      ...loadConfig(RATE_LIMIT_CONFIG, {}),
-    },
-  );
-  const state = app.get<RedisClient>(REDIS);
-  await eventually(async () => (state.status === 'ready' ? true : undefined));
+  const { app, url } = await startBearerProbe(introspector, [ProbeModule], {
+    ...loadConfig(REDIS_CONFIG, { REDIS_KEY_PREFIX: services.redisKeyPrefix, ...redisEnv }),
+    ...loadConfig(RATE_LIMIT_CONFIG, {}),
+  });
+  const state = await redisReady(app.get<RedisClient>(REDIS));
   const status = (path: string, token: string) =>
     eventually(async () => {
       const res = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } });
@@ -133,7 +84,7 @@ async function startProbe(redisEnv: Record<string, string>): Promise<Probe> {
 /** Revoked as auth-server revokes: tombstones first (in the state Redis), then its database. */
 async function revoke(probe: Probe, issued: ReturnType<typeof issueToken>): Promise<void> {
   await probe.cache.tombstone(issued.clientId, [issued.digest]);
-  answers.set(issued.digest, { active: false });
+  introspector.answers.set(issued.digest, { active: false });
 }
 
 const keyOf = (key: string) => `${services.redisKeyPrefix}${key}`;

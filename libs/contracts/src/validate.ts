@@ -73,20 +73,38 @@ export type Read<S extends FieldReads> = { readonly [K in Exclude<keyof S, Maybe
   readonly [K in Maybe<S>]?: Exclude<ReturnType<S[K]>, undefined>;
 };
 
-/** A contract whose request and answer are both declarations read by `readFields`. */
-export function fieldsContract<Q extends FieldReads, A extends FieldReads>(
+/** Reads a whole message that a declaration of fields cannot state (a union, an answer or a Problem). */
+export type MessageRead<T> = (contract: string, input: unknown) => T;
+type Answer<A> = A extends MessageRead<infer T> ? T : A extends FieldReads ? Read<A> : never;
+
+/** A contract whose request is a declaration read by `readFields`, and its answer one too or a reader. */
+export function fieldsContract<Q extends FieldReads, A extends FieldReads | MessageRead<unknown>>(
   queue: string,
   pattern: string,
   request: Q,
   answer: A,
-): RpcContract<Read<Q>, Read<A>> {
+): RpcContract<Read<Q>, Answer<A>> {
+  const read: MessageRead<unknown> =
+    typeof answer === 'function' ? answer : (contract, input) => readFields(contract, input, answer);
   return {
     pattern,
     queue,
     parseRequest: (input) => readFields(pattern, input, request),
-    parseResponse: (input) => readFields(pattern, input, answer),
+    parseResponse: (input) => read(pattern, input) as Answer<A>,
   };
 }
+
+/** A partner check's answer: `{ valid: false }`, or `{ valid: true }` and the partner it found. */
+export type PartnerCheck<P> = { readonly valid: false } | { readonly valid: true; readonly partner: P };
+
+/** Reads a `PartnerCheck` whose partner is the declaration `fields`. */
+export const partnerCheck =
+  <S extends FieldReads>(fields: S): MessageRead<PartnerCheck<Read<S>>> =>
+  (contract, input) => {
+    const r = readRecord(contract, input);
+    if (!readBoolean(contract, r, 'valid')) return { valid: false };
+    return { valid: true, partner: readFields(contract, r.partner, fields) };
+  };
 
 /**
  * Reads an object field by field in declaration order, so the first bad field is the one named;

@@ -1,15 +1,7 @@
 import { Controller, Get, Module, Req, Res } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { introspectionCacheKey, stateGenerationKey, type IntrospectResponse } from '@svc/contracts';
-import {
-  createRedis,
-  loadConfig,
-  PlatformModule,
-  REDIS,
-  RedisModule,
-  sha256Hex,
-  type RedisClient,
-} from '@svc/platform';
+import { introspectionCacheKey, stateGenerationKey } from '@svc/contracts';
+import { createRedis, loadConfig, REDIS, sha256Hex, type RedisClient } from '@svc/platform';
 import {
   BearerAuth,
   IntrospectionCache,
@@ -17,8 +9,6 @@ import {
   RATE_LIMIT_CONFIG,
   RateLimiter,
   RedisRateLimiter,
-  SecurityModule,
-  type Introspector,
 } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type Redis from 'ioredis';
@@ -27,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import { rateLimitKeys } from './rate-limit.script';
-import { startHttpApp } from '../../../test/support/http-app';
+import { redisReady, StandInIntrospector, startBearerProbe } from '../../../test/support/bearer-probe';
 import { eventually, testServices } from '../../../test/support/services';
 import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../../../test/support/redis-topologies';
 
@@ -46,26 +36,13 @@ jest.setTimeout(60_000);
 // ---- tokens -----------------------------------------------------------------------------------
 
 /** What auth-server would answer for each token digest; unknown digests are inactive. */
-const answers = new Map<string, IntrospectResponse>();
-const standInIntrospector: Introspector = {
-  introspect: async (digest) => answers.get(digest) ?? { active: false },
-};
+const introspector = new StandInIntrospector();
+const answers = introspector.answers;
 
 const newClientId = () => `partner-${randomBytes(6).toString('hex')}`;
 
 /** A live token of this partner; another token of the same partner shares its bucket. */
-function issueToken(clientId: string, scopes: string[] = ['profile:read']) {
-  const token = `at_${randomBytes(32).toString('base64url')}`;
-  const answer: IntrospectResponse = {
-    active: true,
-    user_id: `usr_${randomBytes(8).toString('hex')}`,
-    client_id: clientId,
-    scopes,
-    expires_at: new Date(Date.now() + 3_600_000).toISOString(),
-  };
-  answers.set(sha256Hex(token), answer);
-  return token;
-}
+const issueToken = (clientId: string, scopes?: string[]) => introspector.issue(clientId, scopes).token;
 
 // ---- probe app --------------------------------------------------------------------------------
 
@@ -136,32 +113,12 @@ interface ProbeApp {
 
 /** Limits through the app's validated config, exactly as an app gets them. */
 async function startProbeApp(redisUrl: string, limits: Record<string, string> = {}): Promise<ProbeApp> {
-  const { app, url } = await startHttpApp(
-    'crew-api',
-    (platform) => ({
-      module: class RateProbeRoot {},
-      imports: [
-        PlatformModule.forRoot(platform),
-        RedisModule.forRoot(),
-        SecurityModule.forRoot({ introspector: { useValue: standInIntrospector } }),
-        RateProbeModule,
-        SlidingProbeModule,
-      ],
-    }),
-    {
-      REDIS_URL: redisUrl,
-      REDIS_KEY_PREFIX: services.redisKeyPrefix,
-      ...loadConfig(RATE_LIMIT_CONFIG, limits),
-    },
-  );
-  const redis = app.get<Redis>(REDIS);
-  return { app, url, redis };
-}
-
-/** Until its connection is up, an app's Redis commands fail (no offline queue): wait for it. */
-async function redisReady(probe: ProbeApp): Promise<ProbeApp> {
-  await eventually(async () => (probe.redis.status === 'ready' ? true : undefined));
-  return probe;
+  const { app, url } = await startBearerProbe(introspector, [RateProbeModule, SlidingProbeModule], {
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: services.redisKeyPrefix,
+    ...loadConfig(RATE_LIMIT_CONFIG, limits),
+  });
+  return { app, url, redis: app.get<Redis>(REDIS) };
 }
 
 /** A port nothing listens on: Redis "unreachable" without touching the shared server. */
@@ -405,12 +362,13 @@ let topologies: Topologies | undefined;
 
 beforeAll(async () => {
   topologies = await startTopologies(services.redisUrl, services.redisKeyPrefix);
-  small = await redisReady(
-    await startProbeApp(services.redisUrl, { RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_PER_DAY: '8' }),
+  small = await startProbeApp(services.redisUrl, { RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_PER_DAY: '8' });
+  await redisReady(small.redis);
+  standard = await startProbeApp(services.redisUrl);
+  await redisReady(standard.redis);
+  inspector = await redisReady(
+    createRedis({ REDIS_URL: services.redisUrl, REDIS_KEY_PREFIX: services.redisKeyPrefix }),
   );
-  standard = await redisReady(await startProbeApp(services.redisUrl));
-  inspector = createRedis({ REDIS_URL: services.redisUrl, REDIS_KEY_PREFIX: services.redisKeyPrefix });
-  await eventually(async () => (inspector.status === 'ready' ? true : undefined));
 });
 
 afterAll(async () => {
@@ -446,8 +404,7 @@ describe.each(TOPOLOGY_NAMES)(
       Math.max(0, (await inspector.llen(rateLimitKeys(clientId).times)) - 1);
 
     beforeAll(async () => {
-      inspector = createRedis(topologies![topologyName].config);
-      await eventually(async () => (inspector.status === 'ready' ? true : undefined));
+      inspector = await redisReady(createRedis(topologies![topologyName].config));
     });
 
     afterAll(async () => {
@@ -582,7 +539,7 @@ describe('headers and counting (docs/rules.md "Limits")', () => {
     // The prefix isolates environments: the raw keys carry it.
     const raw = createRedis({ REDIS_URL: services.redisUrl, REDIS_KEY_PREFIX: '' });
     try {
-      await eventually(async () => (raw.status === 'ready' ? true : undefined));
+      await redisReady(raw);
       expect(await raw.exists(`${services.redisKeyPrefix}${times}`)).toBe(1);
     } finally {
       await raw.quit();
@@ -767,7 +724,8 @@ describe('with Redis unavailable: fail closed, fast (503 service_unavailable)', 
     deadUrl.port = String(await closedPort());
     unreachable = await startProbeApp(deadUrl.toString());
     relay = new FreezableRelay(new URL(services.redisUrl));
-    hanging = await redisReady(await startProbeApp(await relay.start()));
+    hanging = await startProbeApp(await relay.start());
+    await redisReady(hanging.redis);
   });
 
   afterAll(async () => {

@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { AccessReadsRecorder } from '@svc/security';
 import { AccessHistoryHandler } from './access-history.handler';
 import { AccessHistoryService } from './access-history.service';
-import { AccessReadsPruner } from './access-reads.pruner';
 import { LocalAccessReadsRecorder } from './access-reads.recorder';
 import { AccessReadsRepository } from './access-reads.repository';
 
@@ -12,9 +11,8 @@ import { AccessReadsRepository } from './access-reads.repository';
   providers: [
     AccessReadsRepository,
     AccessHistoryService,
-    AccessReadsPruner,
     { provide: AccessReadsRecorder, useClass: LocalAccessReadsRecorder },
   ],
-  exports: [AccessReadsRecorder, AccessHistoryService],
+  exports: [AccessReadsRecorder, AccessHistoryService, AccessReadsRepository],
 })
 export class AccessHistoryModule {}

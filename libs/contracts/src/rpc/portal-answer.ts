@@ -1,4 +1,4 @@
-import { readRecord, readString } from '../validate';
+import { readRecord, readString, type MessageRead } from '../validate';
 import { ContractViolation, isRecord } from './rpc';
 
 /**
@@ -22,33 +22,31 @@ export type PortalAnswer<T> =
   { readonly ok: true; readonly result: T } | { readonly ok: false; readonly problem: PortalProblem };
 
 /** Reads a PortalAnswer whose result `readResult` checks. */
-export function readPortalAnswer<T>(
-  contract: string,
-  input: unknown,
-  readResult: (contract: string, result: unknown) => T,
-): PortalAnswer<T> {
-  const r = readRecord(contract, input);
-  if (r.ok === true) return { ok: true, result: readResult(contract, r.result) };
-  if (r.ok !== false) throw new ContractViolation(contract, '`ok` must be a boolean');
-  const p = readRecord(contract, r.problem);
-  const status = p.status;
-  if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599) {
-    throw new ContractViolation(contract, '`problem.status` must be an HTTP error status');
-  }
-  const errors = Array.isArray(p.errors)
-    ? p.errors.filter(isRecord).map((e) => ({ field: String(e.field), message: String(e.message) }))
-    : undefined;
-  return {
-    ok: false,
-    problem: {
-      status,
-      code: readString(contract, p, 'code', 100),
-      detail: readString(contract, p, 'detail', 2000),
-      ...(typeof p.retry_after === 'number' ? { retry_after: p.retry_after } : {}),
-      ...(errors ? { errors } : {}),
-    },
+export const portalAnswer =
+  <T>(readResult: MessageRead<T>): MessageRead<PortalAnswer<T>> =>
+  (contract, input) => {
+    const r = readRecord(contract, input);
+    if (r.ok === true) return { ok: true, result: readResult(contract, r.result) };
+    if (r.ok !== false) throw new ContractViolation(contract, '`ok` must be a boolean');
+    const p = readRecord(contract, r.problem);
+    const status = p.status;
+    if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599) {
+      throw new ContractViolation(contract, '`problem.status` must be an HTTP error status');
+    }
+    const errors = Array.isArray(p.errors)
+      ? p.errors.filter(isRecord).map((e) => ({ field: String(e.field), message: String(e.message) }))
+      : undefined;
+    return {
+      ok: false,
+      problem: {
+        status,
+        code: readString(contract, p, 'code', 100),
+        detail: readString(contract, p, 'detail', 2000),
+        ...(typeof p.retry_after === 'number' ? { retry_after: p.retry_after } : {}),
+        ...(errors ? { errors } : {}),
+      },
+    };
   };
-}
 
 /** A JSON object as the owning app's response mapper built it (checked to be an object). */
 export function readObject<T>(contract: string, input: unknown): T {

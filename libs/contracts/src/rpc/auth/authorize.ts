@@ -1,4 +1,5 @@
 import {
+  fieldsContract,
   listOf,
   oneOf,
   readFields,
@@ -9,7 +10,7 @@ import {
   readStringMap,
   type Read,
 } from '../../validate';
-import { RPC_QUEUES, type RpcContract } from '../rpc';
+import { RPC_QUEUES } from '../rpc';
 
 /**
  * `auth.authorize.validate` and `auth.authorize.decide`: consent-ui shows the consent screen and
@@ -60,18 +61,16 @@ function parseOutcome(name: string, input: unknown): AuthorizeOutcome {
   }
 }
 
-const VALIDATE = 'auth.authorize.validate';
-export const AUTH_AUTHORIZE_VALIDATE: RpcContract<AuthorizeValidateRequest, AuthorizeOutcome> = {
-  pattern: VALIDATE,
-  queue: RPC_QUEUES.authServer,
-  parseRequest: (input) => readFields(VALIDATE, input, VALIDATE_REQUEST),
-  parseResponse: (input) => parseOutcome(VALIDATE, input),
-};
+export const AUTH_AUTHORIZE_VALIDATE = fieldsContract(
+  RPC_QUEUES.authServer,
+  'auth.authorize.validate',
+  VALIDATE_REQUEST,
+  parseOutcome,
+);
 
-const DECIDE = 'auth.authorize.decide';
-export const AUTH_AUTHORIZE_DECIDE: RpcContract<Read<typeof DECIDE_REQUEST>, AuthorizeOutcome> = {
-  pattern: DECIDE,
-  queue: RPC_QUEUES.authServer,
-  parseRequest: (input) => readFields(DECIDE, input, DECIDE_REQUEST),
-  parseResponse: (input) => parseOutcome(DECIDE, input),
-};
+export const AUTH_AUTHORIZE_DECIDE = fieldsContract(
+  RPC_QUEUES.authServer,
+  'auth.authorize.decide',
+  DECIDE_REQUEST,
+  parseOutcome,
+);

@@ -1,5 +1,14 @@
-import { readBoolean, readFields, readRecord, readString, sha256Hex, text, type Read } from '../../validate';
-import { RPC_QUEUES, type RpcContract } from '../rpc';
+import {
+  fieldsContract,
+  partnerCheck,
+  readBoolean,
+  readString,
+  sha256Hex,
+  text,
+  type PartnerCheck,
+  type Read,
+} from '../../validate';
+import { RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
 /**
@@ -24,19 +33,11 @@ const PARTNER = {
   suspended: readBoolean,
 };
 export type VerifiedPartner = Read<typeof PARTNER>;
+export type PartnerVerifyResponse = PartnerCheck<VerifiedPartner>;
 
-export type PartnerVerifyResponse =
-  { readonly valid: false } | { readonly valid: true; readonly partner: VerifiedPartner };
-
-const NAME = 'auth.partners.verify';
-
-export const AUTH_PARTNER_VERIFY: RpcContract<PartnerVerifyRequest, PartnerVerifyResponse> = {
-  pattern: NAME,
-  queue: RPC_QUEUES.authServer,
-  parseRequest: (input) => readFields(NAME, input, REQUEST),
-  parseResponse(input) {
-    const r = readRecord(NAME, input);
-    if (!readBoolean(NAME, r, 'valid')) return { valid: false };
-    return { valid: true, partner: readFields(NAME, r.partner, PARTNER) };
-  },
-};
+export const AUTH_PARTNER_VERIFY = fieldsContract(
+  RPC_QUEUES.authServer,
+  'auth.partners.verify',
+  REQUEST,
+  partnerCheck(PARTNER),
+);

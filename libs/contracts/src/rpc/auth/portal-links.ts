@@ -1,13 +1,14 @@
 import {
+  fieldsContract,
+  partnerCheck,
   readBoolean,
-  readFields,
-  readRecord,
   readString,
   readStringArray,
   sha256Hex,
+  type PartnerCheck,
   type Read,
 } from '../../validate';
-import { RPC_QUEUES, type RpcContract } from '../rpc';
+import { RPC_QUEUES } from '../rpc';
 
 /**
  * `auth.portal.redeem`: consent-ui opens a partner portal link. auth-server spends the link (once,
@@ -29,19 +30,11 @@ const PARTNER = {
   frame_origins: readStringArray,
 };
 export type PortalPartner = Read<typeof PARTNER>;
+export type PortalLinkRedeemResponse = PartnerCheck<PortalPartner>;
 
-export type PortalLinkRedeemResponse =
-  { readonly valid: false } | { readonly valid: true; readonly partner: PortalPartner };
-
-const NAME = 'auth.portal.redeem';
-
-export const AUTH_PORTAL_LINK_REDEEM: RpcContract<PortalLinkRedeemRequest, PortalLinkRedeemResponse> = {
-  pattern: NAME,
-  queue: RPC_QUEUES.authServer,
-  parseRequest: (input) => readFields(NAME, input, REQUEST),
-  parseResponse(input) {
-    const r = readRecord(NAME, input);
-    if (!readBoolean(NAME, r, 'valid')) return { valid: false };
-    return { valid: true, partner: readFields(NAME, r.partner, PARTNER) };
-  },
-};
+export const AUTH_PORTAL_LINK_REDEEM = fieldsContract(
+  RPC_QUEUES.authServer,
+  'auth.portal.redeem',
+  REQUEST,
+  partnerCheck(PARTNER),
+);

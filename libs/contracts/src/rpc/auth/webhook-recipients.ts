@@ -1,5 +1,6 @@
 import { EVENT_TYPES } from '../../messaging';
 import {
+  fieldsContract,
   oneOf,
   optionalText,
   readFields,
@@ -49,18 +50,16 @@ export interface WebhookTargetResponse {
   readonly webhook_url: string | null;
 }
 
-const TARGET_NAME = 'auth.webhooks.target';
-
-export const AUTH_WEBHOOK_TARGET: RpcContract<WebhookTargetRequest, WebhookTargetResponse> = {
-  pattern: TARGET_NAME,
-  queue: RPC_QUEUES.authServer,
-  parseRequest: (input) => readFields(TARGET_NAME, input, TARGET_REQUEST),
-  parseResponse(input) {
-    const r = readRecord(TARGET_NAME, input);
+export const AUTH_WEBHOOK_TARGET = fieldsContract(
+  RPC_QUEUES.authServer,
+  'auth.webhooks.target',
+  TARGET_REQUEST,
+  (contract, input): WebhookTargetResponse => {
+    const r = readRecord(contract, input);
     if (r.webhook_url === null) return { webhook_url: null };
-    return { webhook_url: readString(TARGET_NAME, r, 'webhook_url') };
+    return { webhook_url: readString(contract, r, 'webhook_url') };
   },
-};
+);
 
 /**
  * `auth.webhooks.recipients.batch`: who receives each of many events, answered in one message and

@@ -1,8 +1,8 @@
 import { API_LIMITS } from '../../limits';
 import type { SeatPageResponse } from '../../responses';
-import { readFields, readStringMap, text } from '../../validate';
-import { readObject, readPortalAnswer, type PortalAnswer } from '../portal-answer';
-import { RPC_QUEUES, type RpcContract } from '../rpc';
+import { fieldsContract, readStringMap, text } from '../../validate';
+import { portalAnswer, readObject } from '../portal-answer';
+import { RPC_QUEUES } from '../rpc';
 
 /** The seats of one status, as the partner's program counts them. */
 export interface PortalSeatCounts {
@@ -30,18 +30,13 @@ const REQUEST = {
   query: readStringMap,
 };
 
-const NAME = 'sponsorship.portal.seats';
-
 /**
  * `sponsorship.portal.seats`: the partner portal's seats page (consent-ui), bound to the portal
  * session's partner, answered by the same list rules as the API plus the program's counts and cap.
  */
-export const SPONSORSHIP_PORTAL_SEATS: RpcContract<
-  ReturnType<typeof readFields<typeof REQUEST>>,
-  PortalAnswer<PortalSeatsResult>
-> = {
-  pattern: NAME,
-  queue: RPC_QUEUES.sponsorshipApi,
-  parseRequest: (input) => readFields(NAME, input, REQUEST),
-  parseResponse: (input) => readPortalAnswer(NAME, input, readObject<PortalSeatsResult>),
-};
+export const SPONSORSHIP_PORTAL_SEATS = fieldsContract(
+  RPC_QUEUES.sponsorshipApi,
+  'sponsorship.portal.seats',
+  REQUEST,
+  portalAnswer(readObject<PortalSeatsResult>),
+);

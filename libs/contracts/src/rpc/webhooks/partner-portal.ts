@@ -7,9 +7,9 @@ import type {
   ReplayResponse,
   WebhookEndpointResponse,
 } from '../../responses';
-import { oneOf, optional, readFields, readRecord, readStringMap, text, type Read } from '../../validate';
-import { readObject, readPortalAnswer, type PortalAnswer } from '../portal-answer';
-import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
+import { fieldsContract, oneOf, optional, readRecord, readStringMap, text, type Read } from '../../validate';
+import { portalAnswer, readObject } from '../portal-answer';
+import { ContractViolation, RPC_QUEUES } from '../rpc';
 
 /**
  * The partner portal's questions to webhook-dispatcher, each bound to the client_id of the portal
@@ -32,33 +32,27 @@ export interface PortalEndpointOverview {
   readonly hours: readonly EndpointHour[];
 }
 
-function contract<Q extends Parameters<typeof readFields>[2], T>(
-  pattern: string,
-  request: Q,
-): RpcContract<Read<Q>, PortalAnswer<T>> {
-  return {
-    pattern,
-    queue: RPC_QUEUES.webhookDispatcher,
-    parseRequest: (input) => readFields(pattern, input, request),
-    parseResponse: (input) => readPortalAnswer(pattern, input, readObject<T>),
-  };
-}
-
-export const WEBHOOKS_PORTAL_OVERVIEW = contract<{ client_id: typeof clientId }, PortalEndpointOverview>(
+export const WEBHOOKS_PORTAL_OVERVIEW = fieldsContract(
+  RPC_QUEUES.webhookDispatcher,
   'webhooks.portal.overview',
   { client_id: clientId },
+  portalAnswer(readObject<PortalEndpointOverview>),
 );
 
 /** `query`: the delivery list's query parameters as the page's filter form sent them. */
-export const WEBHOOKS_PORTAL_DELIVERIES = contract<
-  { client_id: typeof clientId; query: typeof readStringMap },
-  PartnerDeliveryPageResponse
->('webhooks.portal.deliveries', { client_id: clientId, query: readStringMap });
+export const WEBHOOKS_PORTAL_DELIVERIES = fieldsContract(
+  RPC_QUEUES.webhookDispatcher,
+  'webhooks.portal.deliveries',
+  { client_id: clientId, query: readStringMap },
+  portalAnswer(readObject<PartnerDeliveryPageResponse>),
+);
 
-export const WEBHOOKS_PORTAL_DELIVERY = contract<
-  { client_id: typeof clientId; delivery_id: ReturnType<typeof text> },
-  PartnerDeliveryDetailResponse
->('webhooks.portal.delivery', { client_id: clientId, delivery_id: text(API_LIMITS.idMaxLength) });
+export const WEBHOOKS_PORTAL_DELIVERY = fieldsContract(
+  RPC_QUEUES.webhookDispatcher,
+  'webhooks.portal.delivery',
+  { client_id: clientId, delivery_id: text(API_LIMITS.idMaxLength) },
+  portalAnswer(readObject<PartnerDeliveryDetailResponse>),
+);
 
 export const PORTAL_WEBHOOK_ACTIONS = ['redeliver', 'replay', 'enable', 'test'] as const;
 export type PortalWebhookAction = (typeof PORTAL_WEBHOOK_ACTIONS)[number];
@@ -95,14 +89,9 @@ function readActionResult(pattern: string, input: unknown): PortalWebhookActionR
   }
 }
 
-const ACTION = 'webhooks.portal.action';
-
-export const WEBHOOKS_PORTAL_ACTION: RpcContract<
-  PortalWebhookActionRequest,
-  PortalAnswer<PortalWebhookActionResult>
-> = {
-  pattern: ACTION,
-  queue: RPC_QUEUES.webhookDispatcher,
-  parseRequest: (input) => readFields(ACTION, input, ACTION_REQUEST),
-  parseResponse: (input) => readPortalAnswer(ACTION, input, readActionResult),
-};
+export const WEBHOOKS_PORTAL_ACTION = fieldsContract(
+  RPC_QUEUES.webhookDispatcher,
+  'webhooks.portal.action',
+  ACTION_REQUEST,
+  portalAnswer(readActionResult),
+);
