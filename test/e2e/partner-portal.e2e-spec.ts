@@ -234,6 +234,27 @@ describe('the link and the portal session', () => {
     expect(ended.text).not.toContain('Sandbox Partner');
   });
 
+  it('ends at the next page once the partner is suspended, and its forms do nothing', async () => {
+    const p = await newPartner('suspended-later');
+    const session = await PortalClient.open(await linkOf(p.basic));
+    expect((await session.get('/portal')).status).toBe(200);
+    const suspended = await system.cli('auth-server', ['partners', 'suspend', p.clientId]);
+    expect(suspended.code).toBe(0);
+
+    const page = await session.get('/portal/deliveries');
+    expect(page.status).toBe(401);
+    expect(page.text).toContain('Your portal session has ended');
+    expect((await session.post('/portal/endpoint/test')).status).toBe(401);
+    expect(await portalActions(p.clientId)).toEqual([]);
+    const { rows } = await db.query(`SELECT 1 FROM consent.portal_sessions WHERE client_id = $1`, [
+      p.clientId,
+    ]);
+    expect(rows).toEqual([]);
+    // Lifted again, the session stays ended: a new link opens a new one.
+    expect((await system.cli('auth-server', ['partners', 'unsuspend', p.clientId])).code).toBe(0);
+    expect((await session.get('/portal')).status).toBe(401);
+  });
+
   it('may be framed only by the origins of the partner’s registered redirect URIs', async () => {
     const a = await PortalClient.open(await linkOf(basic(A)));
     const page = await a.get('/portal');

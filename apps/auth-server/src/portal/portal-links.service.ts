@@ -50,6 +50,12 @@ export class PortalLinksService {
       },
     };
   }
+
+  /** Whether the partner's open portal session may go on: it exists and is not suspended. */
+  async standing(clientId: string): Promise<{ active: boolean }> {
+    const partner = await this.partners.findById(clientId);
+    return { active: partner !== null && !partner.suspended };
+  }
 }
 
 /** The distinct origins of the registered redirect URIs (`scheme://host[:port]`). */

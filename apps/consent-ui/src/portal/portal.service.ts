@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   AUTH_PORTAL_LINK_REDEEM,
+  AUTH_PORTAL_STANDING,
   SPONSORSHIP_PORTAL_SEATS,
   WEBHOOKS_PORTAL_ACTION,
   WEBHOOKS_PORTAL_DELIVERIES,
@@ -100,12 +101,20 @@ export class PortalService {
     };
   }
 
-  /** The live portal session the request's cookie names, if any. */
+  /**
+   * The live portal session the request's cookie names, if any. A partner suspended since the
+   * session began loses it here, at its next page (auth-server is asked on every page).
+   */
   async resolve(cookieHeader: string | undefined): Promise<PortalSession | undefined> {
     const id = this.sessionIdFrom(cookieHeader);
     if (!id) return undefined;
     const stored = await this.sessions.findLive(digestSessionId(id), this.clock());
     if (!stored) return undefined;
+    const { active } = await this.rpc.call(AUTH_PORTAL_STANDING, { client_id: stored.clientId });
+    if (!active) {
+      await this.sessions.delete(digestSessionId(id));
+      return undefined;
+    }
     return {
       ref: stored.ref,
       clientId: stored.clientId,

@@ -5,10 +5,12 @@ import {
   readString,
   readStringArray,
   sha256Hex,
+  text,
   type PartnerCheck,
   type Read,
 } from '../../validate';
 import { RPC_QUEUES } from '../rpc';
+import { API_LIMITS } from '../../limits';
 
 /**
  * `auth.portal.redeem`: consent-ui opens a partner portal link. auth-server spends the link (once,
@@ -37,4 +39,16 @@ export const AUTH_PORTAL_LINK_REDEEM = fieldsContract(
   'auth.portal.redeem',
   REQUEST,
   partnerCheck(PARTNER),
+);
+
+/**
+ * `auth.portal.standing`: may this partner's open portal session go on? consent-ui asks on every
+ * portal page, so a partner suspended (or removed) while its session is open loses it at its next
+ * page, not when the hour is up.
+ */
+export const AUTH_PORTAL_STANDING = fieldsContract(
+  RPC_QUEUES.authServer,
+  'auth.portal.standing',
+  { client_id: text(API_LIMITS.idMaxLength) },
+  { active: readBoolean },
 );
