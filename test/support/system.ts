@@ -27,7 +27,10 @@ export interface SystemOptions {
   readonly apps?: readonly NestAppName[];
   /** Extra environment for every app (e.g. WEBHOOK_RETRY_SCHEDULE); wins over the defaults. */
   readonly env?: Readonly<Record<string, string>>;
-  /** Run each app's `cli.js migrate` then `cli.js seed` first (default true). */
+  /**
+   * Run each app's `cli.js migrate` then `cli.js seed` first (default true); on the run's own
+   * database only what a system of the run has not done already (`prepareCommands`).
+   */
   readonly prepare?: boolean;
   /** Start the nginx gateway (default true). */
   readonly gateway?: boolean;
@@ -97,6 +100,22 @@ function replicasFromEnv(): number {
   if (!raw) return 1;
   if (!/^[1-8]$/.test(raw)) throw new Error(`E2E_REPLICAS must be an integer from 1 to 8 (got ${raw})`);
   return Number(raw);
+}
+
+/**
+ * The `cli.js` commands `prepare` runs, in order. Every app's migrations and sandbox data the first
+ * time; on a database a system of this run has prepared already, only auth-server's seed: it brings
+ * the sandbox partners and members back in line (secrets, suspension, the webhook URL of this
+ * system's SANDBOX_WEBHOOK_URL) whatever earlier test files did to them. The other seeds only add
+ * the rows that are missing (crew-api's records, sponsorship-api's seats: a row there is left as
+ * it is) and no test deletes one, so running them again changes nothing.
+ */
+export function prepareCommands(
+  apps: readonly string[],
+  prepared: boolean,
+): readonly (readonly [string, 'migrate' | 'seed'])[] {
+  if (prepared) return apps.includes('auth-server') ? [['auth-server', 'seed']] : [];
+  return (['migrate', 'seed'] as const).flatMap((command) => apps.map((app) => [app, command] as const));
 }
 
 /** The password hash cost (log2 N) of every test app; production refuses anything below 17. */
@@ -219,61 +238,78 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     await Promise.all([...handles.keys()].map((name) => stopOne(name)));
   };
 
+  const startGateway = async () => {
+    // The nginx prefix (configuration, the docs site with the sandbox's published credentials)
+    // sits beside the logs, not among them: tests read every log file for leaked secrets.
+    const gatewayDir = `${logDir}-gateway`;
+    fs.rmSync(gatewayDir, { recursive: true, force: true });
+    await generateGateway(gatewayDir, {
+      gatewayPort,
+      ports: Object.fromEntries(
+        names.map((n) => [n, replicaPorts[n].map((port) => `127.0.0.1:${port}`).join(',')]),
+      ),
+      // The suites sign in and exchange tokens from 127.0.0.1 far faster than any person or
+      // partner: the gateway's per-address abuse limits are lifted (a test may set its own).
+      env: {
+        GATEWAY_LOGIN_RATE: '100000r/m',
+        GATEWAY_OAUTH_RATE: '100000r/s',
+        ...envOf(names[0] ?? 'crew-api'),
+      },
+      logFile: logOf('gateway-generate'),
+    }).catch((err: Error) => {
+      throw new Error(`${err.message}\n${tail(logOf('gateway-generate'), 40)}`);
+    });
+    const nginx = startProcess({
+      name: 'gateway',
+      cmd: nginxBin,
+      args: nginxArgs(gatewayDir),
+      cwd: gatewayDir,
+      logFile: logOf('gateway'),
+    });
+    everyHandle.add(nginx);
+    handles.set('gateway', nginx);
+    await waitForHttpOk(`${baseUrl}/healthz`, {
+      timeoutMs: 20_000,
+      isAlive: nginx.alive,
+      what: 'gateway',
+    }).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- ${logOf('gateway')} ---\n${tail(logOf('gateway'), 40)}`);
+    });
+  };
+
   try {
     if (options.prepare ?? true) {
-      for (const command of ['migrate', 'seed']) {
-        for (const app of names) {
-          const logFile = path.join(logDir, `${app}-${command}.log`);
-          await runCli(app, command, envOf(app, 0, true), { logFile, timeoutMs: 120_000 }).catch(
-            (err: Error) => {
-              throw new Error(`${err.message}\n${tail(logFile, 40)}`);
-            },
+      // The run's own database: migrated and seeded by the first system of the run that
+      // prepared every app (a marker beside the logs says so), not by every test file again.
+      const marker = ownServers
+        ? undefined
+        : path.join(
+            ROOT,
+            '.run',
+            `e2e-${runId}`,
+            `prepared-${new URL(owner.DATABASE_URL).pathname.slice(1)}`,
           );
-        }
+      const prepared = marker !== undefined && fs.existsSync(marker);
+      for (const [app, command] of prepareCommands(names, prepared)) {
+        const logFile = path.join(logDir, `${app}-${command}.log`);
+        await runCli(app, command, envOf(app, 0, true), { logFile, timeoutMs: 120_000 }).catch(
+          (err: Error) => {
+            throw new Error(`${err.message}\n${tail(logFile, 40)}`);
+          },
+        );
       }
+      const everyApp = writtenApps().every((app) => names.includes(app));
+      if (marker && !prepared && everyApp) fs.writeFileSync(marker, `${new Date().toISOString()}\n`);
     }
 
-    // Start the apps side by side (2 cores: the wait is mostly I/O).
-    await Promise.all(names.flatMap((app) => replicaIndexes.map((i) => spawnApp(app, i))));
-
-    if (withGateway) {
-      // The nginx prefix (configuration, the docs site with the sandbox's published credentials)
-      // sits beside the logs, not among them: tests read every log file for leaked secrets.
-      const gatewayDir = `${logDir}-gateway`;
-      fs.rmSync(gatewayDir, { recursive: true, force: true });
-      await generateGateway(gatewayDir, {
-        gatewayPort,
-        ports: Object.fromEntries(
-          names.map((n) => [n, replicaPorts[n].map((port) => `127.0.0.1:${port}`).join(',')]),
-        ),
-        // The suites sign in and exchange tokens from 127.0.0.1 far faster than any person or
-        // partner: the gateway's per-address abuse limits are lifted (a test may set its own).
-        env: {
-          GATEWAY_LOGIN_RATE: '100000r/m',
-          GATEWAY_OAUTH_RATE: '100000r/s',
-          ...envOf(names[0] ?? 'crew-api'),
-        },
-        logFile: logOf('gateway-generate'),
-      }).catch((err: Error) => {
-        throw new Error(`${err.message}\n${tail(logOf('gateway-generate'), 40)}`);
-      });
-      const nginx = startProcess({
-        name: 'gateway',
-        cmd: nginxBin,
-        args: nginxArgs(gatewayDir),
-        cwd: gatewayDir,
-        logFile: logOf('gateway'),
-      });
-      everyHandle.add(nginx);
-      handles.set('gateway', nginx);
-      await waitForHttpOk(`${baseUrl}/healthz`, {
-        timeoutMs: 20_000,
-        isAlive: nginx.alive,
-        what: 'gateway',
-      }).catch((err: Error) => {
-        throw new Error(`${err.message}\n--- ${logOf('gateway')} ---\n${tail(logOf('gateway'), 40)}`);
-      });
-    }
+    // The apps and the gateway start side by side (nginx needs no upstream up to start; no
+    // request reaches it before the apps are ready).
+    const started = await Promise.allSettled([
+      ...names.flatMap((app) => replicaIndexes.map((i) => spawnApp(app, i))),
+      withGateway ? startGateway() : undefined,
+    ]);
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   } catch (err) {
     await stop();
     throw err;
