@@ -225,9 +225,11 @@ describe('access history', () => {
       // From the keyboard: focus the button and press Enter.
       await b.getByRole('button', { name: 'Disconnect' }).focus();
       const posted = page.waitForResponse((r) => r.request().method() === 'POST');
+      // The whole navigation, the 303's page loaded included: a goto before it ends is interrupted.
+      const navigated = page.waitForNavigation({ waitUntil: 'load' });
       await page.keyboard.press('Enter');
       expect((await posted).status()).toBe(303);
-      await page.waitForLoadState('load');
+      expect((await navigated)?.status()).toBe(200);
       await page.goto(`${base}/account/connections`);
       await expect(
         page.getByRole('heading', { name: 'Sandbox Partner B', exact: true }).count(),
