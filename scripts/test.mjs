@@ -141,7 +141,9 @@ async function jestStage(tier, env, paths) {
     '--passWithNoTests',
   ];
   let tierEnv = env;
-  if (tier !== 'unit') {
+  if (tier === 'unit') {
+    args.push(`--maxWorkers=${tierWorkers(tier, env)}`);
+  } else {
     // Several Jest workers, each on a database, vhost and key prefix of its own
     // (test/support/worker-env.ts); a few chosen files run on one.
     const workers = paths.length ? 1 : tierWorkers(tier, env);
@@ -167,13 +169,15 @@ async function jestStage(tier, env, paths) {
 }
 
 /**
- * How many Jest workers a tier runs on: INTEGRATION_WORKERS / E2E_WORKERS, else 2 for the
- * integration tier (its files mostly wait on PostgreSQL, Redis and RabbitMQ) and 1 for e2e (each
- * file already runs two processes of every app).
+ * How many Jest workers a tier runs on: UNIT_WORKERS / INTEGRATION_WORKERS / E2E_WORKERS, else one
+ * per core for the unit tier (pure CPU; Jest's own default leaves a core idle: 84 s against 53 s on
+ * 2 cores), 2 for the integration tier (its files mostly wait on PostgreSQL, Redis and RabbitMQ)
+ * and 1 for e2e (each file already runs two processes of every app).
  */
 function tierWorkers(tier, env) {
   const set = Number(env[`${tier.toUpperCase()}_WORKERS`]);
   if (Number.isInteger(set) && set >= 1) return set;
+  if (tier === 'unit') return os.availableParallelism();
   return tier === 'integration' ? 2 : 1;
 }
 
