@@ -66,13 +66,24 @@ function provisionAfterLockWait(lockWaitMs: number, grant: () => Promise<unknown
 afterEach(() => jest.restoreAllMocks());
 
 describe('SeatsService.provision, one budget for the lock and crew-api', () => {
-  it('gives crew-api only what the wait for the lock left of RPC_TIMEOUT_MS, and a take-back at least 500 ms', async () => {
-    const { result, asked } = provisionAfterLockWait(1500, () =>
+  it('gives crew-api only what the wait for the lock left of RPC_TIMEOUT_MS, the grant 500 ms less (kept for a take-back)', async () => {
+    const { result, asked } = provisionAfterLockWait(1000, () =>
       Promise.reject(new DependencyUnavailableError('crew-api')),
     );
     await expect(result).rejects.toMatchObject({ code: 'entitlement_write_failed' });
-    expect(asked.map((a) => a.timeoutMs)).toEqual([500, 500, 500]);
-    expect(asked[2].pattern).toMatch(/drop/);
+    expect(asked.map((a) => a.timeoutMs)).toEqual([1000, 500, 1000]);
+    expect(asked.map((a) => a.pattern)).toEqual([
+      'crew.members.by_email',
+      'crew.membership.grant',
+      expect.stringMatching(/drop/),
+    ]);
+  });
+
+  it('sends no grant when less than the take-back’s 500 ms is left, and takes back with at least 500 ms', async () => {
+    const { result, asked } = provisionAfterLockWait(1500, () => Promise.resolve({}));
+    await expect(result).rejects.toMatchObject({ code: 'entitlement_write_failed' });
+    expect(asked.map((a) => a.timeoutMs)).toEqual([500, 500]);
+    expect(asked[1].pattern).toMatch(/drop/);
   });
 
   it('asks nothing when the lock took the whole budget: a 502 at once, nothing granted to take back', async () => {

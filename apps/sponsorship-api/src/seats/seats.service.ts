@@ -87,7 +87,8 @@ export class SeatsService {
    * share one RPC_TIMEOUT_MS, counted from the start: while the broker or crew-api is slow, a
    * provision queued behind another's lock answers within that budget rather than adding a timeout
    * of its own to the wait. Taking back a grant gets at least TAKE_BACK_MIN_MS, however little is
-   * left.
+   * left; the grant waits for at most what is left less that, so the whole answer stays within the
+   * budget (a gateway's or client's 3 s is not exceeded by a take-back on top of it).
    */
   async provision(partner: PartnerPrincipal, request: Provision): Promise<ProvisionResult> {
     const deadline = Date.now() + this.config.RPC_TIMEOUT_MS;
@@ -143,7 +144,9 @@ export class SeatsService {
                 sponsorship_id: sponsorshipId,
                 expires_at: seat.expiresAt.toISOString(),
               },
-              left(),
+              // The take-back's minimum is kept out of the grant's wait, so that a provision whose
+              // grant times out still answers within the budget, its take-back included.
+              left() - TAKE_BACK_MIN_MS,
             );
             seat = await this.seats.activate(tx, sponsorshipId, member.user_id, grant.name, 'member_found');
           }
