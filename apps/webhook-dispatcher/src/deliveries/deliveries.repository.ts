@@ -10,15 +10,10 @@ export type NewDelivery = Pick<
   'deliveryId' | 'eventId' | 'eventType' | 'userId' | 'clientId' | 'targetUrl' | 'body'
 >;
 
-export type Delivery = NewDelivery &
-  Pick<DeliveryRow, 'status' | 'attempts' | 'firstAttemptAt' | 'attemptLeaseUntil'>;
+export type Delivery = NewDelivery & Pick<DeliveryRow, 'status' | 'attempts' | 'firstAttemptAt'>;
 
-/**
- * What claiming an attempt found: it is ours to run (`claimed`); it already ran, or the delivery
- * ended (`done`); or another run of it holds the lease for `busyForMs` more (the database's clock).
- */
-export type AttemptClaim =
-  { readonly state: 'claimed' | 'done' } | { readonly state: 'busy'; readonly busyForMs: number };
+/** What claiming an attempt found: ours to run, already run (or the delivery ended), or held by another run. */
+export type AttemptClaim = 'claimed' | 'done' | 'busy';
 
 /**
  * One attempt and where it leaves the delivery: `targetUrl` is where it went. `reached`: a request
@@ -39,7 +34,7 @@ export interface AttemptRecorded {
 }
 
 /** A delivery as the operators' log shows it (no body). */
-export type LoggedDelivery = Omit<DeliveryRow, 'body' | 'firstAttemptAt' | 'attemptLeaseUntil'>;
+export type LoggedDelivery = Omit<DeliveryRow, 'body' | 'firstAttemptAt'>;
 
 export type LoggedAttempt = Omit<DeliveryAttemptRow, 'deliveryId'>;
 
@@ -50,7 +45,7 @@ const LOGGED_COLUMNS = `delivery_id AS "deliveryId", event_id AS "eventId", even
 
 const COLUMNS = `delivery_id AS "deliveryId", event_id AS "eventId", event_type AS "eventType",
   user_id AS "userId", client_id AS "clientId", target_url AS "targetUrl", body, status, attempts,
-  first_attempt_at AS "firstAttemptAt", attempt_lease_until AS "attemptLeaseUntil"`;
+  first_attempt_at AS "firstAttemptAt"`;
 
 /** How stale a healthy endpoint's `last_success_at` may be (see `judged`). */
 const HEALTH_SUCCESS_EVERY_MS = 1000;
@@ -143,44 +138,35 @@ export class DeliveriesRepository {
     { deliveryId: string; attempt: number; leaseMs: number },
     AttemptClaim
   >(async (batch) => {
-    // The SELECT part reads the snapshot from before the UPDATE: for a row it did not claim, the
-    // lease another run holds.
-    const rows = await this.sql.prepared<{
-      deliveryId: string;
-      attempt: number;
-      claimed: boolean;
-      busyForMs: number | null;
-    }>(
+    const rows = await this.sql.prepared<{ key: string; state: AttemptClaim }>(
       'claim-attempts',
       `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::int[], $3::int[]) AS i (delivery_id, attempt, lease_ms)),
        claimed AS (
-         UPDATE deliveries d
-            SET attempt_lease_until = clock_timestamp() + i.lease_ms * interval '1 millisecond'
+         UPDATE deliveries d SET attempt_lease_until = now() + i.lease_ms * interval '1 millisecond'
            FROM input i
           WHERE d.delivery_id = i.delivery_id AND d.attempts = i.attempt - 1 AND d.status = 'pending'
-            AND (d.attempt_lease_until IS NULL OR d.attempt_lease_until <= clock_timestamp())
+            AND (d.attempt_lease_until IS NULL OR d.attempt_lease_until <= now())
           RETURNING d.delivery_id, i.attempt)
-       SELECT i.delivery_id AS "deliveryId", i.attempt, c.delivery_id IS NOT NULL AS claimed,
-              CASE WHEN d.attempts = i.attempt - 1 AND d.status = 'pending'
-                   THEN greatest(0, ceil(extract(epoch FROM d.attempt_lease_until - clock_timestamp()) * 1000))::int
-              END AS "busyForMs"
+       -- d is the snapshot from before the UPDATE: a row it did not claim is another run's, or done.
+       SELECT i.delivery_id || ':' || i.attempt AS key,
+              CASE WHEN c.delivery_id IS NOT NULL THEN 'claimed'
+                   WHEN d.attempts = i.attempt - 1 AND d.status = 'pending' THEN 'busy' ELSE 'done' END AS state
          FROM input i
          LEFT JOIN claimed c ON c.delivery_id = i.delivery_id AND c.attempt = i.attempt
          LEFT JOIN deliveries d ON d.delivery_id = i.delivery_id`,
       columns(batch, ['deliveryId', 'attempt', 'leaseMs']),
     );
-    // The same attempt twice in one batch: the first row claims it, the second finds it busy.
+    const states = new Map(rows.map((r) => [r.key, r.state]));
+    // The same attempt twice in one batch: the first copy claims it, the second finds it busy.
     const taken = new Set<string>();
-    return batch.map((b) => {
-      const row = rows.find((r) => r.deliveryId === b.deliveryId && r.attempt === b.attempt);
-      const key = `${b.deliveryId}\n${b.attempt}`;
-      if (row?.claimed && !taken.has(key)) {
-        taken.add(key);
-        return { state: 'claimed' };
-      }
-      const busyForMs = row?.claimed ? b.leaseMs : row?.busyForMs;
-      return busyForMs === null || busyForMs === undefined ? { state: 'done' } : { state: 'busy', busyForMs };
+    return batch.map(({ deliveryId, attempt }) => {
+      const key = `${deliveryId}:${attempt}`;
+      const state = states.get(key) ?? 'done';
+      if (state !== 'claimed') return state;
+      if (taken.has(key)) return 'busy';
+      taken.add(key);
+      return state;
     });
   });
 

@@ -62,24 +62,17 @@ function setup(options: {
         status: 'pending',
         attempts: 0,
         firstAttemptAt: null,
-        attemptLeaseUntil: null,
       };
       return Promise.resolve(stored && stored.attempts === 0 ? [stored] : []);
     },
-    findById: () =>
-      Promise.resolve(
-        stored
-          ? { ...stored, attemptLeaseUntil: leaseUntil > Date.now() ? new Date(leaseUntil) : null }
-          : null,
-      ),
+    findById: () => Promise.resolve(stored ?? null),
     // The lease as the database keeps it, for the one delivery of these specs.
     claimAttempt: (_id: string, attempt: number, leaseMs: number): Promise<AttemptClaim> => {
       if (!stored || stored.status !== 'pending' || stored.attempts !== attempt - 1)
-        return Promise.resolve({ state: 'done' });
-      if (leaseUntil > Date.now())
-        return Promise.resolve({ state: 'busy', busyForMs: leaseUntil - Date.now() });
+        return Promise.resolve('done');
+      if (leaseUntil > Date.now()) return Promise.resolve('busy');
       leaseUntil = Date.now() + leaseMs;
-      return Promise.resolve({ state: 'claimed' });
+      return Promise.resolve('claimed');
     },
     recordAttempt: (r: AttemptRecord) => {
       steps.push(`record ${r.attempt}`);
@@ -151,7 +144,6 @@ const pendingDelivery = (attempts: number): Delivery => ({
   status: 'pending',
   attempts,
   firstAttemptAt: attempts > 0 ? new Date() : null,
-  attemptLeaseUntil: null,
 });
 
 async function waitFor(done: () => boolean): Promise<void> {
@@ -331,7 +323,7 @@ describe('DeliveriesService', () => {
     const s = setup({ recipients: { recipients: [recipient] }, existing: pendingDelivery(0) });
     const repository = (s.service as unknown as { deliveries: DeliveriesRepository }).deliveries;
     // A run that claimed attempt 1 with a short lease and never recorded it.
-    expect(await repository.claimAttempt('dlv_1', 1, 300)).toEqual({ state: 'claimed' });
+    expect(await repository.claimAttempt('dlv_1', 1, 300)).toBe('claimed');
     await s.service.attempt({ delivery_id: 'dlv_1', attempt: 1 }, 'backlog');
     expect(s.posted).toHaveLength(1);
     expect(s.recorded.map((r) => r.attempt)).toEqual([1]);

@@ -202,13 +202,7 @@ export class DeliveriesService {
    * once its partner has a slot: retries before the backlog.
    */
   async attempt(message: DeliveryMessage, priority: SlotPriority): Promise<void> {
-    let delivery = await this.deliveries.findById(message.delivery_id);
-    // Another run holds this attempt (the backlog copy of a slow first attempt): its outcome is
-    // awaited before a partner slot is taken.
-    while (delivery?.attemptLeaseUntil && delivery.attemptLeaseUntil.getTime() > Date.now()) {
-      await sleep(Math.min(delivery.attemptLeaseUntil.getTime() - Date.now() + 50, LEASE_POLL_MS));
-      delivery = await this.deliveries.findById(message.delivery_id);
-    }
+    const delivery = await this.deliveries.findById(message.delivery_id);
     // Already recorded (a duplicate message) or finished: nothing to do.
     if (!delivery || delivery.status !== 'pending' || delivery.attempts !== message.attempt - 1) return;
     const release = await this.slots.take(delivery.clientId, priority);
@@ -235,10 +229,9 @@ export class DeliveriesService {
   ): Promise<void> {
     for (;;) {
       const claim = await this.deliveries.claimAttempt(delivery.deliveryId, attempt, this.leaseMs);
-      if (claim.state !== 'busy') {
-        return claim.state === 'claimed' ? this.runClaimed(delivery, attempt, recipient) : undefined;
-      }
-      await sleep(Math.min(claim.busyForMs + 50, LEASE_POLL_MS));
+      if (claim === 'done') return;
+      if (claim === 'claimed') return this.runClaimed(delivery, attempt, recipient);
+      await sleep(LEASE_POLL_MS);
     }
   }
 

@@ -22,8 +22,6 @@ export interface DeliveryRow {
   readonly status: DeliveryStatus;
   readonly attempts: number;
   readonly firstAttemptAt: Date | null;
-  /** Until when a run holds the next attempt (claimAttempt); null or past: nobody. */
-  readonly attemptLeaseUntil: Date | null;
   /** Null when there is no further attempt. */
   readonly nextAttemptAt: Date | null;
   readonly createdAt: Date;
