@@ -1,5 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import http from 'node:http';
+import fs from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
 import type { Page } from 'playwright-core';
@@ -16,8 +20,8 @@ import { authorize, bearer, json } from './support/scale-client';
 /**
  * The partner portal (issue 41) through the gateway, every app a process: the single-use link of
  * `POST /v1/partners/portal/sessions`, the portal session it starts, its pages and actions (the
- * API's own rules, each action recorded with the session), framing only by the partner's redirect
- * URIs' origins, isolation between partners, and the pages in Chromium (axe-core WCAG 2.1 AA, 320 px,
+ * API's own rules, each action recorded with the session), framing only by the framing origins
+ * registered for the partner, isolation between partners, and the pages in Chromium (axe-core WCAG 2.1 AA, 320 px,
  * the keyboard). Actions run on partners this file registers itself (the partners CLI); the sandbox
  * partners are only read.
  */
@@ -46,7 +50,8 @@ beforeAll(async () => {
     label: 'partner-portal',
     env: { WEBHOOK_REDELIVERIES_PER_HOUR: String(REDELIVERIES_PER_HOUR), WEBHOOK_TIMEOUT_MS: '2000' },
   });
-  browser = await launchBrowser();
+  // The partners' dashboards that frame the portal are https pages with a self-signed certificate.
+  browser = await launchBrowser({ ignoreHTTPSErrors: true });
   db = new Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
 }, 240_000);
 
@@ -110,9 +115,46 @@ class PortalClient {
   }
 }
 
-/** A page server on this machine's loopback, answering every request with `body()`. */
-async function serve(body: () => string): Promise<http.Server> {
-  const server = http.createServer((_req, res) => {
+/** A key and self-signed certificate for `localhost`, made with openssl, for the dashboards below. */
+function selfSignedLocalhost(): { key: Buffer; cert: Buffer } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-dashboard-tls-'));
+  try {
+    const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ],
+      { stdio: 'ignore' },
+    );
+    return { key: fs.readFileSync(key), cert: fs.readFileSync(cert) };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A partner's dashboard: an https page server on this machine's loopback (framing origins are
+ * https only), answering every request with `body()`.
+ */
+async function serve(tls: { key: Buffer; cert: Buffer }, body: () => string): Promise<https.Server> {
+  const server = https.createServer(tls, (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(body());
   });
@@ -255,34 +297,76 @@ describe('the link and the portal session', () => {
     expect((await session.get('/portal')).status).toBe(401);
   });
 
-  it('may be framed only by the origins of the partner’s registered redirect URIs', async () => {
-    const a = await PortalClient.open(await linkOf(basic(A)));
-    const page = await a.get('/portal');
-    expect(page.headers['content-security-policy']).toMatch(
-      /frame-ancestors http:\/\/localhost:8765 http:\/\/127\.0\.0\.1:8765 https:\/\/partner\.example$/,
-    );
+  it('may be framed by no page unless framing origins are registered for the partner, and then by exactly those', async () => {
+    const csp = (res: HttpResponse) => res.headers['content-security-policy'];
+    // The sandbox partners have none, whatever their redirect URIs: loopback callbacks frame nothing.
+    for (const sandbox of [A, B]) {
+      const res = await (await PortalClient.open(await linkOf(basic(sandbox)))).get('/portal');
+      expect(csp(res)).toMatch(/frame-ancestors 'none'$/);
+      expect(res.headers['x-frame-options']).toBe('DENY');
+    }
+    // A redirect URI with a wildcard host is a callback, not a framing origin.
+    const p = await newPartner('framing', 'https://*/cb');
+    const before = await (await PortalClient.open(await linkOf(p.basic))).get('/portal');
+    expect(csp(before)).toMatch(/frame-ancestors 'none'$/);
+
+    const set = [
+      'partners',
+      'set-frame-origins',
+      p.clientId,
+      'https://dash.example',
+      'https://b.example:8443',
+    ];
+    expect((await system.cli('auth-server', set)).code).toBe(0);
+    const framed = await PortalClient.open(await linkOf(p.basic));
+    const page = await framed.get('/portal');
+    expect(csp(page)).toMatch(/; frame-ancestors https:\/\/dash\.example https:\/\/b\.example:8443$/);
     expect(page.headers['x-frame-options']).toBeUndefined();
-    const b = await PortalClient.open(await linkOf(basic(B)));
-    expect((await b.get('/portal/seats')).headers['content-security-policy']).toMatch(
-      /frame-ancestors http:\/\/localhost:8766$/,
+    expect((await system.cli('auth-server', ['partners', 'list'])).stdout).toContain(
+      'https://dash.example https://b.example:8443',
     );
+
+    // Refused, and nothing changes: each must be one CSP host source, https and an exact host.
+    for (const bad of [
+      'https://*',
+      'http://dash.example',
+      'https://dash.example/path',
+      'https://a.example;script-src *',
+    ]) {
+      const refused = await system.cli('auth-server', ['partners', 'set-frame-origins', p.clientId, bad]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('framing origin');
+    }
+    const still = await (await PortalClient.open(await linkOf(p.basic))).get('/portal');
+    expect(csp(still)).toMatch(/; frame-ancestors https:\/\/dash\.example https:\/\/b\.example:8443$/);
+
+    expect((await system.cli('auth-server', ['partners', 'clear-frame-origins', p.clientId])).code).toBe(0);
+    const cleared = await (await PortalClient.open(await linkOf(p.basic))).get('/portal');
+    expect(csp(cleared)).toMatch(/frame-ancestors 'none'$/);
+    expect(cleared.headers['x-frame-options']).toBe('DENY');
+
     // Pages without a session can be framed by nobody.
     const expired = await request(url('/portal/open?token=nope'), { timeoutMs: 30_000 });
-    expect(expired.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
+    expect(csp(expired)).toMatch(/frame-ancestors 'none'/);
     expect(expired.headers['x-frame-options']).toBe('DENY');
   });
 
   it('loads in a frame on the partner’s own origin, and is refused in a frame anywhere else (Chromium)', async () => {
-    // Two dashboards on this machine: the partner's (its redirect URI's origin) and another site's.
-    // Real loopback servers, not routed pages: Chromium lets only a local page frame a local one.
+    // Two dashboards on this machine: the partner's (its registered framing origin) and another
+    // site's. Real loopback servers, not routed pages: Chromium lets only a local page frame a local one.
     let html = '';
-    const dashboards = await Promise.all([serve(() => html), serve(() => html)]);
-    const [own, other] = dashboards.map((d) => `http://localhost:${(d.address() as AddressInfo).port}`);
-    const p = await newPartner('frame', `${own}/callback`);
+    const tls = selfSignedLocalhost();
+    const dashboards = await Promise.all([serve(tls, () => html), serve(tls, () => html)]);
+    const [own, other] = dashboards.map((d) => `https://localhost:${(d.address() as AddressInfo).port}`);
+    const p = await newPartner('frame');
+    expect((await system.cli('auth-server', ['partners', 'set-frame-origins', p.clientId, own])).code).toBe(
+      0,
+    );
     const page = await browser.context.newPage();
     try {
       // The gateway as localhost, as the dashboards are: same-site, as a partner's dashboard and an
-      // https deployment of the portal are with its SameSite=None cookie.
+      // https deployment of the portal are with its SameSite=None cookie. Loopback http is not mixed
+      // content in an https page (a potentially trustworthy origin).
       const embed = (link: string) => {
         const u = new URL(link);
         const src = `http://localhost:${system.gatewayPort}${u.pathname}${u.search}`;

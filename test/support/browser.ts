@@ -23,13 +23,15 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(): Promise<Browser> {
+/** `ignoreHTTPSErrors`: pages on this machine served with a certificate of their own (self-signed). */
+export async function launchBrowser(options: { ignoreHTTPSErrors?: boolean } = {}): Promise<Browser> {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM_BIN ?? '/usr/bin/chromium',
     headless: true,
     args: CHROMIUM_ARGS,
     timeout: 60_000,
+    ignoreHTTPSErrors: options.ignoreHTTPSErrors ?? false,
   });
   context.setDefaultTimeout(20_000);
   return {

@@ -10,6 +10,7 @@ export * from './scopes';
 export * from './sandbox';
 export * from './introspection';
 export * from './validate';
+export * from './frame-origin';
 export * from './rpc/rpc';
 export * from './rpc/auth-ping';
 export * from './rpc/auth/introspect';

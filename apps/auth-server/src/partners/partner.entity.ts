@@ -3,6 +3,8 @@ export interface PartnerEntity {
   secretDigest: string;
   name: string;
   redirectUris: string[];
+  /** The only origins that may frame the partner's portal (each `https://host[:port]`); none by default. */
+  frameOrigins: string[];
   allowedScopes: string[];
   webhookUrl: string | null;
   /** Sealed with SecretBox; never the plain secret. */

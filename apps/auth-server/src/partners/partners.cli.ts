@@ -14,6 +14,10 @@ const USAGE = `Partner onboarding (operators only; partners cannot register them
                   [--sponsorship] [--member-left]
   partners list
   partners set-webhook-url CLIENT_ID URL        (https to a public address; sandbox: also http to loopback)
+  partners set-frame-origins CLIENT_ID ORIGIN [ORIGIN ...]
+                                                (the only pages that may frame its portal, each
+                                                 https://host[:port]; replaces the ones before)
+  partners clear-frame-origins CLIENT_ID        (its portal may be framed by none)
   partners rotate-secret CLIENT_ID
   partners rotate-webhook-secret CLIENT_ID      (new secret signs alongside the current one)
   partners finish-webhook-rotation CLIENT_ID    (the new secret becomes the only one)
@@ -86,7 +90,8 @@ async function run(context: INestApplicationContext, command: string, rest: read
           p.suspended && 'SUSPENDED',
         ];
         const row = [p.clientId, JSON.stringify(p.name), p.allowedScopes.join(' '), p.redirectUris.join(' ')];
-        out([...row, p.webhookUrl ?? '-', flags.filter(Boolean).join(',') || '-'].join('\t'));
+        const framing = p.frameOrigins.join(' ') || '-';
+        out([...row, p.webhookUrl ?? '-', framing, flags.filter(Boolean).join(',') || '-'].join('\t'));
       }
       return;
     }
@@ -98,6 +103,17 @@ async function run(context: INestApplicationContext, command: string, rest: read
       if (webhookSecret) out(`  webhook_secret ${webhookSecret}   (new; shown once)`);
       return;
     }
+    case 'set-frame-origins': {
+      const origins = rest.slice(1);
+      if (origins.length === 0) throw new UsageError('CLIENT_ID and at least one ORIGIN are required');
+      const set = await partners.setFrameOrigins(target(), origins);
+      out(`${target()}: its portal may be framed by ${set.join(' ')} only.`);
+      return;
+    }
+    case 'clear-frame-origins':
+      await partners.setFrameOrigins(target(), []);
+      out(`${target()}: its portal may be framed by none.`);
+      return;
     case 'rotate-secret':
       out(`New client_secret of ${target()} (the old one stops working now; shown once):`);
       out(`  ${await partners.rotateSecret(target())}`);

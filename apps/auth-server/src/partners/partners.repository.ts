@@ -10,6 +10,7 @@ const FIELDS = [
   'secretDigest',
   'name',
   'redirectUris',
+  'frameOrigins',
   'allowedScopes',
   'webhookUrl',
   'webhookSecretCurrent',

@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { isScope, type PartnerVerifyRequest, type PartnerVerifyResponse } from '@svc/contracts';
+import {
+  FRAME_ORIGINS_MAX,
+  frameOriginProblem,
+  isScope,
+  type PartnerVerifyRequest,
+  type PartnerVerifyResponse,
+} from '@svc/contracts';
 import {
   APP_CONFIG,
   constantTimeEqual,
@@ -164,6 +170,21 @@ export class PartnersService {
     return { webhookSecret };
   }
 
+  /**
+   * Replaces the origins that may frame the partner's portal (none: it may not be framed). Each
+   * must be a CSP host source `https://host[:port]` (frameOriginProblem); duplicates go.
+   */
+  async setFrameOrigins(clientId: string, origins: readonly string[]): Promise<string[]> {
+    const distinct = [...new Set(origins)];
+    const problem = distinct.map(frameOriginProblem).find((p) => p !== undefined);
+    if (problem) throw new PartnerRegistrationError(problem);
+    if (distinct.length > FRAME_ORIGINS_MAX) {
+      throw new PartnerRegistrationError(`at most ${FRAME_ORIGINS_MAX} framing origins`);
+    }
+    await this.update(clientId, { frameOrigins: distinct });
+    return distinct;
+  }
+
   private async existing(clientId: string): Promise<PartnerEntity> {
     const partner = await this.partners.findById(clientId);
     if (!partner) throw new PartnerRegistrationError(`no partner ${clientId}`);
@@ -224,6 +245,8 @@ export class PartnersService {
       secretDigest: sha256Hex(clientSecret),
       name: registration.name,
       redirectUris: [...registration.redirectUris],
+      // Registered on their own (setFrameOrigins); the sandbox partners have none.
+      frameOrigins: [],
       allowedScopes: [...registration.scopes],
       webhookUrl: registration.webhookUrl ?? null,
       webhookSecretCurrent: webhookSecret ? this.box.seal(webhookSecret) : null,

@@ -46,7 +46,7 @@ export class PortalLinksService {
         client_id: partner.clientId,
         name: partner.name,
         sponsorship: partner.sponsorship,
-        frame_origins: frameOrigins(partner.redirectUris),
+        frame_origins: partner.frameOrigins,
       },
     };
   }
@@ -56,18 +56,4 @@ export class PortalLinksService {
     const partner = await this.partners.findById(clientId);
     return { active: partner !== null && !partner.suspended };
   }
-}
-
-/** The distinct origins of the registered redirect URIs (`scheme://host[:port]`). */
-export function frameOrigins(redirectUris: readonly string[]): string[] {
-  const origins = new Set<string>();
-  for (const uri of redirectUris) {
-    try {
-      const origin = new URL(uri).origin;
-      if (origin !== 'null') origins.add(origin);
-    } catch {
-      // A URI that does not parse frames nothing.
-    }
-  }
-  return [...origins];
 }

@@ -7,7 +7,7 @@ export interface StoredPortalSession {
   readonly clientId: string;
   readonly partnerName: string;
   readonly sponsorship: boolean;
-  /** Origins that may frame the portal (the partner's redirect URIs' origins). */
+  /** Origins that may frame the portal (the framing origins registered for the partner). */
   readonly frameOrigins: readonly string[];
   /** Key of this session's CSRF tokens (base64url, 256 bits). */
   readonly csrfSecret: string;

@@ -28,8 +28,8 @@ export type WebResult =
       readonly cookies?: readonly string[];
       readonly headers?: Readonly<Record<string, string>>;
       /**
-       * The only origins that may frame this page (the partner portal: its partner's redirect
-       * URIs' origins). Unset: no framing at all.
+       * The only origins that may frame this page (the partner portal: the framing origins
+       * registered for its partner). Unset or empty: no framing at all.
        */
       readonly frameAncestors?: readonly string[];
     }

@@ -3,12 +3,12 @@ import {
   partnerCheck,
   readBoolean,
   readString,
-  readStringArray,
   sha256Hex,
   text,
   type PartnerCheck,
   type Read,
 } from '../../validate';
+import { frameOrigins } from '../../frame-origin';
 import { RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
@@ -26,10 +26,11 @@ const PARTNER = {
   /** In the sponsorship program: the portal shows its seats. */
   sponsorship: readBoolean,
   /**
-   * The origins of the partner's registered redirect URIs: the only pages that may frame its
-   * portal (`Content-Security-Policy: frame-ancestors`).
+   * The framing origins registered for the partner (`partners set-frame-origins`), each checked as
+   * a CSP host source: the only pages that may frame its portal (`Content-Security-Policy:
+   * frame-ancestors`). Empty: none may (`frame-ancestors 'none'`).
    */
-  frame_origins: readStringArray,
+  frame_origins: frameOrigins,
 };
 export type PortalPartner = Read<typeof PARTNER>;
 export type PortalLinkRedeemResponse = PartnerCheck<PortalPartner>;
