@@ -48,6 +48,10 @@ export const WEBHOOK_DISPATCHER_CONFIG = {
     'days a finished delivery (delivered or given up) stays in the delivery log before it is pruned; 0 keeps them all',
     { default: '30', min: 0, max: 3650 },
   ),
+  PORTAL_ACTIONS_RETENTION_DAYS: int(
+    'days the record of a partner portal action (webhooks.portal_actions: redeliver, replay, enable, test, and what each got) is kept before it is pruned; at least a day, the longest window any budget counts',
+    { default: '30', min: 1, max: 3650 },
+  ),
   WEBHOOK_DISABLE_AFTER: duration(
     'a partner endpoint whose every attempt has failed for this long is disabled: new events are recorded as skipped until the partner re-enables it',
     { default: '5d' },

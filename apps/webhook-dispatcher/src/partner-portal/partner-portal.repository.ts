@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EndpointHour, PortalWebhookAction } from '@svc/contracts';
 import { Sql } from '@svc/platform';
 
-/** The portal's own queries: the health chart's hours, and the record of its actions. */
+/** The portal's own queries: the health chart's hours, and the record of its actions and its pruning. */
 @Injectable()
 export class PartnerPortalRepository {
   constructor(private readonly sql: Sql) {}
@@ -35,6 +35,19 @@ export class PartnerPortalRepository {
       `INSERT INTO portal_actions (client_id, portal_session, action, subject, outcome)
        VALUES ($1, $2, $3, $4::jsonb, $5)`,
       [action.clientId, action.portalSession, action.action, JSON.stringify(action.subject), action.outcome],
+    );
+  }
+
+  /**
+   * Deletes at most `limit` of the oldest actions recorded more than `olderThanDays` ago (by
+   * `portal_actions_by_age`), skipping rows another replica is deleting; returns how many went.
+   */
+  deleteOlderThan(olderThanDays: number, limit: number): Promise<number> {
+    return this.sql.affected(
+      `DELETE FROM portal_actions WHERE id IN (
+         SELECT id FROM portal_actions WHERE created_at < now() - make_interval(days => $1)
+          ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [olderThanDays, limit],
     );
   }
 }
