@@ -30,6 +30,10 @@ export const SPONSORSHIP_API_CONFIG = {
     'seats of crew members a partner may close within 24 h of provisioning them, per rolling 24 h, before its new provisions are refused (429)',
     { default: '100', min: 1, max: 1_000_000 },
   ),
+  SEAT_RETENTION_DAYS: int(
+    'days a closed seat (ended or cancelled) and its history (seat_events) are kept after it closed before they are pruned',
+    { default: '730', min: 1, max: 3650 },
+  ),
   SEAT_EXPIRY_INTERVAL: duration('how often each replica ends seats past their expires_at (0s: never)', {
     default: '1m',
   }),

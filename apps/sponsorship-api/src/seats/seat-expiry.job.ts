@@ -1,5 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, APP_LOGGER, drainBatches, PeriodicWork, TransactionRunner } from '@svc/platform';
+import {
+  APP_CONFIG,
+  APP_LOGGER,
+  drainBatches,
+  PeriodicWork,
+  PRUNE_BATCH,
+  TransactionRunner,
+} from '@svc/platform';
 import type { Logger } from 'pino';
 import type { SponsorshipApiConfig } from '../config';
 import { EntitlementsClient } from '../entitlements/entitlements.client';
@@ -12,7 +19,9 @@ const BATCH = 100;
  * Ends seats at their `expires_at` (active → ended, premium dropped; an invitation nobody took up
  * → cancelled). Every replica runs it: each batch locks its seats with SKIP LOCKED, so replicas
  * share the work and never close one seat twice. A batch whose premium cannot be dropped rolls
- * back and is tried again on the next tick.
+ * back and is tried again on the next tick. The same task prunes what partners' seats leave
+ * behind: probe charges past their window, and closed seats with their history past
+ * SEAT_RETENTION_DAYS.
  */
 @Injectable()
 export class SeatExpiryJob extends PeriodicWork {
@@ -41,6 +50,13 @@ export class SeatExpiryJob extends PeriodicWork {
     if (closed > 0) this.logger.info({ closed }, 'seats past their term closed');
     // Charges older than the probe window count for nothing; the same task keeps them few.
     await this.probeCharges.prune();
+    const days = this.config.SEAT_RETENTION_DAYS;
+    const pruned = await drainBatches(
+      (size) => this.seats.deleteClosed(days, size),
+      PRUNE_BATCH,
+      () => this.task.stopping,
+    );
+    if (pruned > 0) this.logger.info({ pruned, retention_days: days }, 'closed seats past their retention pruned');
     return closed;
   }
 

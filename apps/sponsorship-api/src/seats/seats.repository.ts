@@ -356,4 +356,26 @@ export class SeatsRepository {
       tx,
     );
   }
+
+  /**
+   * Deletes at most `limit` of the seats closed more than `olderThanDays` ago (by
+   * `seats_closed_by_age`), with their history, skipping seats another replica holds; answers how
+   * many seats went. A closed seat is final, so nothing writes to it again.
+   */
+  async deleteClosed(olderThanDays: number, limit: number): Promise<number> {
+    const row = await this.sql.row<{ deleted: number }>(
+      `WITH doomed AS (
+         SELECT sponsorship_id FROM seats
+          WHERE status IN ('ended', 'cancelled') AND closed_at < clock_timestamp() - make_interval(days => $1)
+          ORDER BY closed_at LIMIT $2 FOR UPDATE SKIP LOCKED
+       ), history AS (
+         DELETE FROM seat_events e USING doomed WHERE e.sponsorship_id = doomed.sponsorship_id
+       ), gone AS (
+         DELETE FROM seats s USING doomed WHERE s.sponsorship_id = doomed.sponsorship_id RETURNING 1
+       )
+       SELECT count(*)::int AS deleted FROM gone`,
+      [olderThanDays, limit],
+    );
+    return row?.deleted ?? 0;
+  }
 }
