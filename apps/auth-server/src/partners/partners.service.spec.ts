@@ -114,3 +114,43 @@ describe('PartnersService: remembered client authentication', () => {
     expect(repository.findById).toHaveBeenCalledTimes(3);
   });
 });
+
+describe('PartnersService: framing origins, registered on their own', () => {
+  it('stores the distinct origins given, and an empty list to clear them', async () => {
+    const { service, repository } = setup('production', []);
+    await expect(
+      service.setFrameOrigins('acme', [
+        'https://dash.acme.example',
+        'https://dash.acme.example',
+        'https://b.example:8443',
+      ]),
+    ).resolves.toEqual(['https://dash.acme.example', 'https://b.example:8443']);
+    expect(repository.update).toHaveBeenLastCalledWith(
+      'acme',
+      { frameOrigins: ['https://dash.acme.example', 'https://b.example:8443'] },
+      undefined,
+    );
+    await expect(service.setFrameOrigins('acme', [])).resolves.toEqual([]);
+    expect(repository.update).toHaveBeenLastCalledWith('acme', { frameOrigins: [] }, undefined);
+  });
+
+  it.each([
+    'https://*',
+    'http://dash.acme.example',
+    'https://dash.acme.example/path',
+    'https://a.example;script-src *',
+  ])('refuses %s and stores nothing', async (origin) => {
+    const { service, repository } = setup('production', []);
+    const refused = service.setFrameOrigins('acme', ['https://ok.example', origin]);
+    await expect(refused).rejects.toThrow(PartnerRegistrationError);
+    await expect(refused).rejects.toThrow('framing origin');
+    expect(repository.update).not.toHaveBeenCalled();
+  });
+
+  it('refuses more than 10', async () => {
+    const { service, repository } = setup('production', []);
+    const many = Array.from({ length: 11 }, (_, i) => `https://d${i}.example`);
+    await expect(service.setFrameOrigins('acme', many)).rejects.toThrow('at most 10 framing origins');
+    expect(repository.update).not.toHaveBeenCalled();
+  });
+});
