@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
+import net, { type AddressInfo } from 'node:net';
 import { Pool } from 'pg';
 import type { Page } from 'playwright-core';
 import { SANDBOX_SEATS } from '@svc/contracts';
@@ -157,6 +158,23 @@ async function serve(tls: { key: Buffer; cert: Buffer }, body: () => string): Pr
   const server = https.createServer(tls, (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(body());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
+/** https on this machine's loopback in front of a local http port (the gateway), with `tls`'s certificate. */
+async function tlsRelay(tls: { key: Buffer; cert: Buffer }, port: number): Promise<TlsServer> {
+  const server = createTlsServer(tls, (client) => {
+    const upstream = net.connect(port, '127.0.0.1');
+    client.pipe(upstream).pipe(client);
+    for (const [a, b] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      a.on('error', () => a.destroy());
+      a.on('close', () => b.destroy());
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return server;
@@ -358,6 +376,9 @@ describe('the link and the portal session', () => {
     const tls = selfSignedLocalhost();
     const dashboards = await Promise.all([serve(tls, () => html), serve(tls, () => html)]);
     const [own, other] = dashboards.map((d) => `https://localhost:${(d.address() as AddressInfo).port}`);
+    // The portal over https too, as it is deployed (a TLS relay in front of the gateway): an http
+    // portal in an https dashboard is another site to the browser, which keeps its cookie out.
+    const portalTls = await tlsRelay(tls, system.gatewayPort);
     const p = await newPartner('frame');
     expect((await system.cli('auth-server', ['partners', 'set-frame-origins', p.clientId, own])).code).toBe(
       0,
@@ -365,11 +386,10 @@ describe('the link and the portal session', () => {
     const page = await browser.context.newPage();
     try {
       // The gateway as localhost, as the dashboards are: same-site, as a partner's dashboard and an
-      // https deployment of the portal are with its SameSite=None cookie. Loopback http is not mixed
-      // content in an https page (a potentially trustworthy origin).
+      // https deployment of the portal are with its SameSite=None cookie.
       const embed = (link: string) => {
         const u = new URL(link);
-        const src = `http://localhost:${system.gatewayPort}${u.pathname}${u.search}`;
+        const src = `https://localhost:${(portalTls.address() as AddressInfo).port}${u.pathname}${u.search}`;
         return `<!doctype html><html lang="en"><title>Dashboard</title><iframe title="Portal" src="${src}"></iframe></html>`;
       };
 
@@ -387,6 +407,7 @@ describe('the link and the portal session', () => {
     } finally {
       await page.close();
       for (const d of dashboards) d.close();
+      portalTls.close();
     }
   });
 });
