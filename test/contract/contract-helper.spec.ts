@@ -140,6 +140,9 @@ describe('webhookViolations', () => {
     'x-svc-delivery-id': 'dlv_abc',
     'x-svc-timestamp': '1772529300',
     'x-svc-signature': `t=1772529300,v1=${'a'.repeat(64)}`,
+    'webhook-id': 'evt_abc',
+    'webhook-timestamp': '1772529300',
+    'webhook-signature': `v1,${'A'.repeat(43)}=`,
   };
 
   it('accepts a delivery as the description has it', () => {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
@@ -740,6 +740,49 @@ describe('in Chromium: axe-core WCAG 2.1 AA, 320 px, the keyboard alone', () => 
     const [d] = await deliveriesOf(p);
     await check(`/portal/deliveries/${d.delivery_id}`);
     expect(await tabOrder(page)).toEqual(expect.arrayContaining(['button: Redeliver']));
+  });
+
+  it('the delivery log as a table: 50 deliveries in under 2,500 px at 1,100 px wide, stacked on a phone', async () => {
+    // 50 finished deliveries in the dispatcher's log, as its retention spec seeds them: sending
+    // 50 real events would spend the partner's test budget and only slow the file down.
+    const run = randomBytes(4).toString('hex');
+    for (let i = 0; i < 50; i++) {
+      const id = `dlv_layout_${run}_${String(i).padStart(2, '0')}`;
+      await db.query(
+        `INSERT INTO webhooks.deliveries
+           (delivery_id, event_id, event_type, user_id, client_id, target_url, body, status, attempts, created_at)
+         VALUES ($1, $2, 'user.sea_time.updated', 'usr_layout', $3, 'https://partner.example/hooks', '{}',
+                 'delivered', 1, now() - make_interval(days => 2, mins => $4))`,
+        [id, `evt_layout_${run}_${i}`, p.clientId, i],
+      );
+      await db.query(
+        `INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code)
+         VALUES ($1, 1, now() - make_interval(days => 2, mins => $2), 40, 204)`,
+        [id, i],
+      );
+    }
+    await page.goto(url('/portal/deliveries?limit=50'));
+    await page.setViewportSize({ width: 1100, height: 800 });
+    const rows = page.locator('table.delivery-log tbody tr');
+    expect(await rows.count()).toBe(50);
+    const height = await page.evaluate<number>(
+      `document.querySelector('table.delivery-log').getBoundingClientRect().height`,
+    );
+    expect(height).toBeLessThanOrEqual(2500);
+    const seeded = rows.filter({ hasText: 'evt_layout_' }).first();
+    expect(await seeded.locator('td').count()).toBe(7);
+    expect(await seeded.innerText()).toMatch(
+      /delivered\s+user\.sea_time\.updated\s+evt_layout_\w+\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\s+1\s+HTTP 204/,
+    );
+    expect(await axeViolations(page)).toEqual([]);
+    expect(await sidewaysOverflow(page)).toBe(0);
+    // Each row's link leads to its delivery, from the keyboard alone.
+    await page.setViewportSize({ width: 1100, height: 800 });
+    const order = await tabOrder(page, 80);
+    expect(order.filter((o) => /^a: [a-z_.]+, delivery dlv_/.test(o))).toHaveLength(50);
+    await seeded.getByRole('link').focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/portal\/deliveries\/dlv_layout_/);
   });
 
   it('the seats page', async () => {

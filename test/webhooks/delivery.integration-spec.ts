@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AUTH_CONSENTS_REVOKE } from '@svc/contracts';
+import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { eventually } from '../support/services';
 import {
@@ -55,6 +56,19 @@ function stripeVerifies(request: ReceivedWebhook, secret: string): { id: string;
   ) as unknown as { id: string; type: string };
 }
 
+/** Standard Webhooks' reference verifier, given the secret as the partner was issued it. */
+function standardVerifies(request: ReceivedWebhook, secret: string): { id: string; type: string } {
+  const headers = {
+    'webhook-id': header(request, 'webhook-id'),
+    'webhook-timestamp': header(request, 'webhook-timestamp'),
+    'webhook-signature': header(request, 'webhook-signature'),
+  };
+  return new Webhook(secret, { format: 'raw' }).verify(request.rawBody.toString('utf8'), headers) as {
+    id: string;
+    type: string;
+  };
+}
+
 describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
   it('delivers the canonical body, signed, to each consenting partner with the scope, and to no other', async () => {
     const userId = await newMember(auth);
@@ -87,6 +101,11 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
     expect(hmacValid(request, 'whsec_wrong')).toBe(false);
     expect(stripeVerifies(request, a.secrets[0])).toMatchObject({ id: event.id, type: event.type });
     expect(() => stripeVerifies(request, 'whsec_wrong')).toThrow();
+    expect(header(request, 'webhook-id')).toBe(event.id);
+    expect(header(request, 'webhook-timestamp')).toBe(header(request, 'x-svc-timestamp'));
+    expect(header(request, 'webhook-signature')).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    expect(standardVerifies(request, a.secrets[0])).toMatchObject({ id: event.id, type: event.type });
+    expect(() => standardVerifies(request, 'whsec_wrong')).toThrow();
 
     const rows = await eventually(async () => {
       const r = await deliveriesOf(dispatcher.db, event.id);
@@ -129,6 +148,7 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
     for (const r of requests) {
       expect(hmacValid(r, p.secrets[0])).toBe(true);
       expect(stripeVerifies(r, p.secrets[0]).id).toBe(event.id);
+      expect(standardVerifies(r, p.secrets[0]).id).toBe(event.id);
     }
     const attempts = await attemptsOf(dispatcher.db, delivery.delivery_id);
     expect(attempts.map((a) => [a.attempt, a.status_code])).toEqual([
@@ -229,9 +249,11 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
       return got.length > 0 ? got : undefined;
     });
     expect(header(request, 'x-svc-signature')).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(header(request, 'webhook-signature')).toMatch(/^v1,\S{44} v1,\S{44}$/);
     for (const secret of p.secrets) {
       expect(hmacValid(request, secret)).toBe(true);
       expect(stripeVerifies(request, secret).id).toBe(event.id);
+      expect(standardVerifies(request, secret).id).toBe(event.id);
     }
   });
 
@@ -256,6 +278,7 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
       user_id: userId,
     });
     expect(stripeVerifies(request, named.secrets[0]).id).toBe(event.id);
+    expect(standardVerifies(request, named.secrets[0]).id).toBe(event.id);
     await new Promise((r) => setTimeout(r, 500));
     expect(receiver.requests(otherPath)).toHaveLength(0);
     expect((await deliveriesOf(dispatcher.db, event.id)).map((d) => d.client_id)).toEqual([named.clientId]);

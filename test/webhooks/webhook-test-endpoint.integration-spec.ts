@@ -1,4 +1,5 @@
 import { SANDBOX_MEMBERS, SANDBOX_WEBHOOK_SECRET } from '@svc/contracts';
+import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { partner } from '../support/factories';
 import { eventually } from '../support/services';
@@ -81,6 +82,14 @@ describe('GET /v1/webhooks/test', () => {
       SANDBOX_WEBHOOK_SECRET,
     );
     expect(verified.id).toBe(body.event_id);
+    // And with Standard Webhooks' reference verifier, the secret as issued.
+    expect(delivered.headers['webhook-id']).toBe(body.event_id);
+    const standard = new Webhook(SANDBOX_WEBHOOK_SECRET, { format: 'raw' }).verify(raw, {
+      'webhook-id': String(delivered.headers['webhook-id']),
+      'webhook-timestamp': String(delivered.headers['webhook-timestamp']),
+      'webhook-signature': String(delivered.headers['webhook-signature']),
+    }) as { id: string };
+    expect(standard.id).toBe(body.event_id);
   });
 
   it('answers 409 webhook_not_registered to a partner without a webhook URL', async () => {

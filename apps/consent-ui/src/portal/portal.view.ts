@@ -79,6 +79,7 @@ function frame(session: PortalSession, title: string, current: Section, body: Sa
           <button type="submit" class="secondary">Sign out of the portal</button>
         </form>
       </footer>`,
+    'wide',
   );
 }
 
@@ -305,16 +306,34 @@ function statusBadge(status: string): SafeHtml {
   return html`<span class="status status-${tone}">${status.replace('_', ' ')}</span>`;
 }
 
-function deliveryItem(d: PartnerDeliveryResponse): SafeHtml {
-  return html`<li class="delivery">
-    <a href="${deliveryPath(d.delivery_id)}"><code>${d.delivery_id}</code></a>
-    <p>${statusBadge(d.status)} <code>${d.event_type}</code></p>
-    <p class="muted">
-      Created ${time(d.created_at)} · ${d.attempt_count} attempt${d.attempt_count === 1 ? '' : 's'}
-      ${typeof d.last_response_status === 'number' ? html` · last answer HTTP ${d.last_response_status}` : null}
-      ${d.next_attempt_at ? html` · next ${time(d.next_attempt_at)}` : null}
-    </p>
-  </li>`;
+/** "2026-03-05 14:05 UTC": a table cell's time, the full one in its `datetime` and the delivery's page. */
+function shortTime(iso: string | null): SafeHtml {
+  if (iso === null) return html`<span class="muted">none</span>`;
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return html`${iso}`;
+  return html`<time datetime="${iso}">${d.toISOString().slice(0, 16).replace('T', ' ')} UTC</time>`;
+}
+
+/**
+ * One delivery as a row of the log's table, one line on a laptop. On a phone the stylesheet
+ * stacks each row's cells, each under its column's name (`data-label`): no sideways scrolling.
+ */
+function deliveryRow(d: PartnerDeliveryResponse): SafeHtml {
+  return html`<tr>
+    <td data-label="Status">${statusBadge(d.status)}</td>
+    <td data-label="Event type">
+      <a href="${deliveryPath(d.delivery_id)}" aria-label="${d.event_type}, delivery ${d.delivery_id}"
+        ><code>${d.event_type}</code></a
+      >
+    </td>
+    <td data-label="Event id"><code>${d.event_id}</code></td>
+    <td data-label="Created">${shortTime(d.created_at)}</td>
+    <td data-label="Attempts">${d.attempt_count}</td>
+    <td data-label="Last answer">
+      ${typeof d.last_response_status === 'number' ? html`HTTP ${d.last_response_status}` : html`<span class="muted">none</span>`}
+    </td>
+    <td data-label="Next attempt">${shortTime(d.next_attempt_at)}</td>
+  </tr>`;
 }
 
 function replayForm(session: PortalSession): SafeHtml {
@@ -353,9 +372,25 @@ export function deliveriesResult(
   else if (answer.result.items.length === 0) list = html`<p class="empty">No deliveries match.</p>`;
   else {
     const next = answer.result.next_cursor;
-    list = html`<ul class="deliveries">
-        ${answer.result.items.map(deliveryItem)}
-      </ul>
+    list = html`<table class="delivery-log">
+        <caption class="visually-hidden">
+          Deliveries, newest first
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Status</th>
+            <th scope="col">Event type</th>
+            <th scope="col">Event id</th>
+            <th scope="col">Created</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Last answer</th>
+            <th scope="col">Next attempt</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${answer.result.items.map(deliveryRow)}
+        </tbody>
+      </table>
       ${
         next
           ? html`<p><a href="${withQuery(DELIVERIES_PATH, { ...query, cursor: next })}">Next page</a></p>`

@@ -3,10 +3,11 @@ import { html, type SafeHtml } from './html';
 export const STYLESHEET_PATH = '/account/assets/consent.css';
 
 /**
- * The frame of every page. No inline script or style anywhere: the Content-Security-Policy
+ * The frame of every page: a narrow card for a crew member's forms, a wide one for the partner
+ * portal's desk (tables of deliveries). No inline script or style anywhere: the Content-Security-Policy
  * (`default-src 'none'; style-src 'self'`) allows only the one stylesheet served by this app.
  */
-export function layout(title: string, body: SafeHtml): SafeHtml {
+export function layout(title: string, body: SafeHtml, width: 'narrow' | 'wide' = 'narrow'): SafeHtml {
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -16,7 +17,7 @@ export function layout(title: string, body: SafeHtml): SafeHtml {
         <link rel="stylesheet" href="${STYLESHEET_PATH}" />
       </head>
       <body>
-        <main class="card">${body}</main>
+        <main class="${width === 'wide' ? 'card card-wide' : 'card'}">${body}</main>
       </body>
     </html> `;
 }

@@ -22,6 +22,23 @@ export function signatureHeader(secrets: readonly string[], timestamp: number, b
   return [`t=${timestamp}`, ...v1].join(',');
 }
 
+/**
+ * Standard Webhooks' `webhook-signature`: `v1,<base64 HMAC-SHA256 of "<id>.<ts>.<raw body>">`, one
+ * per valid secret, space-separated (standardwebhooks.com). The key is the secret's UTF-8 bytes as
+ * issued, which the reference libraries take with `{ format: 'raw' }`, so no second secret exists.
+ */
+export function standardSignatureHeader(
+  secrets: readonly string[],
+  id: string,
+  timestamp: number,
+  body: string,
+): string {
+  const signed = `${id}.${timestamp}.${body}`;
+  return secrets
+    .map((s) => `v1,${createHmac('sha256', s).update(signed, 'utf8').digest('base64')}`)
+    .join(' ');
+}
+
 /** What identifies one attempt to the receiver, besides the body. */
 export interface AttemptIdentity {
   readonly deliveryId: string;
@@ -32,7 +49,8 @@ export interface AttemptIdentity {
 
 /**
  * The headers of one attempt (docs/rules.md, Webhooks), signed now with every valid secret: the
- * delivery path and an endpoint's enable test send exactly the same shape.
+ * delivery path and an endpoint's enable test send exactly the same shape. `webhook-id` is the
+ * event id, as `X-SVC-Event-Id`: a receiver dedupes an event's redeliveries on it either way.
  */
 export function attemptHeaders(
   identity: AttemptIdentity,
@@ -48,5 +66,9 @@ export function attemptHeaders(
     'x-svc-delivery-attempt': String(identity.attempt),
     'x-svc-timestamp': String(timestamp),
     'x-svc-signature': signatureHeader(secrets, timestamp, body),
+    // The same attempt in Standard Webhooks' names, for receivers that verify with its libraries.
+    'webhook-id': identity.eventId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': standardSignatureHeader(secrets, identity.eventId, timestamp, body),
   };
 }

@@ -50,7 +50,7 @@ function webhooks(): JsonObject {
         operationId: `webhook_${type.replace(/\./g, '_')}`,
         tags: ['Webhooks'],
         summary: `Event \`${type}\``,
-        description: `**Fires when:** ${event.fires}\n\n**Delivered to:** partners with an active consent of the member and scope ${event.scope}.\n\n**Do:** ${event.action}\n\nThe body is a pointer, not data. Verify \`X-SVC-Signature\` over the raw body before parsing it, reject timestamps older than ${API_LIMITS.webhookReplayWindowMinutes} minutes, dedupe on \`id\`, and answer 2xx within ${API_LIMITS.webhookBudgetSeconds} seconds.`,
+        description: `**Fires when:** ${event.fires}\n\n**Delivered to:** partners with an active consent of the member and scope ${event.scope}.\n\n**Do:** ${event.action}\n\nThe body is a pointer, not data. Verify \`X-SVC-Signature\` (or the Standard Webhooks \`webhook-signature\`) over the raw body before parsing it, reject timestamps older than ${API_LIMITS.webhookReplayWindowMinutes} minutes, dedupe on \`id\`, and answer 2xx within ${API_LIMITS.webhookBudgetSeconds} seconds.`,
         security: [],
         parameters: [
           header('X-SVC-Event-Id', 'The event `id` (also in the body): dedupe on it.', {
@@ -70,6 +70,23 @@ function webhooks(): JsonObject {
             'X-SVC-Signature',
             '`t=<ts>,v1=<hex HMAC-SHA256(webhook secret, "<ts>.<raw body>")>`. While a secret is rotated, one `v1=` entry per valid secret; accept the delivery when any entry matches.',
             { type: 'string', pattern: '^t=\\d+(,v1=[0-9a-f]{64})+$' },
+          ),
+          header('webhook-id', 'Standard Webhooks: the event `id`, as `X-SVC-Event-Id`.', {
+            type: 'string',
+            pattern: '^evt_[A-Za-z0-9_-]+$',
+          }),
+          header(
+            'webhook-timestamp',
+            'Standard Webhooks: the Unix second of this attempt, as `X-SVC-Timestamp`.',
+            {
+              type: 'string',
+              pattern: '^\\d+$',
+            },
+          ),
+          header(
+            'webhook-signature',
+            "Standard Webhooks: `v1,<base64 HMAC-SHA256(webhook secret, \"<webhook-id>.<webhook-timestamp>.<raw body>\")>`, space-separated, one per valid secret while a secret is rotated. The key is the secret exactly as issued (the reference libraries' `format: 'raw'`). Verify either this or `X-SVC-Signature`.",
+            { type: 'string', pattern: '^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*$' },
           ),
         ],
         requestBody: {
