@@ -182,6 +182,7 @@ module.exports = {
   APPS,
   pgRole,
   amqpUser,
+  amqpPassword,
   appConnections,
   cliConnections,
   ensurePgRoles,

@@ -9,6 +9,7 @@ export declare const APPS: Readonly<
 >;
 export declare function pgRole(app: string): string;
 export declare function amqpUser(app: string): string;
+export declare function amqpPassword(app: string): string;
 interface OwnerUrls {
   readonly DATABASE_URL?: string;
   readonly AMQP_URL?: string;

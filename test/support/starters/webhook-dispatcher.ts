@@ -21,6 +21,7 @@ import { WebhookReceiver } from '../webhook-receiver';
 import { bootApp, spawnApp, type AppProcess } from './app-process';
 import { createSuiteVhost } from '../../../scripts/lib/isolation.cjs';
 import { testServices } from '../services';
+import { brokerUrlOf } from '../broker-users';
 
 export interface DispatcherHarness {
   readonly app: NestFastifyApplication;
@@ -102,13 +103,13 @@ export async function startDispatcher(
     PUBLIC_BASE_URL: auth.issuer,
     DOCS_URL: `${auth.issuer}/docs`,
     DATABASE_URL: services.databaseUrl,
-    AMQP_URL: services.amqpUrl,
     // The partners' webhook routes count requests in the shared rate limits.
     REDIS_URL: services.redisUrl,
     REDIS_KEY_PREFIX: services.redisKeyPrefix,
     RPC_TIMEOUT_MS: '5000',
     LOG_LEVEL: 'silent',
     ...env,
+    AMQP_URL: brokerUrlOf('webhook-dispatcher', env.AMQP_URL ?? services.amqpUrl),
   });
   const logger = createLogger('webhook-dispatcher', process.env.WEBHOOKS_TEST_LOG_LEVEL ?? 'silent');
   const { app } = await bootApp(WEBHOOK_DISPATCHER, config, logger);
@@ -253,13 +254,13 @@ export function spawnDispatcher(
     PUBLIC_BASE_URL: auth.issuer,
     DOCS_URL: `${auth.issuer}/docs`,
     DATABASE_URL: auth.services.databaseUrl,
-    AMQP_URL: auth.services.amqpUrl,
     // The partners' webhook routes count requests in the shared rate limits.
     REDIS_URL: auth.services.redisUrl,
     REDIS_KEY_PREFIX: auth.services.redisKeyPrefix,
     RPC_TIMEOUT_MS: '5000',
     LOG_LEVEL: 'info',
     ...env,
+    AMQP_URL: brokerUrlOf('webhook-dispatcher', env.AMQP_URL ?? auth.services.amqpUrl),
   });
 }
 

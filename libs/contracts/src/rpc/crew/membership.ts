@@ -72,6 +72,7 @@ export const MEMBERS_BY_EMAIL_MAX = 1000;
 export const CREW_MEMBERS_BY_EMAIL: RpcContract<{ readonly emails: string[] }, MembersByEmailResponse> = {
   pattern: BY_EMAIL,
   queue: RPC_QUEUES.crewApi,
+  callers: ['sponsorship-api'],
   parseRequest(input) {
     const r = readRecord(BY_EMAIL, input);
     const emails = r.emails;
@@ -90,6 +91,7 @@ export const CREW_MEMBERS_BY_EMAIL: RpcContract<{ readonly emails: string[] }, M
 export const CREW_MEMBERSHIP_GRANT = fieldsContract(
   RPC_QUEUES.crewApi,
   'crew.membership.grant',
+  ['sponsorship-api'],
   GRANT_REQUEST,
   GRANT_RESPONSE,
 );
@@ -101,6 +103,7 @@ export const MEMBERSHIP_DROP_MAX = 1000;
 export const CREW_MEMBERSHIP_DROP: RpcContract<MembershipDropRequest, MembershipDropResponse> = {
   pattern: DROP,
   queue: RPC_QUEUES.crewApi,
+  callers: ['sponsorship-api'],
   parseRequest(input) {
     const r = readRecord(DROP, input);
     if (!Array.isArray(r.drops) || r.drops.length > MEMBERSHIP_DROP_MAX) {

@@ -37,6 +37,7 @@ const REQUEST = {
 export const SPONSORSHIP_PORTAL_SEATS = fieldsContract(
   RPC_QUEUES.sponsorshipApi,
   'sponsorship.portal.seats',
+  ['consent-ui'],
   REQUEST,
   portalAnswer(readObject<PortalSeatsResult>),
 );

@@ -35,6 +35,7 @@ export interface PortalEndpointOverview {
 export const WEBHOOKS_PORTAL_OVERVIEW = fieldsContract(
   RPC_QUEUES.webhookDispatcher,
   'webhooks.portal.overview',
+  ['consent-ui'],
   { client_id: clientId },
   portalAnswer(readObject<PortalEndpointOverview>),
 );
@@ -43,6 +44,7 @@ export const WEBHOOKS_PORTAL_OVERVIEW = fieldsContract(
 export const WEBHOOKS_PORTAL_DELIVERIES = fieldsContract(
   RPC_QUEUES.webhookDispatcher,
   'webhooks.portal.deliveries',
+  ['consent-ui'],
   { client_id: clientId, query: readStringMap },
   portalAnswer(readObject<PartnerDeliveryPageResponse>),
 );
@@ -50,6 +52,7 @@ export const WEBHOOKS_PORTAL_DELIVERIES = fieldsContract(
 export const WEBHOOKS_PORTAL_DELIVERY = fieldsContract(
   RPC_QUEUES.webhookDispatcher,
   'webhooks.portal.delivery',
+  ['consent-ui'],
   { client_id: clientId, delivery_id: text(API_LIMITS.idMaxLength) },
   portalAnswer(readObject<PartnerDeliveryDetailResponse>),
 );
@@ -92,6 +95,7 @@ function readActionResult(pattern: string, input: unknown): PortalWebhookActionR
 export const WEBHOOKS_PORTAL_ACTION = fieldsContract(
   RPC_QUEUES.webhookDispatcher,
   'webhooks.portal.action',
+  ['consent-ui'],
   ACTION_REQUEST,
   portalAnswer(readActionResult),
 );
