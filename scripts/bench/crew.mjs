@@ -43,7 +43,7 @@ const { childrenOf, cpuMicros, postgresCpuFrom } = require('./procstat.cjs');
 const { freePort, waitForHttpOk, redisCommands } = require('../lib/net.cjs');
 const { provision } = require('../lib/services.cjs');
 const { createRunResources } = require('../lib/isolation.cjs');
-const { appConnections } = require('../lib/credentials.cjs');
+const { appBrokerUrl } = require('../lib/credentials.cjs');
 const { AUTH_AUTHORIZE_DECIDE, SANDBOX_MEMBERS } = require(path.join(ROOT, 'dist/libs/contracts/src'));
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '4');
@@ -139,7 +139,7 @@ export async function benchCrew() {
           : [];
       const child = spawn(process.execPath, [...profile, main], {
         // Each app as its own broker user: RPC is answered to the callers a contract names.
-        env: { ...envFor(port, tracing), AMQP_URL: appConnections(app, common.services).AMQP_URL },
+        env: { ...envFor(port, tracing), AMQP_URL: appBrokerUrl(app, common.services.AMQP_URL) },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
       children.push(child);
@@ -437,7 +437,7 @@ async function mintToken(env, authPort, client) {
   const { AmqpConnection, RpcClient, createLogger } = require(path.join(ROOT, 'dist/libs/platform/src'));
   const amqp = new AmqpConnection(
     // As consent-ui, which asks auth.authorize.decide for a member.
-    { url: appConnections('consent-ui', env).AMQP_URL, name: 'bench-crew', prefetch: 1 },
+    { url: appBrokerUrl('consent-ui', env.AMQP_URL), name: 'bench-crew', prefetch: 1 },
     createLogger('bench-crew', 'silent'),
   );
   amqp.start();

@@ -43,7 +43,7 @@ const { onboardPartner } = require('./partners.cjs');
 const { freePort, waitForHttpOk } = require('../lib/net.cjs');
 const { provision } = require('../lib/services.cjs');
 const { createRunResources, management } = require('../lib/isolation.cjs');
-const { appConnections } = require('../lib/credentials.cjs');
+const { appBrokerUrl } = require('../lib/credentials.cjs');
 const { busySince, cpuMicros, machineTicks, postgresCpuFrom } = require('./procstat.cjs');
 const { median: medianOf } = require('./stats.cjs');
 const { SANDBOX_MEMBERS, CREW_EVENTS_EXCHANGE } = require(path.join(ROOT, 'dist/libs/contracts/src'));
@@ -158,7 +158,7 @@ export async function benchWebhooks() {
       const out = LOGS ? fs.openSync(path.join(logDir, `${app}-${port}.log`), 'a') : 'ignore';
       const child = spawn(process.execPath, [...args, main], {
         // Each app as its own broker user: RPC is answered to the callers a contract names.
-        env: { ...envFor(port), AMQP_URL: appConnections(app, services).AMQP_URL },
+        env: { ...envFor(port), AMQP_URL: appBrokerUrl(app, services.AMQP_URL) },
         stdio: ['ignore', out, 'inherit'],
       });
       children.push(child);

@@ -45,8 +45,8 @@ let clientId: string;
 beforeAll(async () => {
   auth = await startAuthServer();
   crew = await startCrewApi(auth, {}, { rpc: true });
-  sponsorship = await startSponsorshipApi(auth);
-  dispatcher = await startDispatcher(auth);
+  sponsorship = await startSponsorshipApi(auth, {}, { rpc: true });
+  dispatcher = await startDispatcher(auth, {}, { rpc: true });
   db = new Pool({ connectionString: services.databaseUrl, max: 2 });
   rpc = new CallerRpc(services.amqpUrl, 5000);
   clientId = (await createPartner(auth, { sponsorship: true })).clientId;

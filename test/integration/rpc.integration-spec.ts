@@ -67,6 +67,8 @@ async function startAuthServer(): Promise<NestFastifyApplication> {
 
 beforeAll(async () => {
   const amqp = loadConfig(AMQP_CONFIG, {
+    // The sandbox's published broker passwords are refused in production.
+    APP_ENV: 'sandbox',
     // As crew-api's own broker user: auth-server answers auth.ping to the apps it names.
     AMQP_URL: brokerUrlOf('crew-api', services.amqpUrl),
     RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),

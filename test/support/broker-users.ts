@@ -1,15 +1,13 @@
 import type { NestAppName, RpcContract } from '@svc/contracts';
 import { AmqpConnection, createLogger, RpcClient } from '@svc/platform';
-import { appConnections } from '../../scripts/lib/credentials.cjs';
+import { appBrokerUrl } from '../../scripts/lib/credentials.cjs';
 
 /**
  * `amqpUrl` (this run's vhost, or a file's own) with `app`'s own broker user, as `npm start` and
  * the e2e system connect each app: RPC servers answer an app only when it asks as its own user.
  */
 export function brokerUrlOf(app: NestAppName, amqpUrl: string): string {
-  const url = appConnections(app, { AMQP_URL: amqpUrl }).AMQP_URL;
-  if (!url) throw new Error(`no broker user for ${app}`);
-  return url;
+  return appBrokerUrl(app, amqpUrl);
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   writtenApps,
   type NestAppName,
 } from '../../scripts/lib/apps.cjs';
-import { APPS, appConnections, cliConnections } from '../../scripts/lib/credentials.cjs';
+import { APPS, appBrokerUrl, appConnections, cliConnections } from '../../scripts/lib/credentials.cjs';
 import { freePorts, waitForHttpOk } from '../../scripts/lib/net.cjs';
 import { startProcess, tail, which, type ProcessHandle } from '../../scripts/lib/procs.cjs';
 
@@ -175,7 +175,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     ownServers && options.env?.AMQP_URL !== undefined && app in APPS
       ? {
           AMQP_URL: options.env.AMQP_URL.split(',')
-            .map((url) => appConnections(app, { AMQP_URL: url }).AMQP_URL)
+            .map((url) => appBrokerUrl(app, url))
             .join(','),
         }
       : {};

@@ -93,6 +93,8 @@ export async function startDeliveryStack(
 export async function startDispatcher(
   auth: AuthServerHarness,
   env: Readonly<Record<string, string>> = {},
+  /** `rpc`: also answer the dispatcher's RPC queue (the partner portal), as `serveApp` does. */
+  options: { readonly rpc?: boolean } = {},
 ): Promise<DispatcherHarness> {
   const services = auth.services;
   const config = loadConfig(WEBHOOK_DISPATCHER.config, {
@@ -112,7 +114,7 @@ export async function startDispatcher(
     AMQP_URL: brokerUrlOf('webhook-dispatcher', env.AMQP_URL ?? services.amqpUrl),
   });
   const logger = createLogger('webhook-dispatcher', process.env.WEBHOOKS_TEST_LOG_LEVEL ?? 'silent');
-  const { app } = await bootApp(WEBHOOK_DISPATCHER, config, logger);
+  const { app } = await bootApp(WEBHOOK_DISPATCHER, config, logger, options.rpc);
   const amqp = app.get(AmqpConnection);
   // Connected means the topology (queues and the crew.events binding) is declared.
   await amqp.waitUntilConnected(15_000);
