@@ -119,21 +119,33 @@ export async function startDispatcher(
   // Connected means the topology (queues and the crew.events binding) is declared.
   await amqp.waitUntilConnected(15_000);
   const db = new Pool({ connectionString: services.databaseUrl, max: 4 });
+  // Events come from crew-api's outbox relay, on crew-api's own broker user (the dispatcher's
+  // may not write to crew.events).
+  const relay = new AmqpConnection(
+    {
+      url: brokerUrlOf('crew-api', env.AMQP_URL ?? services.amqpUrl),
+      name: 'webhooks-test-relay',
+      prefetch: 1,
+    },
+    createLogger('webhooks-test', 'silent'),
+  );
+  relay.start();
   return {
     app,
     db,
     publish: (event) =>
-      amqp.publish(CREW_EVENTS_EXCHANGE, event.type, Buffer.from(JSON.stringify(event)), {
+      relay.publish(CREW_EVENTS_EXCHANGE, event.type, Buffer.from(JSON.stringify(event)), {
         messageId: event.id,
       }),
     publishPacked: (routingKey, payloads) => {
       const batch: EventBatch = { events: payloads.map((payload) => ({ message_id: payload.id, payload })) };
-      return amqp.publish(CREW_EVENTS_EXCHANGE, routingKey, Buffer.from(JSON.stringify(batch)), {
+      return relay.publish(CREW_EVENTS_EXCHANGE, routingKey, Buffer.from(JSON.stringify(batch)), {
         messageId: `batch:${payloads[0].id}`,
         contentType: EVENT_BATCH_CONTENT_TYPE,
       });
     },
     async close() {
+      await relay.close();
       await app.close();
       await db.end();
     },
