@@ -43,6 +43,7 @@ const { childrenOf, cpuMicros, postgresCpuFrom } = require('./procstat.cjs');
 const { freePort, waitForHttpOk, redisCommands } = require('../lib/net.cjs');
 const { provision } = require('../lib/services.cjs');
 const { createRunResources } = require('../lib/isolation.cjs');
+const { appBrokerUrl } = require('../lib/credentials.cjs');
 const { AUTH_AUTHORIZE_DECIDE, SANDBOX_MEMBERS } = require(path.join(ROOT, 'dist/libs/contracts/src'));
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '4');
@@ -137,7 +138,8 @@ export async function benchCrew() {
           ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`]
           : [];
       const child = spawn(process.execPath, [...profile, main], {
-        env: envFor(port, tracing),
+        // Each app as its own broker user: RPC is answered to the callers a contract names.
+        env: { ...envFor(port, tracing), AMQP_URL: appBrokerUrl(app, common.services.AMQP_URL) },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
       children.push(child);
@@ -434,7 +436,8 @@ async function mintToken(env, authPort, client) {
   require('reflect-metadata');
   const { AmqpConnection, RpcClient, createLogger } = require(path.join(ROOT, 'dist/libs/platform/src'));
   const amqp = new AmqpConnection(
-    { url: env.AMQP_URL, name: 'bench-crew', prefetch: 1 },
+    // As consent-ui, which asks auth.authorize.decide for a member.
+    { url: appBrokerUrl('consent-ui', env.AMQP_URL), name: 'bench-crew', prefetch: 1 },
     createLogger('bench-crew', 'silent'),
   );
   amqp.start();

@@ -32,6 +32,7 @@ const apps = require('../lib/apps.cjs');
 const { freePort, waitForHttpOk, redisCommands } = require('../lib/net.cjs');
 const { provision } = require('../lib/services.cjs');
 const { createRunResources, deleteKeys } = require('../lib/isolation.cjs');
+const { appBrokerUrl } = require('../lib/credentials.cjs');
 const { AUTH_AUTHORIZE_DECIDE, SANDBOX_MEMBERS } = require(path.join(ROOT, 'dist/libs/contracts/src'));
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '5');
@@ -178,7 +179,8 @@ async function startAuthServer({ dist, servers, children, cleanups }) {
   require('reflect-metadata');
   const { AmqpConnection, RpcClient, createLogger } = require(path.join(ROOT, 'dist/libs/platform/src'));
   const amqp = new AmqpConnection(
-    { url: env.AMQP_URL, name: 'bench-oauth', prefetch: 1 },
+    // As consent-ui, which asks auth.authorize.decide for a member.
+    { url: appBrokerUrl('consent-ui', env.AMQP_URL), name: 'bench-oauth', prefetch: 1 },
     createLogger('bench-oauth', 'silent'),
   );
   amqp.start();

@@ -43,6 +43,7 @@ const { onboardPartner } = require('./partners.cjs');
 const { freePort, waitForHttpOk } = require('../lib/net.cjs');
 const { provision } = require('../lib/services.cjs');
 const { createRunResources, management } = require('../lib/isolation.cjs');
+const { appBrokerUrl } = require('../lib/credentials.cjs');
 const { busySince, cpuMicros, machineTicks, postgresCpuFrom } = require('./procstat.cjs');
 const { median: medianOf } = require('./stats.cjs');
 const { SANDBOX_MEMBERS, CREW_EVENTS_EXCHANGE } = require(path.join(ROOT, 'dist/libs/contracts/src'));
@@ -123,8 +124,6 @@ export async function benchWebhooks() {
           PORT: port,
           RATE_LIMIT_PER_MINUTE: 1_000_000,
           RATE_LIMIT_PER_DAY: 1_000_000,
-          // Every process here connects as the run's broker user, the dispatcher's included.
-          WEBHOOK_DISPATCHER_AMQP_USER: decodeURIComponent(new URL(services.AMQP_URL).username) || 'guest',
         },
       });
     for (const app of ['auth-server', 'crew-api', 'webhook-dispatcher']) {
@@ -158,7 +157,8 @@ export async function benchWebhooks() {
     const start = (app, port, args = [], main = apps.mainJs(app)) => {
       const out = LOGS ? fs.openSync(path.join(logDir, `${app}-${port}.log`), 'a') : 'ignore';
       const child = spawn(process.execPath, [...args, main], {
-        env: envFor(port),
+        // Each app as its own broker user: RPC is answered to the callers a contract names.
+        env: { ...envFor(port), AMQP_URL: appBrokerUrl(app, services.AMQP_URL) },
         stdio: ['ignore', out, 'inherit'],
       });
       children.push(child);

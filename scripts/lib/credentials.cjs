@@ -15,7 +15,10 @@ const { capture, which } = require('./procs.cjs');
  * Per app: its schema, PostgreSQL role and RabbitMQ user, and the broker permissions (regexes on
  * resource names, per vhost). `amq.default` is the default exchange: RPC requests and replies
  * (the RPC server's queue and direct reply-to) and dead-lettering to a queue go through it.
- * `amq.rabbitmq.reply-to` is the direct reply-to pseudo-queue an RPC caller consumes.
+ * `amq.rabbitmq.reply-to` is the direct reply-to pseudo-queue an RPC caller consumes. RabbitMQ checks
+ * no routing key on the default exchange, so any app here may publish to any RPC queue: the RPC
+ * servers answer only the callers each contract names, by the broker user (`svc-<app>`, the name
+ * `appOfBrokerUser` in libs/contracts knows) that RabbitMQ vouches for in a request's `user_id`.
  */
 const APPS = {
   'auth-server': {
@@ -69,12 +72,17 @@ function withUser(rawUrl, user, password) {
   return u.toString();
 }
 
+/** The administrator's broker URL (one node) as `app`'s own user. */
+function appBrokerUrl(app, amqpUrl) {
+  return withUser(amqpUrl, amqpUser(app), amqpPassword(app));
+}
+
 /** What a serving process of `app` connects with, given the owner's/administrator's URLs. */
 function appConnections(app, { DATABASE_URL, AMQP_URL }) {
   if (!APPS[app]) return {};
   return {
     DATABASE_URL: withUser(DATABASE_URL, pgRole(app), pgPassword(app)),
-    AMQP_URL: withUser(AMQP_URL, amqpUser(app), amqpPassword(app)),
+    AMQP_URL: appBrokerUrl(app, AMQP_URL),
   };
 }
 
@@ -182,6 +190,8 @@ module.exports = {
   APPS,
   pgRole,
   amqpUser,
+  amqpPassword,
+  appBrokerUrl,
   appConnections,
   cliConnections,
   ensurePgRoles,

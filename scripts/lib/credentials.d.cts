@@ -9,6 +9,8 @@ export declare const APPS: Readonly<
 >;
 export declare function pgRole(app: string): string;
 export declare function amqpUser(app: string): string;
+export declare function amqpPassword(app: string): string;
+export declare function appBrokerUrl(app: string, amqpUrl: string): string;
 interface OwnerUrls {
   readonly DATABASE_URL?: string;
   readonly AMQP_URL?: string;

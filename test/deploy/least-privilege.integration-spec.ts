@@ -172,8 +172,8 @@ describe('webhook signing secrets reach the dispatcher only', () => {
   const connections: AmqpConnection[] = [];
 
   beforeAll(async () => {
-    // The production rule: the dispatcher's own broker user (sandbox-partner's secret is seeded).
-    auth = await startAuthServer({ WEBHOOK_DISPATCHER_AMQP_USER: amqpUser('webhook-dispatcher') });
+    // sandbox-partner's secret is seeded; the batch's contract names the dispatcher alone.
+    auth = await startAuthServer();
   });
 
   afterAll(async () => {

@@ -17,6 +17,7 @@ import { AUTH_SERVER } from '../../apps/auth-server/src/app.definition';
 import { AUTH_SERVER_CONFIG } from '../../apps/auth-server/src/config';
 import { startHttpApp } from '../support/http-app';
 import { testServices } from '../support/services';
+import { brokerUrlOf } from '../support/broker-users';
 
 /**
  * One app asking another over RabbitMQ: crew-api's side is a probe controller on the platform's
@@ -66,7 +67,10 @@ async function startAuthServer(): Promise<NestFastifyApplication> {
 
 beforeAll(async () => {
   const amqp = loadConfig(AMQP_CONFIG, {
-    AMQP_URL: services.amqpUrl,
+    // The sandbox's published broker passwords are refused in production.
+    APP_ENV: 'sandbox',
+    // As crew-api's own broker user: auth-server answers auth.ping to the apps it names.
+    AMQP_URL: brokerUrlOf('crew-api', services.amqpUrl),
     RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),
   });
   caller = await startHttpApp(

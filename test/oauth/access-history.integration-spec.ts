@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AUTH_ACCESS_READS_RECORD, AUTH_MEMBER_ACCESS, type AccessReadCount } from '@svc/contracts';
 import { RpcRemoteError, Sql } from '@svc/platform';
+import { AccessHistoryService } from '../../apps/auth-server/src/access-history/access-history.service';
 import { RetentionJob } from '../../apps/auth-server/src/retention/retention.job';
 import { member, partner } from '../support/factories';
 import { issueTokens } from '../support/oauth/flow';
@@ -138,10 +139,14 @@ describe('retention', () => {
     old.setUTCMonth(old.getUTCMonth() - 14);
     const recent = new Date();
     recent.setUTCMonth(recent.getUTCMonth() - 12);
-    await record([
-      count(alice, A.client_id, 5, old.toISOString()),
-      count(alice, A.client_id, 6, recent.toISOString()),
-    ]);
+    // Days long past: written through auth-server's own service (crew-api may send only today's
+    // and yesterday's counts).
+    await auth.app
+      .get(AccessHistoryService)
+      .record([
+        count(alice, A.client_id, 5, old.toISOString()),
+        count(alice, A.client_id, 6, recent.toISOString()),
+      ]);
     const sql = auth.app.get(Sql);
     const rows = () =>
       sql.rows<{ day: string }>(

@@ -12,7 +12,7 @@ import {
   writtenApps,
   type NestAppName,
 } from '../../scripts/lib/apps.cjs';
-import { appConnections, cliConnections } from '../../scripts/lib/credentials.cjs';
+import { APPS, appBrokerUrl, appConnections, cliConnections } from '../../scripts/lib/credentials.cjs';
 import { freePorts, waitForHttpOk } from '../../scripts/lib/net.cjs';
 import { startProcess, tail, which, type ProcessHandle } from '../../scripts/lib/procs.cjs';
 
@@ -161,15 +161,24 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   const docsUrl = options.env?.DOCS_URL ?? `${publicBaseUrl}/docs`;
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
   // Serving processes connect as their app's own role and broker user; the CLI as the owner. A
-  // caller that brings servers of its own (the fault matrix) has no such roles there: its apps all
-  // connect as its URLs' users, the dispatcher's included.
+  // caller that brings servers of its own (the fault matrix) has no such roles there: its apps
+  // connect to PostgreSQL as its URL's user, and to its broker as their own users, which a private
+  // broker provisions (test/webhooks/support/private-broker.ts): RPC is answered to those alone.
   const owner = { DATABASE_URL: process.env.DATABASE_URL, AMQP_URL: process.env.AMQP_URL };
   const ownServers = options.env?.DATABASE_URL !== undefined || options.env?.AMQP_URL !== undefined;
   const connections = (app: string, cli: boolean): Record<string, string | undefined> => {
     if (!ownServers) return cli ? cliConnections(app, owner) : appConnections(app, owner);
-    const amqpUser = decodeURIComponent(new URL(options.env?.AMQP_URL ?? owner.AMQP_URL!).username);
-    return { WEBHOOK_DISPATCHER_AMQP_USER: amqpUser || 'guest' };
+    return {};
   };
+  /** The broker URL (every node of a cluster) of servers of the caller's own, as `app`'s user. */
+  const ownBroker = (app: string): Record<string, string> =>
+    ownServers && options.env?.AMQP_URL !== undefined && app in APPS
+      ? {
+          AMQP_URL: options.env.AMQP_URL.split(',')
+            .map((url) => appBrokerUrl(app, url))
+            .join(','),
+        }
+      : {};
   const envOf = (app: string, replica = 0, cli = false) =>
     appEnv({
       app,
@@ -185,6 +194,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
         // A port of its own per process (above); the monitoring suite finds it in the process's log.
         METRICS_PORT: metricsPortOf(app, replica),
         ...options.env,
+        ...ownBroker(app),
         PORT: replicaPorts[app]?.[replica],
       },
     });

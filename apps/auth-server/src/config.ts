@@ -6,7 +6,6 @@ import {
   OUTBOX_CONFIG,
   REDIS_CONFIG,
   secret,
-  str,
   url,
   type VarSpec,
 } from '@svc/platform';
@@ -70,10 +69,6 @@ export const AUTH_SERVER_CONFIG = {
         }
       },
     },
-  ),
-  WEBHOOK_DISPATCHER_AMQP_USER: str(
-    "the webhook dispatcher's RabbitMQ user: the only caller given partners' signing secrets",
-    { default: 'svc-webhook-dispatcher' },
   ),
   SANDBOX_WEBHOOK_URL: url('webhook URL of the seeded sandbox partner', ['http', 'https'], {
     default: SANDBOX_DEFAULT_WEBHOOK_URL,

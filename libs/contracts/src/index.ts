@@ -33,3 +33,4 @@ export * from './openapi';
 export * from './email';
 export * from './rpc/auth/access-history';
 export * from './rpc/crew/member-export';
+export * from './rpc/registry';

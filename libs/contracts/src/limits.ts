@@ -5,6 +5,9 @@
 export const API_LIMITS = {
   ratePerMinute: 600,
   ratePerDay: 10_000,
+  /** The largest RATE_LIMIT_PER_MINUTE and RATE_LIMIT_PER_DAY a deployment may configure. */
+  ratePerMinuteMax: 1_000_000,
+  ratePerDayMax: 1_000_000,
   pageLimitDefault: 50,
   pageLimitMax: 200,
   /** A list cursor as the description allows it; the seat list's own cursors are never longer than `seatCursorMaxLength`. */

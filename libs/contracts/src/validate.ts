@@ -1,3 +1,4 @@
+import type { NestAppName } from './apps';
 import { ContractViolation, isRecord, type RpcContract } from './rpc/rpc';
 
 /** Small readers for contract validators: each throws ContractViolation naming the field. */
@@ -81,6 +82,7 @@ type Answer<A> = A extends MessageRead<infer T> ? T : A extends FieldReads ? Rea
 export function fieldsContract<Q extends FieldReads, A extends FieldReads | MessageRead<unknown>>(
   queue: string,
   pattern: string,
+  callers: readonly NestAppName[],
   request: Q,
   answer: A,
 ): RpcContract<Read<Q>, Answer<A>> {
@@ -89,6 +91,7 @@ export function fieldsContract<Q extends FieldReads, A extends FieldReads | Mess
   return {
     pattern,
     queue,
+    callers,
     parseRequest: (input) => readFields(pattern, input, request),
     parseResponse: (input) => read(pattern, input) as Answer<A>,
   };

@@ -1,5 +1,11 @@
 import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { ACCESS_READS_PER_MESSAGE, type AccessReadCount, type Scope } from '@svc/contracts';
+import {
+  ACCESS_READS_FLUSH_MAX_MS,
+  ACCESS_READS_PER_MESSAGE,
+  isRecentReadDay,
+  type AccessReadCount,
+  type Scope,
+} from '@svc/contracts';
 import { int, PeriodicTask, type ConfigOf } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { Principal } from './principal';
@@ -7,7 +13,7 @@ import type { Principal } from './principal';
 export const ACCESS_READS_CONFIG = {
   ACCESS_READS_FLUSH_MS: int(
     "how often each replica writes the member-record reads it counted (the crew member's access history); at most a minute",
-    { default: '60000', min: 100, max: 60000 },
+    { default: String(ACCESS_READS_FLUSH_MAX_MS), min: 100, max: ACCESS_READS_FLUSH_MAX_MS },
   ),
 };
 export type AccessReadsConfig = ConfigOf<typeof ACCESS_READS_CONFIG>;
@@ -105,7 +111,17 @@ export abstract class AccessReadsRecorder implements OnApplicationBootstrap, OnM
   }
 
   private async flushNow(): Promise<void> {
-    const counts = this.tally.take();
+    const now = Date.now();
+    const taken = this.tally.take();
+    // Kept over failed flushes past yesterday, a count can never be recorded (auth-server takes
+    // today's and yesterday's only): it would stop every batch it travels in.
+    const counts = taken.filter((c) => isRecentReadDay(c.day, now));
+    if (counts.length < taken.length) {
+      this.logger.error(
+        { counts: taken.length - counts.length },
+        'access history: counts older than yesterday dropped, never written',
+      );
+    }
     for (let i = 0; i < counts.length; i += ACCESS_READS_PER_MESSAGE) {
       const batch = counts.slice(i, i + ACCESS_READS_PER_MESSAGE);
       try {

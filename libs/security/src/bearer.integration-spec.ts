@@ -36,6 +36,7 @@ import type Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { startHttpApp } from '../../../test/support/http-app';
+import { brokerUrlOf } from '../../../test/support/broker-users';
 import { eventually, testServices } from '../../../test/support/services';
 import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../../../test/support/redis-topologies';
 
@@ -133,7 +134,8 @@ async function startResourceApp(redis: string | RedisConfig): Promise<ResourceAp
       ...(typeof redis === 'string'
         ? { REDIS_URL: redis, REDIS_KEY_PREFIX: services.redisKeyPrefix }
         : redis),
-      AMQP_URL: services.amqpUrl,
+      // As crew-api's own broker user: auth.introspect is answered to crew-api alone.
+      AMQP_URL: brokerUrlOf('crew-api', services.amqpUrl),
       AMQP_PREFETCH: 10,
       RPC_TIMEOUT_MS,
     },

@@ -1,3 +1,4 @@
+import { API_LIMITS } from '@svc/contracts';
 import { int, oneOf, type ConfigOf, type ConfigSpec } from '@svc/platform';
 
 /**
@@ -17,11 +18,11 @@ export type RateLimitStore = (typeof RATE_LIMIT_STORES)[number];
 export const RATE_LIMIT_CONFIG = {
   RATE_LIMIT_PER_MINUTE: int(
     'requests one client_id may make in any rolling 60 s, summed over every app and replica',
-    { default: '600', min: 1, max: 1_000_000 },
+    { default: String(API_LIMITS.ratePerMinute), min: 1, max: API_LIMITS.ratePerMinuteMax },
   ),
   RATE_LIMIT_PER_DAY: int(
     'requests one client_id may make in any rolling 24 h, summed over every app and replica',
-    { default: '10000', min: 1, max: 1_000_000 },
+    { default: String(API_LIMITS.ratePerDay), min: 1, max: API_LIMITS.ratePerDayMax },
   ),
   RATE_LIMIT_STORE: oneOf(
     'where the rate limits count: lists; migrating (lists and the sorted set of earlier releases) only while upgrading from those',

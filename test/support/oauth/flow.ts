@@ -6,6 +6,9 @@ import {
   type SandboxPartner,
 } from '@svc/contracts';
 import type { RpcClient } from '@svc/platform';
+
+/** What the flow asks through: the harness's CallerRpc, or an app's own RpcClient. */
+type Rpc = Pick<RpcClient, 'call'>;
 import {
   authorizeRequest,
   member as sandboxMember,
@@ -41,12 +44,12 @@ export interface FlowOptions {
   readonly overrides?: Record<string, string | undefined>;
 }
 
-export function validate(rpc: RpcClient, params: Record<string, string>, repeated: string[] = []) {
+export function validate(rpc: Rpc, params: Record<string, string>, repeated: string[] = []) {
   return rpc.call(AUTH_AUTHORIZE_VALIDATE, { params, repeated });
 }
 
 export function decide(
-  rpc: RpcClient,
+  rpc: Rpc,
   userId: string,
   params: Record<string, string>,
   decision: 'allow' | 'deny',
@@ -58,7 +61,7 @@ function describeOutcome(outcome: AuthorizeOutcome): string {
   return JSON.stringify(outcome).slice(0, 500);
 }
 
-export async function issueCode(rpc: RpcClient, options: FlowOptions = {}): Promise<IssuedCode> {
+export async function issueCode(rpc: Rpc, options: FlowOptions = {}): Promise<IssuedCode> {
   const p = options.partner ?? sandboxPartner();
   const m = options.member ?? sandboxMember();
   const req = authorizeRequest({
@@ -87,7 +90,7 @@ export async function issueCode(rpc: RpcClient, options: FlowOptions = {}): Prom
 }
 
 export async function issueTokens(
-  rpc: RpcClient,
+  rpc: Rpc,
   http: OAuthHttp,
   options: FlowOptions = {},
 ): Promise<IssuedTokens> {

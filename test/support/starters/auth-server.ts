@@ -1,17 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import {
-  AmqpConnection,
-  createLogger,
-  createRedis,
-  loadConfig,
-  RpcClient,
-  brokerUserOf,
-} from '@svc/platform';
+import { createLogger, createRedis, loadConfig } from '@svc/platform';
 import type Redis from 'ioredis';
 import { bootApp } from './app-process';
 import { AUTH_SERVER } from '../../../apps/auth-server/src/app.definition';
 import { OAuthHttp } from '../oauth/oauth-http';
 import { testServices } from '../services';
+import { brokerUrlOf, CallerRpc } from '../broker-users';
 
 /**
  * auth-server booted in-process exactly as `serveApp` boots it (its real root module, form bodies,
@@ -26,8 +20,11 @@ export interface AuthServerHarness {
   readonly url: string;
   /** PUBLIC_BASE_URL: the issuer (RFC 8414) and the `iss` of authorization responses (RFC 9207). */
   readonly issuer: string;
-  /** The caller's side of RabbitMQ RPC, as consent-ui and libs/security use it. */
-  readonly rpc: RpcClient;
+  /**
+   * The callers' side of RabbitMQ RPC: each contract asked as the app it names (consent-ui,
+   * crew-api, ...) on that app's own broker user, as the app itself asks.
+   */
+  readonly rpc: CallerRpc;
   /** This run's Redis, with its key prefix (the introspection cache lives there). */
   readonly redis: Redis;
   readonly services: ReturnType<typeof testServices>;
@@ -51,13 +48,12 @@ export async function startAuthServer(
     DATABASE_URL: services.databaseUrl,
     REDIS_URL: services.redisUrl,
     REDIS_KEY_PREFIX: services.redisKeyPrefix,
-    AMQP_URL: services.amqpUrl,
-    // The in-process dispatcher shares the run's broker user.
-    WEBHOOK_DISPATCHER_AMQP_USER: brokerUserOf(services.amqpUrl),
     LOG_LEVEL: 'silent',
     // As the test system (test/support/system.ts): scrypt at 2^14, production's 2^17 is for members.
     PASSWORD_HASH_COST: process.env.PASSWORD_HASH_COST || '14',
     ...env,
+    // As its own broker user, on the vhost or broker `env` names (the RPC callers check it).
+    AMQP_URL: brokerUrlOf('auth-server', services.amqpUrl),
   });
   const logger = createLogger('auth-server', process.env.OAUTH_TEST_LOG_LEVEL ?? 'silent');
   if (!AUTH_SERVER.seed) throw new Error('auth-server has no sandbox seed (AUTH_SERVER.seed)');
@@ -66,9 +62,7 @@ export async function startAuthServer(
 
   const { app, url } = await bootApp(AUTH_SERVER, config, logger, true);
 
-  const amqp = new AmqpConnection({ url: services.amqpUrl, name: 'oauth-test', prefetch: 20 }, logger);
-  amqp.start();
-  const rpc = new RpcClient(amqp, { RPC_TIMEOUT_MS: 10_000 });
+  const rpc = new CallerRpc(services.amqpUrl);
   const redis = createRedis({ REDIS_URL: services.redisUrl, REDIS_KEY_PREFIX: services.redisKeyPrefix });
   redis.on('error', () => undefined);
 
@@ -80,7 +74,7 @@ export async function startAuthServer(
     services,
     app,
     async close() {
-      await amqp.close();
+      await rpc.close();
       await redis.quit().catch(() => redis.disconnect());
       await app.close();
     },

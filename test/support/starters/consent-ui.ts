@@ -4,6 +4,7 @@ import { MEMBER_PASSWORD, type MemberEmail } from '../factories';
 import { bootApp } from './app-process';
 import { ISSUER, type AuthServerHarness } from './auth-server';
 import { FormClient } from '../oauth/forms';
+import { brokerUrlOf } from '../broker-users';
 
 /**
  * consent-ui booted in-process as `serveApp` boots it, next to an in-process auth-server (it
@@ -32,9 +33,9 @@ export async function startConsentUi(
     DATABASE_URL: auth.services.databaseUrl,
     REDIS_URL: auth.services.redisUrl,
     REDIS_KEY_PREFIX: auth.services.redisKeyPrefix,
-    AMQP_URL: auth.services.amqpUrl,
     RPC_TIMEOUT_MS: '10000',
     ...env,
+    AMQP_URL: brokerUrlOf('consent-ui', env.AMQP_URL ?? auth.services.amqpUrl),
   });
   const logger = createLogger('consent-ui', process.env.OAUTH_TEST_LOG_LEVEL ?? 'silent');
   const { app, url } = await bootApp(CONSENT_UI, config, logger);

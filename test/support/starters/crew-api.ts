@@ -1,10 +1,12 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestAppName } from '@svc/contracts';
 import { createLogger, loadConfig } from '@svc/platform';
 import { Pool } from 'pg';
 import { CREW_API } from '../../../apps/crew-api/src/app.definition';
 import { startAuthServer, startedLater, type AuthServerHarness } from './auth-server';
 import { request, type HttpResponse } from '../http';
 import { bootApp, spawnApp, type AppProcess } from './app-process';
+import { brokerUrlOf } from '../broker-users';
 
 export const INTERNAL_TOKEN = 'crew-it-internal-token';
 
@@ -42,7 +44,12 @@ export function crewApiEnv(
   auth: AuthServerHarness,
   overrides: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
-  return resourceAppEnv(auth, { INTERNAL_API_TOKEN: INTERNAL_TOKEN, ...overrides });
+  return asBrokerUser('crew-api', resourceAppEnv(auth, { INTERNAL_API_TOKEN: INTERNAL_TOKEN, ...overrides }));
+}
+
+/** `env` with its AMQP_URL (the run's vhost, or the one an override names) as `app`'s own broker user. */
+export function asBrokerUser(app: NestAppName, env: Record<string, string>): Record<string, string> {
+  return { ...env, AMQP_URL: brokerUrlOf(app, env.AMQP_URL) };
 }
 
 /** crew-api's sandbox seed, as `cli.js seed` runs it. Idempotent: every spec file seeds. */

@@ -3,7 +3,7 @@ import { createLogger, loadConfig } from '@svc/platform';
 import { Pool } from 'pg';
 import { SPONSORSHIP_API } from '../../../apps/sponsorship-api/src/app.definition';
 import { SeatExpiryJob } from '../../../apps/sponsorship-api/src/seats/seat-expiry.job';
-import { resourceAppEnv, startCrewApi, type CrewApiHarness } from './crew-api';
+import { asBrokerUser, resourceAppEnv, startCrewApi, type CrewApiHarness } from './crew-api';
 import { startAuthServer, startedLater, type AuthServerHarness } from './auth-server';
 import { request, type HttpResponse } from '../http';
 import { bootApp } from './app-process';
@@ -27,7 +27,7 @@ export function sponsorshipApiEnv(
   auth: AuthServerHarness,
   overrides: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
-  return resourceAppEnv(auth, { SEAT_EXPIRY_INTERVAL: '0s', ...overrides });
+  return asBrokerUser('sponsorship-api', resourceAppEnv(auth, { SEAT_EXPIRY_INTERVAL: '0s', ...overrides }));
 }
 
 /**

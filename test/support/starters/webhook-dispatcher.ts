@@ -21,6 +21,7 @@ import { WebhookReceiver } from '../webhook-receiver';
 import { bootApp, spawnApp, type AppProcess } from './app-process';
 import { createSuiteVhost } from '../../../scripts/lib/isolation.cjs';
 import { testServices } from '../services';
+import { brokerUrlOf } from '../broker-users';
 
 export interface DispatcherHarness {
   readonly app: NestFastifyApplication;
@@ -92,6 +93,8 @@ export async function startDeliveryStack(
 export async function startDispatcher(
   auth: AuthServerHarness,
   env: Readonly<Record<string, string>> = {},
+  /** `rpc`: also answer the dispatcher's RPC queue (the partner portal), as `serveApp` does. */
+  options: { readonly rpc?: boolean } = {},
 ): Promise<DispatcherHarness> {
   const services = auth.services;
   const config = loadConfig(WEBHOOK_DISPATCHER.config, {
@@ -102,35 +105,47 @@ export async function startDispatcher(
     PUBLIC_BASE_URL: auth.issuer,
     DOCS_URL: `${auth.issuer}/docs`,
     DATABASE_URL: services.databaseUrl,
-    AMQP_URL: services.amqpUrl,
     // The partners' webhook routes count requests in the shared rate limits.
     REDIS_URL: services.redisUrl,
     REDIS_KEY_PREFIX: services.redisKeyPrefix,
     RPC_TIMEOUT_MS: '5000',
     LOG_LEVEL: 'silent',
     ...env,
+    AMQP_URL: brokerUrlOf('webhook-dispatcher', env.AMQP_URL ?? services.amqpUrl),
   });
   const logger = createLogger('webhook-dispatcher', process.env.WEBHOOKS_TEST_LOG_LEVEL ?? 'silent');
-  const { app } = await bootApp(WEBHOOK_DISPATCHER, config, logger);
+  const { app } = await bootApp(WEBHOOK_DISPATCHER, config, logger, options.rpc);
   const amqp = app.get(AmqpConnection);
   // Connected means the topology (queues and the crew.events binding) is declared.
   await amqp.waitUntilConnected(15_000);
   const db = new Pool({ connectionString: services.databaseUrl, max: 4 });
+  // Events come from crew-api's outbox relay, on crew-api's own broker user (the dispatcher's
+  // may not write to crew.events).
+  const relay = new AmqpConnection(
+    {
+      url: brokerUrlOf('crew-api', env.AMQP_URL ?? services.amqpUrl),
+      name: 'webhooks-test-relay',
+      prefetch: 1,
+    },
+    createLogger('webhooks-test', 'silent'),
+  );
+  relay.start();
   return {
     app,
     db,
     publish: (event) =>
-      amqp.publish(CREW_EVENTS_EXCHANGE, event.type, Buffer.from(JSON.stringify(event)), {
+      relay.publish(CREW_EVENTS_EXCHANGE, event.type, Buffer.from(JSON.stringify(event)), {
         messageId: event.id,
       }),
     publishPacked: (routingKey, payloads) => {
       const batch: EventBatch = { events: payloads.map((payload) => ({ message_id: payload.id, payload })) };
-      return amqp.publish(CREW_EVENTS_EXCHANGE, routingKey, Buffer.from(JSON.stringify(batch)), {
+      return relay.publish(CREW_EVENTS_EXCHANGE, routingKey, Buffer.from(JSON.stringify(batch)), {
         messageId: `batch:${payloads[0].id}`,
         contentType: EVENT_BATCH_CONTENT_TYPE,
       });
     },
     async close() {
+      await relay.close();
       await app.close();
       await db.end();
     },
@@ -253,13 +268,13 @@ export function spawnDispatcher(
     PUBLIC_BASE_URL: auth.issuer,
     DOCS_URL: `${auth.issuer}/docs`,
     DATABASE_URL: auth.services.databaseUrl,
-    AMQP_URL: auth.services.amqpUrl,
     // The partners' webhook routes count requests in the shared rate limits.
     REDIS_URL: auth.services.redisUrl,
     REDIS_KEY_PREFIX: auth.services.redisKeyPrefix,
     RPC_TIMEOUT_MS: '5000',
     LOG_LEVEL: 'info',
     ...env,
+    AMQP_URL: brokerUrlOf('webhook-dispatcher', env.AMQP_URL ?? auth.services.amqpUrl),
   });
 }
 

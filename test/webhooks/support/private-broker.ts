@@ -1,9 +1,10 @@
 import { connect as amqpConnect } from 'amqplib';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../../../scripts/lib/apps.cjs';
+import { APPS, amqpPassword, amqpUser } from '../../../scripts/lib/credentials.cjs';
 import { freePorts, tcpReachable, waitForPort } from '../../../scripts/lib/net.cjs';
 import { startProcess, tail, type ProcessHandle } from '../../../scripts/lib/procs.cjs';
 
@@ -109,7 +110,37 @@ export class PrivateBroker {
     const [port, distPort] = await freePorts(2);
     const broker = new PrivateBroker(dir, `svc-test-${label}-${id}@localhost`, port, distPort);
     await broker.boot();
+    await broker.addAppUsers();
     return broker;
+  }
+
+  /**
+   * Every app's own user (svc-<app>, its sandbox password and permissions, scripts/lib/credentials.cjs)
+   * on the default vhost, as `npm test` gives the shared broker: the RPC servers answer each app on
+   * its own user only. One `import_definitions` (each rabbitmqctl is an Erlang VM of its own).
+   */
+  private async addAppUsers(): Promise<void> {
+    const hash = (password: string) => {
+      // RabbitMQ's rabbit_password_hashing_sha256: base64(salt ++ sha256(salt ++ password)).
+      const salt = randomBytes(4);
+      const digest = createHash('sha256')
+        .update(Buffer.concat([salt, Buffer.from(password)]))
+        .digest();
+      return Buffer.concat([salt, digest]).toString('base64');
+    };
+    const apps = Object.keys(APPS);
+    const definitions = {
+      users: apps.map((app) => ({
+        name: amqpUser(app),
+        password_hash: hash(amqpPassword(app)),
+        hashing_algorithm: 'rabbit_password_hashing_sha256',
+        tags: [],
+      })),
+      permissions: apps.map((app) => ({ user: amqpUser(app), vhost: '/', ...APPS[app].amqp })),
+    };
+    const file = path.join(this.dir, 'app-users.json');
+    fs.writeFileSync(file, JSON.stringify(definitions));
+    await this.ctl(['import_definitions', file]);
   }
 
   /**

@@ -31,6 +31,7 @@ export class AccessReadsRepository {
    * key order, so two replicas flushing the same members at once wait for each other instead of
    * deadlocking.
    */
+  /** Answers the rows written (inserted or added to). */
   async add(counts: readonly AccessReadCount[]): Promise<number> {
     if (counts.length === 0) return 0;
     const [users, clients, scopes, days, amounts, lastAts] = columns(counts, [
@@ -41,7 +42,8 @@ export class AccessReadsRepository {
       'count',
       'last_at',
     ]);
-    return this.sql.affected(
+    // An INSERT answers no row count through TypeORM: the rows it returns are the count.
+    const written = await this.sql.rows(
       `INSERT INTO access_reads AS r (user_id, client_id, scope, day, count, last_at)
        SELECT u, c, s, d, sum(n), max(t)
          FROM unnest($1::text[], $2::text[], $3::text[], $4::date[], $5::bigint[], $6::timestamptz[])
@@ -49,9 +51,11 @@ export class AccessReadsRepository {
         GROUP BY u, c, s, d
         ORDER BY u, c, s, d
        ON CONFLICT (user_id, client_id, scope, day)
-       DO UPDATE SET count = r.count + EXCLUDED.count, last_at = greatest(r.last_at, EXCLUDED.last_at)`,
+       DO UPDATE SET count = r.count + EXCLUDED.count, last_at = greatest(r.last_at, EXCLUDED.last_at)
+       RETURNING 1`,
       [users, clients, scopes, days, amounts, lastAts],
     );
+    return written.length;
   }
 
   /** The member's retained history, oldest day first (the primary key's prefix). */

@@ -1,8 +1,8 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { answerRpc } from '@svc/platform';
 import { AUTH_PARTNER_VERIFY, type PartnerVerifyResponse } from '@svc/contracts';
 import { PartnersService } from './partners.service';
-import { answerAuthRpc } from '../rpc-errors';
 
 /** The Basic guard of the partner endpoints (sponsorship-api) asks this. */
 @Controller()
@@ -11,6 +11,6 @@ export class PartnerCredentialsHandler {
 
   @MessagePattern(AUTH_PARTNER_VERIFY.pattern)
   verify(@Payload() payload: unknown): Promise<PartnerVerifyResponse> {
-    return answerAuthRpc(() => this.partners.verifyDigest(AUTH_PARTNER_VERIFY.parseRequest(payload)));
+    return answerRpc(() => this.partners.verifyDigest(AUTH_PARTNER_VERIFY.parseRequest(payload)));
   }
 }

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { answerRpc } from '@svc/platform';
 import { AUTH_PORTAL_LINK_REDEEM, AUTH_PORTAL_STANDING, type PortalLinkRedeemResponse } from '@svc/contracts';
-import { answerAuthRpc } from '../rpc-errors';
 import { PortalLinksService } from './portal-links.service';
 
 /** consent-ui opens a portal link, and checks the partner's standing on every portal page. */
@@ -11,11 +11,11 @@ export class PortalLinksHandler {
 
   @MessagePattern(AUTH_PORTAL_LINK_REDEEM.pattern)
   redeem(@Payload() payload: unknown): Promise<PortalLinkRedeemResponse> {
-    return answerAuthRpc(() => this.links.redeem(AUTH_PORTAL_LINK_REDEEM.parseRequest(payload).token_digest));
+    return answerRpc(() => this.links.redeem(AUTH_PORTAL_LINK_REDEEM.parseRequest(payload).token_digest));
   }
 
   @MessagePattern(AUTH_PORTAL_STANDING.pattern)
   standing(@Payload() payload: unknown): Promise<{ active: boolean }> {
-    return answerAuthRpc(() => this.links.standing(AUTH_PORTAL_STANDING.parseRequest(payload).client_id));
+    return answerRpc(() => this.links.standing(AUTH_PORTAL_STANDING.parseRequest(payload).client_id));
   }
 }

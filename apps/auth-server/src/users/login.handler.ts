@@ -1,8 +1,8 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { answerRpc } from '@svc/platform';
 import { AUTH_LOGIN, type LoginResponse } from '@svc/contracts';
 import { SignInService } from './sign-in.service';
-import { answerAuthRpc } from '../rpc-errors';
 
 /** consent-ui's sign-in check. The answer never says whether the e-mail exists. */
 @Controller()
@@ -11,7 +11,7 @@ export class LoginHandler {
 
   @MessagePattern(AUTH_LOGIN.pattern)
   login(@Payload() payload: unknown): Promise<LoginResponse> {
-    return answerAuthRpc(async (): Promise<LoginResponse> => {
+    return answerRpc(async (): Promise<LoginResponse> => {
       const request = AUTH_LOGIN.parseRequest(payload);
       return this.signIns.signIn(request.email, request.password, request.client_ip);
     });

@@ -13,6 +13,8 @@ export type AuthPingResponse = Read<typeof RESPONSE>;
 export const AUTH_PING: RpcContract<{ readonly from: string }, AuthPingResponse> = {
   pattern: NAME,
   queue: RPC_QUEUES.authServer,
+  /** Every app that asks auth-server anything (auth-server answers itself without RPC). */
+  callers: ['consent-ui', 'crew-api', 'sponsorship-api', 'webhook-dispatcher'],
   parseRequest(input) {
     const request = readFields(NAME, input, { from: readString });
     if (request.from === '') throw new ContractViolation(NAME, '`from` must not be empty');

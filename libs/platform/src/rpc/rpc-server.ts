@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { RmqContext, Server, type CustomTransportStrategy, type WritePacket } from '@nestjs/microservices';
 import { NO_MESSAGE_HANDLER } from '@nestjs/microservices/constants';
+import { appOfBrokerUser, RPC_CONTRACTS, type NestAppName, type RpcCallers } from '@svc/contracts';
 import { AmqpConnection, type InboundMessage } from '../messaging/amqp-connection';
 import { contextFromHeaders, inSpan, markSpanError, SpanKind } from '../tracing/tracing';
 
@@ -20,14 +21,27 @@ export const RPC_QUEUE_OPTIONS = { durable: true, arguments: { 'x-queue-type': '
  * it), at most `prefetch` at a time; the connection re-attaches the consumer after a reconnect and
  * cancels it when it drains. Requests and answers keep Nest's RMQ envelope, so that replicas of
  * the previous release still understand this one during a rollout.
+ *
+ * A request is answered only to the apps its contract names (`callers`), known by the message's
+ * `user_id`: RabbitMQ refuses a publish whose `user_id` is not the publishing connection's user,
+ * and each app has its own user (`appOfBrokerUser`). The broker's permissions cannot do this
+ * themselves: every caller must write to the default exchange to reach an RPC queue at all, and
+ * RabbitMQ checks no routing key (queue name) there. A request from any other user, without a
+ * `user_id`, or for a pattern no contract of this queue declares, gets an `access_denied` error and
+ * reaches no handler.
  */
 export class RpcServer extends Server implements CustomTransportStrategy {
+  /** The apps that may ask each pattern this queue answers. */
+  private readonly callers: ReadonlyMap<string, readonly NestAppName[]>;
+
   constructor(
     private readonly amqp: AmqpConnection,
     private readonly queue: string,
     private readonly prefetch: number,
+    contracts: readonly RpcCallers[] = RPC_CONTRACTS,
   ) {
     super();
+    this.callers = new Map(contracts.filter((c) => c.queue === queue).map((c) => [c.pattern, c.callers]));
   }
 
   /**
@@ -75,6 +89,19 @@ export class RpcServer extends Server implements CustomTransportStrategy {
       }
     };
     const pattern = this.getPatternAsString(packet.pattern);
+    const caller = appOfBrokerUser(message.properties.userId);
+    if (caller === undefined || !this.callers.get(pattern)?.includes(caller)) {
+      const who =
+        message.properties.userId === undefined
+          ? 'a request without user_id'
+          : `user ${String(message.properties.userId)}`;
+      this.logger.warn(`RPC ${pattern} refused to ${who}: not among the callers its contract names`);
+      return reply({
+        id: packet.id,
+        err: { error: 'access_denied', message: `${pattern} is not answered to this caller` },
+        status: 'error',
+      } as WritePacket);
+    }
     const handler = this.getHandlerByPattern(pattern);
     if (!handler) {
       this.logger.warn(`no RPC handler for ${pattern}`);
@@ -104,11 +131,17 @@ export class RpcServer extends Server implements CustomTransportStrategy {
   }
 }
 
-/** Serves the app's `@MessagePattern` handlers on its RPC queue. */
+/**
+ * Serves the app's `@MessagePattern` handlers on its RPC queue, each to the callers its contract
+ * in `contracts` names (every contract of libs/contracts unless a test brings its own).
+ */
 export function connectRpcServer(
   app: INestApplication,
   config: { readonly AMQP_PREFETCH: number },
   queue: string,
+  contracts?: readonly RpcCallers[],
 ): void {
-  app.connectMicroservice({ strategy: new RpcServer(app.get(AmqpConnection), queue, config.AMQP_PREFETCH) });
+  app.connectMicroservice({
+    strategy: new RpcServer(app.get(AmqpConnection), queue, config.AMQP_PREFETCH, contracts),
+  });
 }

@@ -16,18 +16,24 @@ import { startHttpApp } from '../../../../test/support/http-app';
 import { TcpProxy } from '../../../../test/support/tcp-proxy';
 import { eventually, testServices } from '../../../../test/support/services';
 import { sample } from '../../../../test/support/metrics';
+import { brokerUrlOf } from '../../../../test/support/broker-users';
 
 /** RpcClient and the RPC transport against a real RabbitMQ, on a queue of this run's own. */
 const services = testServices();
 const queue = `rpc.test-${randomBytes(4).toString('hex')}`;
 const idleQueue = `${queue}.idle`;
+/** A test contract of this file's queue, asked by crew-api (whose broker user the callers log in as). */
 const contract = <Res>(pattern: string, to = queue): RpcContract<unknown, Res> => ({
   pattern,
   queue: to,
+  callers: ['crew-api'],
   parseRequest: (input) => input,
   parseResponse: (input) => input as Res,
 });
 const ECHO = contract<{ got: unknown; caller: unknown }>('test.echo');
+/** What the server answers: its handlers' patterns, and one that no handler takes. */
+const SERVED = [ECHO, contract('test.refuse'), contract('test.unknown')];
+const asCrewApi = (url: string) => brokerUrlOf('crew-api', url);
 
 @Controller()
 class TestHandlers {
@@ -79,10 +85,10 @@ beforeAll(async () => {
     }),
     { AMQP_URL: serverAmqpUrl, AMQP_PREFETCH: 5 },
   ));
-  connectRpcServer(server, { AMQP_PREFETCH: 5 }, queue);
+  connectRpcServer(server, { AMQP_PREFETCH: 5 }, queue, SERVED);
   await server.startAllMicroservices();
   caller = new AmqpConnection(
-    { url: services.amqpUrl, name: 'rpc-test-caller', prefetch: 5 },
+    { url: asCrewApi(services.amqpUrl), name: 'rpc-test-caller', prefetch: 5 },
     createLogger('rpc-test', 'silent'),
   );
   caller.start();
@@ -101,7 +107,9 @@ afterAll(async () => {
 describe('RPC over AmqpConnection', () => {
   it("answers with the handler's result, and the handler knows the caller by its broker user", async () => {
     const answers = await Promise.all([1, 2, 3].map((n) => rpc.call(ECHO, { n })));
-    expect(answers).toEqual([1, 2, 3].map((n) => ({ got: { n }, caller: brokerUserOf(services.amqpUrl) })));
+    expect(answers).toEqual(
+      [1, 2, 3].map((n) => ({ got: { n }, caller: brokerUserOf(asCrewApi(services.amqpUrl)) })),
+    );
     // Acked once answered: nothing stays in the queue.
     await eventually(async () => {
       const { messageCount } = await ch.checkQueue(queue);
@@ -118,6 +126,29 @@ describe('RPC over AmqpConnection', () => {
     expect(String((unknown as RpcRemoteError).remote)).toMatch(/no matching message handler/);
   });
 
+  it('refuses a pattern its contracts do not name, and a caller they do not name, before any handler', async () => {
+    // test.echo has a handler, but no contract of this server declares `test.undeclared`.
+    const undeclared = await rpc.call(contract('test.undeclared'), {}).catch((err: unknown) => err);
+    expect((undeclared as RpcRemoteError).remote).toMatchObject({ error: 'access_denied' });
+    const own = new AmqpConnection(
+      { url: brokerUrlOf('consent-ui', services.amqpUrl), name: 'rpc-test-stranger', prefetch: 5 },
+      createLogger('rpc-test', 'silent'),
+    );
+    own.start();
+    try {
+      const stranger = await new RpcClient(own, { RPC_TIMEOUT_MS: 5000 })
+        .call(ECHO, { n: 1 })
+        .catch((err: unknown) => err);
+      expect(stranger).toBeInstanceOf(RpcRemoteError);
+      expect((stranger as RpcRemoteError).remote).toEqual({
+        error: 'access_denied',
+        message: 'test.echo is not answered to this caller',
+      });
+    } finally {
+      await own.close();
+    }
+  });
+
   it('fails an unanswered request with DependencyUnavailableError, and the request expires in its queue', async () => {
     await ch.assertQueue(idleQueue, { durable: false });
     const depth = async () => (await ch.checkQueue(idleQueue)).messageCount;
@@ -132,7 +163,7 @@ describe('RPC over AmqpConnection', () => {
     const { proxy: path, url } = await proxiedAmqp();
     const metrics = new AppMetrics('rpc-test-lost');
     const own = new AmqpConnection(
-      { url, name: 'rpc-test-lost', prefetch: 5, minBackoffMs: 60_000 },
+      { url: asCrewApi(url), name: 'rpc-test-lost', prefetch: 5, minBackoffMs: 60_000 },
       createLogger('rpc-test', 'silent'),
     );
     own.start();
@@ -178,7 +209,7 @@ describe('rpc_client_duration_seconds', () => {
   it('times every call by pattern and outcome: ok, error (answered), timeout, unavailable (broker lost)', async () => {
     const metrics = new AppMetrics('rpc-test-caller');
     const own = new AmqpConnection(
-      { url: services.amqpUrl, name: 'rpc-test-metrics', prefetch: 5 },
+      { url: asCrewApi(services.amqpUrl), name: 'rpc-test-metrics', prefetch: 5 },
       createLogger('rpc-test', 'silent'),
     );
     own.start();

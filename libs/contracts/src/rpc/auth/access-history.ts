@@ -18,6 +18,30 @@ import {
  * day. auth-server owns it (it owns partners and consents); crew-api sends its counts here.
  */
 
+/** ACCESS_READS_FLUSH_MS's largest value: every replica sends its counts at least once a minute. */
+export const ACCESS_READS_FLUSH_MAX_MS = 60_000;
+
+/**
+ * The most reads one count may hold: what one partner can make in one flush interval under the
+ * largest minute budget a deployment may configure (the API's 600 a minute by default). A count
+ * is per member, partner, scope and day, and each read is one request of that partner, so no
+ * replica can count more between two flushes. It is also the largest day budget: a count kept
+ * over failed flushes (auth-server down) adds up that day's reads alone, and never outgrows it.
+ */
+export const ACCESS_READS_MAX_COUNT = API_LIMITS.ratePerMinuteMax * (ACCESS_READS_FLUSH_MAX_MS / 60_000);
+
+const DAY_MS = 86_400_000;
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * A count is of today's or yesterday's reads (UTC, by the clock of the app that checks): a replica
+ * flushes at least once a minute, so yesterday's last reads may still be on their way just after
+ * midnight, and nothing older.
+ */
+export function isRecentReadDay(day: string, now = Date.now()): boolean {
+  return day === dayOf(now) || day === dayOf(now - DAY_MS);
+}
+
 /** A count of reads: a non-negative safe integer. */
 const readCount: FieldRead<number> = (contract, record, field) => {
   const value = record[field];
@@ -36,13 +60,30 @@ const utcDay: FieldRead<string> = (contract, record, field) => {
   return value;
 };
 
+/** Today or yesterday (UTC), see `isRecentReadDay`. */
+const recentDay: FieldRead<string> = (contract, record, field) => {
+  const value = utcDay(contract, record, field);
+  if (!isRecentReadDay(value))
+    throw new ContractViolation(contract, `\`${field}\` must be today or yesterday (UTC)`);
+  return value;
+};
+
+/** At least one read, at most ACCESS_READS_MAX_COUNT. */
+const recentCount: FieldRead<number> = (contract, record, field) => {
+  const value = readCount(contract, record, field);
+  if (value > ACCESS_READS_MAX_COUNT) {
+    throw new ContractViolation(contract, `\`${field}\` must be at most ${ACCESS_READS_MAX_COUNT}`);
+  }
+  return value;
+};
+
 /** One member's reads by one partner under one scope on one UTC day, and the time of the last. */
 const READ_COUNT = {
   user_id: text(API_LIMITS.idMaxLength),
   client_id: text(API_LIMITS.idMaxLength),
   scope: oneOf(SCOPES),
-  day: utcDay,
-  count: readCount,
+  day: recentDay,
+  count: recentCount,
   /** ISO 8601 UTC: the latest read counted here. */
   last_at: timestampText,
 };
@@ -53,11 +94,14 @@ export const ACCESS_READS_PER_MESSAGE = 1000;
 
 /**
  * `auth.access-reads.record`: a replica's counts since its last flush, added to the stored ones
- * (count + count, latest time). Sent at least once a minute and on graceful shutdown.
+ * (count + count, latest time). Sent at least once a minute and on graceful shutdown, by crew-api
+ * alone (auth-server writes its own reads directly). `recorded` is the rows written: one per
+ * distinct member, partner, scope and day of the message.
  */
 export const AUTH_ACCESS_READS_RECORD = fieldsContract(
   RPC_QUEUES.authServer,
   'auth.access-reads.record',
+  ['crew-api'],
   {
     counts: (contract, record, field) => {
       const counts = listOf(READ_COUNT)(contract, record, field);
@@ -111,6 +155,7 @@ export type MemberAccessResponse = Read<typeof MEMBER_ACCESS>;
 export const AUTH_MEMBER_ACCESS = fieldsContract(
   RPC_QUEUES.authServer,
   'auth.member.access',
+  ['consent-ui'],
   { user_id: text(API_LIMITS.idMaxLength) },
   MEMBER_ACCESS,
 );

@@ -64,6 +64,7 @@ function parseOutcome(name: string, input: unknown): AuthorizeOutcome {
 export const AUTH_AUTHORIZE_VALIDATE = fieldsContract(
   RPC_QUEUES.authServer,
   'auth.authorize.validate',
+  ['consent-ui'],
   VALIDATE_REQUEST,
   parseOutcome,
 );
@@ -71,6 +72,7 @@ export const AUTH_AUTHORIZE_VALIDATE = fieldsContract(
 export const AUTH_AUTHORIZE_DECIDE = fieldsContract(
   RPC_QUEUES.authServer,
   'auth.authorize.decide',
+  ['consent-ui'],
   DECIDE_REQUEST,
   parseOutcome,
 );

@@ -35,4 +35,10 @@ const RESPONSE = {
 };
 export type ConnectedMembersResponse = Read<typeof RESPONSE>;
 
-export const AUTH_CONSENTS_CONNECTED = fieldsContract(RPC_QUEUES.authServer, CONNECTED, REQUEST, RESPONSE);
+export const AUTH_CONSENTS_CONNECTED = fieldsContract(
+  RPC_QUEUES.authServer,
+  CONNECTED,
+  ['sponsorship-api'],
+  REQUEST,
+  RESPONSE,
+);

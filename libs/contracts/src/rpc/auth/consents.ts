@@ -14,6 +14,7 @@ export type Connection = Read<typeof CONNECTION>;
 export const AUTH_CONSENTS_LIST = fieldsContract(
   RPC_QUEUES.authServer,
   'auth.consents.list',
+  ['consent-ui'],
   { user_id: readString },
   { connections: listOf(CONNECTION) },
 );
@@ -26,6 +27,7 @@ export const AUTH_CONSENTS_LIST = fieldsContract(
 export const AUTH_CONSENTS_REVOKE = fieldsContract(
   RPC_QUEUES.authServer,
   'auth.consents.revoke',
+  ['consent-ui'],
   { user_id: readString, client_id: readString },
   { revoked: readBoolean },
 );

@@ -14,6 +14,8 @@ const NAME = 'auth.introspect';
 export const AUTH_INTROSPECT: RpcContract<IntrospectRequest, IntrospectResponse> = {
   pattern: NAME,
   queue: RPC_QUEUES.authServer,
+  /** The only app with bearer-token routes besides auth-server (which checks its own store). */
+  callers: ['crew-api'],
   parseRequest: (input) => readFields(NAME, input, { token_digest: sha256Hex }),
   parseResponse(input) {
     const r = readRecord(NAME, input);

@@ -26,6 +26,7 @@ export type LoginResponse =
 export const AUTH_LOGIN = fieldsContract(
   RPC_QUEUES.authServer,
   'auth.login',
+  ['consent-ui'],
   REQUEST,
   (contract, input): LoginResponse => {
     const r = readRecord(contract, input);

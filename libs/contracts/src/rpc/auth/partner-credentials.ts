@@ -38,6 +38,7 @@ export type PartnerVerifyResponse = PartnerCheck<VerifiedPartner>;
 export const AUTH_PARTNER_VERIFY = fieldsContract(
   RPC_QUEUES.authServer,
   'auth.partners.verify',
+  ['sponsorship-api', 'webhook-dispatcher'],
   REQUEST,
   partnerCheck(PARTNER),
 );

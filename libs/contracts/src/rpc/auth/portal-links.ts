@@ -38,6 +38,7 @@ export type PortalLinkRedeemResponse = PartnerCheck<PortalPartner>;
 export const AUTH_PORTAL_LINK_REDEEM = fieldsContract(
   RPC_QUEUES.authServer,
   'auth.portal.redeem',
+  ['consent-ui'],
   REQUEST,
   partnerCheck(PARTNER),
 );
@@ -50,6 +51,7 @@ export const AUTH_PORTAL_LINK_REDEEM = fieldsContract(
 export const AUTH_PORTAL_STANDING = fieldsContract(
   RPC_QUEUES.authServer,
   'auth.portal.standing',
+  ['consent-ui'],
   { client_id: text(API_LIMITS.idMaxLength) },
   { active: readBoolean },
 );

@@ -53,6 +53,7 @@ export interface WebhookTargetResponse {
 export const AUTH_WEBHOOK_TARGET = fieldsContract(
   RPC_QUEUES.authServer,
   'auth.webhooks.target',
+  ['crew-api'],
   TARGET_REQUEST,
   (contract, input): WebhookTargetResponse => {
     const r = readRecord(contract, input);
@@ -64,8 +65,8 @@ export const AUTH_WEBHOOK_TARGET = fieldsContract(
 /**
  * `auth.webhooks.recipients.batch`: who receives each of many events, answered in one message and
  * one statement, with every recipient's opened signing secrets. Answered to the webhook
- * dispatcher's broker user only (the request's broker-checked `user_id`): no other app holds a
- * signing secret. The dispatcher asks it for the events it fans out together, so
+ * dispatcher alone (`callers`, checked on the request's broker-checked `user_id`): no other app
+ * holds a signing secret. The dispatcher asks it for the events it fans out together, so
  * auth-server's work and the RPC's messages are shared by a batch instead of paid per event.
  * Each partner appears once in `partners` (its secrets travel once per answer); `answers[i]` names
  * the recipients of `questions[i]` by client_id.
@@ -90,6 +91,7 @@ export const AUTH_WEBHOOK_RECIPIENTS_BATCH: RpcContract<
 > = {
   pattern: BATCH_NAME,
   queue: RPC_QUEUES.authServer,
+  callers: ['webhook-dispatcher'],
   parseRequest(input) {
     const list = readRecord(BATCH_NAME, input).questions;
     if (!Array.isArray(list) || list.length === 0 || list.length > WEBHOOK_RECIPIENTS_MAX_QUESTIONS) {

@@ -81,6 +81,7 @@ export type MemberRecordExport = Read<typeof MEMBER_EXPORT>;
 export const CREW_MEMBER_EXPORT = fieldsContract(
   RPC_QUEUES.crewApi,
   'crew.member.export',
+  ['consent-ui'],
   { user_id: text(API_LIMITS.idMaxLength) },
   MEMBER_EXPORT,
 );

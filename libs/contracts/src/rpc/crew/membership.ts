@@ -9,6 +9,7 @@ import {
   readStringArray,
   text,
   timestampText,
+  type FieldRead,
   type Read,
 } from '../../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
@@ -32,9 +33,26 @@ export interface MembersByEmailResponse {
   readonly members: CrewMemberSummary[];
 }
 
+/**
+ * The end of a sponsored term: no later than the longest term a partner may ask for from now (the
+ * API's own rule, `sponsorshipMaxTermYears`), plus a day for the clocks of two apps.
+ */
+const termEnd: FieldRead<string> = (contract, record, field) => {
+  const value = timestampText(contract, record, field);
+  const latest = new Date();
+  latest.setUTCFullYear(latest.getUTCFullYear() + API_LIMITS.sponsorshipMaxTermYears);
+  if (Date.parse(value) > latest.getTime() + 86_400_000) {
+    throw new ContractViolation(
+      contract,
+      `\`${field}\` must be within ${API_LIMITS.sponsorshipMaxTermYears} years from now`,
+    );
+  }
+  return value;
+};
+
 const GRANT_REQUEST = {
   /** ISO 8601 UTC: the end of the sponsored term. */
-  expires_at: timestampText,
+  expires_at: termEnd,
   user_id: text(API_LIMITS.idMaxLength),
   sponsor_client_id: text(API_LIMITS.idMaxLength),
   sponsorship_id: text(100),
@@ -72,6 +90,7 @@ export const MEMBERS_BY_EMAIL_MAX = 1000;
 export const CREW_MEMBERS_BY_EMAIL: RpcContract<{ readonly emails: string[] }, MembersByEmailResponse> = {
   pattern: BY_EMAIL,
   queue: RPC_QUEUES.crewApi,
+  callers: ['sponsorship-api'],
   parseRequest(input) {
     const r = readRecord(BY_EMAIL, input);
     const emails = r.emails;
@@ -90,6 +109,7 @@ export const CREW_MEMBERS_BY_EMAIL: RpcContract<{ readonly emails: string[] }, M
 export const CREW_MEMBERSHIP_GRANT = fieldsContract(
   RPC_QUEUES.crewApi,
   'crew.membership.grant',
+  ['sponsorship-api'],
   GRANT_REQUEST,
   GRANT_RESPONSE,
 );
@@ -101,6 +121,7 @@ export const MEMBERSHIP_DROP_MAX = 1000;
 export const CREW_MEMBERSHIP_DROP: RpcContract<MembershipDropRequest, MembershipDropResponse> = {
   pattern: DROP,
   queue: RPC_QUEUES.crewApi,
+  callers: ['sponsorship-api'],
   parseRequest(input) {
     const r = readRecord(DROP, input);
     if (!Array.isArray(r.drops) || r.drops.length > MEMBERSHIP_DROP_MAX) {

@@ -26,6 +26,7 @@ export type MemberSponsorshipsResponse = Read<typeof RESPONSE>;
 export const SPONSORSHIP_MEMBER_SPONSORSHIPS = fieldsContract(
   RPC_QUEUES.sponsorshipApi,
   'sponsorship.member.sponsorships',
+  ['consent-ui'],
   { user_id: text(API_LIMITS.idMaxLength) },
   RESPONSE,
 );

@@ -33,10 +33,13 @@ const REQUEST = {
 /**
  * `sponsorship.portal.seats`: the partner portal's seats page (consent-ui), bound to the portal
  * session's partner, answered by the same list rules as the API plus the program's counts and cap.
+ * Asked by consent-ui alone, which takes `client_id` and `partner_name` from its own portal session
+ * (written when auth-server redeemed the link), never from the page.
  */
 export const SPONSORSHIP_PORTAL_SEATS = fieldsContract(
   RPC_QUEUES.sponsorshipApi,
   'sponsorship.portal.seats',
+  ['consent-ui'],
   REQUEST,
   portalAnswer(readObject<PortalSeatsResult>),
 );

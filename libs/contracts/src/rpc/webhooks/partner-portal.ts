@@ -15,6 +15,10 @@ import { ContractViolation, RPC_QUEUES } from '../rpc';
  * The partner portal's questions to webhook-dispatcher, each bound to the client_id of the portal
  * session that asks (consent-ui's, never a value from the page). Each is answered by the same
  * service methods as `/v1/partners/webhooks/*`, with the API's body or Problem.
+ *
+ * The dispatcher trusts `client_id` because only consent-ui may ask (`callers`), and consent-ui
+ * takes it from the portal session row its cookie names (`PortalService.current`: the row's
+ * client_id, written when auth-server redeemed the partner's link), never from the browser.
  */
 const clientId = text(API_LIMITS.idMaxLength);
 
@@ -35,6 +39,7 @@ export interface PortalEndpointOverview {
 export const WEBHOOKS_PORTAL_OVERVIEW = fieldsContract(
   RPC_QUEUES.webhookDispatcher,
   'webhooks.portal.overview',
+  ['consent-ui'],
   { client_id: clientId },
   portalAnswer(readObject<PortalEndpointOverview>),
 );
@@ -43,6 +48,7 @@ export const WEBHOOKS_PORTAL_OVERVIEW = fieldsContract(
 export const WEBHOOKS_PORTAL_DELIVERIES = fieldsContract(
   RPC_QUEUES.webhookDispatcher,
   'webhooks.portal.deliveries',
+  ['consent-ui'],
   { client_id: clientId, query: readStringMap },
   portalAnswer(readObject<PartnerDeliveryPageResponse>),
 );
@@ -50,6 +56,7 @@ export const WEBHOOKS_PORTAL_DELIVERIES = fieldsContract(
 export const WEBHOOKS_PORTAL_DELIVERY = fieldsContract(
   RPC_QUEUES.webhookDispatcher,
   'webhooks.portal.delivery',
+  ['consent-ui'],
   { client_id: clientId, delivery_id: text(API_LIMITS.idMaxLength) },
   portalAnswer(readObject<PartnerDeliveryDetailResponse>),
 );
@@ -92,6 +99,7 @@ function readActionResult(pattern: string, input: unknown): PortalWebhookActionR
 export const WEBHOOKS_PORTAL_ACTION = fieldsContract(
   RPC_QUEUES.webhookDispatcher,
   'webhooks.portal.action',
+  ['consent-ui'],
   ACTION_REQUEST,
   portalAnswer(readActionResult),
 );
