@@ -35,7 +35,7 @@ export const WEBHOOK_DISPATCHER_CONFIG = {
     { default: '400', min: 1, max: 1000 },
   ),
   WEBHOOK_PARTNER_CONCURRENCY: int(
-    'most attempts of one partner this process runs at once (its slots): a partner whose endpoint hangs holds no more of the shared permits; its attempts beyond wait in webhooks.backlog',
+    'most attempts of one partner this process runs at once (its slots): a partner whose endpoint hangs holds no more of the shared permits; its attempts beyond wait in the backlog (the delivery rows), where every partner gets its turn',
     { default: '64', min: 1, max: 1000 },
   ),
   // How many events the relays pack into a message: the events consumer's prefetch follows it.
