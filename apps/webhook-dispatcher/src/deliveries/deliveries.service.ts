@@ -458,6 +458,7 @@ export class DeliveriesService {
       };
     }
     const outcome = await this.sender.post({
+      clientId: delivery.clientId,
       url: recipient.webhook_url,
       body: delivery.body,
       timeoutMs: deadline - Date.now(),

@@ -163,6 +163,7 @@ export class PartnerWebhooksService {
       created_at: startedAt.toISOString(),
     });
     const outcome = await this.sender.post({
+      clientId: partner.client_id,
       url: recipient.webhook_url,
       body,
       timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
