@@ -14,6 +14,8 @@ import { DeliveriesService } from './deliveries.service';
 const BACKLOG_POLL_MS = 500;
 /** Rounds come at most this often: attempts ending together share the next round. */
 const BACKLOG_ROUND_GAP_MS = 25;
+/** After a failed round (the database unreachable), the next comes this much later. */
+const BACKLOG_RETRY_MS = 5000;
 
 /**
  * The backlog: first attempts that wait for their partner's turn (partners' replays and
@@ -63,6 +65,7 @@ export class DeliveryBacklog implements OnApplicationBootstrap, BeforeApplicatio
   private async rounds(): Promise<void> {
     while (!this.stopped) {
       const started = Date.now();
+      let wait = BACKLOG_POLL_MS;
       try {
         const attempts = await this.deliveries.startBacklogAttempts(
           this.config.WEBHOOK_CONCURRENCY - this.running.size,
@@ -76,19 +79,20 @@ export class DeliveryBacklog implements OnApplicationBootstrap, BeforeApplicatio
           });
         }
       } catch (err) {
+        wait = BACKLOG_RETRY_MS;
         this.logger.warn(
           { err: err instanceof Error ? err.message : String(err) },
-          `webhook backlog round failed; the next one comes in ${BACKLOG_POLL_MS} ms`,
+          `webhook backlog round failed; the next one comes in ${BACKLOG_RETRY_MS / 1000} s`,
         );
       }
       const gap = BACKLOG_ROUND_GAP_MS - (Date.now() - started);
       if (gap > 0) await sleep(gap);
-      await this.idle();
+      await this.idle(wait);
     }
   }
 
-  /** Until one of the backlog's attempts ends (or has ended since the last round), or BACKLOG_POLL_MS. */
-  private idle(): Promise<void> {
+  /** Until one of the backlog's attempts ends (or has ended since the last round), or `ms`. */
+  private idle(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -96,7 +100,7 @@ export class DeliveryBacklog implements OnApplicationBootstrap, BeforeApplicatio
         this.woken = false;
         resolve();
       };
-      const timer = setTimeout(done, this.woken || this.stopped ? 0 : BACKLOG_POLL_MS);
+      const timer = setTimeout(done, this.woken || this.stopped ? 0 : ms);
       this.wake = done;
     });
   }
