@@ -502,6 +502,10 @@ export async function benchWebhooks() {
         webhookUrl: `http://127.0.0.1:${hangingPort}/hook`,
       });
       await db.query(
+        `INSERT INTO auth.consents (user_id, client_id, scopes) VALUES ($1, $2, ARRAY['profile:read'])`,
+        [SANDBOX_MEMBERS[0].user_id, replayerId],
+      );
+      await db.query(
         `INSERT INTO webhooks.deliveries
            (delivery_id, event_id, event_type, user_id, client_id, target_url, body, status, attempts,
             give_up_reason, created_at)
@@ -526,8 +530,8 @@ export async function benchWebhooks() {
       if (replay.status !== 202) throw new Error(`replay answered ${replay.status}: ${await replay.text()}`);
       const { replayed_count: replayed } = await replay.json();
       // Both dispatchers hold the hanging endpoint's connections: the backlog is busy with it.
-      for (let i = 0; i < 300; i += 1) {
-        if ((await ask(hanging, { cmd: 'stats' })).open >= 100) break;
+      for (let i = 0; (await ask(hanging, { cmd: 'stats' })).open < 100; i += 1) {
+        if (i === 300) throw new Error('the dispatchers never held 100 requests to the hanging endpoint');
         await sleep(100);
       }
       await ask(receiver, { cmd: 'reset' });
