@@ -25,6 +25,13 @@
 //                          are written at BENCH_NOISY_RATE (100) per second for BENCH_NOISY_SECONDS
 //                          (30): the other partner's latency, event committed → delivery answered,
 //                          as victim_p50_ms and victim_p99_ms (goal p99 ≤ 2,000 ms)
+// Then (or alone, with BENCH_SCENARIOS=backlog):
+//   backlog fairness       two dispatchers; a partner whose endpoint (a receiver process of its
+//                          own) never answers replays 10,000 given-up deliveries; once the
+//                          dispatchers are busy with them, the first partner asks for
+//                          BENCH_BACKLOG_REDELIVERIES (5) redeliveries, 2 s apart, through the API:
+//                          asked → answered by its receiver, as b_redelivery_p50_ms and
+//                          b_redelivery_max_ms (goal ≤ 10,000 ms)
 // Each reports deliveries/s, p50/p99 from the record write to the receipt, and the CPU time of
 // every process involved (read from /proc; PostgreSQL and RabbitMQ are shared with whatever else
 // runs on the machine). BENCH_PROFILE=1 runs the dispatchers with --cpu-prof and prints their
@@ -64,6 +71,9 @@ const TARGETS = { one: 2500, cpuPerDelivery: 0.5, scaling: 1.4, selfServiceCost:
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '2');
 // BENCH_SCENARIOS=noisy runs the noisy neighbour alone; by default every scenario runs.
 const ONLY_NOISY = process.env.BENCH_SCENARIOS === 'noisy';
+const ONLY_BACKLOG = process.env.BENCH_SCENARIOS === 'backlog';
+const BACKLOG_REDELIVERIES = Number(process.env.BENCH_BACKLOG_REDELIVERIES ?? '5');
+const BACKLOG_GOAL_MS = 10_000;
 const NOISY_RATE = Number(process.env.BENCH_NOISY_RATE ?? '100');
 const NOISY_SECONDS = Number(process.env.BENCH_NOISY_SECONDS ?? '30');
 const NOISY_GOAL_P99_MS = 2000;
@@ -140,7 +150,7 @@ export async function benchWebhooks() {
 
     // One partner, receiving every record event of the sandbox members.
     const clientId = 'bench-webhooks';
-    onboardPartner(envFor(0), clientId, {
+    const victimCredentials = onboardPartner(envFor(0), clientId, {
       scopes: 'profile:read seatime:read vessels:read',
       webhookUrl: `http://127.0.0.1:${receiverPort}/hook`,
     });
@@ -466,10 +476,132 @@ export async function benchWebhooks() {
       return result;
     }
 
+    /**
+     * Backlog fairness (see the top of this file): the first partner's redeliveries while a
+     * partner with a hanging endpoint has 10,000 replays in the backlog, two dispatchers.
+     */
+    async function backlogFairness() {
+      // What the noisy neighbour left in the backlog ends with it (its endpoint is gone).
+      await db.query(
+        `UPDATE webhooks.deliveries SET status = 'failed', give_up_reason = 'attempts_exhausted'
+          WHERE status = 'pending' AND attempts = 0`,
+      );
+      const hangingPort = await freePort();
+      const hanging = fork(
+        path.join(ROOT, 'scripts/bench/webhooks-receiver.mjs'),
+        [String(hangingPort), 'hang'],
+        {
+          stdio: 'inherit',
+        },
+      );
+      children.push(hanging);
+      await new Promise((resolve) => hanging.once('message', resolve));
+      const replayerId = 'bench-backlog-replayer';
+      const replayer = onboardPartner(envFor(0), replayerId, {
+        scopes: 'profile:read',
+        webhookUrl: `http://127.0.0.1:${hangingPort}/hook`,
+      });
+      await db.query(
+        `INSERT INTO auth.consents (user_id, client_id, scopes) VALUES ($1, $2, ARRAY['profile:read'])`,
+        [SANDBOX_MEMBERS[0].user_id, replayerId],
+      );
+      await db.query(
+        `INSERT INTO webhooks.deliveries
+           (delivery_id, event_id, event_type, user_id, client_id, target_url, body, status, attempts,
+            give_up_reason, created_at)
+         SELECT 'dlv_backlog_' || g, 'evt_backlog_' || g, 'user.profile.updated', $1, $2, $3,
+                '{"id":"evt_backlog_' || g || '"}', 'failed', 6, 'attempts_exhausted', now() - interval '1 hour'
+           FROM generate_series(1, 10000) AS g`,
+        [SANDBOX_MEMBERS[0].user_id, replayerId, `http://127.0.0.1:${hangingPort}/hook`],
+      );
+      const ports = [await freePort(), await freePort()];
+      const dispatchers = ports.map((p) => start('webhook-dispatcher', p));
+      for (const p of ports) await waitForHttpOk(`http://127.0.0.1:${p}/readyz`, { timeoutMs: 60000 });
+      const basic = (c) => `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`;
+      const replay = await fetch(`http://127.0.0.1:${ports[0]}/v1/partners/webhooks/replay`, {
+        method: 'POST',
+        headers: { authorization: basic(replayer), 'content-type': 'application/json' },
+        body: JSON.stringify({
+          since: new Date(Date.now() - 2 * 3_600_000).toISOString(),
+          until: new Date(Date.now() - 30 * 60_000).toISOString(),
+          status: 'given_up',
+        }),
+      });
+      if (replay.status !== 202) throw new Error(`replay answered ${replay.status}: ${await replay.text()}`);
+      const { replayed_count: replayed } = await replay.json();
+      // Both dispatchers hold the hanging endpoint's connections: the backlog is busy with it.
+      for (let i = 0; (await ask(hanging, { cmd: 'stats' })).open < 100; i += 1) {
+        if (i === 300) throw new Error('the dispatchers never held 100 requests to the hanging endpoint');
+        await sleep(100);
+      }
+      await ask(receiver, { cmd: 'reset' });
+      const ids = [];
+      for (let i = 0; i < BACKLOG_REDELIVERIES; i += 1) {
+        // A delivered delivery of the first partner whose body says when it was asked for again:
+        // the receiver's latency is then asked → answered.
+        const id = newEventId();
+        ids.push(id);
+        const source = `dlv_backlog_b_${i}_${Date.now()}`;
+        await db.query(
+          `INSERT INTO webhooks.deliveries
+             (delivery_id, event_id, event_type, user_id, client_id, target_url, body, status, attempts, created_at)
+           VALUES ($1, $2, 'user.profile.updated', $3, $4, $5, $6, 'delivered', 1, now() - interval '1 hour')`,
+          [
+            source,
+            id,
+            SANDBOX_MEMBERS[0].user_id,
+            clientId,
+            `http://127.0.0.1:${receiverPort}/hook`,
+            JSON.stringify({ created_at: new Date().toISOString(), id }),
+          ],
+        );
+        const response = await fetch(
+          `http://127.0.0.1:${ports[i % 2]}/v1/partners/webhooks/deliveries/${source}/redeliver`,
+          { method: 'POST', headers: { authorization: basic(victimCredentials) } },
+        );
+        if (response.status !== 202)
+          throw new Error(`redeliver answered ${response.status}: ${await response.text()}`);
+        await sleep(2000);
+      }
+      await waitForAll(ids.length, 120000);
+      const victim = await ask(receiver, { cmd: 'stats', want: ids });
+      const held = await ask(hanging, { cmd: 'stats' });
+      const { rows } = await db.query(
+        `SELECT count(*)::int AS n FROM webhooks.deliveries WHERE client_id = $1 AND status = 'pending' AND attempts = 0`,
+        [replayerId],
+      );
+      for (const d of dispatchers) d.kill('SIGTERM');
+      await Promise.all(
+        dispatchers.map((d) => new Promise((r) => (d.exitCode !== null ? r() : d.once('exit', r)))),
+      );
+      hanging.kill('SIGTERM');
+      const load = os.loadavg().map((l) => Number(l.toFixed(1)));
+      const result = {
+        name: 'backlog fairness',
+        dispatchers: 2,
+        replayed,
+        replayer_requests_held: held.requests,
+        replayer_max_open: held.max_open,
+        replayer_backlog_left: rows[0].n,
+        redeliveries: ids.length,
+        b_redelivery_p50_ms: victim.p50_ms,
+        b_redelivery_max_ms: victim.p99_ms,
+        goal_ms: BACKLOG_GOAL_MS,
+        load_average: load,
+      };
+      console.error(`backlog fairness: ${JSON.stringify(result)}`);
+      return result;
+    }
+
     if (ONLY_NOISY) {
       const noisy = await noisyNeighbour();
       reportNoisy(noisy);
       return [noisy];
+    }
+    if (ONLY_BACKLOG) {
+      const backlog = await backlogFairness();
+      reportBacklog(backlog);
+      return [backlog];
     }
 
     const results = [];
@@ -522,7 +654,8 @@ export async function benchWebhooks() {
       costs.push({ current, skipped, baseline });
     }
     const noisy = await noisyNeighbour();
-    report(results, costs, noisy);
+    const backlog = await backlogFairness();
+    report(results, costs, noisy, backlog);
     if (PROFILE) summariseProfiles(profileDir);
     return results;
   } finally {
@@ -567,7 +700,26 @@ function reportNoisy(noisy, file) {
   );
 }
 
-function report(results, costs, noisy) {
+/** The backlog fairness line, and its result file when it ran alone. */
+function reportBacklog(backlog, file) {
+  if (!file) {
+    const when = new Date().toISOString();
+    const dir = path.join(ROOT, 'bench', 'results');
+    fs.mkdirSync(dir, { recursive: true });
+    file = path.join(dir, `webhooks-${when.replace(/[:.]/g, '-')}.json`);
+    fs.writeFileSync(file, `${JSON.stringify({ when, results: [backlog] }, null, 2)}\n`);
+    console.log(`\nwebhooks, backlog fairness (results: ${path.relative(ROOT, file)})`);
+  }
+  console.log(
+    `backlog fairness: the other partner's ${backlog.redeliveries} redeliveries reached it after p50 ` +
+      `${backlog.b_redelivery_p50_ms} ms, at most ${backlog.b_redelivery_max_ms} ms (goal ≤ ${backlog.goal_ms}: ` +
+      `${backlog.b_redelivery_max_ms <= backlog.goal_ms ? 'met' : 'MISSED'}), while ${backlog.replayed} replays ` +
+      `of a hanging partner waited (${backlog.replayer_backlog_left} still in the backlog, at most ` +
+      `${backlog.replayer_max_open} requests open); load average ${backlog.load_average.join(' ')}`,
+  );
+}
+
+function report(results, costs, noisy, backlog) {
   const when = new Date().toISOString();
   const dir = path.join(ROOT, 'bench', 'results');
   fs.mkdirSync(dir, { recursive: true });
@@ -592,7 +744,7 @@ function report(results, costs, noisy) {
 
   fs.writeFileSync(
     file,
-    `${JSON.stringify({ when, events: EVENTS, targets: TARGETS, baseline_build: process.env.BENCH_BASELINE_LABEL, scaling_2_over_1: scaling, self_service: selfService, results: [...results, noisy] }, null, 2)}\n`,
+    `${JSON.stringify({ when, events: EVENTS, targets: TARGETS, baseline_build: process.env.BENCH_BASELINE_LABEL, scaling_2_over_1: scaling, self_service: selfService, results: [...results, noisy, backlog] }, null, 2)}\n`,
   );
   console.log(
     `\nwebhook deliveries end to end, ${EVENTS} record events each (results: ${path.relative(ROOT, file)})`,
@@ -614,6 +766,7 @@ function report(results, costs, noisy) {
   );
   console.log(selfServiceVerdict(selfService));
   reportNoisy(noisy, file);
+  reportBacklog(backlog, file);
 }
 
 /**

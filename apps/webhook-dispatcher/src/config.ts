@@ -6,11 +6,22 @@ import {
   durationList,
   int,
   OUTBOX_EVENTS_PER_MESSAGE_SPEC,
+  parseHostPorts,
   REDIS_CONFIG,
   type ConfigOf,
 } from '@svc/platform';
 import { API_LIMITS } from '@svc/contracts';
 import { FAILED_AUTH_CONFIG, RATE_LIMIT_CONFIG } from '@svc/security';
+import { isIP } from 'node:net';
+
+/** `ip:port,…` ([v6]:port for IPv6) as node:dns's setServers takes them; unset, the system's servers. */
+function dnsServers(raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  return parseHostPorts(raw).map(({ host, port }) => {
+    if (isIP(host) === 0) throw new Error(`"${host}" is not an IP address`);
+    return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
+  });
+}
 
 export const WEBHOOK_DISPATCHER_CONFIG = {
   ...BASE_CONFIG,
@@ -35,9 +46,18 @@ export const WEBHOOK_DISPATCHER_CONFIG = {
     { default: '400', min: 1, max: 1000 },
   ),
   WEBHOOK_PARTNER_CONCURRENCY: int(
-    'most attempts of one partner this process runs at once (its slots): a partner whose endpoint hangs holds no more of the shared permits; its attempts beyond wait in webhooks.backlog',
+    'most attempts of one partner this process runs at once (its slots): a partner whose endpoint hangs holds no more of the shared permits; its attempts beyond wait in the backlog (the delivery rows), where every partner gets its turn',
     { default: '64', min: 1, max: 1000 },
   ),
+  WEBHOOK_DNS_LOOKUPS_PER_PARTNER: int(
+    'most name lookups of one partner’s webhook host this process has in flight; further attempts of that partner wait for one (inside their budget)',
+    { default: '4', min: 1, max: 64 },
+  ),
+  WEBHOOK_DNS_SERVERS: {
+    description:
+      'name servers for webhook hosts, ip:port comma-separated ([v6]:port for IPv6); unset: the system’s (/etc/resolv.conf)',
+    parse: dnsServers,
+  },
   // How many events the relays pack into a message: the events consumer's prefetch follows it.
   OUTBOX_EVENTS_PER_MESSAGE: OUTBOX_EVENTS_PER_MESSAGE_SPEC,
   WEBHOOK_CONNECTIONS_PER_TARGET: int(

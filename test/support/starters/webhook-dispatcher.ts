@@ -49,7 +49,9 @@ export interface DeliveryStackOptions {
    * Runs the stack on a vhost of its own (named after this label) instead of the run's, so that
    * the dispatcher works off this file's events alone. A file that counts what the dispatcher did
    * (its metrics, the endpoints it disabled) needs it: on the shared vhost, retries that earlier
-   * files' failing endpoints left in the queues reach whichever dispatcher runs next.
+   * files' failing endpoints left in the queues reach whichever dispatcher runs next. The first
+   * attempts earlier files left in the backlog (their rows, in the database a Jest worker's files
+   * share) are ended first, for the same reason.
    */
   readonly ownVhost?: string;
 }
@@ -66,6 +68,7 @@ export async function startDeliveryStack(
   let dispatcher: DispatcherHarness | undefined;
   let receiver: WebhookReceiver;
   try {
+    if (vhost) await endLeftBacklog(testServices().databaseUrl);
     auth = await startAuthServer(brokerEnv);
     dispatcher = await startDispatcher(auth, { ...brokerEnv, ...env });
     receiver = await WebhookReceiver.start();
@@ -87,6 +90,19 @@ export async function startDeliveryStack(
       await vhost?.remove();
     },
   };
+}
+
+/** Gives up the first attempts earlier files left pending (their endpoints are gone). */
+async function endLeftBacklog(databaseUrl: string): Promise<void> {
+  const db = new Pool({ connectionString: databaseUrl, max: 1 });
+  try {
+    await db.query(
+      `UPDATE webhooks.deliveries SET status = 'failed', give_up_reason = 'attempts_exhausted'
+        WHERE status = 'pending' AND attempts = 0`,
+    );
+  } finally {
+    await db.end();
+  }
 }
 
 /** webhook-dispatcher booted in-process as `serveApp` boots it, next to an in-process auth-server. */

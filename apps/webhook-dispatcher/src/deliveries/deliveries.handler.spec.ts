@@ -53,7 +53,6 @@ async function start(concurrency: number, eventsPerMessage = 20) {
     {
       WEBHOOK_CONCURRENCY: concurrency,
       OUTBOX_EVENTS_PER_MESSAGE: eventsPerMessage,
-      WEBHOOK_PARTNER_CONCURRENCY: 64,
     },
     createLogger('handler-test', 'silent'),
   );

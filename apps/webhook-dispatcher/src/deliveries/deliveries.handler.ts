@@ -23,8 +23,7 @@ import type { WebhookDispatcherConfig } from '../config';
 import { DeliveriesService } from './deliveries.service';
 import { parseDeliveryMessage } from './delivery-message';
 import { retryDelays } from './retry-policy';
-import type { SlotPriority } from './partner-slots';
-import { BACKLOG_QUEUE, declareWebhookTopology, DELIVERIES_QUEUE, EVENTS_QUEUE } from './webhook-queues';
+import { declareWebhookTopology, DELIVERIES_QUEUE, EVENTS_QUEUE } from './webhook-queues';
 
 /**
  * The dispatcher's two consumers, as thin as controllers: validate, one service call. A message is
@@ -47,7 +46,7 @@ export class DeliveriesHandler implements OnModuleInit {
     @Inject(APP_CONFIG)
     private readonly config: Pick<
       WebhookDispatcherConfig,
-      'WEBHOOK_CONCURRENCY' | 'OUTBOX_EVENTS_PER_MESSAGE' | 'WEBHOOK_PARTNER_CONCURRENCY'
+      'WEBHOOK_CONCURRENCY' | 'OUTBOX_EVENTS_PER_MESSAGE'
     >,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {
@@ -77,15 +76,8 @@ export class DeliveriesHandler implements OnModuleInit {
     );
     await this.amqp.consume(
       DELIVERIES_QUEUE,
-      (m) => consumed(DELIVERIES_QUEUE, m, () => this.onDelivery(m, 'retry')),
+      (m) => consumed(DELIVERIES_QUEUE, m, () => this.onDelivery(m)),
       { prefetch },
-    );
-    // The backlog waits for its partners' slots (PartnerSlots): a prefetch of one partner's slots
-    // holds a few messages in memory, however many a replay queued.
-    await this.amqp.consume(
-      BACKLOG_QUEUE,
-      (m) => consumed(BACKLOG_QUEUE, m, () => this.onDelivery(m, 'backlog')),
-      { prefetch: this.config.WEBHOOK_PARTNER_CONCURRENCY },
     );
   }
 
@@ -133,9 +125,9 @@ export class DeliveriesHandler implements OnModuleInit {
     }
   }
 
-  private async onDelivery(message: InboundMessage, priority: SlotPriority): Promise<void> {
+  private async onDelivery(message: InboundMessage): Promise<void> {
     const delivery = this.read(message, parseDeliveryMessage);
-    if (delivery) await this.deliveries.attempt(delivery, priority);
+    if (delivery) await this.deliveries.attempt(delivery);
   }
 
   private ignore(message: InboundMessage, type: string): undefined {

@@ -47,6 +47,17 @@ const COLUMNS = `delivery_id AS "deliveryId", event_id AS "eventId", event_type 
   user_id AS "userId", client_id AS "clientId", target_url AS "targetUrl", body, status, attempts,
   first_attempt_at AS "firstAttemptAt"`;
 
+/** Nobody holds the lease on the delivery's next attempt: never taken, recorded, or run out (its run died). */
+const LEASE_FREE = `(d.attempt_lease_until IS NULL OR d.attempt_lease_until <= now())`;
+
+/**
+ * A first attempt in the backlog: the delivery is pending without an attempt, nobody holds its
+ * lease, and it is older than $1 ms (before that, the fan-out that created it may still run it).
+ * Index deliveries_backlog.
+ */
+const IN_BACKLOG = `d.status = 'pending' AND d.attempts = 0 AND ${LEASE_FREE}
+  AND d.created_at < now() - $1::int * interval '1 millisecond'`;
+
 /** How stale a healthy endpoint's `last_success_at` may be (see `judged`). */
 const HEALTH_SUCCESS_EVERY_MS = 1000;
 
@@ -146,7 +157,7 @@ export class DeliveriesRepository {
          UPDATE deliveries d SET attempt_lease_until = now() + i.lease_ms * interval '1 millisecond'
            FROM input i
           WHERE d.delivery_id = i.delivery_id AND d.attempts = i.attempt - 1 AND d.status = 'pending'
-            AND (d.attempt_lease_until IS NULL OR d.attempt_lease_until <= now())
+            AND ${LEASE_FREE}
           RETURNING d.delivery_id, i.attempt)
        -- d is the snapshot from before the UPDATE: a row it did not claim is another run's, or done.
        SELECT i.delivery_id || ':' || i.attempt AS key,
@@ -169,6 +180,57 @@ export class DeliveriesRepository {
       return state;
     });
   });
+
+  /**
+   * The partners with a first attempt in the backlog older than `dueAfterMs`. A loose index scan
+   * (one probe of deliveries_backlog per partner, however many rows each has): a partner
+   * replaying 10,000 deliveries costs this statement what any other partner costs.
+   */
+  async backlogPartners(dueAfterMs: number): Promise<string[]> {
+    const rows = await this.sql.prepared<{ clientId: string }>(
+      'backlog-partners',
+      `WITH RECURSIVE partner AS (
+         (SELECT client_id FROM deliveries WHERE status = 'pending' AND attempts = 0 ORDER BY client_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT n.client_id FROM deliveries n
+                  WHERE n.status = 'pending' AND n.attempts = 0 AND n.client_id > p.client_id
+                  ORDER BY n.client_id LIMIT 1)
+           FROM partner p WHERE p.client_id IS NOT NULL)
+       SELECT p.client_id AS "clientId" FROM partner p
+        WHERE p.client_id IS NOT NULL
+          AND EXISTS (SELECT 1 FROM deliveries d WHERE d.client_id = p.client_id AND ${IN_BACKLOG})`,
+      [dueAfterMs],
+    );
+    return rows.map((r) => r.clientId);
+  }
+
+  /**
+   * Takes the lease (`leaseMs`) on the oldest first attempts of the backlog, at most `take` of
+   * each partner, and returns their deliveries. Rows another replica is claiming at the same
+   * moment are skipped (SKIP LOCKED), never claimed twice.
+   */
+  claimBacklog(
+    take: readonly { clientId: string; count: number }[],
+    dueAfterMs: number,
+    leaseMs: number,
+  ): Promise<Delivery[]> {
+    return this.sql.prepared<Delivery>(
+      'claim-backlog',
+      `WITH wanted AS (
+         SELECT * FROM unnest($2::text[], $3::int[]) AS w (client_id, count)),
+       picked AS (
+         SELECT x.delivery_id AS picked_id FROM wanted w
+          CROSS JOIN LATERAL (
+            SELECT d.delivery_id FROM deliveries d
+             WHERE d.client_id = w.client_id AND ${IN_BACKLOG}
+             ORDER BY d.created_at LIMIT w.count
+             FOR UPDATE SKIP LOCKED) x)
+       UPDATE deliveries d SET attempt_lease_until = now() + $4::int * interval '1 millisecond'
+         FROM picked p WHERE d.delivery_id = p.picked_id
+       RETURNING ${COLUMNS}`,
+      [dueAfterMs, take.map((t) => t.clientId), take.map((t) => t.count), leaseMs],
+    );
+  }
 
   /**
    * Logs attempt `attempt` and moves the delivery on, atomically. Only the first recording of an

@@ -41,6 +41,9 @@ function setup(options: {
   postDelayMs?: number;
   /** Whom auth-server names for one question (default: every recipient of `recipients`). */
   answer?: (question: WebhookRecipientsBatchRequest['questions'][number]) => string[];
+  /** The partners with first attempts due in the backlog (default: the stored delivery's, if due). */
+  backlogPartners?: string[];
+  partnerConcurrency?: number;
 }) {
   const steps: string[] = [];
   const published: { queue: string; body: unknown }[] = [];
@@ -51,7 +54,27 @@ function setup(options: {
   let stored: Delivery | undefined = options.existing;
   let leaseUntil = 0;
   const created = new Map<string, string[]>();
+  const backlogClaims: { clientId: string; count: number }[][] = [];
   const repository = {
+    backlogPartners: () =>
+      Promise.resolve(
+        options.backlogPartners ??
+          (stored?.status === 'pending' && stored.attempts === 0 && leaseUntil <= Date.now()
+            ? [stored.clientId]
+            : []),
+      ),
+    // The stored delivery, if due, claimed as the database would: under a lease.
+    claimBacklog: (take: { clientId: string; count: number }[], _dueAfterMs: number, leaseMs: number) => {
+      backlogClaims.push(take);
+      const due =
+        stored?.status === 'pending' &&
+        stored.attempts === 0 &&
+        leaseUntil <= Date.now() &&
+        take.some((t) => t.clientId === stored?.clientId && t.count > 0);
+      if (!due || !stored) return Promise.resolve([]);
+      leaseUntil = Date.now() + leaseMs;
+      return Promise.resolve([stored]);
+    },
     createForEvent: (id: string, rows: readonly NewDelivery[]) => {
       created.set(
         id,
@@ -115,7 +138,11 @@ function setup(options: {
     rpc,
     amqp,
     sender,
-    { ...config, WEBHOOK_RECIPIENT_CACHE_TTL: options.cacheTtlMs ?? 5000 },
+    {
+      ...config,
+      WEBHOOK_RECIPIENT_CACHE_TTL: options.cacheTtlMs ?? 5000,
+      WEBHOOK_PARTNER_CONCURRENCY: options.partnerConcurrency ?? config.WEBHOOK_PARTNER_CONCURRENCY,
+    },
     logger,
   );
   return {
@@ -126,6 +153,7 @@ function setup(options: {
     posted,
     questions,
     created,
+    backlogClaims,
     rpcCalls: () => rpcCalls,
     delivery: () => stored,
   };
@@ -237,7 +265,7 @@ describe('DeliveriesService', () => {
 
   it('ends a delivery at once when the partner no longer receives webhooks', async () => {
     const none = setup({ recipients: { recipients: [] }, existing: pendingDelivery(0) });
-    await none.service.attempt({ delivery_id: 'dlv_1', attempt: 1 }, 'retry');
+    await none.service.attempt({ delivery_id: 'dlv_1', attempt: 1 });
     expect(none.posted).toHaveLength(0);
     expect(none.recorded[0]).toMatchObject({
       status: 'failed',
@@ -274,14 +302,14 @@ describe('DeliveriesService', () => {
       outcome: { ok: false, statusCode: 500, error: 'HTTP 500' },
       existing: pendingDelivery(2),
     });
-    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 3 }, 'retry');
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 3 });
     expect(s.recorded[0]).toMatchObject({ status: 'failed', giveUpReason: 'attempts_exhausted' });
   });
 
   it('sends a retry to the URL the partner has registered now, and records where it went', async () => {
     const moved = { ...recipient, webhook_url: 'https://p1.example/new-hook' };
     const s = setup({ recipients: { recipients: [moved] }, existing: pendingDelivery(1) });
-    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 }, 'retry');
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 });
     expect(s.posted.map((p) => p.url)).toEqual(['https://p1.example/new-hook']);
     expect(s.recorded[0]).toMatchObject({
       attempt: 2,
@@ -292,7 +320,7 @@ describe('DeliveriesService', () => {
 
   it('ignores a duplicate message of an attempt already recorded', async () => {
     const s = setup({ recipients: { recipients: [recipient] }, existing: pendingDelivery(2) });
-    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 }, 'retry');
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 });
     expect(s.posted).toHaveLength(0);
     expect(s.recorded).toHaveLength(0);
   });
@@ -307,16 +335,44 @@ describe('DeliveriesService', () => {
     expect(s.recorded.map((r) => r.attempt)).toEqual([1]);
   });
 
-  it('has the backlog copy of a slow first attempt wait for it instead of sending the event again', async () => {
+  it('lets a first attempt outlive the event’s wait under its lease: the backlog does not send it again', async () => {
     const s = setup({ recipients: { recipients: [recipient] }, postDelayMs: 1500 });
-    // The first attempt outlives FIRST_ATTEMPT_HOLD_MS: the event is acked and a backlog message queued.
+    // The first attempt outlives FIRST_ATTEMPT_HOLD_MS: the event is acked, nothing is queued.
     await s.service.fanOut(event);
-    expect(s.published).toEqual([
-      { queue: 'webhooks.backlog', body: expect.objectContaining({ attempt: 1 }) },
-    ]);
-    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 1 }, 'backlog');
+    expect(s.published).toEqual([]);
+    await Promise.all(await s.service.startBacklogAttempts(10));
+    await waitFor(() => s.recorded.length > 0);
     expect(s.posted).toHaveLength(1);
     expect(s.recorded.map((r) => r.attempt)).toEqual([1]);
+  });
+
+  it('claims backlog attempts with the slots it took first, never more than a partner has free', async () => {
+    const s = setup({ recipients: { recipients: [recipient] }, existing: pendingDelivery(0) });
+    const started = await s.service.startBacklogAttempts(400);
+    expect(s.backlogClaims).toEqual([[{ clientId: 'p1', count: 64 }]]);
+    await Promise.all(started);
+    expect(s.posted).toHaveLength(1);
+    expect(s.recorded.map((r) => r.attempt)).toEqual([1]);
+    // Done: the next round finds nothing due.
+    expect(await s.service.startBacklogAttempts(400)).toEqual([]);
+  });
+
+  it('shares a round’s attempts between partners a slot at a time, a different one first each round', async () => {
+    const s = setup({ recipients: { recipients: [recipient] }, backlogPartners: ['a', 'b', 'c'] });
+    await Promise.all(await s.service.startBacklogAttempts(4));
+    await Promise.all(await s.service.startBacklogAttempts(4));
+    expect(s.backlogClaims).toEqual([
+      [
+        { clientId: 'a', count: 2 },
+        { clientId: 'b', count: 1 },
+        { clientId: 'c', count: 1 },
+      ],
+      [
+        { clientId: 'b', count: 2 },
+        { clientId: 'c', count: 1 },
+        { clientId: 'a', count: 1 },
+      ],
+    ]);
   });
 
   it('runs an attempt whose lease ran out (the run that held it died)', async () => {
@@ -324,7 +380,7 @@ describe('DeliveriesService', () => {
     const repository = (s.service as unknown as { deliveries: DeliveriesRepository }).deliveries;
     // A run that claimed attempt 1 with a short lease and never recorded it.
     expect(await repository.claimAttempt('dlv_1', 1, 300)).toBe('claimed');
-    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 1 }, 'backlog');
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 1 });
     expect(s.posted).toHaveLength(1);
     expect(s.recorded.map((r) => r.attempt)).toEqual([1]);
   });
@@ -335,8 +391,8 @@ describe('DeliveriesService', () => {
       outcome: { ok: false, statusCode: 503, error: 'HTTP 503' },
       existing: pendingDelivery(1),
     });
-    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 }, 'retry');
-    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 3 }, 'retry');
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 });
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 3 });
     expect(s.posted.map((p) => p.headers['x-svc-delivery-attempt'])).toEqual(['2', '3']);
     expect(s.rpcCalls()).toBe(1);
   });
@@ -348,8 +404,8 @@ describe('DeliveriesService', () => {
       existing: pendingDelivery(1),
       cacheTtlMs: 0,
     });
-    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 }, 'retry');
-    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 3 }, 'retry');
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 2 });
+    await s.service.attempt({ delivery_id: 'dlv_1', attempt: 3 });
     expect(s.rpcCalls()).toBe(2);
   });
 });

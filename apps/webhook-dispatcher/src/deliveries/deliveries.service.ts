@@ -34,17 +34,25 @@ import { enqueueAttempt, type DeliveryMessage } from './delivery-message';
 import { RecipientCache } from './recipient-cache';
 import { DeliveryMetrics, type AttemptOutcome } from './delivery-metrics';
 import { nextAttemptAt, retryDelays, type RetryPolicy } from './retry-policy';
-import { PartnerSlots, type SlotPriority } from './partner-slots';
-import { BACKLOG_QUEUE, retryQueue } from './webhook-queues';
+import { PartnerSlots, type Release } from './partner-slots';
+import { retryQueue } from './webhook-queues';
 import { WebhookSender, type WebhookOutcome } from './webhook-sender';
 import { attemptHeaders, canonicalBody } from './webhook-signature';
 
 /**
- * How long an event waits for one of its first attempts before that attempt gets a backlog message
- * and the event is acknowledged: far longer than a healthy endpoint's answer, far shorter than a
- * hanging one's 5 s.
+ * How long an event waits for one of its first attempts (a slot, then the answer) before the event
+ * is acknowledged: far longer than a healthy endpoint's answer, far shorter than a hanging one's
+ * 5 s. An attempt that found no slot in that time is left to the backlog; one still running goes on
+ * under its lease.
  */
 const FIRST_ATTEMPT_HOLD_MS = 1000;
+
+/**
+ * When a first attempt nobody has claimed becomes the backlog's (DeliveryBacklog), counted from
+ * its delivery's creation: the fan-out that created it has claimed it or given it up by then
+ * (FIRST_ATTEMPT_HOLD_MS, and a second for its claim to land).
+ */
+const BACKLOG_AFTER_MS = 2 * FIRST_ATTEMPT_HOLD_MS;
 
 /**
  * How long an attempt's lease outlives its request budget (WEBHOOK_TIMEOUT_MS): time to queue the
@@ -124,9 +132,9 @@ export class DeliveriesService {
   /**
    * One delivery per recipient (idempotent per event and partner), and its first attempt, here and
    * now, with the answer auth-server just gave: only retries (and operators' redeliveries) travel
-   * through the delivery queue. The event is acked once every first attempt is recorded or has its
-   * message in the backlog (firstAttempt); a crash before that brings the event back, and the
-   * deliveries still without an attempt are attempted again under the same ids.
+   * through the delivery queue. The event is acked once every first attempt is recorded, running
+   * under its lease, or left to the backlog (firstAttempt): the delivery rows are written first, so
+   * whatever happens next, the backlog finds each attempt that was not made.
    */
   async fanOut(event: ServiceEvent): Promise<void> {
     // Always asked, never cached: a consent revoked a moment ago stops this event.
@@ -158,54 +166,45 @@ export class DeliveriesService {
   }
 
   /**
-   * A first attempt, run here once its partner has a slot. The event waits for it at most
-   * FIRST_ATTEMPT_HOLD_MS: one still waiting or running then gets a message in the backlog as well
-   * (should this process die, that message runs it; once it is recorded, the message finds it
-   * done), so that a partner whose endpoint hangs holds neither the event nor the permits its other
-   * partners need. A partner that already has a slot's worth of first attempts waiting here (its
-   * endpoint is slow) has the next ones go to the backlog at once: what waits in memory is bounded.
+   * A first attempt, run here if its partner has a slot within FIRST_ATTEMPT_HOLD_MS. The event
+   * waits for it at most that long, slot and answer together, so that a partner whose endpoint
+   * hangs holds neither the event nor the permits its other partners need. An attempt that got no
+   * slot in time is left to the backlog (its delivery row is the backlog's entry, so nothing is
+   * queued and nothing can be lost); so is every first attempt of a partner that already has a
+   * slot's worth waiting here: what waits in memory is bounded. One still running after the hold
+   * goes on under its lease; should this process die, the backlog runs it once the lease runs out.
    */
   private async firstAttempt(delivery: Delivery, recipient: WebhookRecipient | undefined): Promise<void> {
-    if (this.slots.waiting(delivery.clientId) >= this.config.WEBHOOK_PARTNER_CONCURRENCY) {
-      return this.toBacklog(delivery);
-    }
-    const running = this.slots.take(delivery.clientId, 'retry').then(async (release) => {
-      try {
-        await this.run(delivery, 1, recipient);
-      } finally {
-        release?.();
-      }
-    });
+    if (this.slots.waiting(delivery.clientId) >= this.config.WEBHOOK_PARTNER_CONCURRENCY) return;
+    const heldUntil = Date.now() + FIRST_ATTEMPT_HOLD_MS;
+    const release = await this.slots.take(delivery.clientId, FIRST_ATTEMPT_HOLD_MS);
+    if (!release) return;
+    const running = this.run(delivery, 1, recipient).finally(release);
     let timer: NodeJS.Timeout | undefined;
     const held = new Promise<'held'>((resolve) => {
-      timer = setTimeout(() => resolve('held'), FIRST_ATTEMPT_HOLD_MS);
+      timer = setTimeout(() => resolve('held'), Math.max(0, heldUntil - Date.now()));
     });
     const first = await Promise.race([running.then(() => 'done' as const), held]).finally(() =>
       clearTimeout(timer),
     );
     if (first === 'done') return;
-    await this.toBacklog(delivery);
     running.catch((err: unknown) =>
       this.attemptLog.warn(
         { delivery_id: delivery.deliveryId, client_id: delivery.clientId, err },
-        'first attempt failed after its event was acknowledged: its backlog message runs it again',
+        'first attempt failed after its event was acknowledged: the backlog runs it once its lease runs out',
       ),
     );
   }
 
-  private toBacklog(delivery: Delivery): Promise<void> {
-    return enqueueAttempt(this.amqp, BACKLOG_QUEUE, { delivery_id: delivery.deliveryId, attempt: 1 });
-  }
-
   /**
-   * Runs the attempt a message of the delivery or backlog queue asks for, unless it already ran,
-   * once its partner has a slot: retries before the backlog.
+   * Runs the attempt a message of the delivery queue asks for (a retry, or an operator's
+   * redelivery), unless it already ran, once its partner has a slot.
    */
-  async attempt(message: DeliveryMessage, priority: SlotPriority): Promise<void> {
+  async attempt(message: DeliveryMessage): Promise<void> {
     const delivery = await this.deliveries.findById(message.delivery_id);
     // Already recorded (a duplicate message) or finished: nothing to do.
     if (!delivery || delivery.status !== 'pending' || delivery.attempts !== message.attempt - 1) return;
-    const release = await this.slots.take(delivery.clientId, priority);
+    const release = await this.slots.take(delivery.clientId);
     try {
       await this.run(delivery, message.attempt, await this.recipientOf(delivery));
     } finally {
@@ -213,7 +212,71 @@ export class DeliveriesService {
     }
   }
 
-  /** An attempt's lease: its request budget and the time to record it. */
+  /**
+   * One round of the backlog (DeliveryBacklog): claims first attempts that are due, at most `max`
+   * in all and never more of a partner than it has free slots here, and starts them. The slots are
+   * taken before the claim, one per partner in turn (a different partner first each round), so a
+   * claimed attempt never waits for one under its lease, and a partner with thousands due gets the
+   * same turn as a partner with one. Returns the attempts started; each settles when it is done
+   * (never rejecting: a failed one is logged, and runs again once its lease runs out).
+   */
+  async startBacklogAttempts(max: number): Promise<Promise<void>[]> {
+    if (max <= 0) return [];
+    const partners = await this.deliveries.backlogPartners(BACKLOG_AFTER_MS);
+    const first = partners.length === 0 ? 0 : this.backlogRounds++ % partners.length;
+    const turns = [...partners.slice(first), ...partners.slice(0, first)];
+    const reserved = new Map<string, Release[]>();
+    for (let total = 0, more = true; more && total < max;) {
+      more = false;
+      for (const clientId of turns) {
+        if (total >= max) break;
+        const release = this.slots.tryTake(clientId);
+        if (!release) continue;
+        reserved.set(clientId, [...(reserved.get(clientId) ?? []), release]);
+        total += 1;
+        more = true;
+      }
+    }
+    if (reserved.size === 0) return [];
+    const releaseRest = () => [...reserved.values()].forEach((rest) => rest.forEach((r) => r()));
+    let claimed: Delivery[];
+    try {
+      claimed = await this.deliveries.claimBacklog(
+        [...reserved].map(([clientId, slots]) => ({ clientId, count: slots.length })),
+        BACKLOG_AFTER_MS,
+        this.leaseMs,
+      );
+    } catch (err) {
+      releaseRest();
+      throw err;
+    }
+    const deadline = Date.now() + this.config.WEBHOOK_TIMEOUT_MS;
+    const started = claimed.map((delivery) => {
+      const release = reserved.get(delivery.clientId)?.pop();
+      return this.runFromBacklog(delivery, deadline).finally(() => release?.());
+    });
+    releaseRest();
+    return started;
+  }
+
+  private backlogRounds = 0;
+
+  /** A claimed first attempt of the backlog: its recipient is asked within the attempt's budget. */
+  private async runFromBacklog(delivery: Delivery, deadline: number): Promise<void> {
+    try {
+      await this.runClaimed(delivery, 1, await this.recipientOf(delivery), deadline);
+    } catch (err) {
+      this.attemptLog.warn(
+        { delivery_id: delivery.deliveryId, client_id: delivery.clientId, err },
+        'backlog attempt failed: it runs again once its lease runs out',
+      );
+    }
+  }
+
+  /**
+   * An attempt's lease: its request budget and the time to record it. The budget is counted from
+   * the claim (the deadline runClaimed gets), so the lease always outlasts the attempt.
+   */
   private get leaseMs(): number {
     return this.config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
   }
@@ -230,16 +293,21 @@ export class DeliveriesService {
     for (;;) {
       const claim = await this.deliveries.claimAttempt(delivery.deliveryId, attempt, this.leaseMs);
       if (claim === 'done') return;
-      if (claim === 'claimed') return this.runClaimed(delivery, attempt, recipient);
+      if (claim === 'claimed')
+        return this.runClaimed(delivery, attempt, recipient, Date.now() + this.config.WEBHOOK_TIMEOUT_MS);
       await sleep(LEASE_POLL_MS);
     }
   }
 
-  /** One attempt: POST, queue the next one after a failure (if there is one), record it. */
+  /**
+   * One attempt, ours under its lease: POST (DNS, connection and answer) by `deadline`, queue the
+   * next one after a failure (if there is one), record it.
+   */
   private runClaimed(
     delivery: Delivery,
     attempt: number,
     recipient: WebhookRecipient | undefined,
+    deadline: number,
   ): Promise<void> {
     return inSpan(
       'webhook attempt',
@@ -253,7 +321,7 @@ export class DeliveriesService {
         },
       },
       async (span) => {
-        const outcome = await this.runAttempt(delivery, attempt, recipient);
+        const outcome = await this.runAttempt(delivery, attempt, recipient, deadline);
         span?.setAttribute('webhook.outcome', outcome.outcome);
         if (outcome.statusCode !== null) span?.setAttribute('http.response.status_code', outcome.statusCode);
         if (outcome.outcome !== 'delivered') markSpanError(span, outcome.error ?? undefined);
@@ -265,10 +333,11 @@ export class DeliveriesService {
     delivery: Delivery,
     attempt: number,
     recipient: WebhookRecipient | undefined,
+    deadline: number,
   ): Promise<{ outcome: AttemptOutcome; statusCode: number | null; error: string | null }> {
     const startedAt = new Date();
     const started = process.hrtime.bigint();
-    const outcome = await this.post(delivery, recipient, attempt);
+    const outcome = await this.post(delivery, recipient, attempt, deadline);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const durationMs = Date.now() - startedAt.getTime();
     const next =
@@ -373,6 +442,7 @@ export class DeliveriesService {
     delivery: Delivery,
     recipient: WebhookRecipient | undefined,
     attempt: number,
+    deadline: number,
   ): Promise<WebhookOutcome & { giveUp?: GiveUpReason }> {
     // Every attempt goes to the partner's registered URL as it is now, signed with its current
     // secrets (a change applies within the recipient cache's TTL): once a partner moves its
@@ -388,9 +458,10 @@ export class DeliveriesService {
       };
     }
     const outcome = await this.sender.post({
+      clientId: delivery.clientId,
       url: recipient.webhook_url,
       body: delivery.body,
-      timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
+      timeoutMs: deadline - Date.now(),
       headers: attemptHeaders(
         {
           deliveryId: delivery.deliveryId,

@@ -5,12 +5,6 @@ import type { TopologyChannel } from '@svc/platform';
 export const EVENTS_QUEUE = 'webhooks.events';
 /** One message per attempt to run: `{delivery_id, attempt}`. */
 export const DELIVERIES_QUEUE = 'webhooks.deliveries';
-/**
- * Attempts that may wait their partner's turn: replays, partners' redeliveries, and first attempts
- * of a partner whose slots are all taken (PartnerSlots). Their own queue, so that thousands of
- * them never stand in front of anyone's events or retries.
- */
-export const BACKLOG_QUEUE = 'webhooks.backlog';
 /** Where a message waits out a retry delay before it dead-letters back to DELIVERIES_QUEUE. */
 export const retryQueue = (delayMs: number) => `webhooks.retry.${delayMs}`;
 /** A handler that failed twice (database or auth-server down) parks its message here a while. */
@@ -33,7 +27,8 @@ function deadLetterTo(queue: string) {
 export function declareWebhookTopology(delays: readonly number[]) {
   return async (channel: TopologyChannel): Promise<void> => {
     await channel.assertExchange(CREW_EVENTS_EXCHANGE, 'topic', { durable: true });
-    for (const queue of [EVENTS_QUEUE, DELIVERIES_QUEUE, BACKLOG_QUEUE]) {
+    // Attempts waiting for their partner's turn are delivery rows, not messages (DeliveryBacklog).
+    for (const queue of [EVENTS_QUEUE, DELIVERIES_QUEUE]) {
       await channel.assertQueue(queue, {
         durable: true,
         arguments: { ...QUORUM, ...deadLetterTo(parkingQueue(queue)) },

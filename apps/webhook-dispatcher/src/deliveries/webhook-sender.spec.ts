@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import tls, { type TLSSocket } from 'node:tls';
+import type { Resolver } from './target-guard';
 import { WebhookSender } from './webhook-sender';
 
 // A local receiver stands in for the partner; a fake resolver plays the partner's DNS, including
@@ -34,7 +35,21 @@ function receiver(seen: Seen[], status = 204, headers: http.OutgoingHttpHeaders 
   };
 }
 
-const request = (url: string) => ({
+/** The sender as the dispatcher's config makes it, with a stand-in DNS. */
+const senderWith = (resolver: Resolver, connections = 4, lookupsPerPartner = 4) =>
+  new WebhookSender(
+    {
+      APP_ENV: 'sandbox',
+      WEBHOOK_CONNECTIONS_PER_TARGET: connections,
+      WEBHOOK_TIMEOUT_MS: 2000,
+      WEBHOOK_DNS_LOOKUPS_PER_PARTNER: lookupsPerPartner,
+      WEBHOOK_DNS_SERVERS: [],
+    },
+    resolver,
+  );
+
+const request = (url: string, clientId = 'p1') => ({
+  clientId,
   url,
   headers: { 'content-type': 'application/json', 'x-svc-event-id': 'evt_1' },
   body: '{"id":"evt_1"}',
@@ -61,7 +76,7 @@ describe('WebhookSender: the connection is pinned to the address the SSRF guard 
     lookups = 0;
     // First answer: loopback (approved in the sandbox); every later one: an internal address.
     answers = [['127.0.0.1'], ['10.0.0.5']];
-    sender = new WebhookSender({ APP_ENV: 'sandbox', WEBHOOK_CONNECTIONS_PER_TARGET: 4 }, () => {
+    sender = senderWith(() => {
       lookups += 1;
       return Promise.resolve(answers[Math.min(lookups, answers.length) - 1]);
     });
@@ -172,9 +187,7 @@ describe('WebhookSender over HTTPS', () => {
   });
 
   it('pins the address but keeps the partner’s hostname for SNI and the certificate check', async () => {
-    const sender = new WebhookSender({ APP_ENV: 'sandbox', WEBHOOK_CONNECTIONS_PER_TARGET: 4 }, () =>
-      Promise.resolve(['127.0.0.1']),
-    );
+    const sender = senderWith(() => Promise.resolve(['127.0.0.1']));
     try {
       const outcome = await sender.post(request(`https://partner.invalid:${port}/hook`));
       expect(sniNames).toEqual(['partner.invalid']);
@@ -199,9 +212,7 @@ async function withPartner(
 ): Promise<void> {
   const server = http.createServer(handler);
   const port = await listen(server);
-  const sender = new WebhookSender({ APP_ENV: 'sandbox', WEBHOOK_CONNECTIONS_PER_TARGET: connections }, () =>
-    Promise.resolve(['127.0.0.1']),
-  );
+  const sender = senderWith(() => Promise.resolve(['127.0.0.1']), connections);
   try {
     await run(sender, `http://partner.invalid:${port}/hook`, server);
   } finally {
@@ -280,5 +291,81 @@ describe('WebhookSender: the budget covers the whole exchange', () => {
       expect(outcome.error).not.toBe('timeout');
       expect(outcome.error).toMatch(/aborted|reset|socket/i);
     });
+  });
+});
+
+describe('WebhookSender: name lookups run under the attempt’s budget, a few per partner at once', () => {
+  /** A partner's DNS that never answers (`slow.invalid`); every other name answers loopback at once. */
+  function hangingDns() {
+    const asked: string[] = [];
+    const resolver: Resolver = (hostname) => {
+      asked.push(hostname);
+      return hostname === 'slow.invalid' ? new Promise(() => undefined) : Promise.resolve(['127.0.0.1']);
+    };
+    return { resolver, asked };
+  }
+
+  it('ends an attempt whose lookup never answers within its budget, as a timeout, sending nothing', async () => {
+    const { resolver } = hangingDns();
+    const sender = senderWith(resolver);
+    try {
+      const started = Date.now();
+      const outcome = await sender.post({ ...request('http://slow.invalid:9/hook'), timeoutMs: 300 });
+      const took = Date.now() - started;
+      expect(outcome).toEqual({ ok: false, statusCode: null, error: 'timeout' });
+      expect(took).toBeGreaterThanOrEqual(290);
+      expect(took).toBeLessThan(1000);
+    } finally {
+      sender.onModuleDestroy();
+    }
+  });
+
+  it('counts the lookup in the budget: what is left of it is all the exchange gets', async () => {
+    let answer: (addresses: string[]) => void = () => undefined;
+    const sender = senderWith(() => new Promise((resolve) => (answer = resolve)));
+    await withPartner(
+      (req) => req.resume(),
+      async (_unused, url) => {
+        const started = Date.now();
+        const outcome = sender.post({ ...request(url), timeoutMs: 400 });
+        // DNS answers after 250 ms; the endpoint never does: the attempt ends at 400 ms, not 650.
+        setTimeout(() => answer(['127.0.0.1']), 250);
+        expect(await outcome).toEqual({ ok: false, statusCode: null, error: 'timeout' });
+        expect(Date.now() - started).toBeLessThan(600);
+      },
+    );
+    sender.onModuleDestroy();
+  });
+
+  it('holds at most WEBHOOK_DNS_LOOKUPS_PER_PARTNER lookups of a slow partner, and none of another partner’s', async () => {
+    const { resolver, asked } = hangingDns();
+    const sender = senderWith(resolver, 4, 2);
+    await withPartner(
+      (req, res) => {
+        req.resume();
+        req.on('end', () => res.writeHead(204).end());
+      },
+      async (_unused, url) => {
+        const port = new URL(url).port;
+        const started = Date.now();
+        // Ten attempts of the slow partner at once: two lookups go out, eight wait for them.
+        const slow = Array.from({ length: 10 }, () =>
+          sender.post({ ...request(`http://slow.invalid:${port}/hook`, 'slow'), timeoutMs: 500 }),
+        );
+        // Meanwhile another partner's twenty attempts resolve and are answered at once.
+        const quick = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            sender.post(request(`http://quick.invalid:${port}/hook`, 'quick')),
+          ),
+        );
+        expect(quick.every((o) => o.ok)).toBe(true);
+        expect(Date.now() - started).toBeLessThan(300);
+        const outcomes = await Promise.all(slow);
+        expect(outcomes.every((o) => o.error === 'timeout')).toBe(true);
+        expect(Date.now() - started).toBeLessThan(1000);
+        expect(asked.filter((h) => h === 'slow.invalid')).toHaveLength(2);
+      },
+    );
+    sender.onModuleDestroy();
   });
 });

@@ -2,12 +2,18 @@ import http from 'node:http';
 import https from 'node:https';
 import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, type AppEnv } from '@svc/platform';
+import type { WebhookDispatcherConfig } from '../config';
+import { PartnerSlots } from './partner-slots';
 import { checkTarget, pinnedLookup, type Resolver } from './target-guard';
+import { dnsResolver } from './webhook-resolver';
 
 export interface WebhookRequest {
+  /** The partner: its name lookups in flight are capped (WEBHOOK_DNS_LOOKUPS_PER_PARTNER). */
+  readonly clientId: string;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
+  /** The whole attempt from the call on: DNS, a connection, the request and the answer. */
   readonly timeoutMs: number;
 }
 
@@ -24,14 +30,20 @@ export const RESPONSE_BODY_CAP = 4096;
 /** What the delivery log keeps of a response body (partners see it in the attempt). */
 export const RESPONSE_BODY_KEPT = 1024;
 
-/** Where the guard resolves names; tests replace it to play a rebinding DNS. */
+/** Where the guard resolves names; tests replace it to play a rebinding or a hanging DNS. */
 export const TARGET_RESOLVER = Symbol('TARGET_RESOLVER');
+
+/** An attempt whose budget ran out before it had an answer (in DNS, connecting or reading). */
+const TIMED_OUT: WebhookOutcome = { ok: false, statusCode: null, error: 'timeout' };
 
 /**
  * One POST. The target passes the SSRF guard first, and the connection is pinned to the addresses
  * the guard approved (no second resolution), while Host and TLS keep the partner's hostname. The
- * timeout covers the whole exchange (connect, headers and reading the body), redirects are never
+ * timeout covers the whole attempt from the call on (resolving the name, connecting, headers and
+ * reading the body), so an attempt never outlives the lease it runs under; redirects are never
  * followed (a 3xx is a failure), and at most RESPONSE_BODY_CAP bytes of the answer are read.
+ * Names resolve through c-ares (dnsResolver), at most WEBHOOK_DNS_LOOKUPS_PER_PARTNER of one
+ * partner at once: a partner whose DNS hangs waits for its own lookups, never another partner's.
  * Connections are kept alive per origin: a pooled socket was pinned when it was opened.
  *
  * At most WEBHOOK_CONNECTIONS_PER_TARGET connections per origin, all of them kept for reuse: a
@@ -42,12 +54,25 @@ export const TARGET_RESOLVER = Symbol('TARGET_RESOLVER');
 export class WebhookSender implements OnModuleDestroy {
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
+  private readonly resolve: Resolver;
+  private readonly lookups: PartnerSlots;
 
   constructor(
     @Inject(APP_CONFIG)
-    private readonly config: { readonly APP_ENV: AppEnv; readonly WEBHOOK_CONNECTIONS_PER_TARGET: number },
-    @Optional() @Inject(TARGET_RESOLVER) private readonly resolver?: Resolver,
+    private readonly config: { readonly APP_ENV: AppEnv } & Pick<
+      WebhookDispatcherConfig,
+      | 'WEBHOOK_CONNECTIONS_PER_TARGET'
+      | 'WEBHOOK_TIMEOUT_MS'
+      | 'WEBHOOK_DNS_LOOKUPS_PER_PARTNER'
+      | 'WEBHOOK_DNS_SERVERS'
+    >,
+    @Optional() @Inject(TARGET_RESOLVER) resolver?: Resolver,
   ) {
+    // Two tries of a third of the budget each (c-ares doubles the second): one server's answer
+    // or its failure within one budget.
+    this.resolve =
+      resolver ?? dnsResolver(Math.ceil(config.WEBHOOK_TIMEOUT_MS / 3), config.WEBHOOK_DNS_SERVERS);
+    this.lookups = new PartnerSlots(config.WEBHOOK_DNS_LOOKUPS_PER_PARTNER);
     const pool = {
       keepAlive: true,
       maxSockets: config.WEBHOOK_CONNECTIONS_PER_TARGET,
@@ -58,10 +83,18 @@ export class WebhookSender implements OnModuleDestroy {
   }
 
   async post(request: WebhookRequest): Promise<WebhookOutcome> {
-    const verdict = await checkTarget(request.url, this.config.APP_ENV, this.resolver);
+    const deadline = Date.now() + request.timeoutMs;
+    let spent = false;
+    const verdict = await checkTarget(request.url, this.config.APP_ENV, (hostname) =>
+      this.lookup(request.clientId, hostname, deadline).catch((err: unknown) => {
+        spent = err instanceof BudgetSpent;
+        throw err;
+      }),
+    );
+    if (spent || Date.now() >= deadline) return TIMED_OUT;
     if (!verdict.ok) return { ok: false, statusCode: null, error: `target refused: ${verdict.reason}` };
     try {
-      const { statusCode, body } = await this.exchange(verdict.url, verdict.addresses, request);
+      const { statusCode, body } = await this.exchange(verdict.url, verdict.addresses, request, deadline);
       const ok = statusCode >= 200 && statusCode < 300;
       return { ok, statusCode, error: ok ? null : `HTTP ${statusCode}`, responseBody: body };
     } catch (err) {
@@ -75,6 +108,23 @@ export class WebhookSender implements OnModuleDestroy {
   }
 
   /**
+   * A name's addresses by `deadline`, as one of the partner's lookups in flight: waiting for a
+   * free one spends the attempt's budget too. The lookup keeps its place until it ends itself
+   * (c-ares gives up within about a budget), even once the attempt stopped waiting for it.
+   */
+  private async lookup(clientId: string, hostname: string, deadline: number): Promise<readonly string[]> {
+    const release = await this.lookups.take(clientId, Math.max(0, deadline - Date.now()));
+    if (!release) throw new BudgetSpent();
+    const answer = this.resolve(hostname);
+    void answer.then(release, release);
+    let timer: NodeJS.Timeout | undefined;
+    const cut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new BudgetSpent()), Math.max(0, deadline - Date.now()));
+    });
+    return Promise.race([answer, cut]).finally(() => clearTimeout(timer));
+  }
+
+  /**
    * The budget is one timer that destroys the request (a plain timer: an AbortSignal per attempt
    * cost several times as much under load).
    */
@@ -82,6 +132,7 @@ export class WebhookSender implements OnModuleDestroy {
     url: URL,
     addresses: readonly string[],
     request: WebhookRequest,
+    deadline: number,
   ): Promise<{ statusCode: number; body: string }> {
     const secure = url.protocol === 'https:';
     const body = Buffer.from(request.body, 'utf8');
@@ -98,7 +149,7 @@ export class WebhookSender implements OnModuleDestroy {
       timer = setTimeout(() => {
         spent = true;
         req.destroy(new BudgetSpent());
-      }, request.timeoutMs);
+      }, deadline - Date.now());
       req.once('error', reject);
       req.once('response', (response) => {
         const status = response.statusCode ?? 0;

@@ -5,6 +5,7 @@ import { PartnerSelfService1764600000000 } from './1764600000000-partnerSelfServ
 import { PartnerFairness1765000000000 } from './1765000000000-partnerFairness';
 import { PortalActions1765100000001 } from './1765100000001-portalActions';
 import { AttemptLeases1765300000000 } from './1765300000000-attemptLeases';
+import { DeliveryBacklog1765400000000 } from './1765400000000-deliveryBacklog';
 import { PortalActionsRetention1765400000001 } from './1765400000001-portalActionsRetention';
 
 export const WEBHOOK_DISPATCHER_MIGRATIONS = [
@@ -15,5 +16,6 @@ export const WEBHOOK_DISPATCHER_MIGRATIONS = [
   PartnerFairness1765000000000,
   PortalActions1765100000001,
   AttemptLeases1765300000000,
+  DeliveryBacklog1765400000000,
   PortalActionsRetention1765400000001,
 ];

@@ -20,8 +20,6 @@ export function partnerWebhooksProblem(error: unknown): ApiProblem | undefined {
       });
     case 'invalid_cursor':
       return new ValidationProblem([{ field: 'cursor', message: error.message }]);
-    case 'broker_unavailable':
-      return new ApiProblem('service_unavailable', error.message);
     default:
       return assertUnreachable(error.code);
   }

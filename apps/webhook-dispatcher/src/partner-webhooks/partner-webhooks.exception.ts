@@ -7,8 +7,7 @@ export type PartnerWebhooksErrorCode =
   | 'endpoint_disabled'
   | 'replay_budget_exceeded'
   | 'redelivery_budget_exceeded'
-  | 'invalid_cursor'
-  | 'broker_unavailable';
+  | 'invalid_cursor';
 
 /** What a partner asked of its webhooks cannot be done; partner-webhooks-problem.mapper answers it. */
 export class PartnerWebhooksException extends DomainException<PartnerWebhooksErrorCode> {

@@ -320,11 +320,4 @@ export class PartnerWebhooksRepository {
     }
     return pairs.map((p) => p.deliveryId);
   }
-
-  /** Takes back deliveries that were never attempted (their messages could not be queued). */
-  async deleteUnattempted(deliveryIds: readonly string[]): Promise<void> {
-    await this.sql.affected(`DELETE FROM deliveries WHERE delivery_id = ANY($1::text[]) AND attempts = 0`, [
-      [...deliveryIds],
-    ]);
-  }
 }

@@ -1,4 +1,4 @@
-import { createLogger, type AmqpConnection, type RpcClient } from '@svc/platform';
+import type { RpcClient } from '@svc/platform';
 import type { PartnerPrincipal } from '@svc/security';
 import type { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import type { WebhookOutcome, WebhookSender } from '../deliveries/webhook-sender';
@@ -48,7 +48,6 @@ function setup(options: {
   replay?: ReplayOutcome;
   redeliver?: ReplayOutcome;
   outcome?: WebhookOutcome;
-  publishFails?: boolean;
 }) {
   const calls: string[] = [];
   const repository = {
@@ -68,18 +67,11 @@ function setup(options: {
       calls.push(`record test ${t.ok}`);
       return Promise.resolve();
     },
-    deleteUnattempted: (ids: readonly string[]) => {
-      calls.push(`delete ${ids.join(',')}`);
-      return Promise.resolve();
-    },
   } as unknown as PartnerWebhooksRepository;
   const deliveries = {
     createRedelivery: (source: string, id: string) =>
       Promise.resolve({ deliveryId: id, eventId: 'evt_a', redeliveryOf: source }),
   } as unknown as DeliveriesRepository;
-  const amqp = {
-    publish: () => (options.publishFails ? Promise.reject(new Error('channel closed')) : Promise.resolve()),
-  } as unknown as AmqpConnection;
   const rpc = {
     call: () => Promise.resolve({ partners: [recipient], answers: [{ client_ids: ['p1'] }] }),
   } as unknown as RpcClient;
@@ -87,15 +79,11 @@ function setup(options: {
     post: () =>
       Promise.resolve(options.outcome ?? { ok: true, statusCode: 204, error: null, responseBody: '' }),
   } as unknown as WebhookSender;
-  const service = new PartnerWebhooksService(
-    repository,
-    deliveries,
-    amqp,
-    rpc,
-    sender,
-    { WEBHOOK_TIMEOUT_MS: 5000, WEBHOOK_REPLAYS_PER_HOUR: 10, WEBHOOK_REDELIVERIES_PER_HOUR: 60 },
-    createLogger('partner-webhooks-test', 'silent'),
-  );
+  const service = new PartnerWebhooksService(repository, deliveries, rpc, sender, {
+    WEBHOOK_TIMEOUT_MS: 5000,
+    WEBHOOK_REPLAYS_PER_HOUR: 10,
+    WEBHOOK_REDELIVERIES_PER_HOUR: 60,
+  });
   return { service, calls };
 }
 
@@ -140,17 +128,6 @@ describe('PartnerWebhooksService', () => {
     expect((await refusal(disabled.service.redeliver(partner, 'dlv_a'))).code).toBe('endpoint_disabled');
     const unknown = setup({ rows: [] });
     expect((await refusal(unknown.service.redeliver(partner, 'dlv_a'))).code).toBe('delivery_not_found');
-  });
-
-  it('takes back the new deliveries when their messages cannot be queued (503), so none is left unattempted', async () => {
-    const { service, calls } = setup({ replay: { deliveryIds: ['dlv_x', 'dlv_y'] }, publishFails: true });
-    const err = await refusal(
-      service.replay(partner, { since: new Date(0), until: new Date(1), status: 'skipped' }),
-    );
-    expect(err.code).toBe('broker_unavailable');
-    // The broker's words are the operators' business: the partner reads a fixed sentence.
-    expect(err.message).toBe('The deliveries could not be queued; nothing was sent again, retry later.');
-    expect(calls).toEqual(['delete dlv_x,dlv_y']);
   });
 
   it('answers a spent redelivery budget with its Retry-After (429), queueing nothing', async () => {

@@ -11,13 +11,10 @@ import {
   type WebhookEndpointResponse,
   type WebhookRecipient,
 } from '@svc/contracts';
-import { AmqpConnection, APP_CONFIG, APP_LOGGER, newId, RpcClient } from '@svc/platform';
-import type { Logger } from 'pino';
+import { APP_CONFIG, newId, RpcClient } from '@svc/platform';
 import type { PartnerPrincipal } from '@svc/security';
 import type { WebhookDispatcherConfig } from '../config';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
-import { enqueueAttempt } from '../deliveries/delivery-message';
-import { BACKLOG_QUEUE } from '../deliveries/webhook-queues';
 import { WebhookSender } from '../deliveries/webhook-sender';
 import { attemptHeaders, canonicalBody } from '../deliveries/webhook-signature';
 import { attemptErrorKind } from './dto/attempt-error';
@@ -46,7 +43,6 @@ export class PartnerWebhooksService {
   constructor(
     private readonly partnerWebhooks: PartnerWebhooksRepository,
     private readonly deliveries: DeliveriesRepository,
-    private readonly amqp: AmqpConnection,
     private readonly rpc: RpcClient,
     private readonly sender: WebhookSender,
     @Inject(APP_CONFIG)
@@ -54,7 +50,6 @@ export class PartnerWebhooksService {
       WebhookDispatcherConfig,
       'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_REPLAYS_PER_HOUR' | 'WEBHOOK_REDELIVERIES_PER_HOUR'
     >,
-    @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
 
   async endpoint(partner: CallingPartner): Promise<WebhookEndpointResponse> {
@@ -83,8 +78,8 @@ export class PartnerWebhooksService {
   }
 
   /**
-   * A new attempt series for the same event (same id and body, a new delivery id), queued now; its
-   * attempts are signed with the partner's secrets as they are then. A delivery still retrying is
+   * A new attempt series for the same event (same id and body, a new delivery id), in the backlog
+   * now (its row is its place there: DeliveryBacklog, a turn per partner); its attempts are signed with the partner's secrets as they are then. A delivery still retrying is
    * left to its own series, and a disabled endpoint gets nothing until it is enabled again. At most
    * WEBHOOK_REDELIVERIES_PER_HOUR per rolling hour: each can cost the dispatcher six attempts.
    */
@@ -110,7 +105,6 @@ export class PartnerWebhooksService {
     }
     const [redeliveryId] = outcome.deliveryIds;
     if (redeliveryId === undefined) throw notFound(deliveryId);
-    await this.queue([redeliveryId]);
     return {
       delivery_id: redeliveryId,
       event_id: source.eventId,
@@ -121,8 +115,10 @@ export class PartnerWebhooksService {
 
   /**
    * Sends again every delivery of the window with that status, each as a new delivery of the same
-   * event (receivers that dedupe on the event id stay correct). At most 7 days per call (the
-   * parser's rule) and WEBHOOK_REPLAYS_PER_HOUR calls per rolling hour.
+   * event (receivers that dedupe on the event id stay correct), into the backlog like a
+   * redelivery: thousands of them wait their partner's own turn, never in front of another
+   * partner's. At most 7 days per call (the parser's rule) and WEBHOOK_REPLAYS_PER_HOUR calls per
+   * rolling hour.
    */
   async replay(partner: CallingPartner, request: ReplayRequest): Promise<ReplayResponse> {
     await this.assertEnabled(partner.client_id);
@@ -138,7 +134,6 @@ export class PartnerWebhooksService {
         outcome.retryAfterSeconds,
       );
     }
-    await this.queue(outcome.deliveryIds);
     return { replayed_count: outcome.deliveryIds.length };
   }
 
@@ -168,6 +163,7 @@ export class PartnerWebhooksService {
       created_at: startedAt.toISOString(),
     });
     const outcome = await this.sender.post({
+      clientId: partner.client_id,
       url: recipient.webhook_url,
       body,
       timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
@@ -247,28 +243,6 @@ export class PartnerWebhooksService {
       );
     }
     return recipient;
-  }
-
-  /**
-   * Queues the first attempt of each new delivery (without its message nothing would attempt it)
-   * in the backlog: a replay's thousands wait their partner's slots there, never in front of
-   * another partner's events or retries.
-   */
-  private async queue(deliveryIds: readonly string[]): Promise<void> {
-    try {
-      await Promise.all(
-        deliveryIds.map((id) => enqueueAttempt(this.amqp, BACKLOG_QUEUE, { delivery_id: id, attempt: 1 })),
-      );
-    } catch (err) {
-      // Queued ones that run anyway find their delivery gone and drop out (attempt() reads it first).
-      await this.partnerWebhooks.deleteUnattempted(deliveryIds);
-      // The broker's own words stay in the operators' log: they name hosts, vhosts and queues.
-      this.logger.warn({ err, deliveries: deliveryIds.length }, 'redeliveries could not be queued');
-      throw new PartnerWebhooksException(
-        'broker_unavailable',
-        'The deliveries could not be queued; nothing was sent again, retry later.',
-      );
-    }
   }
 }
 
