@@ -83,19 +83,43 @@ function viaGateway(link: string): string {
   return url(`${u.pathname}${u.search}`);
 }
 
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const hiddenField = (html: string, name: string) =>
+  new RegExp(`name="${name}" value="([^"]+)"`).exec(html)?.[1];
+
+/** The button of a link's page: POST /portal/open with its token (and CSRF token, when it asks). */
+async function pressOpen(page: HttpResponse, cookie?: string): Promise<HttpResponse> {
+  const token = hiddenField(page.text, 'token');
+  if (!token) throw new Error(`no link form in: ${page.text.slice(0, 500)}`);
+  const csrf = hiddenField(page.text, 'csrf');
+  return request(url('/portal/open'), {
+    method: 'POST',
+    headers: { ...FORM, ...(cookie ? { cookie } : {}) },
+    body: new URLSearchParams({ token, ...(csrf ? { csrf } : {}) }).toString(),
+    timeoutMs: 30_000,
+  });
+}
+
+function portalCookieIn(res: HttpResponse): string {
+  const setCookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
+  const cookie = setCookie.find((c) => c.startsWith('svc_portal='));
+  if (!cookie) throw new Error(`no portal cookie in ${JSON.stringify(setCookie)}`);
+  return cookie;
+}
+
 /** A portal session driven over HTTP: its cookie, and the CSRF token of the last page. */
 class PortalClient {
   csrf = '';
   private constructor(readonly cookie: string) {}
 
+  /** Visits the link (its page spends nothing) and presses its button, as a person does. */
   static async open(link: string): Promise<PortalClient> {
-    const res = await request(viaGateway(link), { timeoutMs: 30_000 });
+    const page = await request(viaGateway(link), { timeoutMs: 30_000 });
+    expect(page.status).toBe(200);
+    const res = await pressOpen(page);
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe('/portal');
-    const setCookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
-    const cookie = setCookie.find((c) => c.startsWith('svc_portal='));
-    if (!cookie) throw new Error(`no portal cookie in ${JSON.stringify(setCookie)}`);
-    return new PortalClient(cookie.split(';')[0]);
+    return new PortalClient(portalCookieIn(res).split(';')[0]);
   }
 
   async get(path: string): Promise<HttpResponse> {
@@ -109,7 +133,7 @@ class PortalClient {
     const body = new URLSearchParams({ ...fields, ...(csrf ? { csrf: this.csrf } : {}) }).toString();
     return request(url(path), {
       method: 'POST',
-      headers: { cookie: this.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { cookie: this.cookie, ...FORM },
       body,
       timeoutMs: 30_000,
     });
@@ -231,18 +255,88 @@ describe('POST /v1/partners/portal/sessions', () => {
 });
 
 describe('the link and the portal session', () => {
+  it('is spent by the POST of its page’s button, never by a GET (a link preview or a mail scanner)', async () => {
+    const link = await linkOf(basic(A));
+    const token = new URL(link).searchParams.get('token')!;
+    // Fetched twice, as a chat preview and a scanner would: a page with a button, nothing spent.
+    for (let i = 0; i < 2; i++) {
+      const page = await request(viaGateway(link), { timeoutMs: 30_000 });
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('Open the partner portal');
+      expect(page.text).toContain('Sandbox Partner');
+      expect(page.text).toMatch(/<form method="post" action="\/portal\/open"/);
+      expect(page.headers['set-cookie']).toBeUndefined();
+      expect(page.headers['cache-control']).toBe('no-store');
+      expect(page.headers['referrer-policy']).toBe('no-referrer');
+    }
+    const { rows } = await db.query<{ used_at: Date | null }>(
+      `SELECT used_at FROM auth.portal_links WHERE token_digest = $1`,
+      [sha256(token)],
+    );
+    expect(rows).toEqual([{ used_at: null }]);
+
+    const opened = await pressOpen(await request(viaGateway(link), { timeoutMs: 30_000 }));
+    expect(opened.status).toBe(303);
+    expect(opened.headers.location).toBe('/portal');
+    const { rows: spent } = await db.query<{ used: boolean }>(
+      `SELECT used_at IS NOT NULL AS used FROM auth.portal_links WHERE token_digest = $1`,
+      [sha256(token)],
+    );
+    expect(spent).toEqual([{ used: true }]);
+  });
+
   it('works once: the second visit shows an expired page and none of the partner’s data', async () => {
     const link = await linkOf(basic(A));
-    const portal = await PortalClient.open(link);
-    const overview = await portal.get('/portal');
+    const page = await request(viaGateway(link), { timeoutMs: 30_000 });
+    const opened = await pressOpen(page);
+    const portal = portalCookieIn(opened).split(';')[0];
+    const overview = await request(url('/portal'), { headers: { cookie: portal }, timeoutMs: 30_000 });
     expect(overview.status).toBe(200);
     expect(overview.text).toContain('Sandbox Partner');
 
-    const again = await request(viaGateway(link), { headers: { cookie: portal.cookie }, timeoutMs: 30_000 });
-    expect(again.status).toBe(410);
-    expect(again.text).toContain('This portal link has expired');
-    expect(again.text).not.toContain('Sandbox Partner');
-    expect(again.headers['set-cookie']).toBeUndefined();
+    for (const again of [
+      await request(viaGateway(link), { headers: { cookie: portal }, timeoutMs: 30_000 }),
+      await pressOpen(page, portal),
+    ]) {
+      expect(again.status).toBe(410);
+      expect(again.text).toContain('This portal link has expired');
+      expect(again.text).not.toContain('Sandbox Partner');
+      expect(again.headers['set-cookie']).toBeUndefined();
+    }
+  });
+
+  it('asks before it replaces another partner’s portal session open in this browser', async () => {
+    const a = await PortalClient.open(await linkOf(basic(A)));
+    const linkOfB = await linkOf(basic(B));
+    const asked = await request(viaGateway(linkOfB), { headers: { cookie: a.cookie }, timeoutMs: 30_000 });
+    expect(asked.status).toBe(200);
+    expect(asked.text).toMatch(
+      /You are signed in to the portal as <strong class="partner">Sandbox Partner<\/strong>/,
+    );
+    expect(asked.text).toContain('Continue as Sandbox Partner B');
+
+    // The link alone (sent by someone, or posted by another site's form) does not replace it.
+    const unasked = await request(url('/portal/open'), {
+      method: 'POST',
+      headers: { ...FORM, cookie: a.cookie },
+      body: new URLSearchParams({ token: new URL(linkOfB).searchParams.get('token')! }).toString(),
+      timeoutMs: 30_000,
+    });
+    expect(unasked.status).toBe(200);
+    expect(unasked.text).toContain('Continue as Sandbox Partner B');
+    expect(unasked.headers['set-cookie']).toBeUndefined();
+    expect((await a.get('/portal')).text).toContain(
+      'Partner portal of <strong class="partner">Sandbox Partner</strong>',
+    );
+
+    // Confirmed on the page that asked: B's portal, and A's session is over.
+    const confirmed = await pressOpen(asked, a.cookie);
+    expect(confirmed.status).toBe(303);
+    const b = portalCookieIn(confirmed).split(';')[0];
+    expect((await request(url('/portal'), { headers: { cookie: b }, timeoutMs: 30_000 })).text).toContain(
+      'Partner portal of <strong class="partner">Sandbox Partner B</strong>',
+    );
+    expect((await a.get('/portal')).status).toBe(401);
   });
 
   it('works only within its 5 minutes', async () => {
@@ -259,10 +353,8 @@ describe('the link and the portal session', () => {
   });
 
   it('starts a session of its own: an HttpOnly cookie on /portal, stored as a digest, an hour at most', async () => {
-    const res = await request(viaGateway(await linkOf(basic(A))), { timeoutMs: 30_000 });
-    const cookie = ([] as string[])
-      .concat(res.headers['set-cookie'] ?? [])
-      .find((c) => c.startsWith('svc_portal='))!;
+    const res = await pressOpen(await request(viaGateway(await linkOf(basic(A))), { timeoutMs: 30_000 }));
+    const cookie = portalCookieIn(res);
     expect(cookie).toMatch(/; Path=\/portal(;|$)/);
     expect(cookie).toContain('HttpOnly');
     expect(cookie).toMatch(/Max-Age=3600/);
@@ -395,6 +487,7 @@ describe('the link and the portal session', () => {
 
       html = embed(await linkOf(p.basic));
       await page.goto(`${own}/dashboard`);
+      await page.frameLocator('iframe').getByRole('button', { name: 'Open the portal' }).click();
       await expect(page.frameLocator('iframe').locator('h1').textContent()).resolves.toBe('Webhook endpoint');
 
       html = embed(await linkOf(p.basic));
@@ -686,6 +779,9 @@ describe('in Chromium: axe-core WCAG 2.1 AA, 320 px, the keyboard alone', () => 
     p = await newPartner('a11y');
     page = await browser.context.newPage();
     await page.goto(viaGateway(await linkOf(p.basic)));
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Open the portal' }).click();
+    await page.waitForURL('**/portal');
     expect(new URL(page.url()).pathname).toBe('/portal');
     await page.getByRole('button', { name: 'Send a test event' }).click();
     await page.waitForURL('**/portal/endpoint/test');

@@ -7,6 +7,7 @@ import {
   type ConfigOf,
   type VarSpec,
 } from '@svc/platform';
+import type { CookiePolicy } from './sessions/session-cookies';
 
 /**
  * `SESSION_COOKIE_SECURE`; unset means "derive it". Production refuses `false` (docs/rules.md,
@@ -48,4 +49,15 @@ export function sessionCookieSecure(
   if (config.SESSION_COOKIE_SECURE !== undefined) return config.SESSION_COOKIE_SECURE;
   if (config.APP_ENV === 'production') return true;
   return !config.PUBLIC_BASE_URL.toLowerCase().startsWith('http://');
+}
+
+/**
+ * How this app's cookies are made, decided once at start-up: Secure as above, and in production
+ * with the name prefixes that only a Secure https response can set (`__Host-` for the crew
+ * member's session, `__Secure-` for the portal's).
+ */
+export function cookiePolicyOf(
+  config: Pick<ConsentUiConfig, 'APP_ENV' | 'PUBLIC_BASE_URL' | 'SESSION_COOKIE_SECURE'>,
+): CookiePolicy {
+  return { secure: sessionCookieSecure(config), hostPrefix: config.APP_ENV === 'production' };
 }

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { PortalWebhookAction } from '@svc/contracts';
+import { assertUnreachable } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parseCsrfField } from '../sessions/csrf-field';
+import { formField, parseCsrfField } from '../sessions/csrf-field';
 import { sendResult, type WebResult } from '../views/web-result';
 import { PORTAL_PATH } from './portal-cookies';
 import { pick, PortalService, type PortalSession } from './portal.service';
@@ -11,6 +12,7 @@ import {
   deliveriesResult,
   deliveryResult,
   expiredResult,
+  linkResult,
   noSessionResult,
   overviewResult,
   seatsResult,
@@ -28,22 +30,40 @@ const SEAT_FILTERS = ['status', 'limit', 'cursor'] as const;
 export class PortalController {
   constructor(private readonly portal: PortalService) {}
 
-  /** The single-use link of `POST /v1/partners/portal/sessions`. */
+  /**
+   * The single-use link of `POST /v1/partners/portal/sessions`: a page whose button opens it, so
+   * that a GET (a chat preview, a mail scanner) spends nothing.
+   */
   @Get('open')
-  async open(@Req() request: FastifyRequest, @Query('token') token: unknown, @Res() reply: FastifyReply) {
-    const opened = await this.portal.open(token, request.headers.cookie);
-    sendResult(
-      reply,
-      opened.outcome === 'opened'
-        ? {
-            kind: 'redirect',
-            status: 303,
-            location: PORTAL_PATH,
-            cookies: opened.cookies,
-            frameAncestors: opened.frameOrigins,
-          }
-        : expiredResult(),
+  async offer(@Req() request: FastifyRequest, @Query('token') token: unknown, @Res() reply: FastifyReply) {
+    const offer = await this.portal.offer(token, request.headers.cookie);
+    sendResult(reply, offer.outcome === 'offer' ? linkResult(offer) : expiredResult());
+  }
+
+  /** The link page's button: spends the link and starts the portal session. */
+  @Post('open')
+  async open(@Req() request: FastifyRequest, @Body() body: unknown, @Res() reply: FastifyReply) {
+    const opened = await this.portal.open(
+      formField(body, 'token'),
+      parseCsrfField(body),
+      request.headers.cookie,
     );
+    switch (opened.outcome) {
+      case 'opened':
+        return sendResult(reply, {
+          kind: 'redirect',
+          status: 303,
+          location: PORTAL_PATH,
+          cookies: opened.cookies,
+          frameAncestors: opened.frameOrigins,
+        });
+      case 'offer':
+        return sendResult(reply, linkResult(opened));
+      case 'expired':
+        return sendResult(reply, expiredResult());
+      default:
+        return assertUnreachable(opened);
+    }
   }
 
   @Get()

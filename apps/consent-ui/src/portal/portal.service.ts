@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  AUTH_PORTAL_LINK_PEEK,
   AUTH_PORTAL_LINK_REDEEM,
   AUTH_PORTAL_STANDING,
   SPONSORSHIP_PORTAL_SEATS,
@@ -11,6 +12,7 @@ import {
   type PartnerDeliveryPageResponse,
   type PortalAnswer,
   type PortalEndpointOverview,
+  type PortalPartner,
   type PortalSeatsResult,
   type PortalWebhookAction,
   type PortalWebhookActionResult,
@@ -20,7 +22,12 @@ import { parseCookies } from '../sessions/cookies';
 import { digestSessionId, isRandomToken, sessionCsrfToken } from '../sessions/secrets';
 import { COOKIE_POLICY, type CookiePolicy } from '../sessions/session-cookies';
 import { CLOCK, type Clock } from '../sessions/sessions.service';
-import { clearPortalCookie, PORTAL_COOKIE, PORTAL_SESSION_TTL_SECONDS, portalCookie } from './portal-cookies';
+import {
+  clearPortalCookie,
+  PORTAL_SESSION_TTL_SECONDS,
+  portalCookie,
+  portalCookieName,
+} from './portal-cookies';
 import { PortalSessionsRepository } from './portal-sessions.repository';
 
 /** A live portal session, as the pages see it. */
@@ -35,13 +42,28 @@ export interface PortalSession {
   readonly expiresAt: Date;
 }
 
+/**
+ * What a link's page offers: the partner it opens, and the other partner whose portal session
+ * this browser has open (which opening the link would end), if any.
+ */
+export interface LinkOffer {
+  readonly outcome: 'offer';
+  /** The link's token, for the page's form. */
+  readonly token: string;
+  readonly partner: PortalPartner;
+  readonly signedInAs?: PortalSession;
+}
+
 export type OpenOutcome =
   | {
       readonly outcome: 'opened';
       readonly cookies: readonly string[];
       readonly frameOrigins: readonly string[];
     }
+  | LinkOffer
   | { readonly outcome: 'expired' };
+
+const EXPIRED = { outcome: 'expired' } as const;
 
 /** The query parameters each list takes (the API's own names); anything else is dropped. */
 const DELIVERY_QUERY = ['status', 'event_type', 'since', 'until', 'limit', 'cursor'] as const;
@@ -71,13 +93,30 @@ export class PortalService {
   ) {}
 
   /**
-   * Spends the link (auth-server says whose it is, once, within 5 minutes) and starts a fresh
-   * portal session; a session the browser already had ends (no fixation).
+   * What visiting a link shows, spending nothing (a chat preview or a mail scanner fetches links
+   * too): whose portal it opens, and whose session it would end.
    */
-  async open(token: unknown, cookieHeader: string | undefined): Promise<OpenOutcome> {
-    if (!isRandomToken(token)) return { outcome: 'expired' };
+  async offer(token: unknown, cookieHeader: string | undefined): Promise<LinkOffer | typeof EXPIRED> {
+    if (!isRandomToken(token)) return EXPIRED;
+    return this.offerFor(token, await this.resolve(cookieHeader));
+  }
+
+  /**
+   * The link page's form: spends the link (auth-server says whose it is, once, within 5 minutes)
+   * and starts a fresh portal session; the session the browser already had ends (no fixation).
+   * Another partner's session ends only when the form carries that session's CSRF token, which
+   * only the page that asked "continue as …?" in this browser has: a link sent by someone else,
+   * or a form on another site, cannot replace it unasked.
+   */
+  async open(token: unknown, csrf: unknown, cookieHeader: string | undefined): Promise<OpenOutcome> {
+    if (!isRandomToken(token)) return EXPIRED;
+    const current = await this.resolve(cookieHeader);
+    if (current && !this.csrfMatches(current, csrf)) {
+      const offer = await this.offerFor(token, current);
+      if (offer.outcome === 'expired' || offer.signedInAs) return offer;
+    }
     const answer = await this.rpc.call(AUTH_PORTAL_LINK_REDEEM, { token_digest: sha256Hex(token) });
-    if (!answer.valid) return { outcome: 'expired' };
+    if (!answer.valid) return EXPIRED;
     const now = this.clock();
     const previous = this.sessionIdFrom(cookieHeader);
     if (previous) await this.sessions.delete(digestSessionId(previous));
@@ -99,6 +138,17 @@ export class PortalService {
       cookies: [portalCookie(this.policy, id)],
       frameOrigins: answer.partner.frame_origins,
     };
+  }
+
+  private async offerFor(
+    token: string,
+    current: PortalSession | undefined,
+  ): Promise<LinkOffer | typeof EXPIRED> {
+    const answer = await this.rpc.call(AUTH_PORTAL_LINK_PEEK, { token_digest: sha256Hex(token) });
+    if (!answer.valid) return EXPIRED;
+    return current && current.clientId !== answer.partner.client_id
+      ? { outcome: 'offer', token, partner: answer.partner, signedInAs: current }
+      : { outcome: 'offer', token, partner: answer.partner };
   }
 
   /**
@@ -183,7 +233,7 @@ export class PortalService {
   }
 
   private sessionIdFrom(cookieHeader: string | undefined): string | undefined {
-    const value = parseCookies(cookieHeader).get(PORTAL_COOKIE);
+    const value = parseCookies(cookieHeader).get(portalCookieName(this.policy));
     return isRandomToken(value) ? value : undefined;
   }
 }

@@ -20,7 +20,7 @@ import { layout } from '../views/layout';
 import { page, type WebResult } from '../views/web-result';
 import { attemptsChart } from './portal-chart.view';
 import { PORTAL_PATH } from './portal-cookies';
-import type { PortalSession } from './portal.service';
+import type { LinkOffer, PortalSession } from './portal.service';
 
 type Section = 'overview' | 'deliveries' | 'seats';
 type Query = Readonly<Record<string, string>>;
@@ -106,6 +106,45 @@ function problemNotice(problem: PortalProblem): SafeHtml {
 }
 
 // ---- Pages without a session ------------------------------------------------------------
+
+/**
+ * A link's page: a button that opens it (visiting spends nothing). With another partner's portal
+ * session open in this browser it asks first; its form then carries that session's CSRF token,
+ * which is what lets the link end it. Framed like the link's portal.
+ */
+export function linkResult(offer: LinkOffer): WebResult {
+  const { partner, signedInAs } = offer;
+  const form = (label: string) =>
+    html`<form method="post" action="${PORTAL_PATH}/open" class="inline">
+      <input type="hidden" name="token" value="${offer.token}" />
+      ${signedInAs ? html`<input type="hidden" name="csrf" value="${signedInAs.csrfToken}" />` : null}
+      <button type="submit" class="primary">${label}</button>
+    </form>`;
+  const [title, body] = signedInAs
+    ? [
+        `Continue as ${partner.name}?`,
+        html`<h1>Continue as <span class="partner">${partner.name}</span>?</h1>
+          <p class="lead">
+            You are signed in to the portal as <strong class="partner">${signedInAs.partnerName}</strong> in
+            this browser. Continuing ends that portal session and opens the portal of
+            <strong class="partner">${partner.name}</strong>.
+          </p>
+          <div class="actions">
+            ${form(`Continue as ${partner.name}`)}
+            <a href="${PORTAL_PATH}">Stay signed in as ${signedInAs.partnerName}</a>
+          </div>`,
+      ]
+    : [
+        'Open the partner portal',
+        html`<h1>Open the partner portal</h1>
+          <p class="lead">
+            This link opens the portal of <strong class="partner">${partner.name}</strong> in this browser,
+            for an hour at most. It works once.
+          </p>
+          <div class="actions">${form('Open the portal')}</div>`,
+      ];
+  return { kind: 'page', status: 200, body: layout(title, body), frameAncestors: partner.frame_origins };
+}
 
 /** The link was used already, is older than 5 minutes, or was never one: nothing is shown. */
 export function expiredResult(): WebResult {

@@ -695,7 +695,7 @@ function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
         id: 'createPortalSession',
         summary: 'Open your partner portal: a single-use link',
         description:
-          "A link to your partner portal, for your support staff and on-call engineers: your webhook endpoint and its health, your delivery log and each delivery's attempts, redelivery, replay, enabling and testing the endpoint (each with the same rules and budgets as this API), and your seats. The link works once and within 5 minutes; the portal session it starts lasts at most an hour and shows your data alone. The portal may be framed only by pages of the origins of your registered redirect URIs. Takes no body. See the partner guide's Portal page.",
+          "A link to your partner portal, for your support staff and on-call engineers: your webhook endpoint and its health, your delivery log and each delivery's attempts, redelivery, replay, enabling and testing the endpoint (each with the same rules and budgets as this API), and your seats. Visiting the link shows a page with one button, and the button's POST spends the link, so a link preview or a mail scanner that fetches it spends nothing. The link opens the portal once and within 5 minutes; the portal session it starts lasts at most an hour and shows your data alone. The portal may be framed only by pages of the origins of your registered redirect URIs. Takes no body. See the partner guide's Portal page.",
         webhooks: {},
         responses: (r) =>
           r
