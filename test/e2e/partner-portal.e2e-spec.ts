@@ -771,6 +771,68 @@ describe('isolation: another partner’s ids show and touch nothing', () => {
   });
 });
 
+describe('the partner’s rate limits: the portal spends the API’s budget', () => {
+  const PER_MINUTE = 600;
+
+  /**
+   * Sends `send()` 20 at a time until one is refused: how many were admitted (a 429 is not
+   * counted) and the statuses they got.
+   */
+  async function spendUntilRefused(send: () => Promise<HttpResponse>) {
+    const statuses = new Set<number>();
+    let admitted = 0;
+    for (let refused = false; !refused;) {
+      for (const res of await Promise.all(Array.from({ length: 20 }, send))) {
+        if (res.status === 429) refused = true;
+        else {
+          admitted += 1;
+          statuses.add(res.status);
+        }
+      }
+    }
+    return { admitted, statuses: [...statuses].sort() };
+  }
+
+  function expectComeBackPage(res: HttpResponse): void {
+    expect(res.status).toBe(429);
+    const retryAfter = Number(res.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain(`Come back in ${retryAfter} second`);
+    expect(res.text).toContain(`used its ${PER_MINUTE} requests per minute`);
+    expect(res.text).toContain('Partner portal of <strong class="partner">');
+  }
+
+  it('600 API calls in a minute, then a portal page: a 429 page saying when to come back, nothing done', async () => {
+    const p = await newPartner('budget-api');
+    const portal = await PortalClient.open(await linkOf(p.basic)); // the link is one API call
+    const api = await spendUntilRefused(() => json(url('/v1/partners/webhooks/endpoint'), 'GET', p.basic));
+    expect(api).toEqual({ admitted: PER_MINUTE - 1, statuses: [200] });
+    expectComeBackPage(await portal.get('/portal'));
+    expectComeBackPage(await portal.post('/portal/endpoint/test'));
+    expect(await portalActions(p.clientId)).toEqual([]);
+  });
+
+  it('600 portal pages and actions in a minute, then an API call: 429 rate_limit_exceeded', async () => {
+    const p = await newPartner('budget-portal');
+    const portal = await PortalClient.open(await linkOf(p.basic)); // the link is one API call
+    expect((await portal.get('/portal')).status).toBe(200); // one page (and the forms' CSRF token)
+    let n = 0;
+    const spent = await spendUntilRefused(() =>
+      n++ % 10 === 0
+        ? portal.post('/portal/deliveries/dlv_notoneofyoursnotoneofy/redeliver')
+        : portal.get('/portal/deliveries'),
+    );
+    // Each page and each form counts once, whatever it got (a redelivery of no delivery: 404).
+    expect(spent).toEqual({ admitted: PER_MINUTE - 2, statuses: [200, 404] });
+    const res = await json(url('/v1/partners/webhooks/endpoint'), 'GET', p.basic);
+    expect(res.status).toBe(429);
+    expect(res.json<{ type: string }>().type).toMatch(/\/errors\/rate_limit_exceeded$/);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+});
+
 describe('in Chromium: axe-core WCAG 2.1 AA, 320 px, the keyboard alone', () => {
   let page: Page;
   let p: RegisteredPartner;

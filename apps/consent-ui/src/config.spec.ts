@@ -8,6 +8,7 @@ const base = {
   PORT: '3004',
   DATABASE_URL: 'postgres://u:p@localhost:5432/db',
   AMQP_URL: 'amqp://guest:guest@localhost:5672/',
+  REDIS_URL: 'redis://localhost:6379',
 };
 const production = {
   ...base,

@@ -3,10 +3,12 @@ import {
   BASE_CONFIG,
   DATABASE_CONFIG,
   duration,
+  REDIS_CONFIG,
   type AppEnv,
   type ConfigOf,
   type VarSpec,
 } from '@svc/platform';
+import { RATE_LIMIT_CONFIG } from '@svc/security';
 import type { CookiePolicy } from './sessions/session-cookies';
 
 /**
@@ -33,6 +35,9 @@ export const CONSENT_UI_CONFIG = {
   ...BASE_CONFIG,
   ...DATABASE_CONFIG,
   ...AMQP_CONFIG,
+  // The partner portal spends its partner's API budget: the limiter's Redis and the same limits.
+  ...REDIS_CONFIG,
+  ...RATE_LIMIT_CONFIG,
   SESSION_COOKIE_SECURE: sessionCookieSecureVar(),
   SESSION_IDLE_TIMEOUT: duration(
     'a browser session unused for longer than this is signed out (e.g. 30m); use refreshes it',

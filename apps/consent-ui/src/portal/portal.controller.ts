@@ -15,6 +15,7 @@ import {
   linkResult,
   noSessionResult,
   overviewResult,
+  rateLimitedResult,
   seatsResult,
   signedOutResult,
 } from './portal.view';
@@ -23,8 +24,10 @@ const DELIVERY_FILTERS = ['status', 'event_type', 'since', 'until', 'limit', 'cu
 const SEAT_FILTERS = ['status', 'limit', 'cursor'] as const;
 
 /**
- * The partner portal's pages. Every page but the link itself needs the portal session's cookie;
- * every form posts its CSRF token; every answer is the page of one view.
+ * The partner portal's pages. Every page but the link itself needs the portal session's cookie,
+ * and counts once in its partner's API budget; every form posts its CSRF token; every answer is
+ * the page of one view. The link (already counted when the API made it) and signing out (never
+ * refused) are not counted.
  */
 @Controller('portal')
 export class PortalController {
@@ -140,7 +143,9 @@ export class PortalController {
     render: (session: PortalSession) => Promise<WebResult>,
   ): Promise<void> {
     const session = await this.portal.resolve(request.headers.cookie);
-    sendResult(reply, session ? await render(session) : noSessionResult());
+    if (!session) return sendResult(reply, noSessionResult());
+    const decision = await this.portal.spend(session);
+    sendResult(reply, decision.admitted ? await render(session) : rateLimitedResult(session, decision));
   }
 
   /** A state-changing form: the session, its CSRF token, then the action (recorded with the session). */

@@ -18,6 +18,7 @@ import {
   type PortalWebhookActionResult,
 } from '@svc/contracts';
 import { constantTimeEqual, newId, newSecret, RpcClient, sha256Hex } from '@svc/platform';
+import { RateLimiter, type RateLimitDecision } from '@svc/security';
 import { parseCookies } from '../sessions/cookies';
 import { digestSessionId, isRandomToken, sessionCsrfToken } from '../sessions/secrets';
 import { COOKIE_POLICY, type CookiePolicy } from '../sessions/session-cookies';
@@ -88,6 +89,7 @@ export class PortalService {
   constructor(
     private readonly rpc: RpcClient,
     private readonly sessions: PortalSessionsRepository,
+    private readonly limiter: RateLimiter,
     @Inject(COOKIE_POLICY) private readonly policy: CookiePolicy,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -174,6 +176,15 @@ export class PortalService {
       csrfToken: sessionCsrfToken(stored.csrfSecret, id),
       expiresAt: stored.expiresAt,
     };
+  }
+
+  /**
+   * One page or action of the portal session, counted in its partner's API windows (per minute
+   * and per day, the keys `RateLimitGuard` counts `/v1/*` in): the portal is another door to the
+   * same budget. A refused one is not counted, as in the API.
+   */
+  spend(session: PortalSession): Promise<RateLimitDecision> {
+    return this.limiter.consume(session.clientId);
   }
 
   /** Whether a posted form carried this session's CSRF token (a form of another site never does). */

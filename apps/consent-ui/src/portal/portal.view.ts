@@ -15,6 +15,7 @@ import {
   type SeatResponse,
 } from '@svc/contracts';
 import { assertUnreachable } from '@svc/platform';
+import type { RateLimitDecision } from '@svc/security';
 import { html, type SafeHtml } from '../views/html';
 import { layout } from '../views/layout';
 import { page, type WebResult } from '../views/web-result';
@@ -87,9 +88,14 @@ function framed(
   session: PortalSession,
   status: number,
   body: SafeHtml,
-  cookies?: readonly string[],
+  headers?: Readonly<Record<string, string>>,
 ): WebResult {
-  return { kind: 'page', status, body, cookies, frameAncestors: session.frameOrigins };
+  return { kind: 'page', status, body, headers, frameAncestors: session.frameOrigins };
+}
+
+/** A refusal that says when to come back (429) carries it as `Retry-After` too (RFC 9110 §10.2.3). */
+function retryAfter(seconds: number | undefined): Readonly<Record<string, string>> | undefined {
+  return seconds === undefined ? undefined : { 'retry-after': String(seconds) };
 }
 
 function problemNotice(problem: PortalProblem): SafeHtml {
@@ -184,6 +190,31 @@ export function signedOutResult(cookies: readonly string[]): WebResult {
         <p class="lead">Open the portal again from your dashboard when you need it.</p>`,
     ),
     cookies,
+  );
+}
+
+/**
+ * A page or action refused because the partner has spent its requests (per minute or per day),
+ * which the portal shares with the API: when to come back, and that nothing was done.
+ */
+export function rateLimitedResult(session: PortalSession, decision: RateLimitDecision): WebResult {
+  const seconds = decision.retryAfter ?? 1;
+  const back = new Date(Date.now() + seconds * 1000).toISOString();
+  return framed(
+    session,
+    429,
+    frame(
+      session,
+      'Come back in a moment',
+      'overview',
+      html`<h1>Come back in ${seconds} second${seconds === 1 ? '' : 's'}</h1>
+        <p class="lead">
+          Your partner account has used its ${decision.limit} requests per ${decision.window}. The portal
+          counts against the same limits as your API calls, so nothing was shown or done. Try again at
+          ${time(back)}.
+        </p>`,
+    ),
+    retryAfter(seconds),
   );
 }
 
@@ -615,6 +646,7 @@ export function actionResult(
           <a href="${action === 'redeliver' || action === 'replay' ? DELIVERIES_PATH : PORTAL_PATH}">Back</a>
         </p>`,
     ),
+    retryAfter(answer.ok ? undefined : answer.problem.retry_after),
   );
 }
 
