@@ -29,6 +29,8 @@ import { authorize, bearer, json } from './support/scale-client';
 jest.setTimeout(180_000);
 
 const REDELIVERIES_PER_HOUR = 3;
+/** Endpoint tests per hour (enabling and the portal's test events together); no test here needs more. */
+const CHECKS_PER_HOUR = 6;
 const SESSIONS = '/v1/partners/portal/sessions';
 const A = partner('sandbox-partner');
 const B = partner('sandbox-partner-b');
@@ -49,7 +51,11 @@ beforeAll(async () => {
   receiver = await WebhookReceiver.start();
   system = await startSystem({
     label: 'partner-portal',
-    env: { WEBHOOK_REDELIVERIES_PER_HOUR: String(REDELIVERIES_PER_HOUR), WEBHOOK_TIMEOUT_MS: '2000' },
+    env: {
+      WEBHOOK_REDELIVERIES_PER_HOUR: String(REDELIVERIES_PER_HOUR),
+      WEBHOOK_ENDPOINT_CHECKS_PER_HOUR: String(CHECKS_PER_HOUR),
+      WEBHOOK_TIMEOUT_MS: '2000',
+    },
   });
   // The partners' dashboards that frame the portal are https pages with a self-signed certificate.
   browser = await launchBrowser({ ignoreHTTPSErrors: true });
@@ -663,6 +669,33 @@ describe('what the portal does, by the API’s rules, each action recorded with 
     endpoint = await json(url('/v1/partners/webhooks/endpoint'), 'GET', p.basic);
     expect(endpoint.json<{ status: string }>().status).toBe('enabled');
     expect((await portalActions(p.clientId)).map((r) => r.action)).toEqual(['enable', 'redeliver', 'enable']);
+  });
+
+  it('tests the endpoint within one hourly budget with the API’s enable: past it, 429 in both, nothing sent', async () => {
+    const p = await newPartner('checks');
+    const portal = await PortalClient.open(await linkOf(p.basic));
+    for (let i = 0; i < CHECKS_PER_HOUR / 2; i++) {
+      expect((await portal.post('/portal/endpoint/test')).status).toBe(200);
+      expect((await json(url('/v1/partners/webhooks/endpoint/enable'), 'POST', p.basic)).status).toBe(200);
+    }
+    const sent = receiver.requests(p.hook).length;
+    expect(sent).toBe(CHECKS_PER_HOUR);
+
+    const page = await portal.post('/portal/endpoint/test');
+    expect(page.status).toBe(429);
+    const retryAfter = Number(page.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(3000);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
+    expect(page.text).toContain(`used its ${CHECKS_PER_HOUR} endpoint tests per hour`);
+    const api = await json(url('/v1/partners/webhooks/endpoint/enable'), 'POST', p.basic);
+    expect(api.status).toBe(429);
+    expect(api.json<{ type: string }>().type).toMatch(/\/errors\/rate_limit_exceeded$/);
+    expect(Number(api.headers['retry-after'])).toBeGreaterThan(3000);
+    expect(receiver.requests(p.hook)).toHaveLength(sent);
+    expect((await portalActions(p.clientId)).map((r) => r.outcome)).toEqual([
+      ...Array(CHECKS_PER_HOUR / 2).fill('ok'),
+      'rate_limit_exceeded',
+    ]);
   });
 
   it('refuses a form without the session’s CSRF token, and does nothing', async () => {

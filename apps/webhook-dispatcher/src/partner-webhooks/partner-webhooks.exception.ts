@@ -7,6 +7,7 @@ export type PartnerWebhooksErrorCode =
   | 'endpoint_disabled'
   | 'replay_budget_exceeded'
   | 'redelivery_budget_exceeded'
+  | 'endpoint_check_budget_exceeded'
   | 'invalid_cursor'
   | 'broker_unavailable';
 
@@ -15,7 +16,7 @@ export class PartnerWebhooksException extends DomainException<PartnerWebhooksErr
   constructor(
     code: PartnerWebhooksErrorCode,
     message: string,
-    /** Only for `replay_budget_exceeded` and `redelivery_budget_exceeded`. */
+    /** Only for the `…_budget_exceeded` codes. */
     readonly retryAfterSeconds?: number,
   ) {
     super(code, message);

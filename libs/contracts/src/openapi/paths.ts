@@ -658,6 +658,7 @@ function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
         summary: 'Test your endpoint and enable it',
         description: `Sends a \`webhook.test\` event (signed like any delivery; its \`user_id\` is \`usr_endpoint_check\`, a member that does not exist) to your registered URL now, within ${API_LIMITS.webhookBudgetSeconds} seconds, and enables the endpoint only when it is acknowledged with a 2xx. The answer is 200 either way: \`endpoint.status\` says whether it is enabled, \`test\` what the attempt got. The test is in your delivery log. Takes no body. Deliveries \`skipped\` while it was disabled are not sent by this: replay them.`,
         webhooks: {},
+        limitedAlso: ` Enabling also answers 429 once you have made ${API_LIMITS.webhookEndpointChecksPerHour} endpoint tests in the last rolling hour (enabling here or in the portal, and the portal's test events, together); \`Retry-After\` says when the oldest leaves it.`,
         responses: (r) =>
           r
             .add(
