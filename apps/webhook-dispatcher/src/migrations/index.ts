@@ -6,7 +6,7 @@ import { PartnerFairness1765000000000 } from './1765000000000-partnerFairness';
 import { PortalActions1765100000001 } from './1765100000001-portalActions';
 import { AttemptLeases1765300000000 } from './1765300000000-attemptLeases';
 import { PortalActionsRetention1765400000001 } from './1765400000001-portalActionsRetention';
-import { EndpointCheckBudget1765400000000 } from './1765400000000-endpointCheckBudget';
+import { EndpointCheckBudget1765500000000 } from './1765500000000-endpointCheckBudget';
 
 export const WEBHOOK_DISPATCHER_MIGRATIONS = [
   CreateDeliveries1763900000000,
@@ -17,5 +17,5 @@ export const WEBHOOK_DISPATCHER_MIGRATIONS = [
   PortalActions1765100000001,
   AttemptLeases1765300000000,
   PortalActionsRetention1765400000001,
-  EndpointCheckBudget1765400000000,
+  EndpointCheckBudget1765500000000,
 ];

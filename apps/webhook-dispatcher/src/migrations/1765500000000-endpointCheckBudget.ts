@@ -5,8 +5,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * own, in the same table as replays and redeliveries: a test makes the dispatcher wait up to the
  * webhook budget for the partner's endpoint.
  */
-export class EndpointCheckBudget1765400000000 implements MigrationInterface {
-  name = 'EndpointCheckBudget1765400000000';
+export class EndpointCheckBudget1765500000000 implements MigrationInterface {
+  name = 'EndpointCheckBudget1765500000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(
