@@ -494,6 +494,8 @@ describe('the link and the portal session', () => {
       html = embed(await linkOf(p.basic));
       await page.goto(`${own}/dashboard`);
       await page.frameLocator('iframe').getByRole('button', { name: 'Open the portal' }).click();
+      // The click returns before the frame has navigated: wait for the portal's first page.
+      await page.frameLocator('iframe').getByRole('heading', { name: 'Webhook endpoint' }).waitFor();
       await expect(page.frameLocator('iframe').locator('h1').textContent()).resolves.toBe('Webhook endpoint');
 
       html = embed(await linkOf(p.basic));
