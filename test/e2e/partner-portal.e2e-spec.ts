@@ -29,6 +29,8 @@ import { authorize, bearer, json } from './support/scale-client';
 jest.setTimeout(180_000);
 
 const REDELIVERIES_PER_HOUR = 3;
+/** Endpoint tests per hour (enabling and the portal's test events together); no test here needs more. */
+const CHECKS_PER_HOUR = 6;
 const SESSIONS = '/v1/partners/portal/sessions';
 const A = partner('sandbox-partner');
 const B = partner('sandbox-partner-b');
@@ -49,7 +51,11 @@ beforeAll(async () => {
   receiver = await WebhookReceiver.start();
   system = await startSystem({
     label: 'partner-portal',
-    env: { WEBHOOK_REDELIVERIES_PER_HOUR: String(REDELIVERIES_PER_HOUR), WEBHOOK_TIMEOUT_MS: '2000' },
+    env: {
+      WEBHOOK_REDELIVERIES_PER_HOUR: String(REDELIVERIES_PER_HOUR),
+      WEBHOOK_ENDPOINT_CHECKS_PER_HOUR: String(CHECKS_PER_HOUR),
+      WEBHOOK_TIMEOUT_MS: '2000',
+    },
   });
   // The partners' dashboards that frame the portal are https pages with a self-signed certificate.
   browser = await launchBrowser({ ignoreHTTPSErrors: true });
@@ -83,19 +89,43 @@ function viaGateway(link: string): string {
   return url(`${u.pathname}${u.search}`);
 }
 
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const hiddenField = (html: string, name: string) =>
+  new RegExp(`name="${name}" value="([^"]+)"`).exec(html)?.[1];
+
+/** The button of a link's page: POST /portal/open with its token (and CSRF token, when it asks). */
+async function pressOpen(page: HttpResponse, cookie?: string): Promise<HttpResponse> {
+  const token = hiddenField(page.text, 'token');
+  if (!token) throw new Error(`no link form in: ${page.text.slice(0, 500)}`);
+  const csrf = hiddenField(page.text, 'csrf');
+  return request(url('/portal/open'), {
+    method: 'POST',
+    headers: { ...FORM, ...(cookie ? { cookie } : {}) },
+    body: new URLSearchParams({ token, ...(csrf ? { csrf } : {}) }).toString(),
+    timeoutMs: 30_000,
+  });
+}
+
+function portalCookieIn(res: HttpResponse): string {
+  const setCookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
+  const cookie = setCookie.find((c) => c.startsWith('svc_portal='));
+  if (!cookie) throw new Error(`no portal cookie in ${JSON.stringify(setCookie)}`);
+  return cookie;
+}
+
 /** A portal session driven over HTTP: its cookie, and the CSRF token of the last page. */
 class PortalClient {
   csrf = '';
   private constructor(readonly cookie: string) {}
 
+  /** Visits the link (its page spends nothing) and presses its button, as a person does. */
   static async open(link: string): Promise<PortalClient> {
-    const res = await request(viaGateway(link), { timeoutMs: 30_000 });
+    const page = await request(viaGateway(link), { timeoutMs: 30_000 });
+    expect(page.status).toBe(200);
+    const res = await pressOpen(page);
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe('/portal');
-    const setCookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
-    const cookie = setCookie.find((c) => c.startsWith('svc_portal='));
-    if (!cookie) throw new Error(`no portal cookie in ${JSON.stringify(setCookie)}`);
-    return new PortalClient(cookie.split(';')[0]);
+    return new PortalClient(portalCookieIn(res).split(';')[0]);
   }
 
   async get(path: string): Promise<HttpResponse> {
@@ -109,7 +139,7 @@ class PortalClient {
     const body = new URLSearchParams({ ...fields, ...(csrf ? { csrf: this.csrf } : {}) }).toString();
     return request(url(path), {
       method: 'POST',
-      headers: { cookie: this.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { cookie: this.cookie, ...FORM },
       body,
       timeoutMs: 30_000,
     });
@@ -231,18 +261,88 @@ describe('POST /v1/partners/portal/sessions', () => {
 });
 
 describe('the link and the portal session', () => {
+  it('is spent by the POST of its page’s button, never by a GET (a link preview or a mail scanner)', async () => {
+    const link = await linkOf(basic(A));
+    const token = new URL(link).searchParams.get('token')!;
+    // Fetched twice, as a chat preview and a scanner would: a page with a button, nothing spent.
+    for (let i = 0; i < 2; i++) {
+      const page = await request(viaGateway(link), { timeoutMs: 30_000 });
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('Open the partner portal');
+      expect(page.text).toContain('Sandbox Partner');
+      expect(page.text).toMatch(/<form method="post" action="\/portal\/open"/);
+      expect(page.headers['set-cookie']).toBeUndefined();
+      expect(page.headers['cache-control']).toBe('no-store');
+      expect(page.headers['referrer-policy']).toBe('no-referrer');
+    }
+    const { rows } = await db.query<{ used_at: Date | null }>(
+      `SELECT used_at FROM auth.portal_links WHERE token_digest = $1`,
+      [sha256(token)],
+    );
+    expect(rows).toEqual([{ used_at: null }]);
+
+    const opened = await pressOpen(await request(viaGateway(link), { timeoutMs: 30_000 }));
+    expect(opened.status).toBe(303);
+    expect(opened.headers.location).toBe('/portal');
+    const { rows: spent } = await db.query<{ used: boolean }>(
+      `SELECT used_at IS NOT NULL AS used FROM auth.portal_links WHERE token_digest = $1`,
+      [sha256(token)],
+    );
+    expect(spent).toEqual([{ used: true }]);
+  });
+
   it('works once: the second visit shows an expired page and none of the partner’s data', async () => {
     const link = await linkOf(basic(A));
-    const portal = await PortalClient.open(link);
-    const overview = await portal.get('/portal');
+    const page = await request(viaGateway(link), { timeoutMs: 30_000 });
+    const opened = await pressOpen(page);
+    const portal = portalCookieIn(opened).split(';')[0];
+    const overview = await request(url('/portal'), { headers: { cookie: portal }, timeoutMs: 30_000 });
     expect(overview.status).toBe(200);
     expect(overview.text).toContain('Sandbox Partner');
 
-    const again = await request(viaGateway(link), { headers: { cookie: portal.cookie }, timeoutMs: 30_000 });
-    expect(again.status).toBe(410);
-    expect(again.text).toContain('This portal link has expired');
-    expect(again.text).not.toContain('Sandbox Partner');
-    expect(again.headers['set-cookie']).toBeUndefined();
+    for (const again of [
+      await request(viaGateway(link), { headers: { cookie: portal }, timeoutMs: 30_000 }),
+      await pressOpen(page, portal),
+    ]) {
+      expect(again.status).toBe(410);
+      expect(again.text).toContain('This portal link has expired');
+      expect(again.text).not.toContain('Sandbox Partner');
+      expect(again.headers['set-cookie']).toBeUndefined();
+    }
+  });
+
+  it('asks before it replaces another partner’s portal session open in this browser', async () => {
+    const a = await PortalClient.open(await linkOf(basic(A)));
+    const linkOfB = await linkOf(basic(B));
+    const asked = await request(viaGateway(linkOfB), { headers: { cookie: a.cookie }, timeoutMs: 30_000 });
+    expect(asked.status).toBe(200);
+    expect(asked.text).toMatch(
+      /You are signed in to the portal as <strong class="partner">Sandbox Partner<\/strong>/,
+    );
+    expect(asked.text).toContain('Continue as Sandbox Partner B');
+
+    // The link alone (sent by someone, or posted by another site's form) does not replace it.
+    const unasked = await request(url('/portal/open'), {
+      method: 'POST',
+      headers: { ...FORM, cookie: a.cookie },
+      body: new URLSearchParams({ token: new URL(linkOfB).searchParams.get('token')! }).toString(),
+      timeoutMs: 30_000,
+    });
+    expect(unasked.status).toBe(200);
+    expect(unasked.text).toContain('Continue as Sandbox Partner B');
+    expect(unasked.headers['set-cookie']).toBeUndefined();
+    expect((await a.get('/portal')).text).toContain(
+      'Partner portal of <strong class="partner">Sandbox Partner</strong>',
+    );
+
+    // Confirmed on the page that asked: B's portal, and A's session is over.
+    const confirmed = await pressOpen(asked, a.cookie);
+    expect(confirmed.status).toBe(303);
+    const b = portalCookieIn(confirmed).split(';')[0];
+    expect((await request(url('/portal'), { headers: { cookie: b }, timeoutMs: 30_000 })).text).toContain(
+      'Partner portal of <strong class="partner">Sandbox Partner B</strong>',
+    );
+    expect((await a.get('/portal')).status).toBe(401);
   });
 
   it('works only within its 5 minutes', async () => {
@@ -259,10 +359,8 @@ describe('the link and the portal session', () => {
   });
 
   it('starts a session of its own: an HttpOnly cookie on /portal, stored as a digest, an hour at most', async () => {
-    const res = await request(viaGateway(await linkOf(basic(A))), { timeoutMs: 30_000 });
-    const cookie = ([] as string[])
-      .concat(res.headers['set-cookie'] ?? [])
-      .find((c) => c.startsWith('svc_portal='))!;
+    const res = await pressOpen(await request(viaGateway(await linkOf(basic(A))), { timeoutMs: 30_000 }));
+    const cookie = portalCookieIn(res);
     expect(cookie).toMatch(/; Path=\/portal(;|$)/);
     expect(cookie).toContain('HttpOnly');
     expect(cookie).toMatch(/Max-Age=3600/);
@@ -395,6 +493,9 @@ describe('the link and the portal session', () => {
 
       html = embed(await linkOf(p.basic));
       await page.goto(`${own}/dashboard`);
+      await page.frameLocator('iframe').getByRole('button', { name: 'Open the portal' }).click();
+      // The click returns before the frame has navigated: wait for the portal's first page.
+      await page.frameLocator('iframe').getByRole('heading', { name: 'Webhook endpoint' }).waitFor();
       await expect(page.frameLocator('iframe').locator('h1').textContent()).resolves.toBe('Webhook endpoint');
 
       html = embed(await linkOf(p.basic));
@@ -572,6 +673,33 @@ describe('what the portal does, by the API’s rules, each action recorded with 
     expect((await portalActions(p.clientId)).map((r) => r.action)).toEqual(['enable', 'redeliver', 'enable']);
   });
 
+  it('tests the endpoint within one hourly budget with the API’s enable: past it, 429 in both, nothing sent', async () => {
+    const p = await newPartner('checks');
+    const portal = await PortalClient.open(await linkOf(p.basic));
+    for (let i = 0; i < CHECKS_PER_HOUR / 2; i++) {
+      expect((await portal.post('/portal/endpoint/test')).status).toBe(200);
+      expect((await json(url('/v1/partners/webhooks/endpoint/enable'), 'POST', p.basic)).status).toBe(200);
+    }
+    const sent = receiver.requests(p.hook).length;
+    expect(sent).toBe(CHECKS_PER_HOUR);
+
+    const page = await portal.post('/portal/endpoint/test');
+    expect(page.status).toBe(429);
+    const retryAfter = Number(page.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(3000);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
+    expect(page.text).toContain(`used its ${CHECKS_PER_HOUR} endpoint tests per hour`);
+    const api = await json(url('/v1/partners/webhooks/endpoint/enable'), 'POST', p.basic);
+    expect(api.status).toBe(429);
+    expect(api.json<{ type: string }>().type).toMatch(/\/errors\/rate_limit_exceeded$/);
+    expect(Number(api.headers['retry-after'])).toBeGreaterThan(3000);
+    expect(receiver.requests(p.hook)).toHaveLength(sent);
+    expect((await portalActions(p.clientId)).map((r) => r.outcome)).toEqual([
+      ...Array(CHECKS_PER_HOUR / 2).fill('ok'),
+      'rate_limit_exceeded',
+    ]);
+  });
+
   it('refuses a form without the session’s CSRF token, and does nothing', async () => {
     const p = await newPartner('csrf');
     const portal = await PortalClient.open(await linkOf(p.basic));
@@ -678,6 +806,75 @@ describe('isolation: another partner’s ids show and touch nothing', () => {
   });
 });
 
+describe('the partner’s rate limits: the portal spends the API’s budget', () => {
+  const PER_MINUTE = 600;
+
+  /**
+   * Sends `send()` `concurrency` at a time until one is refused: how many were admitted (a 429 is
+   * not counted) and the statuses they got.
+   */
+  async function spendUntilRefused(send: () => Promise<HttpResponse>, concurrency: number) {
+    const statuses = new Set<number>();
+    let admitted = 0;
+    for (let refused = false; !refused;) {
+      for (const res of await Promise.all(Array.from({ length: concurrency }, send))) {
+        if (res.status === 429) refused = true;
+        else {
+          admitted += 1;
+          statuses.add(res.status);
+        }
+      }
+    }
+    return { admitted, statuses: [...statuses].sort() };
+  }
+
+  function expectComeBackPage(res: HttpResponse): void {
+    expect(res.status).toBe(429);
+    const retryAfter = Number(res.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain(`Come back in ${retryAfter} second`);
+    expect(res.text).toContain(`used its ${PER_MINUTE} requests per minute`);
+    expect(res.text).toContain('Partner portal of <strong class="partner">');
+  }
+
+  it('600 API calls in a minute, then a portal page: a 429 page saying when to come back, nothing done', async () => {
+    const p = await newPartner('budget-api');
+    const portal = await PortalClient.open(await linkOf(p.basic)); // the link is one API call
+    const api = await spendUntilRefused(
+      () => json(url('/v1/partners/webhooks/endpoint'), 'GET', p.basic),
+      20,
+    );
+    expect(api).toEqual({ admitted: PER_MINUTE - 1, statuses: [200] });
+    expectComeBackPage(await portal.get('/portal'));
+    expectComeBackPage(await portal.post('/portal/endpoint/test'));
+    expect(await portalActions(p.clientId)).toEqual([]);
+  });
+
+  it('600 portal pages and actions in a minute, then an API call: 429 rate_limit_exceeded', async () => {
+    const p = await newPartner('budget-portal');
+    const portal = await PortalClient.open(await linkOf(p.basic)); // the link is one API call
+    expect((await portal.get('/portal')).status).toBe(200); // one page (and the forms' CSRF token)
+    let n = 0;
+    // Two at a time, as two tabs: more of one partner's portal requests at once than a dispatcher
+    // takes (test/e2e/portal-neighbours.e2e-spec.ts) would be refused for that instead.
+    const spent = await spendUntilRefused(
+      () =>
+        n++ % 10 === 0
+          ? portal.post('/portal/deliveries/dlv_notoneofyoursnotoneofy/redeliver')
+          : portal.get('/portal/deliveries'),
+      2,
+    );
+    // Each page and each form counts once, whatever it got (a redelivery of no delivery: 404).
+    expect(spent).toEqual({ admitted: PER_MINUTE - 2, statuses: [200, 404] });
+    const res = await json(url('/v1/partners/webhooks/endpoint'), 'GET', p.basic);
+    expect(res.status).toBe(429);
+    expect(res.json<{ type: string }>().type).toMatch(/\/errors\/rate_limit_exceeded$/);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+});
+
 describe('in Chromium: axe-core WCAG 2.1 AA, 320 px, the keyboard alone', () => {
   let page: Page;
   let p: RegisteredPartner;
@@ -686,6 +883,9 @@ describe('in Chromium: axe-core WCAG 2.1 AA, 320 px, the keyboard alone', () => 
     p = await newPartner('a11y');
     page = await browser.context.newPage();
     await page.goto(viaGateway(await linkOf(p.basic)));
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Open the portal' }).click();
+    await page.waitForURL('**/portal');
     expect(new URL(page.url()).pathname).toBe('/portal');
     await page.getByRole('button', { name: 'Send a test event' }).click();
     await page.waitForURL('**/portal/endpoint/test');

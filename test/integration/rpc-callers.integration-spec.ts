@@ -83,6 +83,7 @@ const REQUESTS: Record<string, () => unknown> = {
     questions: [{ user_id: memberId, event_type: 'webhook.test', client_id: 'sandbox-partner' }],
   }),
   'auth.portal.redeem': () => ({ token_digest: digest() }),
+  'auth.portal.peek': () => ({ token_digest: digest() }),
   'auth.portal.standing': () => ({ client_id: clientId }),
   'auth.access-reads.record': () => ({
     counts: [

@@ -16,6 +16,8 @@ export const CONSENT_UI: AppDefinition<typeof CONSENT_UI_CONFIG> = {
     schema: APP_SCHEMAS['consent-ui'],
     migrations: CONSENT_UI_MIGRATIONS,
   },
+  // The rate limiter's windows (the partner portal counts in the partners' API budgets).
+  redis: true,
   formBodies: true,
   mapDomainError: mapConsentUiError,
   renderError: renderConsentUiError,

@@ -1,11 +1,14 @@
 import { loadConfig } from '@svc/platform';
-import { CONSENT_UI_CONFIG, sessionCookieSecure } from './config';
+import { CONSENT_UI_CONFIG, cookiePolicyOf, sessionCookieSecure } from './config';
+import { portalCookie } from './portal/portal-cookies';
+import { sessionCookie } from './sessions/session-cookies';
 
 const base = {
   APP_ENV: 'sandbox',
   PORT: '3004',
   DATABASE_URL: 'postgres://u:p@localhost:5432/db',
   AMQP_URL: 'amqp://guest:guest@localhost:5672/',
+  REDIS_URL: 'redis://localhost:6379',
 };
 const production = {
   ...base,
@@ -26,6 +29,19 @@ describe('consent-ui configuration', () => {
 
   it('makes cookies Secure in production by default', () => {
     expect(sessionCookieSecure(loadConfig(CONSENT_UI_CONFIG, production))).toBe(true);
+  });
+
+  it('names production cookies with the prefixes only a Secure https answer can set', () => {
+    const id = 'x'.repeat(43);
+    const prod = cookiePolicyOf(loadConfig(CONSENT_UI_CONFIG, production));
+    expect(portalCookie(prod, id)).toMatch(
+      /^__Secure-svc_portal=x{43}; Path=\/portal; .*; Secure; SameSite=None/,
+    );
+    expect(sessionCookie(prod, id)).toMatch(/^__Host-svc_session=x{43}; Path=\/; .*; Secure; SameSite=Lax/);
+    // The sandbox over http://localhost cannot be Secure, so it keeps the plain names.
+    const sandbox = cookiePolicyOf(loadConfig(CONSENT_UI_CONFIG, base));
+    expect(portalCookie(sandbox, id)).toMatch(/^svc_portal=x{43}; Path=\/portal; /);
+    expect(sessionCookie(sandbox, id)).toMatch(/^svc_session=x{43}; Path=\/; /);
   });
 
   it('lets sandbox force either value', () => {

@@ -3,10 +3,13 @@ import {
   BASE_CONFIG,
   DATABASE_CONFIG,
   duration,
+  REDIS_CONFIG,
   type AppEnv,
   type ConfigOf,
   type VarSpec,
 } from '@svc/platform';
+import { RATE_LIMIT_CONFIG } from '@svc/security';
+import type { CookiePolicy } from './sessions/session-cookies';
 
 /**
  * `SESSION_COOKIE_SECURE`; unset means "derive it". Production refuses `false` (docs/rules.md,
@@ -32,6 +35,9 @@ export const CONSENT_UI_CONFIG = {
   ...BASE_CONFIG,
   ...DATABASE_CONFIG,
   ...AMQP_CONFIG,
+  // The partner portal spends its partner's API budget: the limiter's Redis and the same limits.
+  ...REDIS_CONFIG,
+  ...RATE_LIMIT_CONFIG,
   SESSION_COOKIE_SECURE: sessionCookieSecureVar(),
   SESSION_IDLE_TIMEOUT: duration(
     'a browser session unused for longer than this is signed out (e.g. 30m); use refreshes it',
@@ -48,4 +54,15 @@ export function sessionCookieSecure(
   if (config.SESSION_COOKIE_SECURE !== undefined) return config.SESSION_COOKIE_SECURE;
   if (config.APP_ENV === 'production') return true;
   return !config.PUBLIC_BASE_URL.toLowerCase().startsWith('http://');
+}
+
+/**
+ * How this app's cookies are made, decided once at start-up: Secure as above, and in production
+ * with the name prefixes that only a Secure https response can set (`__Host-` for the crew
+ * member's session, `__Secure-` for the portal's).
+ */
+export function cookiePolicyOf(
+  config: Pick<ConsentUiConfig, 'APP_ENV' | 'PUBLIC_BASE_URL' | 'SESSION_COOKIE_SECURE'>,
+): CookiePolicy {
+  return { secure: sessionCookieSecure(config), hostPrefix: config.APP_ENV === 'production' };
 }

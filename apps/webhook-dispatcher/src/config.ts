@@ -84,6 +84,10 @@ export const WEBHOOK_DISPATCHER_CONFIG = {
     'redeliveries (POST /v1/partners/webhooks/deliveries/{id}/redeliver) one partner may ask for per rolling hour; beyond them, 429',
     { default: String(API_LIMITS.webhookRedeliveriesPerHour), min: 1, max: 100_000 },
   ),
+  WEBHOOK_ENDPOINT_CHECKS_PER_HOUR: int(
+    'endpoint tests one partner may make per rolling hour: enabling (POST /v1/partners/webhooks/endpoint/enable, or the portal) and the portal’s test events, together; beyond them, 429',
+    { default: String(API_LIMITS.webhookEndpointChecksPerHour), min: 1, max: 10_000 },
+  ),
   WEBHOOK_RECIPIENT_CACHE_TTL: duration(
     'how long an attempt may reuse auth-server’s answer (URL, secrets, consent) instead of asking again; 0s: always ask',
     { default: '5s' },

@@ -36,6 +36,11 @@ export const API_LIMITS = {
   webhookReplaysPerHour: 10,
   /** Redeliveries per partner per rolling hour (WEBHOOK_REDELIVERIES_PER_HOUR's default). */
   webhookRedeliveriesPerHour: 60,
+  /**
+   * Endpoint tests per partner per rolling hour, the portal's "Send a test event" and enabling the
+   * endpoint (API or portal) together (WEBHOOK_ENDPOINT_CHECKS_PER_HOUR's default).
+   */
+  webhookEndpointChecksPerHour: 60,
   /** Deliveries one replay call may send again; a wider outage is replayed in several windows. */
   webhookReplayMaxDeliveries: 10_000,
   /** What the delivery log keeps of a receiver's answer, and shows in each attempt. */

@@ -5,6 +5,7 @@ export * from './token-authenticator';
 export * from './bearer-auth.guard';
 export * from './rate-limit.config';
 export * from './rate-limiter';
+export type { RateLimitDecision } from './rate-limit-decision';
 export * from './rate-limit.guard';
 export * from './scope.guard';
 export * from './bearer-auth.decorator';

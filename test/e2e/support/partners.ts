@@ -18,10 +18,11 @@ export interface RegisteredPartner {
 /**
  * A partner of one test file alone, registered with the partners CLI as an operator would
  * (`profile:read`, one redirect URI): client_id `<prefix>-<random>`, its webhooks on `receiver`
- * at `/hooks/<client_id>`, answering what `answers` holds for that path (204 to begin with).
+ * at `/hooks/<client_id>`, answering what `answers` holds for that path (204 to begin with; 'hang':
+ * never).
  */
 export async function registerPartner(
-  on: { system: RunningSystem; receiver: WebhookReceiver; answers: Map<string, number> },
+  on: { system: RunningSystem; receiver: WebhookReceiver; answers: Map<string, number | 'hang'> },
   prefix: string,
   name: string,
   redirectUri = 'http://localhost:8799/callback',

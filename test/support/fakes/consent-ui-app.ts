@@ -39,6 +39,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     METRICS_PORT: '0',
     DATABASE_URL: 'postgres://unused@localhost:1/unused',
     AMQP_URL: 'amqp://unused@localhost:1/',
+    REDIS_URL: 'redis://unused@localhost:1',
     ...env,
   });
   const logger = createLogger('consent-ui', 'silent');

@@ -31,4 +31,14 @@ export class PortalLinksRepository {
     );
     return row?.clientId;
   }
+
+  /** The link's partner while it can still be spent (unused, unexpired); nothing is changed. */
+  async findUnspent(tokenDigest: string): Promise<string | undefined> {
+    const row = await this.sql.row<{ clientId: string }>(
+      `SELECT client_id AS "clientId" FROM portal_links
+        WHERE token_digest = $1 AND used_at IS NULL AND expires_at > now()`,
+      [tokenDigest],
+    );
+    return row?.clientId;
+  }
 }

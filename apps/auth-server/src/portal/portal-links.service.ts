@@ -36,7 +36,18 @@ export class PortalLinksService {
    * gets no portal (the link is spent all the same).
    */
   async redeem(tokenDigest: string): Promise<PortalLinkRedeemResponse> {
-    const clientId = await this.links.spend(tokenDigest);
+    return this.portalOf(await this.links.spend(tokenDigest));
+  }
+
+  /**
+   * Whose portal the link would open, the same answer as `redeem`, with the link left unspent:
+   * visiting it (a GET, as link previews make) spends nothing.
+   */
+  async peek(tokenDigest: string): Promise<PortalLinkRedeemResponse> {
+    return this.portalOf(await this.links.findUnspent(tokenDigest));
+  }
+
+  private async portalOf(clientId: string | undefined): Promise<PortalLinkRedeemResponse> {
     if (clientId === undefined) return { valid: false };
     const partner = await this.partners.findById(clientId);
     if (!partner || partner.suspended) return { valid: false };

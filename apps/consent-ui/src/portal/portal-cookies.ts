@@ -3,9 +3,21 @@ import type { CookiePolicy } from '../sessions/session-cookies';
 
 /** The portal's own cookie, never the crew member's session: another name, another path. */
 export const PORTAL_COOKIE = 'svc_portal';
+/**
+ * Production's portal cookie (the rule of the crew session's `__Host-` name, `hostPrefix`): a
+ * browser accepts it only Secure from an https page, so a plain-HTTP page cannot plant one.
+ * Not `__Host-`, which needs `Path=/`: the portal's cookie stays on `/portal`.
+ */
+export const SECURE_PORTAL_COOKIE = `__Secure-${PORTAL_COOKIE}`;
 export const PORTAL_PATH = '/portal';
 /** Issue 41: a portal session lasts at most an hour. */
 export const PORTAL_SESSION_TTL_SECONDS = 60 * 60;
+
+/** The portal cookie's name in this mode; only this name is read. */
+export function portalCookieName(policy: CookiePolicy): string {
+  if (policy.hostPrefix && !policy.secure) throw new Error('a __Secure- cookie must be Secure');
+  return policy.hostPrefix ? SECURE_PORTAL_COOKIE : PORTAL_COOKIE;
+}
 
 /**
  * HttpOnly, scoped to `/portal`. Where cookies are Secure it is `SameSite=None; Partitioned`: the
@@ -14,7 +26,7 @@ export const PORTAL_SESSION_TTL_SECONDS = 60 * 60;
  * Lax: browsers refuse None without Secure, and a partner's page on localhost is same-site anyway.
  */
 function cookie(policy: CookiePolicy, value: string, maxAge: number): string {
-  return serializeCookie(PORTAL_COOKIE, value, {
+  return serializeCookie(portalCookieName(policy), value, {
     path: PORTAL_PATH,
     httpOnly: true,
     secure: policy.secure,

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { PortalWebhookAction } from '@svc/contracts';
+import { assertUnreachable } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parseCsrfField } from '../sessions/csrf-field';
+import { formField, parseCsrfField } from '../sessions/csrf-field';
 import { sendResult, type WebResult } from '../views/web-result';
 import { PORTAL_PATH } from './portal-cookies';
 import { pick, PortalService, type PortalSession } from './portal.service';
@@ -11,8 +12,10 @@ import {
   deliveriesResult,
   deliveryResult,
   expiredResult,
+  linkResult,
   noSessionResult,
   overviewResult,
+  rateLimitedResult,
   seatsResult,
   signedOutResult,
 } from './portal.view';
@@ -21,29 +24,49 @@ const DELIVERY_FILTERS = ['status', 'event_type', 'since', 'until', 'limit', 'cu
 const SEAT_FILTERS = ['status', 'limit', 'cursor'] as const;
 
 /**
- * The partner portal's pages. Every page but the link itself needs the portal session's cookie;
- * every form posts its CSRF token; every answer is the page of one view.
+ * The partner portal's pages. Every page but the link itself needs the portal session's cookie,
+ * and counts once in its partner's API budget; every form posts its CSRF token; every answer is
+ * the page of one view. The link (already counted when the API made it) and signing out (never
+ * refused) are not counted.
  */
 @Controller('portal')
 export class PortalController {
   constructor(private readonly portal: PortalService) {}
 
-  /** The single-use link of `POST /v1/partners/portal/sessions`. */
+  /**
+   * The single-use link of `POST /v1/partners/portal/sessions`: a page whose button opens it, so
+   * that a GET (a chat preview, a mail scanner) spends nothing.
+   */
   @Get('open')
-  async open(@Req() request: FastifyRequest, @Query('token') token: unknown, @Res() reply: FastifyReply) {
-    const opened = await this.portal.open(token, request.headers.cookie);
-    sendResult(
-      reply,
-      opened.outcome === 'opened'
-        ? {
-            kind: 'redirect',
-            status: 303,
-            location: PORTAL_PATH,
-            cookies: opened.cookies,
-            frameAncestors: opened.frameOrigins,
-          }
-        : expiredResult(),
+  async offer(@Req() request: FastifyRequest, @Query('token') token: unknown, @Res() reply: FastifyReply) {
+    const offer = await this.portal.offer(token, request.headers.cookie);
+    sendResult(reply, offer.outcome === 'offer' ? linkResult(offer) : expiredResult());
+  }
+
+  /** The link page's button: spends the link and starts the portal session. */
+  @Post('open')
+  async open(@Req() request: FastifyRequest, @Body() body: unknown, @Res() reply: FastifyReply) {
+    const opened = await this.portal.open(
+      formField(body, 'token'),
+      parseCsrfField(body),
+      request.headers.cookie,
     );
+    switch (opened.outcome) {
+      case 'opened':
+        return sendResult(reply, {
+          kind: 'redirect',
+          status: 303,
+          location: PORTAL_PATH,
+          cookies: opened.cookies,
+          frameAncestors: opened.frameOrigins,
+        });
+      case 'offer':
+        return sendResult(reply, linkResult(opened));
+      case 'expired':
+        return sendResult(reply, expiredResult());
+      default:
+        return assertUnreachable(opened);
+    }
   }
 
   @Get()
@@ -120,7 +143,9 @@ export class PortalController {
     render: (session: PortalSession) => Promise<WebResult>,
   ): Promise<void> {
     const session = await this.portal.resolve(request.headers.cookie);
-    sendResult(reply, session ? await render(session) : noSessionResult());
+    if (!session) return sendResult(reply, noSessionResult());
+    const decision = await this.portal.spend(session);
+    sendResult(reply, decision.admitted ? await render(session) : rateLimitedResult(session, decision));
   }
 
   /** A state-changing form: the session, its CSRF token, then the action (recorded with the session). */

@@ -1,4 +1,7 @@
 import { Module } from '@nestjs/common';
+import { APP_CONFIG, REDIS, type RedisClient } from '@svc/platform';
+import { RateLimiter, rateLimitPolicy, RedisRateLimiter } from '@svc/security';
+import type { ConsentUiConfig } from '../config';
 import { SessionsModule } from '../sessions/sessions.module';
 import { CLOCK, type Clock } from '../sessions/sessions.service';
 import { PortalController } from './portal.controller';
@@ -13,6 +16,14 @@ import { PortalService } from './portal.service';
     PortalService,
     PortalSessionsRepository,
     { provide: CLOCK, useValue: (() => new Date()) satisfies Clock },
+    // The API's own limiter on the same Redis keys: a portal page and an API call of one partner
+    // count in the same two windows.
+    {
+      provide: RateLimiter,
+      inject: [REDIS, APP_CONFIG],
+      useFactory: (redis: RedisClient, config: ConsentUiConfig) =>
+        new RedisRateLimiter(redis, rateLimitPolicy(config), config.RATE_LIMIT_STORE),
+    },
   ],
 })
 export class PortalModule {}

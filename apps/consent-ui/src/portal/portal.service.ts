@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  AUTH_PORTAL_LINK_PEEK,
   AUTH_PORTAL_LINK_REDEEM,
   AUTH_PORTAL_STANDING,
   SPONSORSHIP_PORTAL_SEATS,
@@ -11,16 +12,23 @@ import {
   type PartnerDeliveryPageResponse,
   type PortalAnswer,
   type PortalEndpointOverview,
+  type PortalPartner,
   type PortalSeatsResult,
   type PortalWebhookAction,
   type PortalWebhookActionResult,
 } from '@svc/contracts';
 import { constantTimeEqual, newId, newSecret, RpcClient, sha256Hex } from '@svc/platform';
+import { RateLimiter, type RateLimitDecision } from '@svc/security';
 import { parseCookies } from '../sessions/cookies';
 import { digestSessionId, isRandomToken, sessionCsrfToken } from '../sessions/secrets';
 import { COOKIE_POLICY, type CookiePolicy } from '../sessions/session-cookies';
 import { CLOCK, type Clock } from '../sessions/sessions.service';
-import { clearPortalCookie, PORTAL_COOKIE, PORTAL_SESSION_TTL_SECONDS, portalCookie } from './portal-cookies';
+import {
+  clearPortalCookie,
+  PORTAL_SESSION_TTL_SECONDS,
+  portalCookie,
+  portalCookieName,
+} from './portal-cookies';
 import { PortalSessionsRepository } from './portal-sessions.repository';
 
 /** A live portal session, as the pages see it. */
@@ -35,13 +43,28 @@ export interface PortalSession {
   readonly expiresAt: Date;
 }
 
+/**
+ * What a link's page offers: the partner it opens, and the other partner whose portal session
+ * this browser has open (which opening the link would end), if any.
+ */
+export interface LinkOffer {
+  readonly outcome: 'offer';
+  /** The link's token, for the page's form. */
+  readonly token: string;
+  readonly partner: PortalPartner;
+  readonly signedInAs?: PortalSession;
+}
+
 export type OpenOutcome =
   | {
       readonly outcome: 'opened';
       readonly cookies: readonly string[];
       readonly frameOrigins: readonly string[];
     }
+  | LinkOffer
   | { readonly outcome: 'expired' };
+
+const EXPIRED = { outcome: 'expired' } as const;
 
 /** The query parameters each list takes (the API's own names); anything else is dropped. */
 const DELIVERY_QUERY = ['status', 'event_type', 'since', 'until', 'limit', 'cursor'] as const;
@@ -66,18 +89,36 @@ export class PortalService {
   constructor(
     private readonly rpc: RpcClient,
     private readonly sessions: PortalSessionsRepository,
+    private readonly limiter: RateLimiter,
     @Inject(COOKIE_POLICY) private readonly policy: CookiePolicy,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /**
-   * Spends the link (auth-server says whose it is, once, within 5 minutes) and starts a fresh
-   * portal session; a session the browser already had ends (no fixation).
+   * What visiting a link shows, spending nothing (a chat preview or a mail scanner fetches links
+   * too): whose portal it opens, and whose session it would end.
    */
-  async open(token: unknown, cookieHeader: string | undefined): Promise<OpenOutcome> {
-    if (!isRandomToken(token)) return { outcome: 'expired' };
+  async offer(token: unknown, cookieHeader: string | undefined): Promise<LinkOffer | typeof EXPIRED> {
+    if (!isRandomToken(token)) return EXPIRED;
+    return this.offerFor(token, await this.resolve(cookieHeader));
+  }
+
+  /**
+   * The link page's form: spends the link (auth-server says whose it is, once, within 5 minutes)
+   * and starts a fresh portal session; the session the browser already had ends (no fixation).
+   * Another partner's session ends only when the form carries that session's CSRF token, which
+   * only the page that asked "continue as …?" in this browser has: a link sent by someone else,
+   * or a form on another site, cannot replace it unasked.
+   */
+  async open(token: unknown, csrf: unknown, cookieHeader: string | undefined): Promise<OpenOutcome> {
+    if (!isRandomToken(token)) return EXPIRED;
+    const current = await this.resolve(cookieHeader);
+    if (current && !this.csrfMatches(current, csrf)) {
+      const offer = await this.offerFor(token, current);
+      if (offer.outcome === 'expired' || offer.signedInAs) return offer;
+    }
     const answer = await this.rpc.call(AUTH_PORTAL_LINK_REDEEM, { token_digest: sha256Hex(token) });
-    if (!answer.valid) return { outcome: 'expired' };
+    if (!answer.valid) return EXPIRED;
     const now = this.clock();
     const previous = this.sessionIdFrom(cookieHeader);
     if (previous) await this.sessions.delete(digestSessionId(previous));
@@ -99,6 +140,17 @@ export class PortalService {
       cookies: [portalCookie(this.policy, id)],
       frameOrigins: answer.partner.frame_origins,
     };
+  }
+
+  private async offerFor(
+    token: string,
+    current: PortalSession | undefined,
+  ): Promise<LinkOffer | typeof EXPIRED> {
+    const answer = await this.rpc.call(AUTH_PORTAL_LINK_PEEK, { token_digest: sha256Hex(token) });
+    if (!answer.valid) return EXPIRED;
+    return current && current.clientId !== answer.partner.client_id
+      ? { outcome: 'offer', token, partner: answer.partner, signedInAs: current }
+      : { outcome: 'offer', token, partner: answer.partner };
   }
 
   /**
@@ -124,6 +176,15 @@ export class PortalService {
       csrfToken: sessionCsrfToken(stored.csrfSecret, id),
       expiresAt: stored.expiresAt,
     };
+  }
+
+  /**
+   * One page or action of the portal session, counted in its partner's API windows (per minute
+   * and per day, the keys `RateLimitGuard` counts `/v1/*` in): the portal is another door to the
+   * same budget. A refused one is not counted, as in the API.
+   */
+  spend(session: PortalSession): Promise<RateLimitDecision> {
+    return this.limiter.consume(session.clientId);
   }
 
   /** Whether a posted form carried this session's CSRF token (a form of another site never does). */
@@ -183,7 +244,7 @@ export class PortalService {
   }
 
   private sessionIdFrom(cookieHeader: string | undefined): string | undefined {
-    const value = parseCookies(cookieHeader).get(PORTAL_COOKIE);
+    const value = parseCookies(cookieHeader).get(portalCookieName(this.policy));
     return isRandomToken(value) ? value : undefined;
   }
 }

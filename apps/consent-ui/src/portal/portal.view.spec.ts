@@ -2,7 +2,7 @@ import type { EndpointHour, PortalAnswer, PortalSeatsResult } from '@svc/contrac
 import { attemptsChart } from './portal-chart.view';
 import { clearPortalCookie, portalCookie } from './portal-cookies';
 import { pick, type PortalSession } from './portal.service';
-import { deliveryResult, expiredResult, seatsResult } from './portal.view';
+import { deliveryResult, expiredResult, linkResult, seatsResult } from './portal.view';
 
 const session: PortalSession = {
   ref: 'pps_test',
@@ -118,5 +118,36 @@ describe('pick: only the API’s own query names reach the owning app', () => {
       status: 'failed',
     });
     expect(pick(undefined, ['status'])).toEqual({});
+  });
+});
+
+describe('a link’s page', () => {
+  const partner = {
+    client_id: 'partner-b',
+    name: 'Partner <B>',
+    sponsorship: false,
+    frame_origins: ['https://b.example'],
+  };
+  const token = 't'.repeat(43);
+
+  it('is a form that posts the token, framed like the link’s portal, with no CSRF token to give away', () => {
+    const result = linkResult({ outcome: 'offer', token, partner });
+    expect(result).toMatchObject({ kind: 'page', status: 200, frameAncestors: ['https://b.example'] });
+    const body = result.kind === 'page' ? result.body.value : '';
+    expect(body).toContain('<form method="post" action="/portal/open"');
+    expect(body).toContain(`name="token" value="${token}"`);
+    expect(body).not.toContain('name="csrf"');
+    expect(body).toContain('Partner &lt;B&gt;');
+    expect(body).toContain('Open the portal');
+  });
+
+  it('asks before ending another partner’s session, with that session’s CSRF token in the form', () => {
+    const result = linkResult({ outcome: 'offer', token, partner, signedInAs: session });
+    const body = result.kind === 'page' ? result.body.value : '';
+    expect(body).toContain(
+      'You are signed in to the portal as <strong class="partner">Partner &lt;A&gt;</strong>',
+    );
+    expect(body).toContain('Continue as Partner &lt;B&gt;');
+    expect(body).toContain(`name="csrf" value="${session.csrfToken}"`);
   });
 });

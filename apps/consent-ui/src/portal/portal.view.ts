@@ -15,12 +15,13 @@ import {
   type SeatResponse,
 } from '@svc/contracts';
 import { assertUnreachable } from '@svc/platform';
+import type { RateLimitDecision } from '@svc/security';
 import { html, type SafeHtml } from '../views/html';
 import { layout } from '../views/layout';
 import { page, type WebResult } from '../views/web-result';
 import { attemptsChart } from './portal-chart.view';
 import { PORTAL_PATH } from './portal-cookies';
-import type { PortalSession } from './portal.service';
+import type { LinkOffer, PortalSession } from './portal.service';
 
 type Section = 'overview' | 'deliveries' | 'seats';
 type Query = Readonly<Record<string, string>>;
@@ -87,9 +88,14 @@ function framed(
   session: PortalSession,
   status: number,
   body: SafeHtml,
-  cookies?: readonly string[],
+  headers?: Readonly<Record<string, string>>,
 ): WebResult {
-  return { kind: 'page', status, body, cookies, frameAncestors: session.frameOrigins };
+  return { kind: 'page', status, body, headers, frameAncestors: session.frameOrigins };
+}
+
+/** A refusal that says when to come back (429) carries it as `Retry-After` too (RFC 9110 §10.2.3). */
+function retryAfter(seconds: number | undefined): Readonly<Record<string, string>> | undefined {
+  return seconds === undefined ? undefined : { 'retry-after': String(seconds) };
 }
 
 function problemNotice(problem: PortalProblem): SafeHtml {
@@ -106,6 +112,45 @@ function problemNotice(problem: PortalProblem): SafeHtml {
 }
 
 // ---- Pages without a session ------------------------------------------------------------
+
+/**
+ * A link's page: a button that opens it (visiting spends nothing). With another partner's portal
+ * session open in this browser it asks first; its form then carries that session's CSRF token,
+ * which is what lets the link end it. Framed like the link's portal.
+ */
+export function linkResult(offer: LinkOffer): WebResult {
+  const { partner, signedInAs } = offer;
+  const form = (label: string) =>
+    html`<form method="post" action="${PORTAL_PATH}/open" class="inline">
+      <input type="hidden" name="token" value="${offer.token}" />
+      ${signedInAs ? html`<input type="hidden" name="csrf" value="${signedInAs.csrfToken}" />` : null}
+      <button type="submit" class="primary">${label}</button>
+    </form>`;
+  const [title, body] = signedInAs
+    ? [
+        `Continue as ${partner.name}?`,
+        html`<h1>Continue as <span class="partner">${partner.name}</span>?</h1>
+          <p class="lead">
+            You are signed in to the portal as <strong class="partner">${signedInAs.partnerName}</strong> in
+            this browser. Continuing ends that portal session and opens the portal of
+            <strong class="partner">${partner.name}</strong>.
+          </p>
+          <div class="actions">
+            ${form(`Continue as ${partner.name}`)}
+            <a href="${PORTAL_PATH}">Stay signed in as ${signedInAs.partnerName}</a>
+          </div>`,
+      ]
+    : [
+        'Open the partner portal',
+        html`<h1>Open the partner portal</h1>
+          <p class="lead">
+            This link opens the portal of <strong class="partner">${partner.name}</strong> in this browser,
+            for an hour at most. It works once.
+          </p>
+          <div class="actions">${form('Open the portal')}</div>`,
+      ];
+  return { kind: 'page', status: 200, body: layout(title, body), frameAncestors: partner.frame_origins };
+}
 
 /** The link was used already, is older than 5 minutes, or was never one: nothing is shown. */
 export function expiredResult(): WebResult {
@@ -145,6 +190,31 @@ export function signedOutResult(cookies: readonly string[]): WebResult {
         <p class="lead">Open the portal again from your dashboard when you need it.</p>`,
     ),
     cookies,
+  );
+}
+
+/**
+ * A page or action refused because the partner has spent its requests (per minute or per day),
+ * which the portal shares with the API: when to come back, and that nothing was done.
+ */
+export function rateLimitedResult(session: PortalSession, decision: RateLimitDecision): WebResult {
+  const seconds = decision.retryAfter ?? 1;
+  const back = new Date(Date.now() + seconds * 1000).toISOString();
+  return framed(
+    session,
+    429,
+    frame(
+      session,
+      'Come back in a moment',
+      'overview',
+      html`<h1>Come back in ${seconds} second${seconds === 1 ? '' : 's'}</h1>
+        <p class="lead">
+          Your partner account has used its ${decision.limit} requests per ${decision.window}. The portal
+          counts against the same limits as your API calls, so nothing was shown or done. Try again at
+          ${time(back)}.
+        </p>`,
+    ),
+    retryAfter(seconds),
   );
 }
 
@@ -576,6 +646,7 @@ export function actionResult(
           <a href="${action === 'redeliver' || action === 'replay' ? DELIVERIES_PATH : PORTAL_PATH}">Back</a>
         </p>`,
     ),
+    retryAfter(answer.ok ? undefined : answer.problem.retry_after),
   );
 }
 

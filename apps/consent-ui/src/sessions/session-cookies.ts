@@ -15,7 +15,10 @@ const LOGIN_CSRF_TTL_SECONDS = 2 * 60 * 60;
 /** Whether cookies carry `Secure`; decided once at start-up from the configuration. */
 export interface CookiePolicy {
   readonly secure: boolean;
-  /** The session cookie is HOST_SESSION_COOKIE (production); needs `secure`. */
+  /**
+   * Production's prefixed names: the session cookie is HOST_SESSION_COOKIE, the portal's
+   * `__Secure-svc_portal` (portal-cookies.ts); needs `secure`.
+   */
   readonly hostPrefix?: boolean;
 }
 

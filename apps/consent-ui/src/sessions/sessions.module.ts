@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG } from '@svc/platform';
-import { sessionCookieSecure, type ConsentUiConfig } from '../config';
+import { cookiePolicyOf, type ConsentUiConfig } from '../config';
 import { COOKIE_POLICY, type CookiePolicy } from './session-cookies';
 import { CLOCK, SESSION_IDLE_TIMEOUT_MS, SessionsService, type Clock } from './sessions.service';
 import { SessionsRepository } from './sessions.repository';
@@ -12,10 +12,7 @@ import { SessionsRepository } from './sessions.repository';
     {
       provide: COOKIE_POLICY,
       inject: [APP_CONFIG],
-      useFactory: (config: ConsentUiConfig): CookiePolicy => ({
-        secure: sessionCookieSecure(config),
-        hostPrefix: config.APP_ENV === 'production',
-      }),
+      useFactory: (config: ConsentUiConfig): CookiePolicy => cookiePolicyOf(config),
     },
     {
       provide: SESSION_IDLE_TIMEOUT_MS,

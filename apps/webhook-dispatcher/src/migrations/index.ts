@@ -7,6 +7,7 @@ import { PortalActions1765100000001 } from './1765100000001-portalActions';
 import { AttemptLeases1765300000000 } from './1765300000000-attemptLeases';
 import { DeliveryBacklog1765400000000 } from './1765400000000-deliveryBacklog';
 import { PortalActionsRetention1765400000001 } from './1765400000001-portalActionsRetention';
+import { EndpointCheckBudget1765500000000 } from './1765500000000-endpointCheckBudget';
 
 export const WEBHOOK_DISPATCHER_MIGRATIONS = [
   CreateDeliveries1763900000000,
@@ -18,4 +19,5 @@ export const WEBHOOK_DISPATCHER_MIGRATIONS = [
   AttemptLeases1765300000000,
   DeliveryBacklog1765400000000,
   PortalActionsRetention1765400000001,
+  EndpointCheckBudget1765500000000,
 ];

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   type PartnerDeliveryDetailResponse,
   type PartnerDeliveryPageResponse,
@@ -8,7 +8,9 @@ import {
   type PortalWebhookActionRequest,
   type PortalWebhookActionResult,
 } from '@svc/contracts';
-import { ApiProblem } from '@svc/platform';
+import { ApiProblem, APP_CONFIG } from '@svc/platform';
+import type { WebhookDispatcherConfig } from '../config';
+import { PartnerSlots } from '../deliveries/partner-slots';
 import {
   isDeliveryId,
   parseDeliveryListQuery,
@@ -24,16 +26,26 @@ import { PartnerPortalRepository } from './partner-portal.repository';
  * of a portal session. Every read and action goes through PartnerWebhooksService and the API's own
  * parsers, so the portal has exactly the API's rules (budgets, 409 while retrying, the 7-day
  * replay window), and a refusal is the Problem the API would answer.
+ *
+ * One partner's questions hold at most a tenth of this process's RPC consumer (AMQP_PREFETCH) at
+ * once; beyond that they are answered at once with 429 (retry in a second), so a partner whose
+ * test events wait 5 s on an endpoint that hangs, or whose replays queue on its budget lock,
+ * never keeps another partner's portal waiting. Every partner's portal shares that consumer.
  */
 @Injectable()
 export class PartnerPortalService {
+  private readonly slots: PartnerSlots;
+
   constructor(
     private readonly webhooks: PartnerWebhooksService,
     private readonly portal: PartnerPortalRepository,
-  ) {}
+    @Inject(APP_CONFIG) config: Pick<WebhookDispatcherConfig, 'AMQP_PREFETCH'>,
+  ) {
+    this.slots = new PartnerSlots(portalSlotsPerPartner(config.AMQP_PREFETCH));
+  }
 
   overview(clientId: string): Promise<PortalAnswer<PortalEndpointOverview>> {
-    return answer(async () => {
+    return this.inTurn(clientId, async () => {
       const partner = { client_id: clientId };
       const [endpoint, hours] = await Promise.all([
         this.webhooks.endpoint(partner),
@@ -47,17 +59,19 @@ export class PartnerPortalService {
     clientId: string,
     query: Record<string, string>,
   ): Promise<PortalAnswer<PartnerDeliveryPageResponse>> {
-    return answer(() => this.webhooks.list({ client_id: clientId }, parseDeliveryListQuery(query)));
+    return this.inTurn(clientId, () =>
+      this.webhooks.list({ client_id: clientId }, parseDeliveryListQuery(query)),
+    );
   }
 
   delivery(clientId: string, deliveryId: string): Promise<PortalAnswer<PartnerDeliveryDetailResponse>> {
-    return answer(() => this.webhooks.get({ client_id: clientId }, deliveryIdOf(deliveryId)));
+    return this.inTurn(clientId, () => this.webhooks.get({ client_id: clientId }, deliveryIdOf(deliveryId)));
   }
 
   /** Runs the action and records it with the portal session that asked, whatever the outcome. */
   async act(request: PortalWebhookActionRequest): Promise<PortalAnswer<PortalWebhookActionResult>> {
     const partner: CallingPartner = { client_id: request.client_id };
-    const result = await answer(() => this.run(partner, request));
+    const result = await this.inTurn(request.client_id, () => this.run(partner, request));
     await this.portal.record({
       clientId: request.client_id,
       portalSession: request.portal_session,
@@ -69,6 +83,27 @@ export class PartnerPortalService {
       outcome: result.ok ? 'ok' : result.problem.code,
     });
     return result;
+  }
+
+  /** `work` as an answer, in one of the partner's slots, or a 429 at once when it has none free. */
+  private async inTurn<T>(clientId: string, work: () => Promise<T>): Promise<PortalAnswer<T>> {
+    const release = await this.slots.take(clientId, 'backlog', 0);
+    if (!release) {
+      return {
+        ok: false,
+        problem: {
+          status: 429,
+          code: 'rate_limit_exceeded',
+          detail: `Your portal already has ${this.slots.inUse(clientId)} requests under way; retry in a second.`,
+          retry_after: 1,
+        },
+      };
+    }
+    try {
+      return await answer(work);
+    } finally {
+      release();
+    }
   }
 
   private async run(
@@ -92,6 +127,11 @@ export class PartnerPortalService {
         return { action: 'test', test: await this.webhooks.test(partner) };
     }
   }
+}
+
+/** A tenth of the consumer's prefetch, at least one: it takes ten partners stuck at once to fill it. */
+export function portalSlotsPerPartner(prefetch: number): number {
+  return Math.max(1, Math.floor(prefetch / 10));
 }
 
 /** As the API's path parameter: anything that cannot be a delivery id is simply not found. */

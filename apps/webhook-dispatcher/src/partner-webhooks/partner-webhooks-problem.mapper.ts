@@ -14,6 +14,7 @@ export function partnerWebhooksProblem(error: unknown): ApiProblem | undefined {
       return new ApiProblem('conflict', error.message);
     case 'replay_budget_exceeded':
     case 'redelivery_budget_exceeded':
+    case 'endpoint_check_budget_exceeded':
       // RFC 6585 §4: 429 with Retry-After (RFC 9110 §10.2.3) in seconds.
       return new ApiProblem('rate_limit_exceeded', error.message, {
         headers: { 'retry-after': String(error.retryAfterSeconds ?? 1) },

@@ -7,6 +7,7 @@ export type PartnerWebhooksErrorCode =
   | 'endpoint_disabled'
   | 'replay_budget_exceeded'
   | 'redelivery_budget_exceeded'
+  | 'endpoint_check_budget_exceeded'
   | 'invalid_cursor';
 
 /** What a partner asked of its webhooks cannot be done; partner-webhooks-problem.mapper answers it. */
@@ -14,7 +15,7 @@ export class PartnerWebhooksException extends DomainException<PartnerWebhooksErr
   constructor(
     code: PartnerWebhooksErrorCode,
     message: string,
-    /** Only for `replay_budget_exceeded` and `redelivery_budget_exceeded`. */
+    /** Only for the `…_budget_exceeded` codes. */
     readonly retryAfterSeconds?: number,
   ) {
     super(code, message);

@@ -262,13 +262,21 @@ export class PartnerWebhooksRepository {
   }
 
   /**
+   * One endpoint test (a test event, or enabling), unless the partner has made `perHour` in the
+   * last hour; counted before it is sent, whatever the endpoint answers.
+   */
+  spendEndpointCheck(clientId: string, perHour: number): Promise<ReplayOutcome> {
+    return this.withinBudget(clientId, 'endpoint_check', perHour, () => Promise.resolve([]));
+  }
+
+  /**
    * Runs `create` unless the partner has spent its `perHour` calls of this kind in the last hour,
    * and counts the call. Calls of one partner queue on an advisory lock, so the budget holds
    * across replicas; only the last hour's rows are kept.
    */
   private withinBudget(
     clientId: string,
-    kind: 'replay' | 'redelivery',
+    kind: 'replay' | 'redelivery' | 'endpoint_check',
     perHour: number,
     create: (tx: Transaction) => Promise<string[]>,
   ): Promise<ReplayOutcome> {

@@ -47,6 +47,7 @@ function setup(options: {
   endpoint?: 'enabled' | 'disabled';
   replay?: ReplayOutcome;
   redeliver?: ReplayOutcome;
+  check?: ReplayOutcome;
   outcome?: WebhookOutcome;
 }) {
   const calls: string[] = [];
@@ -59,6 +60,10 @@ function setup(options: {
     replay: () => Promise.resolve(options.replay ?? { deliveryIds: [] }),
     redeliver: (_c: string, source: string) =>
       Promise.resolve(options.redeliver ?? { deliveryIds: [`${source}_again`] }),
+    spendEndpointCheck: (_c: string, perHour: number) => {
+      calls.push(`spend check of ${perHour}`);
+      return Promise.resolve(options.check ?? { deliveryIds: [] });
+    },
     setStatus: (_c: string, status: string) => {
       calls.push(`set ${status}`);
       return Promise.resolve();
@@ -76,13 +81,16 @@ function setup(options: {
     call: () => Promise.resolve({ partners: [recipient], answers: [{ client_ids: ['p1'] }] }),
   } as unknown as RpcClient;
   const sender = {
-    post: () =>
-      Promise.resolve(options.outcome ?? { ok: true, statusCode: 204, error: null, responseBody: '' }),
+    post: () => {
+      calls.push('send');
+      return Promise.resolve(options.outcome ?? { ok: true, statusCode: 204, error: null, responseBody: '' });
+    },
   } as unknown as WebhookSender;
   const service = new PartnerWebhooksService(repository, deliveries, rpc, sender, {
     WEBHOOK_TIMEOUT_MS: 5000,
     WEBHOOK_REPLAYS_PER_HOUR: 10,
     WEBHOOK_REDELIVERIES_PER_HOUR: 60,
+    WEBHOOK_ENDPOINT_CHECKS_PER_HOUR: 20,
   });
   return { service, calls };
 }
@@ -154,13 +162,13 @@ describe('PartnerWebhooksService', () => {
       outcome: { ok: false, statusCode: null, error: 'timeout' },
     });
     const refused = await failing.service.enable(partner);
-    expect(failing.calls).toEqual(['record test false']);
+    expect(failing.calls).toEqual(['spend check of 20', 'send', 'record test false']);
     expect(refused.test).toMatchObject({ response_status: null, error: 'timeout' });
     expect(refused.endpoint.status).toBe('disabled');
 
     const ok = setup({ endpoint: 'disabled' });
     const accepted = await ok.service.enable(partner);
-    expect(ok.calls).toEqual(['record test true', 'set enabled']);
+    expect(ok.calls).toEqual(['spend check of 20', 'send', 'record test true', 'set enabled']);
     expect(accepted.test).toMatchObject({
       response_status: 204,
       error: null,
@@ -171,8 +179,18 @@ describe('PartnerWebhooksService', () => {
   it('sends the portal’s test event like the enable test, recorded, and leaves the endpoint as it is', async () => {
     const ok = setup({ endpoint: 'disabled' });
     const tested = await ok.service.test(partner);
-    expect(ok.calls).toEqual(['record test true']);
+    expect(ok.calls).toEqual(['spend check of 20', 'send', 'record test true']);
     expect(tested.test).toMatchObject({ response_status: 204, delivery_id: expect.stringMatching(/^dlv_/) });
     expect(tested.endpoint.status).toBe('disabled');
+  });
+
+  it('sends no test, and enables nothing, past the hourly budget of endpoint tests: 429 with when to retry', async () => {
+    for (const action of ['test', 'enable'] as const) {
+      const spent = setup({ endpoint: 'disabled', check: { deliveryIds: [], retryAfterSeconds: 321 } });
+      const err = await refusal(spent.service[action](partner));
+      expect(err).toMatchObject({ code: 'endpoint_check_budget_exceeded', retryAfterSeconds: 321 });
+      expect(err.message).toContain('20 endpoint tests per hour');
+      expect(spent.calls).toEqual(['spend check of 20']);
+    }
   });
 });

@@ -48,7 +48,10 @@ export class PartnerWebhooksService {
     @Inject(APP_CONFIG)
     private readonly config: Pick<
       WebhookDispatcherConfig,
-      'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_REPLAYS_PER_HOUR' | 'WEBHOOK_REDELIVERIES_PER_HOUR'
+      | 'WEBHOOK_TIMEOUT_MS'
+      | 'WEBHOOK_REPLAYS_PER_HOUR'
+      | 'WEBHOOK_REDELIVERIES_PER_HOUR'
+      | 'WEBHOOK_ENDPOINT_CHECKS_PER_HOUR'
     >,
   ) {}
 
@@ -140,7 +143,8 @@ export class PartnerWebhooksService {
   /**
    * A `webhook.test` event to the registered URL, here and now, signed like any attempt and kept
    * in the log; the endpoint is enabled only when it is acknowledged with a 2xx. The answer says
-   * what the attempt got either way.
+   * what the attempt got either way. At most WEBHOOK_ENDPOINT_CHECKS_PER_HOUR per rolling hour,
+   * tests included: each makes the dispatcher wait up to the webhook budget for the endpoint.
    */
   enable(partner: CallingPartner): Promise<EndpointEnableResponse> {
     return this.check(partner, true);
@@ -153,6 +157,16 @@ export class PartnerWebhooksService {
 
   private async check(partner: CallingPartner, enableOnSuccess: boolean): Promise<EndpointEnableResponse> {
     const recipient = await this.registered(partner.client_id);
+    const perHour = this.config.WEBHOOK_ENDPOINT_CHECKS_PER_HOUR;
+    const { retryAfterSeconds } = await this.partnerWebhooks.spendEndpointCheck(partner.client_id, perHour);
+    if (retryAfterSeconds !== undefined) {
+      throw new PartnerWebhooksException(
+        'endpoint_check_budget_exceeded',
+        `This partner has used its ${perHour} endpoint tests per hour (test events and enabling together); ` +
+          `retry after ${retryAfterSeconds} seconds.`,
+        retryAfterSeconds,
+      );
+    }
     const eventId = newId('evt', 16);
     const deliveryId = newId('dlv', 16);
     const startedAt = new Date();

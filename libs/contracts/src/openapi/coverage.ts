@@ -30,6 +30,7 @@ export const ROUTES_OUTSIDE_API_DESCRIPTION: readonly UndescribedRoute[] = [
   },
   { method: 'GET', path: '/portal', reason: PORTAL },
   { method: 'GET', path: '/portal/open', reason: PORTAL },
+  { method: 'POST', path: '/portal/open', reason: PORTAL },
   { method: 'GET', path: '/portal/deliveries', reason: PORTAL },
   { method: 'GET', path: '/portal/deliveries/{deliveryId}', reason: PORTAL },
   { method: 'POST', path: '/portal/deliveries/{deliveryId}/redeliver', reason: PORTAL },

@@ -658,6 +658,7 @@ function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
         summary: 'Test your endpoint and enable it',
         description: `Sends a \`webhook.test\` event (signed like any delivery; its \`user_id\` is \`usr_endpoint_check\`, a member that does not exist) to your registered URL now, within ${API_LIMITS.webhookBudgetSeconds} seconds, and enables the endpoint only when it is acknowledged with a 2xx. The answer is 200 either way: \`endpoint.status\` says whether it is enabled, \`test\` what the attempt got. The test is in your delivery log. Takes no body. Deliveries \`skipped\` while it was disabled are not sent by this: replay them.`,
         webhooks: {},
+        limitedAlso: ` Enabling also answers 429 once you have made ${API_LIMITS.webhookEndpointChecksPerHour} endpoint tests in the last rolling hour (enabling here or in the portal, and the portal's test events, together); \`Retry-After\` says when the oldest leaves it.`,
         responses: (r) =>
           r
             .add(
@@ -695,7 +696,7 @@ function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
         id: 'createPortalSession',
         summary: 'Open your partner portal: a single-use link',
         description:
-          "A link to your partner portal, for your support staff and on-call engineers: your webhook endpoint and its health, your delivery log and each delivery's attempts, redelivery, replay, enabling and testing the endpoint (each with the same rules and budgets as this API), and your seats. The link works once and within 5 minutes; the portal session it starts lasts at most an hour and shows your data alone. The portal may be framed only by pages of the origins of your registered redirect URIs. Takes no body. See the partner guide's Portal page.",
+          "A link to your partner portal, for your support staff and on-call engineers: your webhook endpoint and its health, your delivery log and each delivery's attempts, redelivery, replay, enabling and testing the endpoint (each with the same rules and budgets as this API), and your seats. Visiting the link shows a page with one button, and the button's POST spends the link, so a link preview or a mail scanner that fetches it spends nothing. The link opens the portal once and within 5 minutes; the portal session it starts lasts at most an hour and shows your data alone. The portal may be framed only by pages of the origins of your registered redirect URIs. Takes no body. See the partner guide's Portal page.",
         webhooks: {},
         responses: (r) =>
           r

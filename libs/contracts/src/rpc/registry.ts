@@ -6,6 +6,7 @@ import { AUTH_CONSENTS_LIST, AUTH_CONSENTS_REVOKE } from './auth/consents';
 import { AUTH_INTROSPECT } from './auth/introspect';
 import { AUTH_LOGIN } from './auth/login';
 import { AUTH_PARTNER_VERIFY } from './auth/partner-credentials';
+import { AUTH_PORTAL_LINK_PEEK } from './auth/portal-link-peek';
 import { AUTH_PORTAL_LINK_REDEEM, AUTH_PORTAL_STANDING } from './auth/portal-links';
 import { AUTH_WEBHOOK_RECIPIENTS_BATCH, AUTH_WEBHOOK_TARGET } from './auth/webhook-recipients';
 import { CREW_MEMBER_EXPORT } from './crew/member-export';
@@ -38,6 +39,7 @@ export const RPC_CONTRACTS: readonly RpcCallers[] = [
   AUTH_WEBHOOK_TARGET,
   AUTH_WEBHOOK_RECIPIENTS_BATCH,
   AUTH_PORTAL_LINK_REDEEM,
+  AUTH_PORTAL_LINK_PEEK,
   AUTH_PORTAL_STANDING,
   AUTH_ACCESS_READS_RECORD,
   AUTH_MEMBER_ACCESS,
