@@ -87,7 +87,7 @@ export class PartnerPortalService {
 
   /** `work` as an answer, in one of the partner's slots, or a 429 at once when it has none free. */
   private async inTurn<T>(clientId: string, work: () => Promise<T>): Promise<PortalAnswer<T>> {
-    const release = await this.slots.take(clientId, 'backlog', 0);
+    const release = this.slots.tryTake(clientId);
     if (!release) {
       return {
         ok: false,
