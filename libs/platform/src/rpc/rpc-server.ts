@@ -91,11 +91,14 @@ export class RpcServer extends Server implements CustomTransportStrategy {
     const pattern = this.getPatternAsString(packet.pattern);
     const caller = appOfBrokerUser(message.properties.userId);
     if (caller === undefined || !this.callers.get(pattern)?.includes(caller)) {
+      // Both come from the message: bounded, so a refused flood cannot write long lines.
       const who =
         message.properties.userId === undefined
           ? 'a request without user_id'
-          : `user ${String(message.properties.userId)}`;
-      this.logger.warn(`RPC ${pattern} refused to ${who}: not among the callers its contract names`);
+          : `user ${JSON.stringify(String(message.properties.userId).slice(0, 100))}`;
+      this.logger.warn(
+        `RPC ${JSON.stringify(pattern.slice(0, 200))} refused to ${who}: not among the callers its contract names`,
+      );
       return reply({
         id: packet.id,
         err: { error: 'access_denied', message: `${pattern} is not answered to this caller` },
