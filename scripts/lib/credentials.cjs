@@ -19,7 +19,25 @@ const { capture, which } = require('./procs.cjs');
  * no routing key on the default exchange, so any app here may publish to any RPC queue: the RPC
  * servers answer only the callers each contract names, by the broker user (`svc-<app>`, the name
  * `appOfBrokerUser` in libs/contracts knows) that RabbitMQ vouches for in a request's `user_id`.
+ *
+ * `topics`: RabbitMQ's topic permissions on a topic exchange, for the apps that may write to it or
+ * read from it. `publishes` are the routing keys the app may publish with (every message on
+ * crew.events, a packed one too, has its event type as routing key), `binds` the binding keys it may
+ * bind (and unbind) its queues with; each becomes an anchored regex of literal keys (topicPermissions).
+ * The keys are typed here (plain CommonJS cannot import libs/contracts): test/deploy/topic-permissions.spec.ts
+ * checks them against EVENT_TYPES and MEMBER_REGISTERED, test/deploy/least-privilege.integration-spec.ts
+ * against a real broker.
  */
+const CREW_EVENTS = 'crew.events';
+const WEBHOOK_EVENT_TYPES = [
+  'user.profile.updated',
+  'user.sea_time.updated',
+  'user.vessels.updated',
+  'user.consent.revoked',
+  'webhook.test',
+];
+const MEMBER_REGISTERED = 'crew.member.registered';
+
 const APPS = {
   'auth-server': {
     schema: 'auth',
@@ -28,6 +46,8 @@ const APPS = {
       write: '^(amq\\.default|crew\\.events)$',
       read: '^rpc\\.auth-server$',
     },
+    // The consent it ends (ConsentsService.end).
+    topics: [{ exchange: CREW_EVENTS, publishes: ['user.consent.revoked'], binds: [] }],
   },
   'consent-ui': {
     schema: 'consent',
@@ -40,6 +60,14 @@ const APPS = {
       write: '^(amq\\.default|crew\\.events)$',
       read: '^(rpc\\.crew-api|amq\\.rabbitmq\\.reply-to)$',
     },
+    // Record events (RecordWriter), the webhook test, and the registration sponsorship-api reads.
+    topics: [
+      {
+        exchange: CREW_EVENTS,
+        publishes: [...WEBHOOK_EVENT_TYPES.filter((t) => t !== 'user.consent.revoked'), MEMBER_REGISTERED],
+        binds: [],
+      },
+    ],
   },
   // The consumers also declare crew.events (configure), so they start in any order.
   'sponsorship-api': {
@@ -49,6 +77,7 @@ const APPS = {
       write: '^(amq\\.default|sponsorship\\..+)$',
       read: '^(rpc\\.sponsorship-api|sponsorship\\..+|crew\\.events|amq\\.rabbitmq\\.reply-to)$',
     },
+    topics: [{ exchange: CREW_EVENTS, publishes: [], binds: [MEMBER_REGISTERED] }],
   },
   'webhook-dispatcher': {
     schema: 'webhooks',
@@ -57,8 +86,32 @@ const APPS = {
       write: '^(amq\\.default|webhooks\\..+)$',
       read: '^(webhooks\\..+|crew\\.events|amq\\.rabbitmq\\.reply-to)$',
     },
+    // The webhook event types only: never `#`, nor the internal crew.member.registered.
+    topics: [{ exchange: CREW_EVENTS, publishes: [], binds: WEBHOOK_EVENT_TYPES }],
   },
 };
+
+const escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** An anchored regex matching exactly `keys` (none: `^$`, which no event's routing key matches). */
+const exactly = (keys) => (keys.length === 0 ? '^$' : `^(${keys.map(escapeRegex).join('|')})$`);
+
+/** `app`'s topic permissions, as RabbitMQ takes them: `{exchange, write, read}` per topic exchange. */
+function topicPermissions(app) {
+  return (APPS[app].topics ?? []).map(({ exchange, publishes, binds }) => ({
+    exchange,
+    write: exactly(publishes),
+    read: exactly(binds),
+  }));
+}
+
+/** The app that publishes `routingKey` on `exchange` (the one whose topic permission lets it). */
+function publisherOf(exchange, routingKey) {
+  const app = Object.keys(APPS).find((a) =>
+    (APPS[a].topics ?? []).some((t) => t.exchange === exchange && t.publishes.includes(routingKey)),
+  );
+  if (!app) throw new Error(`no app publishes ${routingKey} on ${exchange}`);
+  return app;
+}
 
 const pgRole = (app) => `svc_${APPS[app].schema}`;
 const pgPassword = (app) => `sandbox-postgres-${APPS[app].schema}-password`;
@@ -168,26 +221,39 @@ async function ensureBrokerUsers(m, log = () => undefined) {
   log(`rabbitmq: app users ${Object.keys(APPS).map(amqpUser).join(', ')} ready`);
 }
 
-/** Gives every app user its permissions on `vhost`. */
+/** Gives every app user its permissions, and its topic permissions, on `vhost`. */
 async function grantBrokerVhost(m, vhost) {
   for (const [app, { amqp }] of Object.entries(APPS)) {
     const user = amqpUser(app);
-    try {
-      await m.call('PUT', `/permissions/${encodeURIComponent(vhost)}/${encodeURIComponent(user)}`, amqp);
-    } catch (err) {
-      if (!m.local || !which('rabbitmqctl')) throw err;
-      const res = capture(
-        'rabbitmqctl',
+    const at = `${encodeURIComponent(vhost)}/${encodeURIComponent(user)}`;
+    const grants = [
+      [
+        () => m.call('PUT', `/permissions/${at}`, amqp),
         ['set_permissions', '-p', vhost, user, amqp.configure, amqp.write, amqp.read],
-        { timeoutMs: 60000 },
-      );
-      if (res.status !== 0) throw new Error(`rabbitmq: cannot grant ${user} on ${vhost}: ${res.stderr}`);
+      ],
+      ...topicPermissions(app).map((t) => [
+        () => m.call('PUT', `/topic-permissions/${at}`, t),
+        ['set_topic_permissions', '-p', vhost, user, t.exchange, t.write, t.read],
+      ]),
+    ];
+    for (const [viaApi, ctlArgs] of grants) {
+      try {
+        await viaApi();
+      } catch (err) {
+        if (!m.local || !which('rabbitmqctl')) throw err;
+        const res = capture('rabbitmqctl', ctlArgs, { timeoutMs: 60000 });
+        if (res.status !== 0) {
+          throw new Error(`rabbitmq: cannot grant ${user} on ${vhost} (${ctlArgs[0]}): ${res.stderr}`);
+        }
+      }
     }
   }
 }
 
 module.exports = {
   APPS,
+  topicPermissions,
+  publisherOf,
   pgRole,
   amqpUser,
   amqpPassword,

@@ -4,9 +4,26 @@ export interface BrokerPermissions {
   readonly write: string;
   readonly read: string;
 }
+/** The routing keys an app may publish with and bind with on one topic exchange. */
+export interface TopicKeys {
+  readonly exchange: string;
+  readonly publishes: readonly string[];
+  readonly binds: readonly string[];
+}
+/** A topic permission as RabbitMQ takes it: regexes on routing keys (write) and binding keys (read). */
+export interface TopicPermission {
+  readonly exchange: string;
+  readonly write: string;
+  readonly read: string;
+}
 export declare const APPS: Readonly<
-  Record<string, { readonly schema: string; readonly amqp: BrokerPermissions }>
+  Record<
+    string,
+    { readonly schema: string; readonly amqp: BrokerPermissions; readonly topics?: readonly TopicKeys[] }
+  >
 >;
+export declare function topicPermissions(app: string): TopicPermission[];
+export declare function publisherOf(exchange: string, routingKey: string): string;
 export declare function pgRole(app: string): string;
 export declare function amqpUser(app: string): string;
 export declare function amqpPassword(app: string): string;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { DEFAULT_PORTS, NEST_APPS } from '@svc/contracts';
 import { parse, stringify } from 'yaml';
 import { checkTarget } from '../../libs/platform/src/webhooks/webhook-target';
-import { APPS, amqpUser, pgRole } from '../../scripts/lib/credentials.cjs';
+import { APPS, amqpUser, pgRole, topicPermissions } from '../../scripts/lib/credentials.cjs';
 import { ROOT, UPSTREAM_APPS } from './k8s-render';
 /** promtool, as test/monitoring/rules.spec.ts finds it (`npm test` installs Debian's prometheus). */
 function promtoolBinary(): string {
@@ -81,12 +81,19 @@ describe('docker-compose.yml', () => {
       expect(services.migrate.command.join(' ')).toContain(`${app}) echo ${pgRole(app)}`);
       const definitions = JSON.parse(
         readFileSync(join(ROOT, 'compose', 'rabbitmq-definitions.json'), 'utf8'),
-      ) as { users: { name: string; tags: string[] }[]; permissions: Record<string, string>[] };
+      ) as {
+        users: { name: string; tags: string[] }[];
+        permissions: Record<string, string>[];
+        topic_permissions: Record<string, string>[];
+      };
       expect(definitions.users.find((u) => u.name === amqpUser(app))?.tags).toEqual([]);
       const { configure, write, read } = APPS[app].amqp;
       expect(definitions.permissions.filter((p) => p.user === amqpUser(app))).toEqual([
         { user: amqpUser(app), vhost: broker.pathname.slice(1), configure, write, read },
       ]);
+      expect(definitions.topic_permissions.filter((p) => p.user === amqpUser(app))).toEqual(
+        topicPermissions(app).map((t) => ({ user: amqpUser(app), vhost: broker.pathname.slice(1), ...t })),
+      );
     },
   );
 

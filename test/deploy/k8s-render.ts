@@ -324,11 +324,14 @@ export function topologyProblems(o: K8sObject): string[] {
       p.push('spec.importCredentialsSecret.name is required');
     if (spec.tags !== undefined && !Array.isArray(spec.tags)) p.push('spec.tags must be a list');
   }
-  if (o.kind === 'Permission') {
+  if (o.kind === 'Permission' || o.kind === 'TopicPermission') {
     if (typeof spec.vhost !== 'string') p.push('spec.vhost is required');
     if (typeof spec.userReference?.name !== 'string' && typeof spec.user !== 'string')
       p.push('spec.userReference.name or spec.user is required');
-    for (const k of ['configure', 'write', 'read']) {
+    if (o.kind === 'TopicPermission' && typeof spec.permissions?.exchange !== 'string')
+      p.push('spec.permissions.exchange is required');
+    const keys = o.kind === 'Permission' ? ['configure', 'write', 'read'] : ['write', 'read'];
+    for (const k of keys) {
       if (typeof spec.permissions?.[k] !== 'string') p.push(`spec.permissions.${k} must be a string`);
       else {
         try {
@@ -433,6 +436,7 @@ export const HAND_CHECKED: Record<string, (o: K8sObject) => string[]> = {
   'rabbitmq.com/v1beta1/Vhost': topologyProblems,
   'rabbitmq.com/v1beta1/User': topologyProblems,
   'rabbitmq.com/v1beta1/Permission': topologyProblems,
+  'rabbitmq.com/v1beta1/TopicPermission': topologyProblems,
   'monitoring.coreos.com/v1/PodMonitor': podMonitorProblems,
   'monitoring.coreos.com/v1/PrometheusRule': prometheusRuleProblems,
 };

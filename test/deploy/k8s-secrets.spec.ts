@@ -1,6 +1,6 @@
 /** Secrets by reference only, and the sandbox's example Secrets consistent with the backing services. */
 import { NEST_APPS } from '@svc/contracts';
-import { APPS, amqpUser } from '../../scripts/lib/credentials.cjs';
+import { APPS, amqpUser, topicPermissions } from '../../scripts/lib/credentials.cjs';
 import {
   BACKUP_SECRET,
   DB_ROLES,
@@ -161,6 +161,14 @@ it('sandbox: the example connection URLs carry the credentials the backing servi
     expect(permission.vhost).toBe(vhost);
     expect(permission.userReference.name).toBe(app);
     expect(permission.permissions).toEqual(APPS[app].amqp);
+    const topics = sb
+      .all('TopicPermission')
+      .filter((t) => t.spec.userReference?.name === app)
+      .map((t) => {
+        expect(t.spec.vhost).toBe(vhost);
+        return t.spec.permissions;
+      });
+    expect(topics).toEqual(topicPermissions(app));
   }
   expect(sb.get('Vhost', 'crew-records').spec.name).toBe(setting('default_vhost'));
 });

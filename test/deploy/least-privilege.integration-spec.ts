@@ -1,16 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import * as amqp from 'amqplib';
 import { Client } from 'pg';
-import { AUTH_WEBHOOK_RECIPIENTS_BATCH, AUTH_WEBHOOK_TARGET, type RpcContract } from '@svc/contracts';
+import {
+  AUTH_WEBHOOK_RECIPIENTS_BATCH,
+  AUTH_WEBHOOK_TARGET,
+  CREW_EVENTS_EXCHANGE,
+  EVENT_TYPES,
+  MEMBER_REGISTERED,
+  type RpcContract,
+} from '@svc/contracts';
 import { AmqpConnection, createLogger, RPC_QUEUE_OPTIONS, RpcClient, RpcRemoteError } from '@svc/platform';
 import { APPS, amqpUser, appConnections, pgRole } from '../../scripts/lib/credentials.cjs';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { testServices } from '../support/services';
+import { createSuiteVhost } from '../../scripts/lib/isolation.cjs';
 
 /**
  * Least privilege between the apps, against this run's database and vhost as `npm test` provisions
  * them (the same code as `npm start`): each app's PostgreSQL role reaches its own schema's rows
- * only, each app's broker user consumes its own queues only, and partners' webhook signing
+ * only, each app's broker user consumes its own queues only and publishes and binds on crew.events
+ * only the event types it publishes and consumes (topic permissions), and partners' webhook signing
  * secrets are answered to the dispatcher's broker user alone.
  */
 // In-process auth-server and fresh broker connections: slow on a busy 2-core machine.
@@ -164,6 +173,100 @@ describe('RabbitMQ: one user per app, limited to its exchanges and queues', () =
     } finally {
       await conn.close().catch(() => undefined);
     }
+  });
+});
+
+describe('RabbitMQ: on crew.events, each app publishes and binds its own event types only', () => {
+  // A vhost of this describe's own (the run's users and grants, topic permissions included): what it
+  // publishes reaches no other file's dispatcher or sponsorship-api.
+  let vhost: { url: string; remove(): Promise<void> };
+  let admin: amqp.ChannelModel;
+  const brokerUrl = (app: string) => appConnections(app, { ...owner, AMQP_URL: vhost.url }).AMQP_URL!;
+
+  beforeAll(async () => {
+    vhost = await createSuiteVhost(services.amqpUrl, 'topics');
+    admin = await amqp.connect(vhost.url);
+    const ch = await admin.createChannel();
+    await ch.assertExchange(CREW_EVENTS_EXCHANGE, 'topic', { durable: true });
+    await ch.close();
+  });
+
+  afterAll(async () => {
+    await admin?.close();
+    await vhost?.remove();
+  });
+
+  /** A queue the administrator declares under a name of `prefix` (one the consumer may bind). */
+  async function queueNamed(prefix: string): Promise<string> {
+    const name = `${prefix}lp-${randomBytes(4).toString('hex')}`;
+    const ch = await admin.createChannel();
+    await ch.assertQueue(name, { durable: false, autoDelete: false });
+    await ch.close();
+    return name;
+  }
+
+  /**
+   * Publishes on crew.events as `app`'s user with publisher confirms: 'ok' once confirmed, or the
+   * code the broker closed the channel with (403 ACCESS_REFUSED: the routing key is not its own).
+   */
+  async function publishAs(app: string, routingKey: string): Promise<string | number> {
+    const conn = await amqp.connect(brokerUrl(app));
+    conn.on('error', () => undefined);
+    try {
+      const ch = await conn.createConfirmChannel();
+      const closed = new Promise<number | string>((resolve) =>
+        ch.on('error', (err: { code?: number }) => resolve(err.code ?? String(err))),
+      );
+      const confirmed = new Promise<string>((resolve, reject) =>
+        ch.publish(CREW_EVENTS_EXCHANGE, routingKey, Buffer.from('{}'), {}, (err) =>
+          err ? reject(err) : resolve('ok'),
+        ),
+      ).catch(() => closed);
+      return await Promise.race([confirmed, closed]);
+    } finally {
+      await conn.close().catch(() => undefined);
+    }
+  }
+
+  /** Binds a queue of `prefix` (one `app` may bind) to crew.events with `key`, as `app`: 'ok' or the code. */
+  async function bindAs(app: string, prefix: string, key: string): Promise<string | number> {
+    const queue = await queueNamed(prefix);
+    const conn = await amqp.connect(brokerUrl(app));
+    conn.on('error', () => undefined);
+    try {
+      const ch = await conn.createChannel();
+      ch.on('error', () => undefined);
+      try {
+        await ch.bindQueue(queue, CREW_EVENTS_EXCHANGE, key);
+        return 'ok';
+      } catch (err) {
+        return (err as { code?: number }).code ?? String(err);
+      }
+    } finally {
+      await conn.close().catch(() => undefined);
+    }
+  }
+
+  it('lets each publisher publish its own event types only (403 ACCESS_REFUSED closes the channel)', async () => {
+    expect(await publishAs('auth-server', 'user.consent.revoked')).toBe('ok');
+    expect(await publishAs('auth-server', 'user.profile.updated')).toBe(403);
+    expect(await publishAs('crew-api', 'user.consent.revoked')).toBe(403);
+    for (const key of [...EVENT_TYPES.filter((t) => t !== 'user.consent.revoked'), MEMBER_REGISTERED]) {
+      expect([key, await publishAs('crew-api', key)]).toEqual([key, 'ok']);
+    }
+    // Nor any key of its own making.
+    expect(await publishAs('crew-api', 'user.profile.updated.extra')).toBe(403);
+    expect(await publishAs('crew-api', 'crew.member.deleted')).toBe(403);
+  });
+
+  it('lets each consumer bind its queues with the event types it consumes only', async () => {
+    expect(await bindAs('sponsorship-api', 'sponsorship.', MEMBER_REGISTERED)).toBe('ok');
+    expect(await bindAs('sponsorship-api', 'sponsorship.', 'user.profile.updated')).toBe(403);
+    expect(await bindAs('sponsorship-api', 'sponsorship.', '#')).toBe(403);
+    expect(await bindAs('webhook-dispatcher', 'webhooks.', 'user.consent.revoked')).toBe('ok');
+    expect(await bindAs('webhook-dispatcher', 'webhooks.', MEMBER_REGISTERED)).toBe(403);
+    expect(await bindAs('webhook-dispatcher', 'webhooks.', '#')).toBe(403);
+    expect(await bindAs('webhook-dispatcher', 'webhooks.', 'user.*')).toBe(403);
   });
 });
 

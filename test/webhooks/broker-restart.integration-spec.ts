@@ -15,7 +15,8 @@ import { PrivateBroker } from './support/private-broker';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 // Issue 5, "a RabbitMQ restart loses no pending delivery": RabbitMQ is stopped and started while a
-// burst of record events goes through an outbox. The broker is a private node of this test (the
+// burst of events goes through an outbox (auth-server's: consent revocations, the event type its
+// broker user may publish). The broker is a private node of this test (the
 // shared one serves every other test run), and the whole chain uses it: auth-server's outbox relay
 // and RPC queue, and the dispatcher as a process. Events written while the broker is down stay in
 // the outbox until the relay can publish them; messages on the quorum queues survive the restart;
@@ -60,9 +61,12 @@ describe('RabbitMQ stopped and started during a burst of events', () => {
       WEBHOOK_TIMEOUT_MS: '2000',
     });
 
-    // The burst: one record event every WRITE_EVERY_MS, each written to auth-server's outbox as
-    // a committed change writes it; the relay in auth-server publishes them to crew.events.
-    const events = Array.from({ length: EVENTS }, () => newEvent('user.profile.updated', userId));
+    // The burst: one event every WRITE_EVERY_MS, each written to auth-server's outbox as a committed
+    // change writes it; the relay in auth-server publishes them to crew.events, as svc-auth-server,
+    // whose topic permission lets it publish `user.consent.revoked` only (to the partner it names).
+    const events = Array.from({ length: EVENTS }, () =>
+      newEvent('user.consent.revoked', userId, partner.clientId),
+    );
     const writtenAt: number[] = [];
     const outbox = auth.app.get(OutboxRepository);
     const transactions = auth.app.get(TransactionRunner);

@@ -29,14 +29,21 @@ const eventBindings = async () =>
     .sort();
 
 describe('the dispatcher’s event queue', () => {
-  it('is bound to the webhook event types only, and drops the `#` binding of earlier deployments', async () => {
+  it('is bound to the webhook event types only, and the dispatcher may bind no other key', async () => {
     expect(await eventBindings()).toEqual([...EVENT_TYPES].sort());
 
-    // An earlier deployment bound every routing key; the topology (declared on every connect) removes it.
+    // The topology (declared on every connect) binds within the dispatcher's topic permission.
     const amqp = dispatcher.app.get(AmqpConnection);
-    await amqp.withChannel((ch) => ch.bindQueue(EVENTS_QUEUE, CREW_EVENTS_EXCHANGE, '#'));
-    expect(await eventBindings()).toContain('#');
     await amqp.withChannel(declareWebhookTopology([60_000]));
+    expect(await eventBindings()).toEqual([...EVENT_TYPES].sort());
+    // `#` (every routing key, the internal events too) is refused: 403 ACCESS_REFUSED closes the channel.
+    const refused = await amqp
+      .withChannel((ch) => ch.bindQueue(EVENTS_QUEUE, CREW_EVENTS_EXCHANGE, '#'))
+      .then(
+        () => 'bound',
+        (err: { code?: number }) => err.code ?? String(err),
+      );
+    expect(refused).toBe(403);
     expect(await eventBindings()).toEqual([...EVENT_TYPES].sort());
   });
 

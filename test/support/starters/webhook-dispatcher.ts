@@ -4,6 +4,7 @@ import {
   EVENT_BATCH_CONTENT_TYPE,
   type EventBatch,
   type EventType,
+  type NestAppName,
   type ServiceEvent,
 } from '@svc/contracts';
 import { AmqpConnection, createLogger, loadConfig } from '@svc/platform';
@@ -22,6 +23,41 @@ import { bootApp, spawnApp, type AppProcess } from './app-process';
 import { createSuiteVhost } from '../../../scripts/lib/isolation.cjs';
 import { testServices } from '../services';
 import { brokerUrlOf } from '../broker-users';
+import { publisherOf } from '../../../scripts/lib/credentials.cjs';
+
+/**
+ * crew.events as the outbox relays publish on it: each routing key as the app that really publishes
+ * it (auth-server `user.consent.revoked`, crew-api the others), on that app's broker user, whose
+ * topic permission allows its own event types only. A connection per app, opened at its first publish.
+ */
+class EventRelays {
+  private readonly connections = new Map<string, AmqpConnection>();
+
+  constructor(
+    private readonly amqpUrl: string,
+    private readonly name: string,
+  ) {}
+
+  async publish(routingKey: string, content: Buffer, options: { messageId: string; contentType?: string }) {
+    const app = publisherOf(CREW_EVENTS_EXCHANGE, routingKey);
+    let relay = this.connections.get(app);
+    if (!relay) {
+      relay = new AmqpConnection(
+        { url: brokerUrlOf(app as NestAppName, this.amqpUrl), name: `${this.name}-${app}`, prefetch: 1 },
+        createLogger('webhooks-test', 'silent'),
+      );
+      this.connections.set(app, relay);
+      relay.start();
+    }
+    await relay.waitUntilConnected(15_000);
+    await relay.publish(CREW_EVENTS_EXCHANGE, routingKey, content, options);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.close()));
+    this.connections.clear();
+  }
+}
 
 export interface DispatcherHarness {
   readonly app: NestFastifyApplication;
@@ -135,33 +171,23 @@ export async function startDispatcher(
   // Connected means the topology (queues and the crew.events binding) is declared.
   await amqp.waitUntilConnected(15_000);
   const db = new Pool({ connectionString: services.databaseUrl, max: 4 });
-  // Events come from crew-api's outbox relay, on crew-api's own broker user (the dispatcher's
-  // may not write to crew.events).
-  const relay = new AmqpConnection(
-    {
-      url: brokerUrlOf('crew-api', env.AMQP_URL ?? services.amqpUrl),
-      name: 'webhooks-test-relay',
-      prefetch: 1,
-    },
-    createLogger('webhooks-test', 'silent'),
-  );
-  relay.start();
+  // Events come from the outbox relays of crew-api and auth-server, each on its app's broker user
+  // (the dispatcher's may not write to crew.events).
+  const relays = new EventRelays(env.AMQP_URL ?? services.amqpUrl, 'webhooks-test-relay');
   return {
     app,
     db,
     publish: (event) =>
-      relay.publish(CREW_EVENTS_EXCHANGE, event.type, Buffer.from(JSON.stringify(event)), {
-        messageId: event.id,
-      }),
+      relays.publish(event.type, Buffer.from(JSON.stringify(event)), { messageId: event.id }),
     publishPacked: (routingKey, payloads) => {
       const batch: EventBatch = { events: payloads.map((payload) => ({ message_id: payload.id, payload })) };
-      return relay.publish(CREW_EVENTS_EXCHANGE, routingKey, Buffer.from(JSON.stringify(batch)), {
+      return relays.publish(routingKey, Buffer.from(JSON.stringify(batch)), {
         messageId: `batch:${payloads[0].id}`,
         contentType: EVENT_BATCH_CONTENT_TYPE,
       });
     },
     async close() {
-      await relay.close();
+      await relays.close();
       await app.close();
       await db.end();
     },
@@ -178,21 +204,14 @@ export async function startPublisher(
   auth: AuthServerHarness,
   amqpUrl = auth.services.amqpUrl,
 ): Promise<EventPublisher> {
-  const amqp = new AmqpConnection(
-    { url: amqpUrl, name: 'webhooks-test-publisher', prefetch: 1 },
-    createLogger('webhooks-test', 'silent'),
-  );
-  amqp.start();
-  await amqp.waitUntilConnected(15_000);
+  const relays = new EventRelays(amqpUrl, 'webhooks-test-publisher');
   const db = new Pool({ connectionString: auth.services.databaseUrl, max: 4 });
   return {
     db,
     publish: (event) =>
-      amqp.publish(CREW_EVENTS_EXCHANGE, event.type, Buffer.from(JSON.stringify(event)), {
-        messageId: event.id,
-      }),
+      relays.publish(event.type, Buffer.from(JSON.stringify(event)), { messageId: event.id }),
     async close() {
-      await amqp.close();
+      await relays.close();
       await db.end();
     },
   };

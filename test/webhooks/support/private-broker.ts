@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../../../scripts/lib/apps.cjs';
-import { APPS, amqpPassword, amqpUser } from '../../../scripts/lib/credentials.cjs';
+import { APPS, amqpPassword, amqpUser, topicPermissions } from '../../../scripts/lib/credentials.cjs';
 import { freePorts, tcpReachable, waitForPort } from '../../../scripts/lib/net.cjs';
 import { startProcess, tail, type ProcessHandle } from '../../../scripts/lib/procs.cjs';
 
@@ -115,8 +115,8 @@ export class PrivateBroker {
   }
 
   /**
-   * Every app's own user (svc-<app>, its sandbox password and permissions, scripts/lib/credentials.cjs)
-   * on the default vhost, as `npm test` gives the shared broker: the RPC servers answer each app on
+   * Every app's own user (svc-<app>, its sandbox password, permissions and topic permissions,
+   * scripts/lib/credentials.cjs) on the default vhost, as `npm test` gives the shared broker: the RPC servers answer each app on
    * its own user only. One `import_definitions` (each rabbitmqctl is an Erlang VM of its own).
    */
   private async addAppUsers(): Promise<void> {
@@ -137,6 +137,9 @@ export class PrivateBroker {
         tags: [],
       })),
       permissions: apps.map((app) => ({ user: amqpUser(app), vhost: '/', ...APPS[app].amqp })),
+      topic_permissions: apps.flatMap((app) =>
+        topicPermissions(app).map((t) => ({ user: amqpUser(app), vhost: '/', ...t })),
+      ),
     };
     const file = path.join(this.dir, 'app-users.json');
     fs.writeFileSync(file, JSON.stringify(definitions));

@@ -39,10 +39,10 @@ export function declareWebhookTopology(delays: readonly number[]) {
       });
     }
     // Only the webhook event types: crew.events also carries internal events (crew.member.registered)
-    // that partners never receive. Deployments made before this bound `#`; unbinding it is a no-op
-    // where the binding does not exist.
+    // that partners never receive. The dispatcher's topic permission lets it bind (and unbind) these
+    // keys only, so it cannot remove the `#` binding of deployments made before this: the broker's
+    // administrator does, once (docs/operations.md); an internal event it still brings is acked and ignored.
     for (const type of EVENT_TYPES) await channel.bindQueue(EVENTS_QUEUE, CREW_EVENTS_EXCHANGE, type);
-    await channel.unbindQueue(EVENTS_QUEUE, CREW_EVENTS_EXCHANGE, '#');
     for (const delay of delays) {
       await channel.assertQueue(retryQueue(delay), {
         durable: true,
