@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AUTH_ACCESS_READS_RECORD, AUTH_MEMBER_ACCESS, type AccessReadCount } from '@svc/contracts';
-import { RpcRemoteError, Sql } from '@svc/platform';
+import { RetentionJob, RpcRemoteError, Sql } from '@svc/platform';
 import { AccessHistoryService } from '../../apps/auth-server/src/access-history/access-history.service';
-import { RetentionJob } from '../../apps/auth-server/src/retention/retention.job';
 import { member, partner } from '../support/factories';
 import { issueTokens } from '../support/oauth/flow';
 import { startAuthServer, useAuthServer } from '../support/starters/auth-server';

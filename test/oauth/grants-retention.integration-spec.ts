@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { RetentionJob } from '../../apps/auth-server/src/retention/retention.job';
+import { RetentionJob } from '@svc/platform';
 import { EXPIRED_GRANT_GRACE_SECONDS } from '../../apps/auth-server/src/retention/retention.module';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { issueCode, issueTokens, type IssuedTokens } from '../support/oauth/flow';

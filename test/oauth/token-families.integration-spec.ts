@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { AUTH_CONSENTS_REVOKE, type SandboxMember, type SandboxPartner } from '@svc/contracts';
-import { sha256Hex } from '@svc/platform';
+import { RetentionJob, sha256Hex } from '@svc/platform';
 import { IntrospectionCache } from '@svc/security';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { RetentionJob } from '../../apps/auth-server/src/retention/retention.job';
 import {
   REVOKE_LIVE_OF_MEMBER,
   REVOKE_LIVE_OF_PARTNER,

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { dataSourceOptions, PRUNE_BATCH, Sql } from '@svc/platform';
+import { dataSourceOptions, PRUNE_BATCH, type RetentionJob, Sql } from '@svc/platform';
 import pino from 'pino';
 import { DataSource } from 'typeorm';
+import { DeliveriesRepository } from '../../apps/webhook-dispatcher/src/deliveries/deliveries.repository';
 import { PartnerPortalRepository } from '../../apps/webhook-dispatcher/src/partner-portal/partner-portal.repository';
-import { PortalActionsPruner } from '../../apps/webhook-dispatcher/src/partner-portal/portal-actions-pruner';
+import { dispatcherRetention } from '../../apps/webhook-dispatcher/src/retention/retention.module';
 import { testServices } from '../support/services';
 
 /**
@@ -15,7 +16,7 @@ const services = testServices();
 const RETENTION_DAYS = 30;
 let dataSource: DataSource;
 let portal: PartnerPortalRepository;
-let pruner: PortalActionsPruner;
+let retention: RetentionJob<'deliveries' | 'endpoint_hours' | 'portal_actions'>;
 let partner: string;
 
 beforeAll(async () => {
@@ -27,10 +28,12 @@ beforeAll(async () => {
     ),
   );
   await dataSource.initialize();
-  portal = new PartnerPortalRepository(new Sql(dataSource, 'portal-actions-retention-test'));
-  pruner = new PortalActionsPruner(
+  const sql = new Sql(dataSource, 'portal-actions-retention-test');
+  portal = new PartnerPortalRepository(sql);
+  retention = dispatcherRetention(
+    new DeliveriesRepository(sql, { WEBHOOK_DISABLE_AFTER: 5 * 86_400_000 }),
     portal,
-    { PORTAL_ACTIONS_RETENTION_DAYS: RETENTION_DAYS },
+    { WEBHOOK_LOG_RETENTION_DAYS: 0, PORTAL_ACTIONS_RETENTION_DAYS: RETENTION_DAYS },
     pino({ level: 'silent' }),
   );
 });
@@ -79,10 +82,10 @@ describe('portal actions retention', () => {
     await actions(2, RETENTION_DAYS - 1);
     await actions(1, 0, 'conflict');
 
-    expect(await pruner.pruneOnce()).toBeGreaterThanOrEqual(5);
+    expect((await retention.pruneOnce()).portal_actions).toBeGreaterThanOrEqual(5);
 
     expect(await ages()).toEqual([RETENTION_DAYS - 1, RETENTION_DAYS - 1, 0]);
-    expect(await pruner.pruneOnce()).toBe(0);
+    expect((await retention.pruneOnce()).portal_actions).toBe(0);
   });
 
   it('works through more than one batch in a pass', async () => {
@@ -94,7 +97,9 @@ describe('portal actions retention', () => {
     );
     await actions(1, 1);
 
-    expect(await pruner.pruneOnce()).toBeGreaterThanOrEqual(PRUNE_BATCH + PRUNE_BATCH / 2);
+    expect((await retention.pruneOnce()).portal_actions).toBeGreaterThanOrEqual(
+      PRUNE_BATCH + PRUNE_BATCH / 2,
+    );
     expect(await ages()).toEqual([1]);
   });
 });

@@ -8,6 +8,7 @@ import { WEBHOOK_DISPATCHER_MIGRATIONS } from './migrations';
 import { PartnerPortalModule } from './partner-portal/partner-portal.module';
 import { partnerWebhooksProblem } from './partner-webhooks/partner-webhooks-problem.mapper';
 import { PartnerWebhooksModule } from './partner-webhooks/partner-webhooks.module';
+import { RetentionModule } from './retention/retention.module';
 
 /**
  * webhook-dispatcher: delivers webhooks (a worker on RabbitMQ), and serves partners their own
@@ -32,5 +33,6 @@ export const WEBHOOK_DISPATCHER: AppDefinition<typeof WEBHOOK_DISPATCHER_CONFIG>
     DeliveriesModule,
     PartnerWebhooksModule,
     PartnerPortalModule,
+    RetentionModule,
   ],
 };

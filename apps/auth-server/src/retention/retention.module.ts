@@ -1,10 +1,9 @@
 import { Module } from '@nestjs/common';
-import { APP_LOGGER } from '@svc/platform';
+import { APP_LOGGER, RetentionJob } from '@svc/platform';
 import type { Logger } from 'pino';
 import { AccessHistoryModule } from '../access-history/access-history.module';
 import { AccessReadsRepository } from '../access-history/access-reads.repository';
 import { GrantsRetentionRepository } from './grants-retention.repository';
-import { RetentionJob } from './retention.job';
 
 /**
  * A day after expiry a replayed code is still refused as unknown, and the tokens it gave are long
@@ -14,7 +13,7 @@ export const EXPIRED_GRANT_GRACE_SECONDS = 24 * 60 * 60;
 
 /** What auth-server prunes, and how old it must be. */
 const retentionJob = (grants: GrantsRetentionRepository, reads: AccessReadsRepository, logger: Logger) =>
-  new RetentionJob(logger, {
+  new RetentionJob('auth-server', logger, {
     // Each authorization adds a code, each refresh a token pair: a day past expiry.
     codes: (n) => grants.deleteExpired('codes', EXPIRED_GRANT_GRACE_SECONDS, n),
     token_pairs: (n) => grants.deleteExpired('tokenPairs', EXPIRED_GRANT_GRACE_SECONDS, n),

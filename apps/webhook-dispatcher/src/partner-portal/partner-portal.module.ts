@@ -3,12 +3,12 @@ import { PartnerWebhooksModule } from '../partner-webhooks/partner-webhooks.modu
 import { PartnerPortalHandler } from './partner-portal.handler';
 import { PartnerPortalRepository } from './partner-portal.repository';
 import { PartnerPortalService } from './partner-portal.service';
-import { PortalActionsPruner } from './portal-actions-pruner';
 
-/** The partner portal's webhook pages and actions, answered over RPC (`webhooks.rpc`), and their record's pruning. */
+/** The partner portal's webhook pages and actions, answered over RPC (`webhooks.rpc`). */
 @Module({
   imports: [PartnerWebhooksModule],
   controllers: [PartnerPortalHandler],
-  providers: [PartnerPortalRepository, PartnerPortalService, PortalActionsPruner],
+  providers: [PartnerPortalRepository, PartnerPortalService],
+  exports: [PartnerPortalRepository],
 })
 export class PartnerPortalModule {}

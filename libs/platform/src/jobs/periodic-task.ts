@@ -100,3 +100,36 @@ export abstract class PeriodicWork implements OnApplicationBootstrap, BeforeAppl
     return this.task.stop();
   }
 }
+
+/** Deletes one batch of at most `limit` of the oldest rows past their age; answers how many went. */
+export type PruneBatch = (limit: number) => Promise<number>;
+
+/**
+ * An app's tables that partner and member actions grow, pruned by every replica: each entry (what
+ * to prune, its age in the statement) batch after batch until one comes back short, the
+ * statements skipping rows another replica holds. An entry switched off answers 0.
+ */
+export class RetentionJob<K extends string = string> extends PeriodicWork {
+  constructor(
+    private readonly app: string,
+    private readonly logger: Logger,
+    private readonly entries: Readonly<Record<K, PruneBatch>>,
+  ) {
+    super('retention pruning', logger, PRUNE_EVERY_MS);
+  }
+
+  protected runOnce(): Promise<unknown> {
+    return this.pruneOnce();
+  }
+
+  /** One pass over every entry, in order; answers (and logs) how many rows of each went. */
+  async pruneOnce(): Promise<Record<K, number>> {
+    const deleted: Record<string, number> = {};
+    for (const [rows, prune] of Object.entries<PruneBatch>(this.entries)) {
+      deleted[rows] = await drainBatches(prune, PRUNE_BATCH, () => this.task.stopping);
+    }
+    if (Object.values(deleted).some((n) => n > 0))
+      this.logger.info(deleted, `${this.app}: pruned expired rows`);
+    return deleted as Record<K, number>;
+  }
+}
