@@ -26,7 +26,6 @@ export * from './rpc/crew/membership';
 export * from './rpc/sponsorship/member-sponsorships';
 export * from './rpc/portal-answer';
 export * from './rpc/auth/portal-links';
-export * from './rpc/auth/portal-link-peek';
 export * from './rpc/webhooks/partner-portal';
 export * from './rpc/sponsorship/partner-seats';
 export * from './member-events';

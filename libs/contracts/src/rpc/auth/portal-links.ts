@@ -44,6 +44,20 @@ export const AUTH_PORTAL_LINK_REDEEM = fieldsContract(
 );
 
 /**
+ * `auth.portal.peek`: whose portal a link opens, without spending it. consent-ui asks when the
+ * link is visited (a GET, which a chat preview or a mail scanner makes as well as a person): the
+ * page it shows names the partner and frames like its portal, and only the page's POST redeems
+ * the link. Redeem's request and answer, under its own pattern.
+ */
+export const AUTH_PORTAL_LINK_PEEK = fieldsContract(
+  RPC_QUEUES.authServer,
+  'auth.portal.peek',
+  ['consent-ui'],
+  REQUEST,
+  partnerCheck(PARTNER),
+);
+
+/**
  * `auth.portal.standing`: may this partner's open portal session go on? consent-ui asks on every
  * portal page, so a partner suspended (or removed) while its session is open loses it at its next
  * page, not when the hour is up.
