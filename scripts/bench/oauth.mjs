@@ -5,6 +5,8 @@
 // order, so that each side goes first as often as the other):
 //   refresh             POST /oauth/token grant_type=refresh_token, rotating chains (one per client), ours
 //   oidc-provider ...   the same grant on the peer (POST /token), its rotation on every use
+//   ..., fsync          the peer again on a Redis of its own that writes every change to disk before it
+//                       answers (appendonly yes, appendfsync always): the durability each of ours has
 //   ... 1 client        both again with a single client (latency without queueing)
 //   exchange            POST /oauth/token grant_type=authorization_code (a fresh code per request)
 //   cached              GET /oauth/userinfo with a seatime:read token: bearer authentication on a cache
@@ -122,6 +124,7 @@ const basic = ({ client_id, client_secret }) =>
   `Basic ${Buffer.from(`${encodeURIComponent(client_id)}:${encodeURIComponent(client_secret)}`).toString('base64')}`;
 
 const PEER = 'oidc-provider 9.13';
+const PEER_FSYNC = 'oidc-provider 9.13, fsync';
 const BASELINE = 'baseline build';
 const BASELINE_DIST = process.env.BENCH_BASELINE_DIST
   ? path.resolve(process.env.BENCH_BASELINE_DIST)
@@ -300,48 +303,90 @@ export async function benchOAuth() {
     const peerRedis = new URL(env.REDIS_URL);
     peerRedis.pathname = `/${Number(peerRedis.pathname.slice(1) || '0') + 1}`;
     peerStore = { url: peerRedis.toString(), prefix: `${env.REDIS_KEY_PREFIX ?? ''}oidc-peer:` };
-    const peerPort = await freePort();
-    const peer = fork(path.join(ROOT, 'bench/peer/oidc-provider-peer.mjs'), [String(peerPort)], {
-      env: {
-        ...process.env,
-        REDIS_URL: peerStore.url,
-        PEER_KEY_PREFIX: peerStore.prefix,
-        PEER_CLIENTS: JSON.stringify([CLIENT]),
-      },
-      stdio: 'inherit',
-    });
-    children.push(peer);
-    await new Promise((resolve, reject) => {
-      peer.once('message', resolve);
-      peer.once('exit', (code) => reject(new Error(`the peer exited (${code}) before it listened`)));
-    });
-    const peerChains = await new Promise((resolve, reject) => {
-      peer.once('message', (m) => (m.minted ? resolve(m.minted) : reject(new Error(m.error))));
-      peer.send({
-        mint: {
-          client_id: CLIENT.client_id,
-          account_id: user,
-          scope: 'offline_access profile:read seatime:read',
-          count: CONCURRENCY + 1,
+    const peer = await startPeer(peerStore.url, peerStore.prefix);
+    const peerChains = peer.chains;
+    // The honest peer: the same oidc-provider on a Redis of its own that writes every change to disk
+    // before it answers (appendonly, appendfsync always), as durable as each of our refreshes is in
+    // PostgreSQL. A private redis-server in a directory of the run's, gone with it.
+    const fsyncDir = fs.mkdtempSync(path.join(os.tmpdir(), 'oidc-peer-fsync-'));
+    cleanups.push(async () => fs.rmSync(fsyncDir, { recursive: true, force: true }));
+    const fsyncPort = await freePort();
+    const fsyncRedis = spawn(
+      'redis-server',
+      ['--port', String(fsyncPort), '--bind', '127.0.0.1', '--save', '', '--dir', fsyncDir].concat([
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+      ]),
+      { stdio: 'ignore' },
+    );
+    children.push(fsyncRedis);
+    const fsyncUrl = `redis://127.0.0.1:${fsyncPort}/0`;
+    for (let i = 0; ; i += 1) {
+      const ok = await redisCommands(fsyncUrl, [['PING']]).then(
+        () => true,
+        () => false,
+      );
+      if (ok) break;
+      if (i > 50) throw new Error("the fsync peer's redis-server did not answer");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const durable = await startPeer(fsyncUrl, 'oidc-peer:');
+
+    /** One oidc-provider on `redisUrl`, with a refresh chain for every client and one more. */
+    async function startPeer(redisUrl, prefix) {
+      const port = await freePort();
+      const child = fork(path.join(ROOT, 'bench/peer/oidc-provider-peer.mjs'), [String(port)], {
+        env: {
+          ...process.env,
+          REDIS_URL: redisUrl,
+          PEER_KEY_PREFIX: prefix,
+          PEER_CLIENTS: JSON.stringify([CLIENT]),
         },
+        stdio: 'inherit',
       });
-    });
+      children.push(child);
+      await new Promise((resolve, reject) => {
+        child.once('message', resolve);
+        child.once('exit', (code) => reject(new Error(`the peer exited (${code}) before it listened`)));
+      });
+      const chains = await new Promise((resolve, reject) => {
+        child.once('message', (m) => (m.minted ? resolve(m.minted) : reject(new Error(m.error))));
+        child.send({
+          mint: {
+            client_id: CLIENT.client_id,
+            account_id: user,
+            scope: 'offline_access profile:read seatime:read',
+            count: CONCURRENCY + 1,
+          },
+        });
+      });
+      const single = [chains.pop()];
+      return { pid: child.pid, port, chains, single };
+    }
 
     const refreshOurs = ours.refresh;
-    const refreshPeer = (chain) => async (worker) => {
-      const res = await request(`http://127.0.0.1:${peerPort}/token`, {
-        ...form({ grant_type: 'refresh_token', refresh_token: chain[worker] }),
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...auth_ },
-      });
-      if (res.status === 200) chain[worker] = JSON.parse(res.body).refresh_token;
-      return res;
-    };
+    const refreshPeer =
+      (chain, port = peer.port) =>
+      async (worker) => {
+        const res = await request(`http://127.0.0.1:${port}/token`, {
+          ...form({ grant_type: 'refresh_token', refresh_token: chain[worker] }),
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...auth_ },
+        });
+        if (res.status === 200) chain[worker] = JSON.parse(res.body).refresh_token;
+        return res;
+      };
     // Each concurrency has chains of its own; the single client's is the last one.
     const oursSingle = ours.single;
-    const peerSingle = [peerChains.pop()];
+    const peerSingle = peer.single;
     // Every answer must be a 200 whose refresh token works next: warm each before measuring.
     for (let i = 0; i < 50; i += 1) {
-      const answers = [await refreshOurs(oursSingle)(0), await refreshPeer(peerSingle)(0)];
+      const answers = [
+        await refreshOurs(oursSingle)(0),
+        await refreshPeer(peerSingle)(0),
+        await refreshPeer(durable.single, durable.port)(0),
+      ];
       if (older) answers.push(await older.refresh(older.single)(0));
       for (const r of answers)
         if (r.status !== 200) throw new Error(`warm-up refresh answered ${r.status}: ${r.body}`);
@@ -392,10 +437,10 @@ export async function benchOAuth() {
       };
     };
     /** Measures one scenario with the CPU of `appPid`, PostgreSQL's backends and Redis. */
-    const withCpu = async (appPid, run, database = ours.database) => {
+    const withCpu = async (appPid, run, database = ours.database, redis = redisPid) => {
       const pg = postgresCpuFrom(database);
       const app = cpuByPid([appPid]);
-      const rd = cpuByPid([redisPid]);
+      const rd = cpuByPid([redis]);
       const machine = machineTicks();
       const isOurs = appPid === auth.pid;
       const before = isOurs ? await authCounters() : undefined;
@@ -479,6 +524,37 @@ export async function benchOAuth() {
         run: () =>
           withCpu(peer.pid, () =>
             measure(`${PEER}: refresh (rotating), 1 client`, refreshPeer(peerSingle), forSeconds(SECONDS), 1),
+          ),
+      },
+      {
+        name: `${PEER_FSYNC}: refresh (rotating)`,
+        run: () =>
+          withCpu(
+            durable.pid,
+            () =>
+              measure(
+                `${PEER_FSYNC}: refresh (rotating)`,
+                refreshPeer(durable.chains, durable.port),
+                forSeconds(SECONDS),
+              ),
+            ours.database,
+            fsyncRedis.pid,
+          ),
+      },
+      {
+        name: `${PEER_FSYNC}: refresh (rotating), 1 client`,
+        run: () =>
+          withCpu(
+            durable.pid,
+            () =>
+              measure(
+                `${PEER_FSYNC}: refresh (rotating), 1 client`,
+                refreshPeer(durable.single, durable.port),
+                forSeconds(SECONDS),
+                1,
+              ),
+            ours.database,
+            fsyncRedis.pid,
           ),
       },
       {
@@ -666,11 +742,12 @@ function report(results, rounds) {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `oauth-${when.replace(/[:.]/g, '-')}.json`);
   const vs = versus(results, rounds);
+  const vsFsync = versus(results, rounds, PEER_FSYNC);
   // Ours over the baseline build's (BENCH_BASELINE_DIST), measured the same way as against the peer.
   const vsBaseline = BASELINE_DIST ? versus(results, rounds, BASELINE) : undefined;
   fs.writeFileSync(
     file,
-    `${JSON.stringify({ when, concurrency: CONCURRENCY, seconds: SECONDS, rounds: ROUNDS, cpus: os.cpus().length, members: ONE_MEMBER ? 'one for every chain' : 'one per chain', auth_server: { DATABASE_POOL_SIZE: process.env.BENCH_POOL_SIZE ?? 'default', TOKEN_REFRESH_CONCURRENCY: process.env.TOKEN_REFRESH_CONCURRENCY ?? 'default', TOKEN_EXCHANGE_CONCURRENCY: process.env.TOKEN_EXCHANGE_CONCURRENCY ?? 'default' }, baseline_build: BASELINE_DIST ? (process.env.BENCH_BASELINE_LABEL ?? 'BENCH_BASELINE_DIST') : undefined, results, versus_peer: vs, versus_baseline_build: vsBaseline, every_round: rounds }, null, 2)}\n`,
+    `${JSON.stringify({ when, concurrency: CONCURRENCY, seconds: SECONDS, rounds: ROUNDS, cpus: os.cpus().length, members: ONE_MEMBER ? 'one for every chain' : 'one per chain', auth_server: { DATABASE_POOL_SIZE: process.env.BENCH_POOL_SIZE ?? 'default', TOKEN_REFRESH_CONCURRENCY: process.env.TOKEN_REFRESH_CONCURRENCY ?? 'default', TOKEN_EXCHANGE_CONCURRENCY: process.env.TOKEN_EXCHANGE_CONCURRENCY ?? 'default' }, baseline_build: BASELINE_DIST ? (process.env.BENCH_BASELINE_LABEL ?? 'BENCH_BASELINE_DIST') : undefined, results, versus_peer: vs, versus_peer_fsync: vsFsync, versus_baseline_build: vsBaseline, every_round: rounds }, null, 2)}\n`,
   );
   console.log(
     `\nauth-server and ${PEER}, ${CONCURRENCY} keep-alive clients, best of ${ROUNDS} alternating rounds (results: ${path.relative(ROOT, file)})`,
@@ -685,6 +762,7 @@ function report(results, rounds) {
     );
   }
   console.log(`ours to the peer: ${JSON.stringify(vs)}`);
+  console.log(`ours to the peer on a Redis that fsyncs every write: ${JSON.stringify(vsFsync)}`);
   if (vsBaseline) console.log(`ours to the baseline build: ${JSON.stringify(vsBaseline)}`);
   const cached = results.find((r) => r.redis_commands_per_request !== undefined);
   if (cached)
