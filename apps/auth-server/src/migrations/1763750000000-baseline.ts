@@ -27,8 +27,7 @@ export class Baseline1763750000000 implements MigrationInterface {
         "suspended" boolean NOT NULL DEFAULT false,
         "created_at" timestamptz NOT NULL DEFAULT now(),
         "updated_at" timestamptz NOT NULL DEFAULT now()
-      )`);
-    await q.query(`
+      );
       CREATE TABLE "auth"."users" (
         "user_id" text PRIMARY KEY,
         "email" text NOT NULL UNIQUE,
@@ -36,8 +35,7 @@ export class Baseline1763750000000 implements MigrationInterface {
         "name" text NOT NULL,
         "created_at" timestamptz NOT NULL DEFAULT now(),
         "updated_at" timestamptz NOT NULL DEFAULT now()
-      )`);
-    await q.query(`
+      );
       CREATE TABLE "auth"."consents" (
         "id" bigserial PRIMARY KEY,
         "user_id" text NOT NULL REFERENCES "auth"."users" ("user_id"),
@@ -46,11 +44,8 @@ export class Baseline1763750000000 implements MigrationInterface {
         "connected_at" timestamptz NOT NULL DEFAULT now(),
         "updated_at" timestamptz NOT NULL DEFAULT now(),
         "revoked_at" timestamptz
-      )`);
-    await q.query(
-      `CREATE UNIQUE INDEX "consents_one_active" ON "auth"."consents" ("user_id", "client_id") WHERE "revoked_at" IS NULL`,
-    );
-    await q.query(`
+      );
+      CREATE UNIQUE INDEX "consents_one_active" ON "auth"."consents" ("user_id", "client_id") WHERE "revoked_at" IS NULL;
       CREATE TABLE "auth"."authorization_codes" (
         "code_digest" text PRIMARY KEY,
         "client_id" text NOT NULL REFERENCES "auth"."partners" ("client_id"),
@@ -61,19 +56,15 @@ export class Baseline1763750000000 implements MigrationInterface {
         "expires_at" timestamptz NOT NULL,
         "consumed_at" timestamptz,
         "created_at" timestamptz NOT NULL DEFAULT now()
-      )`);
-    await q.query(`CREATE INDEX "authorization_codes_expiry" ON "auth"."authorization_codes" ("expires_at")`);
-    await q.query(`
+      );
+      CREATE INDEX "authorization_codes_expiry" ON "auth"."authorization_codes" ("expires_at");
       CREATE TABLE "auth"."token_families" (
         "code_digest" text PRIMARY KEY,
         "client_id" text NOT NULL,
         "user_id" text NOT NULL,
         "created_at" timestamptz NOT NULL DEFAULT now()
-      )`);
-    await q.query(
-      `CREATE INDEX "token_families_by_partner_member" ON "auth"."token_families" ("client_id", "user_id")`,
-    );
-    await q.query(`
+      );
+      CREATE INDEX "token_families_by_partner_member" ON "auth"."token_families" ("client_id", "user_id");
       CREATE TABLE "auth"."token_pairs" (
         "id" text PRIMARY KEY,
         "code_digest" text NOT NULL,
@@ -89,37 +80,19 @@ export class Baseline1763750000000 implements MigrationInterface {
         "revoked_at" timestamptz,
         "revoked_reason" text,
         "replaced_by" text
-      ) WITH (fillfactor = 50)`);
-    await q.query(
-      `CREATE UNIQUE INDEX "token_pairs_family_generation" ON "auth"."token_pairs" ("code_digest", "generation")`,
-    );
-    await q.query(`CREATE INDEX "token_pairs_refresh_expiry" ON "auth"."token_pairs" ("refresh_expires_at")`);
+      ) WITH (fillfactor = 50);
+      CREATE UNIQUE INDEX "token_pairs_family_generation" ON "auth"."token_pairs" ("code_digest", "generation");
+      CREATE INDEX "token_pairs_refresh_expiry" ON "auth"."token_pairs" ("refresh_expires_at")`);
     await createOutboxTable(q, 'auth');
     await createOutboxRetentionIndex(q, 'auth');
     await addOutboxTraceContext(q, 'auth');
   }
 
   async down(q: QueryRunner): Promise<void> {
-    // The grant functions (tokens/token-grants.sql) stay when only a later migration is reverted.
-    for (const fn of [
-      'token_refresh_batch',
-      'token_refresh',
-      'token_exchange',
-      'revoke_family',
-      'client_check',
-    ]) {
-      await q.query(`DROP FUNCTION IF EXISTS "auth"."${fn}"`);
-    }
-    for (const table of [
-      'outbox_messages',
-      'token_pairs',
-      'token_families',
-      'authorization_codes',
-      'consents',
-      'users',
-      'partners',
-    ]) {
-      await q.query(`DROP TABLE "auth"."${table}"`);
-    }
+    // With the grant functions (tokens/token-grants.sql), which reverting TokenGrants leaves in place.
+    await q.query(`DROP FUNCTION IF EXISTS "auth"."token_refresh_batch", "auth"."token_refresh",
+      "auth"."token_exchange", "auth"."revoke_family", "auth"."client_check"`);
+    await q.query(`DROP TABLE "auth"."outbox_messages", "auth"."token_pairs", "auth"."token_families",
+      "auth"."authorization_codes", "auth"."consents", "auth"."users", "auth"."partners"`);
   }
 }
