@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { dataSourceOptions, sha256Hex, Sql } from '@svc/platform';
 import { DataSource } from 'typeorm';
 import { PortalLinksRepository } from '../../apps/auth-server/src/portal/portal-links.repository';
-import { PortalSessionsRepository } from '../../apps/consent-ui/src/portal/portal-sessions.repository';
+import { portalSessionKind } from '../../apps/consent-ui/src/portal/portal-cookies';
+import { crewSessionKind } from '../../apps/consent-ui/src/sessions/session-cookies';
 import { SessionsRepository } from '../../apps/consent-ui/src/sessions/sessions.repository';
 import { createPartner } from '../support/factories/auth';
 import { useAuthServer } from '../support/starters/auth-server';
@@ -33,13 +34,13 @@ async function dataSource(schema: string): Promise<DataSource> {
 describe('consent-ui sessions: expired ones go on the next sign-in', () => {
   let consent: DataSource;
   let sessions: SessionsRepository;
-  let portalSessions: PortalSessionsRepository;
+  const crew = crewSessionKind({ secure: true }, 30 * 60_000);
+  const portal = portalSessionKind({ secure: true });
 
   beforeAll(async () => {
     consent = await dataSource('consent');
     const sql = new Sql(consent, 'on-write-purges-consent');
     sessions = new SessionsRepository(sql);
-    portalSessions = new PortalSessionsRepository(sql);
   });
 
   afterAll(async () => {
@@ -62,13 +63,13 @@ describe('consent-ui sessions: expired ones go on the next sign-in', () => {
     });
     const expired = [session(LONG_AGO), session(minutes(LONG_AGO, 1))];
     const live = session(minutes(now, 60), now);
-    for (const s of [...expired, live]) await sessions.insert(s);
+    for (const s of [...expired, live]) await sessions.insert(crew, s);
 
-    expect(await sessions.deleteExpired(now, 100)).toBeGreaterThanOrEqual(2);
+    expect(await sessions.deleteExpired(crew, now, 100)).toBeGreaterThanOrEqual(2);
 
     for (const s of expired) expect(await exists('sessions', s.idDigest)).toBe(false);
     expect(await exists('sessions', live.idDigest)).toBe(true);
-    await sessions.delete(live.idDigest);
+    await sessions.delete(crew, live.idDigest);
   });
 
   it('partner portal sessions: the expired go, the live stay', async () => {
@@ -86,13 +87,13 @@ describe('consent-ui sessions: expired ones go on the next sign-in', () => {
     });
     const expired = [session(LONG_AGO), session(minutes(LONG_AGO, 1))];
     const live = session(now);
-    for (const s of [...expired, live]) await portalSessions.insert(s);
+    for (const s of [...expired, live]) await sessions.insert(portal, s);
 
-    expect(await portalSessions.deleteExpired(now, 100)).toBeGreaterThanOrEqual(2);
+    expect(await sessions.deleteExpired(portal, now, 100)).toBeGreaterThanOrEqual(2);
 
     for (const s of expired) expect(await exists('portal_sessions', s.idDigest)).toBe(false);
     expect(await exists('portal_sessions', live.idDigest)).toBe(true);
-    await portalSessions.delete(live.idDigest);
+    await sessions.delete(portal, live.idDigest);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { RpcContract } from '@svc/contracts';
 import type { RpcClient } from '@svc/platform';
-import type { StoredSession } from '../../../apps/consent-ui/src/sessions/session.entity';
+import type { SessionTable, StoredSession } from '../../../apps/consent-ui/src/sessions/session.entity';
 import type { SessionsRepository } from '../../../apps/consent-ui/src/sessions/sessions.repository';
 
 /**
@@ -41,35 +41,37 @@ export class FakeRpcClient {
   }
 }
 
-/** An in-memory session table with the repository's semantics. */
+/** In-memory session tables with the repository's semantics (`rows`: every kind's, by digest). */
 export class FakeSessionsRepository {
   readonly rows = new Map<string, StoredSession>();
+  private readonly tables = new Map<string, string>();
 
-  insert(session: StoredSession): Promise<void> {
+  insert(kind: SessionTable, session: StoredSession): Promise<void> {
     if (this.rows.has(session.idDigest)) return Promise.reject(new Error('duplicate key'));
     this.rows.set(session.idDigest, session);
+    this.tables.set(session.idDigest, kind.table);
     return Promise.resolve();
   }
 
-  findLive(idDigest: string, now: Date): Promise<StoredSession | undefined> {
-    const row = this.rows.get(idDigest);
+  findLive(kind: SessionTable, idDigest: string, now: Date): Promise<StoredSession | undefined> {
+    const row = this.of(kind, idDigest);
     return Promise.resolve(row && row.expiresAt.getTime() > now.getTime() ? row : undefined);
   }
 
-  touch(idDigest: string, now: Date): Promise<void> {
-    const row = this.rows.get(idDigest);
+  touch(kind: SessionTable, idDigest: string, now: Date): Promise<void> {
+    const row = this.of(kind, idDigest);
     if (row) this.rows.set(idDigest, { ...row, lastSeenAt: now });
     return Promise.resolve();
   }
 
-  delete(idDigest: string): Promise<void> {
-    this.rows.delete(idDigest);
+  delete(kind: SessionTable, idDigest: string): Promise<void> {
+    if (this.of(kind, idDigest)) this.rows.delete(idDigest);
     return Promise.resolve();
   }
 
-  deleteExpired(now: Date, limit: number): Promise<number> {
+  deleteExpired(kind: SessionTable, now: Date, limit: number): Promise<number> {
     const expired = [...this.rows.values()]
-      .filter((r) => r.expiresAt.getTime() <= now.getTime())
+      .filter((r) => this.tables.get(r.idDigest) === kind.table && r.expiresAt.getTime() <= now.getTime())
       .slice(0, limit);
     for (const r of expired) this.rows.delete(r.idDigest);
     return Promise.resolve(expired.length);
@@ -77,6 +79,10 @@ export class FakeSessionsRepository {
 
   asRepository(): SessionsRepository {
     return this as unknown as SessionsRepository;
+  }
+
+  private of(kind: SessionTable, idDigest: string): StoredSession | undefined {
+    return this.tables.get(idDigest) === kind.table ? this.rows.get(idDigest) : undefined;
   }
 }
 

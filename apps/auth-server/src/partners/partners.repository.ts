@@ -3,6 +3,7 @@ import { Sql, type Transaction } from '@svc/platform';
 import type { PartnerEntity } from './partner.entity';
 
 export type NewPartner = Omit<PartnerEntity, 'createdAt' | 'updatedAt'>;
+export type CheckedPartner = PartnerEntity & { readonly refusal: 'credentials' | 'suspended' | null };
 
 /** What a partner is written with; each field's column is its snake_case name. */
 const FIELDS = [
@@ -21,8 +22,8 @@ const FIELDS = [
 ] as const satisfies readonly (keyof NewPartner)[];
 const column = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-const SELECT_PARTNER = `SELECT ${[...FIELDS, 'createdAt', 'updatedAt'].map((f) => `${column(f)} AS "${f}"`).join(', ')}
-  FROM partners`;
+const PARTNER_COLUMNS = [...FIELDS, 'createdAt', 'updatedAt'].map((f) => `${column(f)} AS "${f}"`).join(', ');
+const SELECT_PARTNER = `SELECT ${PARTNER_COLUMNS} FROM partners`;
 const INSERT_PARTNER = `INSERT INTO partners (${FIELDS.map(column).join(', ')})
   VALUES (${FIELDS.map((_, i) => `$${i + 1}`).join(', ')})`;
 const REFRESHED = FIELDS.filter((f) => f !== 'clientId');
@@ -36,6 +37,18 @@ export class PartnersRepository {
     // PostgreSQL text cannot hold a NUL, so no partner has one; asking would be a database error.
     if (clientId.includes('\u0000')) return Promise.resolve(null);
     return this.sql.row<PartnerEntity>(`${SELECT_PARTNER} WHERE client_id = $1 LIMIT 1`, [clientId], tx);
+  }
+
+  /**
+   * The partner and why `client_check` (tokens/token-grants.sql, the grants' own rule) refuses the
+   * secret digest, if it does: 'credentials' (a wrong secret) or 'suspended'.
+   */
+  findChecked(clientId: string, secretDigest: string): Promise<CheckedPartner | null> {
+    if (clientId.includes('\u0000')) return Promise.resolve(null);
+    return this.sql.row<CheckedPartner>(
+      `SELECT ${PARTNER_COLUMNS}, c.refusal FROM partners, client_check($1, $2) c WHERE client_id = $1`,
+      [clientId, secretDigest],
+    );
   }
 
   list(): Promise<PartnerEntity[]> {

@@ -6,6 +6,7 @@ import { PartnerRegistrationError, PartnersService } from './partners.service';
 function setup(appEnv: 'production' | 'sandbox', addresses: string[]) {
   const repository = {
     findById: jest.fn().mockResolvedValue({ clientId: 'acme', webhookSecretCurrent: null }),
+    findChecked: jest.fn(),
     insert: jest.fn().mockResolvedValue(undefined),
     update: jest.fn().mockResolvedValue(true),
   };
@@ -76,42 +77,49 @@ describe('PartnersService: webhook URLs at registration', () => {
 });
 
 describe('PartnersService: remembered client authentication', () => {
-  const stored = (secret: string, suspended = false) => ({
-    clientId: 'acme',
-    secretDigest: createHash('sha256').update(secret).digest('hex'),
-    suspended,
-  });
+  /** What findChecked answers for a partner with this secret, as client_check decides. */
+  const stored =
+    (secret: string, suspended = false) =>
+    (clientId: string, secretDigest: string) => {
+      const partner = {
+        clientId,
+        secretDigest: createHash('sha256').update(secret).digest('hex'),
+        suspended,
+      };
+      const refusal = partner.secretDigest !== secretDigest ? 'credentials' : suspended ? 'suspended' : null;
+      return Promise.resolve({ ...partner, refusal });
+    };
 
   it('reads the table once, then answers a matching secret from memory', async () => {
     const { service, repository } = setup('sandbox', []);
-    repository.findById.mockResolvedValue(stored('s3cret'));
+    repository.findChecked.mockImplementation(stored('s3cret'));
     const first = await service.authenticateRemembered({ clientId: 'acme', clientSecret: 's3cret' });
     const second = await service.authenticateRemembered({ clientId: 'acme', clientSecret: 's3cret' });
     expect(second).toBe(first);
-    expect(repository.findById).toHaveBeenCalledTimes(1);
+    expect(repository.findChecked).toHaveBeenCalledTimes(1);
   });
 
   it('asks the table for a secret that differs from the remembered one, and refuses a wrong one', async () => {
     const { service, repository } = setup('sandbox', []);
-    repository.findById.mockResolvedValue(stored('s3cret'));
+    repository.findChecked.mockImplementation(stored('s3cret'));
     await service.authenticateRemembered({ clientId: 'acme', clientSecret: 's3cret' });
     await expect(service.authenticateRemembered({ clientId: 'acme', clientSecret: 'guess' })).rejects.toThrow(
       'Client authentication failed.',
     );
-    expect(repository.findById).toHaveBeenCalledTimes(2);
+    expect(repository.findChecked).toHaveBeenCalledTimes(2);
   });
 
   it('never remembers a suspended partner, and forgets on request', async () => {
     const { service, repository } = setup('sandbox', []);
-    repository.findById.mockResolvedValue(stored('s3cret', true));
+    repository.findChecked.mockImplementation(stored('s3cret', true));
     await expect(
       service.authenticateRemembered({ clientId: 'acme', clientSecret: 's3cret' }),
     ).rejects.toThrow('This partner account is suspended.');
-    repository.findById.mockResolvedValue(stored('s3cret'));
+    repository.findChecked.mockImplementation(stored('s3cret'));
     await service.authenticateRemembered({ clientId: 'acme', clientSecret: 's3cret' });
     service.forget('acme');
     await service.authenticateRemembered({ clientId: 'acme', clientSecret: 's3cret' });
-    expect(repository.findById).toHaveBeenCalledTimes(3);
+    expect(repository.findChecked).toHaveBeenCalledTimes(3);
   });
 });
 

@@ -52,9 +52,6 @@ export class RememberedClientStale extends Error {
 /** Partners remembered at most; past it the memory starts again (real partners are far fewer). */
 const REMEMBERED_MAX = 10_000;
 
-// A digest nobody's secret has, so an unknown client costs the same comparison as a wrong secret.
-const NO_SECRET_DIGEST = sha256Hex('no client has this secret');
-
 @Injectable()
 export class PartnersService {
   constructor(
@@ -89,15 +86,22 @@ export class PartnersService {
     this.remembered.delete(clientId);
   }
 
-  /** Client authentication at the token and revocation endpoints (RFC 6749 §2.3.1). */
+  /**
+   * Client authentication at the token and revocation endpoints (RFC 6749 §2.3.1), by the rule
+   * the grants' statements apply (`client_check`). An unknown client costs what a wrong secret does.
+   */
   async authenticate(credentials: ClientCredentials): Promise<PartnerEntity> {
-    const partner = await this.partners.findById(credentials.clientId);
-    const matches = constantTimeEqual(
-      partner?.secretDigest ?? NO_SECRET_DIGEST,
+    const checked = await this.partners.findChecked(
+      credentials.clientId,
       sha256Hex(credentials.clientSecret),
     );
-    if (!partner || !matches) throw new OAuthException('invalid_client', 'Client authentication failed.');
-    if (partner.suspended) throw new OAuthException('invalid_client', 'This partner account is suspended.');
+    if (!checked || checked.refusal === 'credentials') {
+      throw new OAuthException('invalid_client', 'Client authentication failed.');
+    }
+    if (checked.refusal === 'suspended') {
+      throw new OAuthException('invalid_client', 'This partner account is suspended.');
+    }
+    const { refusal: _, ...partner } = checked;
     return partner;
   }
 
@@ -106,9 +110,8 @@ export class PartnersService {
    * still answered (valid, suspended) so the caller can say 403 rather than 401.
    */
   async verifyDigest(request: PartnerVerifyRequest): Promise<PartnerVerifyResponse> {
-    const partner = await this.partners.findById(request.client_id);
-    const matches = constantTimeEqual(partner?.secretDigest ?? NO_SECRET_DIGEST, request.secret_digest);
-    if (!partner || !matches) return { valid: false };
+    const partner = await this.partners.findChecked(request.client_id, request.secret_digest);
+    if (!partner || partner.refusal === 'credentials') return { valid: false };
     return {
       valid: true,
       partner: {

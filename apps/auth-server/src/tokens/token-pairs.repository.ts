@@ -40,7 +40,7 @@ export interface CodeExchange {
   readonly next: NewPair;
 }
 
-/** What `token_refresh` answered (the baseline migration says what each outcome means). */
+/** What `token_refresh` answered (token-grants.sql says what each outcome means). */
 export type RefreshOutcome =
   | { outcome: 'rotated' | 'reissued'; userId: string; scopes: string[]; ended: string[] }
   | { outcome: 'reused'; userId: string; ended: string[] }
@@ -107,8 +107,7 @@ export const REVOKE_LIVE_OF_PARTNER = revokeLiveOfFamilies(false);
 export const REVOKE_LIVE_OF_MEMBER = revokeLiveOfFamilies(true);
 
 /**
- * Token pairs. The two grants are one SQL function each (migration 1763750000000-baseline), which
- * hold their rules; this repository only calls them, in autocommit (one round trip, a prepared
+ * Token pairs. The two grants are one SQL function each (token-grants.sql), which hold their rules; this repository only calls them, in autocommit (one round trip, a prepared
  * statement) or inside the caller's transaction.
  */
 @Injectable()

@@ -1,5 +1,5 @@
-import { serializeCookie } from '../sessions/cookies';
 import type { CookiePolicy } from '../sessions/session-cookies';
+import { sessionCookieOf, type SessionKind } from '../sessions/session-store';
 
 /** The portal's own cookie, never the crew member's session: another name, another path. */
 export const PORTAL_COOKIE = 'svc_portal';
@@ -13,6 +13,17 @@ export const PORTAL_PATH = '/portal';
 /** Issue 41: a portal session lasts at most an hour. */
 export const PORTAL_SESSION_TTL_SECONDS = 60 * 60;
 
+/** What a portal session holds: the partner it was opened for, as auth-server said at the link. */
+export interface PortalSessionData {
+  /** A public reference (`pps_…`) that the actions it makes are recorded with. */
+  readonly ref: string;
+  readonly clientId: string;
+  readonly partnerName: string;
+  readonly sponsorship: boolean;
+  /** Origins that may frame the portal (the framing origins registered for the partner). */
+  readonly frameOrigins: readonly string[];
+}
+
 /** The portal cookie's name in this mode; only this name is read. */
 export function portalCookieName(policy: CookiePolicy): string {
   if (policy.hostPrefix && !policy.secure) throw new Error('a __Secure- cookie must be Secure');
@@ -20,26 +31,37 @@ export function portalCookieName(policy: CookiePolicy): string {
 }
 
 /**
- * HttpOnly, scoped to `/portal`. Where cookies are Secure it is `SameSite=None; Partitioned`: the
- * portal may be framed on the partner's own site, where a Lax cookie is never sent; its forms
- * carry CSRF tokens, so a cross-site POST gains nothing. Over plain HTTP (local development)
- * Lax: browsers refuse None without Secure, and a partner's page on localhost is same-site anyway.
+ * Portal sessions: an hour at most, no idle lifetime. The cookie is HttpOnly, scoped to `/portal`.
+ * Where cookies are Secure it is `SameSite=None; Partitioned`: the portal may be framed on the
+ * partner's own site, where a Lax cookie is never sent; its forms carry CSRF tokens, so a
+ * cross-site POST gains nothing. Over plain HTTP (local development) Lax: browsers refuse None
+ * without Secure, and a partner's page on localhost is same-site anyway.
  */
-function cookie(policy: CookiePolicy, value: string, maxAge: number): string {
-  return serializeCookie(portalCookieName(policy), value, {
-    path: PORTAL_PATH,
-    httpOnly: true,
-    secure: policy.secure,
-    sameSite: policy.secure ? 'None' : 'Lax',
-    partitioned: policy.secure,
-    maxAge,
-  });
+export function portalSessionKind(policy: CookiePolicy): SessionKind<PortalSessionData> {
+  return {
+    table: 'portal_sessions',
+    columns: {
+      ref: 'ref',
+      clientId: 'client_id',
+      partnerName: 'partner_name',
+      sponsorship: 'sponsorship',
+      frameOrigins: 'frame_origins',
+    },
+    cookie: {
+      name: portalCookieName(policy),
+      path: PORTAL_PATH,
+      secure: policy.secure,
+      sameSite: policy.secure ? 'None' : 'Lax',
+      partitioned: policy.secure,
+    },
+    lifetimeSeconds: PORTAL_SESSION_TTL_SECONDS,
+  };
 }
 
 export function portalCookie(policy: CookiePolicy, sessionId: string): string {
-  return cookie(policy, sessionId, PORTAL_SESSION_TTL_SECONDS);
+  return sessionCookieOf(portalSessionKind(policy), sessionId);
 }
 
 export function clearPortalCookie(policy: CookiePolicy): string {
-  return cookie(policy, '', 0);
+  return sessionCookieOf(portalSessionKind(policy), '', 0);
 }

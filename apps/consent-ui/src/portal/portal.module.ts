@@ -3,9 +3,8 @@ import { APP_CONFIG, REDIS, type RedisClient } from '@svc/platform';
 import { RateLimiter, rateLimitPolicy, RedisRateLimiter } from '@svc/security';
 import type { ConsentUiConfig } from '../config';
 import { SessionsModule } from '../sessions/sessions.module';
-import { CLOCK, type Clock } from '../sessions/sessions.service';
+import { CLOCK, type Clock } from '../sessions/session-store';
 import { PortalController } from './portal.controller';
-import { PortalSessionsRepository } from './portal-sessions.repository';
 import { PortalService } from './portal.service';
 
 /** The partner portal (`/portal/*`): pages for a partner's staff, opened with a single-use link. */
@@ -14,7 +13,6 @@ import { PortalService } from './portal.service';
   controllers: [PortalController],
   providers: [
     PortalService,
-    PortalSessionsRepository,
     { provide: CLOCK, useValue: (() => new Date()) satisfies Clock },
     // The API's own limiter on the same Redis keys: a portal page and an API call of one partner
     // count in the same two windows.

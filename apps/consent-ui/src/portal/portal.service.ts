@@ -17,31 +17,16 @@ import {
   type PortalWebhookAction,
   type PortalWebhookActionResult,
 } from '@svc/contracts';
-import { constantTimeEqual, newId, newSecret, RpcClient, sha256Hex } from '@svc/platform';
+import { newId, RpcClient, sha256Hex } from '@svc/platform';
 import { RateLimiter, type RateLimitDecision } from '@svc/security';
-import { parseCookies } from '../sessions/cookies';
-import { digestSessionId, isRandomToken, sessionCsrfToken } from '../sessions/secrets';
+import { isRandomToken } from '../sessions/secrets';
 import { COOKIE_POLICY, type CookiePolicy } from '../sessions/session-cookies';
-import { CLOCK, type Clock } from '../sessions/sessions.service';
-import {
-  clearPortalCookie,
-  PORTAL_SESSION_TTL_SECONDS,
-  portalCookie,
-  portalCookieName,
-} from './portal-cookies';
-import { PortalSessionsRepository } from './portal-sessions.repository';
+import { CLOCK, SessionStore, type Clock, type Session } from '../sessions/session-store';
+import { SessionsRepository } from '../sessions/sessions.repository';
+import { portalSessionKind, type PortalSessionData } from './portal-cookies';
 
 /** A live portal session, as the pages see it. */
-export interface PortalSession {
-  /** Public reference (`pps_…`), recorded with every action. */
-  readonly ref: string;
-  readonly clientId: string;
-  readonly partnerName: string;
-  readonly sponsorship: boolean;
-  readonly frameOrigins: readonly string[];
-  readonly csrfToken: string;
-  readonly expiresAt: Date;
-}
+export type PortalSession = Session<PortalSessionData>;
 
 /**
  * What a link's page offers: the partner it opens, and the other partner whose portal session
@@ -70,7 +55,6 @@ const EXPIRED = { outcome: 'expired' } as const;
 const DELIVERY_QUERY = ['status', 'event_type', 'since', 'until', 'limit', 'cursor'] as const;
 const SEAT_QUERY = ['status', 'limit', 'cursor'] as const;
 const REPLAY_FIELDS = ['since', 'until', 'status'] as const;
-const EXPIRED_PURGE_BATCH = 100;
 /**
  * How long an action may take over RPC. A test (or enable) waits for the partner's endpoint,
  * which has the webhook budget (5 s) to answer; a redelivery or replay waits its turn on the
@@ -86,13 +70,17 @@ const ACTION_TIMEOUT_MS = 8_000;
  */
 @Injectable()
 export class PortalService {
+  private readonly sessions: SessionStore<PortalSessionData>;
+
   constructor(
     private readonly rpc: RpcClient,
-    private readonly sessions: PortalSessionsRepository,
+    rows: SessionsRepository,
     private readonly limiter: RateLimiter,
-    @Inject(COOKIE_POLICY) private readonly policy: CookiePolicy,
-    @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+    @Inject(COOKIE_POLICY) policy: CookiePolicy,
+    @Inject(CLOCK) clock: Clock,
+  ) {
+    this.sessions = new SessionStore(portalSessionKind(policy), rows, clock);
+  }
 
   /**
    * What visiting a link shows, spending nothing (a chat preview or a mail scanner fetches links
@@ -119,27 +107,14 @@ export class PortalService {
     }
     const answer = await this.rpc.call(AUTH_PORTAL_LINK_REDEEM, { token_digest: sha256Hex(token) });
     if (!answer.valid) return EXPIRED;
-    const now = this.clock();
-    const previous = this.sessionIdFrom(cookieHeader);
-    if (previous) await this.sessions.delete(digestSessionId(previous));
-    await this.sessions.deleteExpired(now, EXPIRED_PURGE_BATCH);
-    const id = newSecret();
-    await this.sessions.insert({
-      idDigest: digestSessionId(id),
+    const { cookie } = await this.sessions.start(cookieHeader, {
       ref: newId('pps', 16),
       clientId: answer.partner.client_id,
       partnerName: answer.partner.name,
       sponsorship: answer.partner.sponsorship,
       frameOrigins: answer.partner.frame_origins,
-      csrfSecret: newSecret(),
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + PORTAL_SESSION_TTL_SECONDS * 1000),
     });
-    return {
-      outcome: 'opened',
-      cookies: [portalCookie(this.policy, id)],
-      frameOrigins: answer.partner.frame_origins,
-    };
+    return { outcome: 'opened', cookies: [cookie], frameOrigins: answer.partner.frame_origins };
   }
 
   private async offerFor(
@@ -157,25 +132,11 @@ export class PortalService {
    * The live portal session the request's cookie names, if any. A partner suspended since the
    * session began loses it here, at its next page (auth-server is asked on every page).
    */
-  async resolve(cookieHeader: string | undefined): Promise<PortalSession | undefined> {
-    const id = this.sessionIdFrom(cookieHeader);
-    if (!id) return undefined;
-    const stored = await this.sessions.findLive(digestSessionId(id), this.clock());
-    if (!stored) return undefined;
-    const { active } = await this.rpc.call(AUTH_PORTAL_STANDING, { client_id: stored.clientId });
-    if (!active) {
-      await this.sessions.delete(digestSessionId(id));
-      return undefined;
-    }
-    return {
-      ref: stored.ref,
-      clientId: stored.clientId,
-      partnerName: stored.partnerName,
-      sponsorship: stored.sponsorship,
-      frameOrigins: stored.frameOrigins,
-      csrfToken: sessionCsrfToken(stored.csrfSecret, id),
-      expiresAt: stored.expiresAt,
-    };
+  resolve(cookieHeader: string | undefined): Promise<PortalSession | undefined> {
+    return this.sessions.resolve(cookieHeader, async ({ clientId }) => {
+      const { active } = await this.rpc.call(AUTH_PORTAL_STANDING, { client_id: clientId });
+      return active;
+    });
   }
 
   /**
@@ -189,13 +150,11 @@ export class PortalService {
 
   /** Whether a posted form carried this session's CSRF token (a form of another site never does). */
   csrfMatches(session: PortalSession, presented: unknown): boolean {
-    return constantTimeEqual(session.csrfToken, presented);
+    return this.sessions.csrfMatches(session, presented);
   }
 
   async signOut(cookieHeader: string | undefined): Promise<string[]> {
-    const id = this.sessionIdFrom(cookieHeader);
-    if (id) await this.sessions.delete(digestSessionId(id));
-    return [clearPortalCookie(this.policy)];
+    return [await this.sessions.end(cookieHeader)];
   }
 
   overview(session: PortalSession): Promise<PortalAnswer<PortalEndpointOverview>> {
@@ -241,11 +200,6 @@ export class PortalService {
       },
       ACTION_TIMEOUT_MS,
     );
-  }
-
-  private sessionIdFrom(cookieHeader: string | undefined): string | undefined {
-    const value = parseCookies(cookieHeader).get(portalCookieName(this.policy));
-    return isRandomToken(value) ? value : undefined;
   }
 }
 

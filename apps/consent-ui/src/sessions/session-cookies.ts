@@ -1,4 +1,5 @@
 import { serializeCookie, type CookieOptions } from './cookies';
+import { sessionCookieOf, type SessionKind } from './session-store';
 
 export const SESSION_COOKIE = 'svc_session';
 /**
@@ -37,13 +38,28 @@ function options(policy: CookiePolicy, path: string, maxAge?: number): CookieOpt
   return { path, httpOnly: true, secure: policy.secure, sameSite: 'Lax', maxAge };
 }
 
-export function sessionCookie(policy: CookiePolicy, sessionId: string): string {
-  // Path=/ and no Domain attribute (serializeCookie never writes one), as __Host- requires.
-  return serializeCookie(sessionCookieName(policy), sessionId, options(policy, '/', SESSION_TTL_SECONDS));
+/** A crew member's signed-in browser: its session holds the member. */
+export interface CrewSessionData {
+  readonly userId: string;
 }
 
-export function clearSessionCookie(policy: CookiePolicy): string {
-  return serializeCookie(sessionCookieName(policy), '', options(policy, '/', 0));
+/**
+ * Crew members' sessions: 12 hours at most, signed out when idle for `idleMs`
+ * (SESSION_IDLE_TIMEOUT). Path=/ and no Domain attribute (serializeCookie never writes one), as
+ * __Host- requires.
+ */
+export function crewSessionKind(policy: CookiePolicy, idleMs: number): SessionKind<CrewSessionData> {
+  return {
+    table: 'sessions',
+    columns: { userId: 'user_id' },
+    idleMs,
+    cookie: { name: sessionCookieName(policy), path: '/', secure: policy.secure, sameSite: 'Lax' },
+    lifetimeSeconds: SESSION_TTL_SECONDS,
+  };
+}
+
+export function sessionCookie(policy: CookiePolicy, sessionId: string): string {
+  return sessionCookieOf(crewSessionKind(policy, 0), sessionId);
 }
 
 export function loginCsrfCookie(policy: CookiePolicy, token: string): string {

@@ -2,7 +2,8 @@ import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG } from '@svc/platform';
 import { cookiePolicyOf, type ConsentUiConfig } from '../config';
 import { COOKIE_POLICY, type CookiePolicy } from './session-cookies';
-import { CLOCK, SESSION_IDLE_TIMEOUT_MS, SessionsService, type Clock } from './sessions.service';
+import { CLOCK, type Clock } from './session-store';
+import { SESSION_IDLE_TIMEOUT_MS, SessionsService } from './sessions.service';
 import { SessionsRepository } from './sessions.repository';
 
 /** The repository comes from SessionStoreModule, so unit tests can put a fake store in its place. */
@@ -25,7 +26,7 @@ import { SessionsRepository } from './sessions.repository';
 })
 export class SessionsModule {}
 
-/** The PostgreSQL-backed session store. */
+/** The PostgreSQL-backed session tables, of crew members' and portal sessions alike. */
 @Global()
 @Module({ providers: [SessionsRepository], exports: [SessionsRepository] })
 export class SessionStoreModule {}
