@@ -10,7 +10,7 @@
  * It runs on Fastify, as crew-api does, so the adapter is not what differs. Bench-only: nothing
  * under apps/ or libs/ imports it.
  *
- * Run: node -r scripts/lib/ts-register.cjs bench/peer/crew-me-peer.ts <port>
+ * Run: node -r ./scripts/lib/ts-register.cjs bench/peer/crew-me-peer.ts <port>
  * Environment: DATABASE_URL (crew-api's database; the `crew` schema), REDIS_URL, PEER_KEY_PREFIX.
  */
 import 'reflect-metadata';

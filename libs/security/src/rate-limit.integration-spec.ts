@@ -227,33 +227,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * `listening <url>` once it serves.
  */
 const REPLICA_SOURCE = String.raw`
-const fs = require('node:fs');
-const Module = require('node:module');
 const path = require('node:path');
-const { transformSync } = require('@swc/core');
 const root = process.env.PROBE_ROOT;
-const aliases = {
-  '@svc/contracts': path.join(root, 'libs/contracts/src/index.ts'),
-  '@svc/platform': path.join(root, 'libs/platform/src/index.ts'),
-  '@svc/security': path.join(root, 'libs/security/src/index.ts'),
-};
-const resolve = Module._resolveFilename;
-Module._resolveFilename = function (request, ...rest) {
-  return resolve.call(this, aliases[request] ?? request, ...rest);
-};
-require.extensions['.ts'] = (module, filename) => {
-  const { code } = transformSync(fs.readFileSync(filename, 'utf8'), {
-    filename,
-    jsc: {
-      target: 'es2022',
-      parser: { syntax: 'typescript', decorators: true },
-      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
-      keepClassNames: true,
-    },
-    module: { type: 'commonjs' },
-  });
-  module._compile(code, filename);
-};
+require(path.join(root, 'scripts/lib/ts-register.cjs'));
 
 const { Controller, Get, Module: NestModule } = require('@nestjs/common');
 const { loadConfig, PlatformModule, REDIS_CONFIG, RedisModule } = require('@svc/platform');

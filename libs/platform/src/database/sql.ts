@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Pool, QueryResultRow } from 'pg';
+import type { PoolClient, QueryResultRow } from 'pg';
 import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { APP_NAME } from '../platform.module';
 import { returnedRows, type Transaction } from './transaction-runner';
 
@@ -9,12 +8,13 @@ import { returnedRows, type Transaction } from './transaction-runner';
  * The one way repositories talk to PostgreSQL: SQL they write themselves, with rows typed by the
  * table's declared shape. TypeORM keeps the pool, the migrations and the transactions.
  *
- * `prepared()` runs a named prepared statement on TypeORM's pool: each pooled connection parses
- * and plans the statement once and then only binds and executes it, which is most of the cost of
- * a short read. Same pool, so the same limits apply (2 s to connect, the session's statement and
- * lock timeouts) and the same failures (503 when the database is unreachable). Prepared
- * statements name their columns (no `SELECT *`), so a later migration never changes a cached
- * statement's result type.
+ * `prepared()` runs a named prepared statement on a connection of TypeORM's pool (the node-postgres
+ * client a query runner holds): each pooled connection parses and plans the statement once and then
+ * only binds and executes it, which is most of the cost of a short read. Same pool, so the same
+ * limits apply (its size, 2 s to connect, the session's statement and lock timeouts) and the same
+ * failures (503 when the database is unreachable). A connection that breaks leaves the pool, as for
+ * every other statement. Prepared statements name their columns (no `SELECT *`), so a later
+ * migration never changes a cached statement's result type.
  */
 @Injectable()
 export class Sql {
@@ -45,11 +45,13 @@ export class Sql {
     text: string,
     values: readonly unknown[],
   ): Promise<T[]> {
-    return (await this.pool.query<T>({ name: `${this.app}.${name}`, text, values: [...values] })).rows;
-  }
-
-  private get pool(): Pool {
-    return (this.dataSource.driver as PostgresDriver).master as Pool;
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      const client = (await runner.connect()) as PoolClient;
+      return (await client.query<T>({ name: `${this.app}.${name}`, text, values: [...values] })).rows;
+    } finally {
+      await runner.release();
+    }
   }
 }
 

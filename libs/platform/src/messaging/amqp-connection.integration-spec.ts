@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import * as amqp from 'amqplib';
 import { createLogger } from '../logging/logger';
 import { AmqpConnection, type InboundMessage } from './amqp-connection';
-import { coalesceFrameWrites } from './frame-coalescing';
 import { TcpProxy } from '../../../../test/support/tcp-proxy';
 import { eventually, testServices } from '../../../../test/support/services';
 
@@ -222,33 +221,6 @@ describe('AmqpConnection consumers', () => {
     );
     await eventually(async () => (others === total - 1 ? true : undefined), 15_000);
     await eventually(async () => ((await depth(queue)) === 0 ? true : undefined));
-  });
-
-  it('writes the frames of a real amqplib connection coalesced (the shape it relies on holds)', async () => {
-    const model = await amqp.connect(services.amqpUrl);
-    try {
-      expect(coalesceFrameWrites(model)).toBe(true);
-      const ch = await model.createConfirmChannel();
-      const q = await ch.assertQueue('', { exclusive: true });
-      // Count the socket's writes (one system call each) while 50 publishes of one turn go out.
-      const socket = (model as unknown as { connection: { stream: { _write: unknown; _writev: unknown } } })
-        .connection.stream;
-      let writes = 0;
-      for (const method of ['_write', '_writev'] as const) {
-        const original = socket[method] as (...args: unknown[]) => unknown;
-        socket[method] = function (this: unknown, ...args: unknown[]) {
-          writes += 1;
-          return original.apply(this, args);
-        };
-      }
-      for (let i = 0; i < 50; i += 1) ch.sendToQueue(q.queue, Buffer.from(String(i)));
-      await ch.waitForConfirms();
-      expect((await ch.checkQueue(q.queue)).messageCount).toBe(50);
-      // One per frame without coalescing; a handful (the pass, the confirm wait, the check) with it.
-      expect(writes).toBeLessThan(10);
-    } finally {
-      await model.close();
-    }
   });
 
   it('close() while the connection is still being opened leaves no connection behind', async () => {

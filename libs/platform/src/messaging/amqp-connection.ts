@@ -1,7 +1,6 @@
 import * as amqp from 'amqplib';
 import type { Logger } from 'pino';
 import { AckBatcher } from './ack-batcher';
-import { coalesceFrameWrites } from './frame-coalescing';
 
 /**
  * amqplib leaves Nagle's algorithm on: a small frame (a publish, an RPC reply, an ack) written
@@ -325,9 +324,6 @@ export class AmqpConnection {
         this.logger.warn({ err: err.message }, 'RabbitMQ connection error'),
       );
       connection.on('close', () => this.onConnectionLost());
-      if (!coalesceFrameWrites(connection)) {
-        this.logger.warn('amqplib internals changed: frames are written one by one (slower, still correct)');
-      }
       this.connection = connection;
       for (const setup of this.topology) await this.withChannel(setup);
       await this.openDirect(connection);

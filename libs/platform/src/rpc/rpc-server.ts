@@ -1,9 +1,14 @@
 import type { INestApplication } from '@nestjs/common';
 import { RmqContext, Server, type CustomTransportStrategy, type WritePacket } from '@nestjs/microservices';
-import { NO_MESSAGE_HANDLER } from '@nestjs/microservices/constants';
 import { appOfBrokerUser, RPC_CONTRACTS, type NestAppName, type RpcCallers } from '@svc/contracts';
 import { AmqpConnection, type InboundMessage } from '../messaging/amqp-connection';
 import { contextFromHeaders, inSpan, markSpanError, SpanKind } from '../tracing/tracing';
+
+/**
+ * What a pattern without a handler answers: the text Nest's own servers answer, so that callers
+ * of either kind read it as before.
+ */
+const NO_MESSAGE_HANDLER = 'There is no matching message handler defined in the remote service.';
 
 /**
  * RPC request queues are quorum queues. A request is worth nothing after its caller's timeout
