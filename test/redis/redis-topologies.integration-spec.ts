@@ -20,7 +20,7 @@ import {
 import type Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { SIGN_IN_LIMITS, SignInThrottle } from '../../apps/auth-server/src/users/sign-in-throttle';
-import { rateLimitKeys } from '../../libs/security/src/rate-limit.script';
+import { rateLimitKey } from '../../libs/security/src/rate-limit.script';
 import { redisReady, StandInIntrospector, startBearerProbe } from '../support/bearer-probe';
 import { eventually, testServices } from '../support/services';
 import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../support/redis-topologies';
@@ -250,8 +250,8 @@ describe('a Sentinel failover under traffic', () => {
     // After: the new primary counts (the live client's admissions are there) and takes tombstones.
     expect((await call(url, liveToken())).status).toBe(200);
     // One time each, after the list's header.
-    expect(await inspector.llen(rateLimitKeys(live).times)).toBe(1 + 1);
-    expect(await inspector.llen(rateLimitKeys(exhausted).times)).toBe(1 + LIMIT);
+    expect(await inspector.llen(rateLimitKey(live))).toBe(1 + 1);
+    expect(await inspector.llen(rateLimitKey(exhausted))).toBe(1 + LIMIT);
     const laterClient = `partner-${randomBytes(5).toString('hex')}`;
     const later = issueToken(laterClient);
     expect((await call(url, later)).status).toBe(200);
