@@ -1,6 +1,6 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { revocationTombstoneKey } from '@svc/contracts';
+import { partnerTombstoneKey } from '@svc/contracts';
 import {
   createLogger,
   createRedis,
@@ -275,7 +275,7 @@ describe('a Sentinel failover under traffic', () => {
     const revocationsBack = Date.now();
     introspector.answers.set(sha256Hex(later), { active: false });
     expect((await call(url, later)).status).toBe(401);
-    expect(await inspector.exists(revocationTombstoneKey(sha256Hex(later)))).toBe(1);
+    expect(await inspector.exists(partnerTombstoneKey(laterClient, sha256Hex(later)))).toBe(1);
 
     const refused = seen.live.filter((s) => s.status === 503);
     const window = refused.length > 0 ? refused[refused.length - 1].at - refused[0].at : 0;
