@@ -10,7 +10,7 @@ export const CREW_EVENTS_EXCHANGE = 'crew.events';
  * (consumers dedupe on it) and the trace context of the transaction that wrote it.
  */
 export const EVENT_BATCH_CONTENT_TYPE = 'application/vnd.svc.event-batch+json';
-/** Most events the outbox relays pack into one message; webhook-dispatcher's prefetch counts on it. */
+/** Most events the outbox relays pack into one message. */
 export const EVENTS_PER_MESSAGE = 20;
 /** Most events in one batch message: what a consumer holds unacked for one message stays bounded. */
 export const EVENT_BATCH_MAX_EVENTS = 100;

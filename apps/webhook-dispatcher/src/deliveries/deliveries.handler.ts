@@ -2,7 +2,6 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import {
   ContractViolation,
   EVENT_TYPES,
-  EVENTS_PER_MESSAGE,
   parseEventBatch,
   parseServiceEvent,
   type EventBatchEntry,
@@ -57,10 +56,10 @@ export class DeliveriesHandler implements OnModuleInit {
     // Most of an attempt is waiting (partner, database, auth-server): many run at once, and the
     // database writes of those finishing together share a statement.
     const prefetch = this.config.WEBHOOK_CONCURRENCY;
-    // Packs of events: enough messages to keep every permit busy and the next ones ready, not so
-    // many that one replica holds a burst's packs while a replica KEDA just added finds none.
-    const eventsPrefetch = Math.min(prefetch, Math.ceil((2 * prefetch) / EVENTS_PER_MESSAGE));
-    await this.amqp.consume(EVENTS_QUEUE, (m) => this.onEvents(m), { prefetch: eventsPrefetch });
+    // A message per permit on both queues. Under a trickle of events each pack holds one, and its
+    // message stays unacked while its fan-out waits (up to a second for a partner's slot): fewer
+    // messages than permits would let one partner whose endpoint hangs hold them all.
+    await this.amqp.consume(EVENTS_QUEUE, (m) => this.onEvents(m), { prefetch });
     await this.amqp.consume(DELIVERIES_QUEUE, (m) => consumed(m, () => this.onDelivery(m)), { prefetch });
   }
 
