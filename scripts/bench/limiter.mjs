@@ -1,17 +1,12 @@
-// `npm run bench -- limiter`: what the rate limiter's script costs Redis per call, for each store,
+// `npm run bench -- limiter`: what the rate limiter's script (RATE_LIMIT_LUA) costs Redis per call,
 // on a private Redis (no persistence) that nothing else uses. One client is driven at a steady
 // BENCH_RATE (2,000 calls/s) with windows scaled so that, as in production at the limits, its day
-// window holds ~10,000 admissions and its minute window ~600, trimmed as they age:
-//   sorted set  the earlier releases' script (test/support/rate-limit-sorted-set.ts)
-//   lists       RATE_LIMIT_LUA, RATE_LIMIT_STORE=lists
-//   migrating   RATE_LIMIT_LUA, RATE_LIMIT_STORE=migrating (both stores, for the upgrade release)
-// Two scenarios: every call admitted (limits out of reach: each call writes, the dearer case), and
+// window holds ~10,000 admissions and its minute window ~600, trimmed as they age. Two scenarios: every call admitted (limits out of reach: each call writes, the dearer case), and
 // a client at its limits (600/10,000) driven at twice the rate it may use, so half its calls are
 // refused. After one day window of warm-up, INFO commandstats is reset and BENCH_CALLS (20,000)
 // calls measured: Redis CPU µs per EVALSHA (the whole script), the commands it ran inside (how many,
 // their own µs), and per call of Redis's process (/proc, network included). MEMORY USAGE of the
-// client's keys at the end. Stores run in turns, BENCH_ROUNDS (3) rounds; the summary is their
-// median. Results: bench/results/limiter-<time>.json.
+// client's list at the end. BENCH_ROUNDS (3) rounds; the summary is their median. Results: bench/results/limiter-<time>.json.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,8 +21,7 @@ const { which } = require('../lib/procs.cjs');
 const { freePort } = require('../lib/net.cjs');
 const { cpuMicros } = require('./procstat.cjs');
 const { median: medianOf } = require('./stats.cjs');
-const { RATE_LIMIT_LUA, rateLimitKeys } = require(path.join(ROOT, 'libs/security/src/rate-limit.script.ts'));
-const { SORTED_SET_LUA } = require(path.join(ROOT, 'test/support/rate-limit-sorted-set.ts'));
+const { RATE_LIMIT_LUA, rateLimitKey } = require(path.join(ROOT, 'libs/security/src/rate-limit.script.ts'));
 
 const RATE = Number(process.env.BENCH_RATE ?? '2000');
 const CALLS = Number(process.env.BENCH_CALLS ?? '20000');
@@ -37,20 +31,6 @@ const MINUTE_ENTRIES = 600;
 /** Windows in µs that hold ~600 and ~10,000 calls at RATE calls/s. */
 const MINUTE_US = Math.round((MINUTE_ENTRIES / RATE) * 1e6);
 const DAY_US = Math.round((DAY_ENTRIES / RATE) * 1e6);
-
-const STORES = {
-  'sorted set': {
-    lua: SORTED_SET_LUA,
-    keys: (k) => [k.sortedSet],
-    args: (n) => [`bench.${n.toString(36)}`],
-  },
-  lists: { lua: RATE_LIMIT_LUA, keys: (k) => [k.times, k.sortedSet], args: () => ['lists'] },
-  migrating: {
-    lua: RATE_LIMIT_LUA,
-    keys: (k) => [k.times, k.sortedSet],
-    args: (n) => ['migrating', `bench.${n.toString(36)}`],
-  },
-};
 
 const SCENARIOS = {
   // Limits out of reach: every call is admitted and writes.
@@ -101,9 +81,8 @@ function commandStats(info) {
 }
 
 /** `count` calls at `rate` per second, paced on the wall clock; resolves with the replies. */
-async function drive(redis, sha, store, scenario, clientId, count, sequence) {
-  const k = rateLimitKeys(clientId);
-  const keys = store.keys(k);
+async function drive(redis, sha, scenario, clientId, count) {
+  const key = rateLimitKey(clientId);
   const windows = [scenario.minuteLimit, MINUTE_US, scenario.dayLimit, DAY_US].map(String);
   const started = performance.now();
   let sent = 0;
@@ -113,7 +92,7 @@ async function drive(redis, sha, store, scenario, clientId, count, sequence) {
     const due = Math.min(count, Math.floor(((performance.now() - started) / 1000) * scenario.rate));
     for (; sent < due; sent++) {
       pending.push(
-        redis.evalsha(sha, keys.length, ...keys, ...windows, ...store.args(sequence.n++)).then((reply) => {
+        redis.evalsha(sha, 1, key, ...windows).then((reply) => {
           if (reply[0] === 1) admitted++;
         }),
       );
@@ -125,26 +104,16 @@ async function drive(redis, sha, store, scenario, clientId, count, sequence) {
   return { admitted, seconds: (performance.now() - started) / 1000 };
 }
 
-async function measure(server, storeName, scenarioName, round) {
+async function measure(server, scenarioName, round) {
   const { redis, pid } = server;
-  const store = STORES[storeName];
   const scenario = SCENARIOS[scenarioName];
-  const sha = await redis.script('LOAD', store.lua);
-  const clientId = `bench-${round}-${storeName.replace(' ', '-')}-${scenarioName.replace(/ /g, '-')}`;
-  const sequence = { n: 0 };
+  const sha = await redis.script('LOAD', RATE_LIMIT_LUA);
+  const clientId = `bench-${round}-${scenarioName.replace(/ /g, '-')}`;
   // Warm-up: one day window, so both windows are full and trimming as they age.
-  await drive(
-    redis,
-    sha,
-    store,
-    scenario,
-    clientId,
-    Math.ceil((DAY_US / 1e6) * scenario.rate) + 1000,
-    sequence,
-  );
+  await drive(redis, sha, scenario, clientId, Math.ceil((DAY_US / 1e6) * scenario.rate) + 1000);
   await redis.config('RESETSTAT');
   const cpuBefore = cpuMicros([pid]);
-  const { admitted, seconds } = await drive(redis, sha, store, scenario, clientId, CALLS, sequence);
+  const { admitted, seconds } = await drive(redis, sha, scenario, clientId, CALLS);
   const redisCpu = cpuMicros([pid]) - cpuBefore;
   const stats = commandStats(await redis.info('commandstats'));
   const stat = stats.evalsha;
@@ -153,18 +122,8 @@ async function measure(server, storeName, scenarioName, round) {
   const inner = Object.entries(stats).filter(([name]) => name !== 'evalsha' && !name.startsWith('config'));
   const innerCalls = inner.reduce((sum, [, c]) => sum + c.calls, 0);
   const innerUsec = inner.reduce((sum, [, c]) => sum + c.usec, 0);
-  const k = rateLimitKeys(clientId);
-  const memory = {};
-  for (const [name, key] of Object.entries(k)) {
-    const bytes = await redis.memory('USAGE', key, 'SAMPLES', '0');
-    if (bytes !== null) memory[name] = bytes;
-  }
-  const entries = {
-    // The list's header is not a time.
-    day: storeName === 'sorted set' ? await redis.zcard(k.sortedSet) : (await redis.llen(k.times)) - 1,
-  };
+  const key = rateLimitKey(clientId);
   return {
-    store: storeName,
     scenario: scenarioName,
     round,
     calls: stat.calls,
@@ -183,9 +142,9 @@ async function measure(server, storeName, scenarioName, round) {
         },
       ]),
     ),
-    day_window_entries_at_end: entries.day,
-    memory_bytes: memory,
-    memory_bytes_total: Object.values(memory).reduce((a, b) => a + b, 0),
+    // The list's header is not a time.
+    day_window_entries_at_end: (await redis.llen(key)) - 1,
+    memory_bytes: await redis.memory('USAGE', key, 'SAMPLES', '0'),
   };
 }
 
@@ -195,13 +154,11 @@ export async function benchLimiter() {
   try {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const scenarioName of Object.keys(SCENARIOS)) {
-        for (const storeName of Object.keys(STORES)) {
-          const r = await measure(server, storeName, scenarioName, round);
-          results.push(r);
-          console.log(
-            `round ${round}  ${scenarioName.padEnd(13)} ${storeName.padEnd(10)} ${String(r.redis_script_us_per_call).padStart(6)} µs/call (script; ${r.commands_per_call} commands, ${r.commands_us_per_call} µs of them)  ${String(r.redis_process_cpu_us_per_call).padStart(6)} µs/call (redis process)  admitted ${r.admitted}/${r.calls}  day entries ${r.day_window_entries_at_end}  ${(r.memory_bytes_total / 1e6).toFixed(3)} MB`,
-          );
-        }
+        const r = await measure(server, scenarioName, round);
+        results.push(r);
+        console.log(
+          `round ${round}  ${scenarioName.padEnd(13)} ${String(r.redis_script_us_per_call).padStart(6)} µs/call (script; ${r.commands_per_call} commands, ${r.commands_us_per_call} µs of them)  ${String(r.redis_process_cpu_us_per_call).padStart(6)} µs/call (redis process)  admitted ${r.admitted}/${r.calls}  day entries ${r.day_window_entries_at_end}  ${(r.memory_bytes / 1e6).toFixed(3)} MB`,
+        );
       }
     }
   } finally {
@@ -218,22 +175,20 @@ export async function benchLimiter() {
   const median = (values) => Number(medianOf(values).toFixed(2));
   const summary = {};
   for (const scenarioName of Object.keys(SCENARIOS)) {
-    for (const storeName of Object.keys(STORES)) {
-      const rounds = results.filter((r) => r.scenario === scenarioName && r.store === storeName);
-      const of = (field) => median(rounds.map((r) => r[field]));
-      summary[`${scenarioName} / ${storeName}`] = {
-        redis_script_us_per_call: of('redis_script_us_per_call'),
-        redis_process_cpu_us_per_call: of('redis_process_cpu_us_per_call'),
-        commands_per_call: of('commands_per_call'),
-        commands_us_per_call: of('commands_us_per_call'),
-        memory_bytes_total: of('memory_bytes_total'),
-      };
-    }
+    const rounds = results.filter((r) => r.scenario === scenarioName);
+    const of = (field) => median(rounds.map((r) => r[field]));
+    summary[scenarioName] = {
+      redis_script_us_per_call: of('redis_script_us_per_call'),
+      redis_process_cpu_us_per_call: of('redis_process_cpu_us_per_call'),
+      commands_per_call: of('commands_per_call'),
+      commands_us_per_call: of('commands_us_per_call'),
+      memory_bytes: of('memory_bytes'),
+    };
   }
   console.log('median of the rounds:');
   for (const [name, m] of Object.entries(summary)) {
     console.log(
-      `  ${name.padEnd(26)} ${String(m.redis_script_us_per_call).padStart(6)} µs/call (script)  ${String(m.commands_per_call).padStart(5)} commands  ${String(m.redis_process_cpu_us_per_call).padStart(6)} µs/call (redis process)  ${(m.memory_bytes_total / 1e6).toFixed(3)} MB`,
+      `  ${name.padEnd(13)} ${String(m.redis_script_us_per_call).padStart(6)} µs/call (script)  ${String(m.commands_per_call).padStart(5)} commands  ${String(m.redis_process_cpu_us_per_call).padStart(6)} µs/call (redis process)  ${(m.memory_bytes / 1e6).toFixed(3)} MB`,
     );
   }
   fs.writeFileSync(

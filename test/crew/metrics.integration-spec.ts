@@ -1,4 +1,4 @@
-import { allRateLimitKeys } from '../../libs/security/src/rate-limit.script';
+import { rateLimitKey } from '../../libs/security/src/rate-limit.script';
 import { createCrewMember } from '../support/factories/crew';
 import { useCrewApi } from '../support/starters/crew-api';
 import { accessToken } from '../support/oauth/tokens';
@@ -15,7 +15,7 @@ const { auth, crew } = useCrewApi({ RATE_LIMIT_PER_MINUTE: '3' });
 
 // The sandbox partner's window is shared by every spec of the run (run in turn): start it empty.
 beforeEach(async () => {
-  await auth.redis.del(...allRateLimitKeys('sandbox-partner'));
+  await auth.redis.del(rateLimitKey('sandbox-partner'));
 });
 
 async function scrape(): Promise<string> {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import Redis from 'ioredis';
 import { stringify } from 'yaml';
 import { NEST_APPS, type NestAppName } from '@svc/contracts';
-import { allRateLimitKeys } from '../../libs/security/src/rate-limit.script';
+import { rateLimitKey } from '../../libs/security/src/rate-limit.script';
 import { freePorts } from '../../scripts/lib/net.cjs';
 import { eventually } from '../support/http';
 import { startSystem, type RunningSystem } from '../support/system';
@@ -124,7 +124,7 @@ beforeAll(async () => {
   }, 30_000);
 
   await redis.connect();
-  await redis.del(...allRateLimitKeys(A.client_id));
+  await redis.del(rateLimitKey(A.client_id));
   await driveTraffic();
 }, 240_000);
 

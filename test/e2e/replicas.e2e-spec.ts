@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
-import { allRateLimitKeys } from '../../libs/security/src/rate-limit.script';
+import { rateLimitKey } from '../../libs/security/src/rate-limit.script';
 import type { NestAppName } from '../../scripts/lib/apps.cjs';
 import { request, type HttpResponse } from '../support/http';
 import { startSystem, type RunningSystem } from '../support/system';
@@ -71,7 +71,7 @@ beforeAll(async () => {
   const jo = await authorize(system, 'jo.kim@sandbox.test', 'profile:read');
   joUserId = (await bearer(url('/v1/me'), jo.access_token)).json<{ user_id: string }>().user_id;
   // Earlier specs of this run may have used the partners' windows.
-  await redis.del(...allRateLimitKeys(A.client_id), ...allRateLimitKeys('sandbox-partner-b'));
+  await redis.del(rateLimitKey(A.client_id), rateLimitKey('sandbox-partner-b'));
 }, 240_000);
 
 afterAll(async () => {
@@ -422,7 +422,7 @@ describe('replicas failing under a steady mixed load', () => {
   it('loses no idempotent request, no webhook event and no seat change when one replica of each app is killed in turn', async () => {
     const tag = `k${randomBytes(3).toString('hex')}`;
     const since = new Date(Date.now() - 1000);
-    await redis.del(...allRateLimitKeys(A.client_id));
+    await redis.del(rateLimitKey(A.client_id));
     const load = new Load(system, reader.access_token, tag);
     await load.start();
     // One replica of each app in turn, while the one before is still down (the other replica of
@@ -446,7 +446,7 @@ describe('replicas failing under a steady mixed load', () => {
   it('fails no request at all, POSTs included, while every replica is restarted one by one (SIGTERM)', async () => {
     const tag = `r${randomBytes(3).toString('hex')}`;
     const since = new Date(Date.now() - 1000);
-    await redis.del(...allRateLimitKeys(A.client_id));
+    await redis.del(rateLimitKey(A.client_id));
     const load = new Load(system, reader.access_token, tag);
     await load.start();
     // Every app rolls at once, as a deployment of all of them would: one replica of each is

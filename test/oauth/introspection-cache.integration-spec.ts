@@ -4,7 +4,7 @@ import {
   AUTH_CONSENTS_REVOKE,
   AUTH_INTROSPECT,
   introspectionCacheKey,
-  revocationTombstoneKey,
+  partnerTombstoneKey,
 } from '@svc/contracts';
 import { PlatformModule, RedisModule, RpcModule } from '@svc/platform';
 import { BearerAuth, Principal, SecurityModule } from '@svc/security';
@@ -159,7 +159,9 @@ describe('BearerAuthGuard with a cached answer', () => {
     expect((await http.revokeToken(A, tokens.access_token)).status).toBe(200);
     expectRejected(await call(tokens.access_token));
     // The tombstone is in the state Redis; the cached answer may stay, the tombstone wins over it.
-    expect(await auth.redis.exists(revocationTombstoneKey(tokenDigest(tokens.access_token)))).toBe(1);
+    expect(await auth.redis.exists(partnerTombstoneKey(A.client_id, tokenDigest(tokens.access_token)))).toBe(
+      1,
+    );
   });
 
   it('POST /oauth/revoke of the refresh token → its access token 401 on the very next request', async () => {

@@ -1,6 +1,6 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { introspectionCacheKey, revocationTombstoneKey } from '@svc/contracts';
+import { introspectionCacheKey, partnerTombstoneKey } from '@svc/contracts';
 import { loadConfig, REDIS, REDIS_CACHE, sha256Hex, type RedisClient } from '@svc/platform';
 import {
   BearerAuth,
@@ -191,12 +191,14 @@ describe('two Redis roles: state (noeviction) and cache (allkeys-lru)', () => {
 
       // The stand-in auth-server still calls the token active: only the tombstone can refuse it.
       await probe.cache.tombstone(clientId, [digest]);
-      expect(await stateInspector.exists(keyOf(revocationTombstoneKey(digest)))).toBe(1);
+      expect(await stateInspector.exists(keyOf(partnerTombstoneKey(clientId, digest)))).toBe(1);
       expect((await get(probe, token)).status).toBe(401);
 
+      // The answer gone with the cache, auth-server is asked again (the real one would say revoked;
+      // the stand-in still says active), and the tombstone refuses the token all the same.
       await cacheInspector.flushall();
       expect((await get(probe, token)).status).toBe(401);
-      expect(timesAsked(digest)).toBe(1);
+      expect(timesAsked(digest)).toBe(2);
     });
 
     it('with the cache Redis down: live tokens pass (auth-server asked for those the process does not know), revocations still land', async () => {

@@ -1,6 +1,6 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { revocationTombstoneKey } from '@svc/contracts';
+import { partnerTombstoneKey } from '@svc/contracts';
 import {
   createLogger,
   createRedis,
@@ -20,7 +20,7 @@ import {
 import type Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { SIGN_IN_LIMITS, SignInThrottle } from '../../apps/auth-server/src/users/sign-in-throttle';
-import { rateLimitKeys } from '../../libs/security/src/rate-limit.script';
+import { rateLimitKey } from '../../libs/security/src/rate-limit.script';
 import { redisReady, StandInIntrospector, startBearerProbe } from '../support/bearer-probe';
 import { eventually, testServices } from '../support/services';
 import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../support/redis-topologies';
@@ -250,8 +250,8 @@ describe('a Sentinel failover under traffic', () => {
     // After: the new primary counts (the live client's admissions are there) and takes tombstones.
     expect((await call(url, liveToken())).status).toBe(200);
     // One time each, after the list's header.
-    expect(await inspector.llen(rateLimitKeys(live).times)).toBe(1 + 1);
-    expect(await inspector.llen(rateLimitKeys(exhausted).times)).toBe(1 + LIMIT);
+    expect(await inspector.llen(rateLimitKey(live))).toBe(1 + 1);
+    expect(await inspector.llen(rateLimitKey(exhausted))).toBe(1 + LIMIT);
     const laterClient = `partner-${randomBytes(5).toString('hex')}`;
     const later = issueToken(laterClient);
     expect((await call(url, later)).status).toBe(200);
@@ -275,7 +275,7 @@ describe('a Sentinel failover under traffic', () => {
     const revocationsBack = Date.now();
     introspector.answers.set(sha256Hex(later), { active: false });
     expect((await call(url, later)).status).toBe(401);
-    expect(await inspector.exists(revocationTombstoneKey(sha256Hex(later)))).toBe(1);
+    expect(await inspector.exists(partnerTombstoneKey(laterClient, sha256Hex(later)))).toBe(1);
 
     const refused = seen.live.filter((s) => s.status === 503);
     const window = refused.length > 0 ? refused[refused.length - 1].at - refused[0].at : 0;

@@ -1,6 +1,6 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { partnerTombstoneKey, revocationTombstoneKey } from '@svc/contracts';
+import { partnerTombstoneKey } from '@svc/contracts';
 import { loadConfig, REDIS, REDIS_CONFIG, type RedisClient } from '@svc/platform';
 import { BearerAuth, IntrospectionCache, Principal, RATE_LIMIT_CONFIG } from '@svc/security';
 import Redis from 'ioredis';
@@ -121,7 +121,7 @@ describe('revocation after the state Redis is emptied (FLUSHALL)', () => {
     expect(await probe.statuses(revoked.token)).toEqual([401, 401]);
 
     await inspector.flushall();
-    expect(await inspector.exists(keyOf(revocationTombstoneKey(revoked.digest)))).toBe(0);
+    expect(await inspector.exists(keyOf(partnerTombstoneKey(revoked.clientId, revoked.digest)))).toBe(0);
     // Only auth-server can say now, and it says revoked; the cache Redis's active answer is not taken.
     const askedBefore = timesAsked(revoked.digest);
     expect(await probe.statuses(revoked.token)).toEqual([401, 401]);
@@ -184,12 +184,7 @@ describe('revocation after a Sentinel failover to a replica that missed the tomb
     const replica = Number(replicas[0][replicas[0].indexOf('port') + 1]);
     expect(replica).not.toBe(primary);
     await on(replica, 'CONFIG', 'SET', 'replica-read-only', 'no');
-    await on(
-      replica,
-      'DEL',
-      keyOf(revocationTombstoneKey(revoked.digest)),
-      keyOf(partnerTombstoneKey(revoked.clientId, revoked.digest)),
-    );
+    await on(replica, 'DEL', keyOf(partnerTombstoneKey(revoked.clientId, revoked.digest)));
     await on(replica, 'CONFIG', 'SET', 'replica-read-only', 'yes');
     // The partner's generation did reach it: only the change of server can tell.
     expect(await on(replica, 'EXISTS', keyOf(`generation:{${revoked.clientId}}`))).toBe(1);

@@ -27,8 +27,6 @@ const { auth, dispatcher } = useDeliveryStack(
     WEBHOOK_TIMEOUT_MS: '2000',
     WEBHOOK_RETRY_SCHEDULE: '1h',
     WEBHOOK_REPLAYS_PER_HOUR: '100',
-    // Events arrive one to a message here: as many in flight as there are permits.
-    OUTBOX_EVENTS_PER_MESSAGE: '1',
   },
   { ownVhost: 'noisy-neighbour' },
 );

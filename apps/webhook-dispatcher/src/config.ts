@@ -5,7 +5,6 @@ import {
   duration,
   durationList,
   int,
-  OUTBOX_EVENTS_PER_MESSAGE_SPEC,
   parseHostPorts,
   REDIS_CONFIG,
   type ConfigOf,
@@ -58,8 +57,6 @@ export const WEBHOOK_DISPATCHER_CONFIG = {
       'name servers for webhook hosts, ip:port comma-separated ([v6]:port for IPv6); unset: the system’s (/etc/resolv.conf)',
     parse: dnsServers,
   },
-  // How many events the relays pack into a message: the events consumer's prefetch follows it.
-  OUTBOX_EVENTS_PER_MESSAGE: OUTBOX_EVENTS_PER_MESSAGE_SPEC,
   WEBHOOK_CONNECTIONS_PER_TARGET: int(
     'most connections open to one partner endpoint at once; further attempts wait for one (inside their budget)',
     { default: '64', min: 1, max: 1000 },

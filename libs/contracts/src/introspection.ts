@@ -4,14 +4,14 @@
  * roles: answers in the cache Redis (evictable), tombstones in the state Redis (`noeviction`).
  *
  * Protocol, so that a revoked token never passes:
- * - Readers look up `introspect:<sha256 hex of the token>` in the cache Redis and
- *   `revoked:<digest>` in the state Redis together. A tombstone wins over any cached answer. On a
- *   miss they ask auth-server (RPC `auth.introspect`) and store the answer with
- *   `SET ... EX <ttl> NX`. TTL = min(60 s, the token's remaining lifetime); inactive answers 60 s.
- * - Every revocation (revoke, refresh rotation, disconnect, code replay, suspension) writes two
- *   tombstones, `revoked:<digest>` and `revoked:{<client_id>}:<digest>`, for each affected access
- *   token in the state Redis BEFORE its
- *   database transaction commits; if Redis does not take it, the transaction rolls back and the
+ * - Readers look up `introspect:<sha256 hex of the token>` in the cache Redis. On a miss they ask
+ *   auth-server (RPC `auth.introspect`) and store the answer with `SET ... EX <ttl> NX`.
+ *   TTL = min(60 s, the token's remaining lifetime); inactive answers 60 s. A live answer, cached
+ *   or not, stands only once the state Redis has no tombstone `revoked:{<client_id>}:<digest>` for
+ *   the token (the client_id is the answer's); the tombstone wins over any answer.
+ * - Every revocation (revoke, refresh rotation, disconnect, code replay, suspension) writes the
+ *   tombstone `revoked:{<client_id>}:<digest>` of each affected access token in the state Redis
+ *   BEFORE its database transaction commits; if Redis does not take it, the transaction rolls back and the
  *   caller is told to retry. A committed revocation therefore always has its tombstone in place,
  *   and the state Redis never evicts it, so whatever the cache Redis holds, loses or brings back
  *   cannot revive the token. The tombstone outlives any answer cached before the revocation
@@ -39,11 +39,7 @@ export function introspectionCacheKey(tokenDigest: string): string {
   return `introspect:${tokenDigest}`;
 }
 
-export function revocationTombstoneKey(tokenDigest: string): string {
-  return `revoked:${tokenDigest}`;
-}
-
-/** The same tombstone under the partner's hash tag, the one of its `ratelimit:{<client_id>}` key. */
+/** A revoked access token's tombstone, under the hash tag of its partner's rate-limit key. */
 export function partnerTombstoneKey(clientId: string, tokenDigest: string): string {
   return `revoked:{${clientId}}:${tokenDigest}`;
 }

@@ -2,13 +2,16 @@
 export const CREW_EVENTS_EXCHANGE = 'crew.events';
 
 /**
- * A message on `crew.events` that carries several events of one routing key (the outbox relay packs
- * them when OUTBOX_EVENTS_PER_MESSAGE > 1): RabbitMQ, the relay and the consumer then pay their
- * per-message work once per batch. Told apart by its content type; every other message is one event.
- * Each entry keeps what a message of its own would have carried: its message id (consumers dedupe
- * on it) and the trace context of the transaction that wrote it.
+ * The message every webhook event (EVENT_TYPES) goes in on `crew.events`: a pack of one or more
+ * events of one routing key, as many as the outbox relay claimed in one pass, up to
+ * EVENTS_PER_MESSAGE. RabbitMQ, the relay and webhook-dispatcher then pay their per-message work
+ * once per pack. Internal events (`crew.member.registered`) go one to a plain message: told apart by
+ * this content type. Each entry keeps what a message of its own would have carried: its message id
+ * (consumers dedupe on it) and the trace context of the transaction that wrote it.
  */
 export const EVENT_BATCH_CONTENT_TYPE = 'application/vnd.svc.event-batch+json';
+/** Most events the outbox relays pack into one message. */
+export const EVENTS_PER_MESSAGE = 20;
 /** Most events in one batch message: what a consumer holds unacked for one message stays bounded. */
 export const EVENT_BATCH_MAX_EVENTS = 100;
 

@@ -5,7 +5,6 @@ import {
   INTROSPECTION_TOMBSTONE_TTL_SECONDS,
   introspectionCacheKey,
   partnerTombstoneKey,
-  revocationTombstoneKey,
   stateGenerationKey,
   type CachedIntrospection,
 } from '@svc/contracts';
@@ -31,8 +30,6 @@ const TOMBSTONE_REPLICA_WAIT_MS = 500;
 
 /** Bounds the commands in flight when a suspension revokes a partner's every token. */
 const TOMBSTONE_BATCH = 500;
-
-const INACTIVE: CachedIntrospection = { active: false };
 
 /** As long as the rate limiter keeps a partner's generation (its day window, by default). */
 const GENERATION_TTL_MS = 86_400_000;
@@ -129,33 +126,25 @@ export class IntrospectionCache {
   }
 
   /**
-   * The cached answer, or undefined on a miss (an entry that does not parse is one). A tombstone
-   * wins over any answer; either Redis not answering throws, unless a tombstone was confirmed.
+   * The cached answer, or undefined on a miss (an entry that does not parse is one); the cache
+   * Redis not answering throws. A live answer is not the last word: the token's tombstone, under
+   * the client_id the answer names, is checked next in the state Redis (the rate limiter's script
+   * on a metered route, `liveGeneration` otherwise), and wins over it.
    */
   async get(digest: string): Promise<StampedIntrospection | undefined> {
-    const [answer, tombstone] = await Promise.allSettled([
-      this.cache.get(introspectionCacheKey(digest)),
-      this.state.exists(revocationTombstoneKey(digest)),
-    ]);
-    if (tombstone.status === 'fulfilled' && tombstone.value > 0) return INACTIVE;
-    if (tombstone.status === 'rejected') throw new IntrospectionCacheUnavailableError(tombstone.reason);
-    if (answer.status === 'rejected') throw new IntrospectionCacheUnavailableError(answer.reason);
-    if (answer.value === null) return undefined;
+    let answer: string | null;
     try {
-      const stored = JSON.parse(answer.value) as { generation?: unknown };
+      answer = await this.cache.get(introspectionCacheKey(digest));
+    } catch (err) {
+      throw new IntrospectionCacheUnavailableError(err);
+    }
+    if (answer === null) return undefined;
+    try {
+      const stored = JSON.parse(answer) as { generation?: unknown };
       const parsed = AUTH_INTROSPECT.parseResponse(stored);
       return typeof stored.generation === 'string' ? { ...parsed, generation: stored.generation } : parsed;
     } catch {
       return undefined;
-    }
-  }
-
-  /** Whether the token's tombstone by digest exists (beside the one the rate limiter's script checks). */
-  async isRevoked(digest: string): Promise<boolean> {
-    try {
-      return (await this.state.exists(revocationTombstoneKey(digest))) > 0;
-    } catch (err) {
-      throw new IntrospectionCacheUnavailableError(err);
     }
   }
 
@@ -183,9 +172,10 @@ export class IntrospectionCache {
    * auth-server calls this BEFORE committing a revocation and rolls back when it throws. The
    * cache Redis is not touched: readers check the tombstone on every lookup.
    *
-   * Each token gets both of its tombstones (by digest, and under the partner's hash tag). One SET
-   * per key, not MULTI: the keys hash to slots all over a Cluster (CROSSSLOT). A partial write
-   * rolls the revocation back for a retry, and its tombstones only fail closed early.
+   * Each token gets one tombstone, under its partner's hash tag: the key the rate limiter's script
+   * and `liveGeneration` check. One SET per key, not MULTI: the keys of several partners hash to
+   * slots all over a Cluster (CROSSSLOT). A partial write rolls the revocation back for a retry,
+   * and its tombstones only fail closed early.
    *
    * Behind Sentinel the tombstones must also reach a replica (WAIT): one held only by a failing
    * primary would be lost with it. A primary with no replica attached has nothing to lose it to.
@@ -201,12 +191,7 @@ export class IntrospectionCache {
   async tombstoneEach(
     tokens: readonly { readonly clientId: string; readonly digest: string }[],
   ): Promise<void> {
-    await this.writeTombstones(
-      tokens.flatMap(({ clientId, digest }) => [
-        revocationTombstoneKey(digest),
-        partnerTombstoneKey(clientId, digest),
-      ]),
-    );
+    await this.writeTombstones(tokens.map(({ clientId, digest }) => partnerTombstoneKey(clientId, digest)));
     if (tokens.length > 0 && this.replicated) await this.awaitReplica();
   }
 

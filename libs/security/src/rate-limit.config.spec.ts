@@ -18,30 +18,18 @@ const problemsOf = (env: NodeJS.ProcessEnv) => {
 };
 
 describe('RATE_LIMIT_CONFIG', () => {
-  it('defaults to the interface’s limits, 600 per minute and 10,000 per day, counted in the lists', () => {
-    const defaults = { RATE_LIMIT_PER_MINUTE: 600, RATE_LIMIT_PER_DAY: 10_000, RATE_LIMIT_STORE: 'lists' };
+  it('defaults to the interface’s limits, 600 per minute and 10,000 per day', () => {
+    const defaults = { RATE_LIMIT_PER_MINUTE: 600, RATE_LIMIT_PER_DAY: 10_000 };
     expect(loadConfig(RATE_LIMIT_CONFIG, {})).toEqual(defaults);
     expect(loadConfig(RATE_LIMIT_CONFIG, { APP_ENV: 'production' })).toEqual(defaults);
   });
 
-  it('takes other limits and the migrating store from the environment', () => {
-    expect(
-      loadConfig(RATE_LIMIT_CONFIG, {
-        RATE_LIMIT_PER_MINUTE: '5',
-        RATE_LIMIT_PER_DAY: ' 8 ',
-        RATE_LIMIT_STORE: ' migrating ',
-      }),
-    ).toEqual({ RATE_LIMIT_PER_MINUTE: 5, RATE_LIMIT_PER_DAY: 8, RATE_LIMIT_STORE: 'migrating' });
+  it('takes other limits from the environment', () => {
+    expect(loadConfig(RATE_LIMIT_CONFIG, { RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_PER_DAY: ' 8 ' })).toEqual({
+      RATE_LIMIT_PER_MINUTE: 5,
+      RATE_LIMIT_PER_DAY: 8,
+    });
   });
-
-  it.each(['sorted-set', 'zset', 'Lists', 'MIGRATING', 'lists,migrating'])(
-    'refuses RATE_LIMIT_STORE=%s at start-up and names the stores it takes',
-    (value) => {
-      expect(problemsOf({ RATE_LIMIT_STORE: value })).toEqual([
-        { variable: 'RATE_LIMIT_STORE', reason: 'must be one of lists, migrating' },
-      ]);
-    },
-  );
 
   it.each([
     ['0', 'must be >= 1'],
@@ -70,11 +58,7 @@ describe('RATE_LIMIT_CONFIG', () => {
       REDIS_URL: 'redis://localhost',
       RATE_LIMIT_PER_DAY: '20000',
     });
-    expect(rateLimitConfigOf(config)).toEqual({
-      RATE_LIMIT_PER_MINUTE: 600,
-      RATE_LIMIT_PER_DAY: 20_000,
-      RATE_LIMIT_STORE: 'lists',
-    });
+    expect(rateLimitConfigOf(config)).toEqual({ RATE_LIMIT_PER_MINUTE: 600, RATE_LIMIT_PER_DAY: 20_000 });
   });
 });
 
@@ -85,18 +69,14 @@ describe('rateLimitConfigOf / rateLimitPolicy', () => {
 
   it('refuses half a declaration', () => {
     expect(() => rateLimitConfigOf({ RATE_LIMIT_PER_MINUTE: 600 })).toThrow(/RATE_LIMIT_CONFIG/);
-    expect(() => rateLimitConfigOf({ RATE_LIMIT_PER_MINUTE: 600, RATE_LIMIT_PER_DAY: 10_000 })).toThrow(
+    expect(() => rateLimitConfigOf({ RATE_LIMIT_PER_DAY: 10_000 })).toThrow(/RATE_LIMIT_CONFIG/);
+    expect(() => rateLimitConfigOf({ RATE_LIMIT_PER_MINUTE: 600, RATE_LIMIT_PER_DAY: '10000' })).toThrow(
       /RATE_LIMIT_CONFIG/,
     );
-    expect(() =>
-      rateLimitConfigOf({ RATE_LIMIT_PER_MINUTE: 600, RATE_LIMIT_PER_DAY: 10_000, RATE_LIMIT_STORE: 'zset' }),
-    ).toThrow(/RATE_LIMIT_CONFIG/);
   });
 
   it('uses windows of exactly 60 s and 24 h', () => {
-    expect(
-      rateLimitPolicy({ RATE_LIMIT_PER_MINUTE: 600, RATE_LIMIT_PER_DAY: 10_000, RATE_LIMIT_STORE: 'lists' }),
-    ).toEqual({
+    expect(rateLimitPolicy({ RATE_LIMIT_PER_MINUTE: 600, RATE_LIMIT_PER_DAY: 10_000 })).toEqual({
       minute: { limit: 600, windowMs: 60_000 },
       day: { limit: 10_000, windowMs: 86_400_000 },
     });

@@ -1,19 +1,10 @@
 import { API_LIMITS } from '@svc/contracts';
-import { int, oneOf, type ConfigOf, type ConfigSpec } from '@svc/platform';
-
-/**
- * Where the limiter counts (docs/architecture.md "Rate limits"): `lists`, or `migrating` for the
- * one release that upgrades from the sorted set of earlier releases, which it keeps up to date
- * beside the lists (docs/operations.md "Upgrading the rate limiter's store").
- */
-export const RATE_LIMIT_STORES = ['lists', 'migrating'] as const;
-export type RateLimitStore = (typeof RATE_LIMIT_STORES)[number];
+import { int, type ConfigOf, type ConfigSpec } from '@svc/platform';
 
 /**
  * The per-partner rate limits (docs/rules.md "Limits", "Rate limits"), spread into the config of
  * every app serving `/v1/*`; every app and replica must get the same values, as the buckets are
- * shared. The day limit bounds a client's bucket (about 10 bytes per request for 24 h; about 120
- * more in the sorted set while migrating).
+ * shared. The day limit bounds a client's bucket (about 10 bytes per request for 24 h).
  */
 export const RATE_LIMIT_CONFIG = {
   RATE_LIMIT_PER_MINUTE: int(
@@ -23,11 +14,6 @@ export const RATE_LIMIT_CONFIG = {
   RATE_LIMIT_PER_DAY: int(
     'requests one client_id may make in any rolling 24 h, summed over every app and replica',
     { default: String(API_LIMITS.ratePerDay), min: 1, max: API_LIMITS.ratePerDayMax },
-  ),
-  RATE_LIMIT_STORE: oneOf(
-    'where the rate limits count: lists; migrating (lists and the sorted set of earlier releases) only while upgrading from those',
-    RATE_LIMIT_STORES,
-    { default: 'lists' },
   ),
 } satisfies ConfigSpec;
 
@@ -53,24 +39,13 @@ export function rateLimitPolicy(config: RateLimitConfig): RateLimitPolicy {
 
 /** The app's validated limits, or undefined for an app without `/v1/*` routes that declares none. */
 export function rateLimitConfigOf(appConfig: object): RateLimitConfig | undefined {
-  const {
-    RATE_LIMIT_PER_MINUTE: perMinute,
-    RATE_LIMIT_PER_DAY: perDay,
-    RATE_LIMIT_STORE: store,
-  } = appConfig as Partial<RateLimitConfig>;
-  if (perMinute === undefined && perDay === undefined && store === undefined) return undefined;
-  if (
-    !Number.isInteger(perMinute) ||
-    !Number.isInteger(perDay) ||
-    !(RATE_LIMIT_STORES as readonly unknown[]).includes(store)
-  ) {
+  const { RATE_LIMIT_PER_MINUTE: perMinute, RATE_LIMIT_PER_DAY: perDay } =
+    appConfig as Partial<RateLimitConfig>;
+  if (perMinute === undefined && perDay === undefined) return undefined;
+  if (!Number.isInteger(perMinute) || !Number.isInteger(perDay)) {
     throw new Error(
-      "RATE_LIMIT_PER_MINUTE, RATE_LIMIT_PER_DAY and RATE_LIMIT_STORE come together: spread RATE_LIMIT_CONFIG into the app's config spec",
+      "RATE_LIMIT_PER_MINUTE and RATE_LIMIT_PER_DAY come together: spread RATE_LIMIT_CONFIG into the app's config spec",
     );
   }
-  return {
-    RATE_LIMIT_PER_MINUTE: perMinute as number,
-    RATE_LIMIT_PER_DAY: perDay as number,
-    RATE_LIMIT_STORE: store as RateLimitStore,
-  };
+  return { RATE_LIMIT_PER_MINUTE: perMinute as number, RATE_LIMIT_PER_DAY: perDay as number };
 }

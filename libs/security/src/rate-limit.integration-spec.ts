@@ -16,7 +16,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
-import { rateLimitKeys } from './rate-limit.script';
+import { rateLimitKey } from './rate-limit.script';
 import { redisReady, StandInIntrospector, startBearerProbe } from '../../../test/support/bearer-probe';
 import { eventually, testServices } from '../../../test/support/services';
 import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../../../test/support/redis-topologies';
@@ -355,7 +355,7 @@ afterAll(async () => {
 
 /** The times counted in the client's list (after its header). */
 const bucketSize = async (clientId: string) =>
-  Math.max(0, (await inspector.llen(rateLimitKeys(clientId).times)) - 1);
+  Math.max(0, (await inspector.llen(rateLimitKey(clientId))) - 1);
 
 // ---- tests ------------------------------------------------------------------------------------
 
@@ -377,7 +377,7 @@ describe.each(TOPOLOGY_NAMES)(
     let replicas: Replica[] = [];
     let inspector: RedisClient;
     const bucketSize = async (clientId: string) =>
-      Math.max(0, (await inspector.llen(rateLimitKeys(clientId).times)) - 1);
+      Math.max(0, (await inspector.llen(rateLimitKey(clientId))) - 1);
 
     beforeAll(async () => {
       inspector = await redisReady(createRedis(topologies![topologyName].config));
@@ -503,15 +503,14 @@ describe('headers and counting (docs/rules.md "Limits")', () => {
     expect(await bucketSize(clientId)).toBe(5);
   });
 
-  it('keeps one list per client under the environment’s key prefix, expiring after 24 h, and no sorted set', async () => {
+  it('keeps one list per client under the environment’s key prefix, expiring after 24 h', async () => {
     const clientId = newClientId();
     expect((await get(small.url, '/v1/rate-probe/any', issueToken(clientId))).status).toBe(200);
-    const { times, sortedSet } = rateLimitKeys(clientId);
+    const times = rateLimitKey(clientId);
     const ttl = await inspector.pttl(times);
     expect(ttl).toBeGreaterThan(86_400_000 - 60_000);
     expect(ttl).toBeLessThanOrEqual(86_400_000);
     expect(await inspector.type(times)).toBe('list');
-    expect(await inspector.exists(sortedSet)).toBe(0);
     // The prefix isolates environments: the raw keys carry it.
     const raw = createRedis({ REDIS_URL: services.redisUrl, REDIS_KEY_PREFIX: '' });
     try {
@@ -575,9 +574,7 @@ describe('headers and counting (docs/rules.md "Limits")', () => {
     expect(rateHeaders(other)).toMatchObject({ limit: 5, remaining: 4 });
   });
 
-  it('costs an admitted request one Redis round trip: the script that checks the token’s tombstone and counts', async () => {
-    // Beside it, in the same round trip, the tombstone by digest that an auth-server of the
-    // previous release writes instead of the partner-tagged one.
+  it('costs an admitted request one Redis command: the script that checks the token’s tombstone and counts', async () => {
     const token = issueToken(newClientId());
     // Warm: the token's answer is known to the process and the script to Redis.
     expect((await get(standard.url, '/v1/rate-probe/any', token)).status).toBe(200);
@@ -587,7 +584,7 @@ describe('headers and counting (docs/rules.md "Limits")', () => {
       const answer = await get(standard.url, '/v1/rate-probe/any', token);
       expect(answer.status).toBe(200);
       expect(rateHeaders(answer)).toMatchObject({ limit: 600, remaining: 598 });
-      expect(commands.mock.calls.map(([command]) => command.name)).toEqual(['evalsha', 'exists']);
+      expect(commands.mock.calls.map(([command]) => command.name)).toEqual(['evalsha']);
     } finally {
       commands.mockRestore();
     }

@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto';
  * One list per client of its admission times, oldest first, in µs of the Redis clock (TIME:
  * replicas' clocks differ). An entry at t belongs to a window of length W while t > now − W. The
  * list holds the day window; the minute window is its tail, from an index the list's header keeps,
- * so each time is pushed once, passed by that index once and trimmed once: O(1) amortized, where a
- * sorted set costs O(log N) per step and ~13× the memory. Index 0 is the header,
+ * so each time is pushed once, passed by that index once and trimmed once: O(1) amortized. Index 0
+ * is the header,
  * "<times before the minute window>:<the latest now>:<number of times>[:<t>,<t>,…]", the last part
  * copies of the minute window's oldest times (up to 8), so that reading them, ~600 entries deep in
  * the list at the limits, takes one call in several, not every call. The one read that starts
@@ -19,42 +19,34 @@ import { createHash } from 'node:crypto';
  * `now`, which only holds entries in their windows longer, until TIME catches up. Numbers go back
  * to Redis through %d: Lua 5.1 would print 16 digits in exponent notation.
  *
- * `migrating` also keeps the earlier releases' sorted set up to date and decides on the larger
- * count of each window: while replicas of the earlier release count in the sorted set alone it
- * holds every admission, and once their last admission is a day window old the list does.
- *
  * KEYS[1]  the client's list
- * KEYS[2]  the earlier releases' sorted set (member "<µs>:<suffix>", scored in µs); `migrating` only
- * KEYS[3]  optional, with KEYS[4]: a key whose existence refuses the request uncounted (the
- *          partner-tagged tombstone of the access token it came with)
- * KEYS[4]  the client's generation key: read, and set to `now` (for a day) when missing
+ * KEYS[2]  optional, with KEYS[3]: a key whose existence refuses the request uncounted (the
+ *          tombstone of the access token it came with, partnerTombstoneKey)
+ * KEYS[3]  the client's generation key: read, and set to `now` (for a day) when missing
  * ARGV[1]  minute limit     ARGV[2]  minute window, µs
  * ARGV[3]  day limit        ARGV[4]  day window, µs (≥ the minute window)
- * ARGV[5]  the store, `lists` or `migrating`
- * ARGV[6]  `migrating`: a suffix unique to this request (two requests in one µs stay two members)
  *
- * All keys share the client's hash tag. Returns { -1 } when KEYS[3] exists; otherwise { admitted (1 or 0), now µs, minute count, minute next free µs, day count, day next free µs }:
+ * All keys share the client's hash tag. Returns { -1 } when KEYS[2] exists; otherwise { admitted (1 or 0), now µs, minute count, minute next free µs, day count, day next free µs }:
  * counts include an admitted request; "next free" is when the entry that brings the window back
- * under its limit leaves it (`now` for an empty window); with KEYS[4], the generation follows.
+ * under its limit leaves it (`now` for an empty window); with KEYS[3], the generation follows.
  */
 export const RATE_LIMIT_LUA = `
 local times = KEYS[1]
 local generation
-if KEYS[3] then
-  if redis.call('EXISTS', KEYS[3]) == 1 then return { -1 } end
-  generation = redis.call('GET', KEYS[4])
+if KEYS[2] then
+  if redis.call('EXISTS', KEYS[2]) == 1 then return { -1 } end
+  generation = redis.call('GET', KEYS[3])
 end
 local minuteLimit, minuteWindow = tonumber(ARGV[1]), tonumber(ARGV[2])
 local dayLimit, dayWindow = tonumber(ARGV[3]), tonumber(ARGV[4])
-local migrating = ARGV[5] == 'migrating'
 local function int(n) return string.format('%d', n) end
 
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
 local ttl = int(math.ceil(dayWindow / 1000))
-if KEYS[4] and not generation then
+if KEYS[3] and not generation then
   generation = int(now)
-  redis.call('SET', KEYS[4], generation, 'PX', ttl)
+  redis.call('SET', KEYS[3], generation, 'PX', ttl)
 end
 
 -- The header and the oldest times: time i is at list index i + 1, first[i + 2] here.
@@ -142,26 +134,12 @@ end
 local dayCount, minuteCount = length - dayStart, length - minuteStart
 minuteStart = minuteStart - dayStart
 
-local zset, minuteFloor
-local zDay, zMinute = -1, -1
-if migrating then
-  zset, minuteFloor = KEYS[2], '(' .. int(now - minuteWindow)
-  redis.call('ZREMRANGEBYSCORE', zset, '-inf', int(now - dayWindow))
-  zDay = redis.call('ZCARD', zset)
-  zMinute = redis.call('ZCOUNT', zset, minuteFloor, '+inf')
-end
-
 local admitted = 0
-if math.max(minuteCount, zMinute) < minuteLimit and math.max(dayCount, zDay) < dayLimit then
+if minuteCount < minuteLimit and dayCount < dayLimit then
   admitted = 1
   if dayCount == 0 then dayHead = now end
   if minuteCount == 0 then minuteHead = now end
   dayCount, minuteCount = dayCount + 1, minuteCount + 1
-  if migrating then
-    redis.call('ZADD', zset, int(now), int(now) .. ':' .. ARGV[6])
-    redis.call('PEXPIRE', zset, ttl)
-    zDay, zMinute = zDay + 1, zMinute + 1
-  end
 end
 if admitted == 1 or dayStart > 0 or minuteStart ~= skipped then
   -- PEXPIRE first, a write Redis allows when out of memory: a script that has written may
@@ -182,37 +160,18 @@ if admitted == 1 or dayStart > 0 or minuteStart ~= skipped then
 end
 
 -- The next free slot is the time at (count − limit) in the window, which is its head unless the
--- limits were lowered since the window filled; in \`migrating\`, of the store that counted more.
+-- limits were lowered since the window filled.
 local function nextFree(count, limit, start, head, window)
   if count == 0 then return now end
   if count > limit then head = tonumber(redis.call('LINDEX', times, int(start + count - limit + 1))) end
   return head + window
 end
-local function zNextFree(count, limit, window, range)
-  local entry = range(int(math.max(0, count - limit)))
-  if entry[2] == nil then return now end
-  return tonumber(entry[2]) + window
-end
 
-local minuteNext, dayNext
-if zMinute > minuteCount then
-  minuteCount = zMinute
-  minuteNext = zNextFree(zMinute, minuteLimit, minuteWindow, function(at)
-    return redis.call('ZRANGEBYSCORE', zset, minuteFloor, '+inf', 'WITHSCORES', 'LIMIT', at, 1)
-  end)
-else
-  minuteNext = nextFree(minuteCount, minuteLimit, minuteStart, minuteHead, minuteWindow)
-end
-if zDay > dayCount then
-  dayCount = zDay
-  dayNext = zNextFree(zDay, dayLimit, dayWindow, function(at)
-    return redis.call('ZRANGE', zset, at, at, 'WITHSCORES')
-  end)
-else
-  dayNext = nextFree(dayCount, dayLimit, 0, dayHead, dayWindow)
-end
-
-local reply = { admitted, now, minuteCount, minuteNext, dayCount, dayNext }
+local reply = {
+  admitted, now,
+  minuteCount, nextFree(minuteCount, minuteLimit, minuteStart, minuteHead, minuteWindow),
+  dayCount, nextFree(dayCount, dayLimit, 0, dayHead, dayWindow),
+}
 if generation then reply[7] = generation end
 return reply
 `;
@@ -221,15 +180,9 @@ return reply
 export const RATE_LIMIT_SHA = createHash('sha1').update(RATE_LIMIT_LUA).digest('hex');
 
 /**
- * The keys of one client's windows. The client_id is the hash tag, so any later key of the same
- * client shares their Cluster slot. `sortedSet` is the earlier releases' store, kept up to date
- * only while RATE_LIMIT_STORE is `migrating`.
+ * The key of one client's windows. The client_id is the hash tag, so any other key of the same
+ * client (its tombstones, its generation) shares its Cluster slot.
  */
-export function rateLimitKeys(clientId: string): { readonly times: string; readonly sortedSet: string } {
-  return { times: `ratelimit:{${clientId}}:times`, sortedSet: `ratelimit:{${clientId}}` };
-}
-
-/** Every key of a client's windows, whichever store wrote them: to reset or inspect a client. */
-export function allRateLimitKeys(clientId: string): string[] {
-  return Object.values(rateLimitKeys(clientId));
+export function rateLimitKey(clientId: string): string {
+  return `ratelimit:{${clientId}}:times`;
 }

@@ -37,7 +37,7 @@ class FakeRedis {
 }
 
 describe('RedisRateLimiter', () => {
-  it('makes one EVALSHA per request: the client’s keys, both windows in µs and the store (lists by default)', async () => {
+  it('makes one EVALSHA per request: the client’s list and both windows in µs', async () => {
     const redis = new FakeRedis();
     const limiter = new RedisRateLimiter(redis.asRedis(), POLICY);
 
@@ -54,30 +54,14 @@ describe('RedisRateLimiter', () => {
     const [first, second] = redis.calls.map((c) => c.args);
     expect(first).toEqual([
       RATE_LIMIT_SHA,
-      2,
+      1,
       'ratelimit:{sandbox-partner}:times',
-      'ratelimit:{sandbox-partner}',
       '5',
       String(60_000 * 1000),
       '8',
       String(86_400_000 * 1000),
-      'lists',
     ]);
     expect(second).toEqual(first);
-  });
-
-  it('while migrating, names the store and gives each request a sorted-set member of its own', async () => {
-    const redis = new FakeRedis();
-    const limiter = new RedisRateLimiter(redis.asRedis(), POLICY, 'migrating');
-    const other = new RedisRateLimiter(redis.asRedis(), POLICY, 'migrating');
-    await limiter.consume('c');
-    await limiter.consume('c');
-    await other.consume('c');
-
-    const args = redis.calls.map((c) => c.args);
-    for (const a of args) expect(a.slice(8, 9)).toEqual(['migrating']);
-    expect(new Set(args.map((a) => a[9])).size).toBe(3);
-    expect(args.every((a) => a.length === 10)).toBe(true);
   });
 
   it('passes the token’s tombstone and generation after the client’s keys, and reads the generation back', async () => {
@@ -86,10 +70,9 @@ describe('RedisRateLimiter', () => {
     await expect(
       limiter.consumeForToken('c', { tombstone: 'revoked:{c}:d', generation: 'generation:{c}' }),
     ).resolves.toMatchObject({ generation: '1763000000000000', decision: { admitted: true } });
-    expect(redis.calls[0].args.slice(1, 6)).toEqual([
-      4,
+    expect(redis.calls[0].args.slice(1, 5)).toEqual([
+      3,
       'ratelimit:{c}:times',
-      'ratelimit:{c}',
       'revoked:{c}:d',
       'generation:{c}',
     ]);
@@ -184,12 +167,6 @@ describe('RedisRateLimiter', () => {
     ],
   ])('refuses a policy with %s', (_case, policy) => {
     expect(() => new RedisRateLimiter(new FakeRedis().asRedis(), policy)).toThrow();
-  });
-
-  it('refuses a store it does not know', () => {
-    expect(
-      () => new RedisRateLimiter(new FakeRedis().asRedis(), POLICY, 'sorted-set' as unknown as 'lists'),
-    ).toThrow(/store/);
   });
 });
 

@@ -1,8 +1,7 @@
 import { DependencyUnavailableError, isRedisUnavailable, type RedisClient } from '@svc/platform';
-import { randomBytes } from 'node:crypto';
-import type { RateLimitPolicy, RateLimitStore } from './rate-limit.config';
+import type { RateLimitPolicy } from './rate-limit.config';
 import { decide, type RateLimitDecision } from './rate-limit-decision';
-import { RATE_LIMIT_LUA, RATE_LIMIT_SHA, rateLimitKeys } from './rate-limit.script';
+import { RATE_LIMIT_LUA, RATE_LIMIT_SHA, rateLimitKey } from './rate-limit.script';
 
 /**
  * Checks and records one request of a client (a refused one is not recorded); rejects with
@@ -53,36 +52,24 @@ function assertPolicy(policy: RateLimitPolicy): void {
 }
 
 /**
- * The rate limiter every app and replica shares: one Lua script call per request, counting in
- * `store` (RATE_LIMIT_STORE; `migrating` also keeps the earlier releases' sorted set, see
- * RATE_LIMIT_LUA).
+ * The rate limiter every app and replica shares: one Lua script call per request (RATE_LIMIT_LUA).
  *
  * Redis unavailable: fail closed, 503. The limits are exact promises (docs/rules.md) that only
  * the shared counter can keep across replicas; a per-replica fallback would multiply them.
  */
 export class RedisRateLimiter extends RateLimiter {
-  /**
-   * `migrating`: unique per limiter instance; with a sequence number, a sorted-set member unique per
-   * request across replicas.
-   */
-  private readonly memberPrefix = randomBytes(9).toString('base64url');
-  private sequence = 0;
   private readonly windowArgs: readonly string[];
 
   constructor(
     private readonly redis: RedisClient,
     readonly policy: RateLimitPolicy,
-    readonly store: RateLimitStore = 'lists',
   ) {
     super();
     assertPolicy(policy);
-    if (store !== 'lists' && store !== 'migrating')
-      throw new Error(`unknown rate limit store ${String(store)}`);
     const { minute, day } = policy;
-    this.windowArgs = [
-      ...[minute.limit, minute.windowMs * US_PER_MS, day.limit, day.windowMs * US_PER_MS].map(String),
-      store,
-    ];
+    this.windowArgs = [minute.limit, minute.windowMs * US_PER_MS, day.limit, day.windowMs * US_PER_MS].map(
+      String,
+    );
   }
 
   async consume(clientId: string): Promise<RateLimitDecision> {
@@ -94,10 +81,8 @@ export class RedisRateLimiter extends RateLimiter {
   }
 
   private async run(clientId: string, tokenKeys: readonly string[]): Promise<TokenCount | undefined> {
-    const { times, sortedSet } = rateLimitKeys(clientId);
-    const keys = [times, sortedSet, ...tokenKeys];
+    const keys = [rateLimitKey(clientId), ...tokenKeys];
     const args = [...keys, ...this.windowArgs];
-    if (this.store === 'migrating') args.push(`${this.memberPrefix}.${(this.sequence++).toString(36)}`);
     let reply: unknown;
     try {
       reply = await this.redis.evalsha(RATE_LIMIT_SHA, keys.length, ...args).catch((err: unknown) => {

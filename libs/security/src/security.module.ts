@@ -46,9 +46,7 @@ const rateLimiterProvider: FactoryProvider<RateLimiter> = {
   inject: [REDIS, APP_CONFIG],
   useFactory: (redis: RedisClient, appConfig: object) => {
     const config = rateLimitConfigOf(appConfig);
-    return config
-      ? new RedisRateLimiter(redis, rateLimitPolicy(config), config.RATE_LIMIT_STORE)
-      : new UnconfiguredRateLimiter();
+    return config ? new RedisRateLimiter(redis, rateLimitPolicy(config)) : new UnconfiguredRateLimiter();
   },
 };
 

@@ -194,26 +194,18 @@ export class TokenAuthenticator {
     await this.cache.putIfAbsent(digest, answer).catch(() => false);
   }
 
-  /**
-   * One script call checks the partner-tagged tombstone, reads the generation and counts.
-   * `revoked:<digest>` is asked beside it in the same round trip, for tombstones written by an
-   * auth-server that predates the partner-tagged key (a rolling upgrade); such a revoked request
-   * is counted, and refused.
-   */
+  /** One script call checks the token's tombstone, reads the generation and counts. */
   private async countUnlessRevoked(
     principal: Principal,
     digest: string,
     limiter: RateLimiter,
   ): Promise<StampedCount | undefined> {
     const clientId = principal.client_id;
-    const [count, revoked] = await Promise.all([
-      limiter.consumeForToken(clientId, {
-        tombstone: partnerTombstoneKey(clientId, digest),
-        generation: stateGenerationKey(clientId),
-      }),
-      this.cache.isRevoked(digest),
-    ]);
-    if (revoked || !count) return undefined;
+    const count = await limiter.consumeForToken(clientId, {
+      tombstone: partnerTombstoneKey(clientId, digest),
+      generation: stateGenerationKey(clientId),
+    });
+    if (!count) return undefined;
     return { decision: count.decision, generation: this.cache.stamp(count.generation) };
   }
 

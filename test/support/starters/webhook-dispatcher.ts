@@ -38,7 +38,20 @@ class EventRelays {
     private readonly name: string,
   ) {}
 
-  async publish(routingKey: string, content: Buffer, options: { messageId: string; contentType?: string }) {
+  /** A pack of events, as the relays publish every webhook event (each entry's message id = its payload's id). */
+  publishPacked(routingKey: string, payloads: readonly { id: string }[]): Promise<void> {
+    const batch: EventBatch = { events: payloads.map((payload) => ({ message_id: payload.id, payload })) };
+    return this.publish(routingKey, Buffer.from(JSON.stringify(batch)), {
+      messageId: `batch:${payloads[0].id}`,
+      contentType: EVENT_BATCH_CONTENT_TYPE,
+    });
+  }
+
+  private async publish(
+    routingKey: string,
+    content: Buffer,
+    options: { messageId: string; contentType?: string },
+  ) {
     const app = publisherOf(CREW_EVENTS_EXCHANGE, routingKey);
     let relay = this.connections.get(app);
     if (!relay) {
@@ -62,11 +75,11 @@ class EventRelays {
 export interface DispatcherHarness {
   readonly app: NestFastifyApplication;
   readonly db: Pool;
-  /** Publishes an event to crew.events as the outbox relays do (message id = event id). */
+  /** Publishes an event to crew.events as the outbox relays do: in a pack of its own. */
   publish(event: ServiceEvent): Promise<void>;
   /**
-   * Publishes several events in one packed message, as the relays do with OUTBOX_EVENTS_PER_MESSAGE
-   * above 1 (each entry's message id = its payload's id). Payloads need not be valid events.
+   * Publishes several events in one pack, as the relays do with the events of one routing key they
+   * claim together (each entry's message id = its payload's id). Payloads need not be valid events.
    */
   publishPacked(routingKey: string, payloads: readonly { id: string }[]): Promise<void>;
   close(): Promise<void>;
@@ -177,15 +190,8 @@ export async function startDispatcher(
   return {
     app,
     db,
-    publish: (event) =>
-      relays.publish(event.type, Buffer.from(JSON.stringify(event)), { messageId: event.id }),
-    publishPacked: (routingKey, payloads) => {
-      const batch: EventBatch = { events: payloads.map((payload) => ({ message_id: payload.id, payload })) };
-      return relays.publish(routingKey, Buffer.from(JSON.stringify(batch)), {
-        messageId: `batch:${payloads[0].id}`,
-        contentType: EVENT_BATCH_CONTENT_TYPE,
-      });
-    },
+    publish: (event) => relays.publishPacked(event.type, [event]),
+    publishPacked: (routingKey, payloads) => relays.publishPacked(routingKey, payloads),
     async close() {
       await relays.close();
       await app.close();
@@ -208,8 +214,7 @@ export async function startPublisher(
   const db = new Pool({ connectionString: auth.services.databaseUrl, max: 4 });
   return {
     db,
-    publish: (event) =>
-      relays.publish(event.type, Buffer.from(JSON.stringify(event)), { messageId: event.id }),
+    publish: (event) => relays.publishPacked(event.type, [event]),
     async close() {
       await relays.close();
       await db.end();

@@ -20,7 +20,7 @@ import { PortalService } from './portal.service';
       provide: RateLimiter,
       inject: [REDIS, APP_CONFIG],
       useFactory: (redis: RedisClient, config: ConsentUiConfig) =>
-        new RedisRateLimiter(redis, rateLimitPolicy(config), config.RATE_LIMIT_STORE),
+        new RedisRateLimiter(redis, rateLimitPolicy(config)),
     },
   ],
 })

@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { CREW_EVENTS_EXCHANGE, EVENT_BATCH_CONTENT_TYPE, parseEventBatch } from '@svc/contracts';
+import {
+  CREW_EVENTS_EXCHANGE,
+  EVENT_BATCH_CONTENT_TYPE,
+  EVENTS_PER_MESSAGE,
+  parseEventBatch,
+} from '@svc/contracts';
 import {
   AmqpConnection,
   createLogger,
@@ -186,9 +191,12 @@ describe('transactional outbox', () => {
     expect(rows.every((r) => r.attempts === 1 && r.published && r.last_error === null)).toBe(true);
   });
 
-  it.each([1, 3])(
-    'keeps messages committed while RabbitMQ is unreachable and publishes them when it returns (%i events per message)',
-    async (eventsPerMessage) => {
+  it.each([
+    ['one to a message', () => false],
+    ['packed', (key: string) => key === routingKey],
+  ])(
+    'keeps messages committed while RabbitMQ is unreachable and publishes them when it returns (%s)',
+    async (_case, batchable) => {
       const target = new URL(services.amqpUrl);
       const proxy = new TcpProxy(target.hostname, Number(target.port || 5672));
       await proxy.start();
@@ -196,10 +204,7 @@ describe('transactional outbox', () => {
       viaProxy.hostname = '127.0.0.1';
       viaProxy.port = String(proxy.port);
       try {
-        const { connection } = await startRelay(viaProxy.toString(), true, {
-          eventsPerMessage,
-          batchable: (key) => key === routingKey,
-        });
+        const { connection } = await startRelay(viaProxy.toString(), true, { batchable });
         await connection.waitUntilConnected(5000);
         await proxy.cut();
         const ids = await writeEvents(5);
@@ -226,10 +231,10 @@ describe('transactional outbox', () => {
     },
   );
 
-  it('packs the events of a batchable routing key, up to the most per message, in order; the rest go one to a message', async () => {
+  it('packs the events of a batchable routing key, up to the most per message, in order, a lone one too; the rest go one to a message', async () => {
     const otherKey = `${routingKey}.internal`;
     await channel.bindQueue(queue, CREW_EVENTS_EXCHANGE, otherKey);
-    const packedIds = await writeEvents(7);
+    const packedIds = await writeEvents(EVENTS_PER_MESSAGE + 1);
     const otherIds = await writeEvents(2, { routingKey: otherKey });
     // One event written under a trace: its entry carries the writer's context.
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -238,28 +243,31 @@ describe('transactional outbox', () => {
       packedIds[1],
     ]);
     const { relay, connection } = await startRelay(services.amqpUrl, false, {
-      eventsPerMessage: 3,
       batchable: (key) => key === routingKey,
     });
     await connection.waitUntilConnected(5000);
-    await expect(relay.relayOnce()).resolves.toBe(9);
+    await expect(relay.relayOnce()).resolves.toBe(EVENTS_PER_MESSAGE + 3);
 
     const messages = await received();
-    // 7 events of the batchable key: 3 + 3 packed, the last one alone; the other key's 2 alone.
+    // 21 events of the batchable key: 20 packed, then the last one in a pack of its own; the other
+    // key's 2 alone.
     expect(messages.map((m) => [m.fields.routingKey, m.properties.contentType])).toEqual([
       [routingKey, EVENT_BATCH_CONTENT_TYPE],
       [routingKey, EVENT_BATCH_CONTENT_TYPE],
-      [routingKey, 'application/json'],
       [otherKey, 'application/json'],
       [otherKey, 'application/json'],
     ]);
     expect(eventIds(messages)).toEqual([...packedIds, ...otherIds]);
     expect(messages[0].properties.messageId).toBe(`batch:${packedIds[0]}`);
     expect(messages[0].properties.deliveryMode).toBe(2);
-    expect(parseEventBatch(JSON.parse(messages[0].content.toString()))).toEqual([
+    expect(parseEventBatch(JSON.parse(messages[0].content.toString())).slice(0, 3)).toEqual([
       { message_id: packedIds[0], payload: { id: packedIds[0] } },
       { message_id: packedIds[1], traceparent, payload: { id: packedIds[1] } },
       { message_id: packedIds[2], payload: { id: packedIds[2] } },
+    ]);
+    expect(messages[1].properties.messageId).toBe(`batch:${packedIds[EVENTS_PER_MESSAGE]}`);
+    expect(parseEventBatch(JSON.parse(messages[1].content.toString()))).toEqual([
+      { message_id: packedIds[EVENTS_PER_MESSAGE], payload: { id: packedIds[EVENTS_PER_MESSAGE] } },
     ]);
     expect(await unpublished()).toBe(0);
   });

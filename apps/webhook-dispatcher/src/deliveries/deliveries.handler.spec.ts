@@ -27,7 +27,7 @@ function packed(payloads: unknown[]): InboundMessage {
 }
 
 /** The handler with a fake broker (its consumers captured) and a fan-out each test finishes by hand. */
-async function start(concurrency: number, eventsPerMessage = 20) {
+async function start(concurrency: number) {
   const consumers = new Map<string, MessageHandler>();
   const prefetch = new Map<string, number | undefined>();
   const amqp = {
@@ -50,23 +50,17 @@ async function start(concurrency: number, eventsPerMessage = 20) {
   const handler = new DeliveriesHandler(
     amqp,
     deliveries,
-    {
-      WEBHOOK_CONCURRENCY: concurrency,
-      OUTBOX_EVENTS_PER_MESSAGE: eventsPerMessage,
-    },
+    { WEBHOOK_CONCURRENCY: concurrency },
     createLogger('handler-test', 'silent'),
   );
   await handler.onModuleInit();
   return { onEvents: consumers.get(EVENTS_QUEUE)!, prefetch, running, started };
 }
 
-describe('DeliveriesHandler, packed messages', () => {
-  it('takes fewer event messages at once when the relays pack them, never more than the concurrency', async () => {
-    expect((await start(400, 20)).prefetch.get(EVENTS_QUEUE)).toBe(40);
-    expect((await start(400, 1)).prefetch.get(EVENTS_QUEUE)).toBe(400);
-    expect((await start(400, 100)).prefetch.get(EVENTS_QUEUE)).toBe(8);
-    // Attempts are one to a message: their prefetch stays the concurrency.
-    expect((await start(400, 20)).prefetch.get(DELIVERIES_QUEUE)).toBe(400);
+describe('DeliveriesHandler, event messages', () => {
+  it('takes a message per permit on both queues: a pack of one holds its message while its fan-out waits', async () => {
+    const { prefetch } = await start(400);
+    expect([prefetch.get(EVENTS_QUEUE), prefetch.get(DELIVERIES_QUEUE)]).toEqual([400, 400]);
   });
 
   it('fans out each valid event, at most WEBHOOK_CONCURRENCY at once, and resolves when all are done', async () => {
@@ -104,9 +98,31 @@ describe('DeliveriesHandler, packed messages', () => {
     await expect(handled).rejects.toThrow('database unavailable');
   });
 
-  it('drops a message whose envelope is not a pack, without fanning anything out', async () => {
+  it('fans out the one event of a pack of one', async () => {
+    const { onEvents, running, started } = await start(10);
+    const handled = onEvents(packed([event(1)]));
+    await tick();
+    expect(started).toEqual(['evt_1']);
+    running.get('evt_1')!.resolve();
+    await expect(handled).resolves.toBeUndefined();
+  });
+
+  it('acks and ignores an event of a type that is not a webhook, fanning out the others', async () => {
+    const { onEvents, running, started } = await start(10);
+    const handled = onEvents(packed([{ ...event(1), type: 'crew.member.registered' }, event(2)]));
+    await tick();
+    expect(started).toEqual(['evt_2']);
+    running.get('evt_2')!.resolve();
+    await expect(handled).resolves.toBeUndefined();
+  });
+
+  it.each([
+    ['an envelope that is not a pack', '{"events":"none"}'],
+    ['one event alone, not in a pack', JSON.stringify(event(1))],
+    ['no JSON', 'evt_1'],
+  ])('drops a message of %s, without fanning anything out', async (_case, content) => {
     const { onEvents, started } = await start(10);
-    const message = { ...packed([event(1)]), content: Buffer.from('{"events":"none"}') };
+    const message = { ...packed([event(1)]), content: Buffer.from(content) };
     await expect(onEvents(message)).resolves.toBeUndefined();
     expect(started).toEqual([]);
   });

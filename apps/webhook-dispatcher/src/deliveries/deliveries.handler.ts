@@ -1,7 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import {
   ContractViolation,
-  EVENT_BATCH_CONTENT_TYPE,
   EVENT_TYPES,
   parseEventBatch,
   parseServiceEvent,
@@ -28,15 +27,15 @@ import { declareWebhookTopology, DELIVERIES_QUEUE, EVENTS_QUEUE } from './webhoo
 /**
  * The dispatcher's two consumers, as thin as controllers: validate, one service call. A message is
  * acked when the call resolves; a throw nacks it (retried once, then parked and retried later). A
- * malformed message is logged and dropped: no retry can fix it. So is an event of a type that is
- * not a webhook (crew.events also carries internal events; the queue is bound to the webhook types
- * only, but a message published before a re-binding, or straight to the queue, may still arrive).
+ * malformed message is logged and dropped: no retry can fix it.
  *
- * A packed message (EVENT_BATCH_CONTENT_TYPE, see OUTBOX_EVENTS_PER_MESSAGE) is acked when all its
- * events are fanned out; a malformed or foreign event in it is dropped alone, and a throw nacks the
- * whole message (fanning out is idempotent per event, so the events already done are not repeated).
- * The prefetch bounds messages (fewer of them when the relays pack, OUTBOX_EVENTS_PER_MESSAGE);
- * WEBHOOK_CONCURRENCY permits bound the events worked on at once.
+ * Every message of EVENTS_QUEUE is a pack of events (EVENT_BATCH_CONTENT_TYPE, as the outbox relays
+ * publish them), acked when all its events are fanned out; a malformed event in it is dropped alone,
+ * and so is one of a type that is not a webhook (crew.events also carries internal events; the
+ * queue is bound to the webhook types only, but a message published before a re-binding, or
+ * straight to the queue, may still arrive). A throw nacks the whole message (fanning out is
+ * idempotent per event, so the events already done are not repeated). The prefetch bounds
+ * messages; WEBHOOK_CONCURRENCY permits bound the events worked on at once.
  */
 @Injectable()
 export class DeliveriesHandler implements OnModuleInit {
@@ -44,10 +43,7 @@ export class DeliveriesHandler implements OnModuleInit {
     private readonly amqp: AmqpConnection,
     private readonly deliveries: DeliveriesService,
     @Inject(APP_CONFIG)
-    private readonly config: Pick<
-      WebhookDispatcherConfig,
-      'WEBHOOK_CONCURRENCY' | 'OUTBOX_EVENTS_PER_MESSAGE'
-    >,
+    private readonly config: Pick<WebhookDispatcherConfig, 'WEBHOOK_CONCURRENCY'>,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {
     this.eventPermits = new Permits(config.WEBHOOK_CONCURRENCY);
@@ -60,34 +56,15 @@ export class DeliveriesHandler implements OnModuleInit {
     // Most of an attempt is waiting (partner, database, auth-server): many run at once, and the
     // database writes of those finishing together share a statement.
     const prefetch = this.config.WEBHOOK_CONCURRENCY;
-    // Packs of events: enough messages to keep every permit busy and the next ones ready, not so
-    // many that one replica holds a burst's packs while a replica KEDA just added finds none.
-    const eventsPrefetch = Math.min(
-      prefetch,
-      Math.ceil((2 * prefetch) / this.config.OUTBOX_EVENTS_PER_MESSAGE),
-    );
-    await this.amqp.consume(
-      EVENTS_QUEUE,
-      (m) =>
-        m.properties.contentType === EVENT_BATCH_CONTENT_TYPE
-          ? this.onEventBatch(m)
-          : consumed(EVENTS_QUEUE, m, () => this.onEvent(m)),
-      { prefetch: eventsPrefetch },
-    );
-    await this.amqp.consume(
-      DELIVERIES_QUEUE,
-      (m) => consumed(DELIVERIES_QUEUE, m, () => this.onDelivery(m)),
-      { prefetch },
-    );
+    // A message per permit on both queues. Under a trickle of events each pack holds one, and its
+    // message stays unacked while its fan-out waits (up to a second for a partner's slot): fewer
+    // messages than permits would let one partner whose endpoint hangs hold them all.
+    await this.amqp.consume(EVENTS_QUEUE, (m) => this.onEvents(m), { prefetch });
+    await this.amqp.consume(DELIVERIES_QUEUE, (m) => consumed(m, () => this.onDelivery(m)), { prefetch });
   }
 
-  private async onEvent(message: InboundMessage): Promise<void> {
-    const event = this.read(message, (input) => this.webhookEvent(message, input));
-    if (event) await this.eventPermits.run(() => this.deliveries.fanOut(event));
-  }
-
-  /** Each event of a packed message in a span of the trace that wrote it, as if it came alone. */
-  private async onEventBatch(message: InboundMessage): Promise<void> {
+  /** Each event of a pack in a span of the trace that wrote it, as if it came alone. */
+  private async onEvents(message: InboundMessage): Promise<void> {
     const entries = this.read(message, parseEventBatch);
     if (!entries) return;
     const results = await Promise.allSettled(
@@ -105,16 +82,17 @@ export class DeliveriesHandler implements OnModuleInit {
     if (failed) throw failed.reason;
   }
 
-  private webhookEvent(message: InboundMessage, input: unknown): ServiceEvent | undefined {
-    const type = (input as { type?: unknown } | null)?.type;
-    return typeof type === 'string' && !(EVENT_TYPES as readonly string[]).includes(type)
-      ? this.ignore(message, type)
-      : parseServiceEvent(input);
-  }
-
   private readEntry(message: InboundMessage, entry: EventBatchEntry): ServiceEvent | undefined {
+    const type = (entry.payload as { type?: unknown }).type;
+    if (typeof type === 'string' && !(EVENT_TYPES as readonly string[]).includes(type)) {
+      this.logger.info(
+        { event_type: type, routing_key: message.routingKey, message_id: entry.message_id },
+        'not a webhook event type: acked and ignored',
+      );
+      return undefined;
+    }
     try {
-      return this.webhookEvent(message, entry.payload);
+      return parseServiceEvent(entry.payload);
     } catch (err) {
       if (!(err instanceof ContractViolation)) throw err;
       this.logger.warn(
@@ -128,14 +106,6 @@ export class DeliveriesHandler implements OnModuleInit {
   private async onDelivery(message: InboundMessage): Promise<void> {
     const delivery = this.read(message, parseDeliveryMessage);
     if (delivery) await this.deliveries.attempt(delivery);
-  }
-
-  private ignore(message: InboundMessage, type: string): undefined {
-    this.logger.info(
-      { event_type: type, routing_key: message.routingKey, message_id: message.properties.messageId },
-      'not a webhook event type: acked and ignored',
-    );
-    return undefined;
   }
 
   private read<T>(message: InboundMessage, parse: (input: unknown) => T): T | undefined {
@@ -152,7 +122,7 @@ export class DeliveriesHandler implements OnModuleInit {
   }
 }
 
-/** One event of a packed message, in a span of the trace whose transaction wrote it. */
+/** One event of a pack, in a span of the trace whose transaction wrote it. */
 function consumedEntry(entry: EventBatchEntry, events: number, handle: () => Promise<void>): Promise<void> {
   return inSpan(
     `process ${EVENTS_QUEUE}`,
@@ -172,19 +142,19 @@ function consumedEntry(entry: EventBatchEntry, events: number, handle: () => Pro
 }
 
 /**
- * Handles a message in a span of the trace its publisher started (the record change behind the
- * event, or the attempt behind a retry), so every attempt of a delivery joins that trace.
+ * Handles an attempt's message in a span of the trace its publisher started (the event's fan-out,
+ * or the attempt behind a retry), so every attempt of a delivery joins the record change's trace.
  */
-function consumed(queue: string, message: InboundMessage, handle: () => Promise<void>): Promise<void> {
+function consumed(message: InboundMessage, handle: () => Promise<void>): Promise<void> {
   return inSpan(
-    `process ${queue}`,
+    `process ${DELIVERIES_QUEUE}`,
     {
       kind: SpanKind.CONSUMER,
       parent: contextFromHeaders(message.properties.headers),
       attributes: {
         'messaging.system': 'rabbitmq',
         'messaging.operation.type': 'process',
-        'messaging.destination.name': queue,
+        'messaging.destination.name': DELIVERIES_QUEUE,
         'messaging.message.id': message.properties.messageId as string | undefined,
       },
     },

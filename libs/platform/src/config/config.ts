@@ -3,12 +3,7 @@
  * variable refuses to start with a message naming every offending variable, so a typo in a
  * Deployment fails the rollout instead of misbehaving at the first request.
  */
-import {
-  EVENT_BATCH_MAX_EVENTS,
-  SANDBOX_PARTNERS,
-  SANDBOX_PASSWORD,
-  SANDBOX_WEBHOOK_SECRET,
-} from '@svc/contracts';
+import { SANDBOX_PARTNERS, SANDBOX_PASSWORD, SANDBOX_WEBHOOK_SECRET } from '@svc/contracts';
 
 export type AppEnv = 'sandbox' | 'production';
 
@@ -484,16 +479,6 @@ export const AMQP_CONFIG = {
 } satisfies ConfigSpec;
 
 /**
- * How many webhook events go to one message on `crew.events`: read by the outbox relays (how many
- * they pack) and by webhook-dispatcher (how many messages its events consumer takes at once), both
- * from the one shared setting, so that they agree throughout an upgrade.
- */
-export const OUTBOX_EVENTS_PER_MESSAGE_SPEC = int(
-  'most webhook events the outbox relays pack into one RabbitMQ message (1 packs none, as an upgrade from a release whose webhook-dispatcher reads no packs needs: docs/operations.md); webhook-dispatcher takes about 2 × WEBHOOK_CONCURRENCY ÷ this many event messages at once, so that packs do not pile up in one replica',
-  { default: '20', min: 1, max: EVENT_BATCH_MAX_EVENTS },
-);
-
-/**
  * Variables of an app with a transactional outbox (OutboxModule). Published messages are kept a
  * while as an audit trail and for replaying by hand, then pruned; unpublished ones never are.
  */
@@ -502,7 +487,6 @@ export const OUTBOX_CONFIG = {
     'days a published outbox message is kept before it is pruned; 0 keeps them all',
     { default: '7', min: 0, max: 3650 },
   ),
-  OUTBOX_EVENTS_PER_MESSAGE: OUTBOX_EVENTS_PER_MESSAGE_SPEC,
 } satisfies ConfigSpec;
 
 export function loadConfig<S extends ConfigSpec>(spec: S, env: NodeJS.ProcessEnv): ConfigOf<S> {

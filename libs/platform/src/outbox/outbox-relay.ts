@@ -1,9 +1,18 @@
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
-import { EVENT_BATCH_CONTENT_TYPE, type EventBatch } from '@svc/contracts';
+import { EVENT_BATCH_CONTENT_TYPE, EVENTS_PER_MESSAGE, type EventBatch } from '@svc/contracts';
 import type { Logger } from 'pino';
 import type { TransactionRunner } from '../database/transaction-runner';
 import type { AmqpConnection } from '../messaging/amqp-connection';
-import { contextFromHeaders, inSpan, SpanKind, traceHeaders } from '../tracing/tracing';
+import {
+  contextFromHeaders,
+  failSpan,
+  inSpan,
+  spanHeaders,
+  SpanKind,
+  startSpan,
+  traceHeaders,
+  type SpanOptions,
+} from '../tracing/tracing';
 import type { ClaimedMessage, OutboxRepository } from './outbox.repository';
 
 export interface OutboxRelayOptions {
@@ -11,10 +20,9 @@ export interface OutboxRelayOptions {
   /** Pause between polls when the outbox is empty or the broker refused. */
   readonly idleMs?: number;
   /**
-   * Most events packed into one message (OUTBOX_EVENTS_PER_MESSAGE; 1, the default, packs none).
-   * Only messages whose routing key `batchable` accepts are packed: their consumers read batches.
+   * The routing keys whose messages are always packed (EVENT_BATCH_CONTENT_TYPE), a lone one too:
+   * their consumers read packs only. Every other message goes alone, as its payload.
    */
-  readonly eventsPerMessage?: number;
   readonly batchable?: (routingKey: string) => boolean;
 }
 
@@ -69,9 +77,9 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       if (batch.length === 0) return 0;
       const messages = this.pack(batch);
       const results = await Promise.allSettled(
-        messages.map((events) => {
-          if (events.length > 1) return this.publishPacked(events);
-          const [m] = events;
+        messages.map(({ packed, rows }) => {
+          if (packed) return this.publishPacked(rows);
+          const [m] = rows;
           return m.traceContext === null
             ? this.amqp.publish(m.exchange, m.routingKey, Buffer.from(JSON.stringify(m.payload)), {
                 messageId: m.messageId,
@@ -82,7 +90,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       // Claimed as published: only the refused ones go back, with the reason.
       const failed = messages
         .filter((_, i) => results[i].status === 'rejected')
-        .flatMap((events) => events.map((m) => m.id));
+        .flatMap(({ rows }) => rows.map((m) => m.id));
       if (failed.length > 0) {
         const reason = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
           ?.reason as unknown;
@@ -95,76 +103,76 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   /**
-   * The claimed rows as messages: one row each, except that rows of a batchable routing key (and
-   * one exchange) are packed in claim order, up to eventsPerMessage to a message.
+   * The claimed rows as messages: rows of a batchable routing key (and one exchange) packed in claim
+   * order, up to EVENTS_PER_MESSAGE to a message; any other row alone.
    */
-  private pack(batch: ClaimedMessage[]): ClaimedMessage[][] {
-    const most = this.options.eventsPerMessage ?? 1;
-    const batchable = this.options.batchable;
-    if (most <= 1 || !batchable) return batch.map((m) => [m]);
-    const messages: ClaimedMessage[][] = [];
+  private pack(batch: ClaimedMessage[]): { readonly packed: boolean; readonly rows: ClaimedMessage[] }[] {
+    const batchable = this.options.batchable ?? (() => false);
+    const messages: { packed: boolean; rows: ClaimedMessage[] }[] = [];
     const open = new Map<string, ClaimedMessage[]>();
     for (const m of batch) {
       if (!batchable(m.routingKey)) {
-        messages.push([m]);
+        messages.push({ packed: false, rows: [m] });
         continue;
       }
       const key = `${m.exchange}\n${m.routingKey}`;
-      let events = open.get(key);
-      if (!events || events.length === most) {
-        events = [];
-        open.set(key, events);
-        messages.push(events);
+      let rows = open.get(key);
+      if (!rows || rows.length === EVENTS_PER_MESSAGE) {
+        rows = [];
+        open.set(key, rows);
+        messages.push({ packed: true, rows });
       }
-      events.push(m);
+      rows.push(m);
     }
     return messages;
   }
 
   /**
-   * Several events in one message (EVENT_BATCH_CONTENT_TYPE). Each entry carries the trace context
-   * its row was written under, which the consumer's span of that event continues; the batch itself
-   * has no producer span, since it belongs to no one trace.
+   * Events in one message (EVENT_BATCH_CONTENT_TYPE). The pack belongs to no one trace: each event
+   * written under a trace gets its own publish span there, whose context its entry carries for the
+   * consumer's span of that event to continue (with tracing off, the context the row was written
+   * under).
    */
-  private publishPacked(events: ClaimedMessage[]): Promise<void> {
+  private async publishPacked(events: ClaimedMessage[]): Promise<void> {
     const [first] = events;
+    const spans = events.map((m) =>
+      m.traceContext === null
+        ? undefined
+        : startSpan(`publish ${m.routingKey}`, publishSpan(m, m.traceContext)),
+    );
     const batch: EventBatch = {
-      events: events.map((m) => ({
-        message_id: m.messageId,
-        ...(m.traceContext === null ? {} : { traceparent: m.traceContext }),
-        payload: m.payload,
-      })),
+      events: events.map((m, i) => {
+        const traceparent = spanHeaders(spans[i])?.traceparent ?? m.traceContext;
+        return {
+          message_id: m.messageId,
+          ...(traceparent === null ? {} : { traceparent }),
+          payload: m.payload,
+        };
+      }),
     };
-    return this.amqp.publish(first.exchange, first.routingKey, Buffer.from(JSON.stringify(batch)), {
-      messageId: `batch:${first.messageId}`,
-      contentType: EVENT_BATCH_CONTENT_TYPE,
-    });
+    try {
+      await this.amqp.publish(first.exchange, first.routingKey, Buffer.from(JSON.stringify(batch)), {
+        messageId: `batch:${first.messageId}`,
+        contentType: EVENT_BATCH_CONTENT_TYPE,
+      });
+    } catch (err) {
+      for (const span of spans) failSpan(span, err);
+      throw err;
+    } finally {
+      for (const span of spans) span?.end();
+    }
   }
 
   /** Publishes a row written under a trace as a span of that trace, which its consumers continue. */
   private publishTraced(m: ClaimedMessage & { traceContext: string }): Promise<void> {
-    return inSpan(
-      `publish ${m.routingKey}`,
-      {
-        kind: SpanKind.PRODUCER,
-        parent: contextFromHeaders({ traceparent: m.traceContext }),
-        attributes: {
-          'messaging.system': 'rabbitmq',
-          'messaging.operation.type': 'publish',
-          'messaging.destination.name': m.exchange,
-          'messaging.rabbitmq.destination.routing_key': m.routingKey,
-          'messaging.message.id': m.messageId,
-        },
-      },
-      () => {
-        // A relay with tracing off still passes the writer's context on to the consumers.
-        const headers = traceHeaders() ?? { traceparent: m.traceContext };
-        return this.amqp.publish(m.exchange, m.routingKey, Buffer.from(JSON.stringify(m.payload)), {
-          messageId: m.messageId,
-          headers,
-        });
-      },
-    );
+    return inSpan(`publish ${m.routingKey}`, publishSpan(m, m.traceContext), () => {
+      // A relay with tracing off still passes the writer's context on to the consumers.
+      const headers = traceHeaders() ?? { traceparent: m.traceContext };
+      return this.amqp.publish(m.exchange, m.routingKey, Buffer.from(JSON.stringify(m.payload)), {
+        messageId: m.messageId,
+        headers,
+      });
+    });
   }
 
   private async run(): Promise<void> {
@@ -190,4 +198,19 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       }
     }
   }
+}
+
+/** The producer span of one row's publish, a child of the transaction that wrote the row. */
+function publishSpan(m: ClaimedMessage, traceContext: string): SpanOptions {
+  return {
+    kind: SpanKind.PRODUCER,
+    parent: contextFromHeaders({ traceparent: traceContext }),
+    attributes: {
+      'messaging.system': 'rabbitmq',
+      'messaging.operation.type': 'publish',
+      'messaging.destination.name': m.exchange,
+      'messaging.rabbitmq.destination.routing_key': m.routingKey,
+      'messaging.message.id': m.messageId,
+    },
+  };
 }

@@ -35,18 +35,15 @@ function registerBacklogGauges(metrics: AppMetrics, repository: OutboxRepository
   );
 }
 
-function outboxConfigOf(config: unknown): { retentionDays: number; eventsPerMessage: number } {
-  const { OUTBOX_RETENTION_DAYS: retentionDays, OUTBOX_EVENTS_PER_MESSAGE: eventsPerMessage } = config as {
-    OUTBOX_RETENTION_DAYS?: unknown;
-    OUTBOX_EVENTS_PER_MESSAGE?: unknown;
-  };
-  if (typeof retentionDays !== 'number' || typeof eventsPerMessage !== 'number') {
+function retentionDaysOf(config: unknown): number {
+  const { OUTBOX_RETENTION_DAYS: retentionDays } = config as { OUTBOX_RETENTION_DAYS?: unknown };
+  if (typeof retentionDays !== 'number') {
     throw new Error('the app uses OutboxModule, but its config spec lacks OUTBOX_CONFIG from @svc/platform');
   }
-  return { retentionDays, eventsPerMessage };
+  return retentionDays;
 }
 
-/** The webhook event types: the one consumer of theirs, webhook-dispatcher, reads packed messages. */
+/** The webhook event types: the one consumer of theirs, webhook-dispatcher, reads packed messages only. */
 const WEBHOOK_EVENT_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
 
 /**
@@ -62,16 +59,14 @@ export class OutboxModule {
         OutboxRepository,
         {
           provide: OutboxRelay,
-          inject: [TransactionRunner, OutboxRepository, AmqpConnection, APP_LOGGER, APP_CONFIG],
+          inject: [TransactionRunner, OutboxRepository, AmqpConnection, APP_LOGGER],
           useFactory: (
             tx: TransactionRunner,
             repository: OutboxRepository,
             amqp: AmqpConnection,
             logger: Logger,
-            config: unknown,
           ) =>
             new OutboxRelay(tx, repository, amqp, logger.child({ component: 'outbox' }), {
-              eventsPerMessage: outboxConfigOf(config).eventsPerMessage,
               batchable: (routingKey) => WEBHOOK_EVENT_TYPES.has(routingKey),
             }),
         },
@@ -80,7 +75,7 @@ export class OutboxModule {
           inject: [OutboxRepository, APP_LOGGER, APP_CONFIG],
           useFactory: (repository: OutboxRepository, logger: Logger, config: unknown) =>
             new OutboxPruner(repository, logger.child({ component: 'outbox' }), {
-              retentionDays: outboxConfigOf(config).retentionDays,
+              retentionDays: retentionDaysOf(config),
             }),
         },
         {
