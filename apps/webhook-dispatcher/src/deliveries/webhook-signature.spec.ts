@@ -100,7 +100,7 @@ describe('Ed25519 signatures (Standard Webhooks v1a)', () => {
     expect(ed25519Signatures([], 'evt_1', 1, '{}')).toEqual([]);
   });
 
-  it('signs "<id>.<ts>.<body>" deterministically (RFC 8032), with the key parsed once per id', () => {
+  it('signs "<id>.<ts>.<body>" deterministically (RFC 8032), the same with the key already parsed', () => {
     const { key, publicKey } = newKey('whk_same');
     const [first] = ed25519Signatures([key], 'evt_1', 1700000000, '{"a":1}');
     expect(ed25519Signatures([key], 'evt_1', 1700000000, '{"a":1}')).toEqual([first]);
