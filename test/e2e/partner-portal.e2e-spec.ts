@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createPublicKey, randomBytes, verify } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
@@ -698,6 +698,56 @@ describe('what the portal does, by the API’s rules, each action recorded with 
       ...Array(CHECKS_PER_HOUR / 2).fill('ok'),
       'rate_limit_exceeded',
     ]);
+  });
+
+  it('makes and replaces the Ed25519 signing key (partners CLI, then the portal): both public keys shown and listed by the API, a test event verifies with each', async () => {
+    const p = await newPartner('keys');
+    const keysOf = async () => {
+      const res = await json(url('/v1/partners/webhooks/signing-keys'), 'GET', p.basic);
+      expect(res.status).toBe(200);
+      return res.json<{ data: { id: string; public_key: string; expires_at: string | null }[] }>().data;
+    };
+    const portal = await PortalClient.open(await linkOf(p.basic));
+    expect((await portal.get('/portal')).text).toContain('Create a signing key');
+    expect(await keysOf()).toEqual([]);
+
+    const made = await system.cli('auth-server', ['partners', 'rotate-signing-key', p.clientId]);
+    expect(made.code).toBe(0);
+    const [first] = await keysOf();
+    expect(made.stdout).toContain(first.public_key);
+    expect(made.stdout).not.toMatch(/PRIVATE|MC4CAQAwBQYDK2Vw/);
+
+    const forged = await portal.post('/portal/signing-keys/rotate', {}, false);
+    expect(forged.status).toBe(403);
+    expect(await keysOf()).toHaveLength(1);
+    const rotated = await portal.post('/portal/signing-keys/rotate');
+    expect(rotated.status).toBe(200);
+    const keys = await keysOf();
+    expect(keys.map((k) => k.id)).toEqual([first.id, expect.stringMatching(/^whk_/)]);
+    expect(keys[0].expires_at).not.toBeNull();
+    for (const k of keys) expect(rotated.text).toContain(k.public_key);
+    expect(await portalActions(p.clientId)).toEqual([
+      expect.objectContaining({ action: 'rotate_signing_key', outcome: 'ok' }),
+    ]);
+
+    expect((await portal.post('/portal/endpoint/test')).status).toBe(200);
+    const [delivery] = receiver.requests(p.hook).slice(-1);
+    const signed = Buffer.concat([
+      Buffer.from(
+        `${String(delivery.headers['webhook-id'])}.${String(delivery.headers['webhook-timestamp'])}.`,
+      ),
+      delivery.rawBody,
+    ]);
+    const v1a = String(delivery.headers['webhook-signature'])
+      .split(' ')
+      .filter((e) => e.startsWith('v1a,'))
+      .map((e) => Buffer.from(e.slice(4), 'base64'));
+    expect(v1a).toHaveLength(2);
+    for (const k of keys) {
+      const x = Buffer.from(k.public_key.slice(5), 'base64').toString('base64url');
+      const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' });
+      expect(v1a.some((sig) => verify(null, signed, publicKey, sig))).toBe(true);
+    }
   });
 
   it('refuses a form without the session’s CSRF token, and does nothing', async () => {

@@ -109,6 +109,7 @@ const REQUESTS: Record<string, () => unknown> = {
   'crew.membership.drop': () => ({ drops: [{ user_id: memberId, sponsorship_id: 'sp_none' }] }),
   'sponsorship.member.sponsorships': () => ({ user_id: memberId }),
   'sponsorship.portal.seats': () => ({ client_id: clientId, partner_name: 'Intruder', query: {} }),
+  'auth.webhooks.signing-keys': () => ({ client_id: clientId, rotate: true }),
   'webhooks.portal.overview': () => ({ client_id: clientId }),
   'webhooks.portal.deliveries': () => ({ client_id: clientId, query: {} }),
   'webhooks.portal.delivery': () => ({ client_id: clientId, delivery_id: 'dlv_none' }),
@@ -132,6 +133,9 @@ async function written(): Promise<Record<string, unknown>> {
       [memberId],
     ),
     portalActions: await one(`SELECT count(*)::int AS n FROM webhooks.portal_actions WHERE client_id = $1`, [
+      clientId,
+    ]),
+    signingKeys: await one(`SELECT count(*)::int AS n FROM auth.webhook_signing_keys WHERE client_id = $1`, [
       clientId,
     ]),
     deliveries: await one(`SELECT count(*)::int AS n FROM webhooks.deliveries WHERE client_id = $1`, [

@@ -20,6 +20,7 @@ export * from './rpc/auth/consents';
 export * from './rpc/auth/connected-members';
 export * from './rpc/auth/errors';
 export * from './rpc/auth/webhook-recipients';
+export * from './rpc/auth/webhook-signing-keys';
 export * from './service-event';
 export * from './rpc/auth/partner-credentials';
 export * from './rpc/crew/membership';

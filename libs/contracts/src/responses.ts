@@ -412,6 +412,41 @@ export const PORTAL_SESSION = closedObject(
   'A single-use link to your partner portal: your webhook endpoint, deliveries and seats in a browser.',
 );
 
+/** How long a replaced signing key still signs beside its successor (partners fetch the new one meanwhile). */
+export const SIGNING_KEY_OVERLAP_DAYS = 7;
+
+export const WEBHOOK_SIGNING_KEY = closedObject(
+  {
+    id: prefixedId('whk', 'The key.'),
+    algorithm: { type: 'string', const: 'Ed25519' },
+    public_key: {
+      type: 'string',
+      pattern: '^whpk_[A-Za-z0-9+/]{43}=$',
+      description:
+        '`whpk_` and the base64 of the raw 32-byte Ed25519 public key (RFC 8032), as Standard Webhooks writes it. Verify `v1a` entries of `webhook-signature` with it.',
+    },
+    created_at: timestamp('When the key was made.'),
+    expires_at: timestamp(
+      `When the key stops signing: ${SIGNING_KEY_OVERLAP_DAYS} days after its successor was made; null while it is the newest.`,
+      true,
+    ),
+  },
+  'One Ed25519 key that signs your deliveries.',
+);
+
+export const WEBHOOK_SIGNING_KEYS = closedObject(
+  {
+    data: {
+      type: 'array',
+      maxItems: 2,
+      items: schemaRefTo('WebhookSigningKey', WEBHOOK_SIGNING_KEY),
+      description:
+        'The keys that sign your deliveries now, oldest first: none, one, or two while a key is being replaced (each delivery then carries a `v1a` signature of each).',
+    },
+  },
+  'Your webhook signing keys (public halves only).',
+);
+
 export type TokenResponse = Shape<typeof TOKEN_RESPONSE>;
 export type UserinfoResponse = Shape<typeof USERINFO>;
 export type MembershipResponse = Shape<typeof MEMBERSHIP>;
@@ -434,4 +469,6 @@ export type RedeliveryResponse = Shape<typeof REDELIVERY_RESULT>;
 export type ReplayResponse = Shape<typeof REPLAY_RESULT>;
 export type EndpointEnableResponse = Shape<typeof ENDPOINT_ENABLE_RESULT>;
 export type PortalSessionResponse = Shape<typeof PORTAL_SESSION>;
+export type WebhookSigningKeyResponse = Shape<typeof WEBHOOK_SIGNING_KEY>;
+export type WebhookSigningKeysResponse = Shape<typeof WEBHOOK_SIGNING_KEYS>;
 export type DeliveryAttemptError = (typeof DELIVERY_ATTEMPT_ERRORS)[number];

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { INestApplicationContext } from '@nestjs/common';
+import { SIGNING_KEY_OVERLAP_DAYS } from '@svc/contracts';
 import { printLine as out, runSubcommands, UsageError, type ConfigOf } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { AUTH_SERVER_CONFIG } from '../config';
@@ -21,11 +22,13 @@ const USAGE = `Partner onboarding (operators only; partners cannot register them
   partners rotate-secret CLIENT_ID
   partners rotate-webhook-secret CLIENT_ID      (new secret signs alongside the current one)
   partners finish-webhook-rotation CLIENT_ID    (the new secret becomes the only one)
+  partners rotate-signing-key CLIENT_ID         (a new Ed25519 key: the first, or the next; the one
+                                                 it replaces signs alongside for ${SIGNING_KEY_OVERLAP_DAYS} days)
   partners suspend CLIENT_ID                    (ends every live token of the partner at once)
   partners unsuspend CLIENT_ID
 
 New credentials are printed once and stored only as digests (client secret) or sealed
-(webhook secret); copy them now.`;
+(webhook secret); copy them now. Signing keys' private halves are sealed and never printed.`;
 
 /** `cli.js partners ...`, run through `npm run partners -- ...`. */
 export async function partnersCommand(
@@ -128,6 +131,12 @@ async function run(context: INestApplicationContext, command: string, rest: read
       await partners.finishWebhookRotation(target());
       out(`${target()}: deliveries are signed with the new webhook secret only.`);
       return;
+    case 'rotate-signing-key': {
+      const { data } = await partners.rotateSigningKey(target());
+      out(`Ed25519 signing keys of ${target()} (deliveries carry a v1a signature of each):`);
+      for (const k of data) out(`  ${k.id}  ${k.public_key}  expires ${k.expires_at ?? 'never'}`);
+      return;
+    }
     case 'suspend':
       out(
         `${target()} suspended; ${await tokens.setPartnerSuspended(target(), true)} live token(s) revoked.`,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Sql, type Transaction } from '@svc/platform';
-import type { PartnerEntity } from './partner.entity';
+import type { PartnerEntity, SigningKeyEntity } from './partner.entity';
 
 export type NewPartner = Omit<PartnerEntity, 'createdAt' | 'updatedAt'>;
 export type CheckedPartner = PartnerEntity & { readonly refusal: 'credentials' | 'suspended' | null };
@@ -79,5 +79,43 @@ export class PartnersRepository {
       tx,
     );
     return updated > 0;
+  }
+
+  /** The partner's signing keys in use (none expired), oldest first. */
+  signingKeys(clientId: string): Promise<SigningKeyEntity[]> {
+    return this.sql.rows<SigningKeyEntity>(
+      `SELECT id, private_key AS "privateKey", public_key AS "publicKey", created_at AS "createdAt",
+              expires_at AS "expiresAt"
+         FROM webhook_signing_keys
+        WHERE client_id = $1 AND (expires_at IS NULL OR expires_at > now())
+        ORDER BY created_at`,
+      [clientId],
+    );
+  }
+
+  /**
+   * Adds the partner's newest key: the one it replaces signs `overlapDays` more, and one already
+   * replaced before (and every expired one) goes now. A rotation at the same moment fails on
+   * `webhook_signing_keys_newest` rather than leave two newest keys.
+   */
+  async addSigningKey(
+    clientId: string,
+    key: Pick<SigningKeyEntity, 'id' | 'privateKey' | 'publicKey'>,
+    overlapDays: number,
+  ): Promise<void> {
+    await this.sql.rows(
+      `WITH replaced AS (
+         DELETE FROM webhook_signing_keys WHERE client_id = $1 AND expires_at IS NOT NULL
+       ), aging AS (
+         UPDATE webhook_signing_keys SET expires_at = now() + make_interval(days => $5)
+          WHERE client_id = $1 AND expires_at IS NULL
+         RETURNING 1
+       )
+       -- Read from aging so that the replaced key has its expiry before the new key is checked
+       -- against the index (an unread data-modifying WITH runs after the main statement).
+       INSERT INTO webhook_signing_keys (id, client_id, private_key, public_key)
+       SELECT $2, $1, $3, $4 FROM (SELECT count(*) FROM aging) AS done`,
+      [clientId, key.id, key.privateKey, key.publicKey, overlapDays],
+    );
   }
 }

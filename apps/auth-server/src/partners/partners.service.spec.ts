@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey } from 'node:crypto';
 import type { SecretBox } from '../crypto/secrets';
 import type { PartnersRepository } from './partners.repository';
 import { PartnerRegistrationError, PartnersService } from './partners.service';
@@ -160,5 +160,44 @@ describe('PartnersService: framing origins, registered on their own', () => {
     const many = Array.from({ length: 11 }, (_, i) => `https://d${i}.example`);
     await expect(service.setFrameOrigins('acme', many)).rejects.toThrow('at most 10 framing origins');
     expect(repository.update).not.toHaveBeenCalled();
+  });
+});
+
+describe('PartnersService: Ed25519 signing keys', () => {
+  it('seals the private key, keeps the public half as whpk_ + the raw 32 bytes, and needs a webhook URL', async () => {
+    const added: { id: string; privateKey: string; publicKey: string }[] = [];
+    const repository = {
+      findById: jest.fn().mockResolvedValue({ clientId: 'acme', webhookUrl: 'https://acme.example/in' }),
+      addSigningKey: (_: string, key: (typeof added)[number], overlapDays: number) => {
+        expect(overlapDays).toBe(7);
+        added.push(key);
+        return Promise.resolve();
+      },
+      signingKeys: () =>
+        Promise.resolve(added.map((k) => ({ ...k, createdAt: new Date(0), expiresAt: null }))),
+    };
+    const box = { seal: (text: string) => `sealed:${text}` };
+    const service = new PartnersService(
+      repository as unknown as PartnersRepository,
+      box as unknown as SecretBox,
+      { APP_ENV: 'sandbox' },
+    );
+    const { data } = await service.rotateSigningKey('acme');
+    expect(added[0].privateKey).toMatch(/^sealed:MC4CAQAwBQYDK2VwBCIEI/);
+    const raw = Buffer.from(data[0].public_key.replace(/^whpk_/, ''), 'base64');
+    const der = Buffer.from(added[0].privateKey.slice('sealed:'.length), 'base64');
+    const publicKey = createPublicKey(createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }));
+    expect(publicKey.export({ format: 'der', type: 'spki' }).subarray(-32)).toEqual(raw);
+    expect(data).toEqual([
+      {
+        id: expect.stringMatching(/^whk_/),
+        algorithm: 'Ed25519',
+        public_key: expect.stringMatching(/^whpk_[A-Za-z0-9+/]{43}=$/),
+        created_at: '1970-01-01T00:00:00.000Z',
+        expires_at: null,
+      },
+    ]);
+    repository.findById.mockResolvedValue({ clientId: 'acme', webhookUrl: null });
+    await expect(service.rotateSigningKey('acme')).rejects.toThrow('acme has no webhook URL');
   });
 });

@@ -1,14 +1,18 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   FRAME_ORIGINS_MAX,
   frameOriginProblem,
   isScope,
+  SIGNING_KEY_OVERLAP_DAYS,
+  type WebhookSigningKeysResponse,
   type PartnerVerifyRequest,
   type PartnerVerifyResponse,
 } from '@svc/contracts';
 import {
   APP_CONFIG,
   constantTimeEqual,
+  newId,
   newSecret,
   sha256Hex,
   type AppEnv,
@@ -223,6 +227,42 @@ export class PartnersService {
     const next = (await this.partners.findById(clientId))?.webhookSecretNext;
     if (!next) throw new PartnerRegistrationError(`${clientId} has no rotation in progress`);
     await this.partners.update(clientId, { webhookSecretCurrent: next, webhookSecretNext: null });
+  }
+
+  /**
+   * A new Ed25519 signing key (the partner's first, or the next: the one it replaces signs beside
+   * it for SIGNING_KEY_OVERLAP_DAYS, and one replaced before stops now). The private key is sealed
+   * as the webhook secrets are and never shown; the answer is the keys' public halves.
+   */
+  async rotateSigningKey(clientId: string): Promise<WebhookSigningKeysResponse> {
+    if (!(await this.existing(clientId)).webhookUrl)
+      throw new PartnerRegistrationError(`${clientId} has no webhook URL`);
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x ?? '', 'base64url');
+    await this.partners.addSigningKey(
+      clientId,
+      {
+        id: newId('whk', 16),
+        privateKey: this.box.seal(privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64')),
+        publicKey: `whpk_${raw.toString('base64')}`,
+      },
+      SIGNING_KEY_OVERLAP_DAYS,
+    );
+    return this.signingKeys(clientId);
+  }
+
+  /** The public halves of the partner's signing keys in use, oldest first. */
+  async signingKeys(clientId: string): Promise<WebhookSigningKeysResponse> {
+    const keys = await this.partners.signingKeys(clientId);
+    return {
+      data: keys.map((k) => ({
+        id: k.id,
+        algorithm: 'Ed25519' as const,
+        public_key: k.publicKey,
+        created_at: k.createdAt.toISOString(),
+        expires_at: k.expiresAt?.toISOString() ?? null,
+      })),
+    };
   }
 
   /** Suspends or reinstates the partner; TokensService.setPartnerSuspended also ends its tokens. */

@@ -6,15 +6,20 @@ export interface RecipientRow {
   readonly clientId: string;
   readonly webhookUrl: string;
   readonly sealedSecrets: string[];
+  /** Its signing keys in use, oldest first, each private key sealed. */
+  readonly sealedKeys: { id: string; privateKey: string }[];
 }
 
 /** The partner columns a delivery needs; both statements select only partners with a URL. */
 type Row = Pick<PartnerEntity, 'clientId' | 'webhookSecretCurrent' | 'webhookSecretNext'> & {
   webhookUrl: string;
+  sealedKeys: RecipientRow['sealedKeys'];
 };
-const RECIPIENT = (p: string) =>
-  `${p}client_id AS "clientId", ${p}webhook_url AS "webhookUrl",
-   ${p}webhook_secret_current AS "webhookSecretCurrent", ${p}webhook_secret_next AS "webhookSecretNext"`;
+const RECIPIENT = `p.client_id AS "clientId", p.webhook_url AS "webhookUrl",
+   p.webhook_secret_current AS "webhookSecretCurrent", p.webhook_secret_next AS "webhookSecretNext",
+   (SELECT COALESCE(json_agg(json_build_object('id', k.id, 'privateKey', k.private_key) ORDER BY k.created_at), '[]')
+      FROM webhook_signing_keys k
+     WHERE k.client_id = p.client_id AND (k.expires_at IS NULL OR k.expires_at > now())) AS "sealedKeys"`;
 
 /** One question of a batch about consenting partners: member and the scope its event needs. */
 export interface ConsentQuestion {
@@ -34,7 +39,7 @@ export class WebhookRecipientsRepository {
   async consenting(questions: readonly ConsentQuestion[]): Promise<{ index: number; row: RecipientRow }[]> {
     if (questions.length === 0) return [];
     const rows = await this.sql.rows<Row & { i: string }>(
-      `SELECT q.i, ${RECIPIENT('p.')}
+      `SELECT q.i, ${RECIPIENT}
          FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS q (user_id, scope, i)
          JOIN consents c ON c.user_id = q.user_id AND c.revoked_at IS NULL AND q.scope = ANY (c.scopes)
          JOIN partners p ON p.client_id = c.client_id
@@ -49,9 +54,9 @@ export class WebhookRecipientsRepository {
   async named(clientIds: readonly string[]): Promise<RecipientRow[]> {
     if (clientIds.length === 0) return [];
     const rows = await this.sql.rows<Row>(
-      `SELECT ${RECIPIENT('')}
-         FROM partners
-        WHERE client_id = ANY ($1::text[]) AND webhook_url IS NOT NULL AND NOT suspended`,
+      `SELECT ${RECIPIENT}
+         FROM partners p
+        WHERE p.client_id = ANY ($1::text[]) AND p.webhook_url IS NOT NULL AND NOT p.suspended`,
       [[...clientIds]],
     );
     return rows.map(toRow);
@@ -63,5 +68,6 @@ function toRow(r: Row): RecipientRow {
     clientId: r.clientId,
     webhookUrl: r.webhookUrl,
     sealedSecrets: [r.webhookSecretCurrent, r.webhookSecretNext].filter((s): s is string => s !== null),
+    sealedKeys: r.sealedKeys,
   };
 }

@@ -40,6 +40,7 @@ describe('WebhookRecipientsService', () => {
     clientId: 'p1',
     webhookUrl: 'https://p1.example/hook',
     sealedSecrets: [box.seal('whsec_current'), box.seal('whsec_next')],
+    sealedKeys: [{ id: 'whk_1', privateKey: box.seal('pkcs8-der-base64') }],
   };
 
   it('asks for consenting partners with the scope and opens their secrets', async () => {
@@ -51,7 +52,12 @@ describe('WebhookRecipientsService', () => {
     expect(calls).toEqual(['consenting usr_1 vessels:read']);
     expect(answer).toEqual({
       recipients: [
-        { client_id: 'p1', webhook_url: 'https://p1.example/hook', secrets: ['whsec_current', 'whsec_next'] },
+        {
+          client_id: 'p1',
+          webhook_url: 'https://p1.example/hook',
+          secrets: ['whsec_current', 'whsec_next'],
+          signing_keys: [{ id: 'whk_1', private_key: 'pkcs8-der-base64' }],
+        },
       ],
     });
   });
@@ -74,7 +80,12 @@ describe('WebhookRecipientsService', () => {
   });
 
   it('answers a batch with one statement per kind of question, each partner once', async () => {
-    const other: RecipientRow = { clientId: 'p2', webhookUrl: 'https://p2.example/hook', sealedSecrets: [] };
+    const other: RecipientRow = {
+      clientId: 'p2',
+      webhookUrl: 'https://p2.example/hook',
+      sealedSecrets: [],
+      sealedKeys: [],
+    };
     const { repo, calls } = fakeRepository([row, other]);
     const answer = await new WebhookRecipientsService(repo, box).findMany([
       { user_id: 'usr_1', event_type: 'user.profile.updated' },
@@ -86,7 +97,12 @@ describe('WebhookRecipientsService', () => {
     // p2 has no secret to sign with: it receives nothing, and is not listed.
     expect(answer).toEqual({
       partners: [
-        { client_id: 'p1', webhook_url: 'https://p1.example/hook', secrets: ['whsec_current', 'whsec_next'] },
+        {
+          client_id: 'p1',
+          webhook_url: 'https://p1.example/hook',
+          secrets: ['whsec_current', 'whsec_next'],
+          signing_keys: [{ id: 'whk_1', private_key: 'pkcs8-der-base64' }],
+        },
       ],
       answers: [{ client_ids: ['p1'] }, { client_ids: ['p1'] }, { client_ids: [] }, { client_ids: ['p1'] }],
     });

@@ -81,6 +81,7 @@ export class WebhookRecipientsService {
         client_id: r.clientId,
         webhook_url: r.webhookUrl,
         secrets: r.sealedSecrets.map((s) => this.box.open(s)),
+        signing_keys: r.sealedKeys.map((k) => ({ id: k.id, private_key: this.box.open(k.privateKey) })),
       })),
       answers,
     };

@@ -117,6 +117,11 @@ export class PortalController {
     await this.action(request, reply, body, 'test');
   }
 
+  @Post('signing-keys/rotate')
+  async rotateSigningKey(@Req() request: FastifyRequest, @Body() body: unknown, @Res() reply: FastifyReply) {
+    await this.action(request, reply, body, 'rotate_signing_key');
+  }
+
   @Get('seats')
   async seats(@Req() request: FastifyRequest, @Query() query: unknown, @Res() reply: FastifyReply) {
     await this.page(request, reply, async (s) =>

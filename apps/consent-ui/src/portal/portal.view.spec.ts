@@ -2,7 +2,14 @@ import type { EndpointHour, PortalAnswer, PortalSeatsResult } from '@svc/contrac
 import { attemptsChart } from './portal-chart.view';
 import { clearPortalCookie, portalCookie } from './portal-cookies';
 import { pick, type PortalSession } from './portal.service';
-import { deliveryResult, expiredResult, linkResult, seatsResult } from './portal.view';
+import {
+  actionResult,
+  deliveryResult,
+  expiredResult,
+  linkResult,
+  overviewResult,
+  seatsResult,
+} from './portal.view';
 
 const session: PortalSession = {
   ref: 'pps_test',
@@ -149,5 +156,58 @@ describe('a link’s page', () => {
     );
     expect(body).toContain('Continue as Partner &lt;B&gt;');
     expect(body).toContain(`name="csrf" value="${session.csrfToken}"`);
+  });
+});
+
+describe('the signing keys', () => {
+  const key = {
+    id: 'whk_aaaaaaaaaaaaaaaaaaaaaa',
+    algorithm: 'Ed25519' as const,
+    public_key: `whpk_${'A'.repeat(43)}=`,
+    created_at: '2026-03-03T09:00:00.000Z',
+    expires_at: null,
+  };
+  const endpoint = {
+    url: 'https://a.example/hook',
+    status: 'enabled' as const,
+    disabled_at: null,
+    disabled_reason: null,
+    last_success_at: null,
+    last_failure_at: null,
+    attempts_24h: 0,
+    success_rate_24h: null,
+  };
+  const bodyOf = (result: ReturnType<typeof overviewResult>) =>
+    result.kind === 'page' ? result.body.value : '';
+
+  it('the endpoint page offers to create the first key, then lists each public key and offers to replace it', () => {
+    const none = bodyOf(
+      overviewResult(session, { ok: true, result: { endpoint, hours: [], signing_keys: [] } }),
+    );
+    expect(none).toContain('No signing keys');
+    expect(none).toMatch(
+      /<form method="post" action="\/portal\/signing-keys\/rotate"[\s\S]*name="csrf"[\s\S]*Create a signing key/,
+    );
+    const old = { ...key, id: 'whk_old', expires_at: '2026-03-10T09:00:00.000Z' };
+    const two = bodyOf(
+      overviewResult(session, { ok: true, result: { endpoint, hours: [], signing_keys: [old, key] } }),
+    );
+    expect(two).toContain(key.public_key);
+    expect(two).toMatch(/signs until <time datetime="2026-03-10T09:00:00.000Z">10 Mar 2026/);
+    expect(two).toContain('Replace the signing key');
+  });
+
+  it('the rotation’s page shows the keys after it, or the Problem', () => {
+    const done = actionResult(session, 'rotate_signing_key', {
+      ok: true,
+      result: { action: 'rotate_signing_key', signing_keys: { data: [key] } },
+    });
+    expect(done.status).toBe(200);
+    expect(bodyOf(done)).toContain(key.public_key);
+    const refused = actionResult(session, 'rotate_signing_key', {
+      ok: false,
+      problem: { status: 409, code: 'webhook_not_registered', detail: 'No webhook URL is registered.' },
+    });
+    expect(refused.status).toBe(409);
   });
 });

@@ -1,5 +1,6 @@
 import {
   EVENT_TYPES,
+  SIGNING_KEY_OVERLAP_DAYS,
   PARTNER_DELIVERY_STATUS_VALUES,
   REPLAYABLE_STATUS_VALUES,
   SEAT_STATUS_VALUES,
@@ -13,6 +14,7 @@ import {
   type PortalSeatsResult,
   type PortalWebhookActionResult,
   type SeatResponse,
+  type WebhookSigningKeyResponse,
 } from '@svc/contracts';
 import { assertUnreachable } from '@svc/platform';
 import type { RateLimitDecision } from '@svc/security';
@@ -280,7 +282,39 @@ function endpointSection(session: PortalSession, overview: PortalEndpointOvervie
             </form>`
           : null
       }
-    </div>`;
+    </div>
+    ${signingKeysSection(session, overview.signing_keys)}`;
+}
+
+function signingKeyList(keys: readonly WebhookSigningKeyResponse[]): SafeHtml {
+  return keys.length === 0
+    ? html`<p class="empty">No signing keys: your deliveries carry HMAC signatures only.</p>`
+    : html`<ul class="signing-keys">
+        ${keys.map(
+          (k) =>
+            html`<li>
+              <code>${k.id}</code>, made ${time(k.created_at)},
+              ${k.expires_at === null ? 'the newest' : html`signs until ${time(k.expires_at)}`}
+              <pre><code>${k.public_key}</code></pre>
+            </li>`,
+        )}
+      </ul>`;
+}
+
+function signingKeysSection(session: PortalSession, keys: readonly WebhookSigningKeyResponse[]): SafeHtml {
+  return html`<h2>Signing keys (Ed25519)</h2>
+    <p>
+      Each delivery carries a <code>v1a</code> entry in <code>webhook-signature</code> for each key below;
+      verify it with the public key (also at <code>GET /v1/partners/webhooks/signing-keys</code>). A new key
+      signs beside the one it replaces for ${SIGNING_KEY_OVERLAP_DAYS} days.
+    </p>
+    ${signingKeyList(keys)}
+    <form method="post" action="${PORTAL_PATH}/signing-keys/rotate" class="inline">
+      ${csrfField(session)}
+      <button type="submit" class="secondary">
+        ${keys.length === 0 ? 'Create a signing key' : 'Replace the signing key'}
+      </button>
+    </form>`;
 }
 
 export function overviewResult(
@@ -611,6 +645,11 @@ function actionSuccess(result: PortalWebhookActionResult): SafeHtml {
         <a href="${deliveryPath(t.delivery_id)}">See the test delivery</a>
       </p>`;
     }
+    case 'rotate_signing_key':
+      return html`<p class="notice" role="status">
+          A new signing key signs your deliveries from now on. Add its public key to your verifier.
+        </p>
+        ${signingKeyList(result.signing_keys.data)}`;
     default:
       return assertUnreachable(result);
   }
@@ -621,6 +660,7 @@ const ACTION_TITLES = {
   replay: 'Replay',
   enable: 'Enable the endpoint',
   test: 'Test event',
+  rotate_signing_key: 'New signing key',
 } as const;
 
 export function actionResult(

@@ -469,7 +469,7 @@ export class DeliveriesService {
           eventType: delivery.eventType,
           attempt,
         },
-        recipient.secrets,
+        recipient,
         delivery.body,
       ),
     });

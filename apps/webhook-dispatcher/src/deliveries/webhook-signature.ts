@@ -1,5 +1,5 @@
-import { createHmac } from 'node:crypto';
-import type { ServiceEvent } from '@svc/contracts';
+import { createHmac, createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import type { ServiceEvent, WebhookRecipient } from '@svc/contracts';
 
 /**
  * The webhook body of docs/rules.md (Webhooks): `created_at`, `id`, `type`, `user_id`, keys sorted,
@@ -39,6 +39,38 @@ export function standardSignatureHeader(
     .join(' ');
 }
 
+/**
+ * Parsed private keys by key id: parsing PKCS #8 costs about half a signature on Node 24 (ten on
+ * Node 20's OpenSSL), and a key id never names another key. Cleared past PARSED_KEYS_MAX.
+ */
+const parsedKeys = new Map<string, KeyObject>();
+const PARSED_KEYS_MAX = 10_000;
+
+function privateKeyOf(key: { readonly id: string; readonly private_key: string }): KeyObject {
+  let parsed = parsedKeys.get(key.id);
+  if (!parsed) {
+    if (parsedKeys.size >= PARSED_KEYS_MAX) parsedKeys.clear();
+    parsed = createPrivateKey({ key: Buffer.from(key.private_key, 'base64'), format: 'der', type: 'pkcs8' });
+    parsedKeys.set(key.id, parsed);
+  }
+  return parsed;
+}
+
+/**
+ * Standard Webhooks' asymmetric entries: `v1a,<base64 Ed25519 signature of "<id>.<ts>.<raw
+ * body>">` (RFC 8032), one per signing key in use, verified with the public key of
+ * `GET /v1/partners/webhooks/signing-keys`.
+ */
+export function ed25519Signatures(
+  keys: NonNullable<WebhookRecipient['signing_keys']>,
+  id: string,
+  timestamp: number,
+  body: string,
+): string[] {
+  const signed = Buffer.from(`${id}.${timestamp}.${body}`, 'utf8');
+  return keys.map((k) => `v1a,${sign(null, signed, privateKeyOf(k)).toString('base64')}`);
+}
+
 /** What identifies one attempt to the receiver, besides the body. */
 export interface AttemptIdentity {
   readonly deliveryId: string;
@@ -48,16 +80,21 @@ export interface AttemptIdentity {
 }
 
 /**
- * The headers of one attempt (docs/rules.md, Webhooks), signed now with every valid secret: the
- * delivery path and an endpoint's enable test send exactly the same shape. `webhook-id` is the
- * event id, as `X-SVC-Event-Id`: a receiver dedupes an event's redeliveries on it either way.
+ * The headers of one attempt (docs/rules.md, Webhooks), signed now with every valid secret and
+ * signing key: the delivery path and an endpoint's enable test send exactly the same shape.
+ * `webhook-id` is the event id, as `X-SVC-Event-Id`: a receiver dedupes an event's redeliveries
+ * on it either way.
  */
 export function attemptHeaders(
   identity: AttemptIdentity,
-  secrets: readonly string[],
+  recipient: Pick<WebhookRecipient, 'secrets' | 'signing_keys'>,
   body: string,
 ): Record<string, string> {
   const timestamp = Math.floor(Date.now() / 1000);
+  const standard = [
+    standardSignatureHeader(recipient.secrets, identity.eventId, timestamp, body),
+    ...ed25519Signatures(recipient.signing_keys ?? [], identity.eventId, timestamp, body),
+  ];
   return {
     'content-type': 'application/json',
     'x-svc-event-id': identity.eventId,
@@ -65,10 +102,10 @@ export function attemptHeaders(
     'x-svc-delivery-id': identity.deliveryId,
     'x-svc-delivery-attempt': String(identity.attempt),
     'x-svc-timestamp': String(timestamp),
-    'x-svc-signature': signatureHeader(secrets, timestamp, body),
+    'x-svc-signature': signatureHeader(recipient.secrets, timestamp, body),
     // The same attempt in Standard Webhooks' names, for receivers that verify with its libraries.
     'webhook-id': identity.eventId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': standardSignatureHeader(secrets, identity.eventId, timestamp, body),
+    'webhook-signature': standard.join(' '),
   };
 }

@@ -8,6 +8,7 @@ import { AttemptLeases1765300000000 } from './1765300000000-attemptLeases';
 import { DeliveryBacklog1765400000000 } from './1765400000000-deliveryBacklog';
 import { PortalActionsRetention1765400000001 } from './1765400000001-portalActionsRetention';
 import { EndpointCheckBudget1765500000000 } from './1765500000000-endpointCheckBudget';
+import { PortalKeyRotation1765600000001 } from './1765600000001-portalKeyRotation';
 
 export const WEBHOOK_DISPATCHER_MIGRATIONS = [
   CreateDeliveries1763900000000,
@@ -20,4 +21,5 @@ export const WEBHOOK_DISPATCHER_MIGRATIONS = [
   DeliveryBacklog1765400000000,
   PortalActionsRetention1765400000001,
   EndpointCheckBudget1765500000000,
+  PortalKeyRotation1765600000001,
 ];

@@ -44,6 +44,7 @@ describe('PartnerPortalService: one partner holds at most its share of the RPC c
       test: (p: { client_id: string }) =>
         new Promise((resolve) => hanging.push(() => resolve({ partner: p.client_id }))),
       endpoint: (p: { client_id: string }) => Promise.resolve({ url: `https://${p.client_id}.example` }),
+      signingKeys: () => Promise.resolve({ data: [] }),
     } as unknown as PartnerWebhooksService;
     const recorded: string[] = [];
     const repository = {
@@ -66,7 +67,7 @@ describe('PartnerPortalService: one partner holds at most its share of the RPC c
     await expect(service.overview('a')).resolves.toMatchObject({ ok: false, problem: { status: 429 } });
     await expect(service.overview('b')).resolves.toEqual({
       ok: true,
-      result: { endpoint: { url: 'https://b.example' }, hours: [] },
+      result: { endpoint: { url: 'https://b.example' }, hours: [], signing_keys: [] },
     });
 
     for (const release of hanging) release();

@@ -47,11 +47,12 @@ export class PartnerPortalService {
   overview(clientId: string): Promise<PortalAnswer<PortalEndpointOverview>> {
     return this.inTurn(clientId, async () => {
       const partner = { client_id: clientId };
-      const [endpoint, hours] = await Promise.all([
+      const [endpoint, hours, keys] = await Promise.all([
         this.webhooks.endpoint(partner),
         this.portal.hours(clientId),
+        this.webhooks.signingKeys(partner),
       ]);
-      return { endpoint, hours };
+      return { endpoint, hours, signing_keys: keys.data };
     });
   }
 
@@ -125,6 +126,8 @@ export class PartnerPortalService {
         return { action: 'enable', test: await this.webhooks.enable(partner) };
       case 'test':
         return { action: 'test', test: await this.webhooks.test(partner) };
+      case 'rotate_signing_key':
+        return { action: 'rotate_signing_key', signing_keys: await this.webhooks.rotateSigningKey(partner) };
     }
   }
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   API_LIMITS,
   AUTH_WEBHOOK_RECIPIENTS_BATCH,
+  AUTH_WEBHOOK_SIGNING_KEYS,
   recipientsOfBatch,
   type EndpointEnableResponse,
   type PartnerDeliveryDetailResponse,
@@ -10,6 +11,7 @@ import {
   type ReplayResponse,
   type WebhookEndpointResponse,
   type WebhookRecipient,
+  type WebhookSigningKeysResponse,
 } from '@svc/contracts';
 import { APP_CONFIG, newId, RpcClient } from '@svc/platform';
 import type { PartnerPrincipal } from '@svc/security';
@@ -58,6 +60,17 @@ export class PartnerWebhooksService {
   async endpoint(partner: CallingPartner): Promise<WebhookEndpointResponse> {
     const recipient = await this.registered(partner.client_id);
     return toEndpointResponse(recipient.webhook_url, await this.partnerWebhooks.endpoint(partner.client_id));
+  }
+
+  /** The public halves of the partner's Ed25519 signing keys, from auth-server where they live. */
+  signingKeys(partner: CallingPartner): Promise<WebhookSigningKeysResponse> {
+    return this.rpc.call(AUTH_WEBHOOK_SIGNING_KEYS, { client_id: partner.client_id });
+  }
+
+  /** A new signing key (the portal's button); a partner without a webhook URL has nothing to sign. */
+  async rotateSigningKey(partner: CallingPartner): Promise<WebhookSigningKeysResponse> {
+    await this.registered(partner.client_id);
+    return this.rpc.call(AUTH_WEBHOOK_SIGNING_KEYS, { client_id: partner.client_id, rotate: true });
   }
 
   async list(partner: CallingPartner, query: DeliveryListQuery): Promise<PartnerDeliveryPageResponse> {
@@ -183,7 +196,7 @@ export class PartnerWebhooksService {
       timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
       headers: attemptHeaders(
         { deliveryId, eventId, eventType: 'webhook.test', attempt: 1 },
-        recipient.secrets,
+        recipient,
         body,
       ),
     });

@@ -37,6 +37,7 @@ export const ROUTES_OUTSIDE_API_DESCRIPTION: readonly UndescribedRoute[] = [
   { method: 'POST', path: '/portal/replay', reason: PORTAL },
   { method: 'POST', path: '/portal/endpoint/enable', reason: PORTAL },
   { method: 'POST', path: '/portal/endpoint/test', reason: PORTAL },
+  { method: 'POST', path: '/portal/signing-keys/rotate', reason: PORTAL },
   { method: 'GET', path: '/portal/seats', reason: PORTAL },
   { method: 'POST', path: '/portal/sign-out', reason: PORTAL },
   { method: 'GET', path: '/account/assets/consent.css', reason: 'the consent pages’ stylesheet' },

@@ -85,8 +85,11 @@ function webhooks(): JsonObject {
           ),
           header(
             'webhook-signature',
-            "Standard Webhooks: `v1,<base64 HMAC-SHA256(webhook secret, \"<webhook-id>.<webhook-timestamp>.<raw body>\")>`, space-separated, one per valid secret while a secret is rotated. The key is the secret exactly as issued (the reference libraries' `format: 'raw'`). Verify either this or `X-SVC-Signature`.",
-            { type: 'string', pattern: '^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*$' },
+            "Standard Webhooks: `v1,<base64 HMAC-SHA256(webhook secret, \"<webhook-id>.<webhook-timestamp>.<raw body>\")>`, space-separated, one per valid secret while a secret is rotated. The key is the secret exactly as issued (the reference libraries' `format: 'raw'`). When you have signing keys (`GET /v1/partners/webhooks/signing-keys`), then `v1a,<base64 Ed25519 signature of the same text>` per key, verified with its public key alone. Verify any one entry of this, or `X-SVC-Signature`.",
+            {
+              type: 'string',
+              pattern: '^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*( v1a,[A-Za-z0-9+/]{86}==)*$',
+            },
           ),
         ],
         requestBody: {

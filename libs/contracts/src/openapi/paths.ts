@@ -10,6 +10,7 @@ import {
   type FieldSpecs,
 } from '../requests';
 import { DEFAULT_BODY_LIMIT_BYTES, RECONCILE_BODY_LIMIT_BYTES } from '../routes';
+import { SIGNING_KEY_OVERLAP_DAYS } from '../responses';
 import { SCOPES, type Scope } from '../scopes';
 import {
   headerObjects,
@@ -51,6 +52,11 @@ const NO_STORE: HeaderSet = { 'Cache-Control': { component: 'CacheControlNoStore
 const ETAG_VALIDATORS: HeaderSet = {
   ETag: { component: 'ETag', required: true },
   'Last-Modified': { component: 'LastModified', required: true },
+};
+/** The signing keys change when one expires, which no Last-Modified would show: the ETag alone. */
+const KEY_VALIDATORS: HeaderSet = {
+  ETag: { component: 'ETag', required: true },
+  'Cache-Control': { component: 'CacheControlPrivate', required: true },
 };
 const VALIDATORS: HeaderSet = {
   ...ETAG_VALIDATORS,
@@ -689,6 +695,39 @@ function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
               description:
                 'A body was sent with a `Content-Type` other than JSON; this operation takes no body.',
             }),
+      }),
+    },
+    '/v1/partners/webhooks/signing-keys': {
+      get: partnerOperation(ctx, {
+        id: 'listWebhookSigningKeys',
+        summary: 'Your webhook signing keys (Ed25519 public keys)',
+        description: `The public keys of the Ed25519 keys that sign your deliveries, oldest first: none until one is made (by partner support, \`partners rotate-signing-key\`, or in your portal), then one, or two for the ${SIGNING_KEY_OVERLAP_DAYS} days after a key is replaced. Each delivery's \`webhook-signature\` then carries \`v1a,<base64 Ed25519 signature of "<webhook-id>.<webhook-timestamp>.<raw body>">\` per key (Standard Webhooks); verify it with \`public_key\` without the \`whpk_\` prefix, base64-decoded (the raw 32 bytes, RFC 8032). The answer carries an \`ETag\` (\`Cache-Control: private, no-cache\`): send it back in \`If-None-Match\` to get 304 while the keys are unchanged.`,
+        webhooks: {},
+        responses: (r) =>
+          r
+            .add(
+              200,
+              json(
+                'The keys in use.',
+                'WebhookSigningKeys',
+                {
+                  data: [
+                    {
+                      id: 'whk_Jq3vT8mW1xZ5nB7kLp0sRt',
+                      algorithm: 'Ed25519',
+                      public_key: 'whpk_Mb4mQ8pXl1o9Rz2vT6yWc0dJf5kHs3nAe7gUi4qBx8Y=',
+                      created_at: SAMPLE_TIME,
+                      expires_at: null,
+                    },
+                  ],
+                },
+                { ...KEY_VALIDATORS, ...RL },
+              ),
+            )
+            .add(
+              304,
+              empty('Not modified: the `If-None-Match` still matches.', { ...KEY_VALIDATORS, ...RL }),
+            ),
       }),
     },
     '/v1/partners/portal/sessions': {

@@ -8,6 +8,7 @@ import { AUTH_LOGIN } from './auth/login';
 import { AUTH_PARTNER_VERIFY } from './auth/partner-credentials';
 import { AUTH_PORTAL_LINK_PEEK, AUTH_PORTAL_LINK_REDEEM, AUTH_PORTAL_STANDING } from './auth/portal-links';
 import { AUTH_WEBHOOK_RECIPIENTS_BATCH, AUTH_WEBHOOK_TARGET } from './auth/webhook-recipients';
+import { AUTH_WEBHOOK_SIGNING_KEYS } from './auth/webhook-signing-keys';
 import { CREW_MEMBER_EXPORT } from './crew/member-export';
 import { CREW_MEMBERSHIP_DROP, CREW_MEMBERSHIP_GRANT, CREW_MEMBERS_BY_EMAIL } from './crew/membership';
 import type { RpcCallers } from './rpc';
@@ -37,6 +38,7 @@ export const RPC_CONTRACTS: readonly RpcCallers[] = [
   AUTH_PARTNER_VERIFY,
   AUTH_WEBHOOK_TARGET,
   AUTH_WEBHOOK_RECIPIENTS_BATCH,
+  AUTH_WEBHOOK_SIGNING_KEYS,
   AUTH_PORTAL_LINK_REDEEM,
   AUTH_PORTAL_LINK_PEEK,
   AUTH_PORTAL_STANDING,

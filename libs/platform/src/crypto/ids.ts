@@ -22,7 +22,7 @@ function randomBase64url(bytes: number): string {
 }
 
 /** The prefixes of the ids the service mints (docs/rules.md, Identifiers). */
-export type IdPrefix = 'usr' | 'evt' | 'ste' | 'vp' | 'sps' | 'dlv' | 'tkp' | 'pps';
+export type IdPrefix = 'usr' | 'evt' | 'ste' | 'vp' | 'sps' | 'dlv' | 'tkp' | 'pps' | 'whk';
 
 /**
  * A prefixed, random, URL-safe identifier (docs/rules.md, Identifiers): `<prefix>_` and `bytes`

@@ -1,7 +1,9 @@
 import { EVENT_TYPES } from '../../messaging';
 import {
   fieldsContract,
+  listOf,
   oneOf,
+  optional,
   optionalText,
   readFields,
   readRecord,
@@ -31,6 +33,11 @@ const RECIPIENT = {
   webhook_url: readString,
   /** The partner's valid signing secrets, opened (current, then next while rotating). */
   secrets: readStringArray,
+  /**
+   * Its Ed25519 signing keys in use (oldest first), each `private_key` the base64 of its PKCS #8
+   * DER, opened; absent or empty: it has none, and deliveries carry HMAC signatures only.
+   */
+  signing_keys: optional(listOf({ id: readString, private_key: readString })),
 };
 export type WebhookRecipient = Read<typeof RECIPIENT>;
 

@@ -6,6 +6,7 @@ import type {
   RedeliveryResponse,
   ReplayResponse,
   WebhookEndpointResponse,
+  WebhookSigningKeysResponse,
 } from '../../responses';
 import { fieldsContract, oneOf, optional, readRecord, readStringMap, text, type Read } from '../../validate';
 import { portalAnswer, readObject } from '../portal-answer';
@@ -34,6 +35,8 @@ export interface PortalEndpointOverview {
   readonly endpoint: WebhookEndpointResponse;
   /** The 24 hours ending with the current one, oldest first; hours without attempts count 0. */
   readonly hours: readonly EndpointHour[];
+  /** The Ed25519 keys that sign its deliveries (`GET /v1/partners/webhooks/signing-keys`). */
+  readonly signing_keys: WebhookSigningKeysResponse['data'];
 }
 
 export const WEBHOOKS_PORTAL_OVERVIEW = fieldsContract(
@@ -61,7 +64,13 @@ export const WEBHOOKS_PORTAL_DELIVERY = fieldsContract(
   portalAnswer(readObject<PartnerDeliveryDetailResponse>),
 );
 
-export const PORTAL_WEBHOOK_ACTIONS = ['redeliver', 'replay', 'enable', 'test'] as const;
+export const PORTAL_WEBHOOK_ACTIONS = [
+  'redeliver',
+  'replay',
+  'enable',
+  'test',
+  'rotate_signing_key',
+] as const;
 export type PortalWebhookAction = (typeof PORTAL_WEBHOOK_ACTIONS)[number];
 
 const ACTION_REQUEST = {
@@ -79,7 +88,8 @@ export type PortalWebhookActionRequest = Read<typeof ACTION_REQUEST>;
 export type PortalWebhookActionResult =
   | { readonly action: 'redeliver'; readonly redelivery: RedeliveryResponse }
   | { readonly action: 'replay'; readonly replay: ReplayResponse }
-  | { readonly action: 'enable' | 'test'; readonly test: EndpointEnableResponse };
+  | { readonly action: 'enable' | 'test'; readonly test: EndpointEnableResponse }
+  | { readonly action: 'rotate_signing_key'; readonly signing_keys: WebhookSigningKeysResponse };
 
 function readActionResult(pattern: string, input: unknown): PortalWebhookActionResult {
   const r = readRecord(pattern, input);
@@ -91,6 +101,8 @@ function readActionResult(pattern: string, input: unknown): PortalWebhookActionR
     case 'enable':
     case 'test':
       return { action: r.action, test: readObject(pattern, r.test) };
+    case 'rotate_signing_key':
+      return { action: 'rotate_signing_key', signing_keys: readObject(pattern, r.signing_keys) };
     default:
       throw new ContractViolation(pattern, '`action` must be a portal action');
   }
