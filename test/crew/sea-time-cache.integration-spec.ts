@@ -3,7 +3,7 @@ import {
   addVesselPeriods,
   createCrewMember,
   databaseToday,
-} from '../support/factories/crew';
+} from '../support/app-factories';
 import { accessToken } from '../support/oauth/tokens';
 import { keepingReplicas } from './support/keeping-replicas';
 

@@ -1,4 +1,4 @@
-import { addVesselPeriods, createCrewMember } from '../support/factories/crew';
+import { addVesselPeriods, createCrewMember } from '../support/app-factories';
 import { accessToken } from '../support/oauth/tokens';
 import { keepingReplicas } from './support/keeping-replicas';
 

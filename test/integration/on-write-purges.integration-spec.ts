@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { PortalLinksRepository } from '../../apps/auth-server/src/portal/portal-links.repository';
 import { PortalSessionsRepository } from '../../apps/consent-ui/src/portal/portal-sessions.repository';
 import { SessionsRepository } from '../../apps/consent-ui/src/sessions/sessions.repository';
-import { createPartner } from '../support/factories/auth';
+import { createPartner } from '../support/app-factories';
 import { useAuthServer } from '../support/starters/auth-server';
 import { testServices } from '../support/services';
 

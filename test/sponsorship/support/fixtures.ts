@@ -2,8 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { AUTH_CONSENTS_REVOKE, type SandboxPartner } from '@svc/contracts';
 import type { Pool } from 'pg';
 import type { CrewApiHarness } from '../../support/starters/crew-api';
-import { createPartner as createAuthPartner, type AuthApp } from '../../support/factories/auth';
-import { createCrewMember } from '../../support/factories/crew';
+import {
+  createCrewMember,
+  createPartner as createAuthPartner,
+  type AuthApp,
+} from '../../support/app-factories';
 import type { AuthServerHarness } from '../../support/starters/auth-server';
 import { issueCode } from '../../support/oauth/flow';
 import type { HttpResponse } from '../../support/http';

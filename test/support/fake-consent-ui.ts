@@ -1,5 +1,6 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { RpcContract } from '@svc/contracts';
 import {
   createHttpApp,
   createLogger,
@@ -8,13 +9,13 @@ import {
   RouteIndex,
   RpcClient,
 } from '@svc/platform';
-import { CONSENT_UI_CONFIG } from '../../../apps/consent-ui/src/config';
-import { ConsentUiFeaturesModule } from '../../../apps/consent-ui/src/consent-ui.module';
-import { mapConsentUiError } from '../../../apps/consent-ui/src/errors';
-import { SessionsRepository } from '../../../apps/consent-ui/src/sessions/sessions.repository';
-import { SessionsService } from '../../../apps/consent-ui/src/sessions/sessions.service';
-import { renderConsentUiError } from '../../../apps/consent-ui/src/views/error-page.view';
-import { FakeRpcClient, FakeSessionsRepository } from './consent-ui';
+import { CONSENT_UI_CONFIG } from '../../apps/consent-ui/src/config';
+import { ConsentUiFeaturesModule } from '../../apps/consent-ui/src/consent-ui.module';
+import { mapConsentUiError } from '../../apps/consent-ui/src/errors';
+import type { StoredSession } from '../../apps/consent-ui/src/sessions/session.entity';
+import { SessionsRepository } from '../../apps/consent-ui/src/sessions/sessions.repository';
+import { SessionsService } from '../../apps/consent-ui/src/sessions/sessions.service';
+import { renderConsentUiError } from '../../apps/consent-ui/src/views/error-page.view';
 
 export interface TestApp {
   readonly app: NestFastifyApplication;
@@ -119,4 +120,90 @@ export function form(fields: Record<string, string>): { payload: string; headers
     payload: new URLSearchParams(fields).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   };
+}
+
+/**
+ * Collaborators for unit specs. The fake RPC client runs the contract's validators on both
+ * sides, as the real transport and auth-server would, so a spec cannot pass with a payload
+ * auth-server would refuse.
+ */
+export class FakeRpcClient {
+  readonly calls: { pattern: string; payload: unknown }[] = [];
+  private readonly handlers = new Map<string, (payload: unknown) => unknown>();
+
+  on<Req, Res>(contract: RpcContract<Req, Res>, handler: (payload: Req) => Res | Promise<Res>): this {
+    this.handlers.set(contract.pattern, (payload) => handler(payload as Req));
+    return this;
+  }
+
+  /** The next calls of `contract` fail with `error` (e.g. DependencyUnavailableError). */
+  failWith<Req, Res>(contract: RpcContract<Req, Res>, error: unknown): this {
+    this.handlers.set(contract.pattern, () => Promise.reject(error));
+    return this;
+  }
+
+  async call<Req, Res>(contract: RpcContract<Req, Res>, payload: Req): Promise<Res> {
+    this.calls.push({ pattern: contract.pattern, payload });
+    const handler = this.handlers.get(contract.pattern);
+    if (!handler) throw new Error(`FakeRpcClient: no answer for ${contract.pattern}`);
+    const request = contract.parseRequest(JSON.parse(JSON.stringify(payload)));
+    return contract.parseResponse(JSON.parse(JSON.stringify(await handler(request))));
+  }
+
+  callsOf(contract: RpcContract<unknown, unknown>): unknown[] {
+    return this.calls.filter((c) => c.pattern === contract.pattern).map((c) => c.payload);
+  }
+
+  /** The fake in the place of the real client (it has the one method the features use). */
+  asRpcClient(): RpcClient {
+    return this as unknown as RpcClient;
+  }
+}
+
+/** An in-memory session table with the repository's semantics. */
+export class FakeSessionsRepository {
+  readonly rows = new Map<string, StoredSession>();
+
+  insert(session: StoredSession): Promise<void> {
+    if (this.rows.has(session.idDigest)) return Promise.reject(new Error('duplicate key'));
+    this.rows.set(session.idDigest, session);
+    return Promise.resolve();
+  }
+
+  findLive(idDigest: string, now: Date): Promise<StoredSession | undefined> {
+    const row = this.rows.get(idDigest);
+    return Promise.resolve(row && row.expiresAt.getTime() > now.getTime() ? row : undefined);
+  }
+
+  touch(idDigest: string, now: Date): Promise<void> {
+    const row = this.rows.get(idDigest);
+    if (row) this.rows.set(idDigest, { ...row, lastSeenAt: now });
+    return Promise.resolve();
+  }
+
+  delete(idDigest: string): Promise<void> {
+    this.rows.delete(idDigest);
+    return Promise.resolve();
+  }
+
+  deleteExpired(now: Date, limit: number): Promise<number> {
+    const expired = [...this.rows.values()]
+      .filter((r) => r.expiresAt.getTime() <= now.getTime())
+      .slice(0, limit);
+    for (const r of expired) this.rows.delete(r.idDigest);
+    return Promise.resolve(expired.length);
+  }
+
+  asRepository(): SessionsRepository {
+    return this as unknown as SessionsRepository;
+  }
+}
+
+/** A clock the spec moves by hand. */
+export class FakeClock {
+  constructor(private now = new Date('2026-03-01T09:00:00.000Z')) {}
+  readonly read = (): Date => new Date(this.now.getTime());
+  advance(ms: number): void {
+    this.now = new Date(this.now.getTime() + ms);
+  }
 }
