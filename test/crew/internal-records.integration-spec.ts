@@ -8,7 +8,7 @@ import {
 } from '../support/app-factories';
 import { request } from '../support/http';
 import { useCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
-import { CrewEventsListener, outboxEvents, type OutboxRow } from './support/events';
+import { CrewEventsListener, outboxEvents, type OutboxRow } from '../support/crew-events';
 import { expectInvalidFields, expectProblem } from '../support/problems';
 
 /**

@@ -5,7 +5,7 @@ import {
   databaseToday,
 } from '../support/app-factories';
 import { accessToken } from '../support/oauth/tokens';
-import { keepingReplicas } from './support/keeping-replicas';
+import { keepingReplicas } from '../support/keeping-replicas';
 
 /**
  * The sea-time answers a replica keeps by record version (SeaTimeCache), and the reads as of a

@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT } from '../../../scripts/lib/apps.cjs';
-import { freePorts, tcpReachable, waitForPort } from '../../../scripts/lib/net.cjs';
-import { startProcess, tail, which, type ProcessHandle } from '../../../scripts/lib/procs.cjs';
-import { PrivateBroker } from '../../webhooks/support/private-broker';
+import { ROOT } from '../../scripts/lib/apps.cjs';
+import { freePorts, tcpReachable, waitForPort } from '../../scripts/lib/net.cjs';
+import { startProcess, tail, which, type ProcessHandle } from '../../scripts/lib/procs.cjs';
+import { PrivateBroker } from '../support/private-broker';
 
 /**
  * The fault matrix's own PostgreSQL, Redis and RabbitMQ: each on its own free port with its own

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Pool } from 'pg';
-import { freePorts, waitForPort } from '../../../scripts/lib/net.cjs';
-import { tail } from '../../../scripts/lib/procs.cjs';
+import { freePorts, waitForPort } from '../../scripts/lib/net.cjs';
+import { tail } from '../../scripts/lib/procs.cjs';
 import { isRoot, postgresBin, postgresOwnedDir } from './private-services';
 
 /**

@@ -1,16 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { AUTH_CONSENTS_REVOKE, type SandboxPartner } from '@svc/contracts';
 import type { Pool } from 'pg';
-import type { CrewApiHarness } from '../../support/starters/crew-api';
-import {
-  createCrewMember,
-  createPartner as createAuthPartner,
-  type AuthApp,
-} from '../../support/app-factories';
-import type { AuthServerHarness } from '../../support/starters/auth-server';
-import { issueCode } from '../../support/oauth/flow';
-import type { HttpResponse } from '../../support/http';
-import type { Credentials } from '../../support/starters/sponsorship-api';
+import type { CrewApiHarness } from './starters/crew-api';
+import { createCrewMember, createPartner as createAuthPartner, type AuthApp } from './app-factories';
+import type { AuthServerHarness } from './starters/auth-server';
+import { issueCode } from './oauth/flow';
+import type { HttpResponse } from './http';
+import type { Credentials } from './starters/sponsorship-api';
 
 /**
  * Test data of the sponsorship specs. The sandbox seats are shared by every spec file of a run,
