@@ -38,11 +38,6 @@ export class PrivateBroker {
     return path.join(this.dir, 'rabbitmq.log');
   }
 
-  /** The Erlang node name (`name@localhost`). */
-  get nodeName(): string {
-    return this.node;
-  }
-
   /**
    * A cluster of `size` nodes (one Erlang cookie, ports of their own): every node boots alone,
    * then each but the first joins the first (`rabbitmqctl stop_app; join_cluster; start_app`).
