@@ -29,7 +29,7 @@ module.exports = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/{apps,libs,test}/**/*.integration-spec.ts'],
-      globalSetup: '<rootDir>/test/integration/global-setup.ts',
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
       setupFiles: ['<rootDir>/test/support/worker-env.ts'],
     },
     {

@@ -6,7 +6,7 @@ import {
   addVesselPeriods,
   createCrewMember,
   databaseToday,
-} from '../support/factories/crew';
+} from '../support/app-factories';
 import { accessToken } from '../support/oauth/tokens';
 import { startCrewApi, useCrewApi } from '../support/starters/crew-api';
 

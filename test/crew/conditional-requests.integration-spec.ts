@@ -5,7 +5,7 @@ import {
   addVesselPeriods,
   createCrewMember,
   databaseToday,
-} from '../support/factories/crew';
+} from '../support/app-factories';
 import type { HttpResponse } from '../support/http';
 import { useCrewApi } from '../support/starters/crew-api';
 import { accessToken } from '../support/oauth/tokens';

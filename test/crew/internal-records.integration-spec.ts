@@ -5,10 +5,10 @@ import {
   createCrewMember,
   databaseToday,
   type FactoryMember,
-} from '../support/factories/crew';
+} from '../support/app-factories';
 import { request } from '../support/http';
 import { useCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
-import { CrewEventsListener, outboxEvents, type OutboxRow } from './support/events';
+import { CrewEventsListener, outboxEvents, type OutboxRow } from '../support/crew-events';
 import { expectInvalidFields, expectProblem } from '../support/problems';
 
 /**

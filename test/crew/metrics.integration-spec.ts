@@ -1,5 +1,5 @@
 import { rateLimitKey } from '../../libs/security/src/rate-limit.script';
-import { createCrewMember } from '../support/factories/crew';
+import { createCrewMember } from '../support/app-factories';
 import { useCrewApi } from '../support/starters/crew-api';
 import { accessToken } from '../support/oauth/tokens';
 import { metricsUrl, sample } from '../support/metrics';

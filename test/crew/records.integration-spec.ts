@@ -1,6 +1,6 @@
 import { SANDBOX_MEMBERS } from '@svc/contracts';
 import { partner } from '../support/factories';
-import { createUser } from '../support/factories/auth';
+import { createUser } from '../support/app-factories';
 import { useCrewApi } from '../support/starters/crew-api';
 import { expectProblem } from '../support/problems';
 import { accessToken } from '../support/oauth/tokens';

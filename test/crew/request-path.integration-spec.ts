@@ -1,6 +1,6 @@
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
-import { createCrewMember } from '../support/factories/crew';
+import { createCrewMember } from '../support/app-factories';
 import { accessToken } from '../support/oauth/tokens';
 import { useCrewApi } from '../support/starters/crew-api';
 

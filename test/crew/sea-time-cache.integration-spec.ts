@@ -3,9 +3,9 @@ import {
   addVesselPeriods,
   createCrewMember,
   databaseToday,
-} from '../support/factories/crew';
+} from '../support/app-factories';
 import { accessToken } from '../support/oauth/tokens';
-import { keepingReplicas } from './support/keeping-replicas';
+import { keepingReplicas } from '../support/keeping-replicas';
 
 /**
  * The sea-time answers a replica keeps by record version (SeaTimeCache), and the reads as of a

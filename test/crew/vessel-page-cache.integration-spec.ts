@@ -1,6 +1,6 @@
-import { addVesselPeriods, createCrewMember } from '../support/factories/crew';
+import { addVesselPeriods, createCrewMember } from '../support/app-factories';
 import { accessToken } from '../support/oauth/tokens';
-import { keepingReplicas } from './support/keeping-replicas';
+import { keepingReplicas } from '../support/keeping-replicas';
 
 /**
  * The vessel-history pages a replica keeps (VesselPageCache) against real PostgreSQL, Redis and

@@ -3,7 +3,7 @@ import {
   createCrewMember,
   type FactoryMember,
   type FactoryPeriod,
-} from '../support/factories/crew';
+} from '../support/app-factories';
 import type { HttpResponse } from '../support/http';
 import { useCrewApi } from '../support/starters/crew-api';
 import { expectInvalidFields } from '../support/problems';

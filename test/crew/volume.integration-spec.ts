@@ -5,7 +5,7 @@ import {
   databaseToday,
   type FactoryEntry,
   type FactoryPeriod,
-} from '../support/factories/crew';
+} from '../support/app-factories';
 import { useCrewApi } from '../support/starters/crew-api';
 import { accessToken } from '../support/oauth/tokens';
 

@@ -95,35 +95,22 @@ export function kustomizeMajor(versionText: string): number | undefined {
 
 export function findRenderer(): Renderer {
   const tried: string[] = [];
-  const kubectl = process.env.KUBECTL || 'kubectl';
-  const kv = run(kubectl, ['version', '--client']);
-  if (!kv.error && kv.status === 0) {
-    const major = kustomizeMajor(kv.stdout);
-    if (major !== undefined && major >= MIN_KUSTOMIZE_MAJOR) {
-      return {
-        id: `${kubectl} ${kv.stdout.trim()}`,
-        render: (dir) => checked(run(kubectl, ['kustomize', dir]), dir),
-      };
+  const candidates = [
+    { cmd: process.env.KUBECTL || 'kubectl', version: ['version', '--client'], build: ['kustomize'] },
+    { cmd: process.env.KUSTOMIZE || 'kustomize', version: ['version'], build: ['build'] },
+  ];
+  for (const { cmd, version, build } of candidates) {
+    const v = run(cmd, version);
+    if (v.error || v.status !== 0) {
+      tried.push(`${cmd}: not found`);
+      continue;
     }
+    const major = kustomizeMajor(v.stdout);
+    if (major !== undefined && major >= MIN_KUSTOMIZE_MAJOR)
+      return { id: `${cmd} ${v.stdout.trim()}`, render: (dir) => checked(run(cmd, [...build, dir]), dir) };
     tried.push(
-      `${kubectl}: embeds kustomize ${major === undefined ? '(unknown version)' : `v${major}`}, need v${MIN_KUSTOMIZE_MAJOR}+`,
+      `${cmd}: kustomize ${major === undefined ? '(unknown version)' : `v${major}`}, need v${MIN_KUSTOMIZE_MAJOR}+`,
     );
-  } else {
-    tried.push(`${kubectl}: not found`);
-  }
-  const kustomize = process.env.KUSTOMIZE || 'kustomize';
-  const sv = run(kustomize, ['version']);
-  if (!sv.error && sv.status === 0) {
-    const major = kustomizeMajor(sv.stdout);
-    if (major !== undefined && major >= MIN_KUSTOMIZE_MAJOR) {
-      return {
-        id: `${kustomize} ${sv.stdout.trim()}`,
-        render: (dir) => checked(run(kustomize, ['build', dir]), dir),
-      };
-    }
-    tried.push(`${kustomize}: version ${sv.stdout.trim()}, need v${MIN_KUSTOMIZE_MAJOR}+`);
-  } else {
-    tried.push(`${kustomize}: not found`);
   }
   throw new Error(
     `No kustomize v${MIN_KUSTOMIZE_MAJOR}+ to render k8s/ (${tried.join('; ')}). ` +
@@ -249,6 +236,15 @@ export const MODELS: Record<string, new (data: never) => Validating> = {
 
 export const QUANTITY = /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|m|k|M|G)?$/;
 
+/* eslint-disable-next-line @typescript-eslint/no-explicit-any */
+function resourceProblems(spec: any): string[] {
+  return ['requests', 'limits'].flatMap((kind) =>
+    ['cpu', 'memory']
+      .filter((r) => !QUANTITY.test(String(spec.resources?.[kind]?.[r] ?? '')))
+      .map((r) => `spec.resources.${kind}.${r} must be a quantity`),
+  );
+}
+
 /** CloudNativePG `Cluster`: no npm model, so the fields this service relies on are checked by hand. */
 export function cnpgClusterProblems(o: K8sObject): string[] {
   const p: string[] = [];
@@ -280,13 +276,7 @@ export function cnpgClusterProblems(o: K8sObject): string[] {
     if (store !== undefined && typeof store.destinationPath !== 'string')
       p.push('spec.backup.barmanObjectStore.destinationPath is required');
   }
-  for (const kind of ['requests', 'limits']) {
-    for (const r of ['cpu', 'memory']) {
-      if (!QUANTITY.test(String(spec.resources?.[kind]?.[r] ?? '')))
-        p.push(`spec.resources.${kind}.${r} must be a quantity`);
-    }
-  }
-  return p;
+  return [...p, ...resourceProblems(spec)];
 }
 
 /** RabbitMQ Cluster Operator `RabbitmqCluster`: checked by hand for the same reason. */
@@ -303,13 +293,7 @@ export function rabbitmqClusterProblems(o: K8sObject): string[] {
     p.push('spec.rabbitmq.additionalConfig must be a string');
   if (typeof spec.rabbitmq?.additionalConfig === 'string' && spec.rabbitmq.additionalConfig.length > 2000)
     p.push('additionalConfig is limited to 2000 characters');
-  for (const kind of ['requests', 'limits']) {
-    for (const r of ['cpu', 'memory']) {
-      if (!QUANTITY.test(String(spec.resources?.[kind]?.[r] ?? '')))
-        p.push(`spec.resources.${kind}.${r} must be a quantity`);
-    }
-  }
-  return p;
+  return [...p, ...resourceProblems(spec)];
 }
 
 /** Messaging Topology Operator objects (v1beta1): the fields their CRDs require. */

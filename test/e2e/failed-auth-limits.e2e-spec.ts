@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { basicAuthorization } from '../support/factories';
 import { request, type HttpResponse } from '../support/http';
 import { startSystem, type RunningSystem } from '../support/system';
-import { A, authorize, BASIC_A, type TokenPair } from './support/scale-client';
+import { A, authorize, BASIC_A, type TokenPair } from '../support/e2e-client';
 
 /**
  * The failed-authentication limit per client address, through the gateway as partners reach it:

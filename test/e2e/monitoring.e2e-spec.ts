@@ -12,7 +12,7 @@ import { eventually } from '../support/http';
 import { startSystem, type RunningSystem } from '../support/system';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { requiredSeries, ruleGroups } from '../monitoring/monitoring';
-import { A, authorize, BASIC_A, bearer, INTERNAL, json, postForm, refresh } from './support/scale-client';
+import { A, authorize, BASIC_A, bearer, INTERNAL, json, postForm, refresh } from '../support/e2e-client';
 
 /**
  * A real Prometheus (Debian's `prometheus`, installed by `npm test`) scrapes every process of the

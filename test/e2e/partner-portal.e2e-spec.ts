@@ -15,8 +15,7 @@ import { basicAuthorization, partner } from '../support/factories';
 import { eventually, request, type HttpResponse } from '../support/http';
 import { startSystem, type RunningSystem } from '../support/system';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { registerPartner, type RegisteredPartner } from './support/partners';
-import { authorize, bearer, json } from './support/scale-client';
+import { authorize, bearer, json, type RegisteredPartner, registerPartner } from '../support/e2e-client';
 
 /**
  * The partner portal (issue 41) through the gateway, every app a process: the single-use link of

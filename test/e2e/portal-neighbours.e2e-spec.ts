@@ -2,8 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { request, type HttpResponse } from '../support/http';
 import { startSystem, type RunningSystem } from '../support/system';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { registerPartner, type RegisteredPartner } from './support/partners';
-import { json } from './support/scale-client';
+import { json, type RegisteredPartner, registerPartner } from '../support/e2e-client';
 
 /**
  * No partner takes the portal away from another (issue 46): one RPC consumer per dispatcher

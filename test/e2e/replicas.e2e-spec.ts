@@ -19,7 +19,7 @@ import {
   postForm,
   refresh,
   type TokenPair,
-} from './support/scale-client';
+} from '../support/e2e-client';
 
 /**
  * Two processes of every app behind the gateway (issue 12, "Scale-out, proven"): what a partner does

@@ -3,8 +3,7 @@ import { basicAuthorization } from '../support/factories';
 import { eventually, request, type HttpResponse } from '../support/http';
 import { startSystem, type RunningSystem } from '../support/system';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { registerPartner, type RegisteredPartner } from './support/partners';
-import { authorize, bearer, json } from './support/scale-client';
+import { authorize, bearer, json, type RegisteredPartner, registerPartner } from '../support/e2e-client';
 import { expectProblem as expectGatewayProblem } from '../support/problems';
 
 /**

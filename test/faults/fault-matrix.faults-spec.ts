@@ -4,22 +4,8 @@ import { Pool } from 'pg';
 import { ROOT } from '../../scripts/lib/apps.cjs';
 import { startSystem, type RunningSystem } from '../support/system';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import {
-  KINDS,
-  LoadGenerator,
-  MAX_LATENCY_MS,
-  recoveredAt,
-  seedLoad,
-  type Kind,
-  type Sample,
-} from './support/load';
-import {
-  faultsDir,
-  PrivatePostgres,
-  PrivateRabbit,
-  PrivateRedis,
-  type Dependency,
-} from './support/private-services';
+import { KINDS, LoadGenerator, MAX_LATENCY_MS, recoveredAt, seedLoad, type Kind, type Sample } from './load';
+import { faultsDir, PrivatePostgres, PrivateRabbit, PrivateRedis, type Dependency } from './private-services';
 import { obtainTokenPairs, type TokenPair } from '../support/oauth/token-pairs';
 
 /**

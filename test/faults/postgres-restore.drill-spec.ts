@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import { faultsDir } from './support/private-services';
-import { PitrCluster, PitrWorkspace } from './support/pitr-cluster';
+import { faultsDir } from './private-services';
+import { PitrCluster, PitrWorkspace } from './pitr-cluster';
 
 /**
  * The PostgreSQL restore drill (docs/operations/restore-postgres.md, "Rehearsal"), run for real:

@@ -3,9 +3,9 @@ import { Pool } from 'pg';
 import { obtainTokenPairs } from '../support/oauth/token-pairs';
 import { startSystem, type RunningSystem } from '../support/system';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { PrivateBroker } from '../webhooks/support/private-broker';
-import { LoadGenerator, MAX_LATENCY_MS, recoveredAt, seedLoad, type Sample } from './support/load';
-import { faultsDir, PrivatePostgres, PrivateRedis } from './support/private-services';
+import { PrivateBroker } from '../support/private-broker';
+import { LoadGenerator, MAX_LATENCY_MS, recoveredAt, seedLoad, type Sample } from './load';
+import { faultsDir, PrivatePostgres, PrivateRedis } from './private-services';
 
 /**
  * The RabbitMQ failover drill: a three-node cluster of private nodes (own ports, own Erlang

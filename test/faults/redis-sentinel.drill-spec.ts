@@ -5,8 +5,8 @@ import { request } from '../support/http';
 import { obtainTokenPairs } from '../support/oauth/token-pairs';
 import { startSystem, type RunningSystem } from '../support/system';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { KINDS, LoadGenerator, MAX_LATENCY_MS, recoveredAt, seedLoad, type Sample } from './support/load';
-import { faultsDir, PrivatePostgres, PrivateRabbit } from './support/private-services';
+import { KINDS, LoadGenerator, MAX_LATENCY_MS, recoveredAt, seedLoad, type Sample } from './load';
+import { faultsDir, PrivatePostgres, PrivateRabbit } from './private-services';
 
 /**
  * The Redis failover drill: three Redis servers (a primary, two replicas) and three Sentinels

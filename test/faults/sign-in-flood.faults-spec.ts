@@ -6,7 +6,7 @@ import { ROOT } from '../../scripts/lib/apps.cjs';
 import { member, MEMBER_PASSWORD } from '../support/factories';
 import { FormClient } from '../support/oauth/forms';
 import { startSystem, TEST_PASSWORD_HASH_COST, type RunningSystem } from '../support/system';
-import { faultsDir, PrivatePostgres, PrivateRabbit, PrivateRedis } from './support/private-services';
+import { faultsDir, PrivatePostgres, PrivateRabbit, PrivateRedis } from './private-services';
 
 /**
  * A flood of wrong passwords for random e-mails from one address must not slow down a member

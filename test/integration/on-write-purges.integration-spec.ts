@@ -5,7 +5,7 @@ import { PortalLinksRepository } from '../../apps/auth-server/src/portal/portal-
 import { portalSessionKind } from '../../apps/consent-ui/src/portal/portal-cookies';
 import { crewSessionKind } from '../../apps/consent-ui/src/sessions/session-cookies';
 import { SessionsRepository } from '../../apps/consent-ui/src/sessions/sessions.repository';
-import { createPartner } from '../support/factories/auth';
+import { createPartner } from '../support/app-factories';
 import { useAuthServer } from '../support/starters/auth-server';
 import { testServices } from '../support/services';
 

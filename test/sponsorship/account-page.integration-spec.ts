@@ -2,7 +2,7 @@ import { SPONSORSHIP_MEMBER_SPONSORSHIPS } from '@svc/contracts';
 import { launchBrowser } from '../support/browser';
 import { startConsentUi, type ConsentUiHarness } from '../support/starters/consent-ui';
 import { MEMBER_PASSWORD } from '../support/factories';
-import { createPartner, seatOf, statusOf } from './support/fixtures';
+import { createPartner, seatOf, statusOf } from '../support/sponsorship';
 import { PARTNER, startSponsorshipStack, type SponsorshipStack } from '../support/starters/sponsorship-api';
 
 /**

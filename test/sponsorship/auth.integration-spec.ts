@@ -1,6 +1,6 @@
 import { expectProblem } from '../support/problems';
 import type { HttpResponse } from '../support/http';
-import { createPartner, freshEmail, seatCount, sha256Hex, statusOf } from './support/fixtures';
+import { createPartner, freshEmail, seatCount, sha256Hex, statusOf } from '../support/sponsorship';
 import {
   PARTNER,
   PARTNER_B,

@@ -8,7 +8,7 @@ import {
   statusOf,
   type Member,
   type SeatBody,
-} from './support/fixtures';
+} from '../support/sponsorship';
 import { useSponsorshipStack, type Credentials } from '../support/starters/sponsorship-api';
 
 /**

@@ -14,7 +14,7 @@ import {
   type Member,
   type MembershipRow,
   type SeatBody,
-} from './support/fixtures';
+} from '../support/sponsorship';
 import {
   startSponsorshipApi,
   type Credentials,

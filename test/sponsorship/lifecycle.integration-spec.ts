@@ -11,7 +11,7 @@ import {
   seatOf,
   statusOf,
   type SeatBody,
-} from './support/fixtures';
+} from '../support/sponsorship';
 import {
   startSponsorshipApi,
   type Credentials,

@@ -7,7 +7,7 @@ import {
   seatIdOf,
   statusOf,
   type SeatBody,
-} from './support/fixtures';
+} from '../support/sponsorship';
 import { PARTNER_B, type Credentials, useSponsorshipStack } from '../support/starters/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';

@@ -10,7 +10,7 @@ import {
   statusOf,
   type Member,
   type SeatBody,
-} from './support/fixtures';
+} from '../support/sponsorship';
 import {
   PARTNER,
   type Credentials,

@@ -9,7 +9,7 @@ import {
   statusOf,
   type Member,
   type SeatBody,
-} from './support/fixtures';
+} from '../support/sponsorship';
 import {
   startSponsorshipApi,
   useSponsorshipStack,

@@ -10,7 +10,7 @@ import {
   seatEvents,
   seatIdOf,
   statusOf,
-} from './support/fixtures';
+} from '../support/sponsorship';
 import { type Credentials, useSponsorshipStack } from '../support/starters/sponsorship-api';
 
 const RECONCILE = '/v1/partners/sponsorships/reconcile';

@@ -1,4 +1,11 @@
-import { createPartner, freshEmail, seatEvents, seatOf, statusOf, type SeatBody } from './support/fixtures';
+import {
+  createPartner,
+  freshEmail,
+  seatEvents,
+  seatOf,
+  statusOf,
+  type SeatBody,
+} from '../support/sponsorship';
 import { type Credentials, useSponsorshipStack } from '../support/starters/sponsorship-api';
 
 /**

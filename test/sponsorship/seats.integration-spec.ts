@@ -10,7 +10,7 @@ import {
   seatEvents,
   seatOf,
   statusOf,
-} from './support/fixtures';
+} from '../support/sponsorship';
 import {
   basic,
   PARTNER,

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { assertContract } from './contract';
+import { eventually as poll } from './services';
 
 /** A response as the e2e tests look at it. Header names are lower-case. */
 export interface HttpResponse {
@@ -75,23 +76,6 @@ export function request(url: string, options: RequestOptions = {}): Promise<Http
   });
 }
 
-/** Retries `check` until it returns a value (not undefined) or the time is up. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined>,
-  timeoutMs = 15_000,
-  everyMs = 250,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) break;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
-}
+/** `eventually` of services.ts with the e2e tier's patience (through the gateway, processes on a busy machine). */
+export const eventually = <T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, everyMs = 250) =>
+  poll(check, timeoutMs, everyMs);

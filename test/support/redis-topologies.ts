@@ -176,17 +176,17 @@ async function command(port: number, ...args: (string | number)[]): Promise<unkn
   }
 }
 
+/** SIGKILL; resolves once the process is gone (at once if it is). */
+function killChild(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
 async function kill(children: ChildProcess[], dir: string): Promise<void> {
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGKILL');
-        }),
-    ),
-  );
+  await Promise.all(children.map(killChild));
   rmSync(dir, { recursive: true, force: true });
 }
 
@@ -243,13 +243,8 @@ export async function startPrivateRedis(options: {
     port,
     url: `redis://${HOST}:${port}`,
     start,
-    async kill() {
-      const current = child;
-      if (!current || current.exitCode !== null || current.signalCode !== null) return;
-      await new Promise<void>((resolve) => {
-        current.once('exit', () => resolve());
-        current.kill('SIGKILL');
-      });
+    kill: async () => {
+      if (child) await killChild(child);
     },
     stop: () => run.stop(),
   };
@@ -361,22 +356,21 @@ export async function startSentinel(
       String(await command(port, 'INFO', 'replication')).includes('master_link_status:up') ? true : undefined,
     );
 
+  const named = async (sentinel: number) =>
+    Number(
+      ((await command(sentinel, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_MASTER)) as string[])[1],
+    );
   const askSentinels = async () => {
     for (const port of sentinels) {
-      try {
-        const [, addrPort] = (await command(
-          port,
-          'SENTINEL',
-          'GET-MASTER-ADDR-BY-NAME',
-          SENTINEL_MASTER,
-        )) as string[];
-        return Number(addrPort);
-      } catch {
-        // the next one
-      }
+      const primaryPort = await named(port).catch(() => undefined);
+      if (primaryPort !== undefined) return primaryPort;
     }
     throw new Error('no sentinel answers');
   };
+  const isPrimary = (port: number) =>
+    until(`${port} is a primary`, async () =>
+      String(await command(port, 'ROLE')).startsWith('master') ? true : undefined,
+    );
   const topology: SentinelTopology = {
     name: 'sentinel',
     env: {
@@ -396,34 +390,22 @@ export async function startSentinel(
       const child = processes.get(port);
       if (!child || child.exitCode !== null || child.signalCode !== null)
         throw new Error(`the primary ${port} is not one of ours or is gone`);
-      await new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGKILL');
-      });
+      await killChild(child);
       return port;
     },
     async elected(from, timeoutMs = 30_000) {
       let to = 0;
       for (const port of sentinels) {
-        await until(
+        to = await until(
           `sentinel ${port} names a primary other than ${from}`,
           async () => {
-            const [, p] = (await command(
-              port,
-              'SENTINEL',
-              'GET-MASTER-ADDR-BY-NAME',
-              SENTINEL_MASTER,
-            )) as string[];
-            if (Number(p) === from) return undefined;
-            to = Number(p);
-            return true;
+            const current = await named(port);
+            return current === from ? undefined : current;
           },
           timeoutMs,
         );
       }
-      await until(`${to} is a primary`, async () =>
-        String(await command(to, 'ROLE')).startsWith('master') ? true : undefined,
-      );
+      await isPrimary(to);
       return to;
     },
     async rejoin(port) {
@@ -446,24 +428,13 @@ export async function startSentinel(
     async failover() {
       const from = await askSentinels();
       const to = from === primary ? replica : primary;
-      await until(`the replica ${to} is in sync`, async () =>
-        String(await command(to, 'INFO', 'replication')).includes('master_link_status:up') ? true : undefined,
-      );
+      await inSync(to);
       await command(sentinels[0], 'SENTINEL', 'FAILOVER', SENTINEL_MASTER);
-      for (const port of sentinels) {
-        await until(`sentinel ${port} names ${to}`, async () => {
-          const [, p] = (await command(
-            port,
-            'SENTINEL',
-            'GET-MASTER-ADDR-BY-NAME',
-            SENTINEL_MASTER,
-          )) as string[];
-          return Number(p) === to ? true : undefined;
-        });
-      }
-      await until(`${to} is a primary`, async () =>
-        String(await command(to, 'ROLE')).startsWith('master') ? true : undefined,
-      );
+      for (const port of sentinels)
+        await until(`sentinel ${port} names ${to}`, async () =>
+          (await named(port)) === to ? true : undefined,
+        );
+      await isPrimary(to);
       return { from, to };
     },
     stop: () => run.stop(),

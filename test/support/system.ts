@@ -163,7 +163,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   // Serving processes connect as their app's own role and broker user; the CLI as the owner. A
   // caller that brings servers of its own (the fault matrix) has no such roles there: its apps
   // connect to PostgreSQL as its URL's user, and to its broker as their own users, which a private
-  // broker provisions (test/webhooks/support/private-broker.ts): RPC is answered to those alone.
+  // broker provisions (test/support/private-broker.ts): RPC is answered to those alone.
   const owner = { DATABASE_URL: process.env.DATABASE_URL, AMQP_URL: process.env.AMQP_URL };
   const ownServers = options.env?.DATABASE_URL !== undefined || options.env?.AMQP_URL !== undefined;
   const connections = (app: string, cli: boolean): Record<string, string | undefined> => {

@@ -1,5 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { PartnerPrincipal } from '@svc/security';
+import type { Pool } from 'pg';
 import { webhookViolations } from './contract';
 
 /** One request as the receiver saw it: the raw bytes and the headers (lower-case names). */
@@ -80,4 +83,77 @@ export class WebhookReceiver {
       }, afterMs);
     });
   }
+}
+
+/**
+ * A partner's endpoint of one test, on a port of its own: `answer` handles each request (by default
+ * it never answers, as an endpoint that hangs until the attempt budget runs out). Counts the
+ * requests, those it holds open at once, and each delivery id it saw.
+ */
+export class TestEndpoint {
+  requests = 0;
+  open = 0;
+  maxOpen = 0;
+  readonly seen = new Map<string, number>();
+  private readonly server: http.Server;
+
+  constructor(answer: (req: http.IncomingMessage, res: http.ServerResponse) => void = (req) => req.resume()) {
+    this.server = http.createServer((req, res) => {
+      const id = String(req.headers['x-svc-delivery-id']);
+      this.seen.set(id, (this.seen.get(id) ?? 0) + 1);
+      this.requests += 1;
+      this.open += 1;
+      this.maxOpen = Math.max(this.maxOpen, this.open);
+      req.socket.once('close', () => (this.open -= 1));
+      answer(req, res);
+    });
+  }
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+/** The principal the partner API's guard hands the partner-webhooks service. */
+export const asPartner = (clientId: string) =>
+  ({ client_id: clientId, suspended: false, sponsorship: false }) as unknown as PartnerPrincipal;
+
+/**
+ * `count` finished deliveries of a partner, `minutesAgo` old, written as the dispatcher writes them
+ * (a backlog to replay or redeliver); their delivery ids.
+ */
+export async function finishedDeliveries(
+  db: Pool,
+  of: { clientId: string; userId: string },
+  count: number,
+  options: { status?: 'delivered' | 'failed'; minutesAgo?: number; attempts?: number } = {},
+): Promise<string[]> {
+  const run = randomBytes(4).toString('hex');
+  const { rows } = await db.query<{ delivery_id: string }>(
+    `INSERT INTO webhooks.deliveries
+       (delivery_id, event_id, event_type, user_id, client_id, target_url, body, status, attempts,
+        give_up_reason, created_at)
+     SELECT 'dlv_fd' || $1 || g, 'evt_fd' || $1 || g, 'user.profile.updated', $2, $3, 'http://127.0.0.1:9/x',
+            '{"created_at":"2026-01-01T00:00:00.000Z","id":"evt_fd' || $1 || g ||
+              '","type":"user.profile.updated","user_id":"' || $2 || '"}', $5, $7,
+            CASE WHEN $5 = 'failed' THEN 'attempts_exhausted' END, now() - $6::int * interval '1 minute'
+       FROM generate_series(1, $4::int) AS g
+     RETURNING delivery_id`,
+    [
+      run,
+      of.userId,
+      of.clientId,
+      count,
+      options.status ?? 'failed',
+      options.minutesAgo ?? 60,
+      options.attempts ?? 1,
+    ],
+  );
+  return rows.map((r) => r.delivery_id);
 }

@@ -1,9 +1,6 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
-import type { PartnerPrincipal } from '@svc/security';
 import { PartnerWebhooksService } from '../../apps/webhook-dispatcher/src/partner-webhooks/partner-webhooks.service';
 import { eventually } from '../support/services';
+import { asPartner, finishedDeliveries, TestEndpoint } from '../support/webhook-receiver';
 import {
   createPartner,
   grantConsent,
@@ -34,56 +31,8 @@ afterAll(async () => {
   await second?.close();
 });
 
-/** An endpoint that never answers: counts the requests it holds and each delivery id it saw. */
-class HangingEndpoint {
-  open = 0;
-  readonly seen = new Map<string, number>();
-  private readonly server = http.createServer((req) => {
-    const id = String(req.headers['x-svc-delivery-id']);
-    this.seen.set(id, (this.seen.get(id) ?? 0) + 1);
-    this.open += 1;
-    req.socket.once('close', () => (this.open -= 1));
-    req.resume();
-  });
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
-  }
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
-
-const asPartner = (clientId: string) =>
-  ({ client_id: clientId, suspended: false, sponsorship: false }) as unknown as PartnerPrincipal;
-
-/** `count` finished deliveries of a partner `minutesAgo` old, written as the dispatcher writes them. */
-async function finishedDeliveries(
-  clientId: string,
-  userId: string,
-  count: number,
-  status: 'delivered' | 'failed',
-  minutesAgo = 60,
-): Promise<string[]> {
-  const run = randomBytes(4).toString('hex');
-  const { rows } = await dispatcher.db.query<{ delivery_id: string }>(
-    `INSERT INTO webhooks.deliveries
-       (delivery_id, event_id, event_type, user_id, client_id, target_url, body, status, attempts,
-        give_up_reason, created_at)
-     SELECT 'dlv_bf' || $1 || g, 'evt_bf' || $1 || g, 'user.profile.updated', $2, $3, 'http://127.0.0.1:9/x',
-            '{"created_at":"2026-01-01T00:00:00.000Z","id":"evt_bf' || $1 || g ||
-              '","type":"user.profile.updated","user_id":"' || $2 || '"}', $5, 1, CASE WHEN $5 = 'failed' THEN 'attempts_exhausted' END,
-            now() - $6::int * interval '1 minute'
-       FROM generate_series(1, $4::int) AS g
-     RETURNING delivery_id`,
-    [run, userId, clientId, count, status, minutesAgo],
-  );
-  return rows.map((r) => r.delivery_id);
-}
-
 it("delivers partner B's redelivery within 10 s while partner A replays 10,000 deliveries to a hanging endpoint", async () => {
-  const hanging = new HangingEndpoint();
+  const hanging = new TestEndpoint();
   const partners = dispatcher.app.get(PartnerWebhooksService);
   let a: string | undefined;
   try {
@@ -97,7 +46,7 @@ it("delivers partner B's redelivery within 10 s while partner A replays 10,000 d
     // Two replays of 5,000 (one of 10,000 can outlast the statement timeout on a busy machine).
     let replayed = 0;
     for (const minutesAgo of [90, 60]) {
-      await finishedDeliveries(a, userId, 5_000, 'failed', minutesAgo);
+      await finishedDeliveries(dispatcher.db, { clientId: a, userId }, 5_000, { minutesAgo });
       const since = new Date(Date.now() - (minutesAgo + 10) * 60_000);
       const until = new Date(Date.now() - (minutesAgo - 10) * 60_000);
       replayed += (await partners.replay(asPartner(a), { since, until, status: 'given_up' })).replayed_count;
@@ -107,7 +56,9 @@ it("delivers partner B's redelivery within 10 s while partner A replays 10,000 d
     await eventually(async () => (hanging.open >= 100 ? true : undefined), 30_000);
 
     const latencies: number[] = [];
-    for (const source of await finishedDeliveries(b, userId, 3, 'delivered')) {
+    for (const source of await finishedDeliveries(dispatcher.db, { clientId: b, userId }, 3, {
+      status: 'delivered',
+    })) {
       const asked = Date.now();
       const { delivery_id: redelivery } = await partners.redeliver(asPartner(b), source);
       const arrived = await eventually(

@@ -11,7 +11,7 @@ import {
   spawnDispatcher,
 } from '../support/starters/webhook-dispatcher';
 import type { AppProcess } from '../support/starters/app-process';
-import { PrivateBroker } from './support/private-broker';
+import { PrivateBroker } from '../support/private-broker';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 // Issue 5, "a RabbitMQ restart loses no pending delivery": RabbitMQ is stopped and started while a

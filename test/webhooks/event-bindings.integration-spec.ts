@@ -14,7 +14,7 @@ import {
   newMember,
   useDeliveryStack,
 } from '../support/starters/webhook-dispatcher';
-import { queueBindings } from './support/broker';
+import { queueBindings } from '../support/broker-users';
 
 // crew.events also carries internal events (crew.member.registered, for the sponsorship work);
 // the dispatcher's queue must take only the webhook event types.

@@ -1,9 +1,6 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
-import type { PartnerPrincipal } from '@svc/security';
 import { PartnerWebhooksService } from '../../apps/webhook-dispatcher/src/partner-webhooks/partner-webhooks.service';
 import { eventually } from '../support/services';
+import { asPartner, finishedDeliveries, TestEndpoint } from '../support/webhook-receiver';
 import {
   createPartner,
   grantConsent,
@@ -31,57 +28,25 @@ const { auth, dispatcher } = useDeliveryStack(
   { ownVhost: 'noisy-neighbour' },
 );
 
-/** An endpoint that never answers; counts the requests it holds open at once. */
-class HangingEndpoint {
-  open = 0;
-  maxOpen = 0;
-  requests = 0;
-  private readonly server = http.createServer((req) => {
-    this.requests += 1;
-    this.open += 1;
-    this.maxOpen = Math.max(this.maxOpen, this.open);
-    req.socket.once('close', () => (this.open -= 1));
-    req.resume();
-  });
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
-  }
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
-
 /** An endpoint that answers 204 at once; notes when each event arrived after it was created. */
-class QuickEndpoint {
-  readonly latencies = new Map<string, number>();
-  private readonly server = http.createServer((req, res) => {
+function quickEndpoint() {
+  const latencies = new Map<string, number>();
+  const endpoint = new TestEndpoint((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; created_at: string };
-      if (!this.latencies.has(body.id)) this.latencies.set(body.id, Date.now() - Date.parse(body.created_at));
+      if (!latencies.has(body.id)) latencies.set(body.id, Date.now() - Date.parse(body.created_at));
       res.writeHead(204).end();
     });
   });
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
-  }
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
+  return Object.assign(endpoint, { latencies });
 }
-
-const asPartner = (clientId: string) =>
-  ({ client_id: clientId, suspended: false, sponsorship: false }) as unknown as PartnerPrincipal;
 
 describe('noisy neighbour: a hanging partner replaying at its budget cannot slow another partner', () => {
   it(`holds at most ${PER_PARTNER} of the hanging partner's attempts, and the other partner's events arrive within 1.5 s`, async () => {
-    const noisyEndpoint = new HangingEndpoint();
-    const victimEndpoint = new QuickEndpoint();
+    const noisyEndpoint = new TestEndpoint();
+    const victimEndpoint = quickEndpoint();
     try {
       const userId = await newMember(auth);
       const noisy = await createPartner(auth, { webhookUrl: await noisyEndpoint.start() });
@@ -90,16 +55,10 @@ describe('noisy neighbour: a hanging partner replaying at its budget cannot slow
       await grantConsent(auth, userId, victim.clientId, ['profile:read']);
 
       // 300 given-up deliveries of the noisy partner, replayed: 300 attempts of 2 s each queued.
-      const run = randomBytes(4).toString('hex');
-      await dispatcher.db.query(
-        `INSERT INTO webhooks.deliveries
-           (delivery_id, event_id, event_type, user_id, client_id, target_url, body, status, attempts,
-            give_up_reason, created_at)
-         SELECT 'dlv_nn' || $1 || g, 'evt_nn' || $1 || g, 'user.profile.updated', $2, $3, 'http://127.0.0.1:9/x',
-                '{"id":"evt_nn' || $1 || g || '"}', 'failed', 6, 'attempts_exhausted', now() - interval '1 minute'
-           FROM generate_series(1, 300) AS g`,
-        [run, userId, noisy.clientId],
-      );
+      await finishedDeliveries(dispatcher.db, { clientId: noisy.clientId, userId }, 300, {
+        minutesAgo: 1,
+        attempts: 6,
+      });
       const replayed = await dispatcher.app.get(PartnerWebhooksService).replay(asPartner(noisy.clientId), {
         since: new Date(Date.now() - 3_600_000),
         until: new Date(),

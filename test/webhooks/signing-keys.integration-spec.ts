@@ -2,7 +2,7 @@ import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { PartnersService } from '../../apps/auth-server/src/partners/partners.service';
 import { basicAuthorization } from '../support/factories';
-import { createPartner } from '../support/factories/auth';
+import { createPartner } from '../support/app-factories';
 import { eventually } from '../support/services';
 import { grantConsent, newEvent, newMember, useDeliveryStack } from '../support/starters/webhook-dispatcher';
 import type { ReceivedWebhook } from '../support/webhook-receiver';

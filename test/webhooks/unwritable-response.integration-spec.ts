@@ -1,10 +1,9 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { dataSourceOptions, Sql } from '@svc/platform';
 import { DataSource } from 'typeorm';
 import { DeliveriesRepository } from '../../apps/webhook-dispatcher/src/deliveries/deliveries.repository';
 import { eventually, testServices } from '../support/services';
+import { TestEndpoint } from '../support/webhook-receiver';
 import {
   createPartner,
   deliveriesOf,
@@ -21,28 +20,12 @@ jest.setTimeout(60_000);
 
 const { auth, dispatcher } = useDeliveryStack({ WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s' });
 
-/** An endpoint answering `status` with exactly these bytes; counts its requests. */
-class RawEndpoint {
-  requests = 0;
-  private readonly server: http.Server;
-  constructor(body: Buffer, status = 200) {
-    this.server = http.createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        this.requests += 1;
-        res.writeHead(status, { 'content-type': 'application/octet-stream' }).end(body);
-      });
-    });
-  }
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
-  }
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
+/** An endpoint answering `status` with exactly these bytes. */
+const rawEndpoint = (body: Buffer, status = 200) =>
+  new TestEndpoint((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(status, { 'content-type': 'application/octet-stream' }).end(body));
+  });
 
 const answers: Record<string, Buffer> = {
   'ok and NUL': Buffer.from('ok\0', 'latin1'),
@@ -66,10 +49,10 @@ describe('any bytes an endpoint answers are recorded once, and the event is not 
     const endpoints = Object.entries(answers).map(([name, body]) => ({
       name,
       body,
-      endpoint: new RawEndpoint(body),
+      endpoint: rawEndpoint(body),
     }));
     try {
-      const partners: { name: string; endpoint: RawEndpoint; clientId: string }[] = [];
+      const partners: { name: string; endpoint: TestEndpoint; clientId: string }[] = [];
       for (const e of endpoints) {
         const partner = await createPartner(auth, { webhookUrl: await e.endpoint.start() });
         await grantConsent(auth, userId, partner.clientId, ['profile:read']);

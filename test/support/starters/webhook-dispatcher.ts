@@ -16,7 +16,7 @@ import {
   createUser,
   grantConsent,
   type AuthApp,
-} from '../factories/auth';
+} from '../app-factories';
 import { startAuthServer, startedLater, type AuthServerHarness } from './auth-server';
 import { WebhookReceiver } from '../webhook-receiver';
 import { bootApp, spawnApp, type AppProcess } from './app-process';

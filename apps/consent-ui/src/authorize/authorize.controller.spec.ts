@@ -1,6 +1,6 @@
 import { AUTH_AUTHORIZE_DECIDE, AUTH_AUTHORIZE_VALIDATE, SCOPE_DESCRIPTIONS } from '@svc/contracts';
 import { DependencyUnavailableError } from '@svc/platform';
-import { form, hiddenField, startTestApp, type TestApp } from '../../../../test/support/fakes/consent-ui-app';
+import { form, hiddenField, startTestApp, type TestApp } from '../../../../test/support/fake-consent-ui';
 
 const PARAMS = {
   response_type: 'code',

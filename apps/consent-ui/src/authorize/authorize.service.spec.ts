@@ -1,7 +1,11 @@
 import { AUTH_AUTHORIZE_DECIDE, AUTH_AUTHORIZE_VALIDATE } from '@svc/contracts';
 import { SessionsService } from '../sessions/sessions.service';
-import { FakeClock, FakeRpcClient, FakeSessionsRepository } from '../../../../test/support/fakes/consent-ui';
-import { cookieHeader } from '../../../../test/support/fakes/consent-ui-app';
+import {
+  cookieHeader,
+  FakeClock,
+  FakeRpcClient,
+  FakeSessionsRepository,
+} from '../../../../test/support/fake-consent-ui';
 import { AuthorizeException } from './authorize.exception';
 import { AuthorizeService } from './authorize.service';
 

@@ -14,7 +14,7 @@ import {
   setCookies,
   startTestApp,
   type TestApp,
-} from '../../../../test/support/fakes/consent-ui-app';
+} from '../../../../test/support/fake-consent-ui';
 
 let t: TestApp;
 let connections: Connection[];

@@ -7,8 +7,12 @@ import {
 import { DependencyUnavailableError, RpcRemoteError } from '@svc/platform';
 import pino from 'pino';
 import { SessionsService } from '../sessions/sessions.service';
-import { FakeClock, FakeRpcClient, FakeSessionsRepository } from '../../../../test/support/fakes/consent-ui';
-import { cookieHeader } from '../../../../test/support/fakes/consent-ui-app';
+import {
+  cookieHeader,
+  FakeClock,
+  FakeRpcClient,
+  FakeSessionsRepository,
+} from '../../../../test/support/fake-consent-ui';
 import { ConnectionsException } from './connections.exception';
 import { ConnectionsService } from './connections.service';
 

@@ -5,7 +5,7 @@ import {
   SPONSORSHIP_MEMBER_SPONSORSHIPS,
 } from '@svc/contracts';
 import { DependencyUnavailableError } from '@svc/platform';
-import { startTestApp, type TestApp } from '../../../../test/support/fakes/consent-ui-app';
+import { startTestApp, type TestApp } from '../../../../test/support/fake-consent-ui';
 
 let t: TestApp;
 

@@ -7,7 +7,7 @@ import {
   setCookies,
   startTestApp,
   type TestApp,
-} from '../../../../test/support/fakes/consent-ui-app';
+} from '../../../../test/support/fake-consent-ui';
 
 const PAGE_HEADERS = {
   'content-security-policy':

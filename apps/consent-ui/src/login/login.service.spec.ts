@@ -1,6 +1,10 @@
 import { API_LIMITS, AUTH_LOGIN } from '@svc/contracts';
-import { FakeClock, FakeRpcClient, FakeSessionsRepository } from '../../../../test/support/fakes/consent-ui';
-import { cookieHeader } from '../../../../test/support/fakes/consent-ui-app';
+import {
+  cookieHeader,
+  FakeClock,
+  FakeRpcClient,
+  FakeSessionsRepository,
+} from '../../../../test/support/fake-consent-ui';
 import { SessionsService } from '../sessions/sessions.service';
 import { parseLoginForm } from './login-form.dto';
 import { LoginService } from './login.service';

@@ -1,4 +1,4 @@
-import { FakeClock, FakeSessionsRepository } from '../../../../test/support/fakes/consent-ui';
+import { FakeClock, FakeSessionsRepository } from '../../../../test/support/fake-consent-ui';
 import { parseCookies } from './cookies';
 import { digestSessionId } from './secrets';
 import { HOST_SESSION_COOKIE, LOGIN_CSRF_COOKIE, SESSION_COOKIE } from './session-cookies';

@@ -1,4 +1,4 @@
-import { startTestApp, type TestApp } from '../../../../test/support/fakes/consent-ui-app';
+import { startTestApp, type TestApp } from '../../../../test/support/fake-consent-ui';
 import { PAGE_HEADERS } from './web-result';
 
 let t: TestApp;

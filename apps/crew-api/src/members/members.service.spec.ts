@@ -1,5 +1,5 @@
 import type { Principal } from '@svc/security';
-import { FakeRecordWriter, LOCKED_MEMBER } from '../../../../test/support/fakes/record-writer';
+import { FakeRecordWriter, LOCKED_MEMBER } from '../../../../test/support/fake-record-writer';
 import type { MembersRepository, ProfileChanges, ProfileRow } from './members.repository';
 import { MembersService } from './members.service';
 

@@ -1,5 +1,5 @@
 import type { Principal } from '@svc/security';
-import { FakeRecordWriter, LOCKED_MEMBER } from '../../../../test/support/fakes/record-writer';
+import { FakeRecordWriter, LOCKED_MEMBER } from '../../../../test/support/fake-record-writer';
 import { CursorCodec } from './cursor';
 import { VesselPageCache } from './vessel-page-cache';
 import type { PeriodRow, PeriodVersion, VesselsRepository } from './vessels.repository';

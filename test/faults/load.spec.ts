@@ -1,4 +1,4 @@
-import type { HttpResponse } from '../../support/http';
+import type { HttpResponse } from '../support/http';
 import { classify, recoveredAt, RECOVERY_KINDS, type Sample } from './load';
 
 function response(status: number, contentType: string, body: unknown): HttpResponse {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { basicAuthorization } from '../../support/factories';
-import { request, type HttpResponse } from '../../support/http';
-import type { TokenPair } from '../../support/oauth/token-pairs';
+import { basicAuthorization } from '../support/factories';
+import { request, type HttpResponse } from '../support/http';
+import type { TokenPair } from '../support/oauth/token-pairs';
 
 /**
  * Steady mixed load on the gateway, as partners and the records system make it, with every

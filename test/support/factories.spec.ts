@@ -1,4 +1,4 @@
-import { authorizeRequest, basicAuthorization, codeVerifier, formBody, pkcePair, s256 } from './index';
+import { authorizeRequest, basicAuthorization, codeVerifier, formBody, pkcePair, s256 } from './factories';
 
 describe('test factories', () => {
   it('computes the S256 challenge of RFC 7636 Appendix B', () => {

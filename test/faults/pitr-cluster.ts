@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Pool } from 'pg';
-import { freePorts, waitForPort } from '../../../scripts/lib/net.cjs';
-import { tail } from '../../../scripts/lib/procs.cjs';
-import { isRoot, postgresBin, postgresOwnedDir } from './private-services';
+import { freePorts, waitForPort } from '../../scripts/lib/net.cjs';
+import { tail } from '../../scripts/lib/procs.cjs';
+import { isRoot, postgresBin, postgresOwnedDir, runTool } from './private-services';
 
 /**
  * What the restore drill runs: PostgreSQL clusters of its own (initdb, pg_ctl) that archive their
@@ -34,22 +33,7 @@ export class PitrWorkspace {
   /** Runs a PostgreSQL tool (or `cp`, `mkdir`) as the user who owns the data. */
   async run(tool: string, args: string[], timeoutMs = 120_000): Promise<string> {
     const cmd = fs.existsSync(path.join(this.bin, tool)) ? path.join(this.bin, tool) : tool;
-    const [file, argv] = isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
-    let output = '';
-    const status = await new Promise<number | null>((resolve) => {
-      const child = spawn(file, argv, { cwd: this.dir, stdio: ['ignore', 'pipe', 'pipe'] });
-      child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')));
-      child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')));
-      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        resolve(code);
-      });
-      child.once('error', (err) => {
-        output += err.message;
-        resolve(null);
-      });
-    });
+    const { status, output } = await runTool(cmd, args, this.dir, timeoutMs);
     if (status !== 0) throw new Error(`${tool} ${args.join(' ')} failed (${String(status)}):\n${output}`);
     return output;
   }

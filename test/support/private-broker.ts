@@ -3,10 +3,10 @@ import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT } from '../../../scripts/lib/apps.cjs';
-import { APPS, amqpPassword, amqpUser, topicPermissions } from '../../../scripts/lib/credentials.cjs';
-import { freePorts, tcpReachable, waitForPort } from '../../../scripts/lib/net.cjs';
-import { startProcess, tail, type ProcessHandle } from '../../../scripts/lib/procs.cjs';
+import { ROOT } from '../../scripts/lib/apps.cjs';
+import { APPS, amqpPassword, amqpUser, topicPermissions } from '../../scripts/lib/credentials.cjs';
+import { freePorts, tcpReachable, waitForPort } from '../../scripts/lib/net.cjs';
+import { startProcess, tail, type ProcessHandle } from '../../scripts/lib/procs.cjs';
 
 // RabbitMQ's own scripts (the /usr/sbin wrappers switch to the rabbitmq user and its cookie).
 const RABBIT_BIN = '/usr/lib/rabbitmq/bin';
@@ -36,11 +36,6 @@ export class PrivateBroker {
 
   get logFile(): string {
     return path.join(this.dir, 'rabbitmq.log');
-  }
-
-  /** The Erlang node name (`name@localhost`). */
-  get nodeName(): string {
-    return this.node;
   }
 
   /**

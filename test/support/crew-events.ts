@@ -6,7 +6,7 @@ import {
 } from '@svc/contracts';
 import * as amqp from 'amqplib';
 import type { Pool } from 'pg';
-import { eventually } from '../../support/services';
+import { eventually } from './services';
 
 /** A row of crew-api's outbox, as the relay will publish it. */
 export interface OutboxRow {

@@ -1,6 +1,6 @@
-import type { HttpResponse } from '../../support/http';
-import { startAuthServer, type AuthServerHarness } from '../../support/starters/auth-server';
-import { startCrewApi, type CrewApiHarness } from '../../support/starters/crew-api';
+import type { HttpResponse } from './http';
+import { startAuthServer, type AuthServerHarness } from './starters/auth-server';
+import { startCrewApi, type CrewApiHarness } from './starters/crew-api';
 
 /**
  * Two crew-api replicas on one database: `keeping` keeps what its cache setting lets it keep,

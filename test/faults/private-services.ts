@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT } from '../../../scripts/lib/apps.cjs';
-import { freePorts, tcpReachable, waitForPort } from '../../../scripts/lib/net.cjs';
-import { startProcess, tail, which, type ProcessHandle } from '../../../scripts/lib/procs.cjs';
-import { PrivateBroker } from '../../webhooks/support/private-broker';
+import { ROOT } from '../../scripts/lib/apps.cjs';
+import { freePorts, tcpReachable, waitForPort } from '../../scripts/lib/net.cjs';
+import { startProcess, tail, which, type ProcessHandle } from '../../scripts/lib/procs.cjs';
+import { PrivateBroker } from '../support/private-broker';
 
 /**
  * The fault matrix's own PostgreSQL, Redis and RabbitMQ: each on its own free port with its own
@@ -53,6 +53,35 @@ export function postgresBin(): string {
   if (!versions.length)
     throw new Error('the fault matrix starts a private PostgreSQL: initdb is not installed');
   return path.join(base, versions[0], 'bin');
+}
+
+/** `cmd args` as the user who owns PostgreSQL's data: `postgres` when we are root. */
+export function asPostgres(cmd: string, args: string[]): [string, string[]] {
+  return isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
+}
+
+/**
+ * Runs a tool as asPostgres says, asynchronously (the load's clocks keep running), killed after
+ * `timeoutMs`: its exit status (null: killed or not started) and its output.
+ */
+export async function runTool(cmd: string, args: string[], cwd: string, timeoutMs: number) {
+  const [file, argv] = asPostgres(cmd, args);
+  let output = '';
+  const status = await new Promise<number | null>((resolve) => {
+    const child = spawn(file, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+    child.once('error', (err) => {
+      output += err.message;
+      resolve(null);
+    });
+  });
+  return { status, output };
 }
 
 /** A new folder owned by `postgres`; stops at once, saying why, when that user cannot use it. */
@@ -148,8 +177,7 @@ export class PrivatePostgres implements Dependency {
   }
 
   private argv(tool: string, args: string[]): [string, string[]] {
-    const cmd = path.join(this.bin, tool);
-    return isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
+    return asPostgres(path.join(this.bin, tool), args);
   }
 
   private fail(tool: string, args: string[], status: unknown, output: string): never {
@@ -172,22 +200,7 @@ export class PrivatePostgres implements Dependency {
   }
 
   private async run(tool: string, args: string[], timeout: number, tolerant = false): Promise<void> {
-    const [file, argv] = this.argv(tool, args);
-    let output = '';
-    const status = await new Promise<number | null>((resolve) => {
-      const child = spawn(file, argv, { cwd: this.dir, stdio: ['ignore', 'pipe', 'pipe'] });
-      child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')));
-      child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')));
-      const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        resolve(code);
-      });
-      child.once('error', (err) => {
-        output += err.message;
-        resolve(null);
-      });
-    });
+    const { status, output } = await runTool(path.join(this.bin, tool), args, this.dir, timeout);
     if (status !== 0 && !tolerant) this.fail(tool, args, status, output);
   }
 }

@@ -1,7 +1,7 @@
 import type { EventType } from '@svc/contracts';
 import type { Transaction } from '@svc/platform';
-import type { RecordWrite, RecordWriter } from '../../../apps/crew-api/src/records/record-writer.service';
-import type { LockedMember } from '../../../apps/crew-api/src/records/records.repository';
+import type { RecordWrite, RecordWriter } from '../../apps/crew-api/src/records/record-writer.service';
+import type { LockedMember } from '../../apps/crew-api/src/records/records.repository';
 
 /**
  * RecordWriter without a database, for service unit tests: the work runs against `member`, and

@@ -1,22 +1,24 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { AUTH_CONSENTS_REVOKE, type SandboxPartner } from '@svc/contracts';
 import type { Pool } from 'pg';
-import type { CrewApiHarness } from '../../support/starters/crew-api';
-import { createPartner as createAuthPartner, type AuthApp } from '../../support/factories/auth';
-import { createCrewMember } from '../../support/factories/crew';
-import type { AuthServerHarness } from '../../support/starters/auth-server';
-import { issueCode } from '../../support/oauth/flow';
-import type { HttpResponse } from '../../support/http';
-import type { Credentials } from '../../support/starters/sponsorship-api';
+import type { CrewApiHarness } from './starters/crew-api';
+import {
+  createCrewMember,
+  createPartner as createAuthPartner,
+  type AuthApp,
+  type FactoryMember,
+} from './app-factories';
+import type { AuthServerHarness } from './starters/auth-server';
+import { issueCode } from './oauth/flow';
+import type { HttpResponse } from './http';
+import type { Credentials } from './starters/sponsorship-api';
 
 /**
  * Test data of the sponsorship specs. The sandbox seats are shared by every spec file of a run,
  * so tests that change seats work with partners and e-mails of their own.
  */
 
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
+export { sha256Hex } from '@svc/platform';
 
 function suffix(): string {
   return randomBytes(5).toString('hex');
@@ -44,11 +46,7 @@ export async function createPartner(auth: AuthApp, flags: PartnerFlags = {}): Pr
   return { id: partner.clientId, secret: partner.clientSecret };
 }
 
-export interface Member {
-  readonly user_id: string;
-  readonly email: string;
-  readonly name: string;
-}
+export type Member = FactoryMember;
 
 /** A new crew member, registered through crew-api's internal API (free tier). */
 export async function registerMember(
@@ -67,13 +65,8 @@ export async function registerMember(
  * A crew member who can also sign in and consent (auth-server's user row and crew-api's record),
  * free tier, with this display name.
  */
-export async function createConsentingMember(
-  auth: AuthApp,
-  crew: CrewApiHarness,
-  name: string,
-): Promise<Member> {
-  const m = await createCrewMember(auth, crew, { name });
-  return { user_id: m.user_id, email: m.email, name: m.name };
+export function createConsentingMember(auth: AuthApp, crew: CrewApiHarness, name: string): Promise<Member> {
+  return createCrewMember(auth, crew, { name });
 }
 
 /** A partner of createPartner() in the shape the OAuth flow helpers take. */

@@ -1,4 +1,0 @@
-export * from './pkce';
-export * from './partners';
-export * from './authorize';
-export * from './tokens';
