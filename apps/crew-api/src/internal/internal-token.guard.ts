@@ -1,4 +1,12 @@
-import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import {
+  applyDecorators,
+  Header,
+  Inject,
+  Injectable,
+  UseGuards,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { ApiProblem, APP_CONFIG, constantTimeEqual } from '@svc/platform';
 import type { CrewApiConfig } from '../config';
 
@@ -32,3 +40,7 @@ export class InternalTokenGuard implements CanActivate {
     );
   }
 }
+
+/** On a handler of the internal records API: internal token required, answers never cached. */
+export const InternalApi = () =>
+  applyDecorators(UseGuards(InternalTokenGuard), Header('cache-control', 'no-store'));

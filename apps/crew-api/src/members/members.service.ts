@@ -1,4 +1,4 @@
-import type { ProfileResponse } from '@svc/contracts';
+import type { MembershipResponse, ProfileResponse } from '@svc/contracts';
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/security';
 import { callerEtag, type Representation } from '../http/conditional';
@@ -6,9 +6,26 @@ import { applyPatch, differs } from '../records/patch';
 import { RecordWriter } from '../records/record-writer.service';
 import { noCrewRecord, RecordsException } from '../records/records.exception';
 import { toMemberProfileResponse, type MemberProfileResponse } from './dto/member-profile.response';
-import { toProfileResponse } from './dto/profile.response';
 import type { UserLookupResponse } from './dto/user-lookup.dto';
-import { MembersRepository, type ProfileChanges } from './members.repository';
+import { MembersRepository, type ProfileChanges, type ProfileRow } from './members.repository';
+
+/** Only the sponsoring client sees the term and `sponsored_by_you`. */
+export function toProfileResponse(row: ProfileRow, clientId: string): ProfileResponse {
+  const base = { tier: row.tier, source: row.source, since: row.since };
+  const membership: MembershipResponse =
+    row.sponsorClientId !== null && row.sponsorClientId === clientId
+      ? { ...base, expires_at: row.expiresAt, sponsored_by_you: true }
+      : base;
+  return {
+    user_id: row.userId,
+    name: row.name,
+    role: row.role,
+    country: row.country,
+    photo_url: row.photoUrl,
+    record_updated_at: row.updatedAt,
+    membership,
+  };
+}
 
 @Injectable()
 export class MembersService {

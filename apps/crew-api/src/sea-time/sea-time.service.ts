@@ -5,7 +5,7 @@ import type { Principal } from '@svc/security';
 import { callerEtag, type Representation } from '../http/conditional';
 import { RecordWriter } from '../records/record-writer.service';
 import { noCrewRecord } from '../records/records.exception';
-import { SeaTimeCache } from './sea-time-cache';
+import { SnapshotCache } from '../records/snapshot-cache';
 import type { SeaTimeEntryInput } from './dto/sea-time-entry.dto';
 import {
   toRecentResponse,
@@ -14,6 +14,9 @@ import {
   type SeaTimeEntryResponse,
 } from './dto/sea-time.response';
 import { SeaTimeRepository, type SeaTimeVersion } from './sea-time.repository';
+
+/** The sea-time totals and trends this replica keeps (SEA_TIME_CACHE_ENTRIES), by version. */
+export class SeaTimeCache extends SnapshotCache<SeaTimeResponse | RecentTrendResponse> {}
 
 /**
  * Last-Modified of the trend: the record's last change, or the start of the current month if

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { newId, strongEtag } from '@svc/platform';
+import { newId } from '@svc/platform';
 import { API_LIMITS, type VesselPageResponse } from '@svc/contracts';
 import type { Principal } from '@svc/security';
-import { scopeKey, type Representation } from '../http/conditional';
+import { scopeKey, strongEtag, type Representation } from '../http/conditional';
 import { applyPatch, differs } from '../records/patch';
 import { RecordWriter, type RecordWrite } from '../records/record-writer.service';
 import { noCrewRecord, RecordsException } from '../records/records.exception';
 import { usToMs } from '../records/sql-time';
 import { CursorCodec } from './cursor';
-import { VesselPageCache } from './vessel-page-cache';
+import { SnapshotCache } from '../records/snapshot-cache';
 import type { VesselPeriodPatch } from './dto/vessel-period.dto';
 import type { VesselPeriod } from './vessel-period-version.entity';
 import type { VesselsQuery } from './dto/vessels-query.dto';
@@ -18,6 +18,9 @@ import {
   type WrittenPeriodResponse,
 } from './dto/vessels.response';
 import { VesselsRepository, type PeriodVersion } from './vessels.repository';
+
+/** The vessel-history pages this replica keeps (VESSEL_PAGE_CACHE_ENTRIES). */
+export class VesselPageCache extends SnapshotCache<VesselPageResponse> {}
 
 @Injectable()
 export class VesselsService {

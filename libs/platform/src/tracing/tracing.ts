@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
@@ -217,10 +218,7 @@ export interface SpanOptions {
   readonly parent?: Context;
 }
 
-/**
- * Runs `fn` in a span of its own, ended when `fn` settles (an error status when it throws). When
- * tracing is off `fn` runs as it is, with no span.
- */
+/** Runs `fn` in a span of its own, ended when `fn` settles (an error status when it throws); with tracing off, as it is. */
 export async function inSpan<T>(
   name: string,
   options: SpanOptions,
@@ -246,11 +244,6 @@ export function startSpan(name: string, options: SpanOptions): Span | undefined 
   return active.tracer.startSpan(name, { kind: options.kind, attributes: options.attributes }, parent);
 }
 
-/** Runs `fn` with `span` active (as the parent of what `fn` starts). */
-export function withSpan<T>(span: Span, parent: Context, fn: () => T): T {
-  return context.with(trace.setSpan(parent, span), fn);
-}
-
 export function failSpan(span: Span | undefined, err: unknown): void {
   if (!span) return;
   span.recordException(err instanceof Error ? err : String(err));
@@ -259,4 +252,52 @@ export function failSpan(span: Span | undefined, err: unknown): void {
 
 export function markSpanError(span: Span | undefined, message?: string): void {
   span?.setStatus({ code: SpanStatusCode.ERROR, message });
+}
+
+/** Each HTTP request's server span, until the request is answered. */
+const requestSpans = new WeakMap<object, Span>();
+
+/**
+ * Runs the rest of the request (`next`) in its server span, which continues the caller's trace
+ * (the gateway passes the partner's `traceparent` on). With tracing off, nothing is added.
+ */
+export function enterRequestSpan(
+  request: object,
+  method: string,
+  headers: IncomingHttpHeaders,
+  next: () => void,
+): void {
+  if (!active) return next();
+  const parent = contextFromHeaders(headers);
+  const span = active.tracer.startSpan(
+    method,
+    { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } },
+    parent,
+  );
+  requestSpans.set(request, span);
+  context.with(trace.setSpan(parent, span), next);
+}
+
+/**
+ * Ends the request's span, named after the route pattern (`GET /v1/me`) so that traces group by
+ * endpoint rather than by member id; returns its ids for the access log line.
+ */
+export function leaveRequestSpan(
+  request: object,
+  method: string,
+  route: string | undefined,
+  status: number,
+): { trace_id: string; span_id: string } | undefined {
+  const span = requestSpans.get(request);
+  if (!span) return undefined;
+  requestSpans.delete(request);
+  if (route !== undefined) {
+    span.updateName(`${method} ${route}`);
+    span.setAttribute('http.route', route);
+  }
+  span.setAttribute('http.response.status_code', status);
+  if (status >= 500) markSpanError(span);
+  span.end();
+  const ids = span.spanContext();
+  return { trace_id: ids.traceId, span_id: ids.spanId };
 }
