@@ -15,10 +15,7 @@ export function httpDate(date: Date): string {
   return new Date(Math.floor(date.getTime() / 1000) * 1000).toUTCString();
 }
 
-/**
- * RFC 9110 §13.2.2: If-None-Match is evaluated when present and If-Modified-Since is then
- * ignored; otherwise If-Modified-Since. True means "answer 304".
- */
+/** True means "answer 304"; If-None-Match, when present, overrides If-Modified-Since (RFC 9110 §13.2.2). */
 export function isNotModified(
   headers: { 'if-none-match'?: string | string[]; 'if-modified-since'?: string | string[] },
   validators: Pick<Representation<unknown>, 'etag' | 'lastModified'>,
@@ -48,10 +45,7 @@ export function callerEtag(principal: Principal, ...parts: string[]): string {
   return strongEtag(...parts, scopeKey(principal), principal.client_id);
 }
 
-/**
- * A response's validators, and its body to build only when it is sent: a request whose validator
- * still matches is answered from the validators alone, without the work of the body.
- */
+/** Validators, and the body built only when it is sent (a matching revalidation never builds it). */
 export interface Representation<T> {
   /** Strong ETag, quoted (docs/rules.md, Crew records). */
   readonly etag: string;
@@ -63,11 +57,7 @@ export interface Representation<T> {
 /** A body as the JSON bytes sent, typed by what they hold. */
 export type JsonBody<T> = Buffer & { readonly __holds?: T };
 
-/**
- * Each body's JSON, made once per body object: a body a replica keeps (SnapshotCache) is the same
- * object on every answer, so a kept vessel page (~10 kB) or sea-time answer is serialized once,
- * not once per request. Held only as long as its body is.
- */
+/** Each body object's JSON, made once: a kept body (SnapshotCache) is serialized once, not per request. */
 const serialized = new WeakMap<object, Buffer>();
 
 function json(body: object): Buffer {
@@ -81,9 +71,7 @@ function json(body: object): Buffer {
 
 /**
  * Conditional GET (RFC 9110 §13): always `ETag`, `Last-Modified` and `Cache-Control: private,
- * no-cache` (the body depends on the caller's token, and a cache must revalidate every time);
- * `If-None-Match`, or else `If-Modified-Since`, that still matches is answered 304 without a
- * body (§15.4.5). Resolves the body to send as JSON bytes, or undefined for a 304.
+ * no-cache` (the body depends on the token); resolves the JSON bytes, or undefined for a 304.
  */
 export async function answerConditionally<T extends object>(
   request: FastifyRequest,

@@ -38,11 +38,8 @@ export class MembersRepository {
   constructor(private readonly sql: Sql) {}
 
   /**
-   * `/v1/me` lookups share statements: those made in one turn of the event loop go together
-   * (GroupBatcher gathering the turn, `user_id = ANY($1)`), several batches at once: under load
-   * the round trip, not the row, is the cost. A member without a membership row (none is created
-   * without one, but the block is always shown) reads as free and self-paid since the record was
-   * created.
+   * `/v1/me` lookups of one event-loop turn share a statement (under load the round trip is the
+   * cost). A member without a membership row reads as free and self-paid since creation.
    */
   private readonly profiles = new GroupBatcher<string, ProfileText | undefined>(
     async (userIds) => {
@@ -94,10 +91,8 @@ export class MembersRepository {
   }
 
   /**
-   * A new member's record head and free membership (one write time for every column: the table
-   * requires vessels_updated_at <= record_updated_at); false when the id or the e-mail is taken
-   * (the unique keys decide, so two registrations of one e-mail cannot both succeed). Answers the
-   * record as written.
+   * A new member's record head and free membership, one write time for every column; null when the
+   * id or the e-mail is taken (the unique keys decide, so concurrent sign-ups cannot both succeed).
    */
   async insertMember(tx: Transaction, m: Omit<CrewMember, 'recordUpdatedAt'>): Promise<CrewMember | null> {
     const member = await this.sql.row<CrewMember>(

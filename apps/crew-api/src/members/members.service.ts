@@ -34,10 +34,7 @@ export class MembersService {
     private readonly writer: RecordWriter,
   ) {}
 
-  /**
-   * `/v1/me` for the caller. The body depends on the calling partner (the sponsor sees the term),
-   * so the ETag covers the client as well as the record's state and the token's scopes.
-   */
+  /** `/v1/me`: the body depends on the calling partner, so the ETag covers the client and the scopes. */
   async profile(principal: Principal): Promise<Representation<ProfileResponse>> {
     const row = await this.members.profile(principal.user_id);
     if (!row) throw noCrewRecord(principal.user_id);
@@ -48,10 +45,7 @@ export class MembersService {
     };
   }
 
-  /**
-   * A profile change commits with its `user.profile.updated` event. A PATCH that changes
-   * nothing is answered with the profile as it is: no new write time, no event.
-   */
+  /** Commits with its `user.profile.updated` event; a PATCH that changes nothing writes nothing. */
   updateProfile(userId: string, changes: ProfileChanges): Promise<MemberProfileResponse> {
     return this.writer.write(userId, async (write) => {
       const current = write.member;

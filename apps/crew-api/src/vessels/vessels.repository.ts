@@ -42,11 +42,7 @@ const SNAPSHOT_STATEMENTS_IN_FLIGHT = 8;
 export class VesselsRepository {
   constructor(private readonly sql: Sql) {}
 
-  /**
-   * A member's vessel-history snapshot now (vessels_updated_at, exact), or undefined for no such
-   * member: what a scan's first page reads, and all that its validators need. Lookups made in one
-   * turn of the event loop share a statement.
-   */
+  /** The member's vessel-history snapshot now (undefined: no member); one event-loop turn's lookups share a statement. */
   private readonly snapshots = new GroupBatcher<string, string | undefined>(
     async (userIds) => {
       const rows = await this.sql.prepared<{ userId: string; asOf: string }>(
@@ -68,10 +64,8 @@ export class VesselsRepository {
   }
 
   /**
-   * One page of the snapshot `asOf` in one query, `limit` rows at most, newest first
-   * (period_start DESC, id DESC), after `after` or from the start ('infinity', so both cases share
-   * one statement whose keyset stays an index condition); undefined for no such member. Served by
-   * the (user_id, period_start DESC, period_id DESC) index, which carries every column read.
+   * One page of the snapshot `asOf`, newest first, after `after` or from 'infinity' (one statement,
+   * the keyset an index condition on the covering index); undefined for no such member.
    */
   async page(
     userId: string,
