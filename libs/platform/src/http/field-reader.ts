@@ -40,11 +40,7 @@ interface StringRule {
   readonly patternMessage?: string;
 }
 
-/**
- * Reads a JSON body (or a query string) field by field and collects every problem, so one 422
- * answer names all the fields that failed (`errors: [{field, message}]`). Readers return a
- * placeholder for a bad field; `done()` throws before a placeholder can be used.
- */
+/** Reads a body or query field by field, so one 422 names every bad field; `done()` throws before a placeholder is used. */
 export class FieldReader {
   private readonly errors: FieldError[] = [];
 

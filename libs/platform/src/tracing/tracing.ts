@@ -39,12 +39,7 @@ function serviceVersion(): string | undefined {
   }
 }
 
-/**
- * The resource every span of the process carries: the app (`service.name`), the release
- * (`service.version`), the environment (`deployment.environment.name`, APP_ENV) and the host, which is
- * the pod in Kubernetes (`host.name`); then OTEL_RESOURCE_ATTRIBUTES (the manifests add
- * `k8s.pod.name` and `k8s.namespace.name` there), then OTEL_SERVICE_NAME, as the specification orders them.
- */
+/** Every span's resource: app, release, APP_ENV and host, then OTEL_RESOURCE_ATTRIBUTES, then OTEL_SERVICE_NAME (the spec's order). */
 export function resourceAttributes(app: string, config: TracingConfig): Record<string, string> {
   const defaults: Record<string, string> = { 'service.name': app, 'host.name': hostname() };
   const version = serviceVersion();
@@ -65,10 +60,7 @@ interface Active {
   readonly disable: () => void;
 }
 
-/**
- * Undefined while tracing is off: every helper below then returns at its first line, so an app
- * without a collector pays one comparison per hop and never loads the SDK.
- */
+/** Undefined while tracing is off: every helper returns at once, and the SDK is never loaded. */
 let active: Active | undefined;
 
 export interface TracingOptions {
@@ -76,11 +68,7 @@ export interface TracingOptions {
   readonly spanProcessor?: SpanProcessor;
 }
 
-/**
- * Starts tracing for the process when OTEL_EXPORTER_OTLP_ENDPOINT is set (or a processor is given),
- * before the app's modules connect anything: the pg and ioredis instrumentations must hook the
- * modules before a client is made. Returns whether tracing is on.
- */
+/** Starts tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set (or a processor given), before any client is made. */
 export async function startTracing(
   app: string,
   config: TracingConfig,
