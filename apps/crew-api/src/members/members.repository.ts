@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { GroupBatcher, Sql, type Transaction } from '@svc/platform';
-import { instant, utc } from '../records/sql-time';
+import { Sql, type Transaction } from '@svc/platform';
+import { instant, memberLookups, utc } from '../records/sql-time';
 import type { CrewMember } from './crew-member.entity';
 import type { Membership } from './membership.entity';
 
@@ -25,11 +25,6 @@ const COLUMNS: Readonly<Record<keyof ProfileChanges, string>> = {
   photoUrl: 'photo_url',
 };
 
-/** Members per `/v1/me` statement: one array parameter, a short index scan. */
-const PROFILES_PER_STATEMENT = 100;
-/** Below the pool's 10 connections: the other reads of the app keep theirs. */
-const PROFILE_STATEMENTS_IN_FLIGHT = 8;
-
 /** The profile as PostgreSQL answers it: timestamps still the text of their UTC wall time. */
 type ProfileText = Omit<ProfileRow, 'updatedAtExact'>;
 
@@ -37,15 +32,11 @@ type ProfileText = Omit<ProfileRow, 'updatedAtExact'>;
 export class MembersRepository {
   constructor(private readonly sql: Sql) {}
 
-  /**
-   * `/v1/me` lookups of one event-loop turn share a statement (under load the round trip is the
-   * cost). A member without a membership row reads as free and self-paid since creation.
-   */
-  private readonly profiles = new GroupBatcher<string, ProfileText | undefined>(
-    async (userIds) => {
-      const rows = await this.sql.prepared<ProfileText>(
-        'profiles',
-        `SELECT m.user_id AS "userId", m.name, m.role, m.country, m.photo_url AS "photoUrl",
+  /** A member without a membership row reads as free and self-paid since creation. */
+  private readonly profiles = memberLookups((userIds) =>
+    this.sql.prepared<ProfileText>(
+      'profiles',
+      `SELECT m.user_id AS "userId", m.name, m.role, m.country, m.photo_url AS "photoUrl",
               ${utc('greatest(m.record_updated_at, ms.updated_at)')} AS "updatedAt",
               coalesce(ms.tier, 'free') AS tier,
               coalesce(ms.source, 'self') AS source,
@@ -55,14 +46,8 @@ export class MembersRepository {
          FROM crew_members m
          LEFT JOIN memberships ms ON ms.user_id = m.user_id
         WHERE m.user_id = ANY($1::text[])`,
-        [[...new Set(userIds)]],
-      );
-      const byId = new Map(rows.map((r) => [r.userId, r]));
-      return userIds.map((id) => byId.get(id));
-    },
-    PROFILES_PER_STATEMENT,
-    PROFILE_STATEMENTS_IN_FLIGHT,
-    true,
+      [userIds],
+    ),
   );
 
   async profile(userId: string): Promise<ProfileRow | undefined> {

@@ -1,3 +1,5 @@
+import { GroupBatcher } from '@svc/platform';
+
 /**
  * Timestamps leave PostgreSQL as UTC wall-time text (~3× cheaper than `to_char`), never a Date:
  * milliseconds for display, microseconds (`exact`) for ETags, cursors and write times.
@@ -32,4 +34,23 @@ export function usToMs(isoUsText: string): string {
 export function periodsValidAt(at: string, alias?: string): string {
   const c = alias ? `${alias}.` : '';
   return `${c}valid_from <= ${at} AND (${c}valid_to IS NULL OR ${c}valid_to > ${at})`;
+}
+
+/**
+ * Lookups by user id: those of one event-loop turn share one `read` of the distinct ids, 8 reads in
+ * flight at most: under load the round trip, not the row, is the cost.
+ */
+export function memberLookups<R extends { readonly userId: string }>(
+  read: (userIds: string[]) => Promise<R[]>,
+): GroupBatcher<string, R | undefined> {
+  return new GroupBatcher<string, R | undefined>(
+    async (userIds) => {
+      const rows = await read([...new Set(userIds)]);
+      const byId = new Map(rows.map((r) => [r.userId, r]));
+      return userIds.map((id) => byId.get(id));
+    },
+    100,
+    8,
+    true,
+  );
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RecentTrendResponse, SeaTimeResponse } from '@svc/contracts';
-import { GroupBatcher, Sql, type Transaction } from '@svc/platform';
-import { instant, periodsValidAt, utc, type Instant } from '../records/sql-time';
+import { Sql, type Transaction } from '@svc/platform';
+import { instant, memberLookups, periodsValidAt, utc, type Instant } from '../records/sql-time';
 import type { SeaTimeEntry } from './sea-time-entry.entity';
 
 /** What the validators of the sea-time reads need, and all that a revalidation reads. */
@@ -30,10 +30,6 @@ export interface RecentRow {
   readonly months: RecentTrendResponse['months'];
 }
 
-/** Version lookups gathered per statement, and statements in flight at once (as for profiles). */
-const VERSIONS_PER_STATEMENT = 100;
-const VERSION_STATEMENTS_IN_FLIGHT = 8;
-
 /** Entries as of the snapshot `at`: stamped with their write time, later than any version seen (RecordsRepository.stamp). */
 const ENTRY_AS_OF = (at: string) => `created_at <= ${at}`;
 
@@ -42,25 +38,18 @@ const ENTRY_AS_OF = (at: string) => `created_at <= ${at}`;
 export class SeaTimeRepository {
   constructor(private readonly sql: Sql) {}
 
-  /** Lookups made in one turn of the event loop share a statement. */
-  private readonly versions = new GroupBatcher<
-    string,
-    { recordUpdatedAt: string; currentMonth: string } | undefined
-  >(
-    async (userIds) => {
-      const rows = await this.sql.prepared<{ userId: string; recordUpdatedAt: string; currentMonth: string }>(
-        'sea-time-versions',
-        `SELECT user_id AS "userId", ${utc('record_updated_at')} AS "recordUpdatedAt",
-                to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM') AS "currentMonth"
-           FROM crew_members WHERE user_id = ANY($1::text[])`,
-        [[...new Set(userIds)]],
-      );
-      const byId = new Map(rows.map((r) => [r.userId, r]));
-      return userIds.map((id) => byId.get(id));
-    },
-    VERSIONS_PER_STATEMENT,
-    VERSION_STATEMENTS_IN_FLIGHT,
-    true,
+  private readonly versions = memberLookups((userIds) =>
+    this.sql.prepared<{
+      userId: string;
+      recordUpdatedAt: string;
+      currentMonth: string;
+    }>(
+      'sea-time-versions',
+      `SELECT user_id AS "userId", ${utc('record_updated_at')} AS "recordUpdatedAt",
+            to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM') AS "currentMonth"
+       FROM crew_members WHERE user_id = ANY($1::text[])`,
+      [userIds],
+    ),
   );
 
   /** The member's record version now, or undefined for no such member. */
