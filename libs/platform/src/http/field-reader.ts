@@ -16,10 +16,7 @@ export function isCalendarDate(text: string): boolean {
   return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
 }
 
-/**
- * ISO 8601 instants as the API takes them: a date-time with `Z` or an offset (seconds and up to
- * six fractional digits optional), or a bare date meaning 00:00 UTC.
- */
+/** ISO 8601 instants: a date-time with `Z` or an offset, or a bare date (00:00 UTC). */
 const TIMESTAMP =
   /^(\d{4}-\d{2}-\d{2})(?:T([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,6})?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d))?$/;
 

@@ -245,10 +245,7 @@ export function markSpanError(span: Span | undefined, message?: string): void {
 /** Each HTTP request's server span, until the request is answered. */
 const requestSpans = new WeakMap<object, Span>();
 
-/**
- * Runs the rest of the request (`next`) in its server span, which continues the caller's trace
- * (the gateway passes the partner's `traceparent` on). With tracing off, nothing is added.
- */
+/** Runs the rest of the request in its server span, continuing the caller's `traceparent`. */
 export function enterRequestSpan(
   request: object,
   method: string,
@@ -266,10 +263,7 @@ export function enterRequestSpan(
   context.with(trace.setSpan(parent, span), next);
 }
 
-/**
- * Ends the request's span, named after the route pattern (`GET /v1/me`) so that traces group by
- * endpoint rather than by member id; returns its ids for the access log line.
- */
+/** Ends the request's span, named by route pattern (not member id); returns its ids for the access line. */
 export function leaveRequestSpan(
   request: object,
   method: string,

@@ -111,7 +111,6 @@ const CONSENT = {
   /** Absent while the consent stands. */
   revoked_at: optional(timestampText),
 };
-export type MemberConsent = Read<typeof CONSENT>;
 
 /** A partner's reads of the member's record under one scope on one UTC day. */
 const DAILY_READS = {
@@ -121,7 +120,6 @@ const DAILY_READS = {
   count: readCount,
   last_at: timestampText,
 };
-export type MemberDailyReads = Read<typeof DAILY_READS>;
 
 const MEMBER_ACCESS = {
   consents: listOf(CONSENT),

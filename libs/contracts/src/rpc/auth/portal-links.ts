@@ -14,7 +14,6 @@ import { API_LIMITS } from '../../limits';
 
 /** `auth.portal.redeem`: spends a portal link (once, within 5 minutes); only its token's SHA-256 travels. */
 const REQUEST = { token_digest: sha256Hex };
-export type PortalLinkRedeemRequest = Read<typeof REQUEST>;
 
 const PARTNER = {
   client_id: readString,
