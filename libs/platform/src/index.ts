@@ -1,7 +1,6 @@
 export * from './config/config';
 export * from './config/env';
 export * from './crypto/digest';
-export * from './crypto/constant-time-equal';
 export * from './crypto/ids';
 export * from './errors/assert-unreachable';
 export * from './errors/domain-exception';
