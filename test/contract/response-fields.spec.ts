@@ -5,7 +5,7 @@ import type { Principal } from '@svc/security';
 import { MetadataController } from '../../apps/auth-server/src/metadata/metadata.controller';
 import type { UsersService } from '../../apps/auth-server/src/users/users.service';
 import { UserinfoService } from '../../apps/auth-server/src/userinfo/userinfo.service';
-import { toProfileResponse } from '../../apps/crew-api/src/members/dto/profile.response';
+import { toProfileResponse } from '../../apps/crew-api/src/members/members.service';
 import type { ProfileRow } from '../../apps/crew-api/src/members/members.repository';
 import { DOCUMENT, resolve } from '../fuzz/support/operations';
 

@@ -13,10 +13,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 import { seedSandbox } from './seed/sandbox-seed';
 import { VesselsModule } from './vessels/vessels.module';
 
-/**
- * crew-api: crew records, the crew-data API (`/v1/me*`, bearer tokens checked against
- * auth-server), the internal records API (`/internal/v1/*`) and the outbox of record events.
- */
+/** crew-api: crew records, the crew-data API (`/v1/me*`), the internal records API and the record events. */
 export const CREW_API: AppDefinition<typeof CREW_API_CONFIG> = {
   name: 'crew-api',
   config: CREW_API_CONFIG,

@@ -7,12 +7,8 @@ import { fillPlaceholders } from './site/placeholders';
 import { toYaml } from './yaml';
 
 /**
- * Lays out an nginx prefix directory: `nginx.conf`, `temp/*` and `html/`: a copy of `staticDir`
- * whose docs pages get this environment's base URL and DOCS_URL, and this environment's API
- * description as `openapi.json` and `openapi.yaml` (the same document).
- *
- * nginx's workers read `html/` and write `temp/` as the user who starts nginx (the scripts name
- * that user with `user` when they start it as root), so nothing here widens a folder's permissions.
+ * Lays out an nginx prefix: `nginx.conf`, `temp/*` and `html/` (`staticDir` with this environment's
+ * URLs filled in, and `openapi.json`/`.yaml`). Permissions are never widened.
  */
 export async function writeGatewayBundle(
   outDir: string,

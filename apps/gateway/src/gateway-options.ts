@@ -28,22 +28,12 @@ export interface GatewayOptions {
   readonly upstreams: Readonly<Record<UpstreamApp, readonly string[]>>;
   readonly connectTimeoutMs: number;
   readonly readTimeoutMs: number;
-  /**
-   * How long a replica that failed is left out (nginx's fail_timeout). Keep it at most the apps'
-   * SHUTDOWN_DELAY_MS: a rolling restart stops the next replica only after that delay, by when the
-   * gateway has taken the restarted one back.
-   */
+  /** nginx's fail_timeout; at most the apps' SHUTDOWN_DELAY_MS, so a rolling restart finds the last replica back. */
   readonly failTimeoutMs: number;
   readonly workerProcesses: number | 'auto';
-  /**
-   * Addresses or CIDR ranges of the proxies in front of the gateway (a cloud load balancer) whose
-   * X-Forwarded-For is believed; empty: none, the connecting address is the client's.
-   */
+  /** Proxies in front of the gateway whose X-Forwarded-For is believed; empty: the connecting address is the client. */
   readonly trustedProxies: readonly string[];
-  /**
-   * `host:port` of the metrics exporter beside the gateway that nginx sends a short access line per
-   * request to (syslog over UDP); undefined: none.
-   */
+  /** `host:port` of the metrics exporter nginx sends a line per request to (syslog over UDP). */
   readonly metricsSyslog?: string;
   /** Abuse limits per client address (nginx limit_req): POST /login, and /oauth/token + /oauth/revoke. */
   readonly loginLimit: RequestLimit;
@@ -131,11 +121,8 @@ function nginxTime(description: string, d: Defaults, check: (ms: number) => void
 }
 
 /**
- * Abuse limits per client address (nginx limit_req). Production: no person at a browser or
- * partner server reaches them; a flood from one address does. Sandbox: a partner's automated test
- * suite (or a conformance checker) runs code flows from one address far faster than a person,
- * thousands of requests a minute; it must never be refused. They still end a flood that would
- * take the sandbox's CPU (each sign-in is a scrypt).
+ * Abuse limits per client address (nginx limit_req): production's stop a flood, never a person;
+ * the sandbox's admit a partner's automated suite yet end a flood of scrypt sign-ins.
  */
 function requestRate(description: string, d: Defaults): VarSpec<string> {
   return variable(description, d, (raw) =>
@@ -157,11 +144,7 @@ const PUBLIC_BASE_URL = variable(
   httpUrl,
 );
 
-/**
- * What the gateway's generator reads, validated as the apps' config is (libs/platform): unset or
- * empty variables take their defaults, and every bad one is named at once. Safe by default, as
- * the apps: without APP_ENV the gateway never routes /internal/*.
- */
+/** What the generator reads, validated as the apps' config is; without APP_ENV, /internal/* is never routed. */
 export const GATEWAY_CONFIG = {
   APP_ENV: BASE_CONFIG.APP_ENV,
   PUBLIC_BASE_URL,

@@ -71,10 +71,7 @@ export async function main(
   }
 }
 
-/**
- * The static site `npm run build` writes (dist/apps/gateway/static: the docs pages, their assets and
- * the Redoc bundle), whether this runs from dist/ or from source (Jest).
- */
+/** The static site `npm run build` writes, from dist/ or from source (Jest). */
 function findStaticDir(): string {
   const candidates = [
     resolve(__dirname, '../static'),

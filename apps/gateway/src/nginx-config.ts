@@ -14,12 +14,7 @@ import {
   type UpstreamApp,
 } from './gateway-options';
 
-/**
- * Renders the gateway's nginx.conf from the route table. Pure: same input, same text.
- *
- * Every path in the file is relative to nginx's prefix, so the file is run as
- * `nginx -p <out> -c <out>/nginx.conf` and stays valid wherever <out> is moved.
- */
+/** The gateway's nginx.conf from the route table (pure); its paths are relative to nginx's prefix (`-p <out>`). */
 export function renderNginxConfig(routes: readonly GatewayRoute[], options: GatewayOptions): string {
   const active = routes.filter((route) => !route.sandboxOnly || options.appEnv === 'sandbox');
   checkRoutes(active);
@@ -49,11 +44,7 @@ export function errorLocation(status: number): string {
   return `/_gateway/errors/${status}`;
 }
 
-/**
- * Every status nginx itself can answer with on this configuration, and the Problem it becomes.
- * Statuses without a code of their own in PROBLEMS become the nearest code and take its status,
- * so that `type` and `status` always agree; nothing nginx says is ever its HTML page.
- */
+/** Every status nginx itself can answer with, as a Problem (a status without a code of its own takes the nearest code's status). */
 const NGINX_ERRORS: readonly { status: number; code: ProblemCode; detail: string }[] = [
   { status: 400, code: 'bad_request', detail: 'The request is malformed.' },
   { status: 403, code: 'not_found', detail: 'Nothing is served at this path.' },
@@ -88,20 +79,14 @@ const INSTANCE_PLACEHOLDER = '@@instance@@';
 /** nginx's spelling of the variable inside a string, where `"` follows it. */
 const REQUEST_ID_IN_STRING = '${svc_request_id}';
 
-/**
- * Browser and transport security (docs/architecture.md). API answers (proxied JSON, Problems,
- * the description) are never a document: nothing may load or frame them.
- */
+/** API answers are never a document: nothing may load or frame them (docs/architecture.md). */
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 /** The guides and error pages: the site's own stylesheet and images, no script at all. */
 export const DOCS_CSP =
   "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 /**
- * The Redoc reference: its bundle (`script-src 'self'`), the description (`connect-src 'self'`),
- * the search worker it starts from a blob URL (`worker-src blob:`), its data: SVG icons, and the
- * <style> elements styled-components writes at run time ('unsafe-inline' for styles only; scripts
- * stay 'self'). Each was found necessary by the docs-browser e2e test: without it Redoc does not
- * render or the console reports a violation.
+ * The Redoc reference: its bundle, the description, its blob: search worker, data: icons and the
+ * <style> elements styled-components writes (each found necessary by the docs-browser e2e test).
  */
 export const REFERENCE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
@@ -109,10 +94,8 @@ export const REFERENCE_CSP =
 export const HSTS = 'max-age=31536000; includeSubDomains';
 
 /**
- * The add_header lines of a level, indented for its block. nginx drops inherited add_header lines
- * in a location that has one of its own, so every such location repeats the whole set with this
- * function. `csp`: a literal policy, or undefined for the server level, where an app's own policy
- * (consent-ui's pages) wins and every other answer gets API_CSP (see securityMaps).
+ * The add_header lines of a level: a location with an add_header of its own inherits none, so it
+ * repeats them all. `csp` undefined (server level): an app's own policy wins, else API_CSP.
  */
 function securityHeaders(options: GatewayOptions, csp?: string): string[] {
   return indented([
@@ -126,10 +109,7 @@ function securityHeaders(options: GatewayOptions, csp?: string): string[] {
   ]);
 }
 
-/**
- * An app that sets a header itself (consent-ui's pages: their own CSP, nosniff, no-referrer) keeps
- * it; every other answer gets the gateway's. nginx skips an add_header whose value is empty.
- */
+/** An app's own security header (consent-ui's pages) wins; nginx skips an add_header whose value is empty. */
 const SECURITY_MAPS = [
   "# Security headers: an app's own value wins, else the gateway's (empty: not added twice).",
   ...map('$upstream_http_content_security_policy', '$svc_csp', {
@@ -271,12 +251,8 @@ function httpSettings(options: GatewayOptions): string[] {
 }
 
 /**
- * GATEWAY_METRICS_SYSLOG: one short line per request, over syslog (UDP), to the exporter beside
- * nginx that turns it into the gateway's Prometheus metrics (requests by status and area, answer
- * times): the 502/504s nginx gives itself never reach the apps' metrics. UDP: a line is lost, never
- * waited for, when the exporter is away. No path, no address: `/v1`, `/oauth` or `other` only, from
- * the request line as the client sent it ($uri would be the error page's location by the time a
- * 502 is logged).
+ * The exporter's line per request (the 502/504s nginx gives itself never reach the apps' metrics);
+ * UDP, never waited for. Only the area, from $request_uri ($uri is the error page's by a 502).
  */
 function metricsLogSettings(server: string | undefined): string[] {
   if (server === undefined) return [];
@@ -289,12 +265,7 @@ function metricsLogSettings(server: string | undefined): string[] {
   ];
 }
 
-/**
- * The client's address behind trusted proxies: nginx takes the last X-Forwarded-For entry that is
- * not a trusted proxy as $remote_addr, which $proxy_add_x_forwarded_for then appends, so the apps'
- * rule (the last entry is the client) holds behind a load balancer too. None trusted: the
- * connecting address is the client, whatever X-Forwarded-For says.
- */
+/** Behind trusted proxies the client is the last untrusted X-Forwarded-For entry, as the apps' rule says. */
 function realIpSettings(trusted: readonly string[]): string[] {
   if (trusted.length === 0) {
     return ['# GATEWAY_TRUSTED_PROXIES is empty: the connecting address is the client.', ''];
@@ -308,11 +279,7 @@ function realIpSettings(trusted: readonly string[]): string[] {
   ];
 }
 
-/**
- * Abuse limits per client address ($svc_client_key: the real client once GATEWAY_TRUSTED_PROXIES
- * is set, an IPv6 client by its network), refused with 429 before any app does expensive work
- * (scrypt, client authentication). Only POST /login counts (an empty key is not limited), so showing the form never does.
- */
+/** Limited per client address, 429 before an app does expensive work; only POST /login counts. */
 export const LIMITED_ROUTES: Readonly<Record<string, 'login' | 'oauth'>> = {
   '/login': 'login',
   '/oauth/token': 'oauth',
@@ -334,10 +301,8 @@ function requestLimitSettings(options: GatewayOptions): string[] {
 }
 
 /**
- * The client's limit key, as the apps' addressLimitKey cuts it (CLIENT_IPV6_PREFIX): an IPv6
- * client's first `prefix / 8` bytes of $binary_remote_addr (16 bytes), marked `6` so that no
- * network shares a key with an IPv4 address of the same bytes; an IPv4-mapped IPv6 address as the
- * IPv4 address (4 bytes) it maps; an IPv4 client's whole address. `(?s)`: any byte, newline too.
+ * The limit key as the apps' addressLimitKey cuts it: an IPv6 network's bytes marked `6`, a mapped
+ * IPv4 as its 4 bytes, an IPv4 address whole. `(?s)`: any byte, newline too.
  */
 function clientKeyMap(prefix: number): string[] {
   const kept = prefix / 8;
@@ -396,19 +361,13 @@ function limitErrorLocations(options: GatewayOptions): string[] {
 function upstreamBlock(app: UpstreamApp, servers: readonly string[], failTimeoutMs: number): string[] {
   return [
     `upstream ${upstreamName(app)} {`,
-    // Passive checks: a replica that fails (as proxy_next_upstream counts failures) is left out
-    // for fail_timeout (GATEWAY_UPSTREAM_FAIL_TIMEOUT), then tried again with one request. Short,
-    // because nginx cannot see a replica come back: while every replica is left out, requests fail
-    // with 502 ("no live upstreams"). A single server is never left out.
+    // A failed replica is left out for fail_timeout, short since nginx cannot see it come back.
     ...servers.map((server) => `    server ${server} max_fails=1 fail_timeout=${nginxTime(failTimeoutMs)};`),
-    // nginx leaves out a replica that failed until one probe request has succeeded on it; if the
-    // other replica goes down meanwhile (a rolling restart), no replica is left and requests got a
-    // 502 "no live upstreams" although one was serving. The same servers as backups, never left
-    // out, take those requests: a refused connection there goes on to the next one.
+    // The same servers as backups, never left out: while every primary entry is out (a rolling
+    // restart), requests still reach the replica that serves, not a 502 "no live upstreams".
     ...(servers.length > 1 ? servers.map((server) => `    server ${server} backup max_fails=0;`) : []),
     '    keepalive 32;',
-    // Below the apps' own idle timeout (Fastify: 72 s), so nginx never reuses a connection the app
-    // is closing; a POST on such a connection would otherwise fail with a 502.
+    // Below the apps' idle timeout (72 s): nginx never reuses a connection the app is closing.
     '    keepalive_timeout 30s;',
     '    keepalive_requests 1000;',
     '}',
@@ -530,15 +489,12 @@ function errorLocations(routes: readonly GatewayRoute[], options: GatewayOptions
     const text = nginxSingleQuoted(body).replace(`"${INSTANCE_PLACEHOLDER}"`, `"${REQUEST_ID_IN_STRING}"`);
     return location(`= ${errorLocation(status)}`, [
       '    internal;',
-      // An error_page redirect checks the body size again, against this location's limit: a
-      // 2 MiB reconcile body whose upstream is down would become nginx's HTML 413 page (error
-      // pages do not recurse). The body is never read here, so no limit applies.
+      // The redirect checks the body size again here: a large reconcile body would become an HTML 413.
       '    client_max_body_size 0;',
       '    default_type application/problem+json;',
       // nginx answers 405 only where a location allows GET and HEAD alone (/healthz, static files).
       ...(status === 405 ? ['    add_header Allow "GET, HEAD" always;'] : []),
-      // An error is about one request: no cache keeps it (RFC 9111 §5.2.2.5), as the apps' own
-      // OAuth errors say too (RFC 6749 §5.2 answers carry no-store).
+      // An error is about one request: no cache keeps it (RFC 9111 §5.2.2.5).
       '    add_header Cache-Control "no-store" always;',
       ...securityHeaders(options),
       `    return ${problem.status} ${text};`,

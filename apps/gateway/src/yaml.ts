@@ -1,10 +1,6 @@
 /**
- * JSON data as YAML 1.2 text, for `/openapi.yaml`. The gateway writes the description at start-up
- * with production dependencies only, so this small emitter stands in for a YAML library; a unit
- * test parses its output with one and compares it with the JSON.
- *
- * Strings are plain where YAML reads them back as the same string, block literals when they span
- * lines, and JSON-style double-quoted otherwise (JSON escapes are valid YAML escapes).
+ * JSON as YAML 1.2 for `/openapi.yaml` (production has no YAML library): strings plain where that
+ * reads back the same, block literals across lines, else JSON-quoted.
  */
 export function toYaml(value: unknown): string {
   return `${isBlock(value) ? block(value as object, 0) : inline(value, 0)}\n`;

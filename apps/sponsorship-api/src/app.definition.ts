@@ -10,11 +10,7 @@ import { seatsProblem } from './seats/seats-problem.mapper';
 import { SeatsModule } from './seats/seats.module';
 import { seedSandbox } from './seed/sandbox-seed';
 
-/**
- * sponsorship-api: partners' sponsored seats (`/v1/partners/*`), behind HTTP Basic checked with
- * auth-server and the shared per-partner rate limits; premium is granted and dropped on crew-api.
- * Its RPC queue answers consent-ui with a member's own sponsorships and a partner portal's seats.
- */
+/** sponsorship-api: partners' sponsored seats (`/v1/partners/*`) and, over RPC, consent-ui's views of them. */
 export const SPONSORSHIP_API: AppDefinition<typeof SPONSORSHIP_API_CONFIG> = {
   name: 'sponsorship-api',
   config: SPONSORSHIP_API_CONFIG,

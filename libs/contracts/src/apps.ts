@@ -18,10 +18,7 @@ export const DEFAULT_PORTS: Readonly<Record<NestAppName | 'gateway', number>> = 
   'webhook-dispatcher': 3005,
 };
 
-/**
- * Local default metrics ports (METRICS_PORT), one per app so that `npm start` can run them all on
- * one host. In Kubernetes every pod has its own address and every app uses 9464, the default.
- */
+/** Local METRICS_PORT defaults, one per app for `npm start` (Kubernetes uses 9464 for every app). */
 export const DEFAULT_METRICS_PORTS: Readonly<Record<NestAppName, number>> = {
   'auth-server': 9301,
   'crew-api': 9302,

@@ -10,11 +10,8 @@ const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
 const FRAME_ORIGIN = new RegExp(`^https://(${LABEL}(?:\\.${LABEL})*)(?::([1-9][0-9]{0,4}))?$`);
 
 /**
- * Why `value` cannot be a framing origin of the partner portal, or undefined when it can. A
- * framing origin is written into `Content-Security-Policy: frame-ancestors` as a host source
- * (CSP3 §2.3.1), so it must be exactly `https://host[:port]`: https only, one exact host (no
- * `*`), no path, and lower-case ASCII (an IDN in its `xn--` form). Checked where an operator
- * registers one and again by consent-ui on every answer that carries them.
+ * Why `value` cannot be a portal framing origin (undefined: it can). It becomes a CSP host source,
+ * so exactly `https://host[:port]`, one host, lower-case ASCII (`xn--` for an IDN).
  */
 export function frameOriginProblem(value: string): string | undefined {
   const match = value.length <= 300 ? FRAME_ORIGIN.exec(value) : null;

@@ -1,11 +1,7 @@
 import { readFields, readRecord, readString, text } from './validate';
 import { API_LIMITS } from './limits';
 
-/**
- * Internal events of crew-api on `crew.events` that are not webhooks: the webhook dispatcher binds
- * only EVENT_TYPES, so partners never see these. sponsorship-api listens for a new crew member to
- * activate the seats that invited their e-mail.
- */
+/** crew-api's internal events on `crew.events` (the dispatcher binds only EVENT_TYPES, so partners never see them). */
 export const MEMBER_REGISTERED = 'crew.member.registered';
 
 export interface MemberRegisteredEvent {

@@ -3,11 +3,7 @@ import { API_LIMITS } from './limits';
 import { EVENT_TYPES } from './messaging';
 import { closedObject, schemaRef, timestamp, type JsonObject } from './openapi/kit';
 
-/**
- * One field of a public request, declared once: the API description shows it as JSON Schema
- * (`fieldSchema`) and the apps' parsers enforce it (`FieldReader.fields`), so the two cannot drift.
- * Rules between fields (a term in the future, the reconcile guard) stay in the app, after this.
- */
+/** A public request's field, declared once for the description and the parsers; rules between fields stay in the app. */
 export type FieldSpec = {
   readonly description?: string;
   readonly required?: boolean;
@@ -46,17 +42,10 @@ type BaseValue<F> = F extends { type: 'integer' }
       ? E
       : string;
 type Absent<F> = F extends { nullable: true } ? null : F extends { required: true } ? never : undefined;
-/**
- * What a parser returns for a declaration: an absent field is null when nullable, else undefined;
- * a `default` is documentation, applied by the app (the vessel list falls back to its cursor's size).
- */
+/** A parser's result: an absent field is null when nullable, else undefined (a `default` is the app's to apply). */
 export type FieldValues<S extends FieldSpecs> = { -readonly [K in keyof S]: BaseValue<S[K]> | Absent<S[K]> };
 
-/**
- * Formats the parsers check by a pattern, which the description states beside `format` (JSON
- * Schema leaves a format's meaning to the validator; the pattern pins it down). `email` is
- * EMAIL_PATTERN, the one definition (libs/contracts/src/email.ts).
- */
+/** Formats checked by a pattern, which the description states beside `format` to pin it down. */
 export const FIELD_FORMATS: Readonly<
   Record<string, { pattern: RegExp; patternMessage: string; schemaPattern: string }>
 > = {
@@ -167,11 +156,7 @@ export const MEMBER_LEFT_BODY = {
   },
 } as const satisfies FieldSpecs;
 
-/**
- * A delivery as partners see it: `pending` (no attempt yet), `delivered`, `failed` (an attempt
- * failed, another is scheduled), `given_up` (no attempt left, or the receiver answered 410) and
- * `skipped` (recorded while the endpoint was disabled, never attempted).
- */
+/** `failed`: another attempt is scheduled; `given_up`: none left (or a 410); `skipped`: endpoint disabled. */
 export const PARTNER_DELIVERY_STATUS_VALUES = [
   'pending',
   'delivered',
@@ -180,10 +165,7 @@ export const PARTNER_DELIVERY_STATUS_VALUES = [
   'skipped',
 ] as const;
 
-/**
- * What `POST /v1/partners/webhooks/replay` sends again: finished deliveries only. One still being
- * retried (`failed`) has its own series under way; replaying it would double that series.
- */
+/** Replay sends finished deliveries only: a `failed` one's retries are still under way. */
 export const REPLAYABLE_STATUS_VALUES = ['delivered', 'given_up', 'skipped'] as const;
 export type ReplayableStatus = (typeof REPLAYABLE_STATUS_VALUES)[number];
 export type PartnerDeliveryStatus = (typeof PARTNER_DELIVERY_STATUS_VALUES)[number];

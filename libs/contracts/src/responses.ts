@@ -4,11 +4,7 @@ import { PARTNER_DELIVERY_STATUS_VALUES, SEAT_STATUS_VALUES } from './requests';
 import { SCOPES } from './scopes';
 import { closedObject, count, oneOf, prefixedId, schemaRefTo, timestamp, type Shape } from './openapi/kit';
 
-/**
- * The answers of the public operations, declared once: the API description shows these schemas
- * (openapi/components.ts) and the apps type their answers with the shapes below, so an answer
- * cannot gain, lose or retype a field without the description changing with it.
- */
+/** The public answers, declared once: the description shows these schemas and the apps' types derive from them. */
 
 export const TOKEN_RESPONSE = closedObject(
   {

@@ -1,10 +1,6 @@
 import type { Scope } from './scopes';
 
-/**
- * The fixed sandbox identities of docs/rules.md, seeded (idempotently) by the app that owns each
- * part: auth-server the partners and credentials, crew-api the records, sponsorship-api the seats.
- * Sandbox user ids are fixed so every app's seed refers to the same members.
- */
+/** The fixed sandbox identities of docs/rules.md, which each owning app seeds; fixed ids tie the seeds together. */
 export interface SandboxPartner {
   readonly client_id: string;
   readonly client_secret: string;
@@ -120,10 +116,7 @@ export const SANDBOX_SEATS: readonly SandboxSeat[] = [
   })),
 ];
 
-/**
- * The end of the sandbox seats' term: the last second of next year (UTC), so crew-api's membership
- * and sponsorship-api's seat, seeded separately, show the same `expires_at`.
- */
+/** The sandbox term's end (next year's last second, UTC), the same in both apps' seeds. */
 export function sandboxSeatExpiry(now: Date = new Date()): Date {
   return new Date(Date.UTC(now.getUTCFullYear() + 1, 11, 31, 23, 59, 59));
 }

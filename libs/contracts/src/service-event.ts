@@ -41,10 +41,7 @@ export function parseServiceEvent(input: unknown): ServiceEvent {
   });
 }
 
-/**
- * The envelope of a batch message (EVENT_BATCH_CONTENT_TYPE): its entries, each event still to be
- * read with parseServiceEvent, so that one malformed event does not cost the others.
- */
+/** A batch message's entries, each still to be parsed, so one malformed event does not cost the others. */
 export function parseEventBatch(input: unknown): EventBatchEntry[] {
   const contract = 'crew.events batch';
   const events = readRecord(contract, input).events;

@@ -109,10 +109,7 @@ export const partnerCheck =
     return { valid: true, partner: readFields(contract, r.partner, fields) };
   };
 
-/**
- * Reads an object field by field in declaration order, so the first bad field is the one named;
- * an absent optional field is left out.
- */
+/** Reads an object's fields in declaration order (the first bad one is named); absent optional ones are left out. */
 export function readFields<S extends FieldReads>(contract: string, input: unknown, fields: S): Read<S> {
   const record = readRecord(contract, input);
   const out: Record<string, unknown> = {};

@@ -4,11 +4,7 @@ import { APP_CONFIG, APP_LOGGER, RpcClient } from '@svc/platform';
 import { AccessReadsRecorder, type AccessReadsConfig } from '@svc/security';
 import type { Logger } from 'pino';
 
-/**
- * crew-api's reads of members' records, sent to auth-server (which owns the access history) in
- * one RPC per thousand counts, at least once a minute and on graceful shutdown. A batch that
- * is not answered is kept and sent again with the next flush.
- */
+/** Reads of members' records, sent to auth-server (owner of the access history) in batched RPCs. */
 @Injectable()
 export class RpcAccessReadsRecorder extends AccessReadsRecorder {
   constructor(

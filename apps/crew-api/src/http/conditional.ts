@@ -1,6 +1,39 @@
-import { httpDate, isNotModified, strongEtag, type Validators } from '@svc/platform';
 import type { Principal } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
+
+/** A strong ETag of everything the caller-visible body depends on: callers who may see different bodies never share one. */
+export function strongEtag(
+  ...parts: readonly (string | number | boolean | null | undefined | readonly string[])[]
+): string {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(JSON.stringify(part ?? null)).update('\u0000');
+  return `"${hash.digest('base64url').slice(0, 27)}"`;
+}
+
+export function httpDate(date: Date): string {
+  return new Date(Math.floor(date.getTime() / 1000) * 1000).toUTCString();
+}
+
+/** True means "answer 304"; If-None-Match, when present, overrides If-Modified-Since (RFC 9110 §13.2.2). */
+export function isNotModified(
+  headers: { 'if-none-match'?: string | string[]; 'if-modified-since'?: string | string[] },
+  validators: Pick<Representation<unknown>, 'etag' | 'lastModified'>,
+): boolean {
+  const inm = headers['if-none-match'];
+  if (inm !== undefined) {
+    const value = Array.isArray(inm) ? inm.join(',') : inm;
+    if (value.trim() === '*') return true;
+    // Weak comparison (RFC 9110 §8.8.3.2): W/ prefixes are ignored for If-None-Match.
+    const etag = validators.etag.replace(/^W\//, '');
+    return value.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+  }
+  const ims = headers['if-modified-since'];
+  if (ims === undefined) return false;
+  const since = Date.parse(Array.isArray(ims) ? ims[0] : ims);
+  if (Number.isNaN(since)) return false;
+  return Math.floor(validators.lastModified.getTime() / 1000) * 1000 <= since;
+}
 
 /** A token's scopes in a canonical order, for validators (the ETag depends on them). */
 export function scopeKey(principal: { readonly scopes: readonly string[] }): string {
@@ -12,22 +45,19 @@ export function callerEtag(principal: Principal, ...parts: string[]): string {
   return strongEtag(...parts, scopeKey(principal), principal.client_id);
 }
 
-/**
- * A response's validators, and its body to build only when it is sent: a request whose validator
- * still matches is answered from the validators alone, without the work of the body.
- */
-export interface Representation<T> extends Validators {
+/** Validators, and the body built only when it is sent (a matching revalidation never builds it). */
+export interface Representation<T> {
+  /** Strong ETag, quoted (docs/rules.md, Crew records). */
+  readonly etag: string;
+  /** The last change, truncated to the second for Last-Modified. */
+  readonly lastModified: Date;
   readonly body: () => T | Promise<T>;
 }
 
 /** A body as the JSON bytes sent, typed by what they hold. */
 export type JsonBody<T> = Buffer & { readonly __holds?: T };
 
-/**
- * Each body's JSON, made once per body object: a body a replica keeps (SnapshotCache) is the same
- * object on every answer, so a kept vessel page (~10 kB) or sea-time answer is serialized once,
- * not once per request. Held only as long as its body is.
- */
+/** Each body object's JSON, made once: a kept body (SnapshotCache) is serialized once, not per request. */
 const serialized = new WeakMap<object, Buffer>();
 
 function json(body: object): Buffer {
@@ -41,9 +71,7 @@ function json(body: object): Buffer {
 
 /**
  * Conditional GET (RFC 9110 §13): always `ETag`, `Last-Modified` and `Cache-Control: private,
- * no-cache` (the body depends on the caller's token, and a cache must revalidate every time);
- * `If-None-Match`, or else `If-Modified-Since`, that still matches is answered 304 without a
- * body (§15.4.5). Resolves the body to send as JSON bytes, or undefined for a 304.
+ * no-cache` (the body depends on the token); resolves the JSON bytes, or undefined for a 304.
  */
 export async function answerConditionally<T extends object>(
   request: FastifyRequest,

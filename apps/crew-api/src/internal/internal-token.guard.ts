@@ -1,20 +1,22 @@
-import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import {
+  applyDecorators,
+  Header,
+  Inject,
+  Injectable,
+  UseGuards,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { ApiProblem, APP_CONFIG, constantTimeEqual } from '@svc/platform';
 import type { CrewApiConfig } from '../config';
 
-/**
- * Whether `authorization` is `Bearer <expected token>`, compared in the same time whatever the
- * length or content of the guess (docs/rules.md: comparisons of secrets are constant-time).
- */
+/** Whether `authorization` is `Bearer <expected token>`, compared in constant time. */
 export function isInternalToken(authorization: string | undefined, expected: string): boolean {
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
   return constantTimeEqual(expected, match ? match[1] : '') && match !== null;
 }
 
-/**
- * The internal records API (docs/rules.md, Record changes) answers only the service's own crew
- * apps: `Authorization: Bearer <INTERNAL_API_TOKEN>`, else 401 `invalid_token` (RFC 6750 §3.1).
- */
+/** The internal records API wants `Bearer <INTERNAL_API_TOKEN>`, else 401 `invalid_token` (RFC 6750 §3.1). */
 @Injectable()
 export class InternalTokenGuard implements CanActivate {
   constructor(@Inject(APP_CONFIG) private readonly config: Pick<CrewApiConfig, 'INTERNAL_API_TOKEN'>) {}
@@ -32,3 +34,7 @@ export class InternalTokenGuard implements CanActivate {
     );
   }
 }
+
+/** On a handler of the internal records API: internal token required, answers never cached. */
+export const InternalApi = () =>
+  applyDecorators(UseGuards(InternalTokenGuard), Header('cache-control', 'no-store'));

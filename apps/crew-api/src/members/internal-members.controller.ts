@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { InternalApi } from '../internal/internal-api.decorator';
+import { InternalApi } from '../internal/internal-token.guard';
 import type { MemberProfileResponse } from './dto/member-profile.response';
 import { parseMemberRegistration } from './dto/member-registration.dto';
 import { parseProfilePatch } from './dto/profile-patch.dto';

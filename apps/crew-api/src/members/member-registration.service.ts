@@ -14,11 +14,7 @@ export class MemberRegistrationService {
     private readonly outbox: OutboxRepository,
   ) {}
 
-  /**
-   * A new crew member (a crew app's sign-up): the record head, a free membership, and the internal
-   * `crew.member.registered` event in the same transaction, on which sponsorship-api activates the
-   * seats that invited this e-mail. A taken id or e-mail is a conflict.
-   */
+  /** A sign-up: record, free membership and `crew.member.registered` (seats activate on it) in one transaction. */
   register(registration: MemberRegistration): Promise<MemberProfileResponse> {
     const userId = registration.userId ?? newId('usr');
     return this.transactions.run(async (tx) => {

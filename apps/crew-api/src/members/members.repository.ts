@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { GroupBatcher, Sql, type Transaction } from '@svc/platform';
-import { instant, utc } from '../records/sql-time';
+import { Sql, type Transaction } from '@svc/platform';
+import { instant, memberLookups, utc } from '../records/sql-time';
 import type { CrewMember } from './crew-member.entity';
 import type { Membership } from './membership.entity';
 
@@ -25,11 +25,6 @@ const COLUMNS: Readonly<Record<keyof ProfileChanges, string>> = {
   photoUrl: 'photo_url',
 };
 
-/** Members per `/v1/me` statement: one array parameter, a short index scan. */
-const PROFILES_PER_STATEMENT = 100;
-/** Below the pool's 10 connections: the other reads of the app keep theirs. */
-const PROFILE_STATEMENTS_IN_FLIGHT = 8;
-
 /** The profile as PostgreSQL answers it: timestamps still the text of their UTC wall time. */
 type ProfileText = Omit<ProfileRow, 'updatedAtExact'>;
 
@@ -37,18 +32,11 @@ type ProfileText = Omit<ProfileRow, 'updatedAtExact'>;
 export class MembersRepository {
   constructor(private readonly sql: Sql) {}
 
-  /**
-   * `/v1/me` lookups share statements: those made in one turn of the event loop go together
-   * (GroupBatcher gathering the turn, `user_id = ANY($1)`), several batches at once: under load
-   * the round trip, not the row, is the cost. A member without a membership row (none is created
-   * without one, but the block is always shown) reads as free and self-paid since the record was
-   * created.
-   */
-  private readonly profiles = new GroupBatcher<string, ProfileText | undefined>(
-    async (userIds) => {
-      const rows = await this.sql.prepared<ProfileText>(
-        'profiles',
-        `SELECT m.user_id AS "userId", m.name, m.role, m.country, m.photo_url AS "photoUrl",
+  /** A member without a membership row reads as free and self-paid since creation. */
+  private readonly profiles = memberLookups((userIds) =>
+    this.sql.prepared<ProfileText>(
+      'profiles',
+      `SELECT m.user_id AS "userId", m.name, m.role, m.country, m.photo_url AS "photoUrl",
               ${utc('greatest(m.record_updated_at, ms.updated_at)')} AS "updatedAt",
               coalesce(ms.tier, 'free') AS tier,
               coalesce(ms.source, 'self') AS source,
@@ -58,14 +46,8 @@ export class MembersRepository {
          FROM crew_members m
          LEFT JOIN memberships ms ON ms.user_id = m.user_id
         WHERE m.user_id = ANY($1::text[])`,
-        [[...new Set(userIds)]],
-      );
-      const byId = new Map(rows.map((r) => [r.userId, r]));
-      return userIds.map((id) => byId.get(id));
-    },
-    PROFILES_PER_STATEMENT,
-    PROFILE_STATEMENTS_IN_FLIGHT,
-    true,
+      [userIds],
+    ),
   );
 
   async profile(userId: string): Promise<ProfileRow | undefined> {
@@ -94,10 +76,8 @@ export class MembersRepository {
   }
 
   /**
-   * A new member's record head and free membership (one write time for every column: the table
-   * requires vessels_updated_at <= record_updated_at); false when the id or the e-mail is taken
-   * (the unique keys decide, so two registrations of one e-mail cannot both succeed). Answers the
-   * record as written.
+   * A new member's record head and free membership, one write time for every column; null when the
+   * id or the e-mail is taken (the unique keys decide, so concurrent sign-ups cannot both succeed).
    */
   async insertMember(tx: Transaction, m: Omit<CrewMember, 'recordUpdatedAt'>): Promise<CrewMember | null> {
     const member = await this.sql.row<CrewMember>(

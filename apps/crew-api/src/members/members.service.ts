@@ -1,4 +1,4 @@
-import type { ProfileResponse } from '@svc/contracts';
+import type { MembershipResponse, ProfileResponse } from '@svc/contracts';
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/security';
 import { callerEtag, type Representation } from '../http/conditional';
@@ -6,9 +6,26 @@ import { applyPatch, differs } from '../records/patch';
 import { RecordWriter } from '../records/record-writer.service';
 import { noCrewRecord, RecordsException } from '../records/records.exception';
 import { toMemberProfileResponse, type MemberProfileResponse } from './dto/member-profile.response';
-import { toProfileResponse } from './dto/profile.response';
 import type { UserLookupResponse } from './dto/user-lookup.dto';
-import { MembersRepository, type ProfileChanges } from './members.repository';
+import { MembersRepository, type ProfileChanges, type ProfileRow } from './members.repository';
+
+/** Only the sponsoring client sees the term and `sponsored_by_you`. */
+export function toProfileResponse(row: ProfileRow, clientId: string): ProfileResponse {
+  const base = { tier: row.tier, source: row.source, since: row.since };
+  const membership: MembershipResponse =
+    row.sponsorClientId !== null && row.sponsorClientId === clientId
+      ? { ...base, expires_at: row.expiresAt, sponsored_by_you: true }
+      : base;
+  return {
+    user_id: row.userId,
+    name: row.name,
+    role: row.role,
+    country: row.country,
+    photo_url: row.photoUrl,
+    record_updated_at: row.updatedAt,
+    membership,
+  };
+}
 
 @Injectable()
 export class MembersService {
@@ -17,10 +34,7 @@ export class MembersService {
     private readonly writer: RecordWriter,
   ) {}
 
-  /**
-   * `/v1/me` for the caller. The body depends on the calling partner (the sponsor sees the term),
-   * so the ETag covers the client as well as the record's state and the token's scopes.
-   */
+  /** `/v1/me`: the body depends on the calling partner, so the ETag covers the client and the scopes. */
   async profile(principal: Principal): Promise<Representation<ProfileResponse>> {
     const row = await this.members.profile(principal.user_id);
     if (!row) throw noCrewRecord(principal.user_id);
@@ -31,10 +45,7 @@ export class MembersService {
     };
   }
 
-  /**
-   * A profile change commits with its `user.profile.updated` event. A PATCH that changes
-   * nothing is answered with the profile as it is: no new write time, no event.
-   */
+  /** Commits with its `user.profile.updated` event; a PATCH that changes nothing writes nothing. */
   updateProfile(userId: string, changes: ProfileChanges): Promise<MemberProfileResponse> {
     return this.writer.write(userId, async (write) => {
       const current = write.member;

@@ -13,11 +13,8 @@ import { RecordsException } from '../records/records.exception';
 import { MembershipsRepository } from './memberships.repository';
 
 /**
- * Sponsored premium, granted and dropped for sponsorship-api's seats. Each change is a record
- * write: the member's lock, a new record time (so `/v1/me`'s ETag changes) and a
- * `user.profile.updated` event, since the membership block is part of the profile partners see.
- * Both calls are idempotent per seat, and neither ever touches premium the member holds another
- * way (paid by themselves, through a vessel, or from another seat).
+ * Sponsored premium for sponsorship-api's seats. Each change is a record write (new ETag, a
+ * `user.profile.updated` event); idempotent per seat, never touching premium held another way.
  */
 @Injectable()
 export class MembershipsService {
@@ -46,10 +43,7 @@ export class MembershipsService {
     });
   }
 
-  /**
-   * Each drop is its own record write (one member's lock at a time), so a long list never holds
-   * many members' locks; a member that no longer exists has nothing to drop.
-   */
+  /** Each drop is its own record write, so a long list never holds many members' locks. */
   async drop(request: MembershipDropRequest): Promise<MembershipDropResponse> {
     const downgraded: string[] = [];
     for (const drop of request.drops) {

@@ -9,20 +9,15 @@ import type { Instant } from './sql-time';
 export interface RecordWrite {
   readonly tx: Transaction;
   readonly member: LockedMember;
-  /**
-   * Takes the write time (once per write) and marks the record, and with `vessels` the vessel
-   * history, as changed at that time. A write that turns out to change nothing does not call it.
-   */
+  /** Takes the write time and marks the record (with `vessels`, the vessel history) changed; skipped by a no-op write. */
   stamp(options?: { readonly vessels?: boolean }): Promise<Instant>;
   /** Announces the change: one `crew.events` message of this type, committed with the write. */
   emit(type: EventType): void;
 }
 
 /**
- * Every change of a crew record goes through here (docs/rules.md, Record changes): one
- * transaction that locks the member's row first, takes the write time under that lock, makes
- * the change, and adds its events to the outbox. A throw anywhere rolls all of it back, events
- * included; a commit publishes them (the relay, at least once).
+ * Every crew-record change (docs/rules.md, Record changes): one transaction that locks the member,
+ * takes the write time under the lock, writes, and adds its events to the outbox.
  */
 @Injectable()
 export class RecordWriter {

@@ -11,10 +11,7 @@ export type LockedMember = CrewMember;
 export class RecordsRepository {
   constructor(private readonly sql: Sql) {}
 
-  /**
-   * Locks the member's row for the rest of the transaction: every write of one member's record
-   * queues here, so their write times (taken after the lock) are in commit order.
-   */
+  /** Locks the member's row: one member's writes queue here, so their write times are in commit order. */
   async lockMember(tx: Transaction, userId: string): Promise<LockedMember | undefined> {
     const member = await this.sql.row<CrewMember>(
       `SELECT user_id AS "userId", email, name, role, country, photo_url AS "photoUrl",
@@ -27,12 +24,9 @@ export class RecordsRepository {
   }
 
   /**
-   * Takes the write time under the lock and records it as the record's (and, for vessel-period
-   * writes, the vessel history's) latest change. `clock_timestamp()`, not `now()`: now() is
-   * when the transaction began, possibly before an earlier writer committed; and never less than
-   * 1 µs after the previous write, whatever the clock does. So a write time is always later than
-   * every `vessels_updated_at` a reader could have seen before this write commits, which is what
-   * keeps a vessel-history scan's snapshot (`as_of`) stable.
+   * Takes the write time under the lock as the record's (and vessel history's) latest change:
+   * `clock_timestamp()` (now() may predate an earlier commit), at least 1 µs past the previous
+   * write, so it is later than any snapshot a reader saw: scans' `as_of` stays stable.
    */
   async stamp(tx: Transaction, userId: string, vessels: boolean): Promise<Instant> {
     const written = await this.sql.row<{ t: string }>(

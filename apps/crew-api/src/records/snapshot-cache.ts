@@ -1,12 +1,7 @@
 /**
- * Representations of a member's record that this replica built, by what determines them: the
- * member, the snapshot they were read as of (a write time), and whatever else shapes them (a
- * page's position and size, the trend's month). A snapshot never changes: a write adds rows valid
- * from a later write time and moves the member's version past every snapshot a reader has seen
- * (docs/architecture.md, "Crew records"), so a kept value is never stale and nothing has to
- * invalidate it: a change makes a new snapshot, whose values are other keys. Another replica's copy
- * is the same value. Bounded by entries, least recently used first out; concurrent requests for
- * one key wait for one read. A read that fails or finds no member is not kept.
+ * Answers this replica built, keyed by member, snapshot and shape. A snapshot never changes (a
+ * write makes a new one, docs/architecture.md "Crew records"), so nothing is ever invalidated.
+ * LRU-bounded; concurrent requests share one read; a failed or empty read is not kept.
  */
 export class SnapshotCache<T> {
   private readonly values = new Map<string, Promise<T | undefined>>();

@@ -1,9 +1,8 @@
+import { GroupBatcher } from '@svc/platform';
+
 /**
- * Timestamps leave PostgreSQL as the text of their UTC wall time and become the API's form here:
- * ISO 8601 UTC with `Z` and milliseconds for display, microseconds (`exact`) for ETags, cursors
- * and write times, since two writes in one millisecond must still differ. Nothing passes through
- * a JavaScript Date, and the cast is about three times cheaper for PostgreSQL than `to_char`
- * (a page of 50 periods formats 100 timestamps).
+ * Timestamps leave PostgreSQL as UTC wall-time text (~3× cheaper than `to_char`), never a Date:
+ * milliseconds for display, microseconds (`exact`) for ETags, cursors and write times.
  */
 export function utc(expr: string): string {
   return `(${expr} AT TIME ZONE 'UTC')::text`;
@@ -31,11 +30,27 @@ export function usToMs(isoUsText: string): string {
   return `${isoUsText.slice(0, 23)}Z`;
 }
 
-/**
- * The vessel-period versions valid at the snapshot `at` (SQL for an instant; `alias` the table's,
- * if any): the periods as they were at that instant.
- */
+/** SQL: the vessel-period versions valid at the instant `at` (`alias`: the table's, if any). */
 export function periodsValidAt(at: string, alias?: string): string {
   const c = alias ? `${alias}.` : '';
   return `${c}valid_from <= ${at} AND (${c}valid_to IS NULL OR ${c}valid_to > ${at})`;
+}
+
+/**
+ * Lookups by user id: those of one event-loop turn share one `read` of the distinct ids, 8 reads in
+ * flight at most: under load the round trip, not the row, is the cost.
+ */
+export function memberLookups<R extends { readonly userId: string }>(
+  read: (userIds: string[]) => Promise<R[]>,
+): GroupBatcher<string, R | undefined> {
+  return new GroupBatcher<string, R | undefined>(
+    async (userIds) => {
+      const rows = await read([...new Set(userIds)]);
+      const byId = new Map(rows.map((r) => [r.userId, r]));
+      return userIds.map((id) => byId.get(id));
+    },
+    100,
+    8,
+    true,
+  );
 }

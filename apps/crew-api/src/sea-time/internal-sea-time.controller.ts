@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { InternalApi } from '../internal/internal-api.decorator';
+import { InternalApi } from '../internal/internal-token.guard';
 import { parseSeaTimeEntry } from './dto/sea-time-entry.dto';
 import type { SeaTimeEntryResponse } from './dto/sea-time.response';
 import { SeaTimeService } from './sea-time.service';

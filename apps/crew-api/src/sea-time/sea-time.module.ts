@@ -2,11 +2,10 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '@svc/platform';
 import type { CrewApiConfig } from '../config';
 import { RecordsModule } from '../records/records.module';
-import { SeaTimeCache } from './sea-time-cache';
 import { InternalSeaTimeController } from './internal-sea-time.controller';
 import { SeaTimeController } from './sea-time.controller';
 import { SeaTimeRepository } from './sea-time.repository';
-import { SeaTimeService } from './sea-time.service';
+import { SeaTimeCache, SeaTimeService } from './sea-time.service';
 
 @Module({
   imports: [RecordsModule],

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RecentTrendResponse, SeaTimeResponse } from '@svc/contracts';
-import { GroupBatcher, Sql, type Transaction } from '@svc/platform';
-import { instant, periodsValidAt, utc, type Instant } from '../records/sql-time';
+import { Sql, type Transaction } from '@svc/platform';
+import { instant, memberLookups, periodsValidAt, utc, type Instant } from '../records/sql-time';
 import type { SeaTimeEntry } from './sea-time-entry.entity';
 
 /** What the validators of the sea-time reads need, and all that a revalidation reads. */
@@ -30,45 +30,26 @@ export interface RecentRow {
   readonly months: RecentTrendResponse['months'];
 }
 
-/** Version lookups gathered per statement, and statements in flight at once (as for profiles). */
-const VERSIONS_PER_STATEMENT = 100;
-const VERSION_STATEMENTS_IN_FLIGHT = 8;
-
-/**
- * The entries and vessel periods as they were at the snapshot `at` (a write time): an entry is
- * stamped with its write's time, a period version is valid from its write's time until the next
- * one's, and every write's time is later than every version a reader has seen before it commits
- * (RecordsRepository.stamp). So a read as of a version is that version's, whenever it runs.
- */
+/** Entries as of the snapshot `at`: stamped with their write time, later than any version seen (RecordsRepository.stamp). */
 const ENTRY_AS_OF = (at: string) => `created_at <= ${at}`;
 
-/**
- * Set-based reads of the sea-time record: one statement each, aggregated by PostgreSQL over the
- * (user_id, date) index that carries every column they read. No history is loaded into memory.
- */
+/** Set-based reads: one statement each, aggregated by PostgreSQL over the covering (user_id, date) index. */
 @Injectable()
 export class SeaTimeRepository {
   constructor(private readonly sql: Sql) {}
 
-  /** Lookups made in one turn of the event loop share a statement. */
-  private readonly versions = new GroupBatcher<
-    string,
-    { recordUpdatedAt: string; currentMonth: string } | undefined
-  >(
-    async (userIds) => {
-      const rows = await this.sql.prepared<{ userId: string; recordUpdatedAt: string; currentMonth: string }>(
-        'sea-time-versions',
-        `SELECT user_id AS "userId", ${utc('record_updated_at')} AS "recordUpdatedAt",
-                to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM') AS "currentMonth"
-           FROM crew_members WHERE user_id = ANY($1::text[])`,
-        [[...new Set(userIds)]],
-      );
-      const byId = new Map(rows.map((r) => [r.userId, r]));
-      return userIds.map((id) => byId.get(id));
-    },
-    VERSIONS_PER_STATEMENT,
-    VERSION_STATEMENTS_IN_FLIGHT,
-    true,
+  private readonly versions = memberLookups((userIds) =>
+    this.sql.prepared<{
+      userId: string;
+      recordUpdatedAt: string;
+      currentMonth: string;
+    }>(
+      'sea-time-versions',
+      `SELECT user_id AS "userId", ${utc('record_updated_at')} AS "recordUpdatedAt",
+            to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM') AS "currentMonth"
+       FROM crew_members WHERE user_id = ANY($1::text[])`,
+      [userIds],
+    ),
   );
 
   /** The member's record version now, or undefined for no such member. */
@@ -78,17 +59,9 @@ export class SeaTimeRepository {
   }
 
   /**
-   * Totals, verified subset, vessels served, years active and days by role, in one query: the
-   * entries are grouped by role once and the totals are sums of those groups.
-   *
-   * `years_active` is the span of recorded sea time: from the earliest to the latest entry date,
-   * both days counted, in years of 365.25 days, rounded to 2 decimals (0 without entries). A
-   * member with entries from 2015-01-01 to 2024-12-31 has been active 10.00 years, whatever the
-   * gaps between.
-   *
-   * `vessels_served` counts the distinct IMO numbers of the member's vessel periods.
-   *
-   * Everything is read as of `asOf` (exact), a version of the record: the totals of that version.
+   * The totals as of `asOf`, in one query: entries grouped by role once, totals summed from the
+   * groups. `years_active`: first to last entry date, both counted, in years of 365.25 days,
+   * rounded to 2 decimals, whatever the gaps; `vessels_served`: distinct IMO numbers.
    */
   async totals(userId: string, asOf: string): Promise<TotalsRow | undefined> {
     const rows = await this.sql.prepared<TotalsRow>(
@@ -129,11 +102,7 @@ export class SeaTimeRepository {
     return rows[0];
   }
 
-  /**
-   * The twelve UTC calendar months ending with `month` (`YYYY-MM`, the current one when the
-   * version was read), oldest first, zeros where nothing was recorded: a generate_series of months
-   * left-joined to the entries of the window, as of `asOf` (exact).
-   */
+  /** The twelve UTC months ending with `month`, oldest first, zeros where nothing was recorded, as of `asOf`. */
   async recent(userId: string, asOf: string, month: string): Promise<RecentRow | undefined> {
     const rows = await this.sql.prepared<RecentRow>(
       'sea-time-recent-as-of',

@@ -1,9 +1,8 @@
 import type { Principal } from '@svc/security';
 import type { RecordWriter } from '../records/record-writer.service';
 import { RecordsException } from '../records/records.exception';
-import { SeaTimeCache } from './sea-time-cache';
 import type { RecentRow, SeaTimeRepository, SeaTimeVersion, TotalsRow } from './sea-time.repository';
-import { SeaTimeService, trendLastModified } from './sea-time.service';
+import { SeaTimeCache, SeaTimeService, trendLastModified } from './sea-time.service';
 
 describe('trendLastModified', () => {
   it('is the record time, or the start of the current month when later', () => {

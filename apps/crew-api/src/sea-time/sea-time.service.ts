@@ -5,7 +5,7 @@ import type { Principal } from '@svc/security';
 import { callerEtag, type Representation } from '../http/conditional';
 import { RecordWriter } from '../records/record-writer.service';
 import { noCrewRecord } from '../records/records.exception';
-import { SeaTimeCache } from './sea-time-cache';
+import { SnapshotCache } from '../records/snapshot-cache';
 import type { SeaTimeEntryInput } from './dto/sea-time-entry.dto';
 import {
   toRecentResponse,
@@ -15,21 +15,18 @@ import {
 } from './dto/sea-time.response';
 import { SeaTimeRepository, type SeaTimeVersion } from './sea-time.repository';
 
-/**
- * Last-Modified of the trend: the record's last change, or the start of the current month if
- * later, because the window of twelve months moves on at each month's start even when nothing
- * was written.
- */
+/** The sea-time totals and trends this replica keeps (SEA_TIME_CACHE_ENTRIES), by version. */
+export class SeaTimeCache extends SnapshotCache<SeaTimeResponse | RecentTrendResponse> {}
+
+/** The trend's Last-Modified: the record's last change, or the current month's start (the window moved) if later. */
 export function trendLastModified(recordUpdatedAt: string, currentMonth: string): Date {
   const monthStart = Date.parse(`${currentMonth}-01T00:00:00Z`);
   return new Date(Math.max(Date.parse(recordUpdatedAt), monthStart));
 }
 
 /**
- * The totals and the trend are read as of the record's version (its last write time), which is
- * all their validators need: a revalidation that still matches reads the version and nothing
- * else, and an answer, which a version fixes for good, is aggregated once per replica
- * (SeaTimeCache); a write makes a new version, whose answers are other keys.
+ * Totals and trend are read as of the record's version (its last write time): a matching
+ * revalidation reads only the version, and an answer is aggregated once per replica.
  */
 @Injectable()
 export class SeaTimeService {

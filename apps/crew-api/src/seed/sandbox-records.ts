@@ -59,10 +59,7 @@ function utcDay(date: Date): Date {
 
 const ymd = (date: Date) => date.toISOString().slice(0, 10);
 
-/**
- * Entries of a period, one per calendar month it touches: the days at sea in that month and the
- * matching share of the miles, dated the period's last day in that month.
- */
+/** A period's entries, one per month it touches (that month's days and share of miles), dated its last day there. */
 function entriesOf(memberKey: string, index: number, p: SeedPeriod, now: Date): SeedEntry[] {
   const entries: SeedEntry[] = [];
   let from = p.periodStart;
@@ -84,10 +81,7 @@ function entriesOf(memberKey: string, index: number, p: SeedPeriod, now: Date): 
   return entries;
 }
 
-/**
- * A career of `count` periods ending a few days before `now`, built backwards: contracts of
- * 20-60 days with 3-15 days ashore between, one longer leave (`longLeaveBefore`).
- */
+/** `count` periods built backwards from `now`: 20-60 days aboard, 3-15 ashore, one long leave. */
 function career(
   memberKey: string,
   count: number,

@@ -6,10 +6,7 @@ import { CREW_API_MIGRATIONS } from '../migrations';
 import { sandboxRecords } from './sandbox-records';
 import { SeedRepository } from './seed.repository';
 
-/**
- * The sandbox crew records of docs/rules.md (`cli.js seed`, sandbox only). Idempotent: a member
- * already there is left untouched, so seeding on every start never doubles nor resets a record.
- */
+/** The sandbox crew records of docs/rules.md (`cli.js seed`); an existing member is left untouched. */
 export async function seedSandbox(config: CrewApiConfig, logger: Logger): Promise<void> {
   const db = { DATABASE_URL: config.DATABASE_URL, DATABASE_POOL_SIZE: 2 };
   const options = { schema: APP_SCHEMAS['crew-api'], migrations: CREW_API_MIGRATIONS };

@@ -1,11 +1,7 @@
 import type { Sql, TransactionRunner } from '@svc/platform';
 import type { SeedMember } from './sandbox-records';
 
-/**
- * Writes the sandbox records directly (no outbox: seeding announces nothing). A member's record is
- * written once, in one transaction, when its row is created; a member that exists is left as it
- * is (only a missing membership is added), so seeding again never doubles or resets anything.
- */
+/** Writes the sandbox records directly (no outbox); an existing member only gets a missing membership. */
 export class SeedRepository {
   constructor(
     private readonly transactions: TransactionRunner,

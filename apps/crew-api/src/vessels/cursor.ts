@@ -2,11 +2,7 @@ import { decodeCursorFields, encodeCursorFields, isExactInstant } from '@svc/pla
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { RecordsException } from '../records/records.exception';
 
-/**
- * Where a vessel-history scan stands: the snapshot it reads (`as_of`, the member's
- * vessels_updated_at when the first page was read) and the keyset position of the last period
- * shown (`period_start`, `id`), all with microseconds. `limit` carries the page size forward.
- */
+/** A scan's snapshot (`as_of`), its keyset position (`period_start`, `id`; µs) and page size. */
 export interface VesselCursor {
   readonly asOf: string;
   readonly start: string;
@@ -24,11 +20,7 @@ function invalid(reason: string): RecordsException {
   );
 }
 
-/**
- * Opaque, tamper-evident cursors (docs/rules.md, Crew records):
- * `base64url(JSON) "." base64url(HMAC-SHA256(key, user_id "\n" base64url(JSON)))`. The member's id
- * is signed with the payload, so one member's cursor does not verify for another.
- */
+/** Tamper-evident cursors: `base64url(JSON) "." HMAC(key, user_id "\n" base64url(JSON))`, bound to the member. */
 export class CursorCodec {
   constructor(private readonly key: string) {}
 

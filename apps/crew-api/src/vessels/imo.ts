@@ -1,8 +1,4 @@
-/**
- * IMO ship identification numbers (IMO Resolution A.1117(30)): seven digits, the last a check
- * digit. Each of the first six digits is multiplied by its weight (7 down to 2); the last digit of
- * the sum is the check digit. 9074729: 9×7 + 0×6 + 7×5 + 4×4 + 7×3 + 2×2 = 139 → 9.
- */
+/** IMO numbers (Resolution A.1117(30)): seven digits, the last the final digit of the others weighted 7 down to 2. */
 export function imoCheckDigit(firstSix: string): number {
   if (!/^\d{6}$/.test(firstSix)) throw new Error(`not six digits: ${firstSix}`);
   let sum = 0;

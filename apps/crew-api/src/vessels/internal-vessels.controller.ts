@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { InternalApi } from '../internal/internal-api.decorator';
+import { InternalApi } from '../internal/internal-token.guard';
 import { parseNewVesselPeriod, parseVesselPeriodPatch } from './dto/vessel-period.dto';
 import type { WrittenPeriodResponse } from './dto/vessels.response';
 import { VesselsService } from './vessels.service';

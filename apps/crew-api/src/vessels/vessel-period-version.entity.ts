@@ -10,12 +10,7 @@ export interface VesselPeriod {
   readonly nauticalMiles: number;
 }
 
-/**
- * One version of a vessel period (a row of `vessel_period_versions`). Versions are never updated
- * except to close them: an amendment sets the current version's `valid_to` to the write time and
- * inserts version + 1 with that `valid_from`. The versions valid at an instant T
- * (`valid_from <= T < valid_to`) are the periods as they were at T.
- */
+/** A `vessel_period_versions` row: an amendment closes it (`valid_to`) and adds version + 1 from that instant. */
 export interface PeriodVersion extends VesselPeriod {
   /** `vp_…` (`period_id`), stable across versions. */
   readonly id: string;

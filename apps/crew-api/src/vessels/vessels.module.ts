@@ -4,10 +4,9 @@ import type { CrewApiConfig } from '../config';
 import { RecordsModule } from '../records/records.module';
 import { CursorCodec } from './cursor';
 import { InternalVesselsController } from './internal-vessels.controller';
-import { VesselPageCache } from './vessel-page-cache';
 import { VesselsController } from './vessels.controller';
 import { VesselsRepository } from './vessels.repository';
-import { VesselsService } from './vessels.service';
+import { VesselPageCache, VesselsService } from './vessels.service';
 
 @Module({
   imports: [RecordsModule],

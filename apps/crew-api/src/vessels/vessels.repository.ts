@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { GroupBatcher, Sql, type Transaction } from '@svc/platform';
-import { instant, periodsValidAt, utc } from '../records/sql-time';
+import { Sql, type Transaction } from '@svc/platform';
+import { instant, memberLookups, periodsValidAt, utc } from '../records/sql-time';
 import type { PeriodVersion } from './vessel-period-version.entity';
 
 export type { PeriodVersion };
@@ -34,44 +34,28 @@ const PAGE_SELECT = `SELECT m.user_id AS "userId",
 /** A page's row: the member's snapshot, and a period (all null without one), times as PostgreSQL's text. */
 type PageRecord = Omit<PeriodRow, 'id' | 'startExact'> & { userId: string; asOf: string; id: string | null };
 
-/** Snapshot lookups gathered per statement, and statements in flight at once (as for profiles). */
-const SNAPSHOTS_PER_STATEMENT = 100;
-const SNAPSHOT_STATEMENTS_IN_FLIGHT = 8;
-
 @Injectable()
 export class VesselsRepository {
   constructor(private readonly sql: Sql) {}
 
-  /**
-   * A member's vessel-history snapshot now (vessels_updated_at, exact), or undefined for no such
-   * member: what a scan's first page reads, and all that its validators need. Lookups made in one
-   * turn of the event loop share a statement.
-   */
-  private readonly snapshots = new GroupBatcher<string, string | undefined>(
-    async (userIds) => {
-      const rows = await this.sql.prepared<{ userId: string; asOf: string }>(
-        'vessels-snapshots',
-        `SELECT user_id AS "userId", ${utc('vessels_updated_at')} AS "asOf"
-           FROM crew_members WHERE user_id = ANY($1::text[])`,
-        [[...new Set(userIds)]],
-      );
-      const byId = new Map(rows.map((r) => [r.userId, instant(r.asOf).exact]));
-      return userIds.map((id) => byId.get(id));
-    },
-    SNAPSHOTS_PER_STATEMENT,
-    SNAPSHOT_STATEMENTS_IN_FLIGHT,
-    true,
+  private readonly snapshots = memberLookups((userIds) =>
+    this.sql.prepared<{ userId: string; asOf: string }>(
+      'vessels-snapshots',
+      `SELECT user_id AS "userId", ${utc('vessels_updated_at')} AS "asOf"
+       FROM crew_members WHERE user_id = ANY($1::text[])`,
+      [userIds],
+    ),
   );
 
-  snapshot(userId: string): Promise<string | undefined> {
-    return this.snapshots.submit(userId);
+  /** The member's vessel-history snapshot now (exact), or undefined for no such member. */
+  async snapshot(userId: string): Promise<string | undefined> {
+    const row = await this.snapshots.submit(userId);
+    return row && instant(row.asOf).exact;
   }
 
   /**
-   * One page of the snapshot `asOf` in one query, `limit` rows at most, newest first
-   * (period_start DESC, id DESC), after `after` or from the start ('infinity', so both cases share
-   * one statement whose keyset stays an index condition); undefined for no such member. Served by
-   * the (user_id, period_start DESC, period_id DESC) index, which carries every column read.
+   * One page of the snapshot `asOf`, newest first, after `after` or from 'infinity' (one statement,
+   * the keyset an index condition on the covering index); undefined for no such member.
    */
   async page(
     userId: string,

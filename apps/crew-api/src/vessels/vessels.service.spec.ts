@@ -1,9 +1,8 @@
 import type { Principal } from '@svc/security';
 import { FakeRecordWriter, LOCKED_MEMBER } from '../../../../test/support/fake-record-writer';
 import { CursorCodec } from './cursor';
-import { VesselPageCache } from './vessel-page-cache';
 import type { PeriodRow, PeriodVersion, VesselsRepository } from './vessels.repository';
-import { VesselsService } from './vessels.service';
+import { VesselPageCache, VesselsService } from './vessels.service';
 
 const codec = new CursorCodec('k'.repeat(32));
 const principal: Principal = {

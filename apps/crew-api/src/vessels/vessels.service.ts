@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { newId, strongEtag } from '@svc/platform';
+import { newId } from '@svc/platform';
 import { API_LIMITS, type VesselPageResponse } from '@svc/contracts';
 import type { Principal } from '@svc/security';
-import { scopeKey, type Representation } from '../http/conditional';
+import { scopeKey, strongEtag, type Representation } from '../http/conditional';
 import { applyPatch, differs } from '../records/patch';
 import { RecordWriter, type RecordWrite } from '../records/record-writer.service';
 import { noCrewRecord, RecordsException } from '../records/records.exception';
 import { usToMs } from '../records/sql-time';
 import { CursorCodec } from './cursor';
-import { VesselPageCache } from './vessel-page-cache';
+import { SnapshotCache } from '../records/snapshot-cache';
 import type { VesselPeriodPatch } from './dto/vessel-period.dto';
 import type { VesselPeriod } from './vessel-period-version.entity';
 import type { VesselsQuery } from './dto/vessels-query.dto';
@@ -18,6 +18,9 @@ import {
   type WrittenPeriodResponse,
 } from './dto/vessels.response';
 import { VesselsRepository, type PeriodVersion } from './vessels.repository';
+
+/** The vessel-history pages this replica keeps (VESSEL_PAGE_CACHE_ENTRIES). */
+export class VesselPageCache extends SnapshotCache<VesselPageResponse> {}
 
 @Injectable()
 export class VesselsService {
@@ -29,13 +32,9 @@ export class VesselsService {
   ) {}
 
   /**
-   * One page of the vessel history. A scan reads the periods as they were at its `as_of` (the
-   * member's vessels_updated_at when its first page was read) on every page, so periods added or
-   * amended meanwhile neither repeat nor skip any: they show in the next scan. `record_updated_at`
-   * is that `as_of` on every page, and with the position and page size it makes the ETag. So the
-   * validators need no more than the snapshot (the cursor's, or one small lookup for a first page):
-   * a revalidation that still matches reads no period, and a page, which a snapshot fixes for
-   * good, is read once per replica (VesselPageCache).
+   * A scan reads every page as of its `as_of` (vessels_updated_at at its first page), so changes
+   * meanwhile neither repeat nor skip periods. The ETag needs only the snapshot, position and size:
+   * a matching revalidation reads no period, and a page is read once per replica.
    */
   async page(principal: Principal, query: VesselsQuery): Promise<Representation<VesselPageResponse>> {
     const userId = principal.user_id;
@@ -92,10 +91,7 @@ export class VesselsService {
     });
   }
 
-  /**
-   * An amendment closes the current version at the write time and adds the next one; scans
-   * begun before still read the old version. Nothing changed: no write, no event.
-   */
+  /** Closes the current version and adds the next (older scans still read the old one); no change, no write. */
   amendPeriod(userId: string, periodId: string, patch: VesselPeriodPatch): Promise<WrittenPeriodResponse> {
     return this.writer.write(userId, async (write) => {
       const current = await this.vessels.current(write.tx, userId, periodId);

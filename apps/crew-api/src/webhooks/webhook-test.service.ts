@@ -13,11 +13,7 @@ export class WebhookTestService {
     private readonly transactions: TransactionRunner,
   ) {}
 
-  /**
-   * Enqueues a `webhook.test` event for the calling partner about the token's subject. The ids are
-   * chosen here so the partner can match the delivery it receives; the event goes through the
-   * outbox like every record event, so an accepted test is never lost.
-   */
+  /** A `webhook.test` event through the outbox (never lost), its ids chosen here so the partner can match it. */
   async send(principal: Principal): Promise<WebhookTestResponse> {
     // The URL only: signing (and the secrets it needs) is the dispatcher's job.
     const { webhook_url } = await this.rpc.call(AUTH_WEBHOOK_TARGET, {

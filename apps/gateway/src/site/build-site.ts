@@ -5,11 +5,8 @@ import type { Marked as MarkedClass } from 'marked';
 import { DOCS_PLACEHOLDERS, escapeHtml } from './placeholders';
 
 /**
- * Builds the documentation site the gateway serves under `/docs/` (run by `npm run build`, with the
- * build's dev dependencies): the guides of `docs/partners/*.md` rendered to HTML, one page per
- * Problem code, the API reference page and the Redoc bundle it loads (from npm, no CDN).
- * Values of the environment (base URL, DOCS_URL) are placeholders that the gateway's generator
- * fills in at start-up, so one build serves every environment.
+ * Builds `/docs/` at `npm run build`: the partner guides, a page per Problem code, the reference and
+ * its Redoc bundle; environment values stay placeholders that the generator fills in at start-up.
  */
 
 interface Page {

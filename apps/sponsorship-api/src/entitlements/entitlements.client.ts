@@ -17,11 +17,8 @@ import type { SeatRow } from '../seats/seat.entity';
 export class MemberGoneError extends Error {}
 
 /**
- * Premium for sponsored members lives in crew-api (memberships); this is the only way in. Every
- * failure to get an answer is DependencyUnavailableError; the caller decides what it means for
- * its operation (502 for a provision's grant, 503 for member-left). A caller with a budget of its
- * own passes what is left of it as `timeoutMs` (RPC_TIMEOUT_MS otherwise; RpcClient sends nothing
- * when too little is left).
+ * Premium lives in crew-api; no answer is DependencyUnavailableError, which each caller maps.
+ * `timeoutMs`: what is left of the caller's own budget (RPC_TIMEOUT_MS otherwise).
  */
 @Injectable()
 export class EntitlementsClient {

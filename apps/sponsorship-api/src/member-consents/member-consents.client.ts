@@ -4,11 +4,7 @@ import { APP_LOGGER, AppMetrics, RpcClient } from '@svc/platform';
 import type { Counter } from 'prom-client';
 import type { Logger } from 'pino';
 
-/**
- * Consents live in auth-server; a seat shows its member's name to a partner only while that member
- * is connected to it. Asked at every answer rather than mirrored from events, so a disconnect
- * hides the name from the next answer on, and no second copy of who-consented-to-whom exists.
- */
+/** Consents live in auth-server, asked at every answer (never mirrored), so a disconnect hides the name at once. */
 @Injectable()
 export class MemberConsentsClient {
   private readonly failures?: Counter;
@@ -24,12 +20,7 @@ export class MemberConsentsClient {
     );
   }
 
-  /**
-   * The members among `userIds` connected to `clientId` now: one question per CONNECTED_MEMBERS_MAX
-   * members (one per page of seats). When auth-server cannot answer, nobody is: the seats are shown
-   * without names rather than with names nobody vouched for, and rather than failing the request.
-   * So is it when the caller's budget (`timeoutMs`) leaves too little to ask (RpcClient sends nothing).
-   */
+  /** The members among `userIds` connected to `clientId` now; none when auth-server (or the budget) cannot answer. */
   async connectedAmong(
     clientId: string,
     userIds: readonly string[],

@@ -2,11 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { MemberSponsorship } from '@svc/contracts';
 import { SeatsRepository } from '../seats/seats.repository';
 
-/**
- * What a crew member sees of their sponsorships on their account page: every partner whose seat
- * ever gave them premium, with when it started and when it ended (or ends). Closed seats stay
- * listed, so a partner that provisioned the member's address and removed it at once is seen too.
- */
+/** Every partner whose seat ever gave the member premium, closed seats included, for their account page. */
 @Injectable()
 export class MemberSponsorshipsService {
   constructor(private readonly seats: SeatsRepository) {}

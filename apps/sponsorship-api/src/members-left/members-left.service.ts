@@ -8,10 +8,8 @@ import { SeatsRepository, type SeatRow } from '../seats/seats.repository';
 import type { MemberLeft } from './dto/member-left.dto';
 
 /**
- * Member-left (docs/rules.md, Sponsorship): closes the member's open billed seat of the calling
- * partner. The seat row is locked first, so of concurrent calls for one member exactly one closes
- * it and the others find nothing open (`ended: false`). Premium is dropped inside the same
- * transaction: if crew-api cannot be reached, the transaction rolls back (503, nothing changed).
+ * Member-left: closes the member's billed seat of the partner, locked first (of concurrent calls one
+ * closes it, the others get `ended: false`); premium drops in the same transaction (else 503).
  */
 @Injectable()
 export class MembersLeftService {

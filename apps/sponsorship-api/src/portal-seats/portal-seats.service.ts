@@ -7,11 +7,7 @@ import { seatsProblem } from '../seats/seats-problem.mapper';
 import { SeatsRepository } from '../seats/seats.repository';
 import { SeatsService } from '../seats/seats.service';
 
-/**
- * The partner portal's seats page, for the partner of a portal session: one page of the seat list
- * by the API's own parser and service (so the same filters, paging and member-name rule), the
- * seats counted by status, and the live count against the quota provisioning enforces.
- */
+/** The portal's seats page: the API's own list (same filters, paging, name rule), counts and quota. */
 @Injectable()
 export class PortalSeatsService {
   constructor(

@@ -33,11 +33,7 @@ async function declareTopology(channel: TopologyChannel): Promise<void> {
   await channel.bindQueue(MEMBERS_QUEUE, CREW_EVENTS_EXCHANGE, MEMBER_REGISTERED);
 }
 
-/**
- * Listens for `crew.member.registered` (no polling over seats): an invited seat becomes active
- * when a crew member with its e-mail appears. Acked once the seat is activated (or there was none);
- * a malformed message is logged and dropped, since no retry can fix it.
- */
+/** On `crew.member.registered`, activates the invited seat of that e-mail; a malformed message is logged and dropped. */
 @Injectable()
 export class MemberRegisteredHandler implements OnModuleInit {
   constructor(

@@ -7,11 +7,7 @@ import { PROBE_WINDOW } from './seats.repository';
 export class ProbeBudgetRepository {
   constructor(private readonly sql: Sql) {}
 
-  /**
-   * Seconds until the partner's `budget`-th newest charge of the window leaves it, or undefined
-   * when it holds fewer than `budget` charges (the budget is open). One indexed read of at most
-   * `budget` rows, whatever the partner's history.
-   */
+  /** Seconds until the `budget`-th newest charge leaves the window; undefined while the budget is open. */
   async secondsUntilOpen(tx: Transaction, clientId: string, budget: number): Promise<number | undefined> {
     const charge = await this.sql.row<{ wait: string }>(
       `SELECT extract(epoch FROM charged_at + $3::interval - clock_timestamp())::text AS wait

@@ -7,16 +7,9 @@ import { ProbeBudgetRepository } from './probe-budget.repository';
 import { SeatsException } from './seats.exception';
 
 /**
- * The probe budget: provisioning answers whether an e-mail belongs to a crew member (`active` or
- * `invited`), so provisioning and then removing seats would let a partner test addresses one
- * after another. A seat whose provision found a member and that closes within 24 hours is a probe
- * (charged when it closes); a partner with SPONSORSHIP_PROBE_BUDGET_PER_DAY probes in the last 24
- * hours may provision no new seat until the oldest of them leaves the window.
- *
- * The refusal covers every new provision of that partner, matched or not, and is decided before
- * anyone looks the e-mail up: refusing only the addresses that belong to members would turn the
- * 429 itself into the answer, free of charge and invisible to the member. Addresses of no member
- * never count against the budget, so a partner that keeps the seats it provisions is never refused.
+ * The probe budget: a provision tells whether an e-mail is a member's, so a seat that found a member
+ * and closes within 24 hours is a probe. Over SPONSORSHIP_PROBE_BUDGET_PER_DAY, every new provision
+ * is refused before the e-mail is looked up (refusing only members' would make the 429 the answer).
  */
 @Injectable()
 export class ProbeBudgetService {
@@ -34,11 +27,7 @@ export class ProbeBudgetService {
     );
   }
 
-  /**
-   * Throws `probe_budget_exceeded` (with the wait) when the partner has spent its budget. Run
-   * inside the provision's transaction, after the partner's sponsor row is locked: provisions of
-   * one partner are serialised there, and every replica reads the same committed charges.
-   */
+  /** Throws `probe_budget_exceeded` (with the wait); run under the partner's sponsor lock, so provisions serialise. */
   async assertOpen(tx: Transaction, clientId: string): Promise<void> {
     const budget = this.config.SPONSORSHIP_PROBE_BUDGET_PER_DAY;
     const wait = await this.budget.secondsUntilOpen(tx, clientId, budget);

@@ -17,10 +17,8 @@ export function cancelCeiling(activeSeats: number, maxCancel: number | undefined
 }
 
 /**
- * Reconcile (docs/rules.md, Sponsorship): the diff is one set-based query, whatever the size of
- * `active_refs`; a dry run stops there. Applying cancels the diff in batches, each one transaction
- * that locks its seats, drops the premium the active ones gave, and closes them. A seat that
- * changed since the diff (closed meanwhile) is skipped, so a retried reconcile is safe.
+ * Reconcile: one set-based diff (a dry run stops there), then batches that lock, drop premium and
+ * close; a seat closed since the diff is skipped, so a retry is safe.
  */
 @Injectable()
 export class ReconcileService {

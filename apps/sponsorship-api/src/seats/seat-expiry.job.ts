@@ -16,12 +16,8 @@ import { SeatsRepository } from './seats.repository';
 const BATCH = 100;
 
 /**
- * Ends seats at their `expires_at` (active → ended, premium dropped; an invitation nobody took up
- * → cancelled). Every replica runs it: each batch locks its seats with SKIP LOCKED, so replicas
- * share the work and never close one seat twice. A batch whose premium cannot be dropped rolls
- * back and is tried again on the next tick. The same task prunes what partners' seats leave
- * behind: probe charges past their window, and closed seats with their history past
- * SEAT_RETENTION_DAYS.
+ * Ends seats at `expires_at` (active → ended, invited → cancelled) on every replica (SKIP LOCKED);
+ * a batch whose premium cannot be dropped is retried next tick. Also prunes old charges and seats.
  */
 @Injectable()
 export class SeatExpiryJob extends PeriodicWork {
@@ -56,7 +52,8 @@ export class SeatExpiryJob extends PeriodicWork {
       PRUNE_BATCH,
       () => this.task.stopping,
     );
-    if (pruned > 0) this.logger.info({ pruned, retention_days: days }, 'closed seats past their retention pruned');
+    if (pruned > 0)
+      this.logger.info({ pruned, retention_days: days }, 'closed seats past their retention pruned');
     return closed;
   }
 

@@ -12,11 +12,7 @@ const KNOWN: readonly (readonly [string, string])[] = [
   ['active', 'ended'],
 ];
 
-/**
- * `sponsorship_seat_transitions_total{from, to}`: every seat status change written to
- * `seat_events`, `from` being `none` for a new seat. Counted once its transaction commits, so a
- * provision or removal that rolls back never shows.
- */
+/** `sponsorship_seat_transitions_total{from, to}` (`from` none for a new seat), counted once committed. */
 @Injectable()
 export class SeatTransitionMetrics {
   private readonly transitions?: Counter<'from' | 'to'>;

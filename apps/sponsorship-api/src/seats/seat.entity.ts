@@ -4,10 +4,7 @@ export type SeatStatus = (typeof SEAT_STATUS_VALUES)[number];
 /** Seats that still hold a place (and, when active, premium): reconcile compares only these. */
 export const LIVE_STATUSES: readonly SeatStatus[] = ['invited', 'active'];
 
-/**
- * A partner's sponsored seat (a row of `seats`) as the service works with it; `invitedAtExact`
- * (µs, UTC) is the list's keyset value.
- */
+/** A `seats` row; `invitedAtExact` (µs, UTC) is the list's keyset value. */
 export interface SeatRow {
   readonly sponsorshipId: string;
   readonly clientId: string;

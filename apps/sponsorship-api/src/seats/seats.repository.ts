@@ -38,12 +38,9 @@ const RETURNED = `"sponsorshipId", "clientId", email, "externalRef", status, "us
 export const PROBE_WINDOW = '24 hours';
 
 /**
- * The tests of live and invited seats, for statements that find seats by their ids: written so
- * that the planner cannot match them to the predicate of a partial index on live or invited seats
- * (it does not prove that `x IS TRUE` implies `x`). Otherwise, on a table whose statistics are
- * stale or missing (a new deployment, a burst of provisions before autoanalyze), it may read such
- * an index whole, which keeps an entry for every seat that left the state until vacuum, instead of
- * the primary key (test/sponsorship/seat-plans.integration-spec.ts).
+ * Live/invited tests for lookups by id, written so the planner cannot match a partial index's
+ * predicate: with stale statistics it may read such an index whole instead of the primary key
+ * (test/sponsorship/seat-plans.integration-spec.ts).
  */
 const LIVE_BY_ID = `(${LIVE}) IS TRUE`;
 const INVITED_BY_ID = `(status = 'invited') IS TRUE`;
@@ -54,10 +51,7 @@ export const ACTIVATE_INVITED_SEAT = `UPDATE seats SET status = 'active', user_i
         WHERE sponsorship_id = $1 AND ${INVITED_BY_ID}
         RETURNING ${COLUMNS}`;
 
-/**
- * Closes the live seats of the ids $1 into $2, and charges the probes among them (closed within
- * $3 of a provision that found the member) to their partners.
- */
+/** Closes the live seats of the ids $1 into $2, charging probes (closed within $3 of a provision that found the member). */
 export const CLOSE_LIVE_SEATS = `WITH closed AS (
          UPDATE seats SET status = $2, closed_at = clock_timestamp(), updated_at = clock_timestamp()
           WHERE sponsorship_id = ANY($1::text[]) AND ${LIVE_BY_ID}
@@ -79,10 +73,7 @@ export class SeatsRepository {
     private readonly transitions: SeatTransitionMetrics,
   ) {}
 
-  /**
-   * Locks the partner's sponsor row (created on first use, its display name kept current for the
-   * members' account pages); answers its own quota, if any.
-   */
+  /** Locks the partner's sponsor row (created on first use, its name kept current); answers its own quota, if any. */
   async lockSponsor(tx: Transaction, clientId: string, name: string): Promise<number | null> {
     await this.sql.rows(
       `INSERT INTO sponsors (client_id, name) VALUES ($1, $2)
@@ -154,9 +145,8 @@ export class SeatsRepository {
   }
 
   /**
-   * Activates an invited seat, the change recorded with its reason: `member_found`, the provision
-   * itself found the member (the partner's doing; the answer told it the address is a member's,
-   * which makes an early close of the seat a probe), or `member_registered` (the system's).
+   * Activates an invited seat, recorded with its reason: `member_found` (the provision found the
+   * member, so an early close is a probe) or `member_registered`.
    */
   async activate(
     tx: Transaction,
@@ -178,12 +168,9 @@ export class SeatsRepository {
   }
 
   /**
-   * Closes live seats (set-based): `ended` or `cancelled`, each change recorded with `actor` and
-   * `reason` (`seats` as they were before, locked). Answers the seats as closed. Probes are
-   * charged to their partner's probe budget in the same statement: seats
-   * whose provision found a member, closed within PROBE_WINDOW of being provisioned. Every way a
-   * seat closes counts (DELETE, reconcile, member-left, a term the partner set under a day), since
-   * each is the partner's choice and each would otherwise be a free way round the budget.
+   * Closes live seats (`seats` locked, as they were), each change recorded with `actor` and
+   * `reason`; answers them as closed. Probes are charged in the same statement, whichever way the
+   * seat closes: any would otherwise be a free way round the budget.
    */
   async close(
     tx: Transaction,
@@ -244,12 +231,9 @@ export class SeatsRepository {
   }
 
   /**
-   * Reconcile's diff in one statement: the partner's live seats matched by neither their e-mail
-   * (against the trimmed, lower-cased refs) nor their external_ref (exact), and the refs (first
-   * occurrence, in the order given) that match no live seat. One pass over each side: the seats are
-   * tested against the ref arrays with `= ANY`, which PostgreSQL hashes for a bound array (a
-   * correlated NOT EXISTS under an OR runs once per seat instead: 10,000 × 10,000 took 20 s), and
-   * the refs against the seats with hash anti-joins.
+   * Reconcile's diff in one statement: live seats matched by neither e-mail (trimmed, lower-cased)
+   * nor external_ref, and the refs (first occurrence, in order) matching no live seat. `= ANY` over
+   * a bound array is hashed (a NOT EXISTS under an OR took 20 s for 10,000 × 10,000).
    */
   async diff(
     clientId: string,
@@ -357,11 +341,7 @@ export class SeatsRepository {
     );
   }
 
-  /**
-   * Deletes at most `limit` of the seats closed more than `olderThanDays` ago (by
-   * `seats_closed_by_age`), with their history, skipping seats another replica holds; answers how
-   * many seats went. A closed seat is final, so nothing writes to it again.
-   */
+  /** Deletes up to `limit` seats closed over `olderThanDays` ago, with their history, skipping locked ones; answers how many. */
   async deleteClosed(olderThanDays: number, limit: number): Promise<number> {
     const row = await this.sql.row<{ deleted: number }>(
       `WITH doomed AS (

@@ -27,11 +27,7 @@ export function seatNotFound(): SeatsException {
   return new SeatsException('seat_not_found', 'You have no seat with this sponsorship_id.');
 }
 
-/**
- * A partner's seats: list, get, provision, remove, and activation when an invited member signs up
- * (docs/rules.md, Sponsorship). Every answer is scoped to the calling partner; another partner's
- * seat is simply not found.
- */
+/** A partner's seats (docs/rules.md, Sponsorship); another partner's seat is simply not found. */
 @Injectable()
 export class SeatsService {
   constructor(
@@ -76,19 +72,10 @@ export class SeatsService {
   }
 
   /**
-   * Idempotent per e-mail. The partner's sponsor row is locked first, so the quota holds under
-   * concurrent provisions. When the e-mail is a crew member's, premium is granted inside the same
-   * transaction: if the grant fails, the seat is never committed (502, nothing billed), and a grant
-   * that may have landed anyway is taken back. A partner over its probe budget provisions nothing
-   * new (ProbeBudgetService); the check comes before the e-mail is looked up, so the refusal does
-   * not depend on whose address it is.
-   *
-   * The wait for the partner's lock, the calls to crew-api and the consent question of the answer
-   * share one RPC_TIMEOUT_MS, counted from the start: while the broker or crew-api is slow, a
-   * provision queued behind another's lock answers within that budget rather than adding a timeout
-   * of its own to the wait. Taking back a grant gets at least TAKE_BACK_MIN_MS, however little is
-   * left; the grant waits for at most what is left less that, so the whole answer stays within the
-   * budget (a gateway's or client's 3 s is not exceeded by a take-back on top of it).
+   * Idempotent per e-mail; the sponsor row lock keeps the quota. A member's premium is granted in
+   * the same transaction: a failed grant commits no seat (502) and is taken back. Lock wait, RPCs
+   * and the consent question share one RPC_TIMEOUT_MS; a take-back gets at least TAKE_BACK_MIN_MS,
+   * kept out of the grant's wait, so the answer stays within the budget.
    */
   async provision(partner: PartnerPrincipal, request: Provision): Promise<ProvisionResult> {
     const deadline = Date.now() + this.config.RPC_TIMEOUT_MS;
@@ -144,8 +131,6 @@ export class SeatsService {
                 sponsorship_id: sponsorshipId,
                 expires_at: seat.expiresAt.toISOString(),
               },
-              // The take-back's minimum is kept out of the grant's wait, so that a provision whose
-              // grant times out still answers within the budget, its take-back included.
               left() - TAKE_BACK_MIN_MS,
             );
             seat = await this.seats.activate(tx, sponsorshipId, member.user_id, grant.name, 'member_found');
@@ -181,11 +166,7 @@ export class SeatsService {
     return this.present(partner, answer);
   }
 
-  /**
-   * A new crew member: the oldest invited seat of their e-mail becomes active (premium granted). A
-   * member holds one sponsorship at a time, so other partners' invitations of the same e-mail stay
-   * invited. A failed grant throws, and the event is retried.
-   */
+  /** The oldest invited seat of a new member's e-mail becomes active (one sponsorship at a time); a failed grant retries. */
   async activateInvited(event: MemberRegisteredEvent): Promise<void> {
     await this.transactions.run(async (tx) => {
       const seat = await this.seats.lockOldestInvited(tx, event.email);

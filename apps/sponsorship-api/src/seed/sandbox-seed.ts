@@ -11,12 +11,7 @@ import type { SponsorshipApiConfig } from '../config';
 import { SPONSORSHIP_API_MIGRATIONS } from '../migrations';
 import type { SeatRow } from '../seats/seat.entity';
 
-/**
- * The sandbox seats of docs/rules.md (`cli.js seed`, sandbox only): alex.morgan's and sam.lee's
- * active seats of sandbox-partner (crew-api's seed gives alex the matching sponsored membership),
- * four invitations of sandbox-partner and two of sandbox-partner-b. Idempotent: a seat already
- * there is left as it is, even if a test or a partner has closed it since.
- */
+/** The sandbox seats of docs/rules.md (`cli.js seed`); idempotent: an existing seat is left as it is, even closed. */
 export async function seedSandbox(config: SponsorshipApiConfig, logger: Logger): Promise<void> {
   const db = { DATABASE_URL: config.DATABASE_URL, DATABASE_POOL_SIZE: 2 };
   const options = { schema: APP_SCHEMAS['sponsorship-api'], migrations: SPONSORSHIP_API_MIGRATIONS };

@@ -1,10 +1,7 @@
 import { oneOf, readFields, readString, type Read } from '../validate';
 import { ContractViolation, RPC_QUEUES, type RpcContract } from './rpc';
 
-/**
- * `auth.ping`: the smallest question one app can ask auth-server. Apps use it to prove the RPC
- * path (queue, reply, timeout) works before they depend on auth-server for real answers.
- */
+/** `auth.ping`: the smallest question, proving the RPC path to auth-server works. */
 const NAME = 'auth.ping';
 
 const RESPONSE = { app: oneOf(['auth-server']), from: readString, at: readString };

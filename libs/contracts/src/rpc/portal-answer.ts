@@ -1,12 +1,7 @@
 import { readRecord, readString, type MessageRead } from '../validate';
 import { ContractViolation, isRecord } from './rpc';
 
-/**
- * How an app answers the partner portal (consent-ui) when it asks on a partner's behalf: the same
- * body the partner's API call would get, or the Problem that call would get (status, code,
- * detail, the 422's field errors). The portal shows either; the rules stay with the app that owns
- * them, and the portal and the API cannot drift apart.
- */
+/** An answer to the portal: the body or Problem the partner's API call would get, so the two cannot drift. */
 export interface PortalProblem {
   readonly status: number;
   /** The Problem code of the API's answer (`conflict`, `rate_limit_exceeded`, `not_found`, …). */

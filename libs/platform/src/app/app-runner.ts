@@ -66,10 +66,7 @@ export function rootModule<S extends ConfigSpec>(
   };
 }
 
-/**
- * The app as `serveApp` builds it before it listens: the root module, the HTTP options and, when
- * the app answers RPC (and `answerRpc` is not false), the RPC server. Tests boot apps through it too.
- */
+/** The app as `serveApp` builds it before it listens (and the tests boot it), with its RPC server unless `answerRpc` is false. */
 export async function buildApp<S extends ConfigSpec>(
   definition: AppDefinition<S>,
   config: ConfigOf<S>,

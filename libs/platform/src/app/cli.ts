@@ -15,10 +15,8 @@ const isUsageError = (err: unknown) =>
   (err instanceof TypeError && String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS'));
 
 /**
- * An operator command with subcommands (`cli.js partners …`): none, `help` or `--help` prints the
- * usage; a failure becomes one line on stderr and an exit code. `exitCodeOf` gives the code of
- * each failure the command expects and undefined for the unexpected, which is thrown on (the app
- * runner logs it, exit code 1). A usage error exits 64 and repeats the usage.
+ * An operator command with subcommands: no subcommand or `help` prints the usage (a usage error
+ * exits 64); `exitCodeOf` maps expected failures to a line on stderr and an exit code.
  */
 export async function runSubcommands(
   name: string,
@@ -40,10 +38,7 @@ export async function runSubcommands(
   }
 }
 
-/**
- * An app's services without HTTP or RPC, for a CLI command, closed when `work` ends. Nest logs
- * nothing (stdout is the answer); a failure to start is thrown, and the app runner logs it.
- */
+/** An app's services without HTTP or RPC for a CLI command, closed when `work` ends; Nest logs nothing. */
 export async function withAppContext<T>(
   imports: NonNullable<ModuleMetadata['imports']>,
   work: (context: INestApplicationContext) => Promise<T>,

@@ -1,4 +1,4 @@
-import { constantTimeEqual } from './constant-time-equal';
+import { constantTimeEqual } from './digest';
 
 describe('constantTimeEqual', () => {
   const token = 'Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5';

@@ -1,10 +1,8 @@
 import { randomFillSync } from 'node:crypto';
 
 /**
- * The random bytes of ids and secrets come from a pool that the CSPRNG refills whole, as Node does
- * for randomUUID: one call into OpenSSL per many tokens instead of one per token, which showed in
- * the token endpoint's profile. Each byte is handed out once and zeroed as it is, so the pool never
- * keeps a copy of an issued credential; what it holds are bytes nobody has seen yet.
+ * Ids and secrets come from a pool the CSPRNG refills whole (one OpenSSL call per many tokens); each
+ * byte is zeroed as it is handed out, so the pool never keeps a copy of an issued credential.
  */
 const POOL_BYTES = 4096;
 const pool = Buffer.alloc(POOL_BYTES);
@@ -24,19 +22,12 @@ function randomBase64url(bytes: number): string {
 /** The prefixes of the ids the service mints (docs/rules.md, Identifiers). */
 export type IdPrefix = 'usr' | 'evt' | 'ste' | 'vp' | 'sps' | 'dlv' | 'tkp' | 'pps' | 'whk';
 
-/**
- * A prefixed, random, URL-safe identifier (docs/rules.md, Identifiers): `<prefix>_` and `bytes`
- * random bytes in base64url without padding. 15 bytes make 20 characters; the ids that were first
- * minted from 16 bytes (22 characters) keep that length, since partners see them.
- */
+/** `<prefix>_` and `bytes` random bytes in base64url (docs/rules.md, Identifiers); ids first minted from 16 keep 16. */
 export function newId(prefix: IdPrefix, bytes: 15 | 16 = 15): string {
   return `${prefix}_${randomBase64url(bytes)}`;
 }
 
-/**
- * An opaque credential (tokens, codes, client and webhook secrets, session ids): 256 random bits,
- * base64url without padding (43 characters), after a prefix that secret scanners can match.
- */
+/** An opaque credential: 256 random bits in base64url, after a prefix secret scanners can match. */
 export function newSecret(prefix = ''): string {
   return `${prefix}${randomBase64url(32)}`;
 }

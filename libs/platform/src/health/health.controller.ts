@@ -13,10 +13,7 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /**
-   * Readiness: 200 once every dependency has answered once, until draining; a shared
-   * dependency failing later shows as `degraded` (still 200), see ReadinessRegistry.
-   */
+  /** 200 from every dependency's first answer until draining; a later failure is `degraded` (still 200). */
   @Get('readyz')
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     const report = await this.readiness.report();

@@ -18,18 +18,9 @@ export interface ReadinessReport {
 }
 
 /**
- * What `/readyz` asks (docs/architecture.md, "Readiness and shared dependencies").
- *
- * Each module that owns a dependency (database, Redis, RabbitMQ) registers one check; a check
- * that takes longer than the budget counts as failed, so a stuck dependency cannot hang the probe.
- *
- * The rule: a process is ready once every dependency has answered at least once (it started,
- * its connections work, its migrations are there) and until it drains. After that, a failing
- * dependency is reported (body, `readiness_dependency_up`) but does not make the process
- * unready: every dependency here is shared by all replicas, so failing readiness for it would
- * take the whole fleet out of the Service at once. Callers would then get the gateway's 502
- * instead of the app's 503 Problem, and no replica would be left to notice the recovery. An
- * unready process is one that cannot do useful work its peers can.
+ * What `/readyz` asks (docs/architecture.md, "Readiness and shared dependencies"): one check per
+ * dependency, a slow one failed. Ready once every dependency has answered once, until draining;
+ * a later failure is only reported, since a shared dependency would take the whole fleet out.
  */
 @Injectable()
 export class ReadinessRegistry {

@@ -2,10 +2,8 @@ import { isIPv6 } from 'node:net';
 import { variable } from '../config/config';
 
 /**
- * The prefix length by which IPv6 clients share every per-address limit: the gateway's limit_req,
- * the failed-authentication counters and the sign-in throttle. A subscriber or a site is given a
- * /64 or more (RFC 6177), so a limit keyed on the whole /128 would hand one network an unlimited
- * number of addresses. Whole bytes, so that the gateway can cut nginx's binary address the same way.
+ * The prefix by which IPv6 clients share every per-address limit: a site gets a /64 or more (RFC
+ * 6177), so a /128 key is unlimited. Whole bytes, so nginx's binary address is cut the same way.
  */
 export const CLIENT_IPV6_PREFIX = variable(
   'prefix length by which IPv6 clients share each per-address limit (gateway `limit_req`, failed authentications, sign-in): a multiple of 8, 32–128; IPv4 clients count by their whole address',
@@ -18,12 +16,7 @@ export const CLIENT_IPV6_PREFIX = variable(
   },
 );
 
-/**
- * The key a per-address limit counts a client under: an IPv6 address cut to its first
- * `ipv6Prefix` bits (`2001:db8:1:2:0:0:0:0/64`), one text for every spelling of that network; an
- * IPv4-mapped IPv6 address as the IPv4 address it maps; anything else (IPv4, not an address)
- * unchanged.
- */
+/** A client's limit key: IPv6 cut to `ipv6Prefix` bits (one text per network), mapped IPv4 as IPv4, else unchanged. */
 export function addressLimitKey(address: string, ipv6Prefix: number): string;
 export function addressLimitKey(address: string | undefined, ipv6Prefix: number): string | undefined;
 export function addressLimitKey(address: string | undefined, ipv6Prefix: number): string | undefined {

@@ -1,20 +1,44 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DEFAULT_BODY_LIMIT_BYTES, findGatewayRoute, PROBLEM_CONTENT_TYPE } from '@svc/contracts';
+import {
+  DEFAULT_BODY_LIMIT_BYTES,
+  findGatewayRoute,
+  PROBLEM_CONTENT_TYPE,
+  REQUEST_ID_PATTERN,
+} from '@svc/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomFillSync } from 'node:crypto';
 import type { Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ReadinessRegistry } from '../health/readiness';
-import { NestPinoLogger } from '../logging/logger';
+import { NestPinoLogger, requestContext } from '../logging/logger';
 import { AppMetrics } from '../metrics/app-metrics';
-import { requestContext } from '../logging/request-context';
-import { HttpServerTracing } from '../tracing/http-tracing';
-import { stopTracing } from '../tracing/tracing';
+import { enterRequestSpan, leaveRequestSpan, stopTracing } from '../tracing/tracing';
 import { ApiProblem } from './problem';
 import { ProblemDetailsFilter, type ErrorRenderer } from './problem-details.filter';
 import { problemBody, type DomainErrorMapper } from './problem-response';
-import { pickRequestId } from './request-id';
 import type { RouteIndex } from './route-index';
+
+const ID_BYTES = 12;
+/** Random bytes for 256 ids, drawn at once: one draw per request cost ~3 % of a busy API's CPU. */
+const pool = Buffer.alloc(ID_BYTES * 256);
+let offset = pool.length;
+
+export function newRequestId(): string {
+  if (offset === pool.length) {
+    randomFillSync(pool);
+    offset = 0;
+  }
+  const id = pool.toString('base64url', offset, offset + ID_BYTES);
+  offset += ID_BYTES;
+  return `req_${id}`;
+}
+
+/** docs/rules.md: keep a well-formed incoming id (the gateway's, usually), replace anything else. */
+export function pickRequestId(incoming: string | string[] | undefined): string {
+  const value = Array.isArray(incoming) ? incoming[0] : incoming;
+  return value !== undefined && REQUEST_ID_PATTERN.test(value) ? value : newRequestId();
+}
 
 export interface HttpAppOptions {
   readonly app: string;
@@ -32,10 +56,7 @@ export interface HttpAppOptions {
   readonly formBodies?: boolean;
 }
 
-/**
- * Builds a Nest app on Fastify with the platform's HTTP behaviour: request ids, JSON logs per
- * request, Problem Details for every error, 404/405 for unknown routes, 413/415 for bodies.
- */
+/** A Nest app on Fastify with request ids, access logs, Problem Details for every error, 404/405/413/415. */
 export async function createHttpApp(
   module: unknown,
   options: HttpAppOptions,
@@ -50,10 +71,8 @@ export async function createHttpApp(
     // so nothing arrives while it does; a request that still did is served, not refused with 503.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
-    // Errors Fastify meets before routing (a path parameter over its length cap, a malformed URL)
-    // get the app's error shape too (Problem Details, or the app's renderer: RFC 6749 JSON on
-    // /oauth/*, an HTML page in consent-ui), never Fastify's own JSON, and never echo the path.
-    // (Typed loosely: Nest's adapter brings its own copy of Fastify's types.)
+    // Errors met before routing get the app's error shape too, never Fastify's JSON echoing the
+    // path. (Typed loosely: Nest's adapter brings its own copy of Fastify's types.)
     frameworkErrors: (error: { code?: string }, request: { id: string }, reply: { raw: ServerResponse }) => {
       const problem =
         error.code === 'FST_ERR_MAX_PARAM_LENGTH'
@@ -77,11 +96,9 @@ export async function createHttpApp(
     const larger = findGatewayRoute(route.url)?.bodyLimitBytes;
     if (larger !== undefined && route.bodyLimit === undefined) route.bodyLimit = larger;
   });
-  const tracing = HttpServerTracing.create();
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    if (!tracing) return requestContext.run({ requestId: request.id }, done);
-    tracing.enter(request, request.method, request.headers, () =>
+    enterRequestSpan(request, request.method, request.headers, () =>
       requestContext.run({ requestId: request.id }, done),
     );
   });
@@ -97,7 +114,7 @@ export async function createHttpApp(
       reply.statusCode,
       reply.elapsedTime / 1000,
     );
-    const ids = tracing?.leave(request, request.method, request.routeOptions.url, reply.statusCode);
+    const ids = leaveRequestSpan(request, request.method, request.routeOptions.url, reply.statusCode);
     accessLog.info(
       {
         method: request.method,
@@ -118,11 +135,9 @@ export async function createHttpApp(
   });
   // A JSON API refuses text/plain bodies with 415 rather than handing controllers a string.
   fastify.removeContentTypeParser('text/plain');
-  // JSON text is UTF-8 (RFC 8259 §8.1). Fastify's own parser decodes a bad byte to U+FFFD, which
-  // an app would then store as if the client had sent it: a body that is not UTF-8 is refused
-  // whole (400), before any handler runs. Parsing itself stays Fastify's (its prototype guards).
-  // One pass decodes and checks (a strict decoder), not a check and then a decode: ~10 % on a 3 MiB
-  // reconcile body, where isUtf8 plus toString cost a third more than Fastify's own parser.
+  // JSON text is UTF-8 (RFC 8259 §8.1): Fastify's parser would store a bad byte as U+FFFD, so a
+  // body that is not UTF-8 is refused whole (400). A strict decoder checks and decodes in one pass
+  // (~10 % on a 3 MiB reconcile body); parsing stays Fastify's (its prototype guards).
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   fastify.removeContentTypeParser('application/json');
@@ -176,17 +191,10 @@ export async function createHttpApp(
 }
 
 /**
- * Listens, and on SIGTERM/SIGINT drains without failing a request:
- *   1. readiness turns 503 at once (Kubernetes takes the pod out of its Service), and every answer
- *      from now on carries `Connection: close`, so kept-alive connections end after their request;
- *   2. for SHUTDOWN_DELAY_MS the app keeps serving (endpoints and load balancers catch up);
- *   3. the listener closes: new connections are refused (nginx sends those requests to another
- *      replica, POSTs included, since nothing was sent), idle connections are closed, requests
- *      in flight finish and their connections close;
- *   4. then the app's shutdown hooks run with no request left: message consumers are cancelled and
- *      their handlers finish, the outbox relay finishes its batch, connections to PostgreSQL,
- *      Redis and RabbitMQ close.
- * A shutdown that overruns SHUTDOWN_TIMEOUT_MS exits non-zero.
+ * Listens, and on SIGTERM/SIGINT drains without failing a request: readiness turns 503 and answers
+ * carry `Connection: close`; after SHUTDOWN_DELAY_MS the listener closes (nginx retries refused
+ * connections elsewhere, POSTs included) and in-flight requests finish; then the shutdown hooks
+ * run with no request left. Overrunning SHUTDOWN_TIMEOUT_MS exits non-zero.
  */
 export async function runHttpApp(app: NestFastifyApplication, options: HttpAppOptions): Promise<void> {
   await app.startAllMicroservices();
@@ -221,10 +229,7 @@ export async function runHttpApp(app: NestFastifyApplication, options: HttpAppOp
   process.once('SIGINT', (s) => void stop(s));
 }
 
-/**
- * Stops accepting and resolves once every connection has ended: idle ones are closed at once
- * (Node's close()), busy ones after their answer (`Connection: close` while draining).
- */
+/** Stops accepting; resolves once every connection has ended (busy ones after their answer). */
 function closeListener(server: Server): Promise<void> {
   if (!server.listening) return Promise.resolve();
   return new Promise((resolve, reject) => {

@@ -16,10 +16,7 @@ export function isCalendarDate(text: string): boolean {
   return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
 }
 
-/**
- * ISO 8601 instants as the API takes them: a date-time with `Z` or an offset (seconds and up to
- * six fractional digits optional), or a bare date meaning 00:00 UTC.
- */
+/** ISO 8601 instants: a date-time with `Z` or an offset, or a bare date (00:00 UTC). */
 const TIMESTAMP =
   /^(\d{4}-\d{2}-\d{2})(?:T([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,6})?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d))?$/;
 
@@ -40,11 +37,7 @@ interface StringRule {
   readonly patternMessage?: string;
 }
 
-/**
- * Reads a JSON body (or a query string) field by field and collects every problem, so one 422
- * answer names all the fields that failed (`errors: [{field, message}]`). Readers return a
- * placeholder for a bad field; `done()` throws before a placeholder can be used.
- */
+/** Reads a body or query field by field, so one 422 names every bad field; `done()` throws before a placeholder is used. */
 export class FieldReader {
   private readonly errors: FieldError[] = [];
 

@@ -1,8 +1,4 @@
-/**
- * The parts every list's opaque keyset cursor shares (the vessel history, a partner's seats, a
- * partner's webhook deliveries): its fields as base64url JSON, and positions kept to the
- * microsecond. Each list checks its own fields and answers its own `invalid_cursor`.
- */
+/** What every list's keyset cursor shares: base64url JSON, µs positions; each list checks its own fields. */
 
 /** An instant to the microsecond, as a position keeps it: `2026-01-31T12:00:00.123456Z`. */
 const EXACT_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;

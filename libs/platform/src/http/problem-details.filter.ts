@@ -6,12 +6,7 @@ import type { ApiProblem } from './problem';
 import { problemBody, toProblem, type DomainErrorMapper } from './problem-response';
 import type { RouteIndex } from './route-index';
 
-/**
- * Answers an error in another shape than Problem Details where a surface demands it (RFC 6749
- * errors on `/oauth/*`, HTML pages for browsers). It gets the error and the problem the filter
- * classified it as (status, code, headers such as `Allow`); returns false to leave the answer to
- * the filter.
- */
+/** Answers an error in a surface's own shape (RFC 6749 on `/oauth/*`, HTML); false leaves it to the filter. */
 export type ErrorRenderer = (
   error: unknown,
   problem: ApiProblem,

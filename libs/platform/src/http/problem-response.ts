@@ -83,11 +83,7 @@ function classify(error: unknown, ctx: ProblemContext, routes: RouteIndex): ApiP
   return new ApiProblem('internal_error', 'An unexpected error occurred.');
 }
 
-/**
- * Turns any error into a Problem. Returns `logAsError` for the ones nobody anticipated, so they
- * are logged once with their stack and answered with a 500 that quotes the request id; an
- * unreachable database is logged too, though answered 503.
- */
+/** Any error as a Problem; `logAsError` for the unanticipated (a 500) and an unreachable database (503). */
 export function toProblem(
   error: unknown,
   ctx: ProblemContext,

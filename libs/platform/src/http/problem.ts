@@ -1,9 +1,6 @@
 import { PROBLEMS, type FieldError, type ProblemCode } from '@svc/contracts';
 
-/**
- * An answer in Problem Details form (RFC 7807). Features throw their own exceptions; each app
- * maps them to an ApiProblem in one place, and the filter renders it.
- */
+/** An answer in Problem Details form (RFC 7807); apps map their features' exceptions to it in one place. */
 export class ApiProblem extends Error {
   readonly status: number;
   constructor(
@@ -24,10 +21,7 @@ export class ValidationProblem extends ApiProblem {
   }
 }
 
-/**
- * A dependency (database, broker, another app, Redis) did not answer in time. Rendered as 503
- * `service_unavailable`, so callers retry with backoff instead of seeing a hang or a 500.
- */
+/** A dependency did not answer in time: 503 `service_unavailable`, so callers retry rather than hang. */
 export class DependencyUnavailableError extends Error {
   constructor(
     readonly dependency: string,

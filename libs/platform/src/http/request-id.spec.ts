@@ -1,4 +1,4 @@
-import { newRequestId, pickRequestId } from './request-id';
+import { newRequestId, pickRequestId } from './bootstrap';
 
 describe('pickRequestId', () => {
   it('keeps a well-formed incoming id', () => {

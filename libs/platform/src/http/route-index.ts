@@ -1,7 +1,4 @@
-/**
- * Every route an app registered, so the error filter can tell "no such path" (404) from
- * "no such method on this path" (405 with `Allow`), and tests can list what an app serves.
- */
+/** Every route an app registered: the filter tells 404 from 405 with `Allow`; tests list what an app serves. */
 export class RouteIndex {
   private readonly routes: { method: string; url: string; pattern: RegExp }[] = [];
 

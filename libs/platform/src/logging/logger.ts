@@ -1,7 +1,10 @@
 import type { LoggerService } from '@nestjs/common';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { activeSpanIds } from '../tracing/tracing';
-import { currentRequestId } from './request-context';
+
+/** Carries the request id through every await of one request or message. */
+export const requestContext = new AsyncLocalStorage<{ readonly requestId: string }>();
 
 /** Secrets: redacted as a field of the line and as a field of any object on it (`body.password`). */
 const SECRET_FIELDS = [
@@ -17,7 +20,7 @@ const SECRET_FIELDS = [
 ];
 
 /** Never written to a log line, wherever they appear. */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   // A failed query's bound values (e-mails, digests, whole reconcile lists): the SQL is enough.
   'err.parameters',
   'err.cause.parameters',
@@ -31,10 +34,8 @@ export const REDACTED_PATHS = [
 ];
 
 /**
- * pino's `time` field, ISO 8601 as pino.stdTimeFunctions.isoTime writes it, formatted once per
- * millisecond: under load every request's access line and every delivery's attempt line asked
- * for a Date and its ISO string (~2–3 µs a line in a profile of the platform's HTTP stack), and
- * lines of one millisecond carry the same text.
+ * pino's `time` field (as stdTimeFunctions.isoTime writes it), formatted once per millisecond:
+ * a Date and its ISO string per line cost ~2–3 µs in a profile of the HTTP stack.
  */
 export function isoTimeOncePerMs(): () => string {
   let ms = Number.NaN;
@@ -61,7 +62,7 @@ export function createLogger(app: string, level: string, destination?: Destinati
       // The request id rides on every line logged while a request or message is being handled,
       // and the trace's ids while a span is active, so a line leads to its trace and back.
       mixin() {
-        const requestId = currentRequestId();
+        const requestId = requestContext.getStore()?.requestId;
         const ids = activeSpanIds();
         if (!ids) return requestId ? { request_id: requestId } : {};
         return requestId ? { request_id: requestId, ...ids } : ids;

@@ -4,11 +4,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 export const DURATION_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 /**
- * One app's Prometheus metrics, served on its own port at `GET /metrics` (never routed by the
- * gateway). Every app has the Node process metrics (event-loop delay, GC, heap, CPU) and its HTTP
- * answers by route pattern (never the raw path, so ids do not multiply series); features add
- * their own counters and gauges here. One registry per app instance, so apps sharing a process
- * (tests) keep theirs apart.
+ * One app's Prometheus registry (apps sharing a process keep theirs apart): Node process metrics,
+ * HTTP answers by route pattern (never the raw path), and the features' own metrics.
  */
 export class AppMetrics {
   readonly registry = new Registry();
@@ -53,10 +50,7 @@ export class AppMetrics {
     return new Histogram({ name, help, labelNames, buckets: [...buckets], registers: [this.registry] });
   }
 
-  /**
-   * Sets every combination of `values` to 0 (a counter's or histogram's series), so `rate()` and
-   * alerts see each series from the first scrape rather than from its first event.
-   */
+  /** Sets every combination of `values` to 0, so `rate()` and alerts see each series from the first scrape. */
   static preset<L extends string>(
     metric: Counter<L> | Histogram<L>,
     values: { readonly [K in L]: readonly string[] },

@@ -6,12 +6,8 @@ import type { Logger } from 'pino';
 import type { AppMetrics } from './app-metrics';
 
 /**
- * Prometheus' scrape endpoint on its own port (METRICS_PORT), apart from the API port: the gateway
- * proxies only API ports and the NetworkPolicies admit only the monitoring namespace here, so
- * metrics never reach partners. Serves `GET /metrics` and nothing else. Listens when the app
- * starts and stays up while it drains (a scrape during a roll still sees the draining pod), closing
- * with the app's other connections. METRICS_PORT=0 binds an ephemeral port (several instances of
- * an app on one host in tests): `port` says which.
+ * `GET /metrics` on its own port (METRICS_PORT), never routed by the gateway, so metrics never reach
+ * partners; up while the app drains. METRICS_PORT=0: an ephemeral port, which `port` says.
  */
 export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
   private server?: Server;

@@ -3,10 +3,7 @@ import type { Logger } from 'pino';
 import type { AppEnv } from '../config/config';
 import { isRedisUnavailable, type RedisClient } from './redis-client';
 
-/**
- * The one policy under which Redis refuses a write (OOM) instead of dropping a key. Every other
- * policy, volatile-* included, may drop the state Redis's keys: they all carry a TTL.
- */
+/** The one policy that refuses a write instead of dropping a key (volatile-* drops ours too: they have TTLs). */
 export const NO_EVICTION = 'noeviction';
 
 /** `maxmemory-policy` of the primary, or of every primary of a Cluster. */
@@ -31,14 +28,9 @@ export interface EvictionPolicyCheckOptions {
 }
 
 /**
- * Checks once that the state Redis cannot evict: a dropped `ratelimit:{…}` window admits a partner
- * past its limit, a dropped sign-in counter hands a guesser fresh tries, a dropped tombstone lets a
- * revoked token's cached answer count again. Anyone who can fill memory (well-formed junk tokens,
- * sign-in attempts for made-up e-mails) could trigger it on purpose.
- *
- * Production refuses an evicting policy; the sandbox logs it. Managed Redis often forbids CONFIG:
- * then the policy cannot be read, which is logged once and is not a reason to stay down. A Redis
- * that does not answer yet is asked again at the next call (readiness polls it).
+ * Checks once that the state Redis cannot evict (a dropped window, counter or tombstone admits
+ * what must be refused, and anyone can fill memory). Production refuses an evicting policy, the
+ * sandbox logs it; an unreadable policy (CONFIG forbidden) is logged once.
  */
 export class EvictionPolicyCheck {
   private settled = false;

@@ -1,11 +1,7 @@
 import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { ConfigOf, REDIS_CONFIG } from '../config/config';
 
-/**
- * Exactly one of REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES is set (REDIS_CONFIG checks
- * it at start-up). The other fields are optional so that a `{ REDIS_URL, REDIS_KEY_PREFIX }`
- * literal (scripts, tests) is a whole config.
- */
+/** One of REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES is set; `{ REDIS_URL, REDIS_KEY_PREFIX }` is a whole config. */
 export type RedisConfig = Partial<ConfigOf<typeof REDIS_CONFIG>> & {
   readonly REDIS_KEY_PREFIX: string | undefined;
 };
@@ -13,16 +9,10 @@ export type RedisConfig = Partial<ConfigOf<typeof REDIS_CONFIG>> & {
 /** A single server, a Sentinel-managed primary (both `Redis`) or a Cluster. */
 export type RedisClient = Redis | Cluster;
 
-/**
- * The state Redis (noeviction): rate-limit windows, sign-in counters, revocation tombstones,
- * anything whose loss would admit what must be refused.
- */
+/** The state Redis (noeviction): limiter windows, sign-in counters, tombstones: a lost key admits what must be refused. */
 export const REDIS = Symbol('REDIS');
 
-/**
- * The cache Redis (an evicting policy): token-introspection answers, which can always be asked
- * again. The state Redis itself when no REDIS_CACHE_* topology is set.
- */
+/** The cache Redis (evicting): introspection answers; the state Redis when no REDIS_CACHE_* is set. */
 export const REDIS_CACHE = Symbol('REDIS_CACHE');
 
 /** Replies that mean "this node cannot serve the command now" rather than a fault of ours. */
@@ -35,12 +25,8 @@ export function isRedisUnavailable(err: unknown): boolean {
 }
 
 /**
- * Commands fail fast when Redis is away (no offline queue, one retry, short timeouts): callers
- * decide what an unavailable Redis means for them, and none of them waits on it.
- *
- * Auto-pipelining sends the commands that concurrent requests issue in one turn of the event loop
- * in one write, which lowers both Redis's CPU per request and the app's (docs/architecture.md).
- * Each command keeps its own reply, error and timeout. On a Cluster, ioredis pipelines per node.
+ * Commands fail fast when Redis is away: callers decide what that means, none waits. Auto-pipelining
+ * sends one event-loop turn's commands in one write (docs/architecture.md).
  */
 const FAIL_FAST = {
   enableOfflineQueue: false,
@@ -49,11 +35,7 @@ const FAIL_FAST = {
   commandTimeout: 1000,
 } satisfies RedisOptions;
 
-/**
- * After a Sentinel failover the old primary answers writes with READONLY until the client moves:
- * reconnecting (without resending, the command already failed) asks the sentinels again. The
- * sentinels also close the old primary's clients, so this is the slower of two paths.
- */
+/** After a Sentinel failover the old primary answers READONLY: reconnecting asks the sentinels again. */
 const reconnectOnReadOnly = (err: Error) => (err.message.startsWith('READONLY') ? 1 : false);
 
 export function createRedis(config: RedisConfig & { REDIS_URL: string }): Redis;

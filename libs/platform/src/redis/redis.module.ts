@@ -24,11 +24,7 @@ class RedisLifecycle implements OnApplicationShutdown {
 
 type AppConfig = RedisConfig & { readonly APP_ENV?: AppEnv };
 
-/**
- * Both Redis roles, each required once at start-up like every dependency (then reported, see
- * ReadinessRegistry). The state Redis is also judged by its eviction policy before the app is
- * ready: production refuses to serve on one that could drop a limiter window or a tombstone.
- */
+/** Both Redis roles, each a readiness dependency; the state Redis's eviction policy is judged before ready. */
 @Global()
 @Module({})
 export class RedisModule {

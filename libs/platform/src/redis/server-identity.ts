@@ -2,17 +2,9 @@ import Redis from 'ioredis';
 import type { RedisClient } from './redis-client';
 
 /**
- * Which server a Redis client is talking to: the `run_id` that `INFO server` reports, new for
- * every server process. A client that reconnects to another one (a Sentinel failover to a
- * replica, a restart of the server) sees it change; a reader that kept what the old server said
- * (an introspection known not to be revoked) must not trust it against the new one, which may
- * lack writes the old one took (a tombstone that never reached that replica).
- *
- * Unknown (undefined) from the moment the connection closes until the new connection's run_id has
- * been read: a reply that arrives meanwhile cannot be told apart, so it is trusted by no one.
- *
- * A Redis Cluster is not followed (one run_id per primary): its identity is a constant. A failover
- * inside a Cluster is not detected here (docs/security.md).
+ * The server a Redis client talks to (`INFO server` run_id): after a failover or restart, what the
+ * old server said (e.g. not revoked) must not be trusted against the new one. Undefined between a
+ * close and the new run_id. A Cluster is a constant (failovers inside it: docs/security.md).
  */
 export class RedisServerIdentity {
   private runId: string | undefined;

@@ -6,7 +6,7 @@ import { trace, type ProxyTracerProvider } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { ConfigError, loadConfig, TRACING_CONFIG } from '../config/config';
 import { createLogger } from '../logging/logger';
-import { requestContext } from '../logging/request-context';
+import { requestContext } from '../logging/logger';
 import {
   activeSpanIds,
   currentTraceparent,

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
@@ -38,12 +39,7 @@ function serviceVersion(): string | undefined {
   }
 }
 
-/**
- * The resource every span of the process carries: the app (`service.name`), the release
- * (`service.version`), the environment (`deployment.environment.name`, APP_ENV) and the host, which is
- * the pod in Kubernetes (`host.name`); then OTEL_RESOURCE_ATTRIBUTES (the manifests add
- * `k8s.pod.name` and `k8s.namespace.name` there), then OTEL_SERVICE_NAME, as the specification orders them.
- */
+/** Every span's resource: app, release, APP_ENV and host, then OTEL_RESOURCE_ATTRIBUTES, then OTEL_SERVICE_NAME (the spec's order). */
 export function resourceAttributes(app: string, config: TracingConfig): Record<string, string> {
   const defaults: Record<string, string> = { 'service.name': app, 'host.name': hostname() };
   const version = serviceVersion();
@@ -64,10 +60,7 @@ interface Active {
   readonly disable: () => void;
 }
 
-/**
- * Undefined while tracing is off: every helper below then returns at its first line, so an app
- * without a collector pays one comparison per hop and never loads the SDK.
- */
+/** Undefined while tracing is off: every helper returns at once, and the SDK is never loaded. */
 let active: Active | undefined;
 
 export interface TracingOptions {
@@ -75,11 +68,7 @@ export interface TracingOptions {
   readonly spanProcessor?: SpanProcessor;
 }
 
-/**
- * Starts tracing for the process when OTEL_EXPORTER_OTLP_ENDPOINT is set (or a processor is given),
- * before the app's modules connect anything: the pg and ioredis instrumentations must hook the
- * modules before a client is made. Returns whether tracing is on.
- */
+/** Starts tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set (or a processor given), before any client is made. */
 export async function startTracing(
   app: string,
   config: TracingConfig,
@@ -217,10 +206,7 @@ export interface SpanOptions {
   readonly parent?: Context;
 }
 
-/**
- * Runs `fn` in a span of its own, ended when `fn` settles (an error status when it throws). When
- * tracing is off `fn` runs as it is, with no span.
- */
+/** Runs `fn` in a span of its own, ended when `fn` settles (an error status when it throws); with tracing off, as it is. */
 export async function inSpan<T>(
   name: string,
   options: SpanOptions,
@@ -246,11 +232,6 @@ export function startSpan(name: string, options: SpanOptions): Span | undefined 
   return active.tracer.startSpan(name, { kind: options.kind, attributes: options.attributes }, parent);
 }
 
-/** Runs `fn` with `span` active (as the parent of what `fn` starts). */
-export function withSpan<T>(span: Span, parent: Context, fn: () => T): T {
-  return context.with(trace.setSpan(parent, span), fn);
-}
-
 export function failSpan(span: Span | undefined, err: unknown): void {
   if (!span) return;
   span.recordException(err instanceof Error ? err : String(err));
@@ -259,4 +240,46 @@ export function failSpan(span: Span | undefined, err: unknown): void {
 
 export function markSpanError(span: Span | undefined, message?: string): void {
   span?.setStatus({ code: SpanStatusCode.ERROR, message });
+}
+
+/** Each HTTP request's server span, until the request is answered. */
+const requestSpans = new WeakMap<object, Span>();
+
+/** Runs the rest of the request in its server span, continuing the caller's `traceparent`. */
+export function enterRequestSpan(
+  request: object,
+  method: string,
+  headers: IncomingHttpHeaders,
+  next: () => void,
+): void {
+  if (!active) return next();
+  const parent = contextFromHeaders(headers);
+  const span = active.tracer.startSpan(
+    method,
+    { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } },
+    parent,
+  );
+  requestSpans.set(request, span);
+  context.with(trace.setSpan(parent, span), next);
+}
+
+/** Ends the request's span, named by route pattern (not member id); returns its ids for the access line. */
+export function leaveRequestSpan(
+  request: object,
+  method: string,
+  route: string | undefined,
+  status: number,
+): { trace_id: string; span_id: string } | undefined {
+  const span = requestSpans.get(request);
+  if (!span) return undefined;
+  requestSpans.delete(request);
+  if (route !== undefined) {
+    span.updateName(`${method} ${route}`);
+    span.setAttribute('http.route', route);
+  }
+  span.setAttribute('http.response.status_code', status);
+  if (status >= 500) markSpanError(span);
+  span.end();
+  const ids = span.spanContext();
+  return { trace_id: ids.traceId, span_id: ids.spanId };
 }

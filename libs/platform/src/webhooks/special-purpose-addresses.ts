@@ -1,12 +1,7 @@
 /**
- * The addresses a webhook may never reach: every entry of IANA's IPv4 and IPv6 Special-Purpose
- * Address Registries (RFC 6890; iana.org/assignments/iana-ipv4-special-registry and
- * iana-ipv6-special-registry), whatever the registry says of their global reachability, plus the
- * multicast blocks of the address-space registries. The SSRF guard reads this table and its test is
- * generated from it: a range added here is refused and tested at once.
- *
- * IPv6 outside 2000::/3 (the only block IANA allocates as global unicast) is refused as well, by
- * rule, so the IPv6 rows outside it are here for the name the refusal gives.
+ * The addresses a webhook may never reach: every entry of IANA's Special-Purpose Address Registries
+ * (RFC 6890), whatever their global reachability, plus multicast; the guard and its test read this
+ * table. IPv6 rows outside 2000::/3 (refused anyway) give the refusal its name.
  */
 export interface SpecialPurposeRange {
   /** CIDR, as the registry writes it. */

@@ -1,7 +1,4 @@
-/**
- * The rules a webhook URL must meet: shared by auth-server (registration, the partners CLI) and
- * webhook-dispatcher (every delivery, with the connection pinned to the approved addresses).
- */
+/** The rules a webhook URL must meet, at registration (auth-server) and at every delivery (the dispatcher). */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { AppEnv } from '../config/config';
@@ -85,11 +82,8 @@ const rangeOf = (address: Address) =>
 const GLOBAL_UNICAST_V6 = cidrRange('2000::/3');
 
 /**
- * The kind of a non-public address (the name of the first row of SPECIAL_PURPOSE_RANGES holding
- * it), or undefined for a public one. The IPv6 forms that reach IPv4 (mapped, NAT64, 6to4; the
- * translated and compatible ones lie outside global unicast) are refused whatever IPv4 address
- * they carry: `[64:ff9b::a00:1]` reaches 10.0.0.1 through a NAT64 gateway as surely as the dotted
- * form, and no partner needs them.
+ * The kind of a non-public address (its SPECIAL_PURPOSE_RANGES name), undefined for a public one.
+ * IPv6 forms that reach IPv4 (mapped, NAT64, 6to4) are refused whatever address they carry.
  */
 export function nonPublicKind(text: string): string | undefined {
   const address = parseAddress(text);
@@ -100,30 +94,19 @@ export function nonPublicKind(text: string): string | undefined {
   return global ? undefined : 'not global unicast';
 }
 
-/**
- * The name Docker gives the machine that runs the containers (Docker Desktop; with
- * `extra_hosts: host-gateway` on Linux). A sandbox run under Docker Compose reaches a receiver on
- * the developer's machine through it; it resolves to a private address of Docker's network.
- */
+/** Docker's name for the host machine: a Compose sandbox reaches a receiver on the developer's machine by it. */
 export const DOCKER_HOST_NAME = 'host.docker.internal';
 
 /**
- * The ports a webhook may go to, outside the sandbox's local receivers: those the dispatcher's egress
- * NetworkPolicy opens (`webhook-dispatcher-egress-public` in k8s/base/network-policies.yaml; a test
- * holds the two equal). A URL on another port would pass registration and then fail every attempt
- * at the network, silently, until the endpoint is disabled; it is refused at registration instead.
+ * The ports the dispatcher's egress NetworkPolicy opens (a test holds the two equal): another port
+ * would pass registration and then fail every attempt, so it is refused at registration.
  */
 export const WEBHOOK_PORTS: readonly number[] = [443];
 
 /**
- * SSRF guard (docs/rules.md, Webhooks): a delivery target must be HTTPS on a port of WEBHOOK_PORTS
- * and must not resolve to an address of SPECIAL_PURPOSE_RANGES (loopback, private, link-local,
- * documentation, ...) nor to IPv6 outside global unicast. The sandbox also accepts plain HTTP on any
- * port to loopback, so partners can test against a local receiver, and to `host.docker.internal`
- * when it resolves to private addresses only (the same receiver, seen from a container). Every address the name resolves
- * to is checked, and the approved addresses are returned so that the connection is pinned to them
- * (`pinnedLookup`): a name that answers differently the second time (DNS rebinding) cannot steer
- * the request to an address that was never checked.
+ * SSRF guard (docs/rules.md, Webhooks): HTTPS on a WEBHOOK_PORTS port, every resolved address public
+ * (the sandbox also takes HTTP to loopback or a private `host.docker.internal`). The approved
+ * addresses are returned to pin the connection (`pinnedLookup`), so DNS rebinding cannot steer it.
  */
 export async function checkTarget(
   url: string,

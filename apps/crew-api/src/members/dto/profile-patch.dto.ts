@@ -4,10 +4,7 @@ import { FieldReader } from '@svc/platform';
 
 const FIELDS = ['name', 'role', 'country', 'photo_url'] as const;
 
-/**
- * `PATCH /internal/v1/crew/{user_id}/profile`: any of `name`, `role`, `country` (non-empty text,
- * trimmed) and `photo_url` (an http(s) URL, or null to remove the photo); at least one.
- */
+/** `PATCH .../profile`: at least one of `name`, `role`, `country` and `photo_url` (null removes the photo). */
 export function parseProfilePatch(body: unknown): ProfileChanges {
   const reader = FieldReader.body(body).onlyFields(FIELDS);
   if (!FIELDS.some((f) => reader.has(f)))

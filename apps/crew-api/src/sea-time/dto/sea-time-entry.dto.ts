@@ -7,10 +7,8 @@ const FIELDS = ['date', 'days_at_sea', 'nautical_miles', 'role', 'verified'] as 
 const DAY_MS = 86_400_000;
 
 /**
- * `POST /internal/v1/crew/{user_id}/sea-time-entries`: `date` (YYYY-MM-DD, from 1900 to
- * tomorrow in UTC, so a member east of UTC can log their today), `days_at_sea` (0-366),
- * `nautical_miles` (0-1,000,000), `role` (1-100 characters) and `verified` (a boolean; false
- * when absent: sea time is crew-declared until someone confirms it).
+ * `POST /internal/v1/crew/{user_id}/sea-time-entries`: `date` from 1900 to tomorrow in UTC (a member
+ * east of UTC logs their today); `verified` false when absent (crew-declared until confirmed).
  */
 export function parseSeaTimeEntry(body: unknown, nowMs = Date.now()): SeaTimeEntryInput {
   const reader = FieldReader.body(body).onlyFields(FIELDS);

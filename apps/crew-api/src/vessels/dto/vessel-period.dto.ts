@@ -23,11 +23,7 @@ function readImo(reader: FieldReader): string {
   return imo ?? raw;
 }
 
-/**
- * `POST /internal/v1/crew/{user_id}/vessel-periods`: `imo`, `name` (1-200), `role` (1-100),
- * `period_start` and `period_end` (ISO 8601, end not before start), `nautical_miles`
- * (0-10,000,000) and optionally `days` (0-36,600; default: the days the period spans, rounded up).
- */
+/** `POST .../vessel-periods`: end not before start; `days` defaults to the days the period spans, rounded up. */
 export function parseNewVesselPeriod(body: unknown): VesselPeriod {
   const reader = FieldReader.body(body).onlyFields(FIELDS);
   const imo = readImo(reader);
@@ -51,10 +47,7 @@ export function parseNewVesselPeriod(body: unknown): VesselPeriod {
   };
 }
 
-/**
- * `PATCH /internal/v1/crew/{user_id}/vessel-periods/{id}`: any of the fields of a new period
- * (at least one). Fields not sent keep their value, `days` included.
- */
+/** `PATCH .../vessel-periods/{id}`: at least one field of a new period; fields not sent keep their value. */
 export function parseVesselPeriodPatch(body: unknown): VesselPeriodPatch {
   const reader = FieldReader.body(body).onlyFields(FIELDS);
   if (!FIELDS.some((f) => reader.has(f)))

@@ -9,10 +9,7 @@ export interface MemberLeft {
   readonly reason: MemberLeftReason | null;
 }
 
-/**
- * `POST /v1/partners/members/left`. That neither id identifies anybody is the service's 400,
- * decided once the body is well-formed.
- */
+/** `POST /v1/partners/members/left` (that neither id names anybody is the service's 400). */
 export function parseMemberLeft(body: unknown): MemberLeft {
   const reader = FieldReader.body(body);
   const { user_id, external_ref, reason } = reader.fields(MEMBER_LEFT_BODY);

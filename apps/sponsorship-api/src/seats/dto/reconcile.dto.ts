@@ -35,10 +35,7 @@ function entryErrors(refs: readonly unknown[]): FieldError[] {
   return errors;
 }
 
-/**
- * `POST /v1/partners/sponsorships/reconcile`. An empty `active_refs` is 400 (docs/rules.md): it
- * almost always means the partner's export failed, and applying it would cancel every seat.
- */
+/** Reconcile; an empty `active_refs` is 400: it almost always means a failed export, and would cancel every seat. */
 export function parseReconcile(body: unknown): ReconcileRequest {
   const reader = FieldReader.body(body).onlyFields([
     'active_refs',

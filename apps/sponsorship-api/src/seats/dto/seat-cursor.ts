@@ -4,11 +4,7 @@ import type { SeatStatus } from '../seat.entity';
 import { SeatsException } from '../seats.exception';
 import type { ListPosition } from '../seats.repository';
 
-/**
- * The list's keyset position, opaque to partners: `base64url(JSON {t, id, s})`, where `t` is the
- * last seat's invited_at in microseconds and `s` the status filter the scan started with. Only
- * the caller's own seats are ever read, so a forged cursor can show nothing it could not list.
- */
+/** `base64url(JSON {t: invited_at µs, id, s: status filter})`; unsigned: a forged one reads only the caller's seats. */
 export interface SeatCursor extends ListPosition {
   readonly status: SeatStatus | null;
 }

@@ -1,10 +1,7 @@
 import type { SeatResponse } from '@svc/contracts';
 import type { SeatRow } from '../seats.repository';
 
-/**
- * `connected`: the members connected to (consenting to) the calling partner now. The name is shown
- * only for those; to anyone else it would say who owns an address the partner merely typed in.
- */
+/** The name only for `connected` members: to others it would say who owns an address the partner typed in. */
 export function toSeatResponse(seat: SeatRow, connected: ReadonlySet<string>): SeatResponse {
   return {
     sponsorship_id: seat.sponsorshipId,

@@ -13,31 +13,21 @@ import {
   type Read,
 } from '../../validate';
 
-/**
- * A crew member's access history: how often each partner read their record, per scope and UTC
- * day. auth-server owns it (it owns partners and consents); crew-api sends its counts here.
- */
+/** How often each partner read a member's record, per scope and UTC day; owned by auth-server. */
 
 /** ACCESS_READS_FLUSH_MS's largest value: every replica sends its counts at least once a minute. */
 export const ACCESS_READS_FLUSH_MAX_MS = 60_000;
 
 /**
- * The most reads one count may hold: what one partner can make in one flush interval under the
- * largest minute budget a deployment may configure (the API's 600 a minute by default). A count
- * is per member, partner, scope and day, and each read is one request of that partner, so no
- * replica can count more between two flushes. It is also the largest day budget: a count kept
- * over failed flushes (auth-server down) adds up that day's reads alone, and never outgrows it.
+ * The most reads one count may hold: the largest day budget a deployment may configure, which no
+ * count (per member, partner, scope and day, kept over failed flushes) can outgrow.
  */
 export const ACCESS_READS_MAX_COUNT = API_LIMITS.ratePerMinuteMax * (ACCESS_READS_FLUSH_MAX_MS / 60_000);
 
 const DAY_MS = 86_400_000;
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/**
- * A count is of today's or yesterday's reads (UTC, by the clock of the app that checks): a replica
- * flushes at least once a minute, so yesterday's last reads may still be on their way just after
- * midnight, and nothing older.
- */
+/** A count is of today's or yesterday's reads (UTC): just after midnight, yesterday's last may still arrive. */
 export function isRecentReadDay(day: string, now = Date.now()): boolean {
   return day === dayOf(now) || day === dayOf(now - DAY_MS);
 }
@@ -92,12 +82,7 @@ export type AccessReadCount = Read<typeof READ_COUNT>;
 /** At most this many counts travel in one message; a replica with more sends several. */
 export const ACCESS_READS_PER_MESSAGE = 1000;
 
-/**
- * `auth.access-reads.record`: a replica's counts since its last flush, added to the stored ones
- * (count + count, latest time). Sent at least once a minute and on graceful shutdown, by crew-api
- * alone (auth-server writes its own reads directly). `recorded` is the rows written: one per
- * distinct member, partner, scope and day of the message.
- */
+/** `auth.access-reads.record`: crew-api's counts since its last flush, added to the stored ones; `recorded`: rows written. */
 export const AUTH_ACCESS_READS_RECORD = fieldsContract(
   RPC_QUEUES.authServer,
   'auth.access-reads.record',
@@ -126,7 +111,6 @@ const CONSENT = {
   /** Absent while the consent stands. */
   revoked_at: optional(timestampText),
 };
-export type MemberConsent = Read<typeof CONSENT>;
 
 /** A partner's reads of the member's record under one scope on one UTC day. */
 const DAILY_READS = {
@@ -136,7 +120,6 @@ const DAILY_READS = {
   count: readCount,
   last_at: timestampText,
 };
-export type MemberDailyReads = Read<typeof DAILY_READS>;
 
 const MEMBER_ACCESS = {
   consents: listOf(CONSENT),
@@ -147,11 +130,7 @@ const MEMBER_ACCESS = {
 };
 export type MemberAccessResponse = Read<typeof MEMBER_ACCESS>;
 
-/**
- * `auth.member.access`: the member's consents and access history, for their own account page
- * and data export in consent-ui. Only a signed-in member's own user_id is ever asked for; no
- * partner-facing API reads it.
- */
+/** `auth.member.access`: a signed-in member's own consents and access history, for consent-ui. */
 export const AUTH_MEMBER_ACCESS = fieldsContract(
   RPC_QUEUES.authServer,
   'auth.member.access',

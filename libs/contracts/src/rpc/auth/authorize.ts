@@ -12,11 +12,7 @@ import {
 } from '../../validate';
 import { RPC_QUEUES } from '../rpc';
 
-/**
- * `auth.authorize.validate` and `auth.authorize.decide`: consent-ui shows the consent screen and
- * records the crew member's decision; auth-server owns every rule (docs/rules.md, OAuth endpoints)
- * and builds every redirect. consent-ui passes the query parameters through untouched.
- */
+/** `auth.authorize.validate`/`.decide`: consent-ui shows the screen; auth-server owns every rule and redirect. */
 export type AuthorizeOutcome =
   /** Show the consent screen. */
   | {

@@ -2,11 +2,7 @@ import { fieldsContract, text, type FieldRead, type Read } from '../../validate'
 import { ContractViolation, RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
-/**
- * `auth.consents.connected`: which of these members have a live consent for this partner right
- * now. sponsorship-api asks it once per answer (a page of seats is one question) before it shows a
- * partner a member's name: a partner learns a name only from a member who chose to connect it.
- */
+/** `auth.consents.connected`: which of these members consent to this partner now (a seat page's names). */
 /** At most this many members per question: the largest page of seats. */
 export const CONNECTED_MEMBERS_MAX = 200;
 

@@ -19,11 +19,7 @@ export const AUTH_CONSENTS_LIST = fieldsContract(
   { connections: listOf(CONNECTION) },
 );
 
-/**
- * Disconnect: revokes every token of that partner for that member at once, ends the consent, and
- * records `user.consent.revoked` in auth-server's outbox. `revoked` is false when there was no
- * active consent (idempotent).
- */
+/** Disconnect: revokes the partner's tokens for the member, ends the consent; `revoked` false if none was active. */
 export const AUTH_CONSENTS_REVOKE = fieldsContract(
   RPC_QUEUES.authServer,
   'auth.consents.revoke',

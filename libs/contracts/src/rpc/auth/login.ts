@@ -1,12 +1,4 @@
-import {
-  fieldsContract,
-  optionalText,
-  readBoolean,
-  readRecord,
-  readString,
-  text,
-  type Read,
-} from '../../validate';
+import { fieldsContract, optionalText, readBoolean, readRecord, readString, text } from '../../validate';
 import { ContractViolation, RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
@@ -17,7 +9,6 @@ const REQUEST = {
   email: text(API_LIMITS.emailMaxLength),
   password: text(API_LIMITS.passwordMaxLength),
 };
-export type LoginRequest = Read<typeof REQUEST>;
 export type LoginResponse =
   /** `retry_after_seconds`: too many failed attempts; the password was not checked. */
   | { readonly ok: false; readonly retry_after_seconds?: number }

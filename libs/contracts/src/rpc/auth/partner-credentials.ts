@@ -11,11 +11,7 @@ import {
 import { RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
-/**
- * `auth.partners.verify`: are these the partner's client credentials, and what may the partner
- * do? Asked by the Basic guard of the partner endpoints (`/v1/partners/*`). Only the SHA-256 of
- * the secret travels (auth-server stores nothing else).
- */
+/** `auth.partners.verify`: the Basic guard's check of a partner's credentials; only the secret's SHA-256 travels. */
 const REQUEST = {
   client_id: text(API_LIMITS.idMaxLength),
   /** SHA-256 of the client secret, lower-case hex. */

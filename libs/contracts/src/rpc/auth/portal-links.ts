@@ -12,24 +12,15 @@ import { frameOrigins } from '../../frame-origin';
 import { RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
-/**
- * `auth.portal.redeem`: consent-ui opens a partner portal link. auth-server spends the link (once,
- * within its 5 minutes) and says whose portal it opens. Only the SHA-256 of the link's token
- * travels (auth-server stores nothing else).
- */
+/** `auth.portal.redeem`: spends a portal link (once, within 5 minutes); only its token's SHA-256 travels. */
 const REQUEST = { token_digest: sha256Hex };
-export type PortalLinkRedeemRequest = Read<typeof REQUEST>;
 
 const PARTNER = {
   client_id: readString,
   name: readString,
   /** In the sponsorship program: the portal shows its seats. */
   sponsorship: readBoolean,
-  /**
-   * The framing origins registered for the partner (`partners set-frame-origins`), each checked as
-   * a CSP host source: the only pages that may frame its portal (`Content-Security-Policy:
-   * frame-ancestors`). Empty: none may (`frame-ancestors 'none'`).
-   */
+  /** The only pages that may frame the partner's portal (CSP `frame-ancestors`); empty: none. */
   frame_origins: frameOrigins,
 };
 export type PortalPartner = Read<typeof PARTNER>;
@@ -43,12 +34,7 @@ export const AUTH_PORTAL_LINK_REDEEM = fieldsContract(
   partnerCheck(PARTNER),
 );
 
-/**
- * `auth.portal.peek`: whose portal a link opens, without spending it. consent-ui asks when the
- * link is visited (a GET, which a chat preview or a mail scanner makes as well as a person): the
- * page it shows names the partner and frames like its portal, and only the page's POST redeems
- * the link. Redeem's request and answer, under its own pattern.
- */
+/** `auth.portal.peek`: redeem's question without spending the link (a GET comes from link previews too). */
 export const AUTH_PORTAL_LINK_PEEK = fieldsContract(
   RPC_QUEUES.authServer,
   'auth.portal.peek',
@@ -57,11 +43,7 @@ export const AUTH_PORTAL_LINK_PEEK = fieldsContract(
   partnerCheck(PARTNER),
 );
 
-/**
- * `auth.portal.standing`: may this partner's open portal session go on? consent-ui asks on every
- * portal page, so a partner suspended (or removed) while its session is open loses it at its next
- * page, not when the hour is up.
- */
+/** `auth.portal.standing`: asked on every portal page, so a suspended partner loses its session at once. */
 export const AUTH_PORTAL_STANDING = fieldsContract(
   RPC_QUEUES.authServer,
   'auth.portal.standing',

@@ -16,10 +16,8 @@ import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
 /**
- * `auth.webhooks.recipients`: which partners get a webhook for this event. Record events go to
- * every partner with an active consent of that member covering the event's scope; the
- * `user.consent.revoked` and `webhook.test` events go only to the partner named by `client_id`.
- * Suspended partners and partners without a webhook URL get nothing.
+ * `auth.webhooks.recipients`: record events go to partners whose consent covers the scope;
+ * `user.consent.revoked` and `webhook.test` to `client_id` alone; never a suspended or URL-less one.
  */
 const QUESTION = {
   user_id: text(API_LIMITS.idMaxLength),
@@ -45,11 +43,7 @@ export interface WebhookRecipientsResponse {
   readonly recipients: WebhookRecipient[];
 }
 
-/**
- * `auth.webhooks.target`: where the partner named by `client_id` receives the member's
- * `webhook.test` event (crew-api's `GET /v1/webhooks/test`), or null when it receives none
- * (no URL, suspended, no valid secret). The URL only: signing secrets go to the dispatcher alone.
- */
+/** `auth.webhooks.target`: the partner's webhook URL for `webhook.test`, or null; never its secrets. */
 const TARGET_REQUEST = { user_id: text(API_LIMITS.idMaxLength), client_id: text(API_LIMITS.idMaxLength) };
 export type WebhookTargetRequest = Read<typeof TARGET_REQUEST>;
 
@@ -70,13 +64,9 @@ export const AUTH_WEBHOOK_TARGET = fieldsContract(
 );
 
 /**
- * `auth.webhooks.recipients.batch`: who receives each of many events, answered in one message and
- * one statement, with every recipient's opened signing secrets. Answered to the webhook
- * dispatcher alone (`callers`, checked on the request's broker-checked `user_id`): no other app
- * holds a signing secret. The dispatcher asks it for the events it fans out together, so
- * auth-server's work and the RPC's messages are shared by a batch instead of paid per event.
- * Each partner appears once in `partners` (its secrets travel once per answer); `answers[i]` names
- * the recipients of `questions[i]` by client_id.
+ * `auth.webhooks.recipients.batch`: the recipients of many events in one message, with their opened
+ * signing secrets, so the dispatcher alone may ask. Each partner once in `partners`; `answers[i]`
+ * names the recipients of `questions[i]`.
  */
 export interface WebhookRecipientsBatchRequest {
   readonly questions: readonly WebhookRecipientsRequest[];

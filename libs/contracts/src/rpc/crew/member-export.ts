@@ -74,10 +74,7 @@ const MEMBER_EXPORT = {
 };
 export type MemberRecordExport = Read<typeof MEMBER_EXPORT>;
 
-/**
- * `crew.member.export`: the member's whole crew record, for their own data export in
- * consent-ui (which never reads crew-api's schema). `member_not_found` when there is no record.
- */
+/** `crew.member.export`: the member's whole record for their data export; `member_not_found` without one. */
 export const CREW_MEMBER_EXPORT = fieldsContract(
   RPC_QUEUES.crewApi,
   'crew.member.export',

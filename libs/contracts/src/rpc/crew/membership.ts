@@ -15,11 +15,7 @@ import {
 import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
-/**
- * Entitlements: sponsorship-api grants and drops sponsored premium on crew-api, the owner of
- * memberships. Both are idempotent for one seat (`sponsorship_id`), so a retried call after a lost
- * answer does the same thing once.
- */
+/** Entitlements: sponsorship-api grants and drops premium on crew-api, idempotent per `sponsorship_id`. */
 
 /** A crew member found by e-mail (normalised: trimmed, lower-case). */
 const MEMBER = {
@@ -33,10 +29,7 @@ export interface MembersByEmailResponse {
   readonly members: CrewMemberSummary[];
 }
 
-/**
- * The end of a sponsored term: no later than the longest term a partner may ask for from now (the
- * API's own rule, `sponsorshipMaxTermYears`), plus a day for the clocks of two apps.
- */
+/** A term ends within `sponsorshipMaxTermYears` from now, plus a day for two apps' clocks. */
 const termEnd: FieldRead<string> = (contract, record, field) => {
   const value = timestampText(contract, record, field);
   const latest = new Date();
@@ -75,10 +68,7 @@ export interface MembershipDropRequest {
 }
 
 const DROP_RESPONSE = {
-  /**
-   * The seats whose sponsored premium was dropped now. A seat missing here gave nothing to drop:
-   * the member holds premium another way, or none, or was dropped already.
-   */
+  /** The seats whose premium was dropped now (a missing one had nothing to drop). */
   downgraded: readStringArray,
 };
 export type MembershipDropResponse = Read<typeof DROP_RESPONSE>;

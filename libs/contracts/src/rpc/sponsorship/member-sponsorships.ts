@@ -2,12 +2,7 @@ import { fieldsContract, listOf, oneOf, text, timestampText, type Read } from '.
 import { RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
-/**
- * `sponsorship.member.sponsorships`: the seats a crew member has held, for their own account page
- * in consent-ui (which never reads sponsorship-api's schema). Every seat that was ever linked to
- * the member is listed, closed ones too, so a member sees each partner that sponsored them, even
- * briefly.
- */
+/** `sponsorship.member.sponsorships`: every seat a member ever held, closed ones too, for their account page. */
 const SPONSORSHIP = {
   client_id: text(API_LIMITS.idMaxLength),
   /** The partner's display name as sponsorship-api last saw it (its client_id if never seen). */

@@ -31,10 +31,8 @@ const REQUEST = {
 };
 
 /**
- * `sponsorship.portal.seats`: the partner portal's seats page (consent-ui), bound to the portal
- * session's partner, answered by the same list rules as the API plus the program's counts and cap.
- * Asked by consent-ui alone, which takes `client_id` and `partner_name` from its own portal session
- * (written when auth-server redeemed the link), never from the page.
+ * `sponsorship.portal.seats`: the portal's seats page by the API's list rules, plus counts and cap;
+ * consent-ui alone asks, with the partner of its own portal session, never the page's.
  */
 export const SPONSORSHIP_PORTAL_SEATS = fieldsContract(
   RPC_QUEUES.sponsorshipApi,

@@ -13,13 +13,8 @@ import { portalAnswer, readObject } from '../portal-answer';
 import { ContractViolation, RPC_QUEUES } from '../rpc';
 
 /**
- * The partner portal's questions to webhook-dispatcher, each bound to the client_id of the portal
- * session that asks (consent-ui's, never a value from the page). Each is answered by the same
- * service methods as `/v1/partners/webhooks/*`, with the API's body or Problem.
- *
- * The dispatcher trusts `client_id` because only consent-ui may ask (`callers`), and consent-ui
- * takes it from the portal session row its cookie names (`PortalService.current`: the row's
- * client_id, written when auth-server redeemed the partner's link), never from the browser.
+ * The portal's questions to webhook-dispatcher, answered by the `/v1/partners/webhooks/*` services.
+ * `client_id` is trusted: only consent-ui may ask, and it takes it from its portal session row.
  */
 const clientId = text(API_LIMITS.idMaxLength);
 
