@@ -11,6 +11,7 @@ export * from './http/problem-response';
 export * from './http/problem-details.filter';
 export * from './http/route-index';
 export * from './http/bootstrap';
+export * from './http/conditional-get';
 export * from './health/readiness';
 export * from './platform.module';
 export * from './database/database.module';

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { answerConditionally, httpDate, isNotModified, strongEtag } from './conditional';
+import { httpDate, isNotModified, strongEtag } from '@svc/platform';
+import { answerConditionally } from './conditional';
 
 function fakeReply() {
   const headers: Record<string, string> = {};
