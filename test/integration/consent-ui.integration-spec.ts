@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { SANDBOX_PASSWORD, SCOPE_DESCRIPTIONS } from '@svc/contracts';
 import { Client } from 'pg';
-import { testServices } from '../../../test/support/services';
-import { ISSUER, startAuthServer, type AuthServerHarness } from '../../../test/support/starters/auth-server';
-import { startConsentUi, type ConsentUiHarness } from '../../../test/support/starters/consent-ui';
+import { testServices } from '../support/services';
+import { ISSUER, startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { startConsentUi, type ConsentUiHarness } from '../support/starters/consent-ui';
 
 /**
  * consent-ui against the real auth-server (its app definition, booted in-process, answering the

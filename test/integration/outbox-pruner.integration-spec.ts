@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { eventually, testServices } from '../../../../test/support/services';
-import { dataSourceOptions } from '../database/database.module';
-import { createLogger } from '../logging/logger';
-import { Sql } from '../database/sql';
-import { OutboxPruner } from './outbox-pruner';
-import { OutboxRepository } from './outbox.repository';
+import { eventually, testServices } from '../support/services';
+import { dataSourceOptions } from '../../libs/platform/src/database/database.module';
+import { createLogger } from '../../libs/platform/src/logging/logger';
+import { Sql } from '../../libs/platform/src/database/sql';
+import { OutboxPruner } from '../../libs/platform/src/outbox/outbox-pruner';
+import { OutboxRepository } from '../../libs/platform/src/outbox/outbox.repository';
 
 /**
  * Outbox retention against real PostgreSQL (crew-api's schema, migrated as the app migrates it):

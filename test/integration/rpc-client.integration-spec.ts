@@ -4,19 +4,19 @@ import { Ctx, MessagePattern, Payload, RmqContext, RpcException } from '@nestjs/
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { RpcContract } from '@svc/contracts';
 import * as amqp from 'amqplib';
-import { createLogger } from '../logging/logger';
-import { DependencyUnavailableError } from '../http/problem';
-import { AmqpConnection, brokerUserOf } from '../messaging/amqp-connection';
-import { MessagingModule } from '../messaging/messaging.module';
-import { AppMetrics } from '../metrics/app-metrics';
-import { PlatformModule } from '../platform.module';
-import { RpcClient, RpcRemoteError } from './rpc-client';
-import { connectRpcServer } from './rpc-server';
-import { startHttpApp } from '../../../../test/support/http-app';
-import { TcpProxy } from '../../../../test/support/tcp-proxy';
-import { eventually, testServices } from '../../../../test/support/services';
-import { sample } from '../../../../test/support/metrics';
-import { brokerUrlOf } from '../../../../test/support/broker-users';
+import { createLogger } from '../../libs/platform/src/logging/logger';
+import { DependencyUnavailableError } from '../../libs/platform/src/http/problem';
+import { AmqpConnection, brokerUserOf } from '../../libs/platform/src/messaging/amqp-connection';
+import { MessagingModule } from '../../libs/platform/src/messaging/messaging.module';
+import { AppMetrics } from '../../libs/platform/src/metrics/app-metrics';
+import { PlatformModule } from '../../libs/platform/src/platform.module';
+import { RpcClient, RpcRemoteError } from '../../libs/platform/src/rpc/rpc-client';
+import { connectRpcServer } from '../../libs/platform/src/rpc/rpc-server';
+import { startHttpApp } from '../support/http-app';
+import { TcpProxy } from '../support/tcp-proxy';
+import { eventually, testServices } from '../support/services';
+import { sample } from '../support/metrics';
+import { brokerUrlOf } from '../support/broker-users';
 
 /** RpcClient and the RPC transport against a real RabbitMQ, on a queue of this run's own. */
 const services = testServices();

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import * as amqp from 'amqplib';
-import { createLogger } from '../logging/logger';
-import { AmqpConnection, type InboundMessage } from './amqp-connection';
-import { TcpProxy } from '../../../../test/support/tcp-proxy';
-import { eventually, testServices } from '../../../../test/support/services';
+import { createLogger } from '../../libs/platform/src/logging/logger';
+import { AmqpConnection, type InboundMessage } from '../../libs/platform/src/messaging/amqp-connection';
+import { TcpProxy } from '../support/tcp-proxy';
+import { eventually, testServices } from '../support/services';
 
 /** Consumers against a real RabbitMQ: manual acks, bounded retries, reconnects, draining. */
 const services = testServices();

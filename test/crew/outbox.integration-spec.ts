@@ -17,8 +17,8 @@ import {
 } from '@svc/platform';
 import * as amqp from 'amqplib';
 import { DataSource } from 'typeorm';
-import { TcpProxy } from '../../../../test/support/tcp-proxy';
-import { eventually, testServices } from '../../../../test/support/services';
+import { TcpProxy } from '../support/tcp-proxy';
+import { eventually, testServices } from '../support/services';
 
 /**
  * The outbox of record events, against real PostgreSQL and RabbitMQ: a change and its event
