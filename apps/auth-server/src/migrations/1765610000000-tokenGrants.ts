@@ -8,10 +8,8 @@ import { tokenGrantsSql } from '../tokens/token-grants';
  */
 export class TokenGrants1765610000000 implements MigrationInterface {
   name = 'TokenGrants1765610000000';
-
   async up(q: QueryRunner): Promise<void> {
     await q.query(tokenGrantsSql());
   }
-
   async down(): Promise<void> {}
 }
