@@ -9,8 +9,7 @@ export class PortalLinks1765100000000 implements MigrationInterface {
         "token_digest" text PRIMARY KEY CHECK ("token_digest" ~ '^[0-9a-f]{64}$'),
         "client_id" text NOT NULL REFERENCES "auth"."partners" ("client_id") ON DELETE CASCADE,
         "created_at" timestamptz NOT NULL DEFAULT now(),
-        "expires_at" timestamptz NOT NULL,
-        "used_at" timestamptz,
+        "expires_at" timestamptz NOT NULL, "used_at" timestamptz,
         CHECK ("expires_at" > "created_at")
       );
       CREATE INDEX "portal_links_expires_at" ON "auth"."portal_links" ("expires_at")`);

@@ -1,9 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The crew record. Vessel periods are append-only versions (an amendment closes the current one at
- * the write time and inserts the next), so a paginated scan reads them as of its first page while
- * writers carry on; `*_updated_at` are taken under the member row's lock, so they grow in commit order.
+ * The crew record. Vessel periods are append-only versions, so a paginated scan reads them as of its
+ * first page while writers carry on; `*_updated_at` are set under the member's row lock (commit order).
  */
 export class CreateCrewRecords1763770000000 implements MigrationInterface {
   name = 'CreateCrewRecords1763770000000';

@@ -1,9 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Sponsored seats and their history (docs/rules.md, Sponsorship). Live seats (`invited`, `active`)
- * are unique per partner by e-mail and by external_ref, so the database keeps two provisions of one
- * e-mail from both creating a seat; provisions lock the partner's `sponsors` row, so the quota holds.
+ * Seats and their history (docs/rules.md, Sponsorship): live seats are unique per partner by e-mail and
+ * external_ref, so two provisions cannot both create one; provisions lock `sponsors`, so the quota holds.
  */
 export class CreateSeats1764000100000 implements MigrationInterface {
   name = 'CreateSeats1764000100000';

@@ -1,10 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The probe budget: a seat the provision matched to a member (`matched_on_provision`, answered
- * `active`) and closed within 24 h told the partner the address is a member's, so its closing writes
- * one `probe_charges` row (the key keeps it to one) and a provision counts the partner's last 24 h.
- * `sponsors.name` (as the Basic check last confirmed it) and `seats_by_user` serve the member's page.
+ * A seat matched to a member on provision and closed within 24 h was a probe: charged once, counted over
+ * the last 24 h. `sponsors.name` (as the Basic check confirmed it) and `seats_by_user`: the member's page.
  */
 export class AddProbeBudget1764300000000 implements MigrationInterface {
   name = 'AddProbeBudget1764300000000';

@@ -1,10 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Partners read their own delivery log and run their endpoint (`/v1/partners/webhooks/*`): `skipped`
- * deliveries (recorded while the endpoint was disabled, to replay later), why one was given up, the
- * first KiB of each response, each endpoint's health (kept by the statement that records attempts;
- * the URL stays with auth-server), replays against an hourly budget, and the log newest first.
+ * Partners read their own delivery log and run their endpoint: skipped deliveries (to replay later), why
+ * one was given up, response bodies, endpoint health (kept as attempts are recorded), a replay budget.
  */
 export class PartnerSelfService1764600000000 implements MigrationInterface {
   name = 'PartnerSelfService1764600000000';

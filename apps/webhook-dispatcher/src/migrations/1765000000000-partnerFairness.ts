@@ -1,9 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * One partner cannot hurt another: redeliveries get a budget of their own (`webhook_replays.kind`),
- * and `webhook_endpoint_hours` keeps each endpoint's attempts and successes per hour (filled here from
- * the last 25 hours), so its health reads at most 25 rows instead of a day of attempts.
+ * One partner cannot hurt another: redeliveries get a budget of their own (`webhook_replays.kind`);
+ * hourly endpoint counts (filled here from the last 25 hours) keep an endpoint's health to 25 rows.
  */
 export class PartnerFairness1765000000000 implements MigrationInterface {
   name = 'PartnerFairness1765000000000';
