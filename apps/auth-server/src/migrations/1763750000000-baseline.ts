@@ -10,7 +10,6 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  */
 export class Baseline1763750000000 implements MigrationInterface {
   name = 'Baseline1763750000000';
-
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
       CREATE TABLE "auth"."partners" (
@@ -87,7 +86,6 @@ export class Baseline1763750000000 implements MigrationInterface {
     await createOutboxRetentionIndex(q, 'auth');
     await addOutboxTraceContext(q, 'auth');
   }
-
   async down(q: QueryRunner): Promise<void> {
     // With the grant functions (tokens/token-grants.sql), which reverting TokenGrants leaves in place.
     await q.query(`DROP FUNCTION IF EXISTS "auth"."token_refresh_batch", "auth"."token_refresh",

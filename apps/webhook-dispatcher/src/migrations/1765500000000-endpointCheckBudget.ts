@@ -1,25 +1,16 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * Endpoint tests (enabling, and the portal's test events) count against an hourly budget of their
- * own, in the same table as replays and redeliveries: a test makes the dispatcher wait up to the
- * webhook budget for the partner's endpoint.
- */
+/** Endpoint tests get an hourly budget of their own: each makes the dispatcher wait on the endpoint. */
 export class EndpointCheckBudget1765500000000 implements MigrationInterface {
   name = 'EndpointCheckBudget1765500000000';
-
   async up(q: QueryRunner): Promise<void> {
-    await q.query(
-      `ALTER TABLE "webhooks"."webhook_replays" DROP CONSTRAINT "webhook_replays_kind_check",
-         ADD CONSTRAINT "webhook_replays_kind_check" CHECK ("kind" IN ('replay', 'redelivery', 'endpoint_check'))`,
-    );
+    await q.query(`ALTER TABLE "webhooks"."webhook_replays" DROP CONSTRAINT "webhook_replays_kind_check",
+      ADD CONSTRAINT "webhook_replays_kind_check"
+        CHECK ("kind" IN ('replay', 'redelivery', 'endpoint_check'))`);
   }
-
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DELETE FROM "webhooks"."webhook_replays" WHERE "kind" = 'endpoint_check'`);
-    await q.query(
-      `ALTER TABLE "webhooks"."webhook_replays" DROP CONSTRAINT "webhook_replays_kind_check",
-         ADD CONSTRAINT "webhook_replays_kind_check" CHECK ("kind" IN ('replay', 'redelivery'))`,
-    );
+    await q.query(`DELETE FROM "webhooks"."webhook_replays" WHERE "kind" = 'endpoint_check';
+      ALTER TABLE "webhooks"."webhook_replays" DROP CONSTRAINT "webhook_replays_kind_check",
+        ADD CONSTRAINT "webhook_replays_kind_check" CHECK ("kind" IN ('replay', 'redelivery'))`);
   }
 }
