@@ -1,9 +1,8 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { ApiProblem } from '@svc/platform';
-import { PARTNERS_REALM, type BasicAuthenticateOptions } from './basic.strategy';
+import { PARTNERS_REALM } from './basic.strategy';
 import { LimitedAuthGuard } from './bearer-auth.guard';
 import { FailedAuthLimiter } from './failed-auth-limiter';
-import { PartnerVerifier } from './partner-verifier';
 
 /**
  * A partner's valid credentials in `Authorization: Basic …` put it on the request; otherwise 401
@@ -11,15 +10,8 @@ import { PartnerVerifier } from './partner-verifier';
  */
 @Injectable()
 export class BasicAuthGuard extends LimitedAuthGuard('basic', 'client') {
-  constructor(
-    private readonly verifier: PartnerVerifier,
-    @Optional() failures?: FailedAuthLimiter,
-  ) {
+  constructor(@Optional() failures?: FailedAuthLimiter) {
     super(failures);
-  }
-
-  override getAuthenticateOptions(): BasicAuthenticateOptions {
-    return { verifier: this.verifier };
   }
 
   protected unauthenticated(): ApiProblem {

@@ -1,21 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { BasicStrategy as PassportBasicStrategy } from 'passport-http';
-import { headerOnly, type HeaderOnlyRequest } from './bearer.strategy';
 import type { PartnerPrincipal } from './partner-principal';
-import type { PartnerVerifier } from './partner-verifier';
+import { PartnerVerifier } from './partner-verifier';
 
 export const PARTNERS_REALM = 'partners';
-
-/** What BasicAuthGuard hands the strategy through passport's authenticate options. */
-export interface BasicAuthenticateOptions {
-  readonly verifier?: PartnerVerifier;
-}
-
-/** passport-strategy's actions, which its typings leave out. */
-interface PassportActions {
-  fail(challenge: string, status: number): void;
-}
 
 /**
  * The credentials part of `Basic <base64>` must be exactly one `client_id:client_secret` pair:
@@ -29,35 +18,20 @@ export function isWellFormedBasic(authorization: string): boolean {
   return decoded.split(':').length === 2;
 }
 
-/**
- * passport-http's Basic strategy as `basic`: `client_id:client_secret` (docs/rules.md,
- * Authentication). Stateless like BearerStrategy.
- */
+/** passport-http's Basic strategy as `basic`: `client_id:client_secret` (docs/rules.md, Authentication). */
 @Injectable()
 export class BasicStrategy extends PassportStrategy(PassportBasicStrategy, 'basic') {
-  constructor() {
+  constructor(private readonly verifier: PartnerVerifier) {
     super({ passReqToCallback: true, realm: PARTNERS_REALM });
   }
 
-  override authenticate(
-    request: { headers?: { authorization?: string } },
-    options?: BasicAuthenticateOptions,
-  ): void {
-    const authorization = request.headers?.authorization;
-    const view = headerOnly(authorization?.trim(), options?.verifier, 'BasicAuthGuard');
-    if (authorization !== undefined && !isWellFormedBasic(authorization)) {
-      (this as unknown as PassportActions).fail(`Basic realm="${PARTNERS_REALM}"`, 401);
-      return;
-    }
-    super.authenticate(view, options);
-  }
-
-  /** passport's verify callback: the partner, or false for "not these credentials". */
+  /** The partner, or false for "not these credentials" (a malformed header included: never asked). */
   async validate(
-    request: HeaderOnlyRequest<PartnerVerifier>,
+    request: { readonly headers: { readonly authorization?: string } },
     clientId: string,
     secret: string,
   ): Promise<PartnerPrincipal | false> {
-    return (await request.checker.verify(clientId, secret)) ?? false;
+    if (!isWellFormedBasic(request.headers.authorization ?? '')) return false;
+    return (await this.verifier.verify(clientId, secret)) ?? false;
   }
 }

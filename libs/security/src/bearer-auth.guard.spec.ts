@@ -31,9 +31,8 @@ function contextFor(request: FakeRequest, handler: () => void = () => undefined,
   } as unknown as ExecutionContext;
 }
 
-/** The real passport-http-bearer strategy and guard, with a fake authenticator behind them. */
+/** The real strategy and guard, with a fake authenticator behind them. */
 function guardWith(authenticate: (token: string) => Promise<Principal | undefined>) {
-  new BearerStrategy(); // registers itself with passport as `bearer`
   const seen: string[] = [];
   const authenticator = {
     authenticate: (token: string) => {
@@ -41,7 +40,8 @@ function guardWith(authenticate: (token: string) => Promise<Principal | undefine
       return authenticate(token);
     },
   } as unknown as TokenAuthenticator;
-  return { guard: new BearerAuthGuard(authenticator, new UnconfiguredRateLimiter()), seen };
+  new BearerStrategy(authenticator, new UnconfiguredRateLimiter()); // registers itself with passport as `bearer`
+  return { guard: new BearerAuthGuard(), seen };
 }
 
 /** AuthGuard's canActivate is declared as boolean | Promise | Observable; it is a Promise. */

@@ -1,66 +1,62 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import type { Strategy as AnyStrategy } from 'passport';
-import { Strategy } from 'passport-http-bearer';
+import { Strategy } from 'passport';
+import type { RequestCredentials } from './bearer-challenge';
+import { isMetered, keepDecision } from './metering';
 import type { Principal } from './principal';
+import type { RateLimitDecision } from './rate-limit-decision';
+import { RateLimiter } from './rate-limiter';
+import { TokenAuthenticator } from './token-authenticator';
 
-/** Checks one bearer token (TokenAuthenticator, as the guard set it up for this request). */
-export interface BearerChecker {
-  authenticate(token: string): Promise<Principal | undefined>;
-}
-
-/** What BearerAuthGuard hands the strategy through passport's authenticate options. */
-export interface BearerAuthenticateOptions {
-  readonly authenticator?: BearerChecker;
-}
-
-/** The only part of the request a strategy gets to see, and the checker its guard passed. */
-export interface HeaderOnlyRequest<T> {
-  readonly headers: { readonly authorization?: string };
-  readonly checker: T;
-}
+type BearerRequest = RequestCredentials & Parameters<typeof isMetered>[0];
+type Verified = (err: unknown, user?: Principal | false) => void;
 
 /**
- * Strategies are stateless: passport's strategy registry is one per process, so the checker comes
- * per request from each app's guard (two Nest apps may share a process).
+ * `Authorization: Bearer <token>` and nothing else (RFC 6750 §2.1), parsed as passport-http-bearer
+ * parses the header. Unlike passport-http-bearer, the `access_token` query and form-body methods
+ * of §2.2/§2.3 are never read: a token in a URL ends up in logs, history and Referer headers
+ * (§5.3), and a parameter sent alongside the header must not turn a good request into a failure.
  */
-export function headerOnly<T>(
-  authorization: string | undefined,
-  checker: T | undefined,
-  guard: string,
-): Parameters<AnyStrategy['authenticate']>[0] {
-  if (!checker) throw new Error(`this strategy runs only behind ${guard} (no checker was passed)`);
-  const view: HeaderOnlyRequest<T> = {
-    headers: authorization === undefined ? {} : { authorization },
-    checker,
-  };
-  return view as unknown as Parameters<AnyStrategy['authenticate']>[0];
+class HeaderBearerStrategy extends Strategy {
+  constructor(private readonly verify: (request: BearerRequest, token: string, done: Verified) => void) {
+    super();
+  }
+
+  override authenticate(request: BearerRequest): void {
+    const parts = request.headers.authorization?.split(' ') ?? [];
+    const token = parts.length === 2 && /^Bearer$/i.test(parts[0]) ? parts[1] : '';
+    // Every failure is answered alike, from the request (BearerAuthGuard, unauthenticatedProblem).
+    if (!token) return this.fail();
+    this.verify(request, token, (err, user) => {
+      if (err) this.error(err);
+      else if (user) this.success(user);
+      else this.fail();
+    });
+  }
 }
 
 /**
- * passport-http-bearer, registered with passport as `bearer`.
- *
- * Header only: the `access_token` query and form-body methods of RFC 6750 §2.2/§2.3 are never
- * accepted, since a token in a URL ends up in logs, history and Referer headers (§5.3).
+ * The bearer strategy, registered with passport as `bearer`. On a metered route the same Redis
+ * call that checks the token counts the request (a revoked token's is not counted), for
+ * RateLimitGuard to apply; this module's limiter is the one its RateLimitGuard counts with.
  */
 @Injectable()
-export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
-  constructor() {
-    super({ passReqToCallback: true });
+export class BearerStrategy extends PassportStrategy(HeaderBearerStrategy, 'bearer') {
+  constructor(
+    private readonly authenticator: TokenAuthenticator,
+    private readonly limiter: RateLimiter,
+  ) {
+    super();
   }
 
-  override authenticate(
-    request: { headers?: { authorization?: string } },
-    options?: BearerAuthenticateOptions,
-  ): void {
-    super.authenticate(
-      headerOnly(request.headers?.authorization, options?.authenticator, 'BearerAuthGuard'),
-      options,
-    );
-  }
-
-  /** passport's verify callback: a Principal, or false for "not a live token". */
-  async validate(request: HeaderOnlyRequest<BearerChecker>, token: string): Promise<Principal | false> {
-    return (await request.checker.authenticate(token)) ?? false;
+  /** A Principal, or false for "not a live token". */
+  async validate(request: BearerRequest, token: string): Promise<Principal | false> {
+    const metering = isMetered(request)
+      ? {
+          limiter: this.limiter,
+          onDecision: (decision: RateLimitDecision) => keepDecision(request, decision),
+        }
+      : undefined;
+    return (await this.authenticator.authenticate(token, metering)) ?? false;
   }
 }
