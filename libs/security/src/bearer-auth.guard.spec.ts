@@ -1,8 +1,7 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiProblem, DependencyUnavailableError } from '@svc/platform';
-import { BearerAuthGuard } from './bearer-auth.guard';
-import { BearerStrategy } from './bearer.strategy';
+import { BearerAuthGuard, BearerStrategy } from './bearer-auth.guard';
 import type { Principal } from './principal';
 import { UnconfiguredRateLimiter } from './rate-limiter';
 import { RequireScopes, ScopeGuard } from './scope.guard';

@@ -1,7 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { ApiProblem } from '@svc/platform';
-import { BasicAuthGuard } from './basic-auth.guard';
-import { BasicStrategy, isWellFormedBasic } from './basic.strategy';
+import { BasicAuthGuard, BasicStrategy, isWellFormedBasic } from './basic-auth.guard';
 import type { PartnerPrincipal } from './partner-principal';
 import { PartnerVerifier } from './partner-verifier';
 
