@@ -37,11 +37,13 @@ beforeAll(async () => {
   });
   expect(on).toBe(true);
   auth = await startAuthServer();
-  crew = await startCrewApi(auth);
+  // crew-api last: passport keeps one strategy of each name per process (the last app's), and
+  // this file's bearer requests go to crew-api. (The spans need all three in this process.)
   dispatcher = await startDispatcher(auth, {
     WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s',
     WEBHOOK_TIMEOUT_MS: '2000',
   });
+  crew = await startCrewApi(auth);
   receiver = await WebhookReceiver.start();
 }, 90_000);
 

@@ -105,6 +105,37 @@ describe('seat lifecycle: activation on sign-up and expiry', () => {
     }, 20_000);
   });
 
+  describe('ended and cancelled are final', () => {
+    it('an ended seat stays ended through DELETE, member-left, reconcile and the expiry job', async () => {
+      const own = await createPartner(api.auth, { memberLeft: true });
+      const member = await registerMember(crew, freshEmail('final'));
+      const seat = await provision(member.email, own, { external_ref: `final-${fresh('')}` });
+      await makeDue([seat.sponsorship_id]);
+      await api.expireDueSeats();
+      expect((await getSeat(seat.sponsorship_id, own)).status).toBe('ended');
+      const history = await seatEvents(api.db, seat.sponsorship_id);
+
+      const removed = await api.call('DELETE', `${SEATS}/${seat.sponsorship_id}`, own);
+      expect(statusOf(removed)).toMatchObject({ status: 200 });
+      expect(seatOf(removed).status).toBe('ended');
+      const leftRes = await api.call('POST', '/v1/partners/members/left', own, { user_id: member.user_id });
+      expect(leftRes.json()).toEqual({ user_id: member.user_id, ended: false, downgraded: false });
+      const rec = await api.call('POST', `${SEATS}/reconcile`, own, {
+        active_refs: ['someone-else@it.test'],
+        apply: true,
+        override_threshold: true,
+      });
+      expect(
+        rec.json<{ to_cancel: { sponsorship_id: string }[] }>().to_cancel.map((c) => c.sponsorship_id),
+      ).not.toContain(seat.sponsorship_id);
+      await api.expireDueSeats();
+      expect((await getSeat(seat.sponsorship_id, own)).status).toBe('ended');
+      expect(await seatEvents(api.db, seat.sponsorship_id)).toEqual(history);
+    });
+  });
+
+  // Last: its second sponsorship-api serves every app's Basic requests from its start on (passport
+  // keeps one strategy of each name per process), so nothing runs after it closes.
   describe('expiry at expires_at', () => {
     it('ends an active seat (premium dropped) and cancels an invitation nobody took up; history says system/expired', async () => {
       const member = await registerMember(crew, freshEmail('expiring'));
@@ -185,34 +216,5 @@ describe('seat lifecycle: activation on sign-up and expiry', () => {
         await other.close();
       }
     }, 30_000);
-  });
-
-  describe('ended and cancelled are final', () => {
-    it('an ended seat stays ended through DELETE, member-left, reconcile and the expiry job', async () => {
-      const own = await createPartner(api.auth, { memberLeft: true });
-      const member = await registerMember(crew, freshEmail('final'));
-      const seat = await provision(member.email, own, { external_ref: `final-${fresh('')}` });
-      await makeDue([seat.sponsorship_id]);
-      await api.expireDueSeats();
-      expect((await getSeat(seat.sponsorship_id, own)).status).toBe('ended');
-      const history = await seatEvents(api.db, seat.sponsorship_id);
-
-      const removed = await api.call('DELETE', `${SEATS}/${seat.sponsorship_id}`, own);
-      expect(statusOf(removed)).toMatchObject({ status: 200 });
-      expect(seatOf(removed).status).toBe('ended');
-      const leftRes = await api.call('POST', '/v1/partners/members/left', own, { user_id: member.user_id });
-      expect(leftRes.json()).toEqual({ user_id: member.user_id, ended: false, downgraded: false });
-      const rec = await api.call('POST', `${SEATS}/reconcile`, own, {
-        active_refs: ['someone-else@it.test'],
-        apply: true,
-        override_threshold: true,
-      });
-      expect(
-        rec.json<{ to_cancel: { sponsorship_id: string }[] }>().to_cancel.map((c) => c.sponsorship_id),
-      ).not.toContain(seat.sponsorship_id);
-      await api.expireDueSeats();
-      expect((await getSeat(seat.sponsorship_id, own)).status).toBe('ended');
-      expect(await seatEvents(api.db, seat.sponsorship_id)).toEqual(history);
-    });
   });
 });

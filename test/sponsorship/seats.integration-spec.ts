@@ -322,6 +322,46 @@ describe('sponsorship seats: provision, get, remove', () => {
     });
   });
 
+  describe('sponsorship_seat_transitions_total on the metrics port', () => {
+    const transitions = async () => {
+      const text = await scrape(api.app);
+      const of = (from: string, to: string) =>
+        sample(text, 'sponsorship_seat_transitions_total', { app: 'sponsorship-api', from, to });
+      return {
+        invited: of('none', 'invited'),
+        activated: of('invited', 'active'),
+        activeCancelled: of('active', 'cancelled'),
+        invitedCancelled: of('invited', 'cancelled'),
+      };
+    };
+
+    it('counts each seat status change as it is recorded, from none for a new seat', async () => {
+      const before = await transitions();
+      // Every known transition has a series before it first happens.
+      for (const value of Object.values(before)) expect(value).toEqual(expect.any(Number));
+
+      const invited = seatOf(await provision({ email: freshEmail('metrics-invited') }));
+      expect(invited.status).toBe('invited');
+      const member = await registerMember(crew, freshEmail('metrics-member'));
+      const active = seatOf(await provision({ email: member.email }));
+      expect(active.status).toBe('active');
+      // Answered again, not created: no transition.
+      expect(statusOf(await provision({ email: member.email }))).toMatchObject({ status: 200 });
+      for (const seat of [invited, active]) {
+        const res = await api.call('DELETE', `${SEATS}/${seat.sponsorship_id}`, partner);
+        expect(seatOf(res).status).toBe('cancelled');
+      }
+
+      expect(await transitions()).toEqual({
+        invited: before.invited! + 2,
+        activated: before.activated! + 1,
+        activeCancelled: before.activeCancelled! + 1,
+        invitedCancelled: before.invitedCancelled! + 1,
+      });
+    });
+  });
+  // Last: a second sponsorship-api in this process serves every app's Basic requests from its start on
+  // (passport keeps one strategy of each name per process), so nothing runs after it closes.
   describe('seat quota', () => {
     let limited: SponsorshipApiHarness;
     let small: Credentials;
@@ -360,45 +400,6 @@ describe('sponsorship seats: provision, get, remove', () => {
       expect(
         await seatCount(limited.db, `client_id = $1 AND status IN ('invited', 'active')`, [crowd.id]),
       ).toBe(2);
-    });
-  });
-
-  describe('sponsorship_seat_transitions_total on the metrics port', () => {
-    const transitions = async () => {
-      const text = await scrape(api.app);
-      const of = (from: string, to: string) =>
-        sample(text, 'sponsorship_seat_transitions_total', { app: 'sponsorship-api', from, to });
-      return {
-        invited: of('none', 'invited'),
-        activated: of('invited', 'active'),
-        activeCancelled: of('active', 'cancelled'),
-        invitedCancelled: of('invited', 'cancelled'),
-      };
-    };
-
-    it('counts each seat status change as it is recorded, from none for a new seat', async () => {
-      const before = await transitions();
-      // Every known transition has a series before it first happens.
-      for (const value of Object.values(before)) expect(value).toEqual(expect.any(Number));
-
-      const invited = seatOf(await provision({ email: freshEmail('metrics-invited') }));
-      expect(invited.status).toBe('invited');
-      const member = await registerMember(crew, freshEmail('metrics-member'));
-      const active = seatOf(await provision({ email: member.email }));
-      expect(active.status).toBe('active');
-      // Answered again, not created: no transition.
-      expect(statusOf(await provision({ email: member.email }))).toMatchObject({ status: 200 });
-      for (const seat of [invited, active]) {
-        const res = await api.call('DELETE', `${SEATS}/${seat.sponsorship_id}`, partner);
-        expect(seatOf(res).status).toBe('cancelled');
-      }
-
-      expect(await transitions()).toEqual({
-        invited: before.invited! + 2,
-        activated: before.activated! + 1,
-        activeCancelled: before.activeCancelled! + 1,
-        invitedCancelled: before.invitedCancelled! + 1,
-      });
     });
   });
 });

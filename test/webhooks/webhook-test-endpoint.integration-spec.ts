@@ -7,7 +7,8 @@ import { startAuthServer, type AuthServerHarness } from '../support/starters/aut
 import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
 import { expectProblem } from '../support/problems';
 import { accessToken } from '../support/oauth/tokens';
-import { startDispatcher, type DispatcherHarness } from '../support/starters/webhook-dispatcher';
+import type { AppProcess } from '../support/starters/app-process';
+import { spawnDispatcher } from '../support/starters/webhook-dispatcher';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -21,14 +22,16 @@ const stripe = new Stripe('sk_test_not_used');
 const [alex] = SANDBOX_MEMBERS;
 let auth: AuthServerHarness;
 let crew: CrewApiHarness;
-let dispatcher: DispatcherHarness;
+let dispatcher: AppProcess;
 let receiver: WebhookReceiver;
 let hook: string;
 
 beforeAll(async () => {
   auth = await startAuthServer();
   crew = await startCrewApi(auth);
-  dispatcher = await startDispatcher(auth, {
+  // The dispatcher in a process of its own: passport keeps one strategy of each name per process
+  // (the last app's), and this file's bearer requests are crew-api's.
+  dispatcher = await spawnDispatcher(auth, 'webhook-test-endpoint', {
     WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
     WEBHOOK_TIMEOUT_MS: '2000',
   });
@@ -42,7 +45,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await receiver?.close();
-  await dispatcher?.close();
+  await dispatcher?.stop();
   await crew?.close();
   await auth?.close();
 });

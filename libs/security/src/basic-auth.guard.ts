@@ -1,9 +1,43 @@
 import { Injectable, Optional } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
 import { ApiProblem } from '@svc/platform';
-import { PARTNERS_REALM, type BasicAuthenticateOptions } from './basic.strategy';
+import { BasicStrategy as PassportBasicStrategy } from 'passport-http';
 import { LimitedAuthGuard } from './bearer-auth.guard';
 import { FailedAuthLimiter } from './failed-auth-limiter';
+import type { PartnerPrincipal } from './partner-principal';
 import { PartnerVerifier } from './partner-verifier';
+
+export const PARTNERS_REALM = 'partners';
+
+/**
+ * The credentials part of `Basic <base64>` must be exactly one `client_id:client_secret` pair:
+ * passport-http splits at every colon and would take `secret:anything` for `secret`, and accepts
+ * any scheme that merely contains "basic". Issued ids and secrets never contain a colon.
+ */
+export function isWellFormedBasic(authorization: string): boolean {
+  const m = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(authorization.trim());
+  if (!m) return false;
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+  return decoded.split(':').length === 2;
+}
+
+/** passport-http's Basic strategy as `basic`: `client_id:client_secret` (docs/rules.md, Authentication). */
+@Injectable()
+export class BasicStrategy extends PassportStrategy(PassportBasicStrategy, 'basic') {
+  constructor(private readonly verifier: PartnerVerifier) {
+    super({ passReqToCallback: true, realm: PARTNERS_REALM });
+  }
+
+  /** The partner, or false for "not these credentials" (a malformed header included: never asked). */
+  async validate(
+    request: { readonly headers: { readonly authorization?: string } },
+    clientId: string,
+    secret: string,
+  ): Promise<PartnerPrincipal | false> {
+    if (!isWellFormedBasic(request.headers.authorization ?? '')) return false;
+    return (await this.verifier.verify(clientId, secret)) ?? false;
+  }
+}
 
 /**
  * A partner's valid credentials in `Authorization: Basic …` put it on the request; otherwise 401
@@ -11,15 +45,8 @@ import { PartnerVerifier } from './partner-verifier';
  */
 @Injectable()
 export class BasicAuthGuard extends LimitedAuthGuard('basic', 'client') {
-  constructor(
-    private readonly verifier: PartnerVerifier,
-    @Optional() failures?: FailedAuthLimiter,
-  ) {
+  constructor(@Optional() failures?: FailedAuthLimiter) {
     super(failures);
-  }
-
-  override getAuthenticateOptions(): BasicAuthenticateOptions {
-    return { verifier: this.verifier };
   }
 
   protected unauthenticated(): ApiProblem {

@@ -1,8 +1,7 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiProblem, DependencyUnavailableError } from '@svc/platform';
-import { BearerAuthGuard } from './bearer-auth.guard';
-import { BearerStrategy } from './bearer.strategy';
+import { BearerAuthGuard, BearerStrategy } from './bearer-auth.guard';
 import type { Principal } from './principal';
 import { UnconfiguredRateLimiter } from './rate-limiter';
 import { RequireScopes, ScopeGuard } from './scope.guard';
@@ -31,9 +30,8 @@ function contextFor(request: FakeRequest, handler: () => void = () => undefined,
   } as unknown as ExecutionContext;
 }
 
-/** The real passport-http-bearer strategy and guard, with a fake authenticator behind them. */
+/** The real strategy and guard, with a fake authenticator behind them. */
 function guardWith(authenticate: (token: string) => Promise<Principal | undefined>) {
-  new BearerStrategy(); // registers itself with passport as `bearer`
   const seen: string[] = [];
   const authenticator = {
     authenticate: (token: string) => {
@@ -41,7 +39,8 @@ function guardWith(authenticate: (token: string) => Promise<Principal | undefine
       return authenticate(token);
     },
   } as unknown as TokenAuthenticator;
-  return { guard: new BearerAuthGuard(authenticator, new UnconfiguredRateLimiter()), seen };
+  new BearerStrategy(authenticator, new UnconfiguredRateLimiter()); // registers itself with passport as `bearer`
+  return { guard: new BearerAuthGuard(), seen };
 }
 
 /** AuthGuard's canActivate is declared as boolean | Promise | Observable; it is a Promise. */

@@ -1,13 +1,105 @@
 import { Injectable, Optional, type ExecutionContext } from '@nestjs/common';
-import { AuthGuard } from '@nestjs/passport';
+import { AuthGuard, PassportStrategy } from '@nestjs/passport';
 import { ApiProblem } from '@svc/platform';
-import { unauthenticatedProblem, type RequestCredentials } from './bearer-challenge';
-import type { BearerAuthenticateOptions } from './bearer.strategy';
+import { Strategy } from 'passport';
 import { FailedAuthLimiter, type FailedAuthKind } from './failed-auth-limiter';
 import { isMetered, keepDecision } from './metering';
+import type { Principal } from './principal';
 import type { RateLimitDecision } from './rate-limit-decision';
 import { RateLimiter } from './rate-limiter';
 import { TokenAuthenticator } from './token-authenticator';
+
+/*
+ * RFC 6750 §3, docs/rules.md "Errors and auth on resource endpoints": challenges without a realm
+ * or an error_description, the exact header shape partners are told to expect.
+ */
+
+interface RequestCredentials {
+  readonly headers: { readonly authorization?: string };
+  readonly query?: unknown;
+  readonly body?: unknown;
+}
+
+function hasAccessTokenParameter(bag: unknown): boolean {
+  return typeof bag === 'object' && bag !== null && 'access_token' in bag;
+}
+
+/**
+ * RFC 6750 §3.1: no bearer credentials (or an unsupported method) get a challenge without an
+ * error code; a bad bearer token gets `error="invalid_token"`.
+ */
+function unauthenticatedProblem(request: RequestCredentials): ApiProblem {
+  // Scheme names are case-insensitive (RFC 9110 §11.1).
+  if (/^bearer(?:\s|$)/i.test(request.headers.authorization?.trim() ?? '')) {
+    return new ApiProblem(
+      'invalid_token',
+      'The access token is malformed, unknown, expired or revoked; obtain a new one.',
+      { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } },
+    );
+  }
+  const inParameter = hasAccessTokenParameter(request.query) || hasAccessTokenParameter(request.body);
+  return new ApiProblem(
+    'invalid_token',
+    inParameter
+      ? 'Access tokens are accepted only in the Authorization header (`Authorization: Bearer <token>`), ' +
+          'never as an access_token parameter (RFC 6750 §2.1, §5.3).'
+      : 'This endpoint needs an access token: send `Authorization: Bearer <token>` (RFC 6750 §2.1).',
+    { headers: { 'www-authenticate': 'Bearer' } },
+  );
+}
+
+type BearerRequest = RequestCredentials & Parameters<typeof isMetered>[0];
+type Verified = (err: unknown, user?: Principal | false) => void;
+
+/**
+ * `Authorization: Bearer <token>` and nothing else (RFC 6750 §2.1), parsed as passport-http-bearer
+ * parses the header. Unlike passport-http-bearer, the `access_token` query and form-body methods
+ * of §2.2/§2.3 are never read: a token in a URL ends up in logs, history and Referer headers
+ * (§5.3), and a parameter sent alongside the header must not turn a good request into a failure.
+ */
+class HeaderBearerStrategy extends Strategy {
+  constructor(private readonly verify: (request: BearerRequest, token: string, done: Verified) => void) {
+    super();
+  }
+
+  override authenticate(request: BearerRequest): void {
+    const parts = request.headers.authorization?.split(' ') ?? [];
+    const token = parts.length === 2 && /^Bearer$/i.test(parts[0]) ? parts[1] : '';
+    // Every failure is answered alike, from the request (BearerAuthGuard, unauthenticatedProblem).
+    if (!token) return this.fail();
+    this.verify(request, token, (err, user) => {
+      if (err) this.error(err);
+      else if (user) this.success(user);
+      else this.fail();
+    });
+  }
+}
+
+/**
+ * The bearer strategy, registered with passport as `bearer`. On a metered route the same Redis
+ * call that checks the token counts the request (a revoked token's is not counted), for
+ * RateLimitGuard to apply; this module's limiter is the one its RateLimitGuard counts with.
+ */
+@Injectable()
+export class BearerStrategy extends PassportStrategy(HeaderBearerStrategy, 'bearer') {
+  constructor(
+    private readonly authenticator: TokenAuthenticator,
+    private readonly limiter: RateLimiter,
+  ) {
+    super();
+  }
+
+  /** A Principal, or false for "not a live token". */
+  async validate(request: BearerRequest, token: string): Promise<Principal | false> {
+    const metering = isMetered(request)
+      ? {
+          limiter: this.limiter,
+          onDecision: (decision: RateLimitDecision) => keepDecision(request, decision),
+        }
+      : undefined;
+    return (await this.authenticator.authenticate(token, metering)) ?? false;
+  }
+}
 
 /**
  * passport's `strategy` under the failed-authentication limit of `kind`, where every 401 counts.
@@ -47,29 +139,13 @@ export function LimitedAuthGuard(strategy: string, kind: FailedAuthKind) {
 }
 
 /**
- * A live access token in `Authorization: Bearer …` puts its Principal on the request; otherwise
- * 401 with the RFC 6750 §3.1 challenge. On a metered route the same Redis call counts the request
- * (a revoked token's is not counted), for RateLimitGuard to apply.
+ * A live access token in `Authorization: Bearer …` puts its Principal on the request (BearerStrategy);
+ * otherwise 401 with the RFC 6750 §3.1 challenge.
  */
 @Injectable()
 export class BearerAuthGuard extends LimitedAuthGuard('bearer', 'bearer') {
-  constructor(
-    private readonly authenticator: TokenAuthenticator,
-    /** This module's limiter, the one its RateLimitGuard would count with. */
-    private readonly limiter: RateLimiter,
-    @Optional() failures?: FailedAuthLimiter,
-  ) {
+  constructor(@Optional() failures?: FailedAuthLimiter) {
     super(failures);
-  }
-
-  override getAuthenticateOptions(context: ExecutionContext): BearerAuthenticateOptions {
-    const request = context.switchToHttp().getRequest<object>();
-    const { authenticator, limiter } = this;
-    if (!isMetered(request)) return { authenticator };
-    const onDecision = (decision: RateLimitDecision) => keepDecision(request, decision);
-    return {
-      authenticator: { authenticate: (token) => authenticator.authenticate(token, { limiter, onDecision }) },
-    };
   }
 
   protected unauthenticated(context: ExecutionContext): ApiProblem {

@@ -199,29 +199,31 @@ async function expectProblem(response: Response, status: number, code: string) {
   return body;
 }
 
+/** A Redis URL nothing answers at: Redis "unreachable" without touching the shared server. */
+async function unreachableRedisUrl(): Promise<string> {
+  const deadUrl = new URL(services.redisUrl);
+  deadUrl.hostname = '127.0.0.1';
+  deadUrl.port = String(await closedPort());
+  return deadUrl.toString();
+}
+
 // ---- lifecycle --------------------------------------------------------------------------------
 
+// One resource app at a time: passport keeps one `bearer` strategy per process, the last app's,
+// as a deployment runs one app per process.
 let responder: NestFastifyApplication | undefined;
-let resource: ResourceApp;
-let redisDown: ResourceApp;
 let inspector: Redis;
 let topologies: Topologies | undefined;
 
 beforeAll(async () => {
   topologies = await startTopologies(services.redisUrl, services.redisKeyPrefix);
   responder = await startResponder();
-  resource = await redisReady(await startResourceApp(services.redisUrl));
-  const deadUrl = new URL(services.redisUrl);
-  deadUrl.hostname = '127.0.0.1';
-  deadUrl.port = String(await closedPort());
-  redisDown = await startResourceApp(deadUrl.toString());
   inspector = createRedis({ REDIS_URL: services.redisUrl, REDIS_KEY_PREFIX: services.redisKeyPrefix });
 });
 
 afterAll(async () => {
-  // Callers first: Nest's RMQ server does not catch a reply whose publisher confirm is still
-  // pending when its channel closes ("Channel ended"), so the responder goes last.
-  await Promise.all([resource?.app.close(), redisDown?.app.close()]);
+  // Callers first (each describe closes its app): Nest's RMQ server does not catch a reply whose
+  // publisher confirm is still pending when its channel closes ("Channel ended").
   await responder?.close();
   await inspector?.quit();
   await topologies?.stop();
@@ -230,6 +232,16 @@ afterAll(async () => {
 // ---- tests ------------------------------------------------------------------------------------
 
 describe('bearer authentication (RFC 6750)', () => {
+  let resource: ResourceApp;
+
+  beforeAll(async () => {
+    resource = await redisReady(await startResourceApp(services.redisUrl));
+  });
+
+  afterAll(async () => {
+    await resource?.app.close();
+  });
+
   it('answers a request without credentials with 401 and a challenge without an error code (§3.1)', async () => {
     const response = await get(resource, '/probe/any');
     expect(response.headers.get('www-authenticate')).toBe('Bearer');
@@ -389,6 +401,16 @@ describe.each(TOPOLOGY_NAMES)(
 );
 
 describe('with Redis unreachable (fail closed: auth-server decides every request)', () => {
+  let redisDown: ResourceApp;
+
+  beforeAll(async () => {
+    redisDown = await startResourceApp(await unreachableRedisUrl());
+  });
+
+  afterAll(async () => {
+    await redisDown?.app.close();
+  });
+
   it('still lets a live token through, asking auth-server each time', async () => {
     const { token, digest } = issueToken();
     expect((await get(redisDown, '/probe/any', token)).status).toBe(200);
@@ -414,34 +436,42 @@ describe('with Redis unreachable (fail closed: auth-server decides every request
 
 describe('with auth-server not answering', () => {
   // Last in the file on purpose: auth-server stays down for the rest of the run.
+  let app: ResourceApp | undefined;
   let cached: string;
 
   beforeAll(async () => {
+    app = await redisReady(await startResourceApp(services.redisUrl));
     const issued = issueToken();
     cached = issued.token;
     // Asked once while auth-server answers: cached, stamped with the partner's generation.
-    await eventually(async () =>
-      (await get(resource, '/probe/any', cached)).status === 200 ? true : undefined,
-    );
+    await eventually(async () => ((await get(app!, '/probe/any', cached)).status === 200 ? true : undefined));
     await responder?.close();
     responder = undefined;
   });
 
-  it.each([
-    ['Redis up', () => resource],
-    ['Redis unreachable', () => redisDown],
-  ])(
-    'answers an uncached token with 503 service_unavailable within the RPC timeout (%s)',
-    async (_c, app) => {
-      const { token } = issueToken();
-      const started = Date.now();
-      const response = await get(app(), '/probe/any', token);
-      await expectProblem(response, 503, 'service_unavailable');
-      expect(Date.now() - started).toBeLessThan(RPC_TIMEOUT_MS + 1500);
-    },
-  );
+  afterAll(async () => {
+    await app?.app.close();
+  });
+
+  async function expectUnavailableInTime(on: ResourceApp) {
+    const { token } = issueToken();
+    const started = Date.now();
+    const response = await get(on, '/probe/any', token);
+    await expectProblem(response, 503, 'service_unavailable');
+    expect(Date.now() - started).toBeLessThan(RPC_TIMEOUT_MS + 1500);
+  }
+
+  it('answers an uncached token with 503 service_unavailable within the RPC timeout (Redis up)', async () => {
+    await expectUnavailableInTime(app!);
+  });
 
   it('still serves a token it has cached: a hit needs no RPC', async () => {
-    expect((await get(resource, '/probe/any', cached)).status).toBe(200);
+    expect((await get(app!, '/probe/any', cached)).status).toBe(200);
+  });
+
+  it('answers an uncached token with 503 service_unavailable within the RPC timeout (Redis unreachable)', async () => {
+    await app?.app.close();
+    app = await startResourceApp(await unreachableRedisUrl());
+    await expectUnavailableInTime(app);
   });
 });

@@ -106,12 +106,12 @@ export class FailedAuthLimiter {
     authenticate: () => Promise<T>,
     isFailure: (err: unknown) => boolean,
   ): Promise<T> {
-    const address = clientAddress(request);
-    this.check(kind, address);
+    // While this replica refuses no address, a request that authenticates needs no address at all.
+    if (this.refusedUntil.size > 0) this.check(kind, clientAddress(request));
     try {
       return await authenticate();
     } catch (err) {
-      if (isFailure(err)) await this.recordFailure(kind, address);
+      if (isFailure(err)) await this.recordFailure(kind, clientAddress(request));
       throw err;
     }
   }

@@ -1,7 +1,15 @@
 import { Controller, Get, Module, Req, Res } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { introspectionCacheKey, stateGenerationKey } from '@svc/contracts';
-import { createRedis, loadConfig, REDIS, sha256Hex, type RedisClient } from '@svc/platform';
+import {
+  createRedis,
+  loadConfig,
+  PlatformModule,
+  REDIS,
+  RedisModule,
+  sha256Hex,
+  type RedisClient,
+} from '@svc/platform';
 import {
   BearerAuth,
   IntrospectionCache,
@@ -9,6 +17,7 @@ import {
   RATE_LIMIT_CONFIG,
   RateLimiter,
   RedisRateLimiter,
+  SecurityModule,
 } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type Redis from 'ioredis';
@@ -18,6 +27,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { rateLimitKey } from './rate-limit.script';
 import { redisReady, StandInIntrospector, startBearerProbe } from '../../../test/support/bearer-probe';
+import { startHttpApp } from '../../../test/support/http-app';
 import { eventually, testServices } from '../../../test/support/services';
 import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../../../test/support/redis-topologies';
 
@@ -78,10 +88,7 @@ class RateProbeController {
 @Module({ controllers: [RateProbeController] })
 class RateProbeModule {}
 
-/**
- * Windows short enough to watch them slide (2 s and 5 s, 3 and 5 requests). The guard of this
- * module takes the limiter of its own module before the global one SecurityModule provides.
- */
+/** Windows short enough to watch them slide (2 s and 5 s, 3 and 5 requests). */
 const SLIDING = { minute: { limit: 3, windowMs: 2_000 }, day: { limit: 5, windowMs: 5_000 } };
 
 @Controller('v1/sliding-probe')
@@ -93,16 +100,7 @@ class SlidingProbeController {
   }
 }
 
-@Module({
-  controllers: [SlidingProbeController],
-  providers: [
-    {
-      provide: RateLimiter,
-      inject: [REDIS],
-      useFactory: (redis: Redis) => new RedisRateLimiter(redis, SLIDING),
-    },
-  ],
-})
+@Module({ controllers: [SlidingProbeController] })
 class SlidingProbeModule {}
 
 interface ProbeApp {
@@ -113,12 +111,40 @@ interface ProbeApp {
 
 /** Limits through the app's validated config, exactly as an app gets them. */
 async function startProbeApp(redisUrl: string, limits: Record<string, string> = {}): Promise<ProbeApp> {
-  const { app, url } = await startBearerProbe(introspector, [RateProbeModule, SlidingProbeModule], {
+  const { app, url } = await startBearerProbe(introspector, [RateProbeModule], {
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: services.redisKeyPrefix,
     ...loadConfig(RATE_LIMIT_CONFIG, limits),
   });
   return { app, url, redis: app.get<Redis>(REDIS) };
+}
+
+/** A probe app whose one limiter (the bearer strategy's and RateLimitGuard's) has the SLIDING windows. */
+async function startSlidingApp(): Promise<ProbeApp> {
+  const security = SecurityModule.forRoot({ introspector: { useValue: introspector } });
+  const providers = (security.providers ?? []).map((provider) =>
+    typeof provider === 'object' && 'provide' in provider && provider.provide === RateLimiter
+      ? {
+          provide: RateLimiter,
+          inject: [REDIS],
+          useFactory: (redis: Redis) => new RedisRateLimiter(redis, SLIDING),
+        }
+      : provider,
+  );
+  const { app, url } = await startHttpApp(
+    'crew-api',
+    (platform) => ({
+      module: class SlidingProbeRoot {},
+      imports: [
+        PlatformModule.forRoot(platform),
+        RedisModule.forRoot(),
+        { ...security, providers, exports: providers },
+        SlidingProbeModule,
+      ],
+    }),
+    { REDIS_URL: services.redisUrl, REDIS_KEY_PREFIX: services.redisKeyPrefix },
+  );
+  return { app, url, redis: await redisReady(app.get<Redis>(REDIS)) };
 }
 
 /** A port nothing listens on: Redis "unreachable" without touching the shared server. */
@@ -329,26 +355,19 @@ async function stopReplica(replica: Replica | undefined) {
 
 // ---- lifecycle --------------------------------------------------------------------------------
 
-/** 5 per minute, 8 per day, real windows: small enough to count down by hand. */
-let small: ProbeApp;
-/** Default limits (600/10,000). */
-let standard: ProbeApp;
+// One probe app at a time in this process: passport keeps one `bearer` strategy per process, the
+// last app's, as a deployment runs one app per process. A second process is a replica.
 let inspector: Redis;
 let topologies: Topologies | undefined;
 
 beforeAll(async () => {
   topologies = await startTopologies(services.redisUrl, services.redisKeyPrefix);
-  small = await startProbeApp(services.redisUrl, { RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_PER_DAY: '8' });
-  await redisReady(small.redis);
-  standard = await startProbeApp(services.redisUrl);
-  await redisReady(standard.redis);
   inspector = await redisReady(
     createRedis({ REDIS_URL: services.redisUrl, REDIS_KEY_PREFIX: services.redisKeyPrefix }),
   );
 });
 
 afterAll(async () => {
-  await Promise.all([small?.app.close(), standard?.app.close()]);
   await inspector?.quit();
   await topologies?.stop();
 });
@@ -459,6 +478,18 @@ describe.each(TOPOLOGY_NAMES)(
 );
 
 describe('headers and counting (docs/rules.md "Limits")', () => {
+  /** 5 per minute, 8 per day, real windows: small enough to count down by hand. */
+  let small: ProbeApp;
+
+  beforeAll(async () => {
+    small = await startProbeApp(services.redisUrl, { RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_PER_DAY: '8' });
+    await redisReady(small.redis);
+  });
+
+  afterAll(async () => {
+    await small?.app.close();
+  });
+
   it('counts down in the tighter window, refuses the sixth request per minute, and refusals are not counted', async () => {
     const clientId = newClientId();
     const token = issueToken(clientId);
@@ -577,13 +608,13 @@ describe('headers and counting (docs/rules.md "Limits")', () => {
   it('costs an admitted request one Redis command: the script that checks the token’s tombstone and counts', async () => {
     const token = issueToken(newClientId());
     // Warm: the token's answer is known to the process and the script to Redis.
-    expect((await get(standard.url, '/v1/rate-probe/any', token)).status).toBe(200);
+    expect((await get(small.url, '/v1/rate-probe/any', token)).status).toBe(200);
 
-    const commands = jest.spyOn(standard.redis, 'sendCommand');
+    const commands = jest.spyOn(small.redis, 'sendCommand');
     try {
-      const answer = await get(standard.url, '/v1/rate-probe/any', token);
+      const answer = await get(small.url, '/v1/rate-probe/any', token);
       expect(answer.status).toBe(200);
-      expect(rateHeaders(answer)).toMatchObject({ limit: 600, remaining: 598 });
+      expect(rateHeaders(answer)).toMatchObject({ limit: 5, remaining: 3 });
       expect(commands.mock.calls.map(([command]) => command.name)).toEqual(['evalsha']);
     } finally {
       commands.mockRestore();
@@ -644,11 +675,26 @@ describe('headers and counting (docs/rules.md "Limits")', () => {
     // not take the cache's word for it.
     answers.set(digest, { active: false });
     await inspector.del(stateGenerationKey(clientId));
-    expectProblem(await get(standard.url, '/v1/rate-probe/any', token), 401, 'invalid_token');
+    const other = await startReplica([token], topologies!.single.env);
+    try {
+      expectProblem(await get(other.url, '/v1/rate-probe/any', token), 401, 'invalid_token');
+    } finally {
+      await stopReplica(other);
+    }
   });
 });
 
 describe('the windows slide (2 s and 5 s windows, 3 and 5 requests)', () => {
+  let small: ProbeApp;
+
+  beforeAll(async () => {
+    small = await startSlidingApp();
+  });
+
+  afterAll(async () => {
+    await small?.app.close();
+  });
+
   it('frees the minute window as its requests age out, then the day window becomes the tighter one', async () => {
     const token = issueToken(newClientId());
     const hit = () => get(small.url, '/v1/sliding-probe', token);
@@ -687,51 +733,63 @@ describe('the windows slide (2 s and 5 s windows, 3 and 5 requests)', () => {
 });
 
 describe('with Redis unavailable: fail closed, fast (503 service_unavailable)', () => {
-  let unreachable: ProbeApp;
-  let relay: FreezableRelay;
-  let hanging: ProbeApp;
+  describe('Redis cannot be reached', () => {
+    let unreachable: ProbeApp;
 
-  beforeAll(async () => {
-    const deadUrl = new URL(services.redisUrl);
-    deadUrl.hostname = '127.0.0.1';
-    deadUrl.port = String(await closedPort());
-    unreachable = await startProbeApp(deadUrl.toString());
-    relay = new FreezableRelay(new URL(services.redisUrl));
-    hanging = await startProbeApp(await relay.start());
-    await redisReady(hanging.redis);
+    beforeAll(async () => {
+      const deadUrl = new URL(services.redisUrl);
+      deadUrl.hostname = '127.0.0.1';
+      deadUrl.port = String(await closedPort());
+      unreachable = await startProbeApp(deadUrl.toString());
+    });
+
+    afterAll(async () => {
+      await unreachable?.app.close();
+    });
+
+    it('answers at once (the token still checks out with auth-server)', async () => {
+      const token = issueToken(newClientId());
+      const started = Date.now();
+      const answer = await get(unreachable.url, '/v1/rate-probe/any', token);
+      expectProblem(answer, 503, 'service_unavailable');
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(rateHeaders(answer)).toEqual({ limit: undefined, remaining: undefined, reset: undefined });
+    });
+
+    it('still answers /healthz, which is never metered', async () => {
+      const response = await fetch(`${unreachable.url}/healthz`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-ratelimit-limit')).toBeNull();
+    });
   });
 
-  afterAll(async () => {
-    await Promise.all([unreachable?.app.close(), hanging?.app.close()]);
-    await relay?.stop();
-  });
+  describe('Redis stops answering mid-connection', () => {
+    let relay: FreezableRelay;
+    let hanging: ProbeApp;
 
-  it('answers at once when Redis cannot be reached (the token still checks out with auth-server)', async () => {
-    const token = issueToken(newClientId());
-    const started = Date.now();
-    const answer = await get(unreachable.url, '/v1/rate-probe/any', token);
-    expectProblem(answer, 503, 'service_unavailable');
-    expect(Date.now() - started).toBeLessThan(1000);
-    expect(rateHeaders(answer)).toEqual({ limit: undefined, remaining: undefined, reset: undefined });
-  });
+    beforeAll(async () => {
+      relay = new FreezableRelay(new URL(services.redisUrl));
+      hanging = await startProbeApp(await relay.start());
+      await redisReady(hanging.redis);
+    });
 
-  it('answers within the 1 s command timeout when Redis stops answering mid-connection', async () => {
-    const clientId = newClientId();
-    const token = issueToken(clientId);
-    expect((await get(hanging.url, '/v1/rate-probe/any', token)).status).toBe(200);
+    afterAll(async () => {
+      await hanging?.app.close();
+      await relay?.stop();
+    });
 
-    relay.freeze();
-    // The token is cached in this app's Redis: its GET times out too, auth-server answers, and the
-    // limiter's EVALSHA times out: two command timeouts at most.
-    const started = Date.now();
-    const answer = await get(hanging.url, '/v1/rate-probe/any', token);
-    expectProblem(answer, 503, 'service_unavailable');
-    expect(Date.now() - started).toBeLessThan(2_500);
-  });
+    it('answers within the 1 s command timeout', async () => {
+      const clientId = newClientId();
+      const token = issueToken(clientId);
+      expect((await get(hanging.url, '/v1/rate-probe/any', token)).status).toBe(200);
 
-  it('still answers /healthz, which is never metered', async () => {
-    const response = await fetch(`${unreachable.url}/healthz`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get('x-ratelimit-limit')).toBeNull();
+      relay.freeze();
+      // The token is cached in this app's Redis: its GET times out too, auth-server answers, and the
+      // limiter's EVALSHA times out: two command timeouts at most.
+      const started = Date.now();
+      const answer = await get(hanging.url, '/v1/rate-probe/any', token);
+      expectProblem(answer, 503, 'service_unavailable');
+      expect(Date.now() - started).toBeLessThan(2_500);
+    });
   });
 });

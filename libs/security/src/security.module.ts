@@ -10,10 +10,8 @@ import {
 } from '@nestjs/common';
 import { APP_CONFIG, APP_LOGGER, REDIS, type RedisClient } from '@svc/platform';
 import type { Logger } from 'pino';
-import { BasicAuthGuard } from './basic-auth.guard';
-import { BasicStrategy } from './basic.strategy';
-import { BearerAuthGuard } from './bearer-auth.guard';
-import { BearerStrategy } from './bearer.strategy';
+import { BasicAuthGuard, BasicStrategy } from './basic-auth.guard';
+import { BearerAuthGuard, BearerStrategy } from './bearer-auth.guard';
 import { FailedAuthLimiter, failedAuthConfigOf } from './failed-auth-limiter';
 import { IntrospectionCache } from './introspection-cache';
 import { INTROSPECTOR, RpcIntrospector, type Introspector } from './introspector';
