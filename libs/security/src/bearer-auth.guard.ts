@@ -1,7 +1,8 @@
 import { Injectable, Optional, type ExecutionContext } from '@nestjs/common';
 import { AuthGuard, PassportStrategy } from '@nestjs/passport';
 import { ApiProblem } from '@svc/platform';
-import { Strategy } from 'passport';
+import type * as passport from 'passport';
+import { Strategy } from 'passport-http-bearer';
 import { FailedAuthLimiter, type FailedAuthKind } from './failed-auth-limiter';
 import { isMetered, keepDecision } from './metering';
 import type { Principal } from './principal';
@@ -37,7 +38,10 @@ function unauthenticatedProblem(request: RequestCredentials): ApiProblem {
       { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } },
     );
   }
-  const inParameter = hasAccessTokenParameter(request.query) || hasAccessTokenParameter(request.body);
+  const inParameter =
+    withTokenParameter.has(request) ||
+    hasAccessTokenParameter(request.query) ||
+    hasAccessTokenParameter(request.body);
   return new ApiProblem(
     'invalid_token',
     inParameter
@@ -49,44 +53,41 @@ function unauthenticatedProblem(request: RequestCredentials): ApiProblem {
 }
 
 type BearerRequest = RequestCredentials & Parameters<typeof isMetered>[0];
-type Verified = (err: unknown, user?: Principal | false) => void;
+
+/** Requests that came with an `access_token` parameter, for the 401's explanation. */
+const withTokenParameter = new WeakSet<object>();
 
 /**
- * `Authorization: Bearer <token>` and nothing else (RFC 6750 §2.1), parsed as passport-http-bearer
- * parses the header. Unlike passport-http-bearer, the `access_token` query and form-body methods
- * of §2.2/§2.3 are never read: a token in a URL ends up in logs, history and Referer headers
- * (§5.3), and a parameter sent alongside the header must not turn a good request into a failure.
+ * RFC 6750 §2.2/§2.3 (the `access_token` form-body and query methods) are never accepted: a token in
+ * a URL ends up in logs, history and Referer headers (§5.3), and a parameter sent beside the header
+ * must not turn a good request into a failure. passport-http-bearer reads both, so the parameter is
+ * taken off the request before it looks.
  */
-class HeaderBearerStrategy extends Strategy {
-  constructor(private readonly verify: (request: BearerRequest, token: string, done: Verified) => void) {
-    super();
-  }
-
-  override authenticate(request: BearerRequest): void {
-    const parts = request.headers.authorization?.split(' ') ?? [];
-    const token = parts.length === 2 && /^Bearer$/i.test(parts[0]) ? parts[1] : '';
-    // Every failure is answered alike, from the request (BearerAuthGuard, unauthenticatedProblem).
-    if (!token) return this.fail();
-    this.verify(request, token, (err, user) => {
-      if (err) this.error(err);
-      else if (user) this.success(user);
-      else this.fail();
-    });
+function dropTokenParameters(request: { readonly query?: unknown; readonly body?: unknown }): void {
+  for (const bag of [request.query, request.body]) {
+    if (!hasAccessTokenParameter(bag)) continue;
+    withTokenParameter.add(request);
+    delete (bag as { access_token?: unknown }).access_token;
   }
 }
 
 /**
- * The bearer strategy, registered with passport as `bearer`. On a metered route the same Redis
+ * passport-http-bearer, registered with passport as `bearer`. On a metered route the same Redis
  * call that checks the token counts the request (a revoked token's is not counted), for
  * RateLimitGuard to apply; this module's limiter is the one its RateLimitGuard counts with.
  */
 @Injectable()
-export class BearerStrategy extends PassportStrategy(HeaderBearerStrategy, 'bearer') {
+export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
   constructor(
     private readonly authenticator: TokenAuthenticator,
     private readonly limiter: RateLimiter,
   ) {
-    super();
+    super({ passReqToCallback: true });
+  }
+
+  override authenticate(request: Parameters<passport.Strategy['authenticate']>[0], options?: object): void {
+    dropTokenParameters(request);
+    super.authenticate(request, options);
   }
 
   /** A Principal, or false for "not a live token". */
