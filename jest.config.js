@@ -28,7 +28,7 @@ module.exports = {
     {
       ...common,
       displayName: 'integration',
-      testMatch: ['<rootDir>/{apps,libs,test}/**/*.integration-spec.ts'],
+      testMatch: ['<rootDir>/test/**/*.integration-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       setupFiles: ['<rootDir>/test/support/worker-env.ts'],
     },

@@ -8,9 +8,10 @@ import {
   secret,
   url,
   type VarSpec,
+  ACCESS_READS_CONFIG,
 } from '@svc/platform';
 import { SANDBOX_DEFAULT_WEBHOOK_URL } from '@svc/contracts';
-import { ACCESS_READS_CONFIG, FAILED_AUTH_CONFIG, RATE_LIMIT_CONFIG } from '@svc/security';
+import { FAILED_AUTH_CONFIG, RATE_LIMIT_CONFIG } from '@svc/security';
 import { DEFAULT_PASSWORD_HASH_COST, MAX_PASSWORD_HASH_COST } from './crypto/secrets';
 
 /** The lowest cost the sandbox accepts (the test system's, to keep the suites fast). */

@@ -7,8 +7,9 @@ import {
   REDIS_CONFIG,
   secret,
   type ConfigOf,
+  ACCESS_READS_CONFIG,
 } from '@svc/platform';
-import { ACCESS_READS_CONFIG, FAILED_AUTH_CONFIG, RATE_LIMIT_CONFIG } from '@svc/security';
+import { FAILED_AUTH_CONFIG, RATE_LIMIT_CONFIG } from '@svc/security';
 
 /** The shortest HMAC key accepted: 32 characters, as many bytes as the SHA-256 output. */
 const MIN_CURSOR_KEY_LENGTH = 32;

@@ -47,3 +47,4 @@ export * from './metrics/metrics-server';
 export * from './webhooks/webhook-target';
 export * from './webhooks/special-purpose-addresses';
 export * from './tracing/tracing';
+export * from './access-reads/access-reads';

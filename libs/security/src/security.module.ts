@@ -10,18 +10,18 @@ import {
 } from '@nestjs/common';
 import { APP_CONFIG, APP_LOGGER, REDIS, type RedisClient } from '@svc/platform';
 import type { Logger } from 'pino';
-import { BasicAuthGuard, BasicStrategy } from './basic-auth.guard';
-import { BearerAuthGuard, BearerStrategy } from './bearer-auth.guard';
-import { FailedAuthLimiter, failedAuthConfigOf } from './failed-auth-limiter';
-import { IntrospectionCache } from './introspection-cache';
-import { INTROSPECTOR, RpcIntrospector, type Introspector } from './introspector';
-import { PartnerProgramGuard } from './partner-program.guard';
-import { PartnerVerifier, RpcPartnerVerifier } from './partner-verifier';
-import { rateLimitConfigOf, rateLimitPolicy } from './rate-limit.config';
-import { RateLimitGuard } from './rate-limit.guard';
-import { RateLimiter, RedisRateLimiter, UnconfiguredRateLimiter } from './rate-limiter';
-import { ScopeGuard } from './scope.guard';
-import { TokenAuthenticator } from './token-authenticator';
+import { BasicAuthGuard, BasicStrategy } from './authentication/basic-auth.guard';
+import { BearerAuthGuard, BearerStrategy } from './authentication/bearer-auth.guard';
+import { FailedAuthLimiter, failedAuthConfigOf } from './limits/failed-auth-limiter';
+import { IntrospectionCache } from './authentication/introspection-cache';
+import { INTROSPECTOR, RpcIntrospector, type Introspector } from './authentication/introspector';
+import { PartnerProgramGuard } from './authentication/partner-program.guard';
+import { PartnerVerifier, RpcPartnerVerifier } from './authentication/partner-verifier';
+import { rateLimitConfigOf, rateLimitPolicy } from './limits/rate-limit.config';
+import { RateLimitGuard } from './limits/rate-limit.guard';
+import { RateLimiter, RedisRateLimiter, UnconfiguredRateLimiter } from './limits/rate-limiter';
+import { ScopeGuard } from './authentication/scope.guard';
+import { TokenAuthenticator } from './authentication/token-authenticator';
 
 /** How an app supplies its Introspector: another of its providers, or a value. */
 export type IntrospectorProvider =

@@ -1,5 +1,5 @@
+import { AccessReadsRecorder } from '@svc/platform';
 import { Module } from '@nestjs/common';
-import { AccessReadsRecorder } from '@svc/security';
 import { AccessHistoryHandler } from './access-history.handler';
 import { AccessHistoryService } from './access-history.service';
 import { LocalAccessReadsRecorder } from './access-reads.recorder';

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AccessReadCount } from '@svc/contracts';
-import { APP_CONFIG, APP_LOGGER } from '@svc/platform';
-import { AccessReadsRecorder, type AccessReadsConfig } from '@svc/security';
+import { APP_CONFIG, APP_LOGGER, AccessReadsRecorder, type AccessReadsConfig } from '@svc/platform';
 import type { Logger } from 'pino';
 import { AccessHistoryService } from './access-history.service';
 

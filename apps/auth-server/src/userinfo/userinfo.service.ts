@@ -1,6 +1,7 @@
+import { AccessReadsRecorder } from '@svc/platform';
 import type { UserinfoResponse } from '@svc/contracts';
 import { Injectable } from '@nestjs/common';
-import { AccessReadsRecorder, type Principal } from '@svc/security';
+import { type Principal } from '@svc/security';
 import { UsersService } from '../users/users.service';
 
 /** OIDC-style basic profile (OpenID Connect Core §5.3.2); docs/rules.md decides the fields. */

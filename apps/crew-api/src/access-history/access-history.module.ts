@@ -1,5 +1,5 @@
+import { AccessReadsRecorder } from '@svc/platform';
 import { Global, Module } from '@nestjs/common';
-import { AccessReadsRecorder } from '@svc/security';
 import { RpcAccessReadsRecorder } from './rpc-access-reads.recorder';
 
 /** Each crew-data controller counts its answered reads itself (an interceptor would wrap every answer in an Observable). */

@@ -1,7 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AUTH_ACCESS_READS_RECORD, type AccessReadCount } from '@svc/contracts';
-import { APP_CONFIG, APP_LOGGER, RpcClient } from '@svc/platform';
-import { AccessReadsRecorder, type AccessReadsConfig } from '@svc/security';
+import {
+  APP_CONFIG,
+  APP_LOGGER,
+  RpcClient,
+  AccessReadsRecorder,
+  type AccessReadsConfig,
+} from '@svc/platform';
 import type { Logger } from 'pino';
 
 /** Reads of members' records, sent to auth-server (owner of the access history) in batched RPCs. */

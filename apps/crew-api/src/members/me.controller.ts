@@ -1,6 +1,7 @@
+import { AccessReadsRecorder } from '@svc/platform';
 import type { ProfileResponse } from '@svc/contracts';
 import { Controller, Get, Req, Res } from '@nestjs/common';
-import { AccessReadsRecorder, BearerAuth, Principal } from '@svc/security';
+import { BearerAuth, Principal } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answerConditionally, type JsonBody } from '../http/conditional';
 import { MembersService } from './members.service';

@@ -14,8 +14,8 @@ import {
 } from './introspection-cache';
 import { INTROSPECTOR, type Introspector } from './introspector';
 import type { Principal } from './principal';
-import type { RateLimitDecision } from './rate-limit-decision';
-import type { RateLimiter, TokenCount } from './rate-limiter';
+import type { RateLimitDecision } from '../limits/rate-limit-decision';
+import type { RateLimiter, TokenCount } from '../limits/rate-limiter';
 
 /** Bounds the memory of tokens this process has seen live; the oldest entry goes first. */
 const KNOWN_TOKENS_MAX = 20_000;

@@ -11,8 +11,8 @@ import {
   type StampedIntrospection,
 } from './introspection-cache';
 import type { Introspector } from './introspector';
-import type { RateLimitDecision } from './rate-limit-decision';
-import { RateLimiter, type TokenKeys } from './rate-limiter';
+import type { RateLimitDecision } from '../limits/rate-limit-decision';
+import { RateLimiter, type TokenKeys } from '../limits/rate-limiter';
 import { TokenAuthenticator } from './token-authenticator';
 
 /** Only the lower-case hex SHA-256 of the token's UTF-8 bytes ever reaches the cache or auth-server. */

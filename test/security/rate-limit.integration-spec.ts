@@ -25,11 +25,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
-import { rateLimitKey } from './rate-limit.script';
-import { redisReady, StandInIntrospector, startBearerProbe } from '../../../test/support/bearer-probe';
-import { startHttpApp } from '../../../test/support/http-app';
-import { eventually, testServices } from '../../../test/support/services';
-import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../../../test/support/redis-topologies';
+import { rateLimitKey } from '../../libs/security/src/limits/rate-limit.script';
+import { redisReady, StandInIntrospector, startBearerProbe } from '../support/bearer-probe';
+import { startHttpApp } from '../support/http-app';
+import { eventually, testServices } from '../support/services';
+import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../support/redis-topologies';
 
 /**
  * The per-partner rate limiter against real Redis (docs/rules.md "Rate limits"): a probe app wired
@@ -39,7 +39,7 @@ import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../../../test/
  * Every test uses client_ids of its own, so no two tests share a bucket.
  */
 const services = testServices();
-const ROOT = path.resolve(__dirname, '../../..');
+const ROOT = path.resolve(__dirname, '../..');
 
 jest.setTimeout(60_000);
 

@@ -1,7 +1,7 @@
 import { applyDecorators, UseGuards } from '@nestjs/common';
 import type { Scope } from '@svc/contracts';
 import { BearerAuthGuard } from './bearer-auth.guard';
-import { RateLimitGuard } from './rate-limit.guard';
+import { RateLimitGuard } from '../limits/rate-limit.guard';
 import { RequireScopes, ScopeGuard } from './scope.guard';
 
 /**

@@ -35,10 +35,10 @@ import {
 import type Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import { startHttpApp } from '../../../test/support/http-app';
-import { brokerUrlOf } from '../../../test/support/broker-users';
-import { eventually, testServices } from '../../../test/support/services';
-import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../../../test/support/redis-topologies';
+import { startHttpApp } from '../support/http-app';
+import { brokerUrlOf } from '../support/broker-users';
+import { eventually, testServices } from '../support/services';
+import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../support/redis-topologies';
 
 /**
  * The bearer side of every resource app against real Redis and RabbitMQ: a probe app wired the

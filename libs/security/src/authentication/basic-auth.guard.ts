@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import { ApiProblem } from '@svc/platform';
 import { BasicStrategy as PassportBasicStrategy } from 'passport-http';
 import { LimitedAuthGuard } from './bearer-auth.guard';
-import { FailedAuthLimiter } from './failed-auth-limiter';
+import { FailedAuthLimiter } from '../limits/failed-auth-limiter';
 import type { PartnerPrincipal } from './partner-principal';
 import { PartnerVerifier } from './partner-verifier';
 

@@ -6,9 +6,9 @@ import {
   type AccessReadCount,
   type Scope,
 } from '@svc/contracts';
-import { int, PeriodicTask, type ConfigOf } from '@svc/platform';
+import { int, type ConfigOf } from '../config/config';
+import { PeriodicTask } from '../jobs/periodic-task';
 import type { Logger } from 'pino';
-import type { Principal } from './principal';
 
 export const ACCESS_READS_CONFIG = {
   ACCESS_READS_FLUSH_MS: int(
@@ -100,7 +100,7 @@ export abstract class AccessReadsRecorder implements OnApplicationBootstrap, OnM
   protected abstract write(counts: readonly AccessReadCount[]): Promise<void>;
 
   /** One successful read of `principal`'s member under `scope`. */
-  count(principal: Principal, scope: Scope): void {
+  count(principal: { readonly user_id: string; readonly client_id: string }, scope: Scope): void {
     this.tally.count(principal.user_id, principal.client_id, scope);
   }
 

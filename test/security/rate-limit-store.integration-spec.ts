@@ -1,9 +1,9 @@
 import { createRedis, type RedisClient } from '@svc/platform';
 import { randomBytes } from 'node:crypto';
-import { eventually, testServices } from '../../../test/support/services';
-import type { RateLimitPolicy } from './rate-limit.config';
-import { RATE_LIMIT_LUA, rateLimitKey } from './rate-limit.script';
-import { RedisRateLimiter } from './rate-limiter';
+import { eventually, testServices } from '../support/services';
+import type { RateLimitPolicy } from '../../libs/security/src/limits/rate-limit.config';
+import { RATE_LIMIT_LUA, rateLimitKey } from '../../libs/security/src/limits/rate-limit.script';
+import { RedisRateLimiter } from '../../libs/security/src/limits/rate-limiter';
 
 /**
  * The list store against real Redis: the same answers as a plain model of the two sliding windows

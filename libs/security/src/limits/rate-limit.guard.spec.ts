@@ -1,14 +1,14 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { GUARDS_METADATA } from '@nestjs/common/constants';
 import { ApiProblem, AppMetrics, DependencyUnavailableError } from '@svc/platform';
-import { BearerAuth } from './bearer-auth.decorator';
-import { BearerAuthGuard } from './bearer-auth.guard';
+import { BearerAuth } from '../authentication/bearer-auth.decorator';
+import { BearerAuthGuard } from '../authentication/bearer-auth.guard';
 import { keepDecision } from './metering';
-import type { Principal } from './principal';
+import type { Principal } from '../authentication/principal';
 import type { RateLimitDecision } from './rate-limit-decision';
 import { RateLimitGuard } from './rate-limit.guard';
 import { RateLimiter } from './rate-limiter';
-import { ScopeGuard } from './scope.guard';
+import { ScopeGuard } from '../authentication/scope.guard';
 
 const PRINCIPAL: Principal = {
   user_id: 'usr_1',

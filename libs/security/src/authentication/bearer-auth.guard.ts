@@ -3,11 +3,11 @@ import { AuthGuard, PassportStrategy } from '@nestjs/passport';
 import { ApiProblem } from '@svc/platform';
 import type * as passport from 'passport';
 import { Strategy } from 'passport-http-bearer';
-import { FailedAuthLimiter, type FailedAuthKind } from './failed-auth-limiter';
-import { isMetered, keepDecision } from './metering';
+import { FailedAuthLimiter, type FailedAuthKind } from '../limits/failed-auth-limiter';
+import { isMetered, keepDecision } from '../limits/metering';
 import type { Principal } from './principal';
-import type { RateLimitDecision } from './rate-limit-decision';
-import { RateLimiter } from './rate-limiter';
+import type { RateLimitDecision } from '../limits/rate-limit-decision';
+import { RateLimiter } from '../limits/rate-limiter';
 import { TokenAuthenticator } from './token-authenticator';
 
 /*
