@@ -11,12 +11,7 @@ import { AmqpConnection, createLogger, loadConfig } from '@svc/platform';
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
 import { WEBHOOK_DISPATCHER } from '../../../apps/webhook-dispatcher/src/app.definition';
-import {
-  createPartner as createAuthPartner,
-  createUser,
-  grantConsent,
-  type AuthApp,
-} from '../app-factories';
+import { createPartner as createAuthPartner, createUser, grantConsent, type AuthApp } from '../app-factories';
 import { startAuthServer, startedLater, type AuthServerHarness } from './auth-server';
 import { WebhookReceiver } from '../webhook-receiver';
 import { bootApp, spawnApp, type AppProcess } from './app-process';
