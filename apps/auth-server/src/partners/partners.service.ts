@@ -239,15 +239,21 @@ export class PartnersService {
       throw new PartnerRegistrationError(`${clientId} has no webhook URL`);
     const { privateKey, publicKey } = generateKeyPairSync('ed25519');
     const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x ?? '', 'base64url');
-    await this.partners.addSigningKey(
-      clientId,
-      {
-        id: newId('whk', 16),
-        privateKey: this.box.seal(privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64')),
-        publicKey: `whpk_${raw.toString('base64')}`,
-      },
-      SIGNING_KEY_OVERLAP_DAYS,
-    );
+    try {
+      await this.partners.addSigningKey(
+        clientId,
+        {
+          id: newId('whk', 16),
+          privateKey: this.box.seal(privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64')),
+          publicKey: `whpk_${raw.toString('base64')}`,
+        },
+        SIGNING_KEY_OVERLAP_DAYS,
+      );
+    } catch (err) {
+      // Another rotation of this partner's keys committed first (a double click, the CLI beside the
+      // portal): that one is this one, so the key it replaced keeps its overlap rather than going now.
+      if ((err as { code?: unknown }).code !== '23505') throw err;
+    }
     return this.signingKeys(clientId);
   }
 
