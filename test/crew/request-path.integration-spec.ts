@@ -7,7 +7,7 @@ import { useCrewApi } from '../support/starters/crew-api';
 /**
  * The files of apps/ and libs/ that one `GET /v1/me` with a cached token runs code of, found with
  * V8's precise coverage (a function called at least once between two samples): what a newcomer
- * reads to follow the request (docs/architecture.md, "Request flow"). A ceiling, so the path can
+ * reads to follow the request (docs/architecture.md, "One request, end to end"). A ceiling, so the path can
  * shrink but not quietly grow back.
  */
 jest.setTimeout(30_000);
