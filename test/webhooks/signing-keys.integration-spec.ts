@@ -154,19 +154,4 @@ describe('Ed25519 webhook signatures (v1a)', () => {
     const third = await signingKeys(basic);
     expect(third.keys.map((k) => k.id)).toEqual([next.id, expect.any(String)]);
   });
-
-  it('takes two rotations at the same moment (a double click) as one: the replaced key keeps its overlap', async () => {
-    const partners = auth.app.get(PartnersService);
-    const partner = await createPartner(auth, { webhookUrl: receiver.endpoint('/double-click') });
-    const first = await partners.rotateSigningKey(partner.clientId);
-    const answers = await Promise.all([
-      partners.rotateSigningKey(partner.clientId),
-      partners.rotateSigningKey(partner.clientId),
-    ]);
-    const { data } = await partners.signingKeys(partner.clientId);
-    expect(data).toHaveLength(2);
-    expect(data[0]).toMatchObject({ id: first.data[0].id, expires_at: expect.any(String) });
-    expect(data[1].expires_at).toBeNull();
-    for (const answer of answers) expect(answer.data.map((k) => k.id)).toEqual(data.map((k) => k.id));
-  });
 });

@@ -200,4 +200,22 @@ describe('PartnersService: Ed25519 signing keys', () => {
     repository.findById.mockResolvedValue({ clientId: 'acme', webhookUrl: null });
     await expect(service.rotateSigningKey('acme')).rejects.toThrow('acme has no webhook URL');
   });
+
+  it('takes a rotation that loses the race to another of the same partner as that one, not as an error', async () => {
+    const kept = { id: 'whk_won', publicKey: 'whpk_x', createdAt: new Date(0), expiresAt: null };
+    const repository = {
+      findById: jest.fn().mockResolvedValue({ clientId: 'acme', webhookUrl: 'https://acme.example/in' }),
+      addSigningKey: () => Promise.reject(Object.assign(new Error('duplicate key'), { code: '23505' })),
+      signingKeys: () => Promise.resolve([kept]),
+    };
+    const service = new PartnersService(
+      repository as unknown as PartnersRepository,
+      { seal: (text: string) => text } as unknown as SecretBox,
+      { APP_ENV: 'sandbox' },
+    );
+    await expect(service.rotateSigningKey('acme')).resolves.toMatchObject({ data: [{ id: 'whk_won' }] });
+    repository.addSigningKey = () =>
+      Promise.reject(Object.assign(new Error('no database'), { code: '08006' }));
+    await expect(service.rotateSigningKey('acme')).rejects.toThrow('no database');
+  });
 });
