@@ -300,11 +300,11 @@ async function main() {
     } catch (err) {
       say(red(`kubectl: ${err.message}`));
     }
-    // The alert tests run promtool (test/monitoring/rules.spec.ts).
+    // The gateway config test runs `nginx -t`, the alert tests promtool (test/monitoring/rules.spec.ts).
     try {
-      env = { ...env, ...require('./lib/services.cjs').ensurePrometheus({ log: say }) };
+      env = { ...env, ...require('./lib/services.cjs').ensureUnitTools({ log: say }) };
     } catch (err) {
-      say(red(`prometheus: ${err.message}`));
+      say(red(`unit tools: ${err.message}`));
     }
   }
   if (needsServices) {

@@ -453,17 +453,22 @@ function prometheusBinaries() {
 }
 
 /**
- * Finds promtool and prometheus, installing Debian's `prometheus` package (as root) when either is
- * missing. Resolves { PROMTOOL_BIN, PROMETHEUS_BIN }. For the unit tier, which starts no server.
+ * Finds nginx, promtool and prometheus, installing what is missing with apt-get (as root), for
+ * the unit tier, which starts no server but runs `nginx -t` on the generated gateway config and
+ * promtool on the alert rules. Resolves { NGINX_BIN, PROMTOOL_BIN, PROMETHEUS_BIN }.
  */
-function ensurePrometheus({ log = (l) => console.log(l) } = {}) {
-  const found = prometheusBinaries();
-  if (found) return found;
-  log('prometheus: promtool or prometheus not installed; installing prometheus with apt-get');
-  aptInstall(['prometheus'], log);
-  const installed = prometheusBinaries();
-  if (!installed) throw new Error('prometheus: promtool/prometheus not found after installing it');
-  return installed;
+function ensureUnitTools({ log = (l) => console.log(l) } = {}) {
+  const packages = [];
+  if (!nginxBinary()) packages.push(isRoot() && which('apt-get') ? nginxPackage() : 'nginx');
+  if (!prometheusBinaries()) packages.push('prometheus');
+  if (packages.length) {
+    log(`unit tools: installing ${packages.join(', ')} with apt-get`);
+    aptInstall(packages, log);
+  }
+  const prometheus = prometheusBinaries();
+  if (!prometheus) throw new Error('prometheus: promtool/prometheus not found after installing it');
+  if (!nginxBinary()) throw new Error('nginx: binary not found after installing it');
+  return { NGINX_BIN: nginxBinary(), ...prometheus };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -617,7 +622,7 @@ module.exports = {
   DEFAULTS,
   RABBIT_MANAGEMENT_PORT,
   provision,
-  ensurePrometheus,
+  ensureUnitTools,
   redact,
   superPsql,
   isLocal,

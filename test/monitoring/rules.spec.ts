@@ -5,7 +5,7 @@
  * test case that fires and one that stays quiet, and a runbook page that the runbook index links.
  *
  * promtool comes from Debian's `prometheus` package: `npm test` installs it (scripts/lib/
- * services.cjs, ensurePrometheus); PROMTOOL_BIN may point at another one.
+ * services.cjs, ensureUnitTools); PROMTOOL_BIN may point at another one.
  */
 import { spawnSync } from 'node:child_process';
 import {
