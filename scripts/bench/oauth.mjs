@@ -15,7 +15,8 @@
 // the app process, of PostgreSQL (the run database's backends) and of Redis, read from /proc.
 // BENCH_MEMBERS=1 gives every refresh chain one member (by default each chain is another member's).
 // BENCH_SECONDS (5), BENCH_CONCURRENCY (16), BENCH_ROUNDS (5), BENCH_CODES (codes per exchange round,
-// 1500), BENCH_POOL_SIZE (auth-server's DATABASE_POOL_SIZE; its default, 10, when unset); BENCH_PROFILE=1 writes auth-server's CPU profiles to bench/profiles/auth-server.cpuprofile (the request thread) and auth-server-refresh-batch-thread.cpuprofile.
+// 1500), BENCH_POOL_SIZE (auth-server's DATABASE_POOL_SIZE; its default, 10, when unset); BENCH_PROFILE=1 writes auth-server's CPU profile to bench/profiles/auth-server.cpuprofile
+// (summarise it with scripts/bench/profile-summary.mjs).
 // BENCH_BASELINE_DIST=<another build's dist/> (e.g. an earlier commit's) adds that build's auth-server, in a
 // database, vhost and Redis prefix of its own, and its refresh scenarios ("baseline build: ...") to every round,
 // interleaved with ours: an A/B of two builds on the same machine and run. BENCH_BASELINE_LABEL names it.
@@ -45,8 +46,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '5');
 // BENCH_MEMBERS=1 every chain is one member's (every refresh then shares that member's consent row lock).
 const ONE_MEMBER = process.env.BENCH_MEMBERS === '1';
 const PROFILE = process.env.BENCH_PROFILE === '1';
-/** The stages of a batched refresh that auth-server times (token_refresh_batch_stage_seconds). */
-const STAGES = ['waiting', 'tombstones', 'statement', 'handover'];
 const { cpuByPid, cpuSince, postgresCpuFrom, machineTicks, busySince } = require('./procstat.cjs');
 const { median } = require('./stats.cjs');
 const CLIENT = { client_id: 'sandbox-partner', client_secret: 'sandbox-secret' };
@@ -168,7 +167,7 @@ async function startAuthServer({ dist, servers, children, cleanups }) {
       });
     }
   }
-  // Node's own file names (…<pid>.<thread id>…): one profile per thread; named after the run (profileNames).
+  // Node's own file name (CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile), renamed by nameProfiles.
   const profile = PROFILE && !dist ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_RUN_DIR}`] : [];
   const auth = spawn(process.execPath, [...profile, script('main.js') ?? apps.mainJs('auth-server')], {
     env,
@@ -394,14 +393,10 @@ export async function benchOAuth() {
 
     const [redisInfo] = await redisCommands(env.REDIS_URL, [['INFO', 'server']]);
     const redisPid = Number(/process_id:(\d+)/.exec(String(redisInfo))?.[1]);
-    /**
-     * From auth-server's metrics, so far: its refresh batches and the rotations in them, its exchange
-     * batches and the codes in them (group commits, see TokenPairsRepository), and its garbage
-     * collections (prom-client's default histogram).
-     */
-    const authCounters = async () => {
+    /** auth-server's garbage collections, from its metrics (prom-client's default histogram). */
+    const authGc = async () => {
       const lines = (await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()).split('\n');
-      const sum = (prefix, match = () => true) =>
+      const sum = (prefix, match) =>
         lines
           .filter((l) => l.startsWith(prefix) && match(l))
           .reduce((a, l) => a + Number(l.split(' ').at(-1)), 0);
@@ -415,26 +410,7 @@ export async function benchOAuth() {
             count - sum('nodejs_gc_duration_seconds_bucket{', (l) => ofKind(l) && l.includes('le="0.01"')),
         };
       };
-      return {
-        batches: sum('token_refresh_batches_total{'),
-        rotations: sum('token_refresh_batched_rotations_total{'),
-        exchangeBatches: sum('token_exchange_batches_total{'),
-        codes: sum('token_exchange_batched_codes_total{'),
-        gc: { minor: gc('minor'), major: gc('major'), incremental: gc('incremental') },
-        // Where batched refreshes spent their time (token_refresh_batch_stage_seconds), per stage.
-        stages: Object.fromEntries(
-          STAGES.map((stage) => {
-            const ofStage = (l) => l.includes(`stage="${stage}"`);
-            return [
-              stage,
-              {
-                seconds: sum('token_refresh_batch_stage_seconds_sum{', ofStage),
-                count: sum('token_refresh_batch_stage_seconds_count{', ofStage),
-              },
-            ];
-          }),
-        ),
-      };
+      return { minor: gc('minor'), major: gc('major'), incremental: gc('incremental') };
     };
     /** Measures one scenario with the CPU of `appPid`, PostgreSQL's backends and Redis. */
     const withCpu = async (appPid, run, database = ours.database, redis = redisPid) => {
@@ -443,11 +419,9 @@ export async function benchOAuth() {
       const rd = cpuByPid([redis]);
       const machine = machineTicks();
       const isOurs = appPid === auth.pid;
-      const before = isOurs ? await authCounters() : undefined;
+      const before = isOurs ? { gc: await authGc(), counts: await counters(env) } : undefined;
       const r = await run();
-      const after = isOurs ? await authCounters() : undefined;
-      const batches = after && after.batches - before.batches;
-      const exchangeBatches = after && after.exchangeBatches - before.exchangeBatches;
+      const after = isOurs ? { gc: await authGc(), counts: await counters(env) } : undefined;
       // auth-server's collector pauses in the round: what its slowest requests may have waited on.
       const gc =
         after &&
@@ -461,19 +435,6 @@ export async function benchOAuth() {
             },
           ]),
         );
-      // Mean ms of each stage of the batched refreshes in the round (waiting: per rotation; the others: per batch).
-      const stages =
-        batches > 0 &&
-        Object.fromEntries(
-          STAGES.map((stage) => {
-            const a = after.stages[stage];
-            const b = before.stages[stage];
-            return [
-              stage,
-              Number(((1000 * (a.seconds - b.seconds)) / Math.max(1, a.count - b.count)).toFixed(2)),
-            ];
-          }),
-        );
       const per = (us) => Math.round(us / Math.max(1, r.requests));
       const appUs = per(cpuSince(app));
       const pgUs = per(pg());
@@ -482,16 +443,10 @@ export async function benchOAuth() {
         ...r,
         cpu_us_per_request: { app: appUs, postgres: pgUs, redis: redisUs, total: appUs + pgUs + redisUs },
         machine_busy: busySince(machine),
-        // Rotations per refresh statement: how much each group commit shared.
-        ...(batches > 0 && {
-          refresh_batches: batches,
-          rotations_per_batch: Number(((after.rotations - before.rotations) / batches).toFixed(2)),
-          refresh_stages_mean_ms: stages,
-        }),
-        // Codes per exchange statement, likewise.
-        ...(exchangeBatches > 0 && {
-          exchange_batches: exchangeBatches,
-          codes_per_batch: Number(((after.codes - before.codes) / exchangeBatches).toFixed(2)),
+        // Round trips per request: PostgreSQL transactions (a group commit shares one) and Redis commands.
+        ...(after && {
+          db_transactions_per_request: perRequest(after.counts.db - before.counts.db, r.requests),
+          redis_commands_per_request: perRequest(after.counts.redis - before.counts.redis, r.requests),
         }),
         ...(gc && { auth_server_gc: gc }),
       };
@@ -608,7 +563,7 @@ export async function benchOAuth() {
         r.round = round + 1;
         rounds.push(r);
         console.error(
-          `bench: round ${round + 1} ${r.name}: ${r.rps} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, CPU µs/req ${JSON.stringify(r.cpu_us_per_request)}, machine ${Math.round(r.machine_busy * 100)} % busy${r.rotations_per_batch ? `, ${r.rotations_per_batch} rotations per refresh statement, mean ms per stage ${JSON.stringify(r.refresh_stages_mean_ms)}` : ''}${r.codes_per_batch ? `, ${r.codes_per_batch} codes per exchange statement` : ''}, slowest 1 % began in ${r.slowest_1pct.began_in_100ms_windows} windows of 100 ms${r.auth_server_gc ? `, auth-server GC ${JSON.stringify(r.auth_server_gc)}` : ''}`,
+          `bench: round ${round + 1} ${r.name}: ${r.rps} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, CPU µs/req ${JSON.stringify(r.cpu_us_per_request)}, machine ${Math.round(r.machine_busy * 100)} % busy${r.db_transactions_per_request !== undefined ? `, ${r.db_transactions_per_request} PostgreSQL transactions and ${r.redis_commands_per_request} Redis commands per request` : ''}, slowest 1 % began in ${r.slowest_1pct.began_in_100ms_windows} windows of 100 ms${r.auth_server_gc ? `, auth-server GC ${JSON.stringify(r.auth_server_gc)}` : ''}`,
         );
         if (!best.has(s.name) || r.rps > best.get(s.name).rps) best.set(s.name, r);
       }
@@ -637,8 +592,8 @@ export async function benchOAuth() {
       const before = await counters(env);
       const cached = await measure(USERINFO, userinfo, forSeconds(SECONDS));
       const after = await counters(env);
-      cached.redis_commands_per_request = Number(((after.redis - before.redis) / cached.requests).toFixed(3));
-      cached.db_transactions_per_request = Number(((after.db - before.db) / cached.requests).toFixed(4));
+      cached.redis_commands_per_request = perRequest(after.redis - before.redis, cached.requests);
+      cached.db_transactions_per_request = perRequest(after.db - before.db, cached.requests);
       return cached;
     }
   } finally {
@@ -655,18 +610,11 @@ export async function benchOAuth() {
 const PROFILE_DIR = path.join(ROOT, 'bench', 'profiles');
 const PROFILE_RUN_DIR = path.join(PROFILE_DIR, 'auth-server-run');
 
-/**
- * auth-server's profiles by thread: the request thread (thread id 0) as auth-server.cpuprofile,
- * the refresh batch thread as auth-server-refresh-batch-thread.cpuprofile.
- */
+/** auth-server's profile (Node names it after the process and thread) as auth-server.cpuprofile. */
 function nameProfiles() {
   if (!fs.existsSync(PROFILE_RUN_DIR)) return;
-  for (const file of fs.readdirSync(PROFILE_RUN_DIR)) {
-    // CPU.<date>.<time>.<pid>.<thread id>.<sequence>.cpuprofile
-    const threadId = Number(file.split('.')[4]);
-    const name = threadId === 0 ? 'auth-server.cpuprofile' : 'auth-server-refresh-batch-thread.cpuprofile';
-    fs.renameSync(path.join(PROFILE_RUN_DIR, file), path.join(PROFILE_DIR, name));
-  }
+  for (const file of fs.readdirSync(PROFILE_RUN_DIR))
+    fs.renameSync(path.join(PROFILE_RUN_DIR, file), path.join(PROFILE_DIR, 'auth-server.cpuprofile'));
   fs.rmSync(PROFILE_RUN_DIR, { recursive: true, force: true });
 }
 
@@ -681,9 +629,18 @@ async function counters(env) {
     'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()',
   );
   await client.end();
-  const [info] = await redisCommands(env.REDIS_URL, [['INFO', 'stats']]);
-  const redis = Number(/total_commands_processed:(\d+)/.exec(String(info))?.[1] ?? NaN);
+  // The rate limits' Redis and the token cache's (tombstones), when that is another server.
+  let redis = 0;
+  for (const url of new Set([env.REDIS_URL, env.REDIS_CACHE_URL ?? env.REDIS_URL])) {
+    const [info] = await redisCommands(url, [['INFO', 'stats']]);
+    redis += Number(/total_commands_processed:(\d+)/.exec(String(info))?.[1] ?? NaN);
+  }
   return { db: Number(rows[0].n), redis };
+}
+
+/** A count per request, to three decimals (one command or transaction per thousand). */
+function perRequest(count, requests) {
+  return Number((count / Math.max(1, requests)).toFixed(3));
 }
 
 /** The median of the scenario's req/s over every round. */
