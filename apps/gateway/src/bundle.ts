@@ -1,10 +1,10 @@
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stringify as toYaml } from 'yaml';
 import { buildOpenApiDocument } from '@svc/contracts';
 import type { GatewayOptions } from './gateway-options';
 import { NGINX_TEMP_DIRS } from './nginx-config';
 import { fillPlaceholders } from './site/placeholders';
-import { toYaml } from './yaml';
 
 /**
  * Lays out an nginx prefix: `nginx.conf`, `temp/*` and `html/` (`staticDir` with this environment's
