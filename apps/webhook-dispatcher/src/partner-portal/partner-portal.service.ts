@@ -11,13 +11,8 @@ import {
 import { ApiProblem, APP_CONFIG } from '@svc/platform';
 import type { WebhookDispatcherConfig } from '../config';
 import { PartnerSlots } from '../deliveries/partner-slots';
-import {
-  isDeliveryId,
-  parseDeliveryListQuery,
-  parseReplay,
-} from '../partner-webhooks/dto/delivery-requests.dto';
+import { parseDeliveryListQuery, parseReplay } from '../partner-webhooks/dto/delivery-requests.dto';
 import { partnerWebhooksProblem } from '../partner-webhooks/partner-webhooks-problem.mapper';
-import { PartnerWebhooksException } from '../partner-webhooks/partner-webhooks.exception';
 import { PartnerWebhooksService, type CallingPartner } from '../partner-webhooks/partner-webhooks.service';
 import { PartnerPortalRepository } from './partner-portal.repository';
 
@@ -66,7 +61,7 @@ export class PartnerPortalService {
   }
 
   delivery(clientId: string, deliveryId: string): Promise<PortalAnswer<PartnerDeliveryDetailResponse>> {
-    return this.inTurn(clientId, () => this.webhooks.get({ client_id: clientId }, deliveryIdOf(deliveryId)));
+    return this.inTurn(clientId, () => this.webhooks.get({ client_id: clientId }, deliveryId));
   }
 
   /** Runs the action and records it with the portal session that asked, whatever the outcome. */
@@ -115,7 +110,7 @@ export class PartnerPortalService {
       case 'redeliver':
         return {
           action: 'redeliver',
-          redelivery: await this.webhooks.redeliver(partner, deliveryIdOf(request.delivery_id ?? '')),
+          redelivery: await this.webhooks.redeliver(partner, request.delivery_id ?? ''),
         };
       case 'replay':
         return {
@@ -135,14 +130,6 @@ export class PartnerPortalService {
 /** A tenth of the consumer's prefetch, at least one: it takes ten partners stuck at once to fill it. */
 export function portalSlotsPerPartner(prefetch: number): number {
   return Math.max(1, Math.floor(prefetch / 10));
-}
-
-/** As the API's path parameter: anything that cannot be a delivery id is simply not found. */
-function deliveryIdOf(id: string): string {
-  if (!isDeliveryId(id)) {
-    throw new PartnerWebhooksException('delivery_not_found', `No delivery ${id.slice(0, 100)} among yours.`);
-  }
-  return id;
 }
 
 function pick(record: Readonly<Record<string, string>>, keys: readonly string[]): Record<string, string> {
