@@ -57,13 +57,23 @@ function csrfField(session: PortalSession): SafeHtml {
   return html`<input type="hidden" name="csrf" value="${session.csrfToken}" />`;
 }
 
-/** Every portal page: the partner's name, the three sections, and signing out. */
-function frame(session: PortalSession, title: string, current: Section, body: SafeHtml): SafeHtml {
+/**
+ * A page of the portal session: the partner's name, the three sections, and signing out; framed
+ * only by its partner's origins.
+ */
+function portalPage(
+  session: PortalSession,
+  status: number,
+  title: string,
+  current: Section,
+  body: SafeHtml,
+  headers?: Readonly<Record<string, string>>,
+): WebResult {
   const link = (section: Section, href: string, text: string) =>
     html`<li>
       <a href="${href}" ${section === current ? html`aria-current="page"` : null}>${text}</a>
     </li>`;
-  return layout(
+  const framed = layout(
     `${title} · ${session.partnerName} partner portal`,
     html`<header class="portal-header">
         <p class="muted">Partner portal of <strong class="partner">${session.partnerName}</strong></p>
@@ -84,19 +94,7 @@ function frame(session: PortalSession, title: string, current: Section, body: Sa
       </footer>`,
     'wide',
   );
-}
-
-/** A page of the portal session, framed only by its partner's origins. */
-function portalPage(
-  session: PortalSession,
-  status: number,
-  title: string,
-  current: Section,
-  body: SafeHtml,
-  headers?: Readonly<Record<string, string>>,
-): WebResult {
-  const framedBody = frame(session, title, current, body);
-  return { kind: 'page', status, body: framedBody, headers, frameAncestors: session.frameOrigins };
+  return { kind: 'page', status, body: framed, headers, frameAncestors: session.frameOrigins };
 }
 
 /** A page without a session: what happened and what to do. */
@@ -397,8 +395,9 @@ function filterForm(query: Query): SafeHtml {
   </form>`;
 }
 
-function statusBadge(status: string): SafeHtml {
-  const tone = status === 'delivered' ? 'ok' : status === 'pending' ? 'neutral' : 'bad';
+/** A delivery's or a seat's status: `ok` is the good one, `neutral` the one still on its way. */
+function statusBadge(status: string, ok = 'delivered', neutral = 'pending'): SafeHtml {
+  const tone = status === ok ? 'ok' : status === neutral ? 'neutral' : 'bad';
   return html`<span class="status status-${tone}">${status.replace('_', ' ')}</span>`;
 }
 
@@ -672,14 +671,9 @@ export function actionResult(
 
 // ---- Seats ------------------------------------------------------------------------------
 
-function seatBadge(status: SeatResponse['status']): SafeHtml {
-  const tone = status === 'active' ? 'ok' : status === 'invited' ? 'neutral' : 'bad';
-  return html`<span class="status status-${tone}">${status}</span>`;
-}
-
 function seatItem(s: SeatResponse): SafeHtml {
   return html`<li class="delivery">
-    <p><strong>${s.email}</strong> ${seatBadge(s.status)}</p>
+    <p><strong>${s.email}</strong> ${statusBadge(s.status, 'active', 'invited')}</p>
     <p class="muted">
       <code>${s.sponsorship_id}</code> · external_ref
       ${s.external_ref === null ? html`<em>none</em>` : html`<code>${s.external_ref}</code>`}
