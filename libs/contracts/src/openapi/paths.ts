@@ -10,7 +10,7 @@ import {
   type FieldSpecs,
 } from '../requests';
 import { DEFAULT_BODY_LIMIT_BYTES, RECONCILE_BODY_LIMIT_BYTES } from '../routes';
-import { SIGNING_KEY_OVERLAP_DAYS } from '../responses';
+import { authorizationServerMetadata, SIGNING_KEY_OVERLAP_DAYS } from '../responses';
 import { SCOPES, type Scope } from '../scopes';
 import {
   headerObjects,
@@ -1142,22 +1142,7 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
             json(
               'The metadata.',
               'AuthorizationServerMetadata',
-              {
-                issuer: ctx.publicBaseUrl,
-                authorization_endpoint: `${ctx.publicBaseUrl}/oauth/authorize`,
-                token_endpoint: `${ctx.publicBaseUrl}/oauth/token`,
-                revocation_endpoint: `${ctx.publicBaseUrl}/oauth/revoke`,
-                userinfo_endpoint: `${ctx.publicBaseUrl}/oauth/userinfo`,
-                scopes_supported: [...SCOPES],
-                response_types_supported: ['code'],
-                response_modes_supported: ['query'],
-                grant_types_supported: ['authorization_code', 'refresh_token'],
-                token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
-                revocation_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
-                code_challenge_methods_supported: ['S256'],
-                authorization_response_iss_parameter_supported: true,
-                service_documentation: ctx.docsUrl,
-              },
+              authorizationServerMetadata(ctx.publicBaseUrl, ctx.docsUrl),
               {},
             ),
           )
