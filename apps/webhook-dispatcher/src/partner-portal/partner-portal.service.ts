@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  toPortalProblem,
   type PartnerDeliveryDetailResponse,
   type PartnerDeliveryPageResponse,
   type PortalAnswer,
   type PortalEndpointOverview,
-  type PortalProblem,
   type PortalWebhookActionRequest,
   type PortalWebhookActionResult,
 } from '@svc/contracts';
@@ -150,17 +150,4 @@ async function answer<T>(work: () => Promise<T>): Promise<PortalAnswer<T>> {
     if (!problem) throw err;
     return { ok: false, problem: toPortalProblem(problem) };
   }
-}
-
-export function toPortalProblem(problem: ApiProblem): PortalProblem {
-  const retryAfter = Number(problem.extras.headers?.['retry-after']);
-  return {
-    status: problem.status,
-    code: problem.code,
-    detail: problem.detail,
-    ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retry_after: retryAfter } : {}),
-    ...(problem.extras.errors
-      ? { errors: problem.extras.errors.map((e) => ({ field: e.field, message: e.message })) }
-      : {}),
-  };
 }
