@@ -28,7 +28,8 @@ export async function writeGatewayBundle(
 
   const document = buildOpenApiDocument(options);
   await writeFile(join(html, 'openapi.json'), `${JSON.stringify(document, null, 2)}\n`);
-  await writeFile(join(html, 'openapi.yaml'), toYaml(document));
+  // Written out in full: a reader of the YAML meets no anchors for the objects the document reuses.
+  await writeFile(join(html, 'openapi.yaml'), toYaml(document, { aliasDuplicateObjects: false }));
   for (const entry of await readdir(join(html, 'docs'), { recursive: true, withFileTypes: true })) {
     if (entry.isDirectory() || !entry.name.endsWith('.html')) continue;
     const file = join(entry.parentPath, entry.name);
