@@ -39,10 +39,6 @@ const RECIPIENT = {
 };
 export type WebhookRecipient = Read<typeof RECIPIENT>;
 
-export interface WebhookRecipientsResponse {
-  readonly recipients: WebhookRecipient[];
-}
-
 /** `auth.webhooks.target`: the partner's webhook URL for `webhook.test`, or null; never its secrets. */
 const TARGET_REQUEST = { user_id: text(API_LIMITS.idMaxLength), client_id: text(API_LIMITS.idMaxLength) };
 export type WebhookTargetRequest = Read<typeof TARGET_REQUEST>;
