@@ -1,7 +1,11 @@
 import { loadConfig } from '@svc/platform';
 import { CONSENT_UI_CONFIG, cookiePolicyOf, sessionCookieSecure } from './config';
-import { portalCookie } from './portal/portal-cookies';
-import { sessionCookie } from './sessions/session-cookies';
+import { portalSessionKind } from './portal/portal-cookies';
+import { crewSessionKind, type CookiePolicy } from './sessions/session-cookies';
+import { sessionCookieOf } from './sessions/session-store';
+
+const portalCookie = (policy: CookiePolicy, id: string) => sessionCookieOf(portalSessionKind(policy), id);
+const sessionCookie = (policy: CookiePolicy, id: string) => sessionCookieOf(crewSessionKind(policy, 0), id);
 
 const base = {
   APP_ENV: 'sandbox',

@@ -1,10 +1,10 @@
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stringify as toYaml } from 'yaml';
 import { buildOpenApiDocument } from '@svc/contracts';
 import type { GatewayOptions } from './gateway-options';
 import { NGINX_TEMP_DIRS } from './nginx-config';
 import { fillPlaceholders } from './site/placeholders';
-import { toYaml } from './yaml';
 
 /**
  * Lays out an nginx prefix: `nginx.conf`, `temp/*` and `html/` (`staticDir` with this environment's
@@ -28,7 +28,8 @@ export async function writeGatewayBundle(
 
   const document = buildOpenApiDocument(options);
   await writeFile(join(html, 'openapi.json'), `${JSON.stringify(document, null, 2)}\n`);
-  await writeFile(join(html, 'openapi.yaml'), toYaml(document));
+  // Written out in full: a reader of the YAML meets no anchors for the objects the document reuses.
+  await writeFile(join(html, 'openapi.yaml'), toYaml(document, { aliasDuplicateObjects: false }));
   for (const entry of await readdir(join(html, 'docs'), { recursive: true, withFileTypes: true })) {
     if (entry.isDirectory() || !entry.name.endsWith('.html')) continue;
     const file = join(entry.parentPath, entry.name);

@@ -225,15 +225,8 @@ export const GATEWAY_CONFIG = {
     parse(raw: string | undefined): string | undefined {
       const value = (raw ?? '').trim();
       if (value === '') return undefined;
-      const [host, port, ...rest] = value.split(':');
-      if (
-        rest.length > 0 ||
-        !IPV4.test(host) ||
-        !/^\d{1,5}$/.test(port ?? '') ||
-        !(Number(port) >= 1 && Number(port) <= 65535)
-      )
-        return refuse('must be an IPv4 address and a port, such as 127.0.0.1:5531', value);
-      return value;
+      if (isHostPort(value) && IPV4.test(value.split(':')[0])) return value;
+      return refuse('must be an IPv4 address and a port, such as 127.0.0.1:5531', value);
     },
   } satisfies VarSpec<string | undefined>,
   GATEWAY_LOGIN_RATE: requestRate(

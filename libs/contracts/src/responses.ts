@@ -52,6 +52,27 @@ export const USERINFO = closedObject(
   ['sub'],
 );
 
+/** RFC 8414 §2: what `/.well-known/oauth-authorization-server` answers, and the description's example of it. */
+export function authorizationServerMetadata(issuer: string, docsUrl: string) {
+  const authMethods = ['client_secret_post', 'client_secret_basic'];
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/oauth/authorize`,
+    token_endpoint: `${issuer}/oauth/token`,
+    revocation_endpoint: `${issuer}/oauth/revoke`,
+    userinfo_endpoint: `${issuer}/oauth/userinfo`,
+    scopes_supported: [...SCOPES],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    token_endpoint_auth_methods_supported: authMethods,
+    revocation_endpoint_auth_methods_supported: authMethods,
+    code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
+    service_documentation: docsUrl,
+  };
+}
+
 export const MEMBERSHIP = closedObject(
   {
     tier: { type: 'string', enum: ['free', 'premium'] },

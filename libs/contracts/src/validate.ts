@@ -154,11 +154,28 @@ export const sha256Hex: FieldRead<string> = (contract, record, field) => {
   return value;
 };
 
-/** An array of objects, each read with `fields`. */
+/** An array of `min` to `max` objects, each read with `fields`. */
 export const listOf =
-  <S extends FieldReads>(fields: S): FieldRead<Read<S>[]> =>
+  <S extends FieldReads>(fields: S, max = Infinity, min = 0): FieldRead<Read<S>[]> =>
   (contract, record, field) => {
     const value = record[field];
-    if (!Array.isArray(value)) throw new ContractViolation(contract, `\`${field}\` must be an array`);
+    if (!Array.isArray(value) || value.length < min || value.length > max) {
+      throw new ContractViolation(contract, `\`${field}\` must be an array of ${min} to ${max} entries`);
+    }
     return value.map((item) => readFields(contract, item, fields));
+  };
+
+/** An array of at most `max` strings of `minLength` to `maxLength` characters. */
+export const textList =
+  (max: number, maxLength: number, minLength = 0): FieldRead<string[]> =>
+  (contract, record, field) => {
+    const value = record[field];
+    const fits = (v: unknown) => typeof v === 'string' && v.length >= minLength && v.length <= maxLength;
+    if (!Array.isArray(value) || value.length > max || !value.every(fits)) {
+      throw new ContractViolation(
+        contract,
+        `\`${field}\` must be at most ${max} strings of ${minLength} to ${maxLength} characters`,
+      );
+    }
+    return value as string[];
   };

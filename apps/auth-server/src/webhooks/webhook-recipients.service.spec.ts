@@ -45,13 +45,12 @@ describe('WebhookRecipientsService', () => {
 
   it('asks for consenting partners with the scope and opens their secrets', async () => {
     const { repo, calls } = fakeRepository([row]);
-    const answer = await new WebhookRecipientsService(repo, box).find({
-      user_id: 'usr_1',
-      event_type: 'user.vessels.updated',
-    });
+    const answer = await new WebhookRecipientsService(repo, box).findMany([
+      { user_id: 'usr_1', event_type: 'user.vessels.updated' },
+    ]);
     expect(calls).toEqual(['consenting usr_1 vessels:read']);
     expect(answer).toEqual({
-      recipients: [
+      partners: [
         {
           client_id: 'p1',
           webhook_url: 'https://p1.example/hook',
@@ -59,14 +58,18 @@ describe('WebhookRecipientsService', () => {
           signing_keys: [{ id: 'whk_1', private_key: 'pkcs8-der-base64' }],
         },
       ],
+      answers: [{ client_ids: ['p1'] }],
     });
   });
 
   it('names only the partner of a consent.revoked event, and nobody without a client_id', async () => {
     const { repo, calls } = fakeRepository([row]);
     const service = new WebhookRecipientsService(repo, box);
-    await service.find({ user_id: 'usr_1', event_type: 'user.consent.revoked', client_id: 'p1' });
-    expect(await service.find({ user_id: 'usr_1', event_type: 'webhook.test' })).toEqual({ recipients: [] });
+    await service.findMany([{ user_id: 'usr_1', event_type: 'user.consent.revoked', client_id: 'p1' }]);
+    expect(await service.findMany([{ user_id: 'usr_1', event_type: 'webhook.test' }])).toEqual({
+      partners: [],
+      answers: [{ client_ids: [] }],
+    });
     expect(calls).toEqual(['named p1']);
   });
 

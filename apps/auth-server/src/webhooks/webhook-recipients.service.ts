@@ -5,7 +5,6 @@ import {
   type Scope,
   type WebhookRecipientsBatchResponse,
   type WebhookRecipientsRequest,
-  type WebhookRecipientsResponse,
   type WebhookTargetRequest,
   type WebhookTargetResponse,
 } from '@svc/contracts';
@@ -32,15 +31,10 @@ export class WebhookRecipientsService {
     private readonly box: SecretBox,
   ) {}
 
-  /** One question: the batch of one. */
-  async find(request: WebhookRecipientsRequest): Promise<WebhookRecipientsResponse> {
-    const [recipients] = recipientsOfBatch([request], await this.findMany([request]));
-    return { recipients };
-  }
-
   /** Where the named partner would receive a `webhook.test` event: the URL, never the secrets. */
   async target(request: WebhookTargetRequest): Promise<WebhookTargetResponse> {
-    const { recipients } = await this.find({ ...request, event_type: 'webhook.test' });
+    const question = { ...request, event_type: 'webhook.test' as const };
+    const [recipients] = recipientsOfBatch([question], await this.findMany([question]));
     const found = recipients.find((r) => r.client_id === request.client_id);
     return { webhook_url: found ? found.webhook_url : null };
   }

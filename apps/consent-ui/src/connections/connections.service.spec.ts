@@ -102,7 +102,7 @@ describe('ConnectionsService', () => {
       outcome: 'list',
       sponsorships: [
         {
-          partnerName: 'Harbour Union',
+          partner_name: 'Harbour Union',
           status: 'active' as const,
           since: '2026-03-01T10:00:00.000Z',
           until: '2027-03-01T10:00:00.000Z',

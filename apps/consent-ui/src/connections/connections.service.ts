@@ -42,15 +42,6 @@ export interface ConnectionItem {
   readonly access: AccessSummary;
 }
 
-export interface SponsorshipItem {
-  readonly partnerName: string;
-  readonly status: MemberSponsorship['status'];
-  /** ISO 8601 UTC. */
-  readonly since: string;
-  /** ISO 8601 UTC: when it ended, or (active) when its term ends. */
-  readonly until: string;
-}
-
 export type ConnectionsPage =
   | { readonly outcome: 'sign_in'; readonly location: string }
   | {
@@ -61,7 +52,7 @@ export type ConnectionsPage =
       /** "Download my data": the export with this session's link token. */
       readonly exportHref: string;
       /** Partners that sponsor or sponsored the member; `unavailable` when they could not be read. */
-      readonly sponsorships: readonly SponsorshipItem[] | 'unavailable';
+      readonly sponsorships: readonly MemberSponsorship[] | 'unavailable';
       readonly csrfToken: string;
       /** The confirmation of the disconnect that led here, shown once. */
       readonly notice?: string;
@@ -105,19 +96,14 @@ export class ConnectionsService {
   }
 
   /** Asked of sponsorship-api (consent-ui never reads its schema). */
-  private async sponsorshipsOf(userId: string): Promise<readonly SponsorshipItem[] | 'unavailable'> {
+  private async sponsorshipsOf(userId: string): Promise<readonly MemberSponsorship[] | 'unavailable'> {
     try {
       const { sponsorships } = await this.rpc.call(
         SPONSORSHIP_MEMBER_SPONSORSHIPS,
         { user_id: userId },
         Math.min(this.config.RPC_TIMEOUT_MS, SPONSORSHIPS_TIMEOUT_MS),
       );
-      return sponsorships.map((s) => ({
-        partnerName: s.partner_name,
-        status: s.status,
-        since: s.since,
-        until: s.until,
-      }));
+      return sponsorships;
     } catch (err) {
       this.logger.warn(
         { err: (err as Error).message },

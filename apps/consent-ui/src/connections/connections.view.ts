@@ -1,15 +1,11 @@
+import type { MemberSponsorship } from '@svc/contracts';
 import { assertUnreachable } from '@svc/platform';
 import { signOutForm } from '../login/login.view';
 import { html, type SafeHtml } from '../views/html';
 import { layout } from '../views/layout';
 import { page, redirect, type WebResult } from '../views/web-result';
 import { RECENT_DAYS, type AccessSummary, type PreviousConnection } from './access-summary';
-import {
-  CONNECTIONS_PATH,
-  type ConnectionItem,
-  type ConnectionsPage,
-  type SponsorshipItem,
-} from './connections.service';
+import { CONNECTIONS_PATH, type ConnectionItem, type ConnectionsPage } from './connections.service';
 
 type ListPage = Extract<ConnectionsPage, { outcome: 'list' }>;
 
@@ -116,15 +112,15 @@ function formatDay(iso: string): string {
   return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
 }
 
-const SPONSORSHIP_STATUS: Readonly<Record<SponsorshipItem['status'], string>> = {
+const SPONSORSHIP_STATUS: Readonly<Record<MemberSponsorship['status'], string>> = {
   active: 'Sponsoring you',
   ended: 'Ended',
   cancelled: 'Cancelled by the partner',
 };
 
-function sponsorshipRow(s: SponsorshipItem): SafeHtml {
+function sponsorshipRow(s: MemberSponsorship): SafeHtml {
   return html`<tr>
-    <th scope="row">${s.partnerName}</th>
+    <th scope="row">${s.partner_name}</th>
     <td><time datetime="${s.since}">${formatDay(s.since)}</time></td>
     <td><time datetime="${s.until}">${formatDay(s.until)}</time></td>
     <td>${SPONSORSHIP_STATUS[s.status]}</td>

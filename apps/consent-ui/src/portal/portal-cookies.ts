@@ -1,5 +1,5 @@
 import type { CookiePolicy } from '../sessions/session-cookies';
-import { sessionCookieOf, type SessionKind } from '../sessions/session-store';
+import type { SessionKind } from '../sessions/session-store';
 
 /** The portal's own cookie, never the crew member's session: another name, another path. */
 export const PORTAL_COOKIE = 'svc_portal';
@@ -56,12 +56,4 @@ export function portalSessionKind(policy: CookiePolicy): SessionKind<PortalSessi
     },
     lifetimeSeconds: PORTAL_SESSION_TTL_SECONDS,
   };
-}
-
-export function portalCookie(policy: CookiePolicy, sessionId: string): string {
-  return sessionCookieOf(portalSessionKind(policy), sessionId);
-}
-
-export function clearPortalCookie(policy: CookiePolicy): string {
-  return sessionCookieOf(portalSessionKind(policy), '', 0);
 }

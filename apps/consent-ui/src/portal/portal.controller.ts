@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { formField, parseCsrfField } from '../sessions/csrf-field';
 import { sendResult, type WebResult } from '../views/web-result';
 import { PORTAL_PATH } from './portal-cookies';
-import { pick, PortalService, type PortalSession } from './portal.service';
+import { DELIVERY_QUERY, pick, PortalService, SEAT_QUERY, type PortalSession } from './portal.service';
 import {
   actionResult,
   csrfMismatchResult,
@@ -19,9 +19,6 @@ import {
   seatsResult,
   signedOutResult,
 } from './portal.view';
-
-const DELIVERY_FILTERS = ['status', 'event_type', 'since', 'until', 'limit', 'cursor'] as const;
-const SEAT_FILTERS = ['status', 'limit', 'cursor'] as const;
 
 /**
  * The partner portal's pages. Every page but the link itself needs the portal session's cookie,
@@ -77,7 +74,7 @@ export class PortalController {
   @Get('deliveries')
   async deliveries(@Req() request: FastifyRequest, @Query() query: unknown, @Res() reply: FastifyReply) {
     await this.page(request, reply, async (s) =>
-      deliveriesResult(s, pick(query, DELIVERY_FILTERS), await this.portal.deliveries(s, query)),
+      deliveriesResult(s, pick(query, DELIVERY_QUERY), await this.portal.deliveries(s, query)),
     );
   }
 
@@ -127,7 +124,7 @@ export class PortalController {
     await this.page(request, reply, async (s) =>
       seatsResult(
         s,
-        pick(query, SEAT_FILTERS),
+        pick(query, SEAT_QUERY),
         s.sponsorship ? await this.portal.seats(s, query) : 'not_in_program',
       ),
     );

@@ -52,8 +52,8 @@ export type OpenOutcome =
 const EXPIRED = { outcome: 'expired' } as const;
 
 /** The query parameters each list takes (the API's own names); anything else is dropped. */
-const DELIVERY_QUERY = ['status', 'event_type', 'since', 'until', 'limit', 'cursor'] as const;
-const SEAT_QUERY = ['status', 'limit', 'cursor'] as const;
+export const DELIVERY_QUERY = ['status', 'event_type', 'since', 'until', 'limit', 'cursor'] as const;
+export const SEAT_QUERY = ['status', 'limit', 'cursor'] as const;
 const REPLAY_FIELDS = ['since', 'until', 'status'] as const;
 /**
  * How long an action may take over RPC. A test (or enable) waits for the partner's endpoint,

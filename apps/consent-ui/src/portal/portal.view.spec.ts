@@ -1,6 +1,8 @@
 import type { EndpointHour, PortalAnswer, PortalSeatsResult } from '@svc/contracts';
 import { attemptsChart } from './portal-chart.view';
-import { clearPortalCookie, portalCookie } from './portal-cookies';
+import type { CookiePolicy } from '../sessions/session-cookies';
+import { sessionCookieOf } from '../sessions/session-store';
+import { portalSessionKind } from './portal-cookies';
 import { pick, type PortalSession } from './portal.service';
 import {
   actionResult,
@@ -107,13 +109,16 @@ describe('portal pages', () => {
 
 describe('the portal cookie', () => {
   it('is HttpOnly on /portal for an hour; SameSite=None, Secure and Partitioned where cookies are Secure', () => {
+    const portalCookie = (policy: CookiePolicy, id: string) => sessionCookieOf(portalSessionKind(policy), id);
     expect(portalCookie({ secure: true }, 'x')).toBe(
       'svc_portal=x; Path=/portal; Max-Age=3600; HttpOnly; Secure; SameSite=None; Partitioned',
     );
     expect(portalCookie({ secure: false }, 'x')).toBe(
       'svc_portal=x; Path=/portal; Max-Age=3600; HttpOnly; SameSite=Lax',
     );
-    expect(clearPortalCookie({ secure: false })).toMatch(/^svc_portal=; Path=\/portal; Max-Age=0/);
+    expect(sessionCookieOf(portalSessionKind({ secure: false }), '', 0)).toMatch(
+      /^svc_portal=; Path=\/portal; Max-Age=0/,
+    );
   });
 });
 

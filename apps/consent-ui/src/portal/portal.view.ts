@@ -57,13 +57,23 @@ function csrfField(session: PortalSession): SafeHtml {
   return html`<input type="hidden" name="csrf" value="${session.csrfToken}" />`;
 }
 
-/** Every portal page: the partner's name, the three sections, and signing out. */
-function frame(session: PortalSession, title: string, current: Section, body: SafeHtml): SafeHtml {
+/**
+ * A page of the portal session: the partner's name, the three sections, and signing out; framed
+ * only by its partner's origins.
+ */
+function portalPage(
+  session: PortalSession,
+  status: number,
+  title: string,
+  current: Section,
+  body: SafeHtml,
+  headers?: Readonly<Record<string, string>>,
+): WebResult {
   const link = (section: Section, href: string, text: string) =>
     html`<li>
       <a href="${href}" ${section === current ? html`aria-current="page"` : null}>${text}</a>
     </li>`;
-  return layout(
+  const framed = layout(
     `${title} · ${session.partnerName} partner portal`,
     html`<header class="portal-header">
         <p class="muted">Partner portal of <strong class="partner">${session.partnerName}</strong></p>
@@ -84,15 +94,20 @@ function frame(session: PortalSession, title: string, current: Section, body: Sa
       </footer>`,
     'wide',
   );
+  return { kind: 'page', status, body: framed, headers, frameAncestors: session.frameOrigins };
 }
 
-function framed(
-  session: PortalSession,
-  status: number,
-  body: SafeHtml,
-  headers?: Readonly<Record<string, string>>,
-): WebResult {
-  return { kind: 'page', status, body, headers, frameAncestors: session.frameOrigins };
+/** A page without a session: what happened and what to do. */
+function notice(status: number, title: string, lead: string, cookies?: readonly string[]): WebResult {
+  return page(
+    status,
+    layout(
+      title,
+      html`<h1>${title}</h1>
+        <p class="lead">${lead}</p>`,
+    ),
+    cookies,
+  );
 }
 
 /** A refusal that says when to come back (429) carries it as `Retry-After` too (RFC 9110 §10.2.3). */
@@ -156,41 +171,26 @@ export function linkResult(offer: LinkOffer): WebResult {
 
 /** The link was used already, is older than 5 minutes, or was never one: nothing is shown. */
 export function expiredResult(): WebResult {
-  return page(
+  return notice(
     410,
-    layout(
-      'This portal link has expired',
-      html`<h1>This portal link has expired</h1>
-        <p class="lead">
-          A portal link works once, within 5 minutes. Open the portal again from your dashboard to get a new
-          link.
-        </p>`,
-    ),
+    'This portal link has expired',
+    'A portal link works once, within 5 minutes. Open the portal again from your dashboard to get a new link.',
   );
 }
 
 export function noSessionResult(): WebResult {
-  return page(
+  return notice(
     401,
-    layout(
-      'Your portal session has ended',
-      html`<h1>Your portal session has ended</h1>
-        <p class="lead">
-          Portal sessions last an hour at most. Nothing was changed. Open the portal again from your
-          dashboard.
-        </p>`,
-    ),
+    'Your portal session has ended',
+    'Portal sessions last an hour at most. Nothing was changed. Open the portal again from your dashboard.',
   );
 }
 
 export function signedOutResult(cookies: readonly string[]): WebResult {
-  return page(
+  return notice(
     200,
-    layout(
-      'Signed out of the portal',
-      html`<h1>Signed out of the portal</h1>
-        <p class="lead">Open the portal again from your dashboard when you need it.</p>`,
-    ),
+    'Signed out of the portal',
+    'Open the portal again from your dashboard when you need it.',
     cookies,
   );
 }
@@ -202,38 +202,31 @@ export function signedOutResult(cookies: readonly string[]): WebResult {
 export function rateLimitedResult(session: PortalSession, decision: RateLimitDecision): WebResult {
   const seconds = decision.retryAfter ?? 1;
   const back = new Date(Date.now() + seconds * 1000).toISOString();
-  return framed(
+  return portalPage(
     session,
     429,
-    frame(
-      session,
-      'Come back in a moment',
-      'overview',
-      html`<h1>Come back in ${seconds} second${seconds === 1 ? '' : 's'}</h1>
-        <p class="lead">
-          Your partner account has used its ${decision.limit} requests per ${decision.window}. The portal
-          counts against the same limits as your API calls, so nothing was shown or done. Try again at
-          ${time(back)}.
-        </p>`,
-    ),
+    'Come back in a moment',
+    'overview',
+    html`<h1>Come back in ${seconds} second${seconds === 1 ? '' : 's'}</h1>
+      <p class="lead">
+        Your partner account has used its ${decision.limit} requests per ${decision.window}. The portal counts
+        against the same limits as your API calls, so nothing was shown or done. Try again at ${time(back)}.
+      </p>`,
     retryAfter(seconds),
   );
 }
 
 export function csrfMismatchResult(session: PortalSession): WebResult {
-  return framed(
+  return portalPage(
     session,
     403,
-    frame(
-      session,
-      'This form has expired',
-      'overview',
-      html`<h1>This form has expired</h1>
-        <p class="lead">
-          For your protection nothing was changed: the form did not come from this portal session. Go back,
-          reload the page and try again.
-        </p>`,
-    ),
+    'This form has expired',
+    'overview',
+    html`<h1>This form has expired</h1>
+      <p class="lead">
+        For your protection nothing was changed: the form did not come from this portal session. Go back,
+        reload the page and try again.
+      </p>`,
   );
 }
 
@@ -328,16 +321,13 @@ export function overviewResult(
           No webhook URL is registered for your account; ask partner support to register one.
         </p>`
       : problemNotice(answer.problem);
-  return framed(
+  return portalPage(
     session,
     200,
-    frame(
-      session,
-      'Webhook endpoint',
-      'overview',
-      html`<h1>Webhook endpoint</h1>
-        ${body}`,
-    ),
+    'Webhook endpoint',
+    'overview',
+    html`<h1>Webhook endpoint</h1>
+      ${body}`,
   );
 }
 
@@ -405,8 +395,9 @@ function filterForm(query: Query): SafeHtml {
   </form>`;
 }
 
-function statusBadge(status: string): SafeHtml {
-  const tone = status === 'delivered' ? 'ok' : status === 'pending' ? 'neutral' : 'bad';
+/** A delivery's or a seat's status: `ok` is the good one, `neutral` the one still on its way. */
+function statusBadge(status: string, ok = 'delivered', neutral = 'pending'): SafeHtml {
+  const tone = status === ok ? 'ok' : status === neutral ? 'neutral' : 'bad';
   return html`<span class="status status-${tone}">${status.replace('_', ' ')}</span>`;
 }
 
@@ -501,19 +492,16 @@ export function deliveriesResult(
           : null
       }`;
   }
-  return framed(
+  return portalPage(
     session,
     answer.ok ? 200 : answer.problem.status,
-    frame(
-      session,
-      'Deliveries',
-      'deliveries',
-      html`<h1>Deliveries</h1>
-        <p class="lead">Newest first.</p>
-        ${filterForm(query)}
-        <h2>Results</h2>
-        ${list} ${replayForm(session)}`,
-    ),
+    'Deliveries',
+    'deliveries',
+    html`<h1>Deliveries</h1>
+      <p class="lead">Newest first.</p>
+      ${filterForm(query)}
+      <h2>Results</h2>
+      ${list} ${replayForm(session)}`,
   );
 }
 
@@ -546,68 +534,62 @@ export function deliveryResult(
   answer: PortalAnswer<PartnerDeliveryDetailResponse>,
 ): WebResult {
   if (!answer.ok) {
-    return framed(
+    return portalPage(
       session,
       answer.problem.status,
-      frame(
-        session,
-        'Delivery not found',
-        'deliveries',
-        html`<h1>Delivery not found</h1>
-          ${problemNotice(answer.problem)}
-          <p><a href="${DELIVERIES_PATH}">Back to your deliveries</a></p>`,
-      ),
+      'Delivery not found',
+      'deliveries',
+      html`<h1>Delivery not found</h1>
+        ${problemNotice(answer.problem)}
+        <p><a href="${DELIVERIES_PATH}">Back to your deliveries</a></p>`,
     );
   }
   const d = answer.result;
-  return framed(
+  return portalPage(
     session,
     200,
-    frame(
-      session,
-      `Delivery ${d.delivery_id}`,
-      'deliveries',
-      html`<h1>Delivery <code>${d.delivery_id}</code></h1>
-        <dl class="facts">
-          <dt>Status</dt>
-          <dd>
-            ${statusBadge(d.status)}${d.given_up_reason ? html` (${d.given_up_reason.replace('_', ' ')})` : null}
-          </dd>
-          <dt>Event</dt>
-          <dd><code>${d.event_type}</code> <code>${d.event_id}</code></dd>
-          <dt>Member</dt>
-          <dd><code>${d.user_id}</code></dd>
-          <dt>Created</dt>
-          <dd>${time(d.created_at)}</dd>
-          ${
-            d.next_attempt_at
-              ? html`<dt>Next attempt</dt>
-                  <dd>${time(d.next_attempt_at)}</dd>`
-              : null
-          }
-          ${
-            d.redelivery_of
-              ? html`<dt>Repeats</dt>
-                  <dd>
-                    <a href="${deliveryPath(d.redelivery_of)}"><code>${d.redelivery_of}</code></a>
-                  </dd>`
-              : null
-          }
-        </dl>
-        <form method="post" action="${deliveryPath(d.delivery_id)}/redeliver" class="inline">
-          ${csrfField(session)}
-          <button type="submit" class="primary">Redeliver</button>
-        </form>
-        <h2>Attempts</h2>
+    `Delivery ${d.delivery_id}`,
+    'deliveries',
+    html`<h1>Delivery <code>${d.delivery_id}</code></h1>
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd>
+          ${statusBadge(d.status)}${d.given_up_reason ? html` (${d.given_up_reason.replace('_', ' ')})` : null}
+        </dd>
+        <dt>Event</dt>
+        <dd><code>${d.event_type}</code> <code>${d.event_id}</code></dd>
+        <dt>Member</dt>
+        <dd><code>${d.user_id}</code></dd>
+        <dt>Created</dt>
+        <dd>${time(d.created_at)}</dd>
         ${
-          d.attempts.length === 0
-            ? html`<p class="empty">Not attempted yet.</p>`
-            : html`<ol class="attempts">
-                ${d.attempts.map(attemptItem)}
-              </ol>`
+          d.next_attempt_at
+            ? html`<dt>Next attempt</dt>
+                <dd>${time(d.next_attempt_at)}</dd>`
+            : null
         }
-        <p><a href="${DELIVERIES_PATH}">Back to your deliveries</a></p>`,
-    ),
+        ${
+          d.redelivery_of
+            ? html`<dt>Repeats</dt>
+                <dd>
+                  <a href="${deliveryPath(d.redelivery_of)}"><code>${d.redelivery_of}</code></a>
+                </dd>`
+            : null
+        }
+      </dl>
+      <form method="post" action="${deliveryPath(d.delivery_id)}/redeliver" class="inline">
+        ${csrfField(session)}
+        <button type="submit" class="primary">Redeliver</button>
+      </form>
+      <h2>Attempts</h2>
+      ${
+        d.attempts.length === 0
+          ? html`<p class="empty">Not attempted yet.</p>`
+          : html`<ol class="attempts">
+              ${d.attempts.map(attemptItem)}
+            </ol>`
+      }
+      <p><a href="${DELIVERIES_PATH}">Back to your deliveries</a></p>`,
   );
 }
 
@@ -673,33 +655,25 @@ export function actionResult(
       ? 202
       : 200
     : answer.problem.status;
-  return framed(
+  return portalPage(
     session,
     status,
-    frame(
-      session,
-      ACTION_TITLES[action],
-      action === 'redeliver' || action === 'replay' ? 'deliveries' : 'overview',
-      html`<h1>${ACTION_TITLES[action]}</h1>
-        ${answer.ok ? actionSuccess(answer.result) : problemNotice(answer.problem)}
-        <p>
-          <a href="${action === 'redeliver' || action === 'replay' ? DELIVERIES_PATH : PORTAL_PATH}">Back</a>
-        </p>`,
-    ),
+    ACTION_TITLES[action],
+    action === 'redeliver' || action === 'replay' ? 'deliveries' : 'overview',
+    html`<h1>${ACTION_TITLES[action]}</h1>
+      ${answer.ok ? actionSuccess(answer.result) : problemNotice(answer.problem)}
+      <p>
+        <a href="${action === 'redeliver' || action === 'replay' ? DELIVERIES_PATH : PORTAL_PATH}">Back</a>
+      </p>`,
     retryAfter(answer.ok ? undefined : answer.problem.retry_after),
   );
 }
 
 // ---- Seats ------------------------------------------------------------------------------
 
-function seatBadge(status: SeatResponse['status']): SafeHtml {
-  const tone = status === 'active' ? 'ok' : status === 'invited' ? 'neutral' : 'bad';
-  return html`<span class="status status-${tone}">${status}</span>`;
-}
-
 function seatItem(s: SeatResponse): SafeHtml {
   return html`<li class="delivery">
-    <p><strong>${s.email}</strong> ${seatBadge(s.status)}</p>
+    <p><strong>${s.email}</strong> ${statusBadge(s.status, 'active', 'invited')}</p>
     <p class="muted">
       <code>${s.sponsorship_id}</code> · external_ref
       ${s.external_ref === null ? html`<em>none</em>` : html`<code>${s.external_ref}</code>`}
@@ -755,15 +729,12 @@ export function seatsResult(
       ${next ? html`<p><a href="${withQuery(SEATS_PATH, { ...query, cursor: next })}">Next page</a></p>` : null}`;
   }
   const status = answer === 'not_in_program' || answer.ok ? 200 : answer.problem.status;
-  return framed(
+  return portalPage(
     session,
     status,
-    frame(
-      session,
-      'Seats',
-      'seats',
-      html`<h1>Seats</h1>
-        ${body}`,
-    ),
+    'Seats',
+    'seats',
+    html`<h1>Seats</h1>
+      ${body}`,
   );
 }

@@ -1,5 +1,5 @@
 import { serializeCookie, type CookieOptions } from './cookies';
-import { sessionCookieOf, type SessionKind } from './session-store';
+import type { SessionKind } from './session-store';
 
 export const SESSION_COOKIE = 'svc_session';
 /**
@@ -56,10 +56,6 @@ export function crewSessionKind(policy: CookiePolicy, idleMs: number): SessionKi
     cookie: { name: sessionCookieName(policy), path: '/', secure: policy.secure, sameSite: 'Lax' },
     lifetimeSeconds: SESSION_TTL_SECONDS,
   };
-}
-
-export function sessionCookie(policy: CookiePolicy, sessionId: string): string {
-  return sessionCookieOf(crewSessionKind(policy, 0), sessionId);
 }
 
 export function loginCsrfCookie(policy: CookiePolicy, token: string): string {

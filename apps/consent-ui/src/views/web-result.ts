@@ -69,14 +69,6 @@ export function sendResult(reply: FastifyReply, result: WebResult): void {
   reply.status(result.status);
   switch (result.kind) {
     case 'page':
-      if (result.frameAncestors && result.frameAncestors.length > 0) {
-        // CSP frame-ancestors names the origins; X-Frame-Options cannot, so it goes.
-        reply.header(
-          'content-security-policy',
-          `${PAGE_CSP}; frame-ancestors ${result.frameAncestors.join(' ')}`,
-        );
-        reply.removeHeader('x-frame-options');
-      }
       for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
       reply.header('content-type', 'text/html; charset=utf-8');
       void reply.send(result.body.value);

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
-import { PROBLEM_GUIDE, PROBLEMS, type ProblemCode } from '@svc/contracts';
+import { PROBLEM_GUIDE, PROBLEMS, problemExample, type ProblemCode } from '@svc/contracts';
 import type { Marked as MarkedClass } from 'marked';
 import { DOCS_PLACEHOLDERS, escapeHtml } from './placeholders';
 
@@ -92,20 +92,7 @@ function loadMarked(): MarkdownRenderer {
 function errorPage(code: ProblemCode, md: MarkdownRenderer): Page {
   const problem = PROBLEMS[code];
   const guide = PROBLEM_GUIDE[code];
-  const example = JSON.stringify(
-    {
-      type: `${DOCS_PLACEHOLDERS.docsUrl}/errors/${code}`,
-      title: problem.title,
-      status: problem.status,
-      detail: '…',
-      instance: 'req_5f2c9a7e4b1d4c08a3e6f1b2c3d4e5f6',
-      ...(code === 'invalid_request'
-        ? { errors: [{ field: 'limit', message: 'must be an integer from 1 to 200' }] }
-        : {}),
-    },
-    null,
-    2,
-  );
+  const example = JSON.stringify(problemExample(code, DOCS_PLACEHOLDERS.docsUrl, '…'), null, 2);
   const retry = {
     yes: 'Yes, after a pause (with backoff).',
     'after a change': 'Only after changing the request or your setup.',

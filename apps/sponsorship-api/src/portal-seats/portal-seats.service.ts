@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { PortalAnswer, PortalSeatsResult } from '@svc/contracts';
+import { toPortalProblem, type PortalAnswer, type PortalSeatsResult } from '@svc/contracts';
 import { APP_CONFIG, ApiProblem } from '@svc/platform';
 import type { SponsorshipApiConfig } from '../config';
 import { parseSeatListQuery } from '../seats/dto/seat-requests.dto';
@@ -34,17 +34,7 @@ export class PortalSeatsService {
     } catch (err) {
       const problem = err instanceof ApiProblem ? err : seatsProblem(err);
       if (!problem) throw err;
-      return {
-        ok: false,
-        problem: {
-          status: problem.status,
-          code: problem.code,
-          detail: problem.detail,
-          ...(problem.extras.errors
-            ? { errors: problem.extras.errors.map((e) => ({ field: e.field, message: e.message })) }
-            : {}),
-        },
-      };
+      return { ok: false, problem: toPortalProblem(problem) };
     }
   }
 }

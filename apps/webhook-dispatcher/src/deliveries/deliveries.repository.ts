@@ -457,9 +457,4 @@ export class DeliveriesRepository {
   async pruneEndpointHours(): Promise<number> {
     return this.sql.affected(`DELETE FROM webhook_endpoint_hours WHERE hour < now() - interval '25 hours'`);
   }
-
-  /** Removes a delivery that never had an attempt (a redelivery whose message was refused). */
-  async deleteUnattempted(deliveryId: string): Promise<void> {
-    await this.sql.affected(`DELETE FROM deliveries WHERE delivery_id = $1 AND attempts = 0`, [deliveryId]);
-  }
 }

@@ -1,4 +1,4 @@
-import type { ServiceEvent, WebhookRecipientsBatchRequest, WebhookRecipientsResponse } from '@svc/contracts';
+import type { ServiceEvent, WebhookRecipient, WebhookRecipientsBatchRequest } from '@svc/contracts';
 import type { AmqpConnection, RpcClient } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
@@ -33,7 +33,7 @@ const event: ServiceEvent = {
 };
 
 function setup(options: {
-  recipients: WebhookRecipientsResponse;
+  recipients: { readonly recipients: WebhookRecipient[] };
   outcome?: WebhookOutcome;
   existing?: Delivery;
   cacheTtlMs?: number;

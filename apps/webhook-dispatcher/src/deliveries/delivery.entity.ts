@@ -66,10 +66,3 @@ export interface WebhookEndpointRow {
   /** The first failed attempt since the last success; null while the latest attempt succeeded. */
   readonly failingSince: Date | null;
 }
-
-/** A row of `webhook_replays`: one replay call, counted against the partner's hourly budget. */
-export interface WebhookReplayRow {
-  readonly clientId: string;
-  readonly replayedAt: Date;
-  readonly replayedCount: number;
-}

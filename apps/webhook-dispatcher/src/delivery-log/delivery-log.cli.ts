@@ -2,11 +2,9 @@ import { parseArgs } from 'node:util';
 import type { INestApplicationContext } from '@nestjs/common';
 import { APP_SCHEMAS } from '@svc/contracts';
 import {
-  AmqpConnection,
   assertUnreachable,
   createLogger,
   DatabaseModule,
-  MessagingModule,
   PlatformModule,
   printLine as out,
   RouteIndex,
@@ -23,7 +21,6 @@ import type { EndpointState } from '../partner-webhooks/partner-webhooks.reposit
 import { DeliveryLogException } from './delivery-log.exception';
 import { DeliveryLogModule } from './delivery-log.module';
 import { DeliveryLogService } from './delivery-log.service';
-import { RedeliveryService } from './redelivery.service';
 
 const USAGE = `Webhook delivery log (operators and partner support).
 
@@ -33,7 +30,7 @@ const USAGE = `Webhook delivery log (operators and partner support).
       one delivery and every attempt: number, time, status code, duration, error, next attempt
   deliveries redeliver DELIVERY_ID [--json]
       a fresh attempt series for a delivered or failed delivery: a new delivery id, the same event
-      id and body, queued for its first attempt now
+      id and body, in the backlog for its first attempt in its partner's turn
   deliveries endpoint CLIENT_ID [--json]
       the partner's endpoint as the partner sees it: enabled or disabled (when, why), last success
       and failure, attempts and success rate of the last 24 h
@@ -43,10 +40,10 @@ const USAGE = `Webhook delivery log (operators and partner support).
       attempt it again, without the test event the partner's own enable sends
 
 Exit codes: 0 done, 2 unknown delivery or not redeliverable now, 64 bad command line,
-69 RabbitMQ unavailable, 1 anything else (e.g. PostgreSQL unreachable).`;
+1 anything else (e.g. PostgreSQL unreachable).`;
 
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'skipped'];
-const EXIT = { refused: 2, unavailable: 69, failed: 1 } as const;
+const EXIT = { refused: 2, failed: 1 } as const;
 
 type Config = ConfigOf<typeof WEBHOOK_DISPATCHER_CONFIG>;
 
@@ -66,9 +63,6 @@ function exitCodeOf(err: unknown): number {
     case 'unknown_delivery':
     case 'still_pending':
       return EXIT.refused;
-    case 'queues_missing':
-    case 'broker_unavailable':
-      return EXIT.unavailable;
     default:
       return assertUnreachable(err.code);
   }
@@ -97,7 +91,7 @@ async function run(command: string, rest: readonly string[], config: Config): Pr
         throw new UsageError('--limit must be an integer from 1 to 1000');
       }
       const client = values.client;
-      const rows = await withContext(config, false, (c) =>
+      const rows = await withContext(config, (c) =>
         c.get(DeliveryLogService).list(client, status as DeliveryStatus | undefined, limit),
       );
       if (values.json) out(JSON.stringify(rows.map(asJson), null, 2));
@@ -106,7 +100,7 @@ async function run(command: string, rest: readonly string[], config: Config): Pr
     }
     case 'show': {
       const { id, json } = oneId(rest);
-      const detail = await withContext(config, false, (c) => c.get(DeliveryLogService).show(id));
+      const detail = await withContext(config, (c) => c.get(DeliveryLogService).show(id));
       if (json) {
         out(
           JSON.stringify({ ...asJson(detail.delivery), attempt_log: detail.attempts.map(asJson) }, null, 2),
@@ -118,7 +112,7 @@ async function run(command: string, rest: readonly string[], config: Config): Pr
     }
     case 'redeliver': {
       const { id, json } = oneId(rest);
-      const redelivery = await withContext(config, true, (c) => c.get(RedeliveryService).redeliver(id));
+      const redelivery = await withContext(config, (c) => c.get(DeliveryLogService).redeliver(id));
       if (json) out(JSON.stringify(asJson(redelivery), null, 2));
       else {
         out(
@@ -133,7 +127,7 @@ async function run(command: string, rest: readonly string[], config: Config): Pr
     case 'endpoint-disable':
     case 'endpoint-enable': {
       const { id: clientId, json } = oneId(rest, 'CLIENT_ID');
-      const state = await withContext(config, false, (c) => {
+      const state = await withContext(config, (c) => {
         const log = c.get(DeliveryLogService);
         return command === 'endpoint'
           ? log.endpoint(clientId)
@@ -159,12 +153,11 @@ function oneId(rest: readonly string[], what = 'DELIVERY_ID'): { id: string; jso
 }
 
 /**
- * The dispatcher's database (and RabbitMQ, to redeliver) without its consumers. Nest's own
- * logging is off and the app's logs go to stderr, so stdout carries only the answer.
+ * The dispatcher's database without its consumers. Nest's own logging is off and the app's logs
+ * go to stderr, so stdout carries only the answer.
  */
 async function withContext<T>(
   config: Config,
-  messaging: boolean,
   work: (context: INestApplicationContext) => Promise<T>,
 ): Promise<T> {
   const logger = createLogger('webhook-dispatcher', config.LOG_LEVEL, pino.destination(2));
@@ -174,24 +167,9 @@ async function withContext<T>(
       schema: APP_SCHEMAS['webhook-dispatcher'],
       migrations: WEBHOOK_DISPATCHER_MIGRATIONS,
     }),
-    ...(messaging ? [MessagingModule.forRoot()] : []),
-    DeliveryLogModule.forCli({ redelivery: messaging }),
+    DeliveryLogModule,
   ];
-  return withAppContext(imports, async (context) => {
-    // Connected before any work, so that closing never races a connection still being opened.
-    if (messaging) {
-      await context
-        .get(AmqpConnection)
-        .waitUntilConnected(10_000)
-        .catch((err: unknown) => {
-          throw new DeliveryLogException(
-            'broker_unavailable',
-            `RabbitMQ is not reachable: ${err instanceof Error ? err.message : String(err)}`,
-          );
-        });
-    }
-    return work(context);
-  });
+  return withAppContext(imports, work);
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);

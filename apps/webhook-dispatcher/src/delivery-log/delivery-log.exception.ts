@@ -1,7 +1,6 @@
 import { DomainException } from '@svc/platform';
 
-export type DeliveryLogErrorCode =
-  'unknown_delivery' | 'still_pending' | 'queues_missing' | 'broker_unavailable';
+export type DeliveryLogErrorCode = 'unknown_delivery' | 'still_pending';
 
 /** What an operator asked for cannot be done; the CLI turns the code into a message and exit code. */
 export class DeliveryLogException extends DomainException<DeliveryLogErrorCode> {}

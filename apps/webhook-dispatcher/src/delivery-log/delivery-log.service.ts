@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { newId } from '@svc/platform';
 import {
   DeliveriesRepository,
   type DeliveryStatus,
@@ -43,6 +44,28 @@ export class DeliveryLogService {
     return this.deliveries.listForClient(clientId, status, limit);
   }
 
+  /**
+   * A fresh attempt series for a finished delivery (`deliveries redeliver`): a new delivery (new
+   * id, attempts from 1) with the same event id and body bytes. Its row is its place in the backlog
+   * (DeliveryBacklog), which runs it in its partner's turn, as a partner's own redelivery. A
+   * delivery still being retried is left to its own series.
+   */
+  async redeliver(deliveryId: string): Promise<LoggedDelivery> {
+    const source = await this.deliveries.findLogged(deliveryId);
+    if (!source) throw unknownDelivery(deliveryId);
+    if (source.status === 'pending') {
+      throw new DeliveryLogException(
+        'still_pending',
+        `${deliveryId} is still pending (${source.attempts} attempt(s) so far` +
+          `${source.nextAttemptAt ? `, next at ${source.nextAttemptAt.toISOString()}` : ''}); ` +
+          'redeliver it once it is delivered or failed',
+      );
+    }
+    const redelivery = await this.deliveries.createRedelivery(deliveryId, newId('dlv', 16));
+    if (!redelivery) throw unknownDelivery(deliveryId);
+    return redelivery;
+  }
+
   async show(deliveryId: string): Promise<DeliveryDetail> {
     const delivery = await this.deliveries.findLogged(deliveryId);
     if (!delivery) throw unknownDelivery(deliveryId);
@@ -50,6 +73,6 @@ export class DeliveryLogService {
   }
 }
 
-export function unknownDelivery(deliveryId: string): DeliveryLogException {
+function unknownDelivery(deliveryId: string): DeliveryLogException {
   return new DeliveryLogException('unknown_delivery', `no delivery ${deliveryId}`);
 }

@@ -1,7 +1,8 @@
+import { toPortalProblem } from '@svc/contracts';
 import { ApiProblem, ValidationProblem } from '@svc/platform';
 import type { PartnerWebhooksService } from '../partner-webhooks/partner-webhooks.service';
 import type { PartnerPortalRepository } from './partner-portal.repository';
-import { PartnerPortalService, portalSlotsPerPartner, toPortalProblem } from './partner-portal.service';
+import { PartnerPortalService, portalSlotsPerPartner } from './partner-portal.service';
 
 describe('toPortalProblem: the API’s answer, carried to the portal', () => {
   it('keeps the status, code and detail, and the Retry-After of a 429 in seconds', () => {

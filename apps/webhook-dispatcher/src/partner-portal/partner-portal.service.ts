@@ -1,23 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  toPortalProblem,
   type PartnerDeliveryDetailResponse,
   type PartnerDeliveryPageResponse,
   type PortalAnswer,
   type PortalEndpointOverview,
-  type PortalProblem,
   type PortalWebhookActionRequest,
   type PortalWebhookActionResult,
 } from '@svc/contracts';
 import { ApiProblem, APP_CONFIG } from '@svc/platform';
 import type { WebhookDispatcherConfig } from '../config';
 import { PartnerSlots } from '../deliveries/partner-slots';
-import {
-  isDeliveryId,
-  parseDeliveryListQuery,
-  parseReplay,
-} from '../partner-webhooks/dto/delivery-requests.dto';
+import { parseDeliveryListQuery, parseReplay } from '../partner-webhooks/dto/delivery-requests.dto';
 import { partnerWebhooksProblem } from '../partner-webhooks/partner-webhooks-problem.mapper';
-import { PartnerWebhooksException } from '../partner-webhooks/partner-webhooks.exception';
 import { PartnerWebhooksService, type CallingPartner } from '../partner-webhooks/partner-webhooks.service';
 import { PartnerPortalRepository } from './partner-portal.repository';
 
@@ -66,7 +61,7 @@ export class PartnerPortalService {
   }
 
   delivery(clientId: string, deliveryId: string): Promise<PortalAnswer<PartnerDeliveryDetailResponse>> {
-    return this.inTurn(clientId, () => this.webhooks.get({ client_id: clientId }, deliveryIdOf(deliveryId)));
+    return this.inTurn(clientId, () => this.webhooks.get({ client_id: clientId }, deliveryId));
   }
 
   /** Runs the action and records it with the portal session that asked, whatever the outcome. */
@@ -115,7 +110,7 @@ export class PartnerPortalService {
       case 'redeliver':
         return {
           action: 'redeliver',
-          redelivery: await this.webhooks.redeliver(partner, deliveryIdOf(request.delivery_id ?? '')),
+          redelivery: await this.webhooks.redeliver(partner, request.delivery_id ?? ''),
         };
       case 'replay':
         return {
@@ -137,14 +132,6 @@ export function portalSlotsPerPartner(prefetch: number): number {
   return Math.max(1, Math.floor(prefetch / 10));
 }
 
-/** As the API's path parameter: anything that cannot be a delivery id is simply not found. */
-function deliveryIdOf(id: string): string {
-  if (!isDeliveryId(id)) {
-    throw new PartnerWebhooksException('delivery_not_found', `No delivery ${id.slice(0, 100)} among yours.`);
-  }
-  return id;
-}
-
 function pick(record: Readonly<Record<string, string>>, keys: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const key of keys) if (typeof record[key] === 'string') out[key] = record[key].slice(0, 100);
@@ -163,17 +150,4 @@ async function answer<T>(work: () => Promise<T>): Promise<PortalAnswer<T>> {
     if (!problem) throw err;
     return { ok: false, problem: toPortalProblem(problem) };
   }
-}
-
-export function toPortalProblem(problem: ApiProblem): PortalProblem {
-  const retryAfter = Number(problem.extras.headers?.['retry-after']);
-  return {
-    status: problem.status,
-    code: problem.code,
-    detail: problem.detail,
-    ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retry_after: retryAfter } : {}),
-    ...(problem.extras.errors
-      ? { errors: problem.extras.errors.map((e) => ({ field: e.field, message: e.message })) }
-      : {}),
-  };
 }

@@ -11,8 +11,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@
 import { isNotModified, strongEtag } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ActivePartnerAuth, Partner, type PartnerPrincipal } from '@svc/security';
-import { isDeliveryId, parseDeliveryListQuery, parseReplay } from './dto/delivery-requests.dto';
-import { PartnerWebhooksException } from './partner-webhooks.exception';
+import { parseDeliveryListQuery, parseReplay } from './dto/delivery-requests.dto';
 import { PartnerWebhooksService } from './partner-webhooks.service';
 
 /**
@@ -65,7 +64,7 @@ export class PartnerWebhooksController {
     @Partner() partner: PartnerPrincipal,
     @Param('deliveryId') id: string,
   ): Promise<PartnerDeliveryDetailResponse> {
-    return this.webhooks.get(partner, deliveryIdOf(id));
+    return this.webhooks.get(partner, id);
   }
 
   @Post('deliveries/:deliveryId/redeliver')
@@ -74,7 +73,7 @@ export class PartnerWebhooksController {
     @Partner() partner: PartnerPrincipal,
     @Param('deliveryId') id: string,
   ): Promise<RedeliveryResponse> {
-    return this.webhooks.redeliver(partner, deliveryIdOf(id));
+    return this.webhooks.redeliver(partner, id);
   }
 
   @Post('replay')
@@ -82,12 +81,4 @@ export class PartnerWebhooksController {
   replay(@Partner() partner: PartnerPrincipal, @Body() body: unknown): Promise<ReplayResponse> {
     return this.webhooks.replay(partner, parseReplay(body));
   }
-}
-
-/** Anything that cannot be a delivery id is simply not found (never a 422 that tells ids apart). */
-function deliveryIdOf(id: string): string {
-  if (!isDeliveryId(id)) {
-    throw new PartnerWebhooksException('delivery_not_found', `No delivery ${id.slice(0, 100)} among yours.`);
-  }
-  return id;
 }

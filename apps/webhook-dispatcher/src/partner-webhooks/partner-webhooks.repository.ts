@@ -24,6 +24,8 @@ export type PartnerDelivery = Pick<
 > & {
   /** `created_at` to the microsecond, as the keyset cursor carries it. */
   readonly createdAtExact: string;
+  /** The status as partners name it (PARTNER_STATUS). */
+  readonly partnerStatus: PartnerDeliveryStatus;
   readonly lastAttemptAt: Date | null;
   readonly lastResponseStatus: number | null;
 };
@@ -52,12 +54,15 @@ export interface ReplayOutcome {
   readonly retryAfterSeconds?: number;
 }
 
-/** The stored status a partner-facing status stands for (the stored ones predate these names). */
+/**
+ * The stored status as partners name it (the stored ones predate these names): attempts under way
+ * read `failed`, a given-up delivery `given_up`.
+ */
 const PARTNER_STATUS = `CASE WHEN d.status = 'pending' AND d.attempts > 0 THEN 'failed'
                              WHEN d.status = 'failed' THEN 'given_up' ELSE d.status END`;
 
 const PARTNER_COLUMNS = `d.delivery_id AS "deliveryId", d.event_id AS "eventId", d.event_type AS "eventType",
-  d.user_id AS "userId", d.status, d.attempts, d.created_at AS "createdAt",
+  d.user_id AS "userId", d.status, ${PARTNER_STATUS} AS "partnerStatus", d.attempts, d.created_at AS "createdAt",
   to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "createdAtExact",
   d.next_attempt_at AS "nextAttemptAt", d.redelivery_of AS "redeliveryOf", d.give_up_reason AS "giveUpReason",
   la.started_at AS "lastAttemptAt", la.status_code AS "lastResponseStatus"`;

@@ -21,6 +21,7 @@ const delivery = (over: Partial<PartnerDelivery> = {}): PartnerDelivery => ({
   eventType: 'user.profile.updated',
   userId: 'usr_1',
   status: 'delivered',
+  partnerStatus: 'delivered',
   attempts: 1,
   createdAt: new Date('2026-03-03T09:15:00.000Z'),
   createdAtExact: '2026-03-03T09:15:00.123456Z',
@@ -117,10 +118,22 @@ describe('PartnerWebhooksService', () => {
     expect((await service.list(partner, { limit: 2 })).next_cursor).toBeNull();
   });
 
-  it('shows a retrying delivery as failed and a given-up one as given_up, with why', async () => {
+  it('shows a retrying delivery with its next attempt and a given-up one with why', async () => {
     const rows = [
-      delivery({ deliveryId: 'dlv_r', status: 'pending', attempts: 2, nextAttemptAt: new Date(0) }),
-      delivery({ deliveryId: 'dlv_g', status: 'failed', attempts: 1, giveUpReason: 'gone' }),
+      delivery({
+        deliveryId: 'dlv_r',
+        status: 'pending',
+        partnerStatus: 'failed',
+        attempts: 2,
+        nextAttemptAt: new Date(0),
+      }),
+      delivery({
+        deliveryId: 'dlv_g',
+        status: 'failed',
+        partnerStatus: 'given_up',
+        attempts: 1,
+        giveUpReason: 'gone',
+      }),
     ];
     const { service } = setup({ rows });
     const page = await service.list(partner, { limit: 10 });

@@ -21,7 +21,7 @@ import { WebhookSender } from '../deliveries/webhook-sender';
 import { attemptHeaders, canonicalBody } from '../deliveries/webhook-signature';
 import { attemptErrorKind } from './dto/attempt-error';
 import { decodeDeliveryCursor, encodeDeliveryCursor } from './dto/delivery-cursor';
-import type { DeliveryListQuery, ReplayRequest } from './dto/delivery-requests.dto';
+import { isDeliveryId, type DeliveryListQuery, type ReplayRequest } from './dto/delivery-requests.dto';
 import { toDeliveryDetailResponse, toDeliveryResponse, toEndpointResponse } from './dto/delivery.response';
 import { PartnerWebhooksException } from './partner-webhooks.exception';
 import { PartnerWebhooksRepository } from './partner-webhooks.repository';
@@ -232,8 +232,9 @@ export class PartnerWebhooksService {
     };
   }
 
+  /** Another partner's delivery, or anything that cannot be a delivery id, is simply not found (never a 422). */
   private async owned(clientId: string, deliveryId: string) {
-    const delivery = await this.partnerWebhooks.find(clientId, deliveryId);
+    const delivery = isDeliveryId(deliveryId) ? await this.partnerWebhooks.find(clientId, deliveryId) : null;
     if (!delivery) throw notFound(deliveryId);
     return delivery;
   }
@@ -274,5 +275,8 @@ export class PartnerWebhooksService {
 }
 
 function notFound(deliveryId: string): PartnerWebhooksException {
-  return new PartnerWebhooksException('delivery_not_found', `No delivery ${deliveryId} among yours.`);
+  return new PartnerWebhooksException(
+    'delivery_not_found',
+    `No delivery ${deliveryId.slice(0, 100)} among yours.`,
+  );
 }

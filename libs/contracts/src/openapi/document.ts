@@ -39,6 +39,9 @@ const EVENTS: Readonly<Record<EventType, { fires: string; scope: string; action:
   },
 };
 
+const EVENT_ID = { type: 'string', pattern: '^evt_[A-Za-z0-9_-]+$' };
+const SECONDS = { type: 'string', pattern: '^\\d+$' };
+
 function webhooks(): JsonObject {
   const header = (name: string, description: string, schema: JsonObject) =>
     parameter(name, 'header', description, schema, true);
@@ -53,35 +56,27 @@ function webhooks(): JsonObject {
         description: `**Fires when:** ${event.fires}\n\n**Delivered to:** partners with an active consent of the member and scope ${event.scope}.\n\n**Do:** ${event.action}\n\nThe body is a pointer, not data. Verify \`X-SVC-Signature\` (or the Standard Webhooks \`webhook-signature\`) over the raw body before parsing it, reject timestamps older than ${API_LIMITS.webhookReplayWindowMinutes} minutes, dedupe on \`id\`, and answer 2xx within ${API_LIMITS.webhookBudgetSeconds} seconds.`,
         security: [],
         parameters: [
-          header('X-SVC-Event-Id', 'The event `id` (also in the body): dedupe on it.', {
-            type: 'string',
-            pattern: '^evt_[A-Za-z0-9_-]+$',
-          }),
+          header('X-SVC-Event-Id', 'The event `id` (also in the body): dedupe on it.', EVENT_ID),
           header('X-SVC-Event-Type', 'The event `type`.', { type: 'string', const: type }),
           header('X-SVC-Delivery-Id', 'This delivery to your platform; the same on every attempt of it.', {
             type: 'string',
             pattern: '^dlv_[A-Za-z0-9_-]+$',
           }),
-          header('X-SVC-Timestamp', 'The Unix second of this attempt (each attempt is signed anew).', {
-            type: 'string',
-            pattern: '^\\d+$',
-          }),
+          header(
+            'X-SVC-Timestamp',
+            'The Unix second of this attempt (each attempt is signed anew).',
+            SECONDS,
+          ),
           header(
             'X-SVC-Signature',
             '`t=<ts>,v1=<hex HMAC-SHA256(webhook secret, "<ts>.<raw body>")>`. While a secret is rotated, one `v1=` entry per valid secret; accept the delivery when any entry matches.',
             { type: 'string', pattern: '^t=\\d+(,v1=[0-9a-f]{64})+$' },
           ),
-          header('webhook-id', 'Standard Webhooks: the event `id`, as `X-SVC-Event-Id`.', {
-            type: 'string',
-            pattern: '^evt_[A-Za-z0-9_-]+$',
-          }),
+          header('webhook-id', 'Standard Webhooks: the event `id`, as `X-SVC-Event-Id`.', EVENT_ID),
           header(
             'webhook-timestamp',
             'Standard Webhooks: the Unix second of this attempt, as `X-SVC-Timestamp`.',
-            {
-              type: 'string',
-              pattern: '^\\d+$',
-            },
+            SECONDS,
           ),
           header(
             'webhook-signature',

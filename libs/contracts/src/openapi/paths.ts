@@ -10,7 +10,7 @@ import {
   type FieldSpecs,
 } from '../requests';
 import { DEFAULT_BODY_LIMIT_BYTES, RECONCILE_BODY_LIMIT_BYTES } from '../routes';
-import { SIGNING_KEY_OVERLAP_DAYS } from '../responses';
+import { authorizationServerMetadata, SIGNING_KEY_OVERLAP_DAYS } from '../responses';
 import { SCOPES, type Scope } from '../scopes';
 import {
   headerObjects,
@@ -96,6 +96,10 @@ function gatewayBadRequest(ctx: DocumentContext): JsonObject {
 class Responses {
   private readonly out: Record<string, JsonObject> = {};
   constructor(private readonly ctx: DocumentContext) {}
+
+  has(status: number): boolean {
+    return String(status) in this.out;
+  }
 
   add(status: number, response: JsonObject): this {
     this.out[String(status)] = response;
@@ -388,6 +392,8 @@ function partnerOperation(
     description: string;
     responses: (r: Responses) => Responses;
     body?: { schema: string; example: unknown; limit: number };
+    /** Takes no body: one sent as anything but JSON is refused. */
+    noBody?: boolean;
     parameters?: JsonObject[];
     memberLeft?: boolean;
     seat404?: boolean;
@@ -422,6 +428,13 @@ function partnerOperation(
       headers: RL_MAYBE,
     });
   if (op.body) bodyErrors(r, op.body.limit);
+  if (op.body && !r.has(400))
+    r.problem(400, { codes: ['bad_request'], description: 'The body is not valid JSON.', headers: RL_MAYBE });
+  if (op.noBody)
+    r.problem(415, {
+      codes: ['unsupported_media_type'],
+      description: 'A body was sent with a `Content-Type` other than JSON; this operation takes no body.',
+    });
   limited(r, op.limitedAlso);
   return {
     operationId: op.id,
@@ -451,12 +464,6 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
   const seatId = pathId('sponsorship_id', 'The seat id (`sps_…`).');
   const seat = (description: string, status: 'cancelled' | 'invited' = 'invited') =>
     json(description, 'Seat', { ...SAMPLE_SEAT, status }, RL);
-  const badJson = (r: Responses, extra = '') =>
-    r.problem(400, {
-      codes: ['bad_request'],
-      description: `The body is not valid JSON${extra}.`,
-      headers: RL_MAYBE,
-    });
   return {
     '/v1/partners/sponsorships': {
       get: partnerOperation(ctx, {
@@ -494,7 +501,6 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
         responses: (r) => {
           r.add(201, seat('The seat was created.'));
           r.add(200, seat('This e-mail already has a live seat of yours: that seat, unchanged.'));
-          badJson(r);
           r.problem(409, {
             codes: ['conflict', 'seat_quota_exceeded'],
             description:
@@ -522,19 +528,14 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
       }),
       delete: partnerOperation(ctx, {
         id: 'removeSeat',
+        noBody: true,
         summary: 'Remove (cancel) one of your seats',
         description:
           'Cancels a live seat (dropping the sponsored premium with it) and answers with the seat, now `cancelled`. Idempotent: a seat that is already closed (`cancelled` or `ended`, both final) is answered as it is. Another partner’s seat is 404.',
         parameters: [seatId],
         seat404: true,
         responses: (r) =>
-          r
-            .add(200, seat('The seat, now `cancelled` (or as it was, when already closed).', 'cancelled'))
-            .problem(415, {
-              codes: ['unsupported_media_type'],
-              description:
-                'A body was sent with a `Content-Type` other than JSON; this operation takes no body.',
-            }),
+          r.add(200, seat('The seat, now `cancelled` (or as it was, when already closed).', 'cancelled')),
       }),
     },
     '/v1/partners/sponsorships/reconcile': {
@@ -639,6 +640,19 @@ const SAMPLE_ENDPOINT = {
   success_rate_24h: 0.998,
 };
 
+const DELIVERY_FILTERS: Readonly<Record<'status' | 'event_type' | 'since' | 'until', string>> = {
+  status: 'Only deliveries with this status.',
+  event_type: 'Only events of this type.',
+  since: 'Created at or after (ISO 8601).',
+  until: 'Created before (ISO 8601).',
+};
+
+const NOT_REGISTERED: ProblemAnswer = {
+  codes: ['webhook_not_registered'],
+  description: 'No webhook URL is registered for your account.',
+  headers: RL,
+};
+
 function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
   const deliveryId = pathId('delivery_id', 'The delivery id (`dlv_…`).');
   const conflict = (r: Responses, description: string) =>
@@ -651,16 +665,15 @@ function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
         description: `Your registered URL, whether it is enabled, and how it answered: the latest success and failure, and the attempts of the last 24 hours with their 2xx share. An endpoint whose every attempt has failed for ${API_LIMITS.webhookDisableAfterDays} days is disabled: new events are then recorded as \`skipped\` deliveries (never attempted) until you enable it again.`,
         webhooks: {},
         responses: (r) =>
-          r.add(200, json('Your endpoint.', 'WebhookEndpoint', SAMPLE_ENDPOINT, RL)).problem(409, {
-            codes: ['webhook_not_registered'],
-            description: 'No webhook URL is registered for your account.',
-            headers: RL,
-          }),
+          r
+            .add(200, json('Your endpoint.', 'WebhookEndpoint', SAMPLE_ENDPOINT, RL))
+            .problem(409, NOT_REGISTERED),
       }),
     },
     '/v1/partners/webhooks/endpoint/enable': {
       post: partnerOperation(ctx, {
         id: 'enableWebhookEndpoint',
+        noBody: true,
         summary: 'Test your endpoint and enable it',
         description: `Sends a \`webhook.test\` event (signed like any delivery; its \`user_id\` is \`usr_endpoint_check\`, a member that does not exist) to your registered URL now, within ${API_LIMITS.webhookBudgetSeconds} seconds, and enables the endpoint only when it is acknowledged with a 2xx. The answer is 200 either way: \`endpoint.status\` says whether it is enabled, \`test\` what the attempt got. The test is in your delivery log. Takes no body. Deliveries \`skipped\` while it was disabled are not sent by this: replay them.`,
         webhooks: {},
@@ -685,16 +698,7 @@ function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
                 RL,
               ),
             )
-            .problem(409, {
-              codes: ['webhook_not_registered'],
-              description: 'No webhook URL is registered for your account.',
-              headers: RL,
-            })
-            .problem(415, {
-              codes: ['unsupported_media_type'],
-              description:
-                'A body was sent with a `Content-Type` other than JSON; this operation takes no body.',
-            }),
+            .problem(409, NOT_REGISTERED),
       }),
     },
     '/v1/partners/webhooks/signing-keys': {
@@ -733,29 +737,24 @@ function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
     '/v1/partners/portal/sessions': {
       post: partnerOperation(ctx, {
         id: 'createPortalSession',
+        noBody: true,
         summary: 'Open your partner portal: a single-use link',
         description:
           "A link to your partner portal, for your support staff and on-call engineers: your webhook endpoint and its health, your delivery log and each delivery's attempts, redelivery, replay, enabling and testing the endpoint (each with the same rules and budgets as this API), and your seats. Visiting the link shows a page with one button, and the button's POST spends the link, so a link preview or a mail scanner that fetches it spends nothing. The link opens the portal once and within 5 minutes; the portal session it starts lasts at most an hour and shows your data alone. The portal may be framed only by pages of the origins of your registered redirect URIs. Takes no body. See the partner guide's Portal page.",
         webhooks: {},
         responses: (r) =>
-          r
-            .add(
-              201,
-              json(
-                'The link and when it stops working.',
-                'PortalSession',
-                {
-                  url: 'https://api.crew-records.example/portal/open?token=Jq3vT8mW1xZ5nB7kLp0sRt6uYc2eDf9gHi4aKo_wXzQ',
-                  expires_at: '2026-03-03T09:20:00Z',
-                },
-                RL,
-              ),
-            )
-            .problem(415, {
-              codes: ['unsupported_media_type'],
-              description:
-                'A body was sent with a `Content-Type` other than JSON; this operation takes no body.',
-            }),
+          r.add(
+            201,
+            json(
+              'The link and when it stops working.',
+              'PortalSession',
+              {
+                url: 'https://api.crew-records.example/portal/open?token=Jq3vT8mW1xZ5nB7kLp0sRt6uYc2eDf9gHi4aKo_wXzQ',
+                expires_at: '2026-03-03T09:20:00Z',
+              },
+              RL,
+            ),
+          ),
       }),
     },
     '/v1/partners/webhooks/deliveries': {
@@ -765,25 +764,9 @@ function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
         description: `Your deliveries, newest first (\`created_at\` descending, then \`delivery_id\` descending), keyset-paginated: default \`limit\` ${API_LIMITS.pageLimitDefault}, at most ${API_LIMITS.pageLimitMax}. Filter by \`status\`, \`event_type\` and the creation window \`since\` (inclusive) to \`until\` (exclusive). Deliveries stay in the log 30 days after they finish.`,
         webhooks: {},
         parameters: [
-          parameter(
-            'status',
-            'query',
-            'Only deliveries with this status.',
-            fieldSchema(DELIVERY_LIST_QUERY.status),
+          ...(Object.keys(DELIVERY_FILTERS) as (keyof typeof DELIVERY_FILTERS)[]).map((name) =>
+            parameter(name, 'query', DELIVERY_FILTERS[name], fieldSchema(DELIVERY_LIST_QUERY[name])),
           ),
-          parameter(
-            'event_type',
-            'query',
-            'Only events of this type.',
-            fieldSchema(DELIVERY_LIST_QUERY.event_type),
-          ),
-          parameter(
-            'since',
-            'query',
-            'Created at or after (ISO 8601).',
-            fieldSchema(DELIVERY_LIST_QUERY.since),
-          ),
-          parameter('until', 'query', 'Created before (ISO 8601).', fieldSchema(DELIVERY_LIST_QUERY.until)),
           ref('parameters', 'PageLimit'),
           ref('parameters', 'Cursor'),
         ],
@@ -841,6 +824,7 @@ function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
     '/v1/partners/webhooks/deliveries/{delivery_id}/redeliver': {
       post: partnerOperation(ctx, {
         id: 'redeliverWebhookDelivery',
+        noBody: true,
         summary: 'Send one delivery again',
         description: `Queues a new attempt series for the same event: the same event \`id\` and body bytes, a new \`delivery_id\` (\`redelivery_of\` names this one), signed with your current secrets at each attempt. For a delivered, given-up or skipped delivery; one still retrying is 409. A disabled endpoint is 409: enable it first. At most ${API_LIMITS.webhookRedeliveriesPerHour} redeliveries per rolling hour (then 429 with \`Retry-After\`). Takes no body.`,
         webhooks: { delivery404: true },
@@ -861,12 +845,7 @@ function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
               RL,
             ),
           );
-          conflict(r, 'The delivery is still being retried, or your endpoint is disabled.');
-          return r.problem(415, {
-            codes: ['unsupported_media_type'],
-            description:
-              'A body was sent with a `Content-Type` other than JSON; this operation takes no body.',
-          });
+          return conflict(r, 'The delivery is still being retried, or your endpoint is disabled.');
         },
       }),
     },
@@ -884,11 +863,6 @@ function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
         },
         responses: (r) => {
           r.add(202, json('The replay was queued.', 'ReplayResult', { replayed_count: 42 }, RL));
-          r.problem(400, {
-            codes: ['bad_request'],
-            description: 'The body is not valid JSON.',
-            headers: RL_MAYBE,
-          });
           conflict(r, 'Your endpoint is disabled; enable it first.');
           return invalid422(r, REPLAY_BODY);
         },
@@ -1168,22 +1142,7 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
             json(
               'The metadata.',
               'AuthorizationServerMetadata',
-              {
-                issuer: ctx.publicBaseUrl,
-                authorization_endpoint: `${ctx.publicBaseUrl}/oauth/authorize`,
-                token_endpoint: `${ctx.publicBaseUrl}/oauth/token`,
-                revocation_endpoint: `${ctx.publicBaseUrl}/oauth/revoke`,
-                userinfo_endpoint: `${ctx.publicBaseUrl}/oauth/userinfo`,
-                scopes_supported: [...SCOPES],
-                response_types_supported: ['code'],
-                response_modes_supported: ['query'],
-                grant_types_supported: ['authorization_code', 'refresh_token'],
-                token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
-                revocation_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
-                code_challenge_methods_supported: ['S256'],
-                authorization_response_iss_parameter_supported: true,
-                service_documentation: ctx.docsUrl,
-              },
+              authorizationServerMetadata(ctx.publicBaseUrl, ctx.docsUrl),
               {},
             ),
           )

@@ -16,6 +16,24 @@ export interface PortalProblem {
 export type PortalAnswer<T> =
   { readonly ok: true; readonly result: T } | { readonly ok: false; readonly problem: PortalProblem };
 
+/** An API answer's Problem as the portal gets it: a 429's `Retry-After` becomes `retry_after`. */
+export function toPortalProblem(
+  problem: Omit<PortalProblem, 'retry_after' | 'errors'> & {
+    readonly extras: Pick<PortalProblem, 'errors'> & { readonly headers?: Readonly<Record<string, string>> };
+  },
+): PortalProblem {
+  const retryAfter = Number(problem.extras.headers?.['retry-after']);
+  return {
+    status: problem.status,
+    code: problem.code,
+    detail: problem.detail,
+    ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retry_after: retryAfter } : {}),
+    ...(problem.extras.errors
+      ? { errors: problem.extras.errors.map((e) => ({ field: e.field, message: e.message })) }
+      : {}),
+  };
+}
+
 /** Reads a PortalAnswer whose result `readResult` checks. */
 export const portalAnswer =
   <T>(readResult: MessageRead<T>): MessageRead<PortalAnswer<T>> =>

@@ -2,7 +2,6 @@ import type {
   DeliveryAttemptResponse,
   PartnerDeliveryDetailResponse,
   PartnerDeliveryResponse,
-  PartnerDeliveryStatus,
   WebhookEndpointResponse,
 } from '@svc/contracts';
 import type { LoggedAttempt } from '../../deliveries/deliveries.repository';
@@ -11,26 +10,13 @@ import { attemptErrorKind } from './attempt-error';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** The stored status as partners name it: attempts under way read `failed`, a given-up one `given_up`. */
-export function partnerStatus(d: Pick<PartnerDelivery, 'status' | 'attempts'>): PartnerDeliveryStatus {
-  switch (d.status) {
-    case 'pending':
-      return d.attempts > 0 ? 'failed' : 'pending';
-    case 'failed':
-      return 'given_up';
-    case 'delivered':
-    case 'skipped':
-      return d.status;
-  }
-}
-
 export function toDeliveryResponse(d: PartnerDelivery): PartnerDeliveryResponse {
   return {
     delivery_id: d.deliveryId,
     event_id: d.eventId,
     event_type: d.eventType as PartnerDeliveryResponse['event_type'],
     user_id: d.userId,
-    status: partnerStatus(d),
+    status: d.partnerStatus,
     attempt_count: d.attempts,
     created_at: d.createdAt.toISOString(),
     last_attempt_at: iso(d.lastAttemptAt),

@@ -87,18 +87,7 @@ export const AUTH_ACCESS_READS_RECORD = fieldsContract(
   RPC_QUEUES.authServer,
   'auth.access-reads.record',
   ['crew-api'],
-  {
-    counts: (contract, record, field) => {
-      const counts = listOf(READ_COUNT)(contract, record, field);
-      if (counts.length > ACCESS_READS_PER_MESSAGE) {
-        throw new ContractViolation(
-          contract,
-          `\`${field}\` holds at most ${ACCESS_READS_PER_MESSAGE} counts`,
-        );
-      }
-      return counts;
-    },
-  },
+  { counts: listOf(READ_COUNT, ACCESS_READS_PER_MESSAGE) },
   { recorded: readCount },
 );
 

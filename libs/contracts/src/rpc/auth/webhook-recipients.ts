@@ -12,7 +12,7 @@ import {
   text,
   type Read,
 } from '../../validate';
-import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
+import { ContractViolation, RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
 /**
@@ -39,10 +39,6 @@ const RECIPIENT = {
 };
 export type WebhookRecipient = Read<typeof RECIPIENT>;
 
-export interface WebhookRecipientsResponse {
-  readonly recipients: WebhookRecipient[];
-}
-
 /** `auth.webhooks.target`: the partner's webhook URL for `webhook.test`, or null; never its secrets. */
 const TARGET_REQUEST = { user_id: text(API_LIMITS.idMaxLength), client_id: text(API_LIMITS.idMaxLength) };
 export type WebhookTargetRequest = Read<typeof TARGET_REQUEST>;
@@ -68,9 +64,6 @@ export const AUTH_WEBHOOK_TARGET = fieldsContract(
  * signing secrets, so the dispatcher alone may ask. Each partner once in `partners`; `answers[i]`
  * names the recipients of `questions[i]`.
  */
-export interface WebhookRecipientsBatchRequest {
-  readonly questions: readonly WebhookRecipientsRequest[];
-}
 
 export interface WebhookRecipientsBatchResponse {
   readonly partners: WebhookRecipient[];
@@ -82,24 +75,15 @@ export const WEBHOOK_RECIPIENTS_MAX_QUESTIONS = 500;
 
 const BATCH_NAME = 'auth.webhooks.recipients.batch';
 
-export const AUTH_WEBHOOK_RECIPIENTS_BATCH: RpcContract<
-  WebhookRecipientsBatchRequest,
-  WebhookRecipientsBatchResponse
-> = {
-  pattern: BATCH_NAME,
-  queue: RPC_QUEUES.authServer,
-  callers: ['webhook-dispatcher'],
-  parseRequest(input) {
-    const list = readRecord(BATCH_NAME, input).questions;
-    if (!Array.isArray(list) || list.length === 0 || list.length > WEBHOOK_RECIPIENTS_MAX_QUESTIONS) {
-      throw new ContractViolation(
-        BATCH_NAME,
-        `\`questions\` must be an array of 1 to ${WEBHOOK_RECIPIENTS_MAX_QUESTIONS} questions`,
-      );
-    }
-    return { questions: list.map((q) => readFields(BATCH_NAME, q, QUESTION)) };
-  },
-  parseResponse(input) {
+const BATCH_REQUEST = { questions: listOf(QUESTION, WEBHOOK_RECIPIENTS_MAX_QUESTIONS, 1) };
+export type WebhookRecipientsBatchRequest = Read<typeof BATCH_REQUEST>;
+
+export const AUTH_WEBHOOK_RECIPIENTS_BATCH = fieldsContract(
+  RPC_QUEUES.authServer,
+  BATCH_NAME,
+  ['webhook-dispatcher'],
+  BATCH_REQUEST,
+  (_contract, input): WebhookRecipientsBatchResponse => {
     const r = readRecord(BATCH_NAME, input);
     if (!Array.isArray(r.partners) || !Array.isArray(r.answers)) {
       throw new ContractViolation(BATCH_NAME, '`partners` and `answers` must be arrays');
@@ -116,7 +100,7 @@ export const AUTH_WEBHOOK_RECIPIENTS_BATCH: RpcContract<
     });
     return { partners, answers };
   },
-};
+);
 
 /** The recipients of each question, in the order asked, from a batch answer. */
 export function recipientsOfBatch(

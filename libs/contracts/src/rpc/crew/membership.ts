@@ -2,17 +2,16 @@ import {
   fieldsContract,
   listOf,
   readBoolean,
-  readFields,
   optionalText,
-  readRecord,
   readString,
   readStringArray,
   text,
+  textList,
   timestampText,
   type FieldRead,
   type Read,
 } from '../../validate';
-import { ContractViolation, RPC_QUEUES, type RpcContract } from '../rpc';
+import { ContractViolation, RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
 /** Entitlements: sponsorship-api grants and drops premium on crew-api, idempotent per `sponsorship_id`. */
@@ -25,9 +24,8 @@ const MEMBER = {
 };
 export type CrewMemberSummary = Read<typeof MEMBER>;
 
-export interface MembersByEmailResponse {
-  readonly members: CrewMemberSummary[];
-}
+const BY_EMAIL_RESPONSE = { members: listOf(MEMBER) };
+export type MembersByEmailResponse = Read<typeof BY_EMAIL_RESPONSE>;
 
 /** A term ends within `sponsorshipMaxTermYears` from now, plus a day for two apps' clocks. */
 const termEnd: FieldRead<string> = (contract, record, field) => {
@@ -63,38 +61,22 @@ export type MembershipGrantResponse = Read<typeof GRANT_RESPONSE>;
 const DROP_ITEM = { user_id: text(API_LIMITS.idMaxLength), sponsorship_id: text(100) };
 export type MembershipDrop = Read<typeof DROP_ITEM>;
 
-export interface MembershipDropRequest {
-  readonly drops: MembershipDrop[];
-}
-
 const DROP_RESPONSE = {
   /** The seats whose premium was dropped now (a missing one had nothing to drop). */
   downgraded: readStringArray,
 };
 export type MembershipDropResponse = Read<typeof DROP_RESPONSE>;
 
-const BY_EMAIL = 'crew.members.by_email';
 /** At most this many e-mails per question. */
 export const MEMBERS_BY_EMAIL_MAX = 1000;
 
-export const CREW_MEMBERS_BY_EMAIL: RpcContract<{ readonly emails: string[] }, MembersByEmailResponse> = {
-  pattern: BY_EMAIL,
-  queue: RPC_QUEUES.crewApi,
-  callers: ['sponsorship-api'],
-  parseRequest(input) {
-    const r = readRecord(BY_EMAIL, input);
-    const emails = r.emails;
-    if (
-      !Array.isArray(emails) ||
-      emails.length > MEMBERS_BY_EMAIL_MAX ||
-      !emails.every((e) => typeof e === 'string' && e.length <= API_LIMITS.emailMaxLength)
-    ) {
-      throw new ContractViolation(BY_EMAIL, `\`emails\` must be at most ${MEMBERS_BY_EMAIL_MAX} strings`);
-    }
-    return { emails: emails as string[] };
-  },
-  parseResponse: (input) => readFields(BY_EMAIL, input, { members: listOf(MEMBER) }),
-};
+export const CREW_MEMBERS_BY_EMAIL = fieldsContract(
+  RPC_QUEUES.crewApi,
+  'crew.members.by_email',
+  ['sponsorship-api'],
+  { emails: textList(MEMBERS_BY_EMAIL_MAX, API_LIMITS.emailMaxLength) },
+  BY_EMAIL_RESPONSE,
+);
 
 export const CREW_MEMBERSHIP_GRANT = fieldsContract(
   RPC_QUEUES.crewApi,
@@ -104,23 +86,19 @@ export const CREW_MEMBERSHIP_GRANT = fieldsContract(
   GRANT_RESPONSE,
 );
 
-const DROP = 'crew.membership.drop';
 /** At most this many drops per call (reconcile cancels in batches of this size). */
 export const MEMBERSHIP_DROP_MAX = 1000;
 
-export const CREW_MEMBERSHIP_DROP: RpcContract<MembershipDropRequest, MembershipDropResponse> = {
-  pattern: DROP,
-  queue: RPC_QUEUES.crewApi,
-  callers: ['sponsorship-api'],
-  parseRequest(input) {
-    const r = readRecord(DROP, input);
-    if (!Array.isArray(r.drops) || r.drops.length > MEMBERSHIP_DROP_MAX) {
-      throw new ContractViolation(DROP, `\`drops\` must be an array of at most ${MEMBERSHIP_DROP_MAX}`);
-    }
-    return { drops: r.drops.map((item) => readFields(DROP, item, DROP_ITEM)) };
-  },
-  parseResponse: (input) => readFields(DROP, input, DROP_RESPONSE),
-};
+const DROP_REQUEST = { drops: listOf(DROP_ITEM, MEMBERSHIP_DROP_MAX) };
+export type MembershipDropRequest = Read<typeof DROP_REQUEST>;
+
+export const CREW_MEMBERSHIP_DROP = fieldsContract(
+  RPC_QUEUES.crewApi,
+  'crew.membership.drop',
+  ['sponsorship-api'],
+  DROP_REQUEST,
+  DROP_RESPONSE,
+);
 
 /** Answer of a crew RPC whose member does not exist (the caller decides what that means). */
 export const CREW_RPC_ERRORS = ['member_not_found'] as const;

@@ -4,13 +4,8 @@ import { fieldsContract, readStringMap, text } from '../../validate';
 import { portalAnswer, readObject } from '../portal-answer';
 import { RPC_QUEUES } from '../rpc';
 
-/** The seats of one status, as the partner's program counts them. */
-export interface PortalSeatCounts {
-  readonly invited: number;
-  readonly active: number;
-  readonly ended: number;
-  readonly cancelled: number;
-}
+/** The partner's seats of each status. */
+export type PortalSeatCounts = Readonly<Record<SeatPageResponse['items'][number]['status'], number>>;
 
 export interface PortalSeatsResult {
   /** One page of the seat list, exactly as `GET /v1/partners/sponsorships` answers it. */
