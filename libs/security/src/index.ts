@@ -4,8 +4,6 @@ export * from './authentication/principal';
 export * from './authentication/token-authenticator';
 export * from './authentication/bearer-auth.guard';
 export * from './limits/rate-limit.config';
-export * from './limits/rate-limiter';
-export type { RateLimitDecision } from './limits/rate-limit-decision';
 export * from './limits/rate-limit.guard';
 export * from './authentication/scope.guard';
 export * from './authentication/bearer-auth.decorator';

@@ -18,8 +18,12 @@ import { INTROSPECTOR, RpcIntrospector, type Introspector } from './authenticati
 import { PartnerProgramGuard } from './authentication/partner-program.guard';
 import { PartnerVerifier, RpcPartnerVerifier } from './authentication/partner-verifier';
 import { rateLimitConfigOf, rateLimitPolicy } from './limits/rate-limit.config';
-import { RateLimitGuard } from './limits/rate-limit.guard';
-import { RateLimiter, RedisRateLimiter, UnconfiguredRateLimiter } from './limits/rate-limiter';
+import {
+  RateLimitGuard,
+  RateLimiter,
+  RedisRateLimiter,
+  UnconfiguredRateLimiter,
+} from './limits/rate-limit.guard';
 import { ScopeGuard } from './authentication/scope.guard';
 import { TokenAuthenticator } from './authentication/token-authenticator';
 

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { ApiProblem, DependencyUnavailableError } from '@svc/platform';
 import { BearerAuthGuard, BearerStrategy } from './bearer-auth.guard';
 import type { Principal } from './principal';
-import { UnconfiguredRateLimiter } from '../limits/rate-limiter';
+import { UnconfiguredRateLimiter } from '../limits/rate-limit.guard';
 import { RequireScopes, ScopeGuard } from './scope.guard';
 import type { TokenAuthenticator } from './token-authenticator';
 

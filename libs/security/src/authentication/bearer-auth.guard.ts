@@ -4,10 +4,8 @@ import { ApiProblem } from '@svc/platform';
 import type * as passport from 'passport';
 import { Strategy } from 'passport-http-bearer';
 import { FailedAuthLimiter, type FailedAuthKind } from '../limits/failed-auth-limiter';
-import { isMetered, keepDecision } from '../limits/metering';
 import type { Principal } from './principal';
-import type { RateLimitDecision } from '../limits/rate-limit-decision';
-import { RateLimiter } from '../limits/rate-limiter';
+import { isMetered, keepDecision, RateLimiter, type RateLimitDecision } from '../limits/rate-limit.guard';
 import { TokenAuthenticator } from './token-authenticator';
 
 /*

@@ -14,8 +14,7 @@ import {
 } from './introspection-cache';
 import { INTROSPECTOR, type Introspector } from './introspector';
 import type { Principal } from './principal';
-import type { RateLimitDecision } from '../limits/rate-limit-decision';
-import type { RateLimiter, TokenCount } from '../limits/rate-limiter';
+import type { RateLimitDecision, RateLimiter, TokenCount } from '../limits/rate-limit.guard';
 
 /** Bounds the memory of tokens this process has seen live; the oldest entry goes first. */
 const KNOWN_TOKENS_MAX = 20_000;
