@@ -11,7 +11,7 @@ import {
 import { APP_CONFIG, APP_LOGGER, REDIS, type RedisClient } from '@svc/platform';
 import type { Logger } from 'pino';
 import { BasicAuthGuard, BasicStrategy } from './authentication/basic-auth.guard';
-import { BearerAuthGuard, BearerStrategy } from './authentication/bearer-auth.guard';
+import { BearerAuthGuard, BearerStrategy, ScopeGuard } from './authentication/bearer-auth.guard';
 import { FailedAuthLimiter, failedAuthConfigOf } from './limits/failed-auth-limiter';
 import { IntrospectionCache } from './authentication/introspection-cache';
 import { INTROSPECTOR, RpcIntrospector, type Introspector } from './authentication/introspector';
@@ -24,7 +24,6 @@ import {
   RedisRateLimiter,
   UnconfiguredRateLimiter,
 } from './limits/rate-limit.guard';
-import { ScopeGuard } from './authentication/scope.guard';
 import { TokenAuthenticator } from './authentication/token-authenticator';
 
 /** How an app supplies its Introspector: another of its providers, or a value. */

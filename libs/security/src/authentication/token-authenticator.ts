@@ -13,7 +13,7 @@ import {
   type StampedIntrospection,
 } from './introspection-cache';
 import { INTROSPECTOR, type Introspector } from './introspector';
-import type { Principal } from './principal';
+import type { Principal } from './bearer-auth.guard';
 import type { RateLimitDecision, RateLimiter, TokenCount } from '../limits/rate-limit.guard';
 
 /** Bounds the memory of tokens this process has seen live; the oldest entry goes first. */

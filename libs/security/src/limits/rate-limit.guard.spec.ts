@@ -3,9 +3,7 @@ import { ApiProblem, AppMetrics, DependencyUnavailableError } from '@svc/platfor
 import type Redis from 'ioredis';
 import { ReplyError } from 'ioredis';
 import { BearerAuth } from '../authentication/bearer-auth.decorator';
-import { BearerAuthGuard } from '../authentication/bearer-auth.guard';
-import type { Principal } from '../authentication/principal';
-import { ScopeGuard } from '../authentication/scope.guard';
+import { BearerAuthGuard, ScopeGuard, type Principal } from '../authentication/bearer-auth.guard';
 import type { RateLimitPolicy } from './rate-limit.config';
 import {
   decide,
