@@ -3,7 +3,15 @@ export * from './authentication/introspector';
 export * from './authentication/token-authenticator';
 export * from './authentication/bearer-auth.guard';
 export * from './limits/rate-limit.config';
-export * from './limits/rate-limit.guard';
+export {
+  RateLimitGuard,
+  RateLimiter,
+  RedisRateLimiter,
+  UnconfiguredRateLimiter,
+  type RateLimitDecision,
+  type TokenCount,
+  type TokenKeys,
+} from './limits/rate-limit.guard';
 export * from './authentication/bearer-auth.decorator';
 export * from './security.module';
 export * from './authentication/partner-verifier';
