@@ -22,7 +22,7 @@ const { freePort } = require('../lib/net.cjs');
 const { cpuMicros } = require('./procstat.cjs');
 const { median: medianOf } = require('./stats.cjs');
 const { RATE_LIMIT_LUA, rateLimitKey } = require(
-  path.join(ROOT, 'libs/security/src/limits/rate-limit.script.ts'),
+  path.join(ROOT, 'libs/security/src/limits/rate-limit.guard.ts'),
 );
 
 const RATE = Number(process.env.BENCH_RATE ?? '2000');

@@ -2,8 +2,11 @@ import { createRedis, type RedisClient } from '@svc/platform';
 import { randomBytes } from 'node:crypto';
 import { eventually, testServices } from '../support/services';
 import type { RateLimitPolicy } from '../../libs/security/src/limits/rate-limit.config';
-import { RATE_LIMIT_LUA, rateLimitKey } from '../../libs/security/src/limits/rate-limit.script';
-import { RedisRateLimiter } from '../../libs/security/src/limits/rate-limiter';
+import {
+  RATE_LIMIT_LUA,
+  rateLimitKey,
+  RedisRateLimiter,
+} from '../../libs/security/src/limits/rate-limit.guard';
 
 /**
  * The list store against real Redis: the same answers as a plain model of the two sliding windows

@@ -37,7 +37,6 @@ export * from './outbox/outbox.module';
 export * from './redis/redis-client';
 export * from './redis/redis.module';
 export * from './redis/eviction-policy';
-export * from './redis/server-identity';
 export * from './app/app-runner';
 export * from './http/keyset-cursor';
 export * from './http/address-key';

@@ -1,13 +1,17 @@
 export * from './authentication/introspection-cache';
 export * from './authentication/introspector';
-export * from './authentication/principal';
 export * from './authentication/token-authenticator';
 export * from './authentication/bearer-auth.guard';
 export * from './limits/rate-limit.config';
-export * from './limits/rate-limiter';
-export type { RateLimitDecision } from './limits/rate-limit-decision';
-export * from './limits/rate-limit.guard';
-export * from './authentication/scope.guard';
+export {
+  RateLimitGuard,
+  RateLimiter,
+  RedisRateLimiter,
+  UnconfiguredRateLimiter,
+  type RateLimitDecision,
+  type TokenCount,
+  type TokenKeys,
+} from './limits/rate-limit.guard';
 export * from './authentication/bearer-auth.decorator';
 export * from './security.module';
 export * from './authentication/partner-verifier';

@@ -11,16 +11,19 @@ import {
 import { APP_CONFIG, APP_LOGGER, REDIS, type RedisClient } from '@svc/platform';
 import type { Logger } from 'pino';
 import { BasicAuthGuard, BasicStrategy } from './authentication/basic-auth.guard';
-import { BearerAuthGuard, BearerStrategy } from './authentication/bearer-auth.guard';
+import { BearerAuthGuard, BearerStrategy, ScopeGuard } from './authentication/bearer-auth.guard';
 import { FailedAuthLimiter, failedAuthConfigOf } from './limits/failed-auth-limiter';
 import { IntrospectionCache } from './authentication/introspection-cache';
 import { INTROSPECTOR, RpcIntrospector, type Introspector } from './authentication/introspector';
 import { PartnerProgramGuard } from './authentication/partner-program.guard';
 import { PartnerVerifier, RpcPartnerVerifier } from './authentication/partner-verifier';
 import { rateLimitConfigOf, rateLimitPolicy } from './limits/rate-limit.config';
-import { RateLimitGuard } from './limits/rate-limit.guard';
-import { RateLimiter, RedisRateLimiter, UnconfiguredRateLimiter } from './limits/rate-limiter';
-import { ScopeGuard } from './authentication/scope.guard';
+import {
+  RateLimitGuard,
+  RateLimiter,
+  RedisRateLimiter,
+  UnconfiguredRateLimiter,
+} from './limits/rate-limit.guard';
 import { TokenAuthenticator } from './authentication/token-authenticator';
 
 /** How an app supplies its Introspector: another of its providers, or a value. */

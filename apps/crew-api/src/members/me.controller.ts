@@ -1,9 +1,8 @@
-import { AccessReadsRecorder } from '@svc/platform';
+import { AccessReadsRecorder, answerConditionally, type JsonBody } from '@svc/platform';
 import type { ProfileResponse } from '@svc/contracts';
 import { Controller, Get, Req, Res } from '@nestjs/common';
 import { BearerAuth, Principal } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { answerConditionally, type JsonBody } from '../http/conditional';
 import { MembersService } from './members.service';
 
 /** The scope `/v1/me` requires, and the one its reads count under in the member's access history. */

@@ -1,7 +1,7 @@
+import { callerEtag, type Representation } from '@svc/platform';
 import type { MembershipResponse, ProfileResponse } from '@svc/contracts';
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/security';
-import { callerEtag, type Representation } from '../http/conditional';
 import { applyPatch, differs } from '../records/patch';
 import { RecordWriter } from '../records/record-writer.service';
 import { noCrewRecord, RecordsException } from '../records/records.exception';

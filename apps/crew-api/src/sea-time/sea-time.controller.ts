@@ -1,9 +1,8 @@
-import { AccessReadsRecorder } from '@svc/platform';
+import { AccessReadsRecorder, answerConditionally, type JsonBody } from '@svc/platform';
 import type { RecentTrendResponse, SeaTimeResponse } from '@svc/contracts';
 import { Controller, Get, Req, Res } from '@nestjs/common';
 import { BearerAuth, Principal } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { answerConditionally, type JsonBody } from '../http/conditional';
 import { SeaTimeService } from './sea-time.service';
 
 /** The scope both routes require, and the one their reads count under in the access history. */

@@ -1,8 +1,7 @@
 import type { RecentTrendResponse, SeaTimeResponse } from '@svc/contracts';
 import { Injectable } from '@nestjs/common';
-import { newId } from '@svc/platform';
+import { newId, callerEtag, type Representation } from '@svc/platform';
 import type { Principal } from '@svc/security';
-import { callerEtag, type Representation } from '../http/conditional';
 import { RecordWriter } from '../records/record-writer.service';
 import { noCrewRecord } from '../records/records.exception';
 import { SnapshotCache } from '../records/snapshot-cache';

@@ -1,9 +1,8 @@
-import { AccessReadsRecorder } from '@svc/platform';
+import { AccessReadsRecorder, answerConditionally, type JsonBody } from '@svc/platform';
 import type { VesselPageResponse } from '@svc/contracts';
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { BearerAuth, Principal } from '@svc/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { answerConditionally, type JsonBody } from '../http/conditional';
 import { parseVesselsQuery } from './dto/vessels-query.dto';
 import { VesselsService } from './vessels.service';
 

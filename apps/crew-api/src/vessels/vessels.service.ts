@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { newId, strongEtag } from '@svc/platform';
+import { newId, strongEtag, scopeKey, type Representation } from '@svc/platform';
 import { API_LIMITS, type VesselPageResponse } from '@svc/contracts';
 import type { Principal } from '@svc/security';
-import { scopeKey, type Representation } from '../http/conditional';
 import { applyPatch, differs } from '../records/patch';
 import { RecordWriter, type RecordWrite } from '../records/record-writer.service';
 import { noCrewRecord, RecordsException } from '../records/records.exception';

@@ -1,8 +1,7 @@
 import { applyDecorators, UseGuards } from '@nestjs/common';
 import type { Scope } from '@svc/contracts';
-import { BearerAuthGuard } from './bearer-auth.guard';
 import { RateLimitGuard } from '../limits/rate-limit.guard';
-import { RequireScopes, ScopeGuard } from './scope.guard';
+import { BearerAuthGuard, RequireScopes, ScopeGuard } from './bearer-auth.guard';
 
 /**
  * `@BearerAuth('profile:read')`: a live access token with every listed scope, within the rate

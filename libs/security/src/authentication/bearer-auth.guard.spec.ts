@@ -1,10 +1,14 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiProblem, DependencyUnavailableError } from '@svc/platform';
-import { BearerAuthGuard, BearerStrategy } from './bearer-auth.guard';
-import type { Principal } from './principal';
-import { UnconfiguredRateLimiter } from '../limits/rate-limiter';
-import { RequireScopes, ScopeGuard } from './scope.guard';
+import { UnconfiguredRateLimiter } from '../limits/rate-limit.guard';
+import {
+  BearerAuthGuard,
+  BearerStrategy,
+  RequireScopes,
+  ScopeGuard,
+  type Principal,
+} from './bearer-auth.guard';
 import type { TokenAuthenticator } from './token-authenticator';
 
 const PRINCIPAL: Principal = {

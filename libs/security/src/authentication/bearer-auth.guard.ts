@@ -1,14 +1,42 @@
-import { Injectable, Optional, type ExecutionContext } from '@nestjs/common';
+import {
+  createParamDecorator,
+  Injectable,
+  Optional,
+  SetMetadata,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { AuthGuard, PassportStrategy } from '@nestjs/passport';
+import type { CachedIntrospection, Scope } from '@svc/contracts';
 import { ApiProblem } from '@svc/platform';
 import type * as passport from 'passport';
 import { Strategy } from 'passport-http-bearer';
+import { clientAddress } from '../limits/client-address';
 import { FailedAuthLimiter, type FailedAuthKind } from '../limits/failed-auth-limiter';
-import { isMetered, keepDecision } from '../limits/metering';
-import type { Principal } from './principal';
-import type { RateLimitDecision } from '../limits/rate-limit-decision';
-import { RateLimiter } from '../limits/rate-limiter';
+import { isMetered, keepDecision, RateLimiter, type RateLimitDecision } from '../limits/rate-limit.guard';
 import { TokenAuthenticator } from './token-authenticator';
+
+/*
+ * A bearer token on a resource endpoint (RFC 6750): who is calling (Principal), the strategy that
+ * turns the token into one, the guard that answers 401 without one, and the guard that answers 403
+ * when its scopes fall short.
+ */
+
+/** Who is calling: the subject, the partner and the grant of a live access token. */
+export type Principal = Omit<Extract<CachedIntrospection, { active: true }>, 'active'>;
+
+/** Passport's slot on the request, filled by BearerAuthGuard. */
+export function principalOf(request: { user?: unknown }): Principal | undefined {
+  return request.user as Principal | undefined;
+}
+
+/** `@Principal()` behind BearerAuthGuard; without it a programming error (500), never anonymous. */
+export const Principal = createParamDecorator((_data: unknown, context: ExecutionContext): Principal => {
+  const principal = principalOf(context.switchToHttp().getRequest<{ user?: unknown }>());
+  if (!principal) throw new Error('@Principal() is used on a route without BearerAuthGuard');
+  return principal;
+});
 
 /*
  * RFC 6750 §3, docs/rules.md "Errors and auth on resource endpoints": challenges without a realm
@@ -112,15 +140,23 @@ export function LimitedAuthGuard(strategy: string, kind: FailedAuthKind) {
       super();
     }
 
+    /**
+     * FailedAuthLimiter.limit as a guard runs it on every request: refused first when the address
+     * is over the limit, counted on a 401. While the replica refuses no address (almost always), a
+     * request that authenticates costs the limit nothing, not even a call.
+     */
     override async canActivate(context: ExecutionContext): Promise<boolean> {
-      const authenticate = async () => (await super.canActivate(context)) as boolean;
-      if (!this.failures) return authenticate();
-      return this.failures.limit(
-        kind,
-        context.switchToHttp().getRequest(),
-        authenticate,
-        (err) => err instanceof ApiProblem && err.status === 401,
-      );
+      const failures = this.failures;
+      const request = context.switchToHttp().getRequest<Parameters<typeof clientAddress>[0]>();
+      if (failures && failures.refusedUntil.size > 0) failures.check(kind, clientAddress(request));
+      try {
+        return (await super.canActivate(context)) as boolean;
+      } catch (err) {
+        if (failures && err instanceof ApiProblem && err.status === 401) {
+          await failures.recordFailure(kind, clientAddress(request));
+        }
+        throw err;
+      }
     }
 
     override handleRequest<TUser>(
@@ -151,5 +187,39 @@ export class BearerAuthGuard extends LimitedAuthGuard('bearer', 'bearer') {
 
   protected unauthenticated(context: ExecutionContext): ApiProblem {
     return unauthenticatedProblem(context.switchToHttp().getRequest<RequestCredentials>());
+  }
+}
+
+export const REQUIRED_SCOPES = 'svc:security:required-scopes';
+
+/** Every scope listed is required; a method's list replaces its controller's. */
+export const RequireScopes = (...scopes: Scope[]) => SetMetadata(REQUIRED_SCOPES, scopes);
+
+/** 403 `insufficient_scope` naming every scope the endpoint needs (RFC 6750 §3.1). */
+function insufficientScopeProblem(required: readonly string[]): ApiProblem {
+  const scopes = required.join(' ');
+  return new ApiProblem(
+    'insufficient_scope',
+    `This endpoint needs an access token with the scope${required.length > 1 ? 's' : ''} ${scopes}.`,
+    { headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scopes}"` } },
+  );
+}
+
+/** Runs after BearerAuthGuard: 403 `insufficient_scope` naming the needed scopes (RFC 6750 §3.1). */
+@Injectable()
+export class ScopeGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const required =
+      this.reflector.getAllAndOverride<readonly Scope[] | undefined>(REQUIRED_SCOPES, [
+        context.getHandler(),
+        context.getClass(),
+      ]) ?? [];
+    const principal = principalOf(context.switchToHttp().getRequest<{ user?: unknown }>());
+    // Without BearerAuthGuard in front there is nobody to check: a wiring mistake, never a pass.
+    if (!principal) throw new Error('ScopeGuard runs only after BearerAuthGuard');
+    if (required.every((scope) => principal.scopes.includes(scope))) return true;
+    throw insufficientScopeProblem(required);
   }
 }

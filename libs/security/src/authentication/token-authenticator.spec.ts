@@ -11,8 +11,7 @@ import {
   type StampedIntrospection,
 } from './introspection-cache';
 import type { Introspector } from './introspector';
-import type { RateLimitDecision } from '../limits/rate-limit-decision';
-import { RateLimiter, type TokenKeys } from '../limits/rate-limiter';
+import { RateLimiter, type RateLimitDecision, type TokenKeys } from '../limits/rate-limit.guard';
 import { TokenAuthenticator } from './token-authenticator';
 
 /** Only the lower-case hex SHA-256 of the token's UTF-8 bytes ever reaches the cache or auth-server. */

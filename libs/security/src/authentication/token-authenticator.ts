@@ -13,9 +13,8 @@ import {
   type StampedIntrospection,
 } from './introspection-cache';
 import { INTROSPECTOR, type Introspector } from './introspector';
-import type { Principal } from './principal';
-import type { RateLimitDecision } from '../limits/rate-limit-decision';
-import type { RateLimiter, TokenCount } from '../limits/rate-limiter';
+import type { Principal } from './bearer-auth.guard';
+import type { RateLimitDecision, RateLimiter, TokenCount, TokenKeys } from '../limits/rate-limit.guard';
 
 /** Bounds the memory of tokens this process has seen live; the oldest entry goes first. */
 const KNOWN_TOKENS_MAX = 20_000;
@@ -35,6 +34,8 @@ interface StampedCount {
 
 interface KnownToken {
   readonly principal: Principal;
+  /** The keys its count reads: its partner-tagged tombstone and the partner's state generation. */
+  readonly keys: TokenKeys;
   readonly expiresAtMs: number;
   /** Read at most INTROSPECTION_CACHE_MAX_TTL_SECONDS ago: every tombstone outlives it. */
   readonly knownUntilMs: number;
@@ -48,9 +49,10 @@ interface KnownToken {
 /**
  * Turns a bearer token into a Principal, or undefined when the token is not live.
  *
- * A token not of the exact shape auth-server mints is refused before any lookup, so random
- * garbage cannot flush the cache. A miss asks auth-server and caches its answer (a failed put
- * costs the next request a question, never this one its answer).
+ * A token not of the exact shape auth-server mints is refused before any lookup in Redis or
+ * question to auth-server, so random garbage cannot flush the cache (a token this process
+ * remembers had that shape: it is not checked again). A miss asks auth-server and caches its
+ * answer (a failed put costs the next request a question, never this one its answer).
  *
  * On a metered route (`metering`) what a live answer says, which never changes (whose token, its
  * scopes, its expiry), is kept in the process for up to INTROSPECTION_CACHE_MAX_TTL_SECONDS, and
@@ -91,42 +93,45 @@ export class TokenAuthenticator {
    * is revoked (then it is not counted).
    */
   async authenticate(token: string, metering?: Metering): Promise<Principal | undefined> {
-    if (!isWellFormedAccessToken(token)) return undefined;
     const digest = sha256Hex(token);
-    if (!metering) return this.authenticateUnmetered(digest);
-
-    const nowMs = Date.now();
-    const known = this.known.get(digest);
-    if (known && known.knownUntilMs > nowMs && known.expiresAtMs > nowMs) {
-      this.lookups?.inc({ result: 'hit' });
-      const count = await this.countUnlessRevoked(known.principal, digest, metering.limiter);
-      if (count?.generation !== undefined && count.generation === known.generation) {
-        metering.onDecision(count.decision);
-        return known.principal;
+    const known = metering && this.known.get(digest);
+    if (known) {
+      const nowMs = Date.now();
+      if (known.knownUntilMs > nowMs && known.expiresAtMs > nowMs) {
+        this.lookups?.inc({ result: 'hit' });
+        const count = await this.countUnlessRevoked(known.principal.client_id, known.keys, metering.limiter);
+        if (count?.generation !== undefined && count.generation === known.generation) {
+          metering.onDecision(count.decision);
+          return known.principal;
+        }
+        this.known.delete(digest);
+        if (!count) return undefined;
+        // Counted already; whether the token still lives, only auth-server can say now.
+        return this.settle(digest, await this.lookUp(digest, false), known.keys, count, metering);
       }
       this.known.delete(digest);
-      if (!count) return undefined;
-      // Counted already; whether the token still lives, only auth-server can say now.
-      return this.settle(digest, await this.lookUp(digest, false), count, metering);
     }
-    if (known) this.known.delete(digest);
+    if (!isWellFormedAccessToken(token)) return undefined;
+    if (!metering) return this.authenticateUnmetered(digest);
+
     const found = await this.ask(digest, true);
     const principal = toPrincipal(found.answer, Date.now());
     if (!principal) {
       if (found.store) await this.store(digest, found.answer);
       return undefined;
     }
-    const count = await this.countUnlessRevoked(principal, digest, metering.limiter);
+    const keys = tokenKeys(principal.client_id, digest);
+    const count = await this.countUnlessRevoked(principal.client_id, keys, metering.limiter);
     if (!count) return undefined;
     if (found.cached && (count.generation === undefined || found.answer.generation !== count.generation)) {
       // Stored under another generation of the partner's state (or by an earlier release, unstamped):
       // tombstones written since may be lost with it. Counted already; auth-server says whether it lives.
-      return this.settle(digest, await this.lookUp(digest, false), count, metering);
+      return this.settle(digest, await this.lookUp(digest, false), keys, count, metering);
     }
     if (found.store && count.generation !== undefined) {
       await this.store(digest, { ...found.answer, generation: count.generation });
     }
-    return this.settle(digest, principal, count, metering);
+    return this.settle(digest, principal, keys, count, metering);
   }
 
   /**
@@ -196,15 +201,11 @@ export class TokenAuthenticator {
 
   /** One script call checks the token's tombstone, reads the generation and counts. */
   private async countUnlessRevoked(
-    principal: Principal,
-    digest: string,
+    clientId: string,
+    keys: TokenKeys,
     limiter: RateLimiter,
   ): Promise<StampedCount | undefined> {
-    const clientId = principal.client_id;
-    const count = await limiter.consumeForToken(clientId, {
-      tombstone: partnerTombstoneKey(clientId, digest),
-      generation: stateGenerationKey(clientId),
-    });
+    const count = await limiter.consumeForToken(clientId, keys);
     if (!count) return undefined;
     return { decision: count.decision, generation: this.cache.stamp(count.generation) };
   }
@@ -212,19 +213,21 @@ export class TokenAuthenticator {
   private settle(
     digest: string,
     principal: Principal | undefined,
+    keys: TokenKeys,
     count: StampedCount,
     metering: Metering,
   ): Principal | undefined {
     if (!principal) return undefined;
-    if (count.generation !== undefined) this.remember(digest, principal, count.generation);
+    if (count.generation !== undefined) this.remember(digest, principal, keys, count.generation);
     metering.onDecision(count.decision);
     return principal;
   }
 
-  private remember(digest: string, principal: Principal, generation: string): void {
+  private remember(digest: string, principal: Principal, keys: TokenKeys, generation: string): void {
     if (this.known.size >= KNOWN_TOKENS_MAX) this.known.delete(this.known.keys().next().value as string);
     this.known.set(digest, {
       principal,
+      keys,
       generation,
       expiresAtMs: Date.parse(principal.expires_at),
       knownUntilMs: Date.now() + KNOWN_FOR_MS,
@@ -239,4 +242,12 @@ function toPrincipal(answer: StampedIntrospection, nowMs: number): Principal | u
   if (Number.isNaN(expiresAt) || expiresAt <= nowMs) return undefined;
   const { active: _active, generation: _generation, ...principal } = answer;
   return principal;
+}
+
+/** The keys of a token's count (rate-limit.guard.ts's script), all under its partner's hash tag. */
+function tokenKeys(clientId: string, digest: string): TokenKeys {
+  return {
+    tombstone: partnerTombstoneKey(clientId, digest),
+    generation: stateGenerationKey(clientId),
+  };
 }

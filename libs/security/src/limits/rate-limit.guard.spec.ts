@@ -1,13 +1,22 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { ApiProblem, AppMetrics, DependencyUnavailableError } from '@svc/platform';
+import type Redis from 'ioredis';
+import { ReplyError } from 'ioredis';
 import { BearerAuth } from '../authentication/bearer-auth.decorator';
-import { BearerAuthGuard } from '../authentication/bearer-auth.guard';
-import { keepDecision } from './metering';
-import type { Principal } from '../authentication/principal';
-import type { RateLimitDecision } from './rate-limit-decision';
-import { RateLimitGuard } from './rate-limit.guard';
-import { RateLimiter } from './rate-limiter';
-import { ScopeGuard } from '../authentication/scope.guard';
+import { BearerAuthGuard, ScopeGuard, type Principal } from '../authentication/bearer-auth.guard';
+import type { RateLimitPolicy } from './rate-limit.config';
+import {
+  decide,
+  keepDecision,
+  RATE_LIMIT_LUA,
+  RATE_LIMIT_SHA,
+  RateLimitGuard,
+  RateLimiter,
+  RedisRateLimiter,
+  UnconfiguredRateLimiter,
+  type RateLimitDecision,
+  type WindowState,
+} from './rate-limit.guard';
 
 const PRINCIPAL: Principal = {
   user_id: 'usr_1',
@@ -228,5 +237,275 @@ describe('@BearerAuth()', () => {
       .map((key) => Reflect.getMetadata(key, handler) as unknown)
       .find((value) => Array.isArray(value) && value.includes(BearerAuthGuard));
     expect(guards).toEqual([BearerAuthGuard, RateLimitGuard, ScopeGuard]);
+  });
+});
+
+const S = 1_000_000;
+const NOW = 1_763_000_000 * S;
+const POLICY: RateLimitPolicy = {
+  minute: { limit: 5, windowMs: 60_000 },
+  day: { limit: 8, windowMs: 86_400_000 },
+};
+const ADMITTED_REPLY = [1, NOW, 1, NOW + 60 * S, 1, NOW + 86_400 * S];
+
+const replyError = (message: string): Error => new (ReplyError as new (message: string) => Error)(message);
+
+/** Redis as the limiter sees it: EVALSHA and EVAL, answered by the test. */
+class FakeRedis {
+  readonly calls: { command: 'evalsha' | 'eval'; args: unknown[] }[] = [];
+  constructor(
+    public evalsha: (...args: unknown[]) => Promise<unknown> = async () => ADMITTED_REPLY,
+    public eval_: (...args: unknown[]) => Promise<unknown> = async () => ADMITTED_REPLY,
+  ) {}
+  asRedis(): Redis {
+    return {
+      evalsha: (...args: unknown[]) => {
+        this.calls.push({ command: 'evalsha', args });
+        return this.evalsha(...args);
+      },
+      eval: (...args: unknown[]) => {
+        this.calls.push({ command: 'eval', args });
+        return this.eval_(...args);
+      },
+    } as unknown as Redis;
+  }
+}
+
+describe('RedisRateLimiter', () => {
+  it('makes one EVALSHA per request: the client’s list and both windows in µs', async () => {
+    const redis = new FakeRedis();
+    const limiter = new RedisRateLimiter(redis.asRedis(), POLICY);
+
+    await expect(limiter.consume('sandbox-partner')).resolves.toEqual({
+      admitted: true,
+      window: 'minute',
+      limit: 5,
+      remaining: 4,
+      resetAt: NOW / S + 60,
+    });
+    await limiter.consume('sandbox-partner');
+
+    expect(redis.calls.map((c) => c.command)).toEqual(['evalsha', 'evalsha']);
+    const [first, second] = redis.calls.map((c) => c.args);
+    expect(first).toEqual([
+      RATE_LIMIT_SHA,
+      1,
+      'ratelimit:{sandbox-partner}:times',
+      '5',
+      String(60_000 * 1000),
+      '8',
+      String(86_400_000 * 1000),
+    ]);
+    expect(second).toEqual(first);
+  });
+
+  it('passes the token’s tombstone and generation after the client’s keys, and reads the generation back', async () => {
+    const redis = new FakeRedis(async () => [...ADMITTED_REPLY, '1763000000000000']);
+    const limiter = new RedisRateLimiter(redis.asRedis(), POLICY);
+    await expect(
+      limiter.consumeForToken('c', { tombstone: 'revoked:{c}:d', generation: 'generation:{c}' }),
+    ).resolves.toMatchObject({ generation: '1763000000000000', decision: { admitted: true } });
+    expect(redis.calls[0].args.slice(1, 5)).toEqual([
+      3,
+      'ratelimit:{c}:times',
+      'revoked:{c}:d',
+      'generation:{c}',
+    ]);
+
+    const revoked = new FakeRedis(async () => [-1]);
+    await expect(
+      new RedisRateLimiter(revoked.asRedis(), POLICY).consumeForToken('c', {
+        tombstone: 'revoked:{c}:d',
+        generation: 'generation:{c}',
+      }),
+    ).resolves.toBeUndefined();
+  });
+
+  it('turns a refusal into a decision with Retry-After', async () => {
+    const redis = new FakeRedis(async () => [0, NOW, 5, NOW + 12 * S + 1, 5, NOW + 86_000 * S]);
+    await expect(new RedisRateLimiter(redis.asRedis(), POLICY).consume('c')).resolves.toEqual({
+      admitted: false,
+      window: 'minute',
+      limit: 5,
+      remaining: 0,
+      resetAt: NOW / S + 13,
+      retryAfter: 13,
+    });
+  });
+
+  it('sends the script itself when Redis does not know it (NOSCRIPT: first use, restart, failover)', async () => {
+    const redis = new FakeRedis(() =>
+      Promise.reject(replyError('NOSCRIPT No matching script. Please use EVAL.')),
+    );
+    const limiter = new RedisRateLimiter(redis.asRedis(), POLICY);
+
+    await expect(limiter.consume('c')).resolves.toMatchObject({ admitted: true });
+    expect(redis.calls.map((c) => c.command)).toEqual(['evalsha', 'eval']);
+    expect(redis.calls[1].args[0]).toBe(RATE_LIMIT_LUA);
+    expect(redis.calls[1].args.slice(1)).toEqual(redis.calls[0].args.slice(1));
+  });
+
+  it.each([
+    [
+      'a closed connection (no offline queue)',
+      new Error("Stream isn't writeable and enableOfflineQueue options is false"),
+    ],
+    ['the 1 s command timeout', new Error('Command timed out')],
+    ['a Redis that is loading its data', replyError('LOADING Redis is loading the dataset in memory')],
+    ['a Redis out of memory', replyError("OOM command not allowed when used memory > 'maxmemory'.")],
+    [
+      'a read-only replica after a failover',
+      replyError("READONLY You can't write against a read only replica."),
+    ],
+  ])('fails closed with DependencyUnavailableError on %s', async (_case, error) => {
+    const redis = new FakeRedis(() => Promise.reject(error));
+    const failure = await new RedisRateLimiter(redis.asRedis(), POLICY)
+      .consume('c')
+      .catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(DependencyUnavailableError);
+    expect((failure as DependencyUnavailableError).dependency).toBe('redis (rate limiter)');
+    expect((failure as Error).cause).toBe(error);
+  });
+
+  it('fails closed as well when the EVAL after NOSCRIPT cannot reach Redis', async () => {
+    const redis = new FakeRedis(
+      () => Promise.reject(replyError('NOSCRIPT No matching script.')),
+      () => Promise.reject(new Error('Connection is closed.')),
+    );
+    await expect(new RedisRateLimiter(redis.asRedis(), POLICY).consume('c')).rejects.toMatchObject({
+      dependency: 'redis (rate limiter)',
+    });
+  });
+
+  it('lets a fault in the script surface as itself (a logged 500, not a 503 to retry)', async () => {
+    const fault = replyError('ERR user_script:3: attempt to compare nil with number');
+    const redis = new FakeRedis(() => Promise.reject(fault));
+    await expect(new RedisRateLimiter(redis.asRedis(), POLICY).consume('c')).rejects.toBe(fault);
+  });
+
+  it.each([[null], [[1, 2, 3]], [[1, NOW, 1, 'x', 1, NOW]]])(
+    'refuses a reply of another shape (%#)',
+    async (reply) => {
+      const redis = new FakeRedis(async () => reply);
+      await expect(new RedisRateLimiter(redis.asRedis(), POLICY).consume('c')).rejects.toThrow(
+        /unexpected reply/,
+      );
+    },
+  );
+
+  it.each([
+    ['a zero limit', { ...POLICY, minute: { limit: 0, windowMs: 60_000 } }],
+    ['a fractional window', { ...POLICY, day: { limit: 8, windowMs: 0.5 } }],
+    [
+      'a day shorter than the minute',
+      { minute: { limit: 5, windowMs: 2000 }, day: { limit: 8, windowMs: 1000 } },
+    ],
+  ])('refuses a policy with %s', (_case, policy) => {
+    expect(() => new RedisRateLimiter(new FakeRedis().asRedis(), policy)).toThrow();
+  });
+});
+
+describe('UnconfiguredRateLimiter', () => {
+  it('fails a metered request with a message naming RATE_LIMIT_CONFIG', async () => {
+    await expect(new UnconfiguredRateLimiter().consume()).rejects.toThrow(/RATE_LIMIT_CONFIG/);
+  });
+});
+
+/** A Redis TIME, 0.25 s into a second. */
+const TIME = 1_763_000_000 * S + 250_000;
+
+const w = (limit: number, count: number, nextFreeUs: number): WindowState => ({ limit, count, nextFreeUs });
+
+describe('decide: which window the headers describe (docs/rules.md "Rate limits")', () => {
+  it('describes the minute window while it has fewer requests remaining', () => {
+    const decision = decide(true, TIME, {
+      minute: w(600, 10, TIME + 59 * S),
+      day: w(10_000, 10, TIME + 86_399 * S),
+    });
+    expect(decision).toEqual({
+      admitted: true,
+      window: 'minute',
+      limit: 600,
+      remaining: 590,
+      resetAt: Math.ceil((TIME + 59 * S) / S),
+    });
+  });
+
+  it('describes the day window once it has fewer remaining than the minute window', () => {
+    const decision = decide(true, TIME, {
+      minute: w(600, 3, TIME + 50 * S),
+      day: w(10_000, 9_500, TIME + 3_600 * S),
+    });
+    expect(decision).toMatchObject({ window: 'day', limit: 10_000, remaining: 500 });
+    expect(decision.resetAt).toBe(Math.ceil((TIME + 3_600 * S) / S));
+  });
+
+  it('on a tie describes the window that frees a slot later', () => {
+    const decision = decide(true, TIME, {
+      minute: w(5, 3, TIME + 20 * S),
+      day: w(8, 6, TIME + 3_000 * S),
+    });
+    expect(decision).toMatchObject({ window: 'day', limit: 8, remaining: 2 });
+  });
+
+  it('rounds the reset up to the next whole second', () => {
+    const decision = decide(true, TIME, { minute: w(5, 1, 1_000 * S + 1), day: w(8, 1, 1_000 * S + 1) });
+    expect(decision.resetAt).toBe(1_001);
+    const exact = decide(true, TIME, { minute: w(5, 1, 1_000 * S), day: w(8, 1, 1_000 * S) });
+    expect(exact.resetAt).toBe(1_000);
+  });
+
+  it('never shows a negative remaining count (limits lowered below what a window holds)', () => {
+    const decision = decide(false, TIME, { minute: w(5, 9, TIME + 10 * S), day: w(100, 9, TIME + 100 * S) });
+    expect(decision.remaining).toBe(0);
+  });
+
+  it('carries no Retry-After when admitted', () => {
+    const decision = decide(true, TIME, { minute: w(5, 5, TIME + 10 * S), day: w(8, 5, TIME + 100 * S) });
+    expect(decision.admitted).toBe(true);
+    expect(decision.remaining).toBe(0);
+    expect(decision.retryAfter).toBeUndefined();
+  });
+});
+
+describe('decide: Retry-After of a refused request', () => {
+  it('is the wait until the exhausted window frees a slot, rounded up', () => {
+    const decision = decide(false, TIME, {
+      minute: w(5, 5, TIME + 41 * S + 200_000),
+      day: w(8, 5, TIME + 5_000 * S),
+    });
+    expect(decision).toMatchObject({
+      admitted: false,
+      window: 'minute',
+      limit: 5,
+      remaining: 0,
+      retryAfter: 42,
+    });
+    expect(decision.resetAt).toBe(Math.ceil((TIME + 41 * S + 200_000) / S));
+  });
+
+  it('follows the day window when that is the exhausted one', () => {
+    const decision = decide(false, TIME, {
+      minute: w(5, 1, TIME + 59 * S),
+      day: w(8, 8, TIME + 7_200 * S),
+    });
+    expect(decision).toMatchObject({ window: 'day', remaining: 0, retryAfter: 7_200 });
+  });
+
+  it('waits for the later of the two when both are exhausted, and the reset agrees', () => {
+    const decision = decide(false, TIME, {
+      minute: w(5, 5, TIME + 30 * S),
+      day: w(5, 5, TIME + 600 * S),
+    });
+    expect(decision).toMatchObject({
+      window: 'day',
+      retryAfter: 600,
+      resetAt: Math.ceil((TIME + 600 * S) / S),
+    });
+  });
+
+  it('is at least one second, even when the slot frees within the same second', () => {
+    expect(decide(false, TIME, { minute: w(5, 5, TIME + 1), day: w(8, 5, TIME) }).retryAfter).toBe(1);
+    expect(decide(false, TIME, { minute: w(5, 5, TIME), day: w(8, 5, TIME) }).retryAfter).toBe(1);
   });
 });

@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { httpDate, isNotModified, strongEtag } from '@svc/platform';
-import { answerConditionally } from './conditional';
+import { answerConditionally, httpDate, isNotModified, strongEtag } from './conditional-get';
 
 function fakeReply() {
   const headers: Record<string, string> = {};
