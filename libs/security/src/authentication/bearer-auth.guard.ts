@@ -12,7 +12,6 @@ import type { CachedIntrospection, Scope } from '@svc/contracts';
 import { ApiProblem } from '@svc/platform';
 import type * as passport from 'passport';
 import { Strategy } from 'passport-http-bearer';
-import { clientAddress } from '../limits/client-address';
 import { FailedAuthLimiter, type FailedAuthKind } from '../limits/failed-auth-limiter';
 import { isMetered, keepDecision, RateLimiter, type RateLimitDecision } from '../limits/rate-limit.guard';
 import { TokenAuthenticator } from './token-authenticator';
@@ -140,23 +139,15 @@ export function LimitedAuthGuard(strategy: string, kind: FailedAuthKind) {
       super();
     }
 
-    /**
-     * FailedAuthLimiter.limit as a guard runs it on every request: refused first when the address
-     * is over the limit, counted on a 401. While the replica refuses no address (almost always), a
-     * request that authenticates costs the limit nothing, not even a call.
-     */
     override async canActivate(context: ExecutionContext): Promise<boolean> {
-      const failures = this.failures;
-      const request = context.switchToHttp().getRequest<Parameters<typeof clientAddress>[0]>();
-      if (failures && failures.refusedUntil.size > 0) failures.check(kind, clientAddress(request));
-      try {
-        return (await super.canActivate(context)) as boolean;
-      } catch (err) {
-        if (failures && err instanceof ApiProblem && err.status === 401) {
-          await failures.recordFailure(kind, clientAddress(request));
-        }
-        throw err;
-      }
+      const authenticate = async () => (await super.canActivate(context)) as boolean;
+      if (!this.failures) return authenticate();
+      return this.failures.limit(
+        kind,
+        context.switchToHttp().getRequest(),
+        authenticate,
+        (err) => err instanceof ApiProblem && err.status === 401,
+      );
     }
 
     override handleRequest<TUser>(

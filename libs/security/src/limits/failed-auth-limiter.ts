@@ -79,12 +79,7 @@ const WARN_EVERY_MS = 60_000;
  * closed would turn every mistyped token into a 503.
  */
 export class FailedAuthLimiter {
-  private readonly refusing = new Map<string, number>();
-  /**
-   * The addresses this replica refuses, and until when: almost always none, and then a request
-   * that authenticates needs no address (and an authenticating guard no call here) at all.
-   */
-  readonly refusedUntil: ReadonlyMap<string, number> = this.refusing;
+  private readonly refusedUntil = new Map<string, number>();
   private lastWarning = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -112,7 +107,7 @@ export class FailedAuthLimiter {
     isFailure: (err: unknown) => boolean,
   ): Promise<T> {
     // While this replica refuses no address, a request that authenticates needs no address at all.
-    if (this.refusing.size > 0) this.check(kind, clientAddress(request));
+    if (this.refusedUntil.size > 0) this.check(kind, clientAddress(request));
     try {
       return await authenticate();
     } catch (err) {
@@ -124,11 +119,11 @@ export class FailedAuthLimiter {
   /** Throws 429 `rate_limit_exceeded` (with Retry-After) for an address over its limit. */
   check(kind: FailedAuthKind, address: string | undefined): void {
     const key = this.keyOf(kind, address);
-    const until = this.refusing.get(key);
+    const until = this.refusedUntil.get(key);
     if (until === undefined) return;
     const waitMs = until - this.now();
     if (waitMs <= 0) {
-      this.refusing.delete(key);
+      this.refusedUntil.delete(key);
       return;
     }
     const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
@@ -162,16 +157,16 @@ export class FailedAuthLimiter {
   }
 
   private refuse(key: string, until: number): void {
-    if (this.refusing.size >= MAX_REMEMBERED) {
+    if (this.refusedUntil.size >= MAX_REMEMBERED) {
       const at = this.now();
-      for (const [k, u] of this.refusing) if (u <= at) this.refusing.delete(k);
+      for (const [k, u] of this.refusedUntil) if (u <= at) this.refusedUntil.delete(k);
       // Still full: the oldest entries go first (a Map keeps insertion order).
-      for (const k of this.refusing.keys()) {
-        if (this.refusing.size < MAX_REMEMBERED) break;
-        this.refusing.delete(k);
+      for (const k of this.refusedUntil.keys()) {
+        if (this.refusedUntil.size < MAX_REMEMBERED) break;
+        this.refusedUntil.delete(k);
       }
     }
-    this.refusing.delete(key);
-    this.refusing.set(key, until);
+    this.refusedUntil.delete(key);
+    this.refusedUntil.set(key, until);
   }
 }
