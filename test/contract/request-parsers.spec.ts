@@ -13,7 +13,8 @@ import {
   parseDeliveryListQuery,
   parseReplay,
 } from '../../apps/webhook-dispatcher/src/partner-webhooks/dto/delivery-requests.dto';
-import { DOCUMENT, operations, resolve } from '../fuzz/support/operations';
+import { operations } from '../fuzz/support/operations';
+import { DOCUMENT, resolve } from '../support/contract';
 import { validValue, wrongValue } from '../fuzz/support/schema-arbitrary';
 
 /**

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { DEFAULT_BODY_LIMIT_BYTES, findGatewayRoute, type JsonObject } from '@svc/contracts';
 import { basicAuthorization } from '../../support/factories';
-import { operations, resolve, type Operation, type Parameter } from './operations';
+import { resolve } from '../../support/contract';
+import { operations, type Operation, type Parameter } from './operations';
 import { anyHostileValue, validValue, wrongValue, type Hints } from './schema-arbitrary';
 
 /**

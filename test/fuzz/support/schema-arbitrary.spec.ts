@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { JsonObject } from '@svc/contracts';
-import { DOCUMENT, operations, resolve } from './operations';
+import { DOCUMENT, resolve } from '../../support/contract';
+import { operations } from './operations';
 import { validValue, wrongValue } from './schema-arbitrary';
 
 /**
