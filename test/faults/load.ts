@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sleep } from '../../scripts/lib/net.cjs';
 import { basicAuthorization } from '../support/factories';
 import { request, type HttpResponse } from '../support/http';
 import type { TokenPair } from '../support/oauth/token-pairs';
@@ -134,8 +135,6 @@ function pickKind(): Kind {
   }
   return 'me';
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Worker {
   readonly id: number;

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../../scripts/lib/apps.cjs';
-import { freePorts, tcpReachable, waitForPort } from '../../scripts/lib/net.cjs';
-import { startProcess, tail, which, type ProcessHandle } from '../../scripts/lib/procs.cjs';
+import { freePorts, sleep, tcpReachable, waitForPort } from '../../scripts/lib/net.cjs';
+import { signalGroup, startProcess, tail, which, type ProcessHandle } from '../../scripts/lib/procs.cjs';
 import { Pool } from 'pg';
 import { PrivateBroker } from '../support/private-broker';
 
@@ -24,7 +24,11 @@ export interface Dependency {
   destroy(): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Resolves once nothing listens on `port` any more (or after 5 s). */
+async function portClosed(port: number): Promise<void> {
+  for (let i = 0; i < 50 && (await tcpReachable('127.0.0.1', port, 200)); i++) await sleep(100);
+}
+
 export const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 
 export function faultsDir(): string {
@@ -213,7 +217,7 @@ export class PostgresCluster {
     await this.ws
       .run('pg_ctl', ['-D', this.data, '-w', '-t', '60', '-m', mode, 'stop'], 90_000)
       .catch(() => '');
-    for (let i = 0; i < 50 && (await tcpReachable('127.0.0.1', this.port, 200)); i++) await sleep(100);
+    await portClosed(this.port);
   }
 
   /** For a test process that dies without afterAll: blocks, so it works in an exit handler. */
@@ -347,7 +351,7 @@ export class PrivateRedis implements Dependency {
   /** SIGTERM: redis-server closes every connection and exits. */
   async stop(): Promise<void> {
     await this.handle?.stop(5000);
-    for (let i = 0; i < 50 && (await tcpReachable('127.0.0.1', this.port, 200)); i++) await sleep(100);
+    await portClosed(this.port);
   }
 
   async destroy(): Promise<void> {
@@ -355,13 +359,7 @@ export class PrivateRedis implements Dependency {
   }
 
   stopNow(): void {
-    if (this.handle?.alive() && this.handle.pid) {
-      try {
-        process.kill(-this.handle.pid, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    }
+    if (this.handle?.alive() && this.handle.pid) signalGroup(this.handle.pid, 'SIGKILL');
   }
 }
 

@@ -14,7 +14,7 @@ import {
 } from '../../scripts/lib/apps.cjs';
 import { APPS, appBrokerUrl, appConnections, cliConnections } from '../../scripts/lib/credentials.cjs';
 import { freePorts, waitForHttpOk } from '../../scripts/lib/net.cjs';
-import { startProcess, tail, which, type ProcessHandle } from '../../scripts/lib/procs.cjs';
+import { signalGroup, startProcess, tail, which, type ProcessHandle } from '../../scripts/lib/procs.cjs';
 
 /**
  * The e2e harness: the built apps and the nginx gateway as real processes, on free random
@@ -74,16 +74,8 @@ let systemsStarted = 0;
 const everyHandle = new Set<ProcessHandle>();
 // If a test run dies without calling stop(), leave no process behind.
 process.once('exit', () => {
-  for (const h of everyHandle) if (h.alive() && h.pid) killGroup(h.pid);
+  for (const h of everyHandle) if (h.alive() && h.pid) signalGroup(h.pid, 'SIGKILL');
 });
-
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    /* gone */
-  }
-}
 
 /**
  * The `cli.js` commands a system runs before it starts the apps, in order. Every app's migrations and sandbox data the first
@@ -216,7 +208,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     const handle = handles.get(name);
     if (!handle) return;
     if (signal === 'SIGKILL' && handle.pid) {
-      killGroup(handle.pid);
+      signalGroup(handle.pid, 'SIGKILL');
       await handle.exited;
     }
     await handle.stop(10_000);
