@@ -7,7 +7,7 @@ import {
   type NestAppName,
   type ServiceEvent,
 } from '@svc/contracts';
-import { AmqpConnection, createLogger } from '@svc/platform';
+import { AmqpConnection } from '@svc/platform';
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
 import { WEBHOOK_DISPATCHER } from '../../../apps/webhook-dispatcher/src/app.definition';
@@ -17,55 +17,8 @@ import { WebhookReceiver } from '../webhook-receiver';
 import { bootApp, spawnApp, startStack, testAppEnv, useStarted, type AppProcess } from './app-process';
 import { createSuiteVhost } from '../../../scripts/lib/isolation.cjs';
 import { testServices } from '../services';
-import { brokerUrlOf } from '../broker-users';
+import { AppConnections } from '../broker-users';
 import { publisherOf } from '../../../scripts/lib/credentials.cjs';
-
-/**
- * crew.events as the outbox relays publish on it: each routing key as the app that really publishes
- * it (auth-server `user.consent.revoked`, crew-api the others), on that app's broker user, whose
- * topic permission allows its own event types only. A connection per app, opened at its first publish.
- */
-class EventRelays {
-  private readonly connections = new Map<string, AmqpConnection>();
-
-  constructor(
-    private readonly amqpUrl: string,
-    private readonly name: string,
-  ) {}
-
-  /** A pack of events, as the relays publish every webhook event (each entry's message id = its payload's id). */
-  publishPacked(routingKey: string, payloads: readonly { id: string }[]): Promise<void> {
-    const batch: EventBatch = { events: payloads.map((payload) => ({ message_id: payload.id, payload })) };
-    return this.publish(routingKey, Buffer.from(JSON.stringify(batch)), {
-      messageId: `batch:${payloads[0].id}`,
-      contentType: EVENT_BATCH_CONTENT_TYPE,
-    });
-  }
-
-  private async publish(
-    routingKey: string,
-    content: Buffer,
-    options: { messageId: string; contentType?: string },
-  ) {
-    const app = publisherOf(CREW_EVENTS_EXCHANGE, routingKey);
-    let relay = this.connections.get(app);
-    if (!relay) {
-      relay = new AmqpConnection(
-        { url: brokerUrlOf(app as NestAppName, this.amqpUrl), name: `${this.name}-${app}`, prefetch: 1 },
-        createLogger('webhooks-test', 'silent'),
-      );
-      this.connections.set(app, relay);
-      relay.start();
-    }
-    await relay.waitUntilConnected(15_000);
-    await relay.publish(CREW_EVENTS_EXCHANGE, routingKey, content, options);
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.connections.values()].map((c) => c.close()));
-    this.connections.clear();
-  }
-}
 
 export interface DispatcherHarness extends EventPublisher {
   readonly app: NestFastifyApplication;
@@ -163,19 +116,30 @@ export async function startDispatcher(
 }
 
 /**
- * Events come from the outbox relays of crew-api and auth-server, each on its app's broker user
- * (the dispatcher's may not write to crew.events).
+ * crew.events as the outbox relays publish on it: each routing key as the app that really
+ * publishes it (auth-server `user.consent.revoked`, crew-api the others), on that app's broker
+ * user, whose topic permission allows its own event types only (the dispatcher's may not write).
  */
 export async function startPublisher(
   auth: AuthServerHarness,
   amqpUrl = auth.services.amqpUrl,
 ): Promise<EventPublisher> {
-  const relays = new EventRelays(amqpUrl, 'webhooks-test-relay');
+  const relays = new AppConnections(amqpUrl, 'webhooks-test-relay');
   const db = new Pool({ connectionString: auth.services.databaseUrl, max: 4 });
+  /** A pack of events, as the relays publish every webhook event (each entry's message id = its payload's id). */
+  const publishPacked = async (routingKey: string, payloads: readonly { id: string }[]) => {
+    const relay = relays.of(publisherOf(CREW_EVENTS_EXCHANGE, routingKey) as NestAppName);
+    await relay.waitUntilConnected(15_000);
+    const batch: EventBatch = { events: payloads.map((payload) => ({ message_id: payload.id, payload })) };
+    await relay.publish(CREW_EVENTS_EXCHANGE, routingKey, Buffer.from(JSON.stringify(batch)), {
+      messageId: `batch:${payloads[0].id}`,
+      contentType: EVENT_BATCH_CONTENT_TYPE,
+    });
+  };
   return {
     db,
-    publish: (event) => relays.publishPacked(event.type, [event]),
-    publishPacked: (routingKey, payloads) => relays.publishPacked(routingKey, payloads),
+    publish: (event) => publishPacked(event.type, [event]),
+    publishPacked,
     async close() {
       await relays.close();
       await db.end();
