@@ -7,7 +7,7 @@ import type { PartnersService } from '../../apps/auth-server/src/partners/partne
 import { TokenController } from '../../apps/auth-server/src/tokens/token.controller';
 import { TokenMetrics } from '../../apps/auth-server/src/tokens/token-metrics';
 import type { TokensService } from '../../apps/auth-server/src/tokens/tokens.service';
-import { DOCUMENT, resolve } from '../fuzz/support/operations';
+import { DOCUMENT, resolve } from '../support/contract';
 
 /**
  * The OAuth forms, both ways: the API description's form schemas of `/oauth/token` (one per

@@ -13,7 +13,8 @@ import {
   parseDeliveryListQuery,
   parseReplay,
 } from '../../apps/webhook-dispatcher/src/partner-webhooks/dto/delivery-requests.dto';
-import { DOCUMENT, operations, resolve } from '../fuzz/support/operations';
+import { operations } from '../fuzz/support/operations';
+import { DOCUMENT, resolve } from '../support/contract';
 import { validValue, wrongValue } from '../fuzz/support/schema-arbitrary';
 
 /**
@@ -125,7 +126,7 @@ describe('request parsers against the API description', () => {
     const body = c.op.body ? resolve(c.op.body.schema) : undefined;
     const base = body
       ? (fc.sample(
-          validValue(body, resolve).filter(
+          validValue(body).filter(
             (b) =>
               allowedBeyondSchema(b as Record<string, unknown>) &&
               !bodyRuleBroken(c.key, b as Record<string, unknown>),
@@ -136,7 +137,7 @@ describe('request parsers against the API description', () => {
           },
         )[0] as Record<string, unknown>)
       : {};
-    const drawn = fc.sample(fc.oneof(validValue(c.schema, resolve), wrongValue(c.schema, resolve)), {
+    const drawn = fc.sample(fc.oneof(validValue(c.schema), wrongValue(c.schema)), {
       seed: 11,
       numRuns: 150,
     });

@@ -7,7 +7,7 @@ import type { UsersService } from '../../apps/auth-server/src/users/users.servic
 import { UserinfoService } from '../../apps/auth-server/src/userinfo/userinfo.service';
 import { toProfileResponse } from '../../apps/crew-api/src/members/members.service';
 import type { ProfileRow } from '../../apps/crew-api/src/members/members.repository';
-import { DOCUMENT, resolve } from '../fuzz/support/operations';
+import { DOCUMENT, resolve } from '../support/contract';
 
 /**
  * Response drift, the other way. Every answer the suites receive is validated against the API

@@ -178,7 +178,7 @@ export class Render {
 
   /** A ConfigMap by its rendered name (kustomize appends a content hash and rewrites the references). */
   configMap(name: string): K8sObject | undefined {
-    return this.objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === name);
+    return this.find('ConfigMap', name);
   }
 
   /** Every pod template in the render, with the containers of its spec. */
@@ -466,6 +466,34 @@ export function selects(selector: any, labels: Record<string, string>): boolean 
   return true;
 }
 
+/**
+ * The ports the rules of `policies` (`ingress` ones with `from`, `egress` ones with `to`) open to the
+ * peers `admits` accepts; a rule naming no peer admits every one, a rule naming no port opens all.
+ */
+function openPorts(
+  policies: K8sObject[],
+  direction: 'ingress' | 'egress',
+  admits: (peer: any) => boolean,
+): Set<number | 'any'> {
+  const ports = new Set<number | 'any'>();
+  for (const policy of policies) {
+    for (const rule of policy.spec[direction] ?? []) {
+      const peers: any[] | undefined = rule[direction === 'ingress' ? 'from' : 'to'];
+      if (peers !== undefined && peers.length > 0 && !peers.some(admits)) continue;
+      if (!rule.ports || rule.ports.length === 0) ports.add('any');
+      for (const p of rule.ports ?? []) ports.add(typeof p.port === 'number' ? p.port : 'any');
+    }
+  }
+  return ports;
+}
+
+/** The policies of `type` (Ingress or Egress) that select a pod with `labels`. */
+function policiesFor(render: Render, type: string, labels: Record<string, string>): K8sObject[] {
+  return render
+    .all('NetworkPolicy')
+    .filter((p) => p.spec.policyTypes?.includes(type) && selects(p.spec.podSelector ?? {}, labels));
+}
+
 /** A pod that may send traffic, as the network policies see it. */
 export type Peer =
   { kind: 'pod'; labels: Record<string, string> } | { kind: 'namespace'; name: string } | { kind: 'outside' };
@@ -476,32 +504,17 @@ export function allowedPorts(
   labels: Record<string, string>,
   peer: Peer,
 ): Set<number | 'any'> {
-  const ports = new Set<number | 'any'>();
-  for (const policy of render.all('NetworkPolicy')) {
-    if (!policy.spec.policyTypes?.includes('Ingress') || !selects(policy.spec.podSelector ?? {}, labels))
-      continue;
-    for (const rule of policy.spec.ingress ?? []) {
-      const from: any[] | undefined = rule.from;
-      const admits =
-        from === undefined ||
-        from.length === 0 ||
-        from.some((f) => {
-          if (f.ipBlock) return peer.kind === 'outside';
-          if (f.namespaceSelector && f.podSelector) return false; // another namespace's pods: none here use that form
-          if (f.namespaceSelector)
-            return (
-              peer.kind === 'namespace' &&
-              selects(f.namespaceSelector, { 'kubernetes.io/metadata.name': peer.name })
-            );
-          if (f.podSelector) return peer.kind === 'pod' && selects(f.podSelector, peer.labels);
-          return false;
-        });
-      if (!admits) continue;
-      if (!rule.ports || rule.ports.length === 0) ports.add('any');
-      for (const p of rule.ports ?? []) ports.add(typeof p.port === 'number' ? p.port : 'any');
-    }
-  }
-  return ports;
+  return openPorts(policiesFor(render, 'Ingress', labels), 'ingress', (f) => {
+    if (f.ipBlock) return peer.kind === 'outside';
+    if (f.namespaceSelector && f.podSelector) return false; // another namespace's pods: none here use that form
+    if (f.namespaceSelector)
+      return (
+        peer.kind === 'namespace' &&
+        selects(f.namespaceSelector, { 'kubernetes.io/metadata.name': peer.name })
+      );
+    if (f.podSelector) return peer.kind === 'pod' && selects(f.podSelector, peer.labels);
+    return false;
+  });
 }
 
 export function ipv4(address: string): number {
@@ -527,40 +540,25 @@ export function allowedEgress(
   labels: Record<string, string>,
   to: Destination,
 ): Set<number | 'any'> | undefined {
-  const policies = render
-    .all('NetworkPolicy')
-    .filter((p) => p.spec.policyTypes?.includes('Egress') && selects(p.spec.podSelector ?? {}, labels));
+  const policies = policiesFor(render, 'Egress', labels);
   if (policies.length === 0) return undefined;
-  const ports = new Set<number | 'any'>();
-  for (const policy of policies) {
-    for (const rule of policy.spec.egress ?? []) {
-      const peers: any[] | undefined = rule.to;
-      const admits =
-        peers === undefined ||
-        peers.length === 0 ||
-        peers.some((t) => {
-          if (t.ipBlock)
-            return (
-              to.kind === 'ip' &&
-              inCidr(to.address, t.ipBlock.cidr) &&
-              !(t.ipBlock.except ?? []).some((e: string) => inCidr(to.address, e))
-            );
-          if (t.namespaceSelector && t.podSelector)
-            return (
-              to.kind === 'dns' &&
-              selects(t.namespaceSelector, { 'kubernetes.io/metadata.name': 'kube-system' }) &&
-              selects(t.podSelector, { 'k8s-app': 'kube-dns' })
-            );
-          if (t.namespaceSelector) return false; // no destination of this service is a whole namespace
-          if (t.podSelector) return to.kind === 'pod' && selects(t.podSelector, to.labels);
-          return false;
-        });
-      if (!admits) continue;
-      if (!rule.ports || rule.ports.length === 0) ports.add('any');
-      for (const p of rule.ports ?? []) ports.add(typeof p.port === 'number' ? p.port : 'any');
-    }
-  }
-  return ports;
+  return openPorts(policies, 'egress', (t) => {
+    if (t.ipBlock)
+      return (
+        to.kind === 'ip' &&
+        inCidr(to.address, t.ipBlock.cidr) &&
+        !(t.ipBlock.except ?? []).some((e: string) => inCidr(to.address, e))
+      );
+    if (t.namespaceSelector && t.podSelector)
+      return (
+        to.kind === 'dns' &&
+        selects(t.namespaceSelector, { 'kubernetes.io/metadata.name': 'kube-system' }) &&
+        selects(t.podSelector, { 'k8s-app': 'kube-dns' })
+      );
+    if (t.namespaceSelector) return false; // no destination of this service is a whole namespace
+    if (t.podSelector) return to.kind === 'pod' && selects(t.podSelector, to.labels);
+    return false;
+  });
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
 

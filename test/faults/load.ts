@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sleep } from '../../scripts/lib/net.cjs';
 import { basicAuthorization } from '../support/factories';
 import { request, type HttpResponse } from '../support/http';
 import type { TokenPair } from '../support/oauth/token-pairs';
@@ -87,7 +88,9 @@ const EXPECTED: Record<Kind, readonly number[]> = {
   record_change: [200],
 };
 
-const PARTNER = { id: 'sandbox-partner', secret: 'sandbox-secret' };
+const PARTNER_AUTH = { authorization: basicAuthorization('sandbox-partner', 'sandbox-secret') };
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const JSON_BODY = { 'content-type': 'application/json' };
 const INTERNAL_TOKEN = 'sandbox-internal-token';
 export const RECORD_USER_ID = 'usr_sandbox_alex_morgan';
 
@@ -133,14 +136,24 @@ function pickKind(): Kind {
   return 'me';
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 interface Worker {
   readonly id: number;
   pair: TokenPair;
   seats: string[];
   /** Its access token was refused after an unconfirmed rotation: refresh next, as a client does. */
   mustRefresh?: boolean;
+}
+
+/** One request of the load; `token` goes as `Authorization: Bearer` and is followed through the samples. */
+interface Call {
+  readonly kind: Kind;
+  readonly method?: string;
+  readonly path: string;
+  readonly token?: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+  /** Which worker makes it (-1: a scheduled revocation or the warm-up). */
+  readonly worker?: number;
 }
 
 /** Enough of a token to follow it through a run's samples. */
@@ -217,25 +230,15 @@ export class LoadGenerator {
   async revoke(pair: TokenPair): Promise<number> {
     // A retry after a 503 reads nothing first: the token may be refused already (see Outcome).
     if (!this.unconfirmed.has(pair.access_token)) {
-      await this.call(
-        'me',
-        'GET',
-        '/v1/me',
-        { authorization: `Bearer ${pair.access_token}` },
-        undefined,
-        pair.access_token,
-      );
+      await this.call({ kind: 'me', path: '/v1/me', token: pair.access_token });
     }
-    const res = await this.call(
-      'revoke',
-      'POST',
-      '/oauth/revoke',
-      {
-        authorization: basicAuthorization(PARTNER.id, PARTNER.secret),
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      new URLSearchParams({ token: pair.access_token, token_type_hint: 'access_token' }).toString(),
-    );
+    const res = await this.call({
+      kind: 'revoke',
+      method: 'POST',
+      path: '/oauth/revoke',
+      headers: { ...PARTNER_AUTH, ...FORM },
+      body: new URLSearchParams({ token: pair.access_token, token_type_hint: 'access_token' }).toString(),
+    });
     if (res?.status === 200) this.markRevoked(pair.access_token, 'revoked');
     else this.unconfirmed.add(pair.access_token);
     return res?.status ?? 0;
@@ -260,10 +263,6 @@ export class LoadGenerator {
     }
   }
 
-  private bearer(worker: Worker): Record<string, string> {
-    return { authorization: `Bearer ${worker.pair.access_token}` };
-  }
-
   private async step(worker: Worker, forced?: Kind): Promise<void> {
     let kind = forced ?? pickKind();
     if (worker.mustRefresh && !forced) {
@@ -275,44 +274,29 @@ export class LoadGenerator {
       kind = 'sponsorship_remove';
     }
     if (kind === 'sponsorship_remove' && worker.seats.length === 0) return;
-    const partner = { authorization: basicAuthorization(PARTNER.id, PARTNER.secret) };
+    const call = (c: Omit<Call, 'kind' | 'worker'>) => this.call({ kind, worker: worker.id, ...c });
     switch (kind) {
       case 'me':
       case 'sea_time':
       case 'vessels':
-        await this.callAs(
-          worker.id,
-          kind,
-          'GET',
-          CREW_READS[kind],
-          this.bearer(worker),
-          undefined,
-          worker.pair.access_token,
-        );
+        await call({ path: CREW_READS[kind], token: worker.pair.access_token });
         return;
       case 'revoked_probe': {
         const token = this.revokedList[Math.floor(random() * this.revokedList.length)];
-        await this.callAs(
-          worker.id,
-          kind,
-          'GET',
-          '/v1/me',
-          { authorization: `Bearer ${token}` },
-          undefined,
-          token,
-        );
+        await call({ path: '/v1/me', token });
         return;
       }
       case 'token_refresh': {
         const old = worker.pair;
-        const res = await this.callAs(
-          worker.id,
-          kind,
-          'POST',
-          '/oauth/token',
-          { ...partner, 'content-type': 'application/x-www-form-urlencoded' },
-          new URLSearchParams({ grant_type: 'refresh_token', refresh_token: old.refresh_token }).toString(),
-        );
+        const res = await call({
+          method: 'POST',
+          path: '/oauth/token',
+          headers: { ...PARTNER_AUTH, ...FORM },
+          body: new URLSearchParams({
+            grant_type: 'refresh_token',
+            refresh_token: old.refresh_token,
+          }).toString(),
+        });
         if (res?.status === 200) {
           worker.pair = res.json<TokenPair>();
           this.markRevoked(old.access_token, 'rotated');
@@ -326,37 +310,35 @@ export class LoadGenerator {
         return;
       }
       case 'sponsorship_list':
-        await this.callAs(worker.id, kind, 'GET', '/v1/partners/sponsorships?limit=5', partner);
+        await call({ path: '/v1/partners/sponsorships?limit=5', headers: PARTNER_AUTH });
         return;
       case 'sponsorship_provision': {
         const email = `faults-${randomBytes(6).toString('hex')}@example.test`;
-        const res = await this.callAs(
-          worker.id,
-          kind,
-          'POST',
-          '/v1/partners/sponsorships',
-          { ...partner, 'content-type': 'application/json' },
-          JSON.stringify({ email, external_ref: `faults-${email}` }),
-        );
+        const res = await call({
+          method: 'POST',
+          path: '/v1/partners/sponsorships',
+          headers: { ...PARTNER_AUTH, ...JSON_BODY },
+          body: JSON.stringify({ email, external_ref: `faults-${email}` }),
+        });
         if (res?.status === 201) worker.seats.push(res.json<{ sponsorship_id: string }>().sponsorship_id);
         return;
       }
       case 'sponsorship_remove': {
-        const id = worker.seats[0];
-        const res = await this.callAs(worker.id, kind, 'DELETE', `/v1/partners/sponsorships/${id}`, partner);
+        const path = `/v1/partners/sponsorships/${worker.seats[0]}`;
+        const res = await call({ method: 'DELETE', path, headers: PARTNER_AUTH });
         if (res?.status === 200 || res?.status === 404) worker.seats.shift();
         return;
       }
       case 'record_change': {
         this.changeCounter += 1;
-        const res = await this.callAs(
-          worker.id,
-          kind,
-          'PATCH',
-          `/internal/v1/crew/${RECORD_USER_ID}/profile`,
-          { authorization: `Bearer ${INTERNAL_TOKEN}`, 'content-type': 'application/json' },
-          JSON.stringify({ role: `Chief Officer ${this.changeCounter}-${randomBytes(2).toString('hex')}` }),
-        );
+        const res = await call({
+          method: 'PATCH',
+          path: `/internal/v1/crew/${RECORD_USER_ID}/profile`,
+          headers: { authorization: `Bearer ${INTERNAL_TOKEN}`, ...JSON_BODY },
+          body: JSON.stringify({
+            role: `Chief Officer ${this.changeCounter}-${randomBytes(2).toString('hex')}`,
+          }),
+        });
         if (res?.status === 200) this.recordChangesCommitted += 1;
         return;
       }
@@ -365,35 +347,20 @@ export class LoadGenerator {
     }
   }
 
-  private callAs(
-    worker: number,
-    kind: Kind,
-    method: string,
-    path: string,
-    headers: Record<string, string>,
-    body?: string,
-    bearerToken?: string,
-  ): Promise<HttpResponse | undefined> {
-    return this.call(kind, method, path, headers, body, bearerToken, worker);
-  }
-
   /** One request: timed, classified, kept. Resolves with the response, or undefined without one. */
-  private async call(
-    kind: Kind,
-    method: string,
-    path: string,
-    headers: Record<string, string>,
-    body?: string,
-    bearerToken?: string,
-    worker = -1,
-  ): Promise<HttpResponse | undefined> {
+  private async call({ kind, method = 'GET', path, token, headers = {}, body, worker = -1 }: Call) {
     const startedAt = Date.now();
     let res: HttpResponse | undefined;
     let status = 0;
     let outcome: Outcome;
     let detail: string | undefined;
     try {
-      res = await request(`${this.baseUrl}${path}`, { method, headers, body, timeoutMs: CLIENT_TIMEOUT_MS });
+      res = await request(`${this.baseUrl}${path}`, {
+        method,
+        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+        body,
+        timeoutMs: CLIENT_TIMEOUT_MS,
+      });
       status = res.status;
       ({ outcome, detail } = classify(kind, path, res));
     } catch (err) {
@@ -406,17 +373,17 @@ export class LoadGenerator {
       outcome = 'failure';
       detail = `answered ${status} after ${ms} ms`;
     }
-    if (outcome === 'failure' && status === 401 && bearerToken && this.unconfirmed.has(bearerToken)) {
+    if (outcome === 'failure' && status === 401 && token && this.unconfirmed.has(token)) {
       outcome = 'refused';
       detail = 'refused after its revocation or rotation answered 503';
       const owner = this.workerById.get(worker);
       if (owner) owner.mustRefresh = true;
     }
-    if (bearerToken && status === 200) {
-      const revoked = this.revoked.get(bearerToken);
+    if (token && status === 200) {
+      const revoked = this.revoked.get(token);
       if (revoked && revoked.at < startedAt) {
         this.revokedAcceptances.push({
-          token: bearerToken.slice(0, 10),
+          token: token.slice(0, 10),
           how: revoked.how,
           revokedAt: revoked.at,
           startedAt,
@@ -424,7 +391,7 @@ export class LoadGenerator {
         });
       }
     }
-    const token = bearerToken ?? (kind === 'token_refresh' && body ? refreshedFrom(body) : undefined);
+    const followed = token ?? (kind === 'token_refresh' && body ? refreshedFrom(body) : undefined);
     this.samples.push({
       kind,
       startedAt,
@@ -433,7 +400,7 @@ export class LoadGenerator {
       status,
       outcome,
       worker,
-      ...(token ? { token: fingerprint(token) } : {}),
+      ...(followed ? { token: fingerprint(followed) } : {}),
       ...(detail ? { detail } : {}),
     });
     return res;

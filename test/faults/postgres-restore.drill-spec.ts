@@ -1,6 +1,5 @@
 import fs from 'node:fs';
-import { faultsDir } from './private-services';
-import { PitrCluster, PitrWorkspace } from './pitr-cluster';
+import { faultsDir, PostgresCluster, PostgresWorkspace } from './private-services';
 
 /**
  * The PostgreSQL restore drill (docs/operations/restore-postgres.md, "Rehearsal"), run for real:
@@ -18,13 +17,13 @@ const ROWS_PER_BATCH = 200;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let parent: string;
-let ws: PitrWorkspace;
-let primary: PitrCluster | undefined;
-let restored: PitrCluster | undefined;
+let ws: PostgresWorkspace;
+let primary: PostgresCluster | undefined;
+let restored: PostgresCluster | undefined;
 
 beforeAll(() => {
   parent = faultsDir();
-  ws = PitrWorkspace.create(parent);
+  ws = PostgresWorkspace.create(parent);
 });
 
 afterAll(async () => {
@@ -35,7 +34,7 @@ afterAll(async () => {
 });
 
 /** Commits BATCHES transactions of ROWS_PER_BATCH rows tagged `phase`; resolves their ids. */
-async function commitRows(cluster: PitrCluster, phase: string): Promise<number[]> {
+async function commitRows(cluster: PostgresCluster, phase: string): Promise<number[]> {
   const ids: number[] = [];
   for (let b = 0; b < BATCHES; b++) {
     const res = await cluster.db().query<{ id: number }>(
@@ -49,7 +48,7 @@ async function commitRows(cluster: PitrCluster, phase: string): Promise<number[]
 }
 
 /** Switches to a new WAL segment and waits until the archiver has copied the one just closed. */
-async function archiveCurrentWal(cluster: PitrCluster): Promise<string> {
+async function archiveCurrentWal(cluster: PostgresCluster): Promise<string> {
   const db = cluster.db();
   const { rows } = await db.query<{ wal: string }>('select pg_walfile_name(pg_switch_wal()) as wal');
   const wal = rows[0].wal;
@@ -70,7 +69,7 @@ it('restores a base backup plus archived WAL to a point in time into a fresh clu
   await ws.run('mkdir', ['-p', archive]);
 
   // 1. The running cluster: WAL archiving on, as CloudNativePG runs it (there to object storage).
-  primary = await PitrCluster.init(ws, 'primary', [
+  primary = await PostgresCluster.init(ws, 'primary', [
     'wal_level = replica',
     'archive_mode = on',
     `archive_command = 'test ! -f ${archive}/%f && cp %p ${archive}/%f'`,
@@ -121,7 +120,7 @@ it('restores a base backup plus archived WAL to a point in time into a fresh clu
   // 5. The restore: the backup into a fresh data folder, WAL from the archive, stop at the point.
   const restoredArchive = ws.path('wal-archive-restored');
   await ws.run('mkdir', ['-p', restoredArchive]);
-  restored = await PitrCluster.fromBackup(ws, 'restored', backup, [
+  restored = await PostgresCluster.fromBackup(ws, 'restored', backup, [
     `restore_command = 'cp ${archive}/%f %p'`,
     `recovery_target_time = '${target}'`,
     "recovery_target_action = 'promote'",

@@ -4,8 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../../scripts/lib/apps.cjs';
-import { freePorts, tcpReachable, waitForPort } from '../../scripts/lib/net.cjs';
-import { startProcess, tail, which, type ProcessHandle } from '../../scripts/lib/procs.cjs';
+import { freePorts, sleep, tcpReachable, waitForPort } from '../../scripts/lib/net.cjs';
+import { signalGroup, startProcess, tail, which, type ProcessHandle } from '../../scripts/lib/procs.cjs';
+import { Pool } from 'pg';
 import { PrivateBroker } from '../support/private-broker';
 
 /**
@@ -16,7 +17,6 @@ import { PrivateBroker } from '../support/private-broker';
 export interface Dependency {
   readonly name: 'postgres' | 'redis' | 'rabbitmq';
   readonly url: string;
-  readonly logFile: string;
   /** Stops the server the way an operator does; every connection drops, the port closes. */
   stop(): Promise<void>;
   /** Starts it again on the same port with its data; resolves when it accepts connections. */
@@ -24,7 +24,11 @@ export interface Dependency {
   destroy(): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Resolves once nothing listens on `port` any more (or after 5 s). */
+async function portClosed(port: number): Promise<void> {
+  for (let i = 0; i < 50 && (await tcpReachable('127.0.0.1', port, 200)); i++) await sleep(100);
+}
+
 export const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 
 export function faultsDir(): string {
@@ -38,9 +42,12 @@ export function faultsDir(): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// PostgreSQL: initdb + pg_ctl. root may not run postgres: then as the `postgres` system user, with
-// its data in a folder of that user's under the system's temp folder, because the checkout may sit
-// in a folder `postgres` cannot enter (root's home, `mktemp -d`), whose permissions are not ours to widen.
+// PostgreSQL: initdb + pg_ctl, for the matrix and the restore drill (clusters that archive their
+// WAL to a folder, base backups with pg_basebackup, a restore of one plus archived WAL into a fresh
+// data folder: docs/operations/restore-postgres.md, "Rehearsal"). root may not run postgres: then
+// as the `postgres` system user, with its data in a folder of that user's under the system's temp
+// folder, because the checkout may sit in a folder `postgres` cannot enter (root's home,
+// `mktemp -d`), whose permissions are not ours to widen.
 
 export function postgresBin(): string {
   const base = '/usr/lib/postgresql';
@@ -98,110 +105,194 @@ export function postgresOwnedDir(): string {
   return dir;
 }
 
-export class PrivatePostgres implements Dependency {
-  readonly name = 'postgres' as const;
+/**
+ * A folder of PostgreSQL data folders (and, for the restore drill, a WAL archive and base backups)
+ * named `name` under the run's folder; as root, under one of the `postgres` user's (postgresOwnedDir).
+ */
+export class PostgresWorkspace {
   private constructor(
-    private readonly dir: string,
-    readonly port: number,
+    readonly dir: string,
     private readonly bin: string,
-    /** The run's folder, where the server log is kept when the data lives elsewhere. */
+    /** The run's folder, where logs are kept when `dir` is elsewhere. */
     private readonly parent: string,
   ) {}
 
-  get url(): string {
-    return `postgres://svc:svc@127.0.0.1:${this.port}/svc`;
+  static create(parent: string, name = 'pitr'): PostgresWorkspace {
+    const dir = isRoot() ? postgresOwnedDir() : path.join(parent, name);
+    fs.mkdirSync(dir, { recursive: true });
+    return new PostgresWorkspace(dir, postgresBin(), parent);
+  }
+
+  path(...parts: string[]): string {
+    return path.join(this.dir, ...parts);
+  }
+
+  /** A PostgreSQL tool by name (or `cp`, `mkdir`, ... as they are). */
+  tool(name: string): string {
+    return fs.existsSync(path.join(this.bin, name)) ? path.join(this.bin, name) : name;
+  }
+
+  /** Runs a tool as the user who owns the data. */
+  async run(tool: string, args: string[], timeoutMs = 120_000): Promise<string> {
+    const { status, output } = await runTool(this.tool(tool), args, this.dir, timeoutMs);
+    if (status !== 0) throw new Error(`${tool} ${args.join(' ')} failed (${String(status)}):\n${output}`);
+    return output;
+  }
+
+  /** Keeps the servers' logs in the run's folder and removes the data (it may hold nothing else). */
+  destroy(): void {
+    for (const name of fs.existsSync(this.dir) ? fs.readdirSync(this.dir) : []) {
+      if (name.endsWith('.log')) fs.copyFileSync(this.path(name), path.join(this.parent, name));
+    }
+    if (this.dir.startsWith(this.parent + path.sep)) return;
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** One PostgreSQL server of a workspace: a data folder, its port, its log. */
+export class PostgresCluster {
+  private readonly pools = new Map<string, Pool>();
+  private constructor(
+    private readonly ws: PostgresWorkspace,
+    readonly name: string,
+    readonly port: number,
+  ) {}
+
+  get data(): string {
+    return this.ws.path(this.name);
   }
 
   get logFile(): string {
-    return path.join(this.dir, 'postgres.log');
+    return this.ws.path(`${this.name}.log`);
   }
 
-  private get data(): string {
-    return path.join(this.dir, 'data');
-  }
-
-  static async start(parent: string): Promise<PrivatePostgres> {
-    const bin = postgresBin();
-    const dir = isRoot() ? postgresOwnedDir() : path.join(parent, 'postgres');
-    fs.mkdirSync(dir, { recursive: true });
+  /** initdb, with `settings` appended to postgresql.conf. */
+  static async init(ws: PostgresWorkspace, name: string, settings: string[]): Promise<PostgresCluster> {
     const [port] = await freePorts(1);
-    const pg = new PrivatePostgres(dir, port, bin, parent);
-    pg.runSync('initdb', ['-D', pg.data, '-U', 'svc', '--auth=trust', '-E', 'UTF8', '--no-sync'], 120_000);
-    fs.appendFileSync(
-      path.join(pg.data, 'postgresql.conf'),
-      [
-        `port = ${port}`,
-        "listen_addresses = '127.0.0.1'",
-        // TCP only: a socket path under the run's folder could pass the 107-byte limit of its name.
-        "unix_socket_directories = ''",
-        'fsync = off',
-        'synchronous_commit = off',
-        'full_page_writes = off',
-        'max_connections = 200',
-        'shared_buffers = 64MB',
-        '',
-      ].join('\n'),
-    );
-    await pg.start();
-    await pg.run('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'svc', 'svc'], 30_000);
-    return pg;
+    const cluster = new PostgresCluster(ws, name, port);
+    await ws.run('initdb', ['-D', cluster.data, '-U', 'svc', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+    cluster.configure([...baseSettings(port), ...settings]);
+    return cluster;
+  }
+
+  /** A data folder made from a base backup: the cluster starts on a port of its own. */
+  static async fromBackup(
+    ws: PostgresWorkspace,
+    name: string,
+    backup: string,
+    settings: string[],
+  ): Promise<PostgresCluster> {
+    const [port] = await freePorts(1);
+    const cluster = new PostgresCluster(ws, name, port);
+    await ws.run('cp', ['-a', backup, cluster.data]);
+    await ws.run('chmod', ['0700', cluster.data]);
+    cluster.configure([...baseSettings(port), ...settings]);
+    return cluster;
+  }
+
+  /** Appends to postgresql.conf as the data's owner (the last setting of a name wins). */
+  configure(lines: string[]): void {
+    const file = path.join(this.data, 'postgresql.conf');
+    fs.appendFileSync(file, ['', ...lines, ''].join('\n'));
+  }
+
+  /** Creates an empty file in the data folder (recovery.signal). */
+  async touch(file: string): Promise<void> {
+    await this.ws.run('touch', [path.join(this.data, file)]);
   }
 
   async start(): Promise<void> {
-    await this.run('pg_ctl', ['-D', this.data, '-l', this.logFile, '-w', '-t', '60', 'start'], 90_000);
-    await waitForPort('127.0.0.1', this.port, 30_000, 'private PostgreSQL');
+    try {
+      await this.ws.run('pg_ctl', ['-D', this.data, '-l', this.logFile, '-w', '-t', '120', 'start'], 150_000);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n${tail(this.logFile, 30)}`);
+    }
+    await waitForPort('127.0.0.1', this.port, 30_000, `PostgreSQL ${this.name}`);
   }
 
-  /** `pg_ctl stop -m fast`: sessions are ended, the server shuts down cleanly. */
-  async stop(): Promise<void> {
-    await this.run('pg_ctl', ['-D', this.data, '-w', '-t', '60', '-m', 'fast', 'stop'], 90_000, true);
-    for (let i = 0; i < 50 && (await tcpReachable('127.0.0.1', this.port, 200)); i++) await sleep(100);
+  /** `fast`: sessions are ended, the server shuts down cleanly. `immediate`: gone as in a crash. */
+  async stop(mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
+    await Promise.all([...this.pools.values()].map((p) => p.end().catch(() => undefined)));
+    this.pools.clear();
+    await this.ws
+      .run('pg_ctl', ['-D', this.data, '-w', '-t', '60', '-m', mode, 'stop'], 90_000)
+      .catch(() => '');
+    await portClosed(this.port);
+  }
+
+  /** For a test process that dies without afterAll: blocks, so it works in an exit handler. */
+  stopNow(): void {
+    const [file, argv] = asPostgres(this.ws.tool('pg_ctl'), ['-D', this.data, '-m', 'immediate', 'stop']);
+    spawnSync(file, argv, { cwd: this.ws.dir, timeout: 30_000, stdio: 'ignore' });
+  }
+
+  db(database = 'svc'): Pool {
+    let pool = this.pools.get(database);
+    if (!pool) {
+      pool = new Pool({ host: '127.0.0.1', port: this.port, user: 'svc', database, max: 2 });
+      this.pools.set(database, pool);
+    }
+    return pool;
+  }
+
+  log(): string {
+    return fs.existsSync(this.logFile) ? fs.readFileSync(this.logFile, 'utf8') : '';
+  }
+}
+
+function baseSettings(port: number): string[] {
+  return [
+    `port = ${port}`,
+    "listen_addresses = '127.0.0.1'",
+    // TCP only: a socket path under the data's folder could pass the 107-byte limit of its name.
+    "unix_socket_directories = ''",
+    'max_connections = 20',
+    'shared_buffers = 32MB',
+  ];
+}
+
+/** The matrix's PostgreSQL: one cluster that trades durability for speed, with a database `svc`. */
+export class PrivatePostgres implements Dependency {
+  readonly name = 'postgres' as const;
+  private constructor(
+    private readonly ws: PostgresWorkspace,
+    private readonly cluster: PostgresCluster,
+  ) {}
+
+  get url(): string {
+    return `postgres://svc:svc@127.0.0.1:${this.cluster.port}/svc`;
+  }
+
+  static async start(parent: string): Promise<PrivatePostgres> {
+    const ws = PostgresWorkspace.create(parent, 'postgres');
+    const cluster = await PostgresCluster.init(ws, 'postgres', [
+      'fsync = off',
+      'synchronous_commit = off',
+      'full_page_writes = off',
+      'max_connections = 200',
+      'shared_buffers = 64MB',
+    ]);
+    await cluster.start();
+    await ws.run('createdb', ['-h', '127.0.0.1', '-p', String(cluster.port), '-U', 'svc', 'svc'], 30_000);
+    return new PrivatePostgres(ws, cluster);
+  }
+
+  start(): Promise<void> {
+    return this.cluster.start();
+  }
+
+  stop(): Promise<void> {
+    return this.cluster.stop('fast');
   }
 
   async destroy(): Promise<void> {
     await this.stop().catch(() => undefined);
-    this.removeOutsideData();
+    this.ws.destroy();
   }
 
-  /** Data kept outside the run's folder (see postgresOwnedDir) goes with the server; its log is kept. */
-  private removeOutsideData(): void {
-    if (this.dir.startsWith(this.parent + path.sep)) return;
-    if (fs.existsSync(this.logFile)) fs.copyFileSync(this.logFile, path.join(this.parent, 'postgres.log'));
-    fs.rmSync(this.dir, { recursive: true, force: true });
-  }
-
-  /** For a test process that dies without afterAll. */
   stopNow(): void {
-    this.runSync('pg_ctl', ['-D', this.data, '-m', 'immediate', 'stop'], 30_000, true);
-    this.removeOutsideData();
-  }
-
-  private argv(tool: string, args: string[]): [string, string[]] {
-    return asPostgres(path.join(this.bin, tool), args);
-  }
-
-  private fail(tool: string, args: string[], status: unknown, output: string): never {
-    throw new Error(
-      `${tool} ${args.join(' ')} failed (${String(status)}):\n${output}\n${tail(this.logFile, 20)}`,
-    );
-  }
-
-  /** For set-up and emergencies only: blocks the event loop, and with it the load's clocks. */
-  private runSync(tool: string, args: string[], timeout: number, tolerant = false): void {
-    const [file, argv] = this.argv(tool, args);
-    const res = spawnSync(file, argv, {
-      cwd: this.dir,
-      timeout,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    if (res.status !== 0 && !tolerant)
-      this.fail(tool, args, res.status ?? res.signal, `${res.stdout}${res.stderr}`);
-  }
-
-  private async run(tool: string, args: string[], timeout: number, tolerant = false): Promise<void> {
-    const { status, output } = await runTool(path.join(this.bin, tool), args, this.dir, timeout);
-    if (status !== 0 && !tolerant) this.fail(tool, args, status, output);
+    this.cluster.stopNow();
+    this.ws.destroy();
   }
 }
 
@@ -220,7 +311,7 @@ export class PrivateRedis implements Dependency {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  get logFile(): string {
+  private get logFile(): string {
     return path.join(this.dir, 'redis.log');
   }
 
@@ -260,7 +351,7 @@ export class PrivateRedis implements Dependency {
   /** SIGTERM: redis-server closes every connection and exits. */
   async stop(): Promise<void> {
     await this.handle?.stop(5000);
-    for (let i = 0; i < 50 && (await tcpReachable('127.0.0.1', this.port, 200)); i++) await sleep(100);
+    await portClosed(this.port);
   }
 
   async destroy(): Promise<void> {
@@ -268,13 +359,7 @@ export class PrivateRedis implements Dependency {
   }
 
   stopNow(): void {
-    if (this.handle?.alive() && this.handle.pid) {
-      try {
-        process.kill(-this.handle.pid, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    }
+    if (this.handle?.alive() && this.handle.pid) signalGroup(this.handle.pid, 'SIGKILL');
   }
 }
 
@@ -292,10 +377,6 @@ export class PrivateRabbit implements Dependency {
 
   get url(): string {
     return this.broker.url;
-  }
-
-  get logFile(): string {
-    return this.broker.logFile;
   }
 
   start(): Promise<void> {

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
-import { freePort, startGateway as startNginxGateway, type Gateway } from '../support/nginx';
+import { freePort } from '../../scripts/lib/net.cjs';
+import { startGateway as startNginxGateway, type Gateway } from '../support/nginx';
 
 /**
  * The generated configuration under real nginx in front of two replicas played by small Node

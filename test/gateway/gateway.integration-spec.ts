@@ -7,7 +7,8 @@ import {
   type ProblemCode,
 } from '@svc/contracts';
 import { parse as parseYaml } from 'yaml';
-import { freePort, startGateway, type Gateway } from '../support/nginx';
+import { freePort } from '../../scripts/lib/net.cjs';
+import { startGateway, type Gateway } from '../support/nginx';
 
 /**
  * The generated configuration under real nginx, with small Node servers as the apps: what a

@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { SANDBOX_PASSWORD, SCOPE_DESCRIPTIONS } from '@svc/contracts';
 import { Client } from 'pg';
 import { testServices } from '../support/services';
-import { ISSUER, startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
+import { ISSUER } from '../support/starters/app-process';
+import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { startConsentUi, type ConsentUiHarness } from '../support/starters/consent-ui';
 
 /**

@@ -22,6 +22,7 @@ export interface PartnerOptions {
   readonly clientId?: string;
   readonly name?: string;
   readonly scopes?: readonly string[];
+  readonly redirectUris?: readonly string[];
   readonly webhookUrl?: string | null;
   /** 2: a webhook-secret rotation in progress, deliveries signed with both. */
   readonly webhookSecrets?: 1 | 2;
@@ -43,7 +44,7 @@ export async function createPartner(auth: AuthApp, options: PartnerOptions = {})
   const { clientSecret, webhookSecret } = await partners.register({
     clientId,
     name: options.name ?? `IT ${clientId}`,
-    redirectUris: ['https://partner.example/callback'],
+    redirectUris: options.redirectUris ?? ['https://partner.example/callback'],
     scopes: options.scopes ?? ['profile:read'],
     webhookUrl: options.webhookUrl ?? undefined,
     sponsorship: options.sponsorship ?? false,

@@ -1,13 +1,4 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import {
-  createHttpApp,
-  createLogger,
-  loadConfig,
-  RouteIndex,
-  type AppDefinition,
-  type ConfigSpec,
-  rootModule,
-} from '@svc/platform';
+import { buildApp, createLogger, loadConfig, type AppDefinition, type ConfigSpec } from '@svc/platform';
 import { AUTH_SERVER } from '../../apps/auth-server/src/app.definition';
 import { CONSENT_UI } from '../../apps/consent-ui/src/app.definition';
 import { CREW_API } from '../../apps/crew-api/src/app.definition';
@@ -25,8 +16,8 @@ export const APP_DEFINITIONS = [
 ] as unknown as AppDefinition<ConfigSpec>[];
 
 /**
- * The routes an app registers (method and Fastify pattern, `:param` style), read by booting its
- * real root module against this run's services and closing it again.
+ * The routes an app registers (method and Fastify pattern, `:param` style), read by building it as
+ * `serveApp` does against this run's services and closing it again.
  */
 export async function servedRoutes(
   definition: AppDefinition<ConfigSpec>,
@@ -41,15 +32,15 @@ export async function servedRoutes(
     REDIS_KEY_PREFIX: services.redisKeyPrefix,
     AMQP_URL: services.amqpUrl,
   });
-  const logger = createLogger(definition.name, 'silent');
-  const routes = new RouteIndex();
-  const app: NestFastifyApplication = await createHttpApp(
-    rootModule(definition, { app: definition.name, config, logger, routes }),
-    { app: definition.name, logger, routes, config: config as never },
+  const { app, httpOptions } = await buildApp(
+    definition,
+    config,
+    createLogger(definition.name, 'silent'),
+    false,
   );
   try {
     await app.init();
-    return routes.list();
+    return httpOptions.routes.list();
   } finally {
     await app.close();
   }

@@ -10,17 +10,49 @@ export function brokerUrlOf(app: NestAppName, amqpUrl: string): string {
   return appBrokerUrl(app, amqpUrl);
 }
 
-/**
- * The tests' side of RPC: each contract is asked as the first app its contract names, on that
- * app's own broker user (a connection per app, opened at its first call), the way that app asks.
- */
-export class CallerRpc {
-  private readonly clients = new Map<NestAppName, { amqp: AmqpConnection; rpc: RpcClient }>();
+/** A connection per app, on that app's own broker user, opened at its first use. */
+export class AppConnections {
+  private readonly connections = new Map<NestAppName, AmqpConnection>();
 
   constructor(
     private readonly amqpUrl: string,
-    private readonly timeoutMs = 10_000,
+    private readonly name: string,
+    private readonly prefetch = 1,
   ) {}
+
+  of(app: NestAppName): AmqpConnection {
+    let connection = this.connections.get(app);
+    if (!connection) {
+      connection = new AmqpConnection(
+        { url: brokerUrlOf(app, this.amqpUrl), name: `${this.name}-${app}`, prefetch: this.prefetch },
+        createLogger(this.name, 'silent'),
+      );
+      connection.start();
+      this.connections.set(app, connection);
+    }
+    return connection;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.close()));
+    this.connections.clear();
+  }
+}
+
+/**
+ * The tests' side of RPC: each contract is asked as the first app its contract names, on that
+ * app's own broker user (AppConnections), the way that app asks.
+ */
+export class CallerRpc {
+  private readonly connections: AppConnections;
+  private readonly clients = new Map<NestAppName, RpcClient>();
+
+  constructor(
+    amqpUrl: string,
+    private readonly timeoutMs = 10_000,
+  ) {
+    this.connections = new AppConnections(amqpUrl, 'test-as', 20);
+  }
 
   call<Req, Res>(contract: RpcContract<Req, Res>, payload: Req, timeoutMs?: number): Promise<Res> {
     return this.as(contract.callers[0]).call(contract, payload, timeoutMs);
@@ -30,20 +62,15 @@ export class CallerRpc {
   as(app: NestAppName): RpcClient {
     let client = this.clients.get(app);
     if (!client) {
-      const amqp = new AmqpConnection(
-        { url: brokerUrlOf(app, this.amqpUrl), name: `test-as-${app}`, prefetch: 20 },
-        createLogger('rpc-test', 'silent'),
-      );
-      amqp.start();
-      client = { amqp, rpc: new RpcClient(amqp, { RPC_TIMEOUT_MS: this.timeoutMs }) };
+      client = new RpcClient(this.connections.of(app), { RPC_TIMEOUT_MS: this.timeoutMs });
       this.clients.set(app, client);
     }
-    return client.rpc;
+    return client;
   }
 
-  async close(): Promise<void> {
-    await Promise.all([...this.clients.values()].map((c) => c.amqp.close()));
+  close(): Promise<void> {
     this.clients.clear();
+    return this.connections.close();
   }
 }
 

@@ -31,11 +31,11 @@ type Operation = JsonObject & { responses: Record<string, JsonObject> };
 
 const DOCUMENT_ID = 'https://contract.test/openapi.json';
 // Problem types are checked by their `/errors/<code>` suffix, so any DOCS_URL a harness uses fits.
-const document = buildOpenApiDocument({
+export const DOCUMENT = buildOpenApiDocument({
   publicBaseUrl: 'http://localhost:8080',
   docsUrl: 'http://localhost:8080/docs',
 });
-const paths = document.paths as Record<string, Record<string, Operation>>;
+const paths = DOCUMENT.paths as Record<string, Record<string, Operation>>;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
 let ajv: Ajv2020 | undefined;
@@ -46,7 +46,7 @@ function compile(schema: JsonObject, key: string): ValidateFunction {
     // strict off: OpenAPI keywords (`example`, `discriminator`) sit beside JSON Schema's.
     ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
     addFormats(ajv);
-    ajv.addSchema({ ...document, $id: DOCUMENT_ID } as object);
+    ajv.addSchema({ ...DOCUMENT, $id: DOCUMENT_ID } as object);
   }
   let validate = validators.get(key);
   if (!validate) {
@@ -64,10 +64,11 @@ function rebase(value: unknown): JsonObject {
   ) as JsonObject;
 }
 
-function resolve<T = JsonObject>(value: JsonObject): T {
+/** The node a `$ref` of the description points at (followed to the end), or `value` itself. */
+export function resolve<T = JsonObject>(value: JsonObject): T {
   const target = value.$ref;
   if (typeof target !== 'string') return value as T;
-  let node: unknown = document;
+  let node: unknown = DOCUMENT;
   for (const part of target.replace(/^#\//, '').split('/')) node = (node as JsonObject)[part];
   return resolve(node as JsonObject) as T;
 }
@@ -265,7 +266,7 @@ export function webhookViolations(
   } catch {
     return ['the body is not JSON'];
   }
-  const webhooks = document.webhooks as Record<
+  const webhooks = DOCUMENT.webhooks as Record<
     string,
     { post: Operation & { parameters: JsonObject[]; requestBody: JsonObject } }
   >;

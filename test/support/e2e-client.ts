@@ -1,18 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import {
-  basicAuthorization,
-  member,
-  MEMBER_PASSWORD,
-  partner,
-  pkcePair,
-  randomState,
-  type MemberEmail,
-} from './factories';
+import { basicAuthorization, member, partner, pkcePair, randomState, type MemberEmail } from './factories';
 import { FormClient } from './oauth/forms';
 import { request, type HttpResponse } from './http';
 import type { RunningSystem } from './system';
 import type { WebhookReceiver } from './webhook-receiver';
-import type { TokenPair } from './oauth/token-pairs';
+import { allow, consentPage, type TokenPair } from './oauth/token-pairs';
 
 export type { TokenPair };
 export const A = partner('sandbox-partner');
@@ -66,18 +58,10 @@ export async function authorize(
     code_challenge: pkce.challenge,
     code_challenge_method: 'S256',
   });
-  const toLogin = await browser.follow(await browser.fetch(`/oauth/authorize?${query.toString()}`));
-  if (new URL(toLogin.url).pathname !== '/login') throw new Error(`expected /login, got ${toLogin.url}`);
-  const signedIn = await browser.submit(await toLogin.res.text(), 'Sign in', {
-    Email: member(email).email,
-    Password: MEMBER_PASSWORD,
-  });
-  if (![302, 303].includes(signedIn.status)) throw new Error(`sign-in answered ${signedIn.status}`);
-  const consent = await browser.follow(signedIn);
-  if (consent.res.status !== 200) throw new Error(`consent page answered ${consent.res.status}`);
-  const allowed = await browser.submit(await consent.res.text(), 'Allow');
-  const code = new URL(allowed.headers.get('location') ?? 'http://x/').searchParams.get('code');
-  if (!code) throw new Error(`no code in the redirect (${allowed.status})`);
+  const code = await allow(
+    browser,
+    await consentPage(browser, Object.fromEntries(query), member(email).email),
+  );
   const res = await postForm(`${system.baseUrl}/oauth/token`, {
     grant_type: 'authorization_code',
     code,

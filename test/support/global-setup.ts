@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { appEnv, cliJs, DIST, NEST_APPS, ROOT, runCli } from '../../scripts/lib/apps.cjs';
+import { appEnv, assertBuilt, ROOT, runCli, writtenApps } from '../../scripts/lib/apps.cjs';
 import { cliConnections } from '../../scripts/lib/credentials.cjs';
 import { tail } from '../../scripts/lib/procs.cjs';
 
@@ -17,9 +17,7 @@ export default async function globalSetup(): Promise<void> {
         'start them with `npm test` or `npm run test:integration`, not with jest directly',
     );
   }
-  if (!fs.existsSync(path.join(DIST, 'apps'))) {
-    throw new Error('dist/apps is missing: the integration tests need the built apps (`npm run build`)');
-  }
+  assertBuilt(writtenApps());
   const logDir = path.join(ROOT, '.run', `integration-${runId}`);
   fs.mkdirSync(logDir, { recursive: true });
 
@@ -28,27 +26,15 @@ export default async function globalSetup(): Promise<void> {
   const targets = workers.length
     ? workers
     : [{ DATABASE_URL: process.env.DATABASE_URL, AMQP_URL: process.env.AMQP_URL ?? '' }];
-  const migrated = await Promise.all(
+  await Promise.all(
     targets.map((target, i) => migrateAll(target.DATABASE_URL, target.AMQP_URL, logDir, i + 1)),
   );
   const names = targets.map((t) => new URL(t.DATABASE_URL).pathname.slice(1));
-  process.stdout.write(
-    `\nintegration: migrated ${migrated[0].join(', ') || 'no app'} into ${names.join(', ')}\n`,
-  );
+  process.stdout.write(`\nintegration: migrated ${writtenApps().join(', ')} into ${names.join(', ')}\n`);
 }
 
 async function migrateAll(databaseUrl: string, amqpUrl: string, logDir: string, worker: number) {
-  const migrated: string[] = [];
-  for (const app of NEST_APPS) {
-    const source = path.join(ROOT, 'apps', app, 'src', 'cli.ts');
-    if (!fs.existsSync(cliJs(app))) {
-      if (fs.existsSync(source)) {
-        throw new Error(
-          `${path.relative(ROOT, cliJs(app))} is missing although ${app} has a cli.ts: rebuild (\`npm run build\`)`,
-        );
-      }
-      continue; // app not written yet
-    }
+  for (const app of writtenApps()) {
     const logFile = path.join(logDir, worker === 1 ? `${app}-migrate.log` : `${app}-migrate-${worker}.log`);
     try {
       // As the owner, granting each app's own role its schema (test/deploy/least-privilege).
@@ -57,7 +43,5 @@ async function migrateAll(databaseUrl: string, amqpUrl: string, logDir: string, 
     } catch (err) {
       throw new Error(`${(err as Error).message}\n${tail(logFile, 30)}`);
     }
-    migrated.push(app);
   }
-  return migrated;
 }

@@ -1,4 +1,5 @@
 import type { HttpResponse } from './http';
+import { startStack, useStarted } from './starters/app-process';
 import { startAuthServer, type AuthServerHarness } from './starters/auth-server';
 import { startCrewApi, type CrewApiHarness } from './starters/crew-api';
 
@@ -17,17 +18,16 @@ export interface KeepingReplicas {
 
 /** Starts them before the file's tests and stops them after; `setting` names the cache's size. */
 export function keepingReplicas(setting: string, kept = '50'): KeepingReplicas {
-  const replicas = {} as { auth: AuthServerHarness; keeping: CrewApiHarness; reading: CrewApiHarness };
-  beforeAll(async () => {
-    replicas.auth = await startAuthServer();
-    replicas.keeping = await startCrewApi(replicas.auth, { [setting]: kept });
-    replicas.reading = await startCrewApi(replicas.auth, { [setting]: '0' });
-  }, 90_000);
-  afterAll(async () => {
-    await replicas.keeping?.close();
-    await replicas.reading?.close();
-    await replicas.auth?.close();
-  });
+  const replicas = useStarted(
+    () =>
+      startStack(async (keep) => {
+        const auth = keep(await startAuthServer());
+        const keeping = keep(await startCrewApi(auth, { [setting]: kept }));
+        return { auth, keeping, reading: keep(await startCrewApi(auth, { [setting]: '0' })) };
+      }),
+    ['auth', 'keeping', 'reading'],
+    90_000,
+  );
   const seen = (r: HttpResponse) => ({
     status: r.status,
     etag: r.header('etag'),
@@ -35,15 +35,7 @@ export function keepingReplicas(setting: string, kept = '50'): KeepingReplicas {
     body: r.text,
   });
   return {
-    get auth() {
-      return replicas.auth;
-    },
-    get keeping() {
-      return replicas.keeping;
-    },
-    get reading() {
-      return replicas.reading;
-    },
+    ...replicas,
     async both(path, token, headers = {}) {
       const a = await replicas.keeping.get(path, token, headers);
       const b = await replicas.reading.get(path, token, headers);

@@ -1,29 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../apps/gateway/src/generate';
 import { nginxArgs } from '../../scripts/lib/apps.cjs';
+import { freePort } from '../../scripts/lib/net.cjs';
 
 /** The nginx the gateway's tests run: NGINX_BIN, else Debian's /usr/sbin/nginx, else `nginx` on PATH. */
 export function nginxBinary(): string {
   if (process.env.NGINX_BIN) return process.env.NGINX_BIN;
   return existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
-}
-
-/**
- * The gateway as the integration specs run it: the generator's output under a real nginx on a
- * free loopback port, started again on another port when one was taken meanwhile.
- */
-/** A port that was free a moment ago (another process may take it: startGateway retries). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export interface Gateway {
@@ -34,6 +21,10 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
+/**
+ * The gateway as the integration specs run it: the generator's output under a real nginx on a
+ * free loopback port, started again on another port when one was taken meanwhile.
+ */
 export async function startGateway(env: Record<string, string>): Promise<Gateway> {
   const dir = await mkdtemp(join(tmpdir(), 'gateway-it-'));
   for (let attempt = 1; ; attempt++) {

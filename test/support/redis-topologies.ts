@@ -1,4 +1,4 @@
-import type { RedisConfig } from '@svc/platform';
+import { loadConfig, REDIS_CONFIG, type RedisConfig } from '@svc/platform';
 import Redis from 'ioredis';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,7 +26,7 @@ export interface RedisTopology {
   readonly name: TopologyName;
   /** What an app reads: exactly one of REDIS_URL / REDIS_SENTINELS / REDIS_CLUSTER_NODES. */
   readonly env: Readonly<Record<string, string>>;
-  /** The same as a validated config (REDIS_CONFIG's shape). */
+  /** The same as a validated config (loadConfig of REDIS_CONFIG). */
   readonly config: RedisConfig;
   stop(): Promise<void>;
 }
@@ -158,6 +158,15 @@ function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs =
   });
 }
 
+/** Resolves once the server on `port` answers PING. */
+const answering = (port: number) =>
+  until(`redis ${port} answers`, async () => ((await command(port, 'PING')) === 'PONG' ? true : undefined));
+
+/** `env` with the config an app would read from it. */
+function topology<N extends TopologyName>(name: N, env: Record<string, string>, stop: () => Promise<void>) {
+  return { name, env, config: loadConfig(REDIS_CONFIG, env), stop };
+}
+
 /** One command to one server; a fresh connection each time, so a failover cannot confuse it. */
 async function command(port: number, ...args: (string | number)[]): Promise<unknown> {
   const client = new Redis({
@@ -191,13 +200,8 @@ async function kill(children: ChildProcess[], dir: string): Promise<void> {
 }
 
 /** The shared server of this run (`npm test`'s REDIS_URL): nothing to start or stop. */
-export function singleTopology(redisUrl: string, keyPrefix: string): RedisTopology {
-  return {
-    name: 'single',
-    env: { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: keyPrefix },
-    config: { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: keyPrefix },
-    stop: () => Promise.resolve(),
-  };
+function singleTopology(redisUrl: string, keyPrefix: string): RedisTopology {
+  return topology('single', { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: keyPrefix }, () => Promise.resolve());
 }
 
 export interface PrivateRedis {
@@ -234,9 +238,7 @@ export async function startPrivateRedis(options: {
   let child: ChildProcess | undefined;
   const start = async () => {
     child = run.start(args);
-    await until(`redis-server on ${port}`, async () =>
-      (await command(port, 'PING').catch(() => undefined)) === 'PONG' ? true : undefined,
-    );
+    await answering(port);
   };
   await start();
   return {
@@ -274,17 +276,13 @@ export async function startCluster(keyPrefix = ''): Promise<RedisTopology> {
       ...NO_PERSISTENCE,
     ]),
   );
-  const topology: RedisTopology = {
-    name: 'cluster',
-    env: { REDIS_CLUSTER_NODES: ports.map((p) => `${HOST}:${p}`).join(','), REDIS_KEY_PREFIX: keyPrefix },
-    config: { REDIS_CLUSTER_NODES: ports.map((port) => ({ host: HOST, port })), REDIS_KEY_PREFIX: keyPrefix },
-    stop: () => run.stop(),
-  };
+  const cluster: RedisTopology = topology(
+    'cluster',
+    { REDIS_CLUSTER_NODES: ports.map((p) => `${HOST}:${p}`).join(','), REDIS_KEY_PREFIX: keyPrefix },
+    () => run.stop(),
+  );
   try {
-    for (const port of ports)
-      await until(`redis ${port} answers`, async () =>
-        (await command(port, 'PING')) === 'PONG' ? true : undefined,
-      );
+    for (const port of ports) await answering(port);
     const created = spawnSync(
       'redis-cli',
       [
@@ -304,9 +302,9 @@ export async function startCluster(keyPrefix = ''): Promise<RedisTopology> {
         String(await command(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok') ? true : undefined,
       );
     }
-    return topology;
+    return cluster;
   } catch (err) {
-    await topology.stop();
+    await cluster.stop();
     throw err;
   }
 }
@@ -371,18 +369,16 @@ export async function startSentinel(
     until(`${port} is a primary`, async () =>
       String(await command(port, 'ROLE')).startsWith('master') ? true : undefined,
     );
-  const topology: SentinelTopology = {
-    name: 'sentinel',
-    env: {
-      REDIS_SENTINELS: sentinels.map((p) => `${HOST}:${p}`).join(','),
-      REDIS_SENTINEL_MASTER: SENTINEL_MASTER,
-      REDIS_KEY_PREFIX: keyPrefix,
-    },
-    config: {
-      REDIS_SENTINELS: sentinels.map((port) => ({ host: HOST, port })),
-      REDIS_SENTINEL_MASTER: SENTINEL_MASTER,
-      REDIS_KEY_PREFIX: keyPrefix,
-    },
+  const set: SentinelTopology = {
+    ...topology(
+      'sentinel',
+      {
+        REDIS_SENTINELS: sentinels.map((p) => `${HOST}:${p}`).join(','),
+        REDIS_SENTINEL_MASTER: SENTINEL_MASTER,
+        REDIS_KEY_PREFIX: keyPrefix,
+      },
+      () => run.stop(),
+    ),
     primaryPort: askSentinels,
     serverPorts,
     async killPrimary() {
@@ -437,14 +433,9 @@ export async function startSentinel(
       await isPrimary(to);
       return { from, to };
     },
-    stop: () => run.stop(),
   };
   try {
-    for (const port of serverPorts) {
-      await until(`redis ${port} answers`, async () =>
-        (await command(port, 'PING')) === 'PONG' ? true : undefined,
-      );
-    }
+    for (const port of serverPorts) await answering(port);
     for (const port of replicaPorts) await inSync(port);
     for (const port of sentinels) {
       const conf = path.join(dir, `sentinel-${port}.conf`);
@@ -467,9 +458,9 @@ export async function startSentinel(
         );
       }
     }
-    return topology;
+    return set;
   } catch (err) {
-    await topology.stop();
+    await set.stop();
     throw err;
   }
 }

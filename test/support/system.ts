@@ -14,7 +14,7 @@ import {
 } from '../../scripts/lib/apps.cjs';
 import { APPS, appBrokerUrl, appConnections, cliConnections } from '../../scripts/lib/credentials.cjs';
 import { freePorts, waitForHttpOk } from '../../scripts/lib/net.cjs';
-import { startProcess, tail, which, type ProcessHandle } from '../../scripts/lib/procs.cjs';
+import { signalGroup, startProcess, tail, which, type ProcessHandle } from '../../scripts/lib/procs.cjs';
 
 /**
  * The e2e harness: the built apps and the nginx gateway as real processes, on free random
@@ -27,13 +27,6 @@ export interface SystemOptions {
   readonly apps?: readonly NestAppName[];
   /** Extra environment for every app (e.g. WEBHOOK_RETRY_SCHEDULE); wins over the defaults. */
   readonly env?: Readonly<Record<string, string>>;
-  /**
-   * Run each app's `cli.js migrate` then `cli.js seed` first (default true); on the run's own
-   * database only what a system of the run has not done already (`prepareCommands`).
-   */
-  readonly prepare?: boolean;
-  /** Start the nginx gateway (default true). */
-  readonly gateway?: boolean;
   /** Label of the log folder. */
   readonly label?: string;
   /** How long each process may take to become ready (default 60 s). */
@@ -53,8 +46,6 @@ export interface RunningSystem {
   readonly gatewayPort: number;
   /** DOCS_URL given to the apps and the gateway: every Problem `type` starts with it. */
   readonly docsUrl: string;
-  /** The port of each app's first replica. */
-  readonly ports: Readonly<Record<string, number>>;
   /** Processes per app. */
   readonly replicas: number;
   /** Every replica's port, per app (index = replica). */
@@ -83,27 +74,11 @@ let systemsStarted = 0;
 const everyHandle = new Set<ProcessHandle>();
 // If a test run dies without calling stop(), leave no process behind.
 process.once('exit', () => {
-  for (const h of everyHandle) if (h.alive() && h.pid) killGroup(h.pid);
+  for (const h of everyHandle) if (h.alive() && h.pid) signalGroup(h.pid, 'SIGKILL');
 });
 
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    /* gone */
-  }
-}
-
-/** E2E_REPLICAS (`npm test` sets 2 for the e2e tier), else 1. */
-function replicasFromEnv(): number {
-  const raw = process.env.E2E_REPLICAS?.trim();
-  if (!raw) return 1;
-  if (!/^[1-8]$/.test(raw)) throw new Error(`E2E_REPLICAS must be an integer from 1 to 8 (got ${raw})`);
-  return Number(raw);
-}
-
 /**
- * The `cli.js` commands `prepare` runs, in order. Every app's migrations and sandbox data the first
+ * The `cli.js` commands a system runs before it starts the apps, in order. Every app's migrations and sandbox data the first
  * time; on a database a system of this run has prepared already, only auth-server's seed: it brings
  * the sandbox partners and members back in line (secrets, suspension, the webhook URL of this
  * system's SANDBOX_WEBHOOK_URL) whatever earlier test files did to them. The other seeds only add
@@ -129,19 +104,19 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     );
   }
   const names = [...(options.apps ?? writtenApps())];
-  const withGateway = options.gateway ?? true;
-  assertBuilt(names, { generator: withGateway });
+  assertBuilt(names, { generator: true });
   const nginxBin = process.env.NGINX_BIN || which('nginx');
-  if (withGateway && !nginxBin) throw new Error('nginx is not installed (npm test installs it)');
+  if (!nginxBin) throw new Error('nginx is not installed (npm test installs it)');
 
   systemsStarted += 1;
   const logDir = path.join(ROOT, '.run', `e2e-${runId}`, `${options.label ?? 'system'}-${systemsStarted}`);
   fs.rmSync(logDir, { recursive: true, force: true });
   fs.mkdirSync(logDir, { recursive: true });
 
-  const replicas = options.replicas ?? replicasFromEnv();
+  // E2E_REPLICAS: `npm test` sets 2 for the e2e tier.
+  const replicas = options.replicas ?? Number(process.env.E2E_REPLICAS?.trim() || 1);
   if (!Number.isInteger(replicas) || replicas < 1 || replicas > 8) {
-    throw new Error(`replicas must be an integer from 1 to 8 (got ${replicas})`);
+    throw new Error(`replicas (or E2E_REPLICAS) must be an integer from 1 to 8 (got ${replicas})`);
   }
   // Every listener of the system gets its port here, metrics ports included: a process that bound
   // an ephemeral port of its own (METRICS_PORT=0) while the others start could take one picked
@@ -155,7 +130,6 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   );
   const metricsPortOf = (app: string, replica: number) =>
     String(metricsPorts[names.indexOf(app as NestAppName) * replicas + replica]);
-  const ports: Record<string, number> = Object.fromEntries(names.map((n) => [n, replicaPorts[n][0]]));
   const baseUrl = `http://127.0.0.1:${gatewayPort}`;
   const publicBaseUrl = `http://localhost:${gatewayPort}`;
   const docsUrl = options.env?.DOCS_URL ?? `${publicBaseUrl}/docs`;
@@ -234,7 +208,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     const handle = handles.get(name);
     if (!handle) return;
     if (signal === 'SIGKILL' && handle.pid) {
-      killGroup(handle.pid);
+      signalGroup(handle.pid, 'SIGKILL');
       await handle.exited;
     }
     await handle.stop(10_000);
@@ -288,35 +262,26 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   };
 
   try {
-    if (options.prepare ?? true) {
-      // The run's own database: migrated and seeded by the first system of the run that
-      // prepared every app (a marker beside the logs says so), not by every test file again.
-      const marker = ownServers
-        ? undefined
-        : path.join(
-            ROOT,
-            '.run',
-            `e2e-${runId}`,
-            `prepared-${new URL(owner.DATABASE_URL).pathname.slice(1)}`,
-          );
-      const prepared = marker !== undefined && fs.existsSync(marker);
-      for (const [app, command] of prepareCommands(names, prepared)) {
-        const logFile = path.join(logDir, `${app}-${command}.log`);
-        await runCli(app, command, envOf(app, 0, true), { logFile, timeoutMs: 120_000 }).catch(
-          (err: Error) => {
-            throw new Error(`${err.message}\n${tail(logFile, 40)}`);
-          },
-        );
-      }
-      const everyApp = writtenApps().every((app) => names.includes(app));
-      if (marker && !prepared && everyApp) fs.writeFileSync(marker, `${new Date().toISOString()}\n`);
+    // The run's own database: migrated and seeded by the first system of the run that prepared
+    // every app (a marker beside the logs says so), not by every test file again.
+    const marker = ownServers
+      ? undefined
+      : path.join(ROOT, '.run', `e2e-${runId}`, `prepared-${new URL(owner.DATABASE_URL).pathname.slice(1)}`);
+    const prepared = marker !== undefined && fs.existsSync(marker);
+    for (const [app, command] of prepareCommands(names, prepared)) {
+      const logFile = path.join(logDir, `${app}-${command}.log`);
+      await runCli(app, command, envOf(app, 0, true), { logFile, timeoutMs: 120_000 }).catch((err: Error) => {
+        throw new Error(`${err.message}\n${tail(logFile, 40)}`);
+      });
     }
+    const everyApp = writtenApps().every((app) => names.includes(app));
+    if (marker && !prepared && everyApp) fs.writeFileSync(marker, `${new Date().toISOString()}\n`);
 
     // The apps and the gateway start side by side (nginx needs no upstream up to start; no
     // request reaches it before the apps are ready).
     const started = await Promise.allSettled([
       ...names.flatMap((app) => replicaIndexes.map((i) => spawnApp(app, i))),
-      withGateway ? startGateway() : undefined,
+      startGateway(),
     ]);
     const failed = started.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
@@ -329,7 +294,6 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     baseUrl,
     gatewayPort,
     docsUrl,
-    ports,
     replicas,
     replicaPorts,
     logDir,

@@ -1,12 +1,6 @@
 import { SANDBOX_MEMBERS, SANDBOX_PARTNERS } from '@svc/contracts';
-import {
-  authorizeRequest,
-  basicAuthorization,
-  member,
-  MEMBER_PASSWORD,
-  partner,
-} from '../../support/factories';
-import { obtainTokenPairs } from '../../support/oauth/token-pairs';
+import { authorizeRequest, basicAuthorization, member, partner } from '../../support/factories';
+import { consentPage, obtainTokenPairs } from '../../support/oauth/token-pairs';
 import { FormClient, formWithButton } from '../../support/oauth/forms';
 import { request } from '../../support/http';
 import type { FuzzCredentials } from './requests';
@@ -54,15 +48,8 @@ export async function obtainFuzzCredentials(baseUrl: string, publicOrigin: strin
 async function consentSession(baseUrl: string, publicOrigin: string): Promise<FuzzCredentials['session']> {
   const browser = new FormClient(baseUrl, [publicOrigin]);
   const req = authorizeRequest({ partner: partner('sandbox-partner'), scope: 'profile:read' });
-  const query = new URLSearchParams(req.params).toString();
-  const signIn = await browser.follow(await browser.fetch(`/oauth/authorize?${query}`));
-  const signed = await browser.submit(await signIn.res.text(), 'Sign in', {
-    Email: member('jo.kim@sandbox.test').email,
-    Password: MEMBER_PASSWORD,
-  });
-  const consent = await browser.follow(signed);
-  if (consent.res.status !== 200) throw new Error(`consent page answered ${consent.res.status}`);
-  const form = formWithButton(await consent.res.text(), 'Allow');
+  const consent = await consentPage(browser, req.params, member('jo.kim@sandbox.test').email);
+  const form = formWithButton(consent, 'Allow');
   return {
     cookie: browser.cookieHeader(),
     form: Object.fromEntries(form.inputs.map((i) => [i.name, i.value])),

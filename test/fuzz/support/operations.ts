@@ -1,4 +1,5 @@
-import { buildOpenApiDocument, type JsonObject } from '@svc/contracts';
+import type { JsonObject } from '@svc/contracts';
+import { DOCUMENT, resolve } from '../../support/contract';
 
 /**
  * The operations the fuzzer aims at, read from the OpenAPI description the gateway serves: each
@@ -24,19 +25,6 @@ export interface Operation {
   readonly security: Security;
   /** Statuses the description lists for it (what the fuzzer may legitimately be answered). */
   readonly statuses: readonly string[];
-}
-
-export const DOCUMENT = buildOpenApiDocument({
-  publicBaseUrl: 'http://localhost:8080',
-  docsUrl: 'http://localhost:8080/docs',
-});
-
-export function resolve(node: JsonObject): JsonObject {
-  const target = node.$ref;
-  if (typeof target !== 'string') return node;
-  let found: unknown = DOCUMENT;
-  for (const part of target.replace(/^#\//, '').split('/')) found = (found as JsonObject)[part];
-  return resolve(found as JsonObject);
 }
 
 function securityOf(op: JsonObject): Security {

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { DEFAULT_BODY_LIMIT_BYTES, findGatewayRoute, type JsonObject } from '@svc/contracts';
 import { basicAuthorization } from '../../support/factories';
-import { operations, resolve, type Operation, type Parameter } from './operations';
+import { resolve } from '../../support/contract';
+import { operations, type Operation, type Parameter } from './operations';
 import { anyHostileValue, validValue, wrongValue, type Hints } from './schema-arbitrary';
 
 /**
@@ -107,7 +108,7 @@ function hintsFor(c: FuzzCredentials, spendable: boolean): Hints {
 }
 
 function paramArbitrary(p: Parameter, hints: Hints): fc.Arbitrary<unknown> {
-  const own = validValue(p.schema, resolve, hints);
+  const own = validValue(p.schema, hints);
   const hinted = hints[p.name];
   const withHints = hinted?.length ? fc.oneof(fc.constantFrom(...hinted), own) : own;
   return p.required ? withHints : fc.option(withHints, { nil: undefined, freq: 3 });
@@ -150,7 +151,7 @@ function draftArbitrary(op: Operation, c: FuzzCredentials): fc.Arbitrary<Draft> 
   const hints = hintsFor(c, spendable);
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const p of op.parameters) model[p.name] = paramArbitrary(p, hints);
-  const body = op.body ? validValue(op.body.schema, resolve, hints) : fc.constant(undefined);
+  const body = op.body ? validValue(op.body.schema, hints) : fc.constant(undefined);
   return fc
     .record({ params: fc.record(model), body, auth: authArbitrary(op, c) })
     .map(({ params, body, auth }) => {
@@ -222,13 +223,11 @@ const wrongTypes: Mutation = (d) => {
   const choices: fc.Arbitrary<FuzzRequest>[] = [];
   for (const p of d.op.parameters.filter((x) => x.in !== 'header'))
     choices.push(
-      wrongValue(p.schema, resolve).map((v) =>
-        assemble({ ...d, params: { ...d.params, [p.name]: v } }, 'wrong-type'),
-      ),
+      wrongValue(p.schema).map((v) => assemble({ ...d, params: { ...d.params, [p.name]: v } }, 'wrong-type')),
     );
   for (const [name, schema] of fields)
     choices.push(
-      wrongValue(schema, resolve).map((v) =>
+      wrongValue(schema).map((v) =>
         assemble({ ...d, body: { ...(d.body as object), [name]: v } }, 'wrong-type'),
       ),
     );

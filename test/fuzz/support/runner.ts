@@ -278,21 +278,22 @@ function describe(req: FuzzRequest): string {
 export function formatSummary(s: FuzzSummary): string {
   const statuses = Object.keys(s.byStatus).sort();
   const width = Math.max(...Object.keys(s.byTarget).map((t) => t.length), 10);
-  const row = (label: string, cells: Record<string, number>) =>
+  const row = (label: string, cells: Record<string, number | string>) =>
     `${label.padEnd(width)} ${statuses.map((st) => String(cells[st] ?? '').padStart(6)).join('')}`;
+  /** A table of answers by status: a heading row, then a row per key. */
+  const table = (heading: string, rows: Record<string, Record<string, number>>) => [
+    row(heading, Object.fromEntries(statuses.map((st) => [st, st]))),
+    ...Object.keys(rows)
+      .sort()
+      .map((key) => row(key, rows[key])),
+  ];
   const lines = [
     `fuzz: ${s.requests} requests, seed ${s.seed}, ${(s.durationMs / 1000).toFixed(1)} s, max latency ${s.maxLatencyMs} ms`,
     '',
-    `${'operation'.padEnd(width)} ${statuses.map((st) => st.padStart(6)).join('')}`,
-    ...Object.keys(s.byTarget)
-      .sort()
-      .map((t) => row(t, s.byTarget[t])),
+    ...table('operation', s.byTarget),
     row('total', s.byStatus),
     '',
-    `${'mutation'.padEnd(width)} ${statuses.map((st) => st.padStart(6)).join('')}`,
-    ...Object.keys(s.byMutation)
-      .sort()
-      .map((m) => row(m, s.byMutation[m])),
+    ...table('mutation', s.byMutation),
     '',
     s.findings.length === 0
       ? 'findings: none'

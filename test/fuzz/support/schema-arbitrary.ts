@@ -1,15 +1,13 @@
 import fc from 'fast-check';
 import type { JsonObject } from '@svc/contracts';
+import { resolve } from '../../support/contract';
 
 /**
- * JSON Schema (the subset the OpenAPI description uses) → fast-check arbitraries: `validValue`
- * draws values the schema accepts, `wrongValue` values of the wrong shape for it. Both are
- * generic; the description is the only source of what a field looks like, so a field added or
- * tightened there is fuzzed without a change here.
+ * JSON Schema (the subset the OpenAPI description uses, `$ref`s into it followed) → fast-check
+ * arbitraries: `validValue` draws values the schema accepts, `wrongValue` values of the wrong
+ * shape for it. Both are generic; the description is the only source of what a field looks like,
+ * so a field added or tightened there is fuzzed without a change here.
  */
-
-/** Follows a `$ref` to its target (the description's own resolver). */
-export type Resolve = (node: JsonObject) => JsonObject;
 
 /** Values worth trying for a property, by name: real ids and e-mails reach deeper than random text. */
 export type Hints = Readonly<Record<string, readonly unknown[]>>;
@@ -57,13 +55,7 @@ function validString(s: JsonObject): fc.Arbitrary<string> {
   return fc.string({ minLength, maxLength });
 }
 
-function typedValue(
-  type: string,
-  s: JsonObject,
-  resolve: Resolve,
-  hints: Hints,
-  depth: number,
-): fc.Arbitrary<unknown> {
+function typedValue(type: string, s: JsonObject, hints: Hints, depth: number): fc.Arbitrary<unknown> {
   switch (type) {
     case 'null':
       return fc.constant(null);
@@ -86,7 +78,7 @@ function typedValue(
         Math.min(typeof s.maxItems === 'number' ? s.maxItems : MAX_ITEMS, MAX_ITEMS),
       );
       if (depth >= MAX_DEPTH) return fc.constant([]);
-      const items = s.items ? validValue(s.items as JsonObject, resolve, hints, depth + 1) : fc.string();
+      const items = s.items ? validValue(s.items as JsonObject, hints, depth + 1) : fc.string();
       return fc.array(items, { minLength, maxLength });
     }
     case 'object': {
@@ -94,7 +86,7 @@ function typedValue(
       const required = new Set((s.required ?? []) as string[]);
       const model: Record<string, fc.Arbitrary<unknown>> = {};
       for (const [name, prop] of Object.entries(properties)) {
-        const own = validValue(prop, resolve, hints, depth + 1);
+        const own = validValue(prop, hints, depth + 1);
         const hinted = hints[name];
         model[name] = hinted?.length ? fc.oneof(fc.constantFrom(...hinted), own) : own;
       }
@@ -105,7 +97,7 @@ function typedValue(
       if (extra && typeof extra === 'object' && depth < MAX_DEPTH) {
         const more = fc.dictionary(
           fc.string({ minLength: 1, maxLength: 12 }),
-          validValue(extra as JsonObject, resolve, hints, depth + 1),
+          validValue(extra as JsonObject, hints, depth + 1),
           {
             maxKeys: 3,
           },
@@ -120,19 +112,14 @@ function typedValue(
 }
 
 /** A value the schema accepts (formats and patterns included, lengths capped for speed). */
-export function validValue(
-  schema: JsonObject,
-  resolve: Resolve,
-  hints: Hints = {},
-  depth = 0,
-): fc.Arbitrary<unknown> {
+export function validValue(schema: JsonObject, hints: Hints = {}, depth = 0): fc.Arbitrary<unknown> {
   const s = resolve(schema);
   if ('const' in s) return fc.constant(s.const);
   if (Array.isArray(s.enum)) return fc.constantFrom(...(s.enum as unknown[]));
   const alternatives = (s.oneOf ?? s.anyOf) as JsonObject[] | undefined;
-  if (alternatives) return fc.oneof(...alternatives.map((a) => validValue(a, resolve, hints, depth + 1)));
-  if (Array.isArray(s.allOf)) return validValue((s.allOf as JsonObject[])[0], resolve, hints, depth + 1);
-  return fc.oneof(...types(s).map((t) => typedValue(t, s, resolve, hints, depth)));
+  if (alternatives) return fc.oneof(...alternatives.map((a) => validValue(a, hints, depth + 1)));
+  if (Array.isArray(s.allOf)) return validValue((s.allOf as JsonObject[])[0], hints, depth + 1);
+  return fc.oneof(...types(s).map((t) => typedValue(t, s, hints, depth)));
 }
 
 /** Values hostile to any field: other types, edges of numbers and text, long and odd strings. */
@@ -168,7 +155,7 @@ export const anyHostileValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** A value of another type than the schema allows (or an edge the schema refuses), when one exists. */
-export function wrongValue(schema: JsonObject, resolve: Resolve): fc.Arbitrary<unknown> {
+export function wrongValue(schema: JsonObject): fc.Arbitrary<unknown> {
   const s = resolve(schema);
   const allowed = new Set(types(s));
   const others: fc.Arbitrary<unknown>[] = [];

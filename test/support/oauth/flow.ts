@@ -6,9 +6,6 @@ import {
   type SandboxPartner,
 } from '@svc/contracts';
 import type { RpcClient } from '@svc/platform';
-
-/** What the flow asks through: the harness's CallerRpc, or an app's own RpcClient. */
-type Rpc = Pick<RpcClient, 'call'>;
 import {
   authorizeRequest,
   member as sandboxMember,
@@ -16,6 +13,9 @@ import {
   type TokenResponse,
 } from '../factories';
 import { expectTokenResponse, type OAuthHttp } from './oauth-http';
+
+/** What the flow asks through: the harness's CallerRpc, or an app's own RpcClient. */
+type Rpc = Pick<RpcClient, 'call'>;
 
 /**
  * Codes and tokens obtained the way consent-ui obtains them: `auth.authorize.validate` with the

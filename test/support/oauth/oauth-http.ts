@@ -17,6 +17,8 @@ export const OAUTH_ERROR_CODES = [
 ] as const;
 
 export type FormFields = Record<string, string> | readonly (readonly [string, string])[];
+/** `basic`: the client's id and secret in the Authorization header (RFC 6749 §2.3.1). */
+type FormOptions = { basic?: readonly [string, string]; headers?: Record<string, string> };
 
 /**
  * A partner's HTTP side of OAuth, raw: every call returns the response as it came, so tests
@@ -26,17 +28,11 @@ export class OAuthHttp {
   constructor(readonly baseUrl: string) {}
 
   /** POST a form to /oauth/token; `basic` sends the client's credentials in the header instead. */
-  token(
-    fields: FormFields,
-    options: { basic?: readonly [string, string]; headers?: Record<string, string> } = {},
-  ) {
+  token(fields: FormFields, options: FormOptions = {}) {
     return this.postForm('/oauth/token', fields, options);
   }
 
-  revoke(
-    fields: FormFields,
-    options: { basic?: readonly [string, string]; headers?: Record<string, string> } = {},
-  ) {
+  revoke(fields: FormFields, options: FormOptions = {}) {
     return this.postForm('/oauth/revoke', fields, options);
   }
 
@@ -44,11 +40,7 @@ export class OAuthHttp {
     return request(`${this.baseUrl}/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
   }
 
-  postForm(
-    path: string,
-    fields: FormFields,
-    options: { basic?: readonly [string, string]; headers?: Record<string, string> } = {},
-  ): Promise<HttpResponse> {
+  postForm(path: string, fields: FormFields, options: FormOptions = {}): Promise<HttpResponse> {
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
     if (options.basic) headers.authorization = basicAuthorization(options.basic[0], options.basic[1]);
     return request(`${this.baseUrl}${path}`, {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { SandboxPartner, Scope } from '@svc/contracts';
-import { PartnersService } from '../../../apps/auth-server/src/partners/partners.service';
+import { createPartner } from '../app-factories';
 import type { AuthServerHarness } from '../starters/auth-server';
 
 /**
@@ -13,17 +13,10 @@ export async function onboardPartner(
   label: string,
   scopes: Scope[] = ['profile:read', 'seatime:read'],
 ): Promise<SandboxPartner> {
-  const clientId = `${label}-${randomBytes(4).toString('hex')}`;
   const name = `${label} test`;
   const redirectUris = [`https://${label}.example/cb`];
-  const { clientSecret } = await auth.app.get(PartnersService).register({
-    clientId,
-    name,
-    redirectUris,
-    scopes,
-    sponsorship: false,
-    memberLeft: false,
-  });
+  const clientId = `${label}-${randomBytes(4).toString('hex')}`;
+  const { clientSecret } = await createPartner(auth, { clientId, name, scopes, redirectUris });
   return {
     client_id: clientId,
     client_secret: clientSecret,

@@ -18,29 +18,12 @@ export async function obtainTokenPairs(
   count: number,
 ): Promise<TokenPair[]> {
   const p = partner('sandbox-partner');
-  const alex = member('alex.morgan@sandbox.test');
   const browser = new FormClient(baseUrl, [publicOrigin]);
   const pairs: TokenPair[] = [];
-  let signedIn = false;
   for (let i = 0; i < count; i++) {
     const req = authorizeRequest({ partner: p, scope: 'profile:read seatime:read vessels:read' });
-    const query = new URLSearchParams(req.params).toString();
-    let page = await browser.follow(await browser.fetch(`/oauth/authorize?${query}`));
-    if (!signedIn) {
-      if (new URL(page.url).pathname !== '/login')
-        throw new Error(`expected the sign-in page, got ${page.url}`);
-      const html = await page.res.text();
-      const res = await browser.submit(html, 'Sign in', { Email: alex.email, Password: MEMBER_PASSWORD });
-      if (res.status !== 302 && res.status !== 303) throw new Error(`sign-in answered ${res.status}`);
-      page = await browser.follow(res);
-      signedIn = true;
-    }
-    if (page.res.status !== 200) throw new Error(`consent page answered ${page.res.status}`);
-    const allowed = await browser.submit(await page.res.text(), 'Allow');
-    const location = allowed.headers.get('location');
-    if (!location) throw new Error(`Allow answered ${allowed.status} without a redirect`);
-    const code = new URL(location).searchParams.get('code');
-    if (!code) throw new Error(`no code in ${location}`);
+    const signIn = i === 0 ? member('alex.morgan@sandbox.test').email : undefined;
+    const code = await allow(browser, await consentPage(browser, req.params, signIn));
     const token = await fetch(`${baseUrl}/oauth/token`, {
       method: 'POST',
       headers: {
@@ -59,4 +42,39 @@ export async function obtainTokenPairs(
     pairs.push((await token.json()) as TokenPair);
   }
   return pairs;
+}
+
+/**
+ * `browser` through an authorization request (`params`) to the consent screen, signing in as
+ * `email` on the sign-in page it leads to first (none: the browser is signed in already): the
+ * consent page's HTML.
+ */
+export async function consentPage(
+  browser: FormClient,
+  params: Record<string, string>,
+  email?: string,
+): Promise<string> {
+  let page = await browser.follow(await browser.fetch(`/oauth/authorize?${new URLSearchParams(params)}`));
+  if (email !== undefined) {
+    if (new URL(page.url).pathname !== '/login')
+      throw new Error(`expected the sign-in page, got ${page.url}`);
+    const res = await browser.submit(await page.res.text(), 'Sign in', {
+      Email: email,
+      Password: MEMBER_PASSWORD,
+    });
+    if (res.status !== 302 && res.status !== 303) throw new Error(`sign-in answered ${res.status}`);
+    page = await browser.follow(res);
+  }
+  if (page.res.status !== 200) throw new Error(`consent page answered ${page.res.status}`);
+  return page.res.text();
+}
+
+/** Allow on a consent page: the authorization code of the redirect. */
+export async function allow(browser: FormClient, consentHtml: string): Promise<string> {
+  const allowed = await browser.submit(consentHtml, 'Allow');
+  const location = allowed.headers.get('location');
+  if (!location) throw new Error(`Allow answered ${allowed.status} without a redirect`);
+  const code = new URL(location).searchParams.get('code');
+  if (!code) throw new Error(`no code in ${location}`);
+  return code;
 }

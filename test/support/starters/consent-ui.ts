@@ -1,15 +1,13 @@
-import { createLogger, loadConfig } from '@svc/platform';
 import { CONSENT_UI } from '../../../apps/consent-ui/src/app.definition';
 import { MEMBER_PASSWORD, type MemberEmail } from '../factories';
-import { bootApp } from './app-process';
-import { ISSUER, type AuthServerHarness } from './auth-server';
+import { bootApp, ISSUER, testAppEnv } from './app-process';
+import type { AuthServerHarness } from './auth-server';
 import { FormClient } from '../oauth/forms';
-import { brokerUrlOf } from '../broker-users';
 
 /**
- * consent-ui booted in-process as `serveApp` boots it, next to an in-process auth-server (it
- * reaches auth-server over RPC). PUBLIC_BASE_URL is the same issuer as auth-server's: in
- * production both sit behind one gateway origin.
+ * consent-ui booted in-process (bootApp), next to an in-process auth-server (it reaches
+ * auth-server over RPC). PUBLIC_BASE_URL is the same issuer as auth-server's: in production both
+ * sit behind one gateway origin.
  */
 export interface ConsentUiHarness {
   readonly url: string;
@@ -23,22 +21,7 @@ export async function startConsentUi(
   auth: AuthServerHarness,
   env: Readonly<Record<string, string>> = {},
 ): Promise<ConsentUiHarness> {
-  const config = loadConfig(CONSENT_UI.config, {
-    PORT: '1',
-    // Several apps share the test process: each gets a free metrics port (metricsUrl finds it).
-    METRICS_PORT: '0',
-    APP_ENV: 'sandbox',
-    PUBLIC_BASE_URL: ISSUER,
-    DOCS_URL: `${ISSUER}/docs`,
-    DATABASE_URL: auth.services.databaseUrl,
-    REDIS_URL: auth.services.redisUrl,
-    REDIS_KEY_PREFIX: auth.services.redisKeyPrefix,
-    RPC_TIMEOUT_MS: '10000',
-    ...env,
-    AMQP_URL: brokerUrlOf('consent-ui', env.AMQP_URL ?? auth.services.amqpUrl),
-  });
-  const logger = createLogger('consent-ui', process.env.OAUTH_TEST_LOG_LEVEL ?? 'silent');
-  const { app, url } = await bootApp(CONSENT_UI, config, logger);
+  const { app, url } = await bootApp(CONSENT_UI, testAppEnv('consent-ui', auth.services, env));
   const client = () => new FormClient(url, [new URL(ISSUER).origin]);
 
   return {

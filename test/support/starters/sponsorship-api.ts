@@ -1,12 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createLogger, loadConfig } from '@svc/platform';
 import { Pool } from 'pg';
 import { SPONSORSHIP_API } from '../../../apps/sponsorship-api/src/app.definition';
 import { SeatExpiryJob } from '../../../apps/sponsorship-api/src/seats/seat-expiry.job';
-import { asBrokerUser, resourceAppEnv, startCrewApi, type CrewApiHarness } from './crew-api';
-import { startAuthServer, startedLater, type AuthServerHarness } from './auth-server';
+import { startCrewApi, type CrewApiHarness } from './crew-api';
+import { startAuthServer, type AuthServerHarness } from './auth-server';
 import { request, type HttpResponse } from '../http';
-import { bootApp } from './app-process';
+import { bootApp, startStack, testAppEnv, useStarted } from './app-process';
 
 /** The sandbox partners' Basic credentials (docs/rules.md, Sandbox). */
 export const PARTNER = { id: 'sandbox-partner', secret: 'sandbox-secret' } as const;
@@ -22,18 +21,9 @@ export function basic(c: Credentials): string {
   return `Basic ${Buffer.from(`${c.id}:${c.secret}`).toString('base64')}`;
 }
 
-/** sponsorship-api's environment in the tests; the tests run the expiry job themselves (runOnce). */
-export function sponsorshipApiEnv(
-  auth: AuthServerHarness,
-  overrides: Readonly<Record<string, string>> = {},
-): Record<string, string> {
-  return asBrokerUser('sponsorship-api', resourceAppEnv(auth, { SEAT_EXPIRY_INTERVAL: '0s', ...overrides }));
-}
-
 /**
- * sponsorship-api booted in-process as `serveApp` boots it (its real root module and error
- * mapping), on a free port, after its sandbox seed. It checks Basic credentials with the
- * in-process auth-server and grants premium on a crew-api started with `{ rpc: true }`.
+ * sponsorship-api booted in-process (bootApp). It checks Basic credentials with the in-process
+ * auth-server and grants premium on a crew-api started with `{ rpc: true }`.
  */
 export interface SponsorshipApiHarness {
   readonly url: string;
@@ -54,22 +44,14 @@ export interface SponsorshipApiHarness {
   close(): Promise<void>;
 }
 
-export interface SponsorshipApiStartOptions {
-  /** Also answer sponsorship-api's RPC queue (the member's sponsorships for consent-ui), as `serveApp` does. */
-  readonly rpc?: boolean;
-}
-
+/** `rpc`: also answer sponsorship-api's RPC queue (the member's sponsorships for consent-ui). */
 export async function startSponsorshipApi(
   auth: AuthServerHarness,
   env: Readonly<Record<string, string>> = {},
-  options: SponsorshipApiStartOptions = {},
+  options: { readonly rpc?: boolean } = {},
 ): Promise<SponsorshipApiHarness> {
-  const config = loadConfig(SPONSORSHIP_API.config, { PORT: '1', ...sponsorshipApiEnv(auth, env) });
-  const logger = createLogger('sponsorship-api', process.env.SPONSORSHIP_TEST_LOG_LEVEL ?? 'silent');
-  if (!SPONSORSHIP_API.seed) throw new Error('sponsorship-api has no sandbox seed');
-  await SPONSORSHIP_API.seed(config, logger);
-
-  const { app, url } = await bootApp(SPONSORSHIP_API, config, logger, options.rpc);
+  const sponsorshipEnv = testAppEnv('sponsorship-api', auth.services, env);
+  const { app, url } = await bootApp(SPONSORSHIP_API, sponsorshipEnv, options.rpc);
   const db = new Pool({ connectionString: auth.services.databaseUrl, max: 4 });
   return {
     url,
@@ -104,44 +86,21 @@ export interface SponsorshipStack {
   close(): Promise<void>;
 }
 
-/** Starts the three; if one fails to start, the ones already running are closed before it rethrows. */
-export async function startSponsorshipStack(
+export function startSponsorshipStack(
   env: Readonly<Record<string, string>> = {},
-  options: SponsorshipApiStartOptions = {},
+  options: { readonly rpc?: boolean } = {},
 ): Promise<SponsorshipStack> {
-  const started: { close(): Promise<void> }[] = [];
-  const close = async () => {
-    for (const harness of started.splice(0).reverse()) await harness.close();
-  };
-  try {
-    const auth = await startAuthServer();
-    started.push(auth);
-    const crew = await startCrewApi(auth, {}, { rpc: true });
-    started.push(crew);
-    const api = await startSponsorshipApi(auth, env, options);
-    started.push(api);
-    return { auth, crew, api, close };
-  } catch (err) {
-    await close();
-    throw err;
-  }
+  return startStack(async (keep) => {
+    const auth = keep(await startAuthServer());
+    const crew = keep(await startCrewApi(auth, {}, { rpc: true }));
+    return { auth, crew, api: keep(await startSponsorshipApi(auth, env, options)) };
+  });
 }
 
-/** The stack for the specs of one file (or describe block): started in its beforeAll, closed in its afterAll. */
+/** The stack for the specs of one file (or describe block), as useStarted starts it. */
 export function useSponsorshipStack(
   env: Readonly<Record<string, string>> = {},
-  options: SponsorshipApiStartOptions = {},
+  options: { readonly rpc?: boolean } = {},
 ): Omit<SponsorshipStack, 'close'> {
-  let stack: SponsorshipStack | undefined;
-  beforeAll(async () => {
-    stack = await startSponsorshipStack(env, options);
-  }, 60_000);
-  afterAll(async () => {
-    await stack?.close();
-  });
-  return {
-    auth: startedLater(() => stack?.auth),
-    crew: startedLater(() => stack?.crew),
-    api: startedLater(() => stack?.api),
-  };
+  return useStarted(() => startSponsorshipStack(env, options), ['auth', 'crew', 'api']);
 }

@@ -7,68 +7,28 @@ import {
   type NestAppName,
   type ServiceEvent,
 } from '@svc/contracts';
-import { AmqpConnection, createLogger, loadConfig } from '@svc/platform';
+import { AmqpConnection } from '@svc/platform';
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
 import { WEBHOOK_DISPATCHER } from '../../../apps/webhook-dispatcher/src/app.definition';
 import { createPartner as createAuthPartner, createUser, grantConsent, type AuthApp } from '../app-factories';
-import { startAuthServer, startedLater, type AuthServerHarness } from './auth-server';
+import { startAuthServer, type AuthServerHarness } from './auth-server';
 import { WebhookReceiver } from '../webhook-receiver';
-import { bootApp, spawnApp, type AppProcess } from './app-process';
+import { bootApp, spawnApp, startStack, testAppEnv, useStarted, type AppProcess } from './app-process';
 import { createSuiteVhost } from '../../../scripts/lib/isolation.cjs';
 import { testServices } from '../services';
-import { brokerUrlOf } from '../broker-users';
+import { AppConnections } from '../broker-users';
 import { publisherOf } from '../../../scripts/lib/credentials.cjs';
 
-/**
- * crew.events as the outbox relays publish on it: each routing key as the app that really publishes
- * it (auth-server `user.consent.revoked`, crew-api the others), on that app's broker user, whose
- * topic permission allows its own event types only. A connection per app, opened at its first publish.
- */
-class EventRelays {
-  private readonly connections = new Map<string, AmqpConnection>();
-
-  constructor(
-    private readonly amqpUrl: string,
-    private readonly name: string,
-  ) {}
-
-  /** A pack of events, as the relays publish every webhook event (each entry's message id = its payload's id). */
-  publishPacked(routingKey: string, payloads: readonly { id: string }[]): Promise<void> {
-    const batch: EventBatch = { events: payloads.map((payload) => ({ message_id: payload.id, payload })) };
-    return this.publish(routingKey, Buffer.from(JSON.stringify(batch)), {
-      messageId: `batch:${payloads[0].id}`,
-      contentType: EVENT_BATCH_CONTENT_TYPE,
-    });
-  }
-
-  private async publish(
-    routingKey: string,
-    content: Buffer,
-    options: { messageId: string; contentType?: string },
-  ) {
-    const app = publisherOf(CREW_EVENTS_EXCHANGE, routingKey);
-    let relay = this.connections.get(app);
-    if (!relay) {
-      relay = new AmqpConnection(
-        { url: brokerUrlOf(app as NestAppName, this.amqpUrl), name: `${this.name}-${app}`, prefetch: 1 },
-        createLogger('webhooks-test', 'silent'),
-      );
-      this.connections.set(app, relay);
-      relay.start();
-    }
-    await relay.waitUntilConnected(15_000);
-    await relay.publish(CREW_EVENTS_EXCHANGE, routingKey, content, options);
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.connections.values()].map((c) => c.close()));
-    this.connections.clear();
-  }
+export interface DispatcherHarness extends EventPublisher {
+  readonly app: NestFastifyApplication;
 }
 
-export interface DispatcherHarness {
-  readonly app: NestFastifyApplication;
+/**
+ * What a test needs beside a dispatcher: crew.events to publish to, as the outbox relays do, and
+ * the database to look at. It consumes nothing.
+ */
+export interface EventPublisher {
   readonly db: Pool;
   /** Publishes an event to crew.events as the outbox relays do: in a pack of its own. */
   publish(event: ServiceEvent): Promise<void>;
@@ -100,40 +60,22 @@ export interface DeliveryStackOptions {
   readonly ownVhost?: string;
 }
 
-export async function startDeliveryStack(
+export function startDeliveryStack(
   env: Readonly<Record<string, string>> = {},
   options: DeliveryStackOptions = {},
 ): Promise<DeliveryStack> {
-  const vhost = options.ownVhost
-    ? await createSuiteVhost(testServices().amqpUrl, options.ownVhost)
-    : undefined;
-  const brokerEnv: Record<string, string> = vhost ? { AMQP_URL: vhost.url } : {};
-  let auth: AuthServerHarness | undefined;
-  let dispatcher: DispatcherHarness | undefined;
-  let receiver: WebhookReceiver;
-  try {
-    if (vhost) await endLeftBacklog(testServices().databaseUrl);
-    auth = await startAuthServer(brokerEnv);
-    dispatcher = await startDispatcher(auth, { ...brokerEnv, ...env });
-    receiver = await WebhookReceiver.start();
-  } catch (err) {
-    // What did start is stopped, so a failed start leaves nothing running behind the failure.
-    await dispatcher?.close();
-    await auth?.close();
-    await vhost?.remove();
-    throw err;
-  }
-  const started = { auth, dispatcher };
-  return {
-    ...started,
-    receiver,
-    async close() {
-      await receiver.close();
-      await started.dispatcher.close();
-      await started.auth.close();
-      await vhost?.remove();
-    },
-  };
+  return startStack(async (keep) => {
+    let brokerEnv: Record<string, string> = {};
+    if (options.ownVhost) {
+      const vhost = await createSuiteVhost(testServices().amqpUrl, options.ownVhost);
+      keep({ close: () => vhost.remove() });
+      brokerEnv = { AMQP_URL: vhost.url };
+      await endLeftBacklog(testServices().databaseUrl);
+    }
+    const auth = keep(await startAuthServer(brokerEnv));
+    const dispatcher = keep(await startDispatcher(auth, { ...brokerEnv, ...env }));
+    return { auth, dispatcher, receiver: keep(await WebhookReceiver.start()) };
+  });
 }
 
 /** Gives up the first attempts earlier files left pending (their endpoints are gone). */
@@ -149,67 +91,55 @@ async function endLeftBacklog(databaseUrl: string): Promise<void> {
   }
 }
 
-/** webhook-dispatcher booted in-process as `serveApp` boots it, next to an in-process auth-server. */
+/**
+ * webhook-dispatcher booted in-process (bootApp), next to an in-process auth-server. `rpc`: also
+ * answer the dispatcher's RPC queue (the partner portal), as `serveApp` does.
+ */
 export async function startDispatcher(
   auth: AuthServerHarness,
   env: Readonly<Record<string, string>> = {},
-  /** `rpc`: also answer the dispatcher's RPC queue (the partner portal), as `serveApp` does. */
   options: { readonly rpc?: boolean } = {},
 ): Promise<DispatcherHarness> {
-  const services = auth.services;
-  const config = loadConfig(WEBHOOK_DISPATCHER.config, {
-    PORT: '1',
-    // Several apps share the test process: each gets a free metrics port (metricsUrl finds it).
-    METRICS_PORT: '0',
-    APP_ENV: 'sandbox',
-    PUBLIC_BASE_URL: auth.issuer,
-    DOCS_URL: `${auth.issuer}/docs`,
-    DATABASE_URL: services.databaseUrl,
-    // The partners' webhook routes count requests in the shared rate limits.
-    REDIS_URL: services.redisUrl,
-    REDIS_KEY_PREFIX: services.redisKeyPrefix,
-    RPC_TIMEOUT_MS: '5000',
-    LOG_LEVEL: 'silent',
-    ...env,
-    AMQP_URL: brokerUrlOf('webhook-dispatcher', env.AMQP_URL ?? services.amqpUrl),
-  });
-  const logger = createLogger('webhook-dispatcher', process.env.WEBHOOKS_TEST_LOG_LEVEL ?? 'silent');
-  const { app } = await bootApp(WEBHOOK_DISPATCHER, config, logger, options.rpc);
-  const amqp = app.get(AmqpConnection);
+  const dispatcherEnv = testAppEnv('webhook-dispatcher', auth.services, env);
+  const { app } = await bootApp(WEBHOOK_DISPATCHER, dispatcherEnv, options.rpc);
   // Connected means the topology (queues and the crew.events binding) is declared.
-  await amqp.waitUntilConnected(15_000);
-  const db = new Pool({ connectionString: services.databaseUrl, max: 4 });
-  // Events come from the outbox relays of crew-api and auth-server, each on its app's broker user
-  // (the dispatcher's may not write to crew.events).
-  const relays = new EventRelays(env.AMQP_URL ?? services.amqpUrl, 'webhooks-test-relay');
+  await app.get(AmqpConnection).waitUntilConnected(15_000);
+  const publisher = await startPublisher(auth, env.AMQP_URL);
   return {
+    ...publisher,
     app,
-    db,
-    publish: (event) => relays.publishPacked(event.type, [event]),
-    publishPacked: (routingKey, payloads) => relays.publishPacked(routingKey, payloads),
     async close() {
-      await relays.close();
       await app.close();
-      await db.end();
+      await publisher.close();
     },
   };
 }
 
-export type EventPublisher = Pick<DispatcherHarness, 'db' | 'publish' | 'close'>;
-
 /**
- * What a test needs beside a dispatcher running as a process: crew.events to publish to, as the
- * outbox relays do, and the database to look at. It consumes nothing.
+ * crew.events as the outbox relays publish on it: each routing key as the app that really
+ * publishes it (auth-server `user.consent.revoked`, crew-api the others), on that app's broker
+ * user, whose topic permission allows its own event types only (the dispatcher's may not write).
  */
 export async function startPublisher(
   auth: AuthServerHarness,
   amqpUrl = auth.services.amqpUrl,
 ): Promise<EventPublisher> {
-  const relays = new EventRelays(amqpUrl, 'webhooks-test-publisher');
+  const relays = new AppConnections(amqpUrl, 'webhooks-test-relay');
   const db = new Pool({ connectionString: auth.services.databaseUrl, max: 4 });
+  /** A pack of events, as the relays publish every webhook event (each entry's message id = its payload's id). */
+  const publishPacked = async (routingKey: string, payloads: readonly { id: string }[]) => {
+    const relay = relays.of(publisherOf(CREW_EVENTS_EXCHANGE, routingKey) as NestAppName);
+    await relay.waitUntilConnected(15_000);
+    const batch: EventBatch = { events: payloads.map((payload) => ({ message_id: payload.id, payload })) };
+    await relay.publish(CREW_EVENTS_EXCHANGE, routingKey, Buffer.from(JSON.stringify(batch)), {
+      messageId: `batch:${payloads[0].id}`,
+      contentType: EVENT_BATCH_CONTENT_TYPE,
+    });
+  };
   return {
     db,
-    publish: (event) => relays.publishPacked(event.type, [event]),
+    publish: (event) => publishPacked(event.type, [event]),
+    publishPacked,
     async close() {
       await relays.close();
       await db.end();
@@ -298,36 +228,17 @@ export function spawnDispatcher(
   label: string,
   env: Readonly<Record<string, string>> = {},
 ): Promise<AppProcess> {
-  return spawnApp('webhook-dispatcher', label, {
-    APP_ENV: 'sandbox',
-    PUBLIC_BASE_URL: auth.issuer,
-    DOCS_URL: `${auth.issuer}/docs`,
-    DATABASE_URL: auth.services.databaseUrl,
-    // The partners' webhook routes count requests in the shared rate limits.
-    REDIS_URL: auth.services.redisUrl,
-    REDIS_KEY_PREFIX: auth.services.redisKeyPrefix,
-    RPC_TIMEOUT_MS: '5000',
-    LOG_LEVEL: 'info',
-    ...env,
-    AMQP_URL: brokerUrlOf('webhook-dispatcher', env.AMQP_URL ?? auth.services.amqpUrl),
-  });
+  return spawnApp(
+    'webhook-dispatcher',
+    label,
+    testAppEnv('webhook-dispatcher', auth.services, { LOG_LEVEL: 'info', ...env }),
+  );
 }
 
-/** The delivery stack for the specs of one file: started in its beforeAll, closed in its afterAll. */
+/** The delivery stack for the specs of one file (useStarted). */
 export function useDeliveryStack(
   env: Readonly<Record<string, string>> = {},
   options: DeliveryStackOptions = {},
 ): Omit<DeliveryStack, 'close'> {
-  let stack: DeliveryStack | undefined;
-  beforeAll(async () => {
-    stack = await startDeliveryStack(env, options);
-  });
-  afterAll(async () => {
-    await stack?.close();
-  });
-  return {
-    auth: startedLater(() => stack?.auth),
-    dispatcher: startedLater(() => stack?.dispatcher),
-    receiver: startedLater(() => stack?.receiver),
-  };
+  return useStarted(() => startDeliveryStack(env, options), ['auth', 'dispatcher', 'receiver']);
 }
