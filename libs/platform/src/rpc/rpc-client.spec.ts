@@ -72,3 +72,32 @@ describe('RpcClient, calls nobody answers', () => {
     expect(amqp.renewals).toBe(0);
   });
 });
+
+describe('RpcClient, what is left of a budget in fractions of a millisecond', () => {
+  it('sends an expiration in whole milliseconds (the broker closes the channel on any other)', async () => {
+    const sent: { expiration?: string; correlationId: string }[] = [];
+    let reply: ((m: { properties: { correlationId: string }; content: Buffer }) => void) | undefined;
+    const amqp = {
+      user: 'test',
+      isConnected: () => true,
+      onReplies: async (handler: typeof reply) => {
+        reply = handler;
+      },
+      send: (_queue: string, _content: Buffer, options: (typeof sent)[number]) => {
+        sent.push(options);
+        queueMicrotask(() =>
+          reply!({
+            properties: { correlationId: options.correlationId },
+            content: Buffer.from(JSON.stringify({ response: { members: [] } })),
+          }),
+        );
+      },
+      renewDirect: () => undefined,
+    };
+    const rpc = new RpcClient(amqp as unknown as AmqpConnection, { RPC_TIMEOUT_MS: 2000 });
+    await expect(rpc.call(CREW_MEMBERS_BY_EMAIL, { emails: ['a@example.test'] }, 1234.56)).resolves.toEqual({
+      members: [],
+    });
+    expect(sent.map((s) => s.expiration)).toEqual(['1234']);
+  });
+});

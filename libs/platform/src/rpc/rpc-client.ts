@@ -111,11 +111,9 @@ export class RpcClient {
     this.duration.observe({ pattern, outcome }, seconds);
   }
 
-  private async ask<Req, Res>(
-    contract: RpcContract<Req, Res>,
-    payload: Req,
-    timeoutMs: number,
-  ): Promise<Res> {
+  private async ask<Req, Res>(contract: RpcContract<Req, Res>, payload: Req, wait: number): Promise<Res> {
+    // Whole milliseconds: the message's expiration must be an integer, or the broker closes the channel.
+    const timeoutMs = Math.floor(wait);
     if (timeoutMs < SHORTEST_RPC_TIMEOUT_MS) {
       throw new DependencyUnavailableError(
         contract.queue,
