@@ -24,7 +24,7 @@ const provision = { email: 'alex@example.test', externalRef: null, expiresAt: nu
  * that finds the member and then answers the grant as `grant` says. What each call to crew-api was
  * given to wait is recorded (a call RpcClient would not send is not).
  */
-function provisionAfterLockWait(lockWaitMs: number, grant: () => Promise<unknown>) {
+function provisionAfterLockWait(lockWaitMs: number, grant: () => Promise<unknown>, authMs = 0) {
   let now = 1_000_000;
   jest.spyOn(Date, 'now').mockImplementation(() => now);
   const asked: { pattern: string; timeoutMs: number }[] = [];
@@ -60,7 +60,8 @@ function provisionAfterLockWait(lockWaitMs: number, grant: () => Promise<unknown
     { RPC_TIMEOUT_MS, SEAT_QUOTA: 100, SEAT_TERM_MONTHS: 12 } as SponsorshipApiConfig,
     createLogger('seats-test', 'silent'),
   );
-  return { result: service.provision(partner, provision), asked };
+  // The request arrived `authMs` before the service was called (its partner's authentication).
+  return { result: service.provision(partner, provision, now - authMs), asked };
 }
 
 afterEach(() => jest.restoreAllMocks());
@@ -84,6 +85,16 @@ describe('SeatsService.provision, one budget for the lock and crew-api', () => {
     await expect(result).rejects.toMatchObject({ code: 'entitlement_write_failed' });
     expect(asked.map((a) => a.timeoutMs)).toEqual([500, 500]);
     expect(asked[1].pattern).toMatch(/drop/);
+  });
+
+  it('counts the time before the service (the partner’s authentication) in the same budget', async () => {
+    const { result, asked } = provisionAfterLockWait(
+      500,
+      () => Promise.reject(new DependencyUnavailableError('crew-api')),
+      500,
+    );
+    await expect(result).rejects.toMatchObject({ code: 'entitlement_write_failed' });
+    expect(asked.map((a) => a.timeoutMs)).toEqual([1000, 500, 1000]);
   });
 
   it('asks nothing when the lock took the whole budget: a 502 at once, nothing granted to take back', async () => {

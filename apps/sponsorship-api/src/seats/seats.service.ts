@@ -74,11 +74,16 @@ export class SeatsService {
   /**
    * Idempotent per e-mail; the sponsor row lock keeps the quota. A member's premium is granted in
    * the same transaction: a failed grant commits no seat (502) and is taken back. Lock wait, RPCs
-   * and the consent question share one RPC_TIMEOUT_MS; a take-back gets at least TAKE_BACK_MIN_MS,
+   * and the consent question share one RPC_TIMEOUT_MS from `arrivedAt` (with the partner's
+   * authentication, which may have asked auth-server); a take-back gets at least TAKE_BACK_MIN_MS,
    * kept out of the grant's wait, so the answer stays within the budget.
    */
-  async provision(partner: PartnerPrincipal, request: Provision): Promise<ProvisionResult> {
-    const deadline = Date.now() + this.config.RPC_TIMEOUT_MS;
+  async provision(
+    partner: PartnerPrincipal,
+    request: Provision,
+    arrivedAt = Date.now(),
+  ): Promise<ProvisionResult> {
+    const deadline = arrivedAt + this.config.RPC_TIMEOUT_MS;
     const result = await this.provisionSeat(partner, request, deadline);
     return { seat: await this.present(partner, result.seat, deadline - Date.now()), created: result.created };
   }
