@@ -29,7 +29,7 @@ export class SeatsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SeatResponse> {
     // The budget starts when the request arrived: the partner's authentication may have asked an RPC too.
-    const arrivedAt = Math.floor(Date.now() - reply.elapsedTime);
+    const arrivedAt = Date.now() - reply.elapsedTime;
     const result = await this.seats.provision(partner, parseProvision(body, new Date()), arrivedAt);
     reply.status(result.created ? 201 : 200);
     return result.seat;
