@@ -21,9 +21,7 @@ const { which } = require('../lib/procs.cjs');
 const { freePort } = require('../lib/net.cjs');
 const { cpuMicros } = require('./procstat.cjs');
 const { median: medianOf } = require('./stats.cjs');
-const { RATE_LIMIT_LUA, rateLimitKey } = require(
-  path.join(ROOT, 'libs/security/src/limits/rate-limit.guard.ts'),
-);
+const { RATE_LIMIT_LUA, rateLimitKey } = require(path.join(ROOT, 'libs/security/src/limits/rate-limit.ts'));
 
 const RATE = Number(process.env.BENCH_RATE ?? '2000');
 const CALLS = Number(process.env.BENCH_CALLS ?? '20000');

@@ -1,4 +1,4 @@
-import { rateLimitKey } from '../../libs/security/src/limits/rate-limit.guard';
+import { rateLimitKey } from '../../libs/security/src/limits/rate-limit';
 import { createCrewMember } from '../support/app-factories';
 import { useCrewApi } from '../support/starters/crew-api';
 import { accessToken } from '../support/oauth/tokens';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import Redis from 'ioredis';
 import { stringify } from 'yaml';
 import { NEST_APPS, type NestAppName } from '@svc/contracts';
-import { rateLimitKey } from '../../libs/security/src/limits/rate-limit.guard';
+import { rateLimitKey } from '../../libs/security/src/limits/rate-limit';
 import { freePorts } from '../../scripts/lib/net.cjs';
 import { eventually } from '../support/http';
 import { startSystem, type RunningSystem } from '../support/system';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
-import { rateLimitKey } from '../../libs/security/src/limits/rate-limit.guard';
+import { rateLimitKey } from '../../libs/security/src/limits/rate-limit';
 import type { NestAppName } from '../../scripts/lib/apps.cjs';
 import { request, type HttpResponse } from '../support/http';
 import { startSystem, type RunningSystem } from '../support/system';

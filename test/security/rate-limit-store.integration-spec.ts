@@ -2,11 +2,7 @@ import { createRedis, type RedisClient } from '@svc/platform';
 import { randomBytes } from 'node:crypto';
 import { eventually, testServices } from '../support/services';
 import type { RateLimitPolicy } from '../../libs/security/src/limits/rate-limit.config';
-import {
-  RATE_LIMIT_LUA,
-  rateLimitKey,
-  RedisRateLimiter,
-} from '../../libs/security/src/limits/rate-limit.guard';
+import { RATE_LIMIT_LUA, rateLimitKey, RedisRateLimiter } from '../../libs/security/src/limits/rate-limit';
 
 /**
  * The list store against real Redis: the same answers as a plain model of the two sliding windows

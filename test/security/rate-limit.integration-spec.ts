@@ -25,7 +25,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
-import { rateLimitKey } from '../../libs/security/src/limits/rate-limit.guard';
+import { rateLimitKey } from '../../libs/security/src/limits/rate-limit';
 import { redisReady, StandInIntrospector, startBearerProbe } from '../support/bearer-probe';
 import { startHttpApp } from '../support/http-app';
 import { eventually, testServices } from '../support/services';

@@ -11,7 +11,7 @@ export {
   type RateLimitDecision,
   type TokenCount,
   type TokenKeys,
-} from './limits/rate-limit.guard';
+} from './limits/rate-limit';
 export * from './authentication/bearer-auth.decorator';
 export * from './security.module';
 export * from './authentication/partner-verifier';

@@ -18,12 +18,7 @@ import { INTROSPECTOR, RpcIntrospector, type Introspector } from './authenticati
 import { PartnerProgramGuard } from './authentication/partner-program.guard';
 import { PartnerVerifier, RpcPartnerVerifier } from './authentication/partner-verifier';
 import { rateLimitConfigOf, rateLimitPolicy } from './limits/rate-limit.config';
-import {
-  RateLimitGuard,
-  RateLimiter,
-  RedisRateLimiter,
-  UnconfiguredRateLimiter,
-} from './limits/rate-limit.guard';
+import { RateLimitGuard, RateLimiter, RedisRateLimiter, UnconfiguredRateLimiter } from './limits/rate-limit';
 import { TokenAuthenticator } from './authentication/token-authenticator';
 
 /** How an app supplies its Introspector: another of its providers, or a value. */

@@ -8,7 +8,7 @@ import {
 import { ApiProblem } from '@svc/platform';
 import { BasicAuthGuard } from './basic-auth.guard';
 import { partnerOf } from './partner-principal';
-import { RateLimitGuard } from '../limits/rate-limit.guard';
+import { RateLimitGuard } from '../limits/rate-limit';
 
 /**
  * After BasicAuthGuard and the rate limit: any partner that is not suspended (403

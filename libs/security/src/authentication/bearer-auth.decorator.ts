@@ -1,6 +1,6 @@
 import { applyDecorators, UseGuards } from '@nestjs/common';
 import type { Scope } from '@svc/contracts';
-import { RateLimitGuard } from '../limits/rate-limit.guard';
+import { RateLimitGuard } from '../limits/rate-limit';
 import { BearerAuthGuard, RequireScopes, ScopeGuard } from './bearer-auth.guard';
 
 /**

@@ -1,7 +1,7 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiProblem, DependencyUnavailableError } from '@svc/platform';
-import { UnconfiguredRateLimiter } from '../limits/rate-limit.guard';
+import { UnconfiguredRateLimiter } from '../limits/rate-limit';
 import {
   BearerAuthGuard,
   BearerStrategy,

@@ -13,7 +13,7 @@ import { ApiProblem } from '@svc/platform';
 import type * as passport from 'passport';
 import { Strategy } from 'passport-http-bearer';
 import { FailedAuthLimiter, type FailedAuthKind } from '../limits/failed-auth-limiter';
-import { isMetered, keepDecision, RateLimiter, type RateLimitDecision } from '../limits/rate-limit.guard';
+import { isMetered, keepDecision, RateLimiter, type RateLimitDecision } from '../limits/rate-limit';
 import { TokenAuthenticator } from './token-authenticator';
 
 /*

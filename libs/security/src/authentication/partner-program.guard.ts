@@ -10,7 +10,7 @@ import { Reflector } from '@nestjs/core';
 import { ApiProblem } from '@svc/platform';
 import { BasicAuthGuard } from './basic-auth.guard';
 import { partnerOf } from './partner-principal';
-import { RateLimitGuard } from '../limits/rate-limit.guard';
+import { RateLimitGuard } from '../limits/rate-limit';
 
 const NEEDS_MEMBER_LEFT = 'svc:security:needs-member-left';
 

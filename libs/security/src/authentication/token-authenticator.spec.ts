@@ -11,7 +11,7 @@ import {
   type StampedIntrospection,
 } from './introspection-cache';
 import type { Introspector } from './introspector';
-import { RateLimiter, type RateLimitDecision, type TokenKeys } from '../limits/rate-limit.guard';
+import { RateLimiter, type RateLimitDecision, type TokenKeys } from '../limits/rate-limit';
 import { TokenAuthenticator } from './token-authenticator';
 
 /** Only the lower-case hex SHA-256 of the token's UTF-8 bytes ever reaches the cache or auth-server. */

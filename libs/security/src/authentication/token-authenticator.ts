@@ -14,7 +14,7 @@ import {
 } from './introspection-cache';
 import { INTROSPECTOR, type Introspector } from './introspector';
 import type { Principal } from './bearer-auth.guard';
-import type { RateLimitDecision, RateLimiter, TokenCount, TokenKeys } from '../limits/rate-limit.guard';
+import type { RateLimitDecision, RateLimiter, TokenCount, TokenKeys } from '../limits/rate-limit';
 
 /** Bounds the memory of tokens this process has seen live; the oldest entry goes first. */
 const KNOWN_TOKENS_MAX = 20_000;
@@ -244,7 +244,7 @@ function toPrincipal(answer: StampedIntrospection, nowMs: number): Principal | u
   return principal;
 }
 
-/** The keys of a token's count (rate-limit.guard.ts's script), all under its partner's hash tag. */
+/** The keys of a token's count (rate-limit.ts's script), all under its partner's hash tag. */
 function tokenKeys(clientId: string, digest: string): TokenKeys {
   return {
     tombstone: partnerTombstoneKey(clientId, digest),

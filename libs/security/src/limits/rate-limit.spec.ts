@@ -16,7 +16,7 @@ import {
   UnconfiguredRateLimiter,
   type RateLimitDecision,
   type WindowState,
-} from './rate-limit.guard';
+} from './rate-limit';
 
 const PRINCIPAL: Principal = {
   user_id: 'usr_1',
