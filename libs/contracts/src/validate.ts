@@ -160,7 +160,8 @@ export const listOf =
   (contract, record, field) => {
     const value = record[field];
     if (!Array.isArray(value) || value.length < min || value.length > max) {
-      throw new ContractViolation(contract, `\`${field}\` must be an array of ${min} to ${max} entries`);
+      const bounds = max < Infinity ? ` of ${min} to ${max} entries` : '';
+      throw new ContractViolation(contract, `\`${field}\` must be an array${bounds}`);
     }
     return value.map((item) => readFields(contract, item, fields));
   };
