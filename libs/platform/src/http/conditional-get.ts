@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /*
  * Conditional GET (RFC 9110 §13) for every app that serves validators: one rule for the crew data
@@ -10,9 +10,9 @@ import { createHash } from 'node:crypto';
 export function strongEtag(
   ...parts: readonly (string | number | boolean | null | undefined | readonly string[])[]
 ): string {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(JSON.stringify(part ?? null)).update('\u0000');
-  return `"${hash.digest('base64url').slice(0, 27)}"`;
+  let text = '';
+  for (const part of parts) text += `${JSON.stringify(part ?? null)}\u0000`;
+  return `"${hash('sha256', text, 'base64url').slice(0, 27)}"`;
 }
 
 export function httpDate(date: Date): string {
