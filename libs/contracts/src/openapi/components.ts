@@ -37,6 +37,7 @@ import {
   ENDPOINT_ENABLE_RESULT,
   PORTAL_SESSION,
 } from '../responses';
+import { REQUEST_ID_PATTERN } from '../request-id';
 import { SCOPES, type Scope } from '../scopes';
 import {
   closedObject,
@@ -44,7 +45,6 @@ import {
   prefixedId,
   problemSchema,
   problemSchemaName,
-  REQUEST_ID_PATTERN,
   schemaRef,
   timestamp,
   type JsonObject,
@@ -232,7 +232,7 @@ function headers(): JsonObject {
   const base: Record<string, [string, JsonObject, (string | number)?]> = {
     XRequestId: [
       'The request id: a valid incoming `X-Request-Id` (`^[A-Za-z0-9._:-]{1,128}$`) is kept, anything else is replaced. Every response carries it; error bodies repeat it in `instance`.',
-      { type: 'string', pattern: REQUEST_ID_PATTERN },
+      { type: 'string', pattern: REQUEST_ID_PATTERN.source },
       'req_5f2c9a7e4b1d4c08a3e6f1b2c3d4e5f6',
     ],
     ETag: [

@@ -4,7 +4,7 @@ import { DEFAULT_BODY_LIMIT_BYTES, RECONCILE_BODY_LIMIT_BYTES } from '../routes'
 import { components } from './components';
 import { API_LIMITS } from '../limits';
 import { parameter, schemaRef, type JsonObject } from './kit';
-import { paths, type DocumentContext } from './paths';
+import { paths } from './paths';
 import { PROBLEM_GUIDE } from './problem-guide';
 
 /** The version of the description (docs/rules.md, Versioning: "version 1.0.0"). */
@@ -123,7 +123,7 @@ function errorTable(docsUrl: string): string {
   return ['| Status | Code | `type` | Where |', '|---|---|---|---|', ...rows].join('\n');
 }
 
-function description(ctx: DocumentContext): string {
+function description(ctx: OpenApiDocumentOptions): string {
   const mib = (bytes: number) => `${bytes / (1024 * 1024)} MiB`;
   return `Approved partner platforms read a crew member's sea-service record with the member's explicit consent, are told by signed webhooks when it changes, and (in a sponsorship program) manage the premium seats they pay for.
 
@@ -202,7 +202,7 @@ export interface OpenApiDocumentOptions {
  * the routes the apps serve. Plain data: the gateway writes it as JSON and YAML.
  */
 export function buildOpenApiDocument(options: OpenApiDocumentOptions): JsonObject {
-  const ctx: DocumentContext = {
+  const ctx: OpenApiDocumentOptions = {
     publicBaseUrl: options.publicBaseUrl.replace(/\/+$/, ''),
     docsUrl: options.docsUrl.replace(/\/+$/, ''),
   };

@@ -1,5 +1,6 @@
 import { API_LIMITS } from '../limits';
 import { PROBLEMS, type ProblemCode } from '../problems';
+import { REQUEST_ID_PATTERN } from '../request-id';
 import { PROBLEM_GUIDE } from './problem-guide';
 
 /** A JSON value of the document; the builders below keep the document plain data. */
@@ -63,8 +64,7 @@ export function closedObject<
 }
 
 /** ISO 8601 UTC with `Z` (docs/rules.md, Crew records). */
-export const TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?Z$';
-export const REQUEST_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
+const TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?Z$';
 
 export function timestamp(description: string, nullable?: false): Schema<string>;
 export function timestamp(description: string, nullable?: boolean): Schema<string | null>;
@@ -130,7 +130,7 @@ export function problemSchema(code: ProblemCode, docsUrl: string): JsonObject {
     detail: { type: 'string', description: 'What went wrong with this request, for a developer.' },
     instance: {
       type: 'string',
-      pattern: REQUEST_ID_PATTERN,
+      pattern: REQUEST_ID_PATTERN.source,
       description: 'The request id: the same value as the `X-Request-Id` response header.',
     },
   };
@@ -166,29 +166,17 @@ export function problemExample(code: ProblemCode, docsUrl: string, detail: strin
   };
 }
 
-/** Headers of an answer, by component name; `required` says whether every such answer has it. */
-export type HeaderSet = Readonly<Record<string, { readonly component: string; readonly required: boolean }>>;
+/**
+ * Headers of an answer: header name → header component. A $ref cannot carry `required`, so a
+ * header not on every answer of its status points at the component's `…Optional` twin.
+ */
+export type HeaderSet = Readonly<Record<string, string>>;
 
-export function headerObjects(headers: HeaderSet): JsonObject {
-  const out: JsonObject = {};
-  for (const [name, { component, required }] of Object.entries(headers)) {
-    // A $ref cannot carry `required`, so optional headers point at their "Optional" twin.
-    out[name] = ref('headers', required ? component : `${component}Optional`);
-  }
+/** Every answer carries `X-Request-Id`, before its own headers. */
+export function headerObjects(headers: HeaderSet = {}): JsonObject {
+  const out: JsonObject = { 'X-Request-Id': ref('headers', 'XRequestId') };
+  for (const [name, component] of Object.entries(headers)) out[name] = ref('headers', component);
   return out;
-}
-
-export const REQUEST_ID_HEADER: HeaderSet = { 'X-Request-Id': { component: 'XRequestId', required: true } };
-
-/** What every metered answer carries (docs/rules.md "Limits"); `required` where the limiter has run. */
-export function rateLimitHeaders(required: boolean): HeaderSet {
-  return {
-    'X-RateLimit-Limit': { component: 'XRateLimitLimit', required },
-    'X-RateLimit-Remaining': { component: 'XRateLimitRemaining', required },
-    'X-RateLimit-Reset': { component: 'XRateLimitReset', required },
-    'RateLimit-Policy': { component: 'RateLimitPolicy', required },
-    RateLimit: { component: 'RateLimit', required },
-  };
 }
 
 export interface ProblemAnswer {
@@ -215,7 +203,7 @@ export function problemResponse(answer: ProblemAnswer, docsUrl: string): JsonObj
   }
   return {
     description: answer.description,
-    headers: headerObjects({ ...REQUEST_ID_HEADER, ...answer.headers }),
+    headers: headerObjects(answer.headers),
     content: {
       'application/problem+json': {
         schema: schemas.length === 1 ? schemas[0] : { oneOf: schemas },
@@ -234,11 +222,7 @@ export function oauthErrorResponse(
   const [first] = codes;
   return {
     description,
-    headers: headerObjects({
-      ...REQUEST_ID_HEADER,
-      'Cache-Control': { component: 'CacheControlNoStore', required: true },
-      ...headers,
-    }),
+    headers: headerObjects({ 'Cache-Control': 'CacheControlNoStore', ...headers }),
     content: {
       'application/json': {
         schema: {
@@ -252,10 +236,10 @@ export function oauthErrorResponse(
 }
 
 /** An HTML page of the consent UI (what a crew member's browser shows). */
-export function htmlResponse(description: string, headers: HeaderSet = {}): JsonObject {
+export function htmlResponse(description: string): JsonObject {
   return {
     description,
-    headers: headerObjects({ ...REQUEST_ID_HEADER, ...headers }),
+    headers: headerObjects(),
     content: { 'text/html': { schema: { type: 'string' } } },
   };
 }
