@@ -1,7 +1,7 @@
 import { API_LIMITS } from './limits';
 import { EVENT_TYPES } from './messaging';
 import { PARTNER_DELIVERY_STATUS_VALUES, SEAT_STATUS_VALUES } from './requests';
-import { SCOPES } from './scopes';
+import { SCOPE_LIST_PATTERN, SCOPES } from './scopes';
 import { closedObject, count, oneOf, prefixedId, schemaRefTo, timestamp, type Shape } from './openapi/kit';
 
 /** The public answers, declared once: the description shows these schemas and the apps' types derive from them. */
@@ -27,7 +27,7 @@ export const TOKEN_RESPONSE = closedObject(
     },
     scope: {
       type: 'string',
-      pattern: `^(${SCOPES.join('|')})( (${SCOPES.join('|')}))*$`,
+      pattern: SCOPE_LIST_PATTERN,
       description: 'The granted scopes, space-separated.',
     },
   },
@@ -221,14 +221,22 @@ export const SEAT = closedObject(
   'A sponsored seat. Only your own seats are ever visible.',
 );
 
-export const SEAT_PAGE = closedObject(
-  {
-    items: { type: 'array', maxItems: API_LIMITS.pageLimitMax, items: schemaRefTo('Seat', SEAT) },
-    next_cursor: {
-      type: ['string', 'null'],
-      description: 'Opaque cursor of the next page; null on the last page.',
+/** One page of a partner's list of `item`s (the schema component `name`). */
+const partnerPage = <S>(name: string, item: S, description: string) =>
+  closedObject(
+    {
+      items: { type: 'array', maxItems: API_LIMITS.pageLimitMax, items: schemaRefTo(name, item) },
+      next_cursor: {
+        type: ['string', 'null'],
+        description: 'Opaque cursor of the next page; null on the last page.',
+      },
     },
-  },
+    description,
+  );
+
+export const SEAT_PAGE = partnerPage(
+  'Seat',
+  SEAT,
   'Your seats, newest first: `invited_at` descending, then `sponsorship_id` descending.',
 );
 
@@ -314,18 +322,9 @@ export const PARTNER_DELIVERY = closedObject(
   'One event to your endpoint and where its attempts stand.',
 );
 
-export const PARTNER_DELIVERY_PAGE = closedObject(
-  {
-    items: {
-      type: 'array',
-      maxItems: API_LIMITS.pageLimitMax,
-      items: schemaRefTo('PartnerDelivery', PARTNER_DELIVERY),
-    },
-    next_cursor: {
-      type: ['string', 'null'],
-      description: 'Opaque cursor of the next page; null on the last page.',
-    },
-  },
+export const PARTNER_DELIVERY_PAGE = partnerPage(
+  'PartnerDelivery',
+  PARTNER_DELIVERY,
   'Your deliveries, newest first: `created_at` descending, then `delivery_id` descending.',
 );
 

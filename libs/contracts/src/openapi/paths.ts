@@ -11,7 +11,7 @@ import {
 } from '../requests';
 import { DEFAULT_BODY_LIMIT_BYTES, RECONCILE_BODY_LIMIT_BYTES } from '../routes';
 import { authorizationServerMetadata, SIGNING_KEY_OVERLAP_DAYS } from '../responses';
-import { SCOPES, type Scope } from '../scopes';
+import { SCOPE_LIST_PATTERN, type Scope } from '../scopes';
 import type { OpenApiDocumentOptions as DocumentContext } from './document';
 import {
   headerObjects,
@@ -335,6 +335,7 @@ function crewPaths(ctx: DocumentContext): JsonObject {
     },
   };
 }
+
 // ---- sponsorship ----------------------------------------------------------------------------------
 
 interface PartnerOperation {
@@ -342,7 +343,8 @@ interface PartnerOperation {
   readonly summary: string;
   readonly description: string;
   readonly responses: Answers;
-  readonly body?: { schema: string; example: unknown; limit: number };
+  /** A JSON body of at most `limit` bytes (DEFAULT_BODY_LIMIT_BYTES unless given). */
+  readonly body?: { schema: string; example: unknown; limit?: number };
   /** Takes no body: one sent as anything but JSON is refused. */
   readonly noBody?: boolean;
   readonly parameters?: JsonObject[];
@@ -368,7 +370,7 @@ function partnerOperation(
         400: { codes: ['bad_request'], description: 'The body is not valid JSON.', headers: RL_MAYBE },
         413: {
           codes: ['payload_too_large'],
-          description: `Body larger than ${op.body.limit / (1024 * 1024)} MiB.`,
+          description: `Body larger than ${(op.body.limit ?? DEFAULT_BODY_LIMIT_BYTES) / (1024 * 1024)} MiB.`,
         },
         415: { codes: ['unsupported_media_type'], description: 'The body is not `application/json`.' },
       }
@@ -450,7 +452,6 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
             external_ref: 'ext-1',
             expires_at: '2027-03-03T09:15:00Z',
           },
-          limit: DEFAULT_BODY_LIMIT_BYTES,
         },
         responses: {
           201: seat('The seat was created.'),
@@ -532,7 +533,6 @@ function sponsorshipPaths(ctx: DocumentContext): JsonObject {
         body: {
           schema: 'MemberLeftRequest',
           example: { user_id: SAMPLE_USER, reason: 'membership_lapsed' },
-          limit: DEFAULT_BODY_LIMIT_BYTES,
         },
         responses: {
           200: json('The outcome (also when the seat was already closed).', 'MemberLeftResult', {
@@ -756,7 +756,6 @@ function webhookSelfServicePaths(ctx: DocumentContext): JsonObject {
         body: {
           schema: 'ReplayRequest',
           example: { since: '2026-03-01T00:00:00Z', until: '2026-03-03T00:00:00Z', status: 'given_up' },
-          limit: DEFAULT_BODY_LIMIT_BYTES,
         },
         responses: {
           202: json('The replay was queued.', 'ReplayResult', { replayed_count: 42 }),
@@ -778,7 +777,6 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
       'application/problem+json': { schema: schemaRef('ProblemPayloadTooLarge') },
     },
   };
-  const scopeList = `^(${SCOPES.join('|')})( (${SCOPES.join('|')}))*$`;
   const query = (name: string, description: string, schema: JsonObject) =>
     parameter(name, 'query', description, schema, true);
   const authorizeParams = [
@@ -789,7 +787,10 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
       'Must exactly equal one of your registered URIs (a trailing slash counts). HTTPS, except `http://localhost*` and `http://127.0.0.1*`.',
       { type: 'string', format: 'uri' },
     ),
-    query('scope', 'Space-separated subset of your allowed scopes.', { type: 'string', pattern: scopeList }),
+    query('scope', 'Space-separated subset of your allowed scopes.', {
+      type: 'string',
+      pattern: SCOPE_LIST_PATTERN,
+    }),
     query('state', 'Anti-CSRF value, returned unchanged in the redirect.', { type: 'string', minLength: 1 }),
     query('code_challenge', '`base64url(sha256(code_verifier))` without padding: 43 characters.', {
       type: 'string',
@@ -922,7 +923,7 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
                 refresh_token: { type: 'string' },
                 scope: {
                   type: 'string',
-                  pattern: scopeList,
+                  pattern: SCOPE_LIST_PATTERN,
                   description: 'Narrower scopes; never wider.',
                 },
                 ...client,
@@ -988,9 +989,7 @@ function oauthPaths(ctx: DocumentContext): JsonObject {
           401: oauthErrorResponse(
             'Missing, malformed, unknown, expired or revoked access token.',
             ['invalid_token'],
-            {
-              'WWW-Authenticate': 'WwwAuthenticateBearer',
-            },
+            { 'WWW-Authenticate': 'WwwAuthenticateBearer' },
           ),
           429: tooManyFromAddress('authentications'),
           500: serverError,
