@@ -50,19 +50,6 @@ export function readBoolean(contract: string, record: Record<string, unknown>, f
   return value;
 }
 
-export function readOneOf<const T extends string>(
-  contract: string,
-  record: Record<string, unknown>,
-  field: string,
-  values: readonly T[],
-): T {
-  const value = record[field];
-  if (typeof value !== 'string' || !(values as readonly string[]).includes(value)) {
-    throw new ContractViolation(contract, `\`${field}\` must be one of ${values.join(', ')}`);
-  }
-  return value as T;
-}
-
 /** One field's reader, as the readers above are; a declaration of them reads a whole message. */
 export type FieldRead<T> = (contract: string, record: Record<string, unknown>, field: string) => T;
 export type FieldReads = Readonly<Record<string, FieldRead<unknown>>>;
@@ -135,8 +122,22 @@ export const optionalText = (maxLength?: number) => optional(text(maxLength));
 
 export const oneOf =
   <const T extends string>(values: readonly T[]): FieldRead<T> =>
-  (contract, record, field) =>
-    readOneOf(contract, record, field, values);
+  (contract, record, field) => {
+    const value = record[field];
+    if (typeof value !== 'string' || !(values as readonly string[]).includes(value)) {
+      throw new ContractViolation(contract, `\`${field}\` must be one of ${values.join(', ')}`);
+    }
+    return value as T;
+  };
+
+/** A non-negative safe integer (a count, days, miles). */
+export const wholeNumber: FieldRead<number> = (contract, record, field) => {
+  const value = record[field];
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new ContractViolation(contract, `\`${field}\` must be a non-negative integer`);
+  }
+  return value;
+};
 
 export const timestampText: FieldRead<string> = (contract, record, field) => {
   const value = readString(contract, record, field, 40);

@@ -9,6 +9,7 @@ import {
   readStringArray,
   text,
   timestampText,
+  wholeNumber,
   type FieldRead,
   type Read,
 } from '../../validate';
@@ -32,15 +33,6 @@ export function isRecentReadDay(day: string, now = Date.now()): boolean {
   return day === dayOf(now) || day === dayOf(now - DAY_MS);
 }
 
-/** A count of reads: a non-negative safe integer. */
-const readCount: FieldRead<number> = (contract, record, field) => {
-  const value = record[field];
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new ContractViolation(contract, `\`${field}\` must be a non-negative integer`);
-  }
-  return value;
-};
-
 /** A UTC calendar day, `YYYY-MM-DD`. */
 const utcDay: FieldRead<string> = (contract, record, field) => {
   const value = text(10)(contract, record, field);
@@ -60,7 +52,7 @@ const recentDay: FieldRead<string> = (contract, record, field) => {
 
 /** At least one read, at most ACCESS_READS_MAX_COUNT. */
 const recentCount: FieldRead<number> = (contract, record, field) => {
-  const value = readCount(contract, record, field);
+  const value = wholeNumber(contract, record, field);
   if (value > ACCESS_READS_MAX_COUNT) {
     throw new ContractViolation(contract, `\`${field}\` must be at most ${ACCESS_READS_MAX_COUNT}`);
   }
@@ -88,7 +80,7 @@ export const AUTH_ACCESS_READS_RECORD = fieldsContract(
   'auth.access-reads.record',
   ['crew-api'],
   { counts: listOf(READ_COUNT, ACCESS_READS_PER_MESSAGE) },
-  { recorded: readCount },
+  { recorded: wholeNumber },
 );
 
 /** Each consent the member gave, ended ones too (a new consent after a disconnect is a new row). */
@@ -106,7 +98,7 @@ const DAILY_READS = {
   client_id: text(API_LIMITS.idMaxLength),
   scope: oneOf(SCOPES),
   day: utcDay,
-  count: readCount,
+  count: wholeNumber,
   last_at: timestampText,
 };
 

@@ -3,7 +3,6 @@ import {
   listOf,
   oneOf,
   readFields,
-  readOneOf,
   readRecord,
   readString,
   readStringArray,
@@ -39,7 +38,7 @@ const DECIDE_REQUEST = { user_id: readString, params: readStringMap, decision: o
 
 function parseOutcome(name: string, input: unknown): AuthorizeOutcome {
   const r = readRecord(name, input);
-  const outcome = readOneOf(name, r, 'outcome', ['consent', 'redirect', 'error_page'] as const);
+  const outcome = oneOf(['consent', 'redirect', 'error_page'])(name, r, 'outcome');
   switch (outcome) {
     case 'consent':
       return {

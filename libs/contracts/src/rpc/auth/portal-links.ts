@@ -12,7 +12,6 @@ import { frameOrigins } from '../../frame-origin';
 import { RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
-/** `auth.portal.redeem`: spends a portal link (once, within 5 minutes); only its token's SHA-256 travels. */
 const REQUEST = { token_digest: sha256Hex };
 
 const PARTNER = {
@@ -26,22 +25,13 @@ const PARTNER = {
 export type PortalPartner = Read<typeof PARTNER>;
 export type PortalLinkRedeemResponse = PartnerCheck<PortalPartner>;
 
-export const AUTH_PORTAL_LINK_REDEEM = fieldsContract(
-  RPC_QUEUES.authServer,
-  'auth.portal.redeem',
-  ['consent-ui'],
-  REQUEST,
-  partnerCheck(PARTNER),
-);
+const portalLink = (pattern: string) =>
+  fieldsContract(RPC_QUEUES.authServer, pattern, ['consent-ui'], REQUEST, partnerCheck(PARTNER));
 
+/** `auth.portal.redeem`: spends a portal link (once, within 5 minutes); only its token's SHA-256 travels. */
+export const AUTH_PORTAL_LINK_REDEEM = portalLink('auth.portal.redeem');
 /** `auth.portal.peek`: redeem's question without spending the link (a GET comes from link previews too). */
-export const AUTH_PORTAL_LINK_PEEK = fieldsContract(
-  RPC_QUEUES.authServer,
-  'auth.portal.peek',
-  ['consent-ui'],
-  REQUEST,
-  partnerCheck(PARTNER),
-);
+export const AUTH_PORTAL_LINK_PEEK = portalLink('auth.portal.peek');
 
 /** `auth.portal.standing`: asked on every portal page, so a suspended partner loses its session at once. */
 export const AUTH_PORTAL_STANDING = fieldsContract(

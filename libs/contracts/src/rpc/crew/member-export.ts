@@ -1,4 +1,4 @@
-import { ContractViolation, RPC_QUEUES } from '../rpc';
+import { RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
 import {
   fieldsContract,
@@ -11,18 +11,11 @@ import {
   readString,
   text,
   timestampText,
+  wholeNumber,
   type FieldRead,
   type FieldReads,
   type Read,
 } from '../../validate';
-
-const wholeNumber: FieldRead<number> = (contract, record, field) => {
-  const value = record[field];
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new ContractViolation(contract, `\`${field}\` must be a non-negative integer`);
-  }
-  return value;
-};
 
 const objectOf =
   <S extends FieldReads>(fields: S): FieldRead<Read<S>> =>

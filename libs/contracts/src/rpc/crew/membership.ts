@@ -100,14 +100,9 @@ export const CREW_MEMBERSHIP_DROP = fieldsContract(
   DROP_RESPONSE,
 );
 
-/** Answer of a crew RPC whose member does not exist (the caller decides what that means). */
-export const CREW_RPC_ERRORS = ['member_not_found'] as const;
-
-/** Reads `{ error: 'member_not_found' }`-style remote errors; undefined for anything else. */
-export function crewRpcError(remote: unknown): (typeof CREW_RPC_ERRORS)[number] | undefined {
+/** Reads `{ error: 'member_not_found' }`, a crew RPC's answer when its member does not exist (the caller decides what that means); undefined for anything else. */
+export function crewRpcError(remote: unknown): 'member_not_found' | undefined {
   if (typeof remote !== 'object' || remote === null) return undefined;
   const code = optionalText(100)('crew rpc error', remote as Record<string, unknown>, 'error');
-  return (CREW_RPC_ERRORS as readonly string[]).includes(code ?? '')
-    ? (code as (typeof CREW_RPC_ERRORS)[number])
-    : undefined;
+  return code === 'member_not_found' ? code : undefined;
 }

@@ -4,13 +4,11 @@ import { fieldsContract, readStringMap, text } from '../../validate';
 import { portalAnswer, readObject } from '../portal-answer';
 import { RPC_QUEUES } from '../rpc';
 
-/** The partner's seats of each status. */
-export type PortalSeatCounts = Readonly<Record<SeatPageResponse['items'][number]['status'], number>>;
-
 export interface PortalSeatsResult {
   /** One page of the seat list, exactly as `GET /v1/partners/sponsorships` answers it. */
   readonly page: SeatPageResponse;
-  readonly counts: PortalSeatCounts;
+  /** The partner's seats of each status. */
+  readonly counts: Readonly<Record<SeatPageResponse['items'][number]['status'], number>>;
   /** Live seats (`invited` + `active`), which the quota counts. */
   readonly live: number;
   /** The partner's seat quota (its own, or the service's default). */
