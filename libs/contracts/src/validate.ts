@@ -1,5 +1,5 @@
 import type { NestAppName } from './apps';
-import { ContractViolation, isRecord, type RpcContract } from './rpc/rpc';
+import { ContractViolation, isRecord, queueOf, type RpcContract, type RpcPattern } from './rpc/rpc';
 
 /** Small readers for contract validators: each throws ContractViolation naming the field. */
 export function readRecord(contract: string, input: unknown): Record<string, unknown> {
@@ -67,8 +67,7 @@ type Answer<A> = A extends MessageRead<infer T> ? T : A extends FieldReads ? Rea
 
 /** A contract whose request is a declaration read by `readFields`, and its answer one too or a reader. */
 export function fieldsContract<Q extends FieldReads, A extends FieldReads | MessageRead<unknown>>(
-  queue: string,
-  pattern: string,
+  pattern: RpcPattern,
   callers: readonly NestAppName[],
   request: Q,
   answer: A,
@@ -77,7 +76,7 @@ export function fieldsContract<Q extends FieldReads, A extends FieldReads | Mess
     typeof answer === 'function' ? answer : (contract, input) => readFields(contract, input, answer);
   return {
     pattern,
-    queue,
+    queue: queueOf(pattern),
     callers,
     parseRequest: (input) => readFields(pattern, input, request),
     parseResponse: (input) => read(pattern, input) as Answer<A>,

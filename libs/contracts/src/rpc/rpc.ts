@@ -23,6 +23,17 @@ export const RPC_QUEUES = {
   webhookDispatcher: 'webhooks.rpc',
 } as const;
 
+/** A pattern's first segment names the app that answers it, and so the queue it is asked on. */
+const QUEUE_OF = {
+  auth: RPC_QUEUES.authServer,
+  crew: RPC_QUEUES.crewApi,
+  sponsorship: RPC_QUEUES.sponsorshipApi,
+  webhooks: RPC_QUEUES.webhookDispatcher,
+} as const;
+export type RpcPattern = `${keyof typeof QUEUE_OF}.${string}`;
+export const queueOf = (pattern: RpcPattern): string =>
+  QUEUE_OF[pattern.split('.')[0] as keyof typeof QUEUE_OF];
+
 export class ContractViolation extends Error {
   constructor(contract: string, reason: string) {
     super(`${contract}: ${reason}`);

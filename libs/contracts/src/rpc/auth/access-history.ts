@@ -1,4 +1,4 @@
-import { ContractViolation, RPC_QUEUES } from '../rpc';
+import { ContractViolation } from '../rpc';
 import { API_LIMITS } from '../../limits';
 import { SCOPES } from '../../scopes';
 import {
@@ -76,7 +76,6 @@ export const ACCESS_READS_PER_MESSAGE = 1000;
 
 /** `auth.access-reads.record`: crew-api's counts since its last flush, added to the stored ones; `recorded`: rows written. */
 export const AUTH_ACCESS_READS_RECORD = fieldsContract(
-  RPC_QUEUES.authServer,
   'auth.access-reads.record',
   ['crew-api'],
   { counts: listOf(READ_COUNT, ACCESS_READS_PER_MESSAGE) },
@@ -113,7 +112,6 @@ export type MemberAccessResponse = Read<typeof MEMBER_ACCESS>;
 
 /** `auth.member.access`: a signed-in member's own consents and access history, for consent-ui. */
 export const AUTH_MEMBER_ACCESS = fieldsContract(
-  RPC_QUEUES.authServer,
   'auth.member.access',
   ['consent-ui'],
   { user_id: text(API_LIMITS.idMaxLength) },

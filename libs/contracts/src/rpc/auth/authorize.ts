@@ -9,7 +9,6 @@ import {
   readStringMap,
   type Read,
 } from '../../validate';
-import { RPC_QUEUES } from '../rpc';
 
 /** `auth.authorize.validate`/`.decide`: consent-ui shows the screen; auth-server owns every rule and redirect. */
 export type AuthorizeOutcome =
@@ -57,7 +56,6 @@ function parseOutcome(name: string, input: unknown): AuthorizeOutcome {
 }
 
 export const AUTH_AUTHORIZE_VALIDATE = fieldsContract(
-  RPC_QUEUES.authServer,
   'auth.authorize.validate',
   ['consent-ui'],
   VALIDATE_REQUEST,
@@ -65,7 +63,6 @@ export const AUTH_AUTHORIZE_VALIDATE = fieldsContract(
 );
 
 export const AUTH_AUTHORIZE_DECIDE = fieldsContract(
-  RPC_QUEUES.authServer,
   'auth.authorize.decide',
   ['consent-ui'],
   DECIDE_REQUEST,

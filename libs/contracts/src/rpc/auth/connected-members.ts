@@ -1,5 +1,4 @@
 import { fieldsContract, text, textList, type Read } from '../../validate';
-import { RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
 /** `auth.consents.connected`: which of these members consent to this partner now (a seat page's names). */
@@ -17,7 +16,6 @@ const RESPONSE = {
 export type ConnectedMembersResponse = Read<typeof RESPONSE>;
 
 export const AUTH_CONSENTS_CONNECTED = fieldsContract(
-  RPC_QUEUES.authServer,
   'auth.consents.connected',
   ['sponsorship-api'],
   REQUEST,

@@ -1,5 +1,4 @@
 import { fieldsContract, listOf, readBoolean, readString, readStringArray, type Read } from '../../validate';
-import { RPC_QUEUES } from '../rpc';
 
 /** `auth.consents.list` / `auth.consents.revoke`: the crew member's connected-partners page. */
 const CONNECTION = {
@@ -12,7 +11,6 @@ const CONNECTION = {
 export type Connection = Read<typeof CONNECTION>;
 
 export const AUTH_CONSENTS_LIST = fieldsContract(
-  RPC_QUEUES.authServer,
   'auth.consents.list',
   ['consent-ui'],
   { user_id: readString },
@@ -21,7 +19,6 @@ export const AUTH_CONSENTS_LIST = fieldsContract(
 
 /** Disconnect: revokes the partner's tokens for the member, ends the consent; `revoked` false if none was active. */
 export const AUTH_CONSENTS_REVOKE = fieldsContract(
-  RPC_QUEUES.authServer,
   'auth.consents.revoke',
   ['consent-ui'],
   { user_id: readString, client_id: readString },

@@ -1,5 +1,5 @@
 import { fieldsContract, optionalText, readBoolean, readRecord, readString, text } from '../../validate';
-import { ContractViolation, RPC_QUEUES } from '../rpc';
+import { ContractViolation } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
 /** `auth.login`: consent-ui checks a crew member's e-mail and password with auth-server. */
@@ -15,7 +15,6 @@ export type LoginResponse =
   | { readonly ok: true; readonly user_id: string; readonly email: string };
 
 export const AUTH_LOGIN = fieldsContract(
-  RPC_QUEUES.authServer,
   'auth.login',
   ['consent-ui'],
   REQUEST,

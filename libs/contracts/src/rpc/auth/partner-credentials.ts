@@ -8,7 +8,6 @@ import {
   type PartnerCheck,
   type Read,
 } from '../../validate';
-import { RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
 /** `auth.partners.verify`: the Basic guard's check of a partner's credentials; only the secret's SHA-256 travels. */
@@ -32,7 +31,6 @@ export type VerifiedPartner = Read<typeof PARTNER>;
 export type PartnerVerifyResponse = PartnerCheck<VerifiedPartner>;
 
 export const AUTH_PARTNER_VERIFY = fieldsContract(
-  RPC_QUEUES.authServer,
   'auth.partners.verify',
   ['sponsorship-api', 'webhook-dispatcher'],
   REQUEST,

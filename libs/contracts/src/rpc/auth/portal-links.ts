@@ -9,8 +9,8 @@ import {
   type Read,
 } from '../../validate';
 import { frameOrigins } from '../../frame-origin';
-import { RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
+import type { RpcPattern } from '../rpc';
 
 const REQUEST = { token_digest: sha256Hex };
 
@@ -25,8 +25,8 @@ const PARTNER = {
 export type PortalPartner = Read<typeof PARTNER>;
 export type PortalLinkRedeemResponse = PartnerCheck<PortalPartner>;
 
-const portalLink = (pattern: string) =>
-  fieldsContract(RPC_QUEUES.authServer, pattern, ['consent-ui'], REQUEST, partnerCheck(PARTNER));
+const portalLink = (pattern: RpcPattern) =>
+  fieldsContract(pattern, ['consent-ui'], REQUEST, partnerCheck(PARTNER));
 
 /** `auth.portal.redeem`: spends a portal link (once, within 5 minutes); only its token's SHA-256 travels. */
 export const AUTH_PORTAL_LINK_REDEEM = portalLink('auth.portal.redeem');
@@ -35,7 +35,6 @@ export const AUTH_PORTAL_LINK_PEEK = portalLink('auth.portal.peek');
 
 /** `auth.portal.standing`: asked on every portal page, so a suspended partner loses its session at once. */
 export const AUTH_PORTAL_STANDING = fieldsContract(
-  RPC_QUEUES.authServer,
   'auth.portal.standing',
   ['consent-ui'],
   { client_id: text(API_LIMITS.idMaxLength) },

@@ -12,7 +12,7 @@ import {
   text,
   type Read,
 } from '../../validate';
-import { ContractViolation, RPC_QUEUES } from '../rpc';
+import { ContractViolation } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
 /**
@@ -48,7 +48,6 @@ export interface WebhookTargetResponse {
 }
 
 export const AUTH_WEBHOOK_TARGET = fieldsContract(
-  RPC_QUEUES.authServer,
   'auth.webhooks.target',
   ['crew-api'],
   TARGET_REQUEST,
@@ -79,7 +78,6 @@ const BATCH_REQUEST = { questions: listOf(QUESTION, WEBHOOK_RECIPIENTS_MAX_QUEST
 export type WebhookRecipientsBatchRequest = Read<typeof BATCH_REQUEST>;
 
 export const AUTH_WEBHOOK_RECIPIENTS_BATCH = fieldsContract(
-  RPC_QUEUES.authServer,
   BATCH_NAME,
   ['webhook-dispatcher'],
   BATCH_REQUEST,

@@ -2,7 +2,7 @@ import { API_LIMITS } from '../../limits';
 import type { WebhookSigningKeysResponse } from '../../responses';
 import { fieldsContract, optional, readBoolean, readRecord, text } from '../../validate';
 import { readObject } from '../portal-answer';
-import { ContractViolation, RPC_QUEUES } from '../rpc';
+import { ContractViolation } from '../rpc';
 
 /**
  * `auth.webhooks.signing-keys`: the partner's Ed25519 webhook signing keys, public halves only,
@@ -11,7 +11,6 @@ import { ContractViolation, RPC_QUEUES } from '../rpc';
  * secrets in auth-server; only the dispatcher asks, and it names the partner it authenticated.
  */
 export const AUTH_WEBHOOK_SIGNING_KEYS = fieldsContract(
-  RPC_QUEUES.authServer,
   'auth.webhooks.signing-keys',
   ['webhook-dispatcher'],
   { client_id: text(API_LIMITS.idMaxLength), rotate: optional(readBoolean) },

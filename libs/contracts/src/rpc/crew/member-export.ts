@@ -1,4 +1,3 @@
-import { RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
 import {
   fieldsContract,
@@ -69,7 +68,6 @@ export type MemberRecordExport = Read<typeof MEMBER_EXPORT>;
 
 /** `crew.member.export`: the member's whole record for their data export; `member_not_found` without one. */
 export const CREW_MEMBER_EXPORT = fieldsContract(
-  RPC_QUEUES.crewApi,
   'crew.member.export',
   ['consent-ui'],
   { user_id: text(API_LIMITS.idMaxLength) },

@@ -11,7 +11,7 @@ import {
   type FieldRead,
   type Read,
 } from '../../validate';
-import { ContractViolation, RPC_QUEUES } from '../rpc';
+import { ContractViolation } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
 /** Entitlements: sponsorship-api grants and drops premium on crew-api, idempotent per `sponsorship_id`. */
@@ -71,7 +71,6 @@ export type MembershipDropResponse = Read<typeof DROP_RESPONSE>;
 export const MEMBERS_BY_EMAIL_MAX = 1000;
 
 export const CREW_MEMBERS_BY_EMAIL = fieldsContract(
-  RPC_QUEUES.crewApi,
   'crew.members.by_email',
   ['sponsorship-api'],
   { emails: textList(MEMBERS_BY_EMAIL_MAX, API_LIMITS.emailMaxLength) },
@@ -79,7 +78,6 @@ export const CREW_MEMBERS_BY_EMAIL = fieldsContract(
 );
 
 export const CREW_MEMBERSHIP_GRANT = fieldsContract(
-  RPC_QUEUES.crewApi,
   'crew.membership.grant',
   ['sponsorship-api'],
   GRANT_REQUEST,
@@ -93,7 +91,6 @@ const DROP_REQUEST = { drops: listOf(DROP_ITEM, MEMBERSHIP_DROP_MAX) };
 export type MembershipDropRequest = Read<typeof DROP_REQUEST>;
 
 export const CREW_MEMBERSHIP_DROP = fieldsContract(
-  RPC_QUEUES.crewApi,
   'crew.membership.drop',
   ['sponsorship-api'],
   DROP_REQUEST,

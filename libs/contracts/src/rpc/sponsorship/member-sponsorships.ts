@@ -1,5 +1,4 @@
 import { fieldsContract, listOf, oneOf, text, timestampText, type Read } from '../../validate';
-import { RPC_QUEUES } from '../rpc';
 import { API_LIMITS } from '../../limits';
 
 /** `sponsorship.member.sponsorships`: every seat a member ever held, closed ones too, for their account page. */
@@ -19,7 +18,6 @@ const RESPONSE = { sponsorships: listOf(SPONSORSHIP) };
 export type MemberSponsorshipsResponse = Read<typeof RESPONSE>;
 
 export const SPONSORSHIP_MEMBER_SPONSORSHIPS = fieldsContract(
-  RPC_QUEUES.sponsorshipApi,
   'sponsorship.member.sponsorships',
   ['consent-ui'],
   { user_id: text(API_LIMITS.idMaxLength) },

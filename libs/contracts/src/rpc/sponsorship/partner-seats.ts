@@ -2,7 +2,6 @@ import { API_LIMITS } from '../../limits';
 import type { SeatPageResponse } from '../../responses';
 import { fieldsContract, readStringMap, text } from '../../validate';
 import { portalAnswer, readObject } from '../portal-answer';
-import { RPC_QUEUES } from '../rpc';
 
 export interface PortalSeatsResult {
   /** One page of the seat list, exactly as `GET /v1/partners/sponsorships` answers it. */
@@ -28,7 +27,6 @@ const REQUEST = {
  * consent-ui alone asks, with the partner of its own portal session, never the page's.
  */
 export const SPONSORSHIP_PORTAL_SEATS = fieldsContract(
-  RPC_QUEUES.sponsorshipApi,
   'sponsorship.portal.seats',
   ['consent-ui'],
   REQUEST,

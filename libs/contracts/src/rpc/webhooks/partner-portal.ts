@@ -10,7 +10,7 @@ import type {
 } from '../../responses';
 import { fieldsContract, oneOf, optional, readRecord, readStringMap, text, type Read } from '../../validate';
 import { portalAnswer, readObject } from '../portal-answer';
-import { ContractViolation, RPC_QUEUES } from '../rpc';
+import { ContractViolation } from '../rpc';
 
 /**
  * The portal's questions to webhook-dispatcher, answered by the `/v1/partners/webhooks/*` services.
@@ -35,7 +35,6 @@ export interface PortalEndpointOverview {
 }
 
 export const WEBHOOKS_PORTAL_OVERVIEW = fieldsContract(
-  RPC_QUEUES.webhookDispatcher,
   'webhooks.portal.overview',
   ['consent-ui'],
   { client_id: clientId },
@@ -44,7 +43,6 @@ export const WEBHOOKS_PORTAL_OVERVIEW = fieldsContract(
 
 /** `query`: the delivery list's query parameters as the page's filter form sent them. */
 export const WEBHOOKS_PORTAL_DELIVERIES = fieldsContract(
-  RPC_QUEUES.webhookDispatcher,
   'webhooks.portal.deliveries',
   ['consent-ui'],
   { client_id: clientId, query: readStringMap },
@@ -52,7 +50,6 @@ export const WEBHOOKS_PORTAL_DELIVERIES = fieldsContract(
 );
 
 export const WEBHOOKS_PORTAL_DELIVERY = fieldsContract(
-  RPC_QUEUES.webhookDispatcher,
   'webhooks.portal.delivery',
   ['consent-ui'],
   { client_id: clientId, delivery_id: text(API_LIMITS.idMaxLength) },
@@ -104,7 +101,6 @@ function readActionResult(pattern: string, input: unknown): PortalWebhookActionR
 }
 
 export const WEBHOOKS_PORTAL_ACTION = fieldsContract(
-  RPC_QUEUES.webhookDispatcher,
   'webhooks.portal.action',
   ['consent-ui'],
   ACTION_REQUEST,
