@@ -13,9 +13,8 @@ import {
   parseDeliveryListQuery,
   parseReplay,
 } from '../../apps/webhook-dispatcher/src/partner-webhooks/dto/delivery-requests.dto';
-import { operations } from '../fuzz/support/operations';
 import { DOCUMENT, resolve } from '../support/contract';
-import { validValue, wrongValue } from '../fuzz/support/schema-arbitrary';
+import { operations, validValue, wrongValue } from '../fuzz/schema-arbitrary';
 
 /**
  * Request drift, both ways: for values drawn from the API description (valid ones and wrong

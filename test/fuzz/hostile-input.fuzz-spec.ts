@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { ROOT } from '../../scripts/lib/apps.cjs';
 import { startSystem, type RunningSystem } from '../support/system';
-import { obtainFuzzCredentials } from './support/credentials';
-import type { FuzzCredentials } from './support/requests';
-import { formatSummary, runFuzz, writeSummary, type FuzzSummary } from './support/runner';
+import { obtainFuzzCredentials } from './credentials';
+import type { FuzzCredentials } from './requests';
+import { formatSummary, runFuzz, writeSummary, type FuzzSummary } from './runner';
 
 /**
  * Hostile input, measured: requests drawn from the OpenAPI description (each operation's

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import fc from 'fast-check';
-import { assertContract, ContractViolation } from '../../support/contract';
+import { assertContract, ContractViolation } from '../support/contract';
 import { requestArbitrary, type Body, type FuzzCredentials, type FuzzRequest } from './requests';
 
 /**

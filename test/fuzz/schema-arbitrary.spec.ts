@@ -2,9 +2,8 @@ import fc from 'fast-check';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { JsonObject } from '@svc/contracts';
-import { DOCUMENT, resolve } from '../../support/contract';
-import { operations } from './operations';
-import { validValue, wrongValue } from './schema-arbitrary';
+import { DOCUMENT, resolve } from '../support/contract';
+import { operations, validValue, wrongValue } from './schema-arbitrary';
 
 /**
  * The fuzzer's generic JSON Schema → arbitrary: what it calls valid must be valid, or its

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { DEFAULT_BODY_LIMIT_BYTES, findGatewayRoute, type JsonObject } from '@svc/contracts';
-import { basicAuthorization } from '../../support/factories';
-import { resolve } from '../../support/contract';
-import { operations, type Operation, type Parameter } from './operations';
-import { anyHostileValue, validValue, wrongValue, type Hints } from './schema-arbitrary';
+import { basicAuthorization } from '../support/factories';
+import { resolve } from '../support/contract';
+import { anyHostileValue, hinted, operations, validValue, wrongValue } from './schema-arbitrary';
+import type { Hints, Operation, Parameter } from './schema-arbitrary';
 
 /**
  * One hostile request per draw: an operation of the description (or one of the routes it leaves
@@ -108,9 +108,7 @@ function hintsFor(c: FuzzCredentials, spendable: boolean): Hints {
 }
 
 function paramArbitrary(p: Parameter, hints: Hints): fc.Arbitrary<unknown> {
-  const own = validValue(p.schema, hints);
-  const hinted = hints[p.name];
-  const withHints = hinted?.length ? fc.oneof(fc.constantFrom(...hinted), own) : own;
+  const withHints = hinted(p.name, validValue(p.schema, hints), hints);
   return p.required ? withHints : fc.option(withHints, { nil: undefined, freq: 3 });
 }
 
@@ -580,43 +578,29 @@ const otherMethod: Mutation = (d) =>
 
 const MUTATIONS: readonly {
   weight: number;
-  name: string;
   make: Mutation;
   when?: (op: Operation) => boolean;
 }[] = [
-  { weight: 30, name: 'valid', make: valid },
-  { weight: 12, name: 'wrong-type', make: wrongTypes },
-  { weight: 5, name: 'fields', make: missingOrExtra, when: (op) => Boolean(op.body) },
-  { weight: 4, name: 'invalid-body', make: invalidJson, when: (op) => Boolean(op.body) },
-  { weight: 5, name: 'invalid-utf8', make: invalidUtf8 },
-  { weight: 4, name: 'duplicate-keys', make: duplicateKeys, when: (op) => Boolean(op.body) },
-  { weight: 2, name: 'deep-body', make: deepNesting, when: (op) => Boolean(op.body) },
-  { weight: 1, name: 'big-body', make: bigValid, when: (op) => op.body?.contentType === 'application/json' },
-  { weight: 5, name: 'content-type', make: contentTypes },
-  { weight: 8, name: 'odd-headers', make: oddHeaders },
-  { weight: 3, name: 'duplicate-headers', make: duplicatedHeaders },
-  { weight: 8, name: 'forged-auth', make: forgedAuth, when: (op) => op.security !== 'none' },
-  {
-    weight: 6,
-    name: 'forged-cursor',
-    make: forgedCursor,
-    when: (op) => op.parameters.some((p) => p.name === 'cursor'),
-  },
-  { weight: 4, name: 'odd-path', make: oddPath },
-  {
-    weight: 4,
-    name: 'odd-path-param',
-    make: oddPathParams,
-    when: (op) => op.parameters.some((p) => p.in === 'path'),
-  },
-  { weight: 3, name: 'method', make: otherMethod },
+  { weight: 30, make: valid },
+  { weight: 12, make: wrongTypes },
+  { weight: 5, make: missingOrExtra, when: (op) => Boolean(op.body) },
+  { weight: 4, make: invalidJson, when: (op) => Boolean(op.body) },
+  { weight: 5, make: invalidUtf8 },
+  { weight: 4, make: duplicateKeys, when: (op) => Boolean(op.body) },
+  { weight: 2, make: deepNesting, when: (op) => Boolean(op.body) },
+  { weight: 1, make: bigValid, when: (op) => op.body?.contentType === 'application/json' },
+  { weight: 5, make: contentTypes },
+  { weight: 8, make: oddHeaders },
+  { weight: 3, make: duplicatedHeaders },
+  { weight: 8, make: forgedAuth, when: (op) => op.security !== 'none' },
+  { weight: 6, make: forgedCursor, when: (op) => op.parameters.some((p) => p.name === 'cursor') },
+  { weight: 4, make: oddPath },
+  { weight: 4, make: oddPathParams, when: (op) => op.parameters.some((p) => p.in === 'path') },
+  { weight: 3, make: otherMethod },
+  // About 1 in 100 requests to an operation with a body sends one over its limit: each is
+  // megabytes on the wire, enough of them to show the 413 holds on every such operation.
+  { weight: 1, make: hugeBody, when: (op) => Boolean(op.body) },
 ];
-
-/**
- * About 1 in 100 requests to an operation with a body sends one over its limit: each is
- * megabytes on the wire, enough of them to show the 413 holds on every such operation.
- */
-const HUGE_WEIGHT = 1;
 
 // ---- routes the description leaves out ----------------------------------------------------------
 
@@ -731,16 +715,12 @@ const unknownPaths: fc.Arbitrary<FuzzRequest> = fc
 /** Every request of a run, drawn from one seed: the operations of the description in equal shares, plus the rest. */
 export function requestArbitrary(c: FuzzCredentials): fc.Arbitrary<FuzzRequest> {
   const perOperation = operations().map((op) => {
-    const applicable = MUTATIONS.filter((m) => !m.when || m.when(op));
     const drafts = draftArbitrary(op, c);
-    const mutated = fc.oneof(
-      ...applicable.map((m) => ({
-        weight: m.weight,
-        arbitrary: drafts.chain((d) => m.make(d, c)),
-      })),
-      ...(op.body ? [{ weight: HUGE_WEIGHT, arbitrary: drafts.chain((d) => hugeBody(d, c)) }] : []),
-    );
-    return { weight: 10, arbitrary: mutated };
+    const mutated = MUTATIONS.filter((m) => !m.when || m.when(op)).map(({ weight, make }) => ({
+      weight,
+      arbitrary: drafts.chain((d) => make(d, c)),
+    }));
+    return { weight: 10, arbitrary: fc.oneof(...mutated) };
   });
   return fc.oneof(
     ...perOperation,

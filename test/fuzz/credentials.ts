@@ -1,8 +1,8 @@
 import { SANDBOX_MEMBERS, SANDBOX_PARTNERS } from '@svc/contracts';
-import { authorizeRequest, basicAuthorization, member, partner } from '../../support/factories';
-import { consentPage, obtainTokenPairs } from '../../support/oauth/token-pairs';
-import { FormClient, formWithButton } from '../../support/oauth/forms';
-import { request } from '../../support/http';
+import { authorizeRequest, basicAuthorization, member, partner } from '../support/factories';
+import { consentPage, obtainTokenPairs } from '../support/oauth/token-pairs';
+import { FormClient, formWithButton } from '../support/oauth/forms';
+import { request } from '../support/http';
 import type { FuzzCredentials } from './requests';
 
 /**
