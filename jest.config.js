@@ -40,6 +40,8 @@ module.exports = {
     },
     // The fault matrix (`npm run test:faults`; a short profile in `npm test`): private servers it stops and starts.
     { ...common, displayName: 'faults', testMatch: ['<rootDir>/test/faults/**/*.faults-spec.ts'] },
+    // The failover drills (`npm run test:faults` only, never the short profile `npm test` runs).
+    { ...common, displayName: 'drills', testMatch: ['<rootDir>/test/faults/**/*.drill-spec.ts'] },
     // Hostile input through the gateway (`npm run fuzz`; a short seeded run in `npm test`).
     { ...common, displayName: 'fuzz', testMatch: ['<rootDir>/test/fuzz/**/*.fuzz-spec.ts'] },
   ],
