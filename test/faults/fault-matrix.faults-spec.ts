@@ -5,7 +5,8 @@ import { ROOT } from '../../scripts/lib/apps.cjs';
 import { startSystem, type RunningSystem } from '../support/system';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { KINDS, LoadGenerator, MAX_LATENCY_MS, recoveredAt, seedLoad, type Kind, type Sample } from './load';
-import { faultsDir, PrivatePostgres, PrivateRabbit, PrivateRedis, type Dependency } from './private-services';
+import { faultsDir, PrivatePostgres, PrivateRedis, type Dependency } from './private-services';
+import { PrivateBroker } from '../support/private-broker';
 import { obtainTokenPairs, type TokenPair } from '../support/oauth/token-pairs';
 
 /**
@@ -58,7 +59,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let dir: string;
 let postgres: PrivatePostgres | undefined;
 let redis: PrivateRedis | undefined;
-let rabbit: PrivateRabbit | undefined;
+let rabbit: PrivateBroker | undefined;
 let receiver: WebhookReceiver | undefined;
 let system: RunningSystem | undefined;
 let db: Pool | undefined;
@@ -82,7 +83,7 @@ beforeAll(async () => {
   [postgres, redis, rabbit] = await Promise.all([
     PrivatePostgres.start(dir),
     PrivateRedis.start(dir),
-    PrivateRabbit.start(dir),
+    PrivateBroker.start('faults', dir),
   ]);
   receiver = await WebhookReceiver.start();
   system = await startSystem({

@@ -1,18 +1,20 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../../scripts/lib/apps.cjs';
-import { freePorts, sleep, tcpReachable, waitForPort } from '../../scripts/lib/net.cjs';
+import { freePorts, waitForPort } from '../../scripts/lib/net.cjs';
 import { signalGroup, startProcess, tail, which, type ProcessHandle } from '../../scripts/lib/procs.cjs';
 import { Pool } from 'pg';
-import { PrivateBroker } from '../support/private-broker';
+import { capture, portClosed } from '../support/private-broker';
+import { redisServerArgs } from '../support/redis-topologies';
 
 /**
- * The fault matrix's own PostgreSQL, Redis and RabbitMQ: each on its own free port with its own
- * data under `.run/faults-<id>/`, so the matrix can stop and start them without touching the
- * servers on the default ports that every other test run (and engineer) shares.
+ * The fault matrix's own PostgreSQL, Redis and RabbitMQ (test/support/private-broker.ts): each on
+ * its own free port with its own data under `.run/faults-<id>/`, so the matrix can stop and start
+ * them without touching the servers on the default ports that every other test run (and engineer)
+ * shares.
  */
 export interface Dependency {
   readonly name: 'postgres' | 'redis' | 'rabbitmq';
@@ -22,11 +24,6 @@ export interface Dependency {
   /** Starts it again on the same port with its data; resolves when it accepts connections. */
   start(): Promise<void>;
   destroy(): Promise<void>;
-}
-
-/** Resolves once nothing listens on `port` any more (or after 5 s). */
-async function portClosed(port: number): Promise<void> {
-  for (let i = 0; i < 50 && (await tcpReachable('127.0.0.1', port, 200)); i++) await sleep(100);
 }
 
 export const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
@@ -67,28 +64,10 @@ export function asPostgres(cmd: string, args: string[]): [string, string[]] {
   return isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
 }
 
-/**
- * Runs a tool as asPostgres says, asynchronously (the load's clocks keep running), killed after
- * `timeoutMs`: its exit status (null: killed or not started) and its output.
- */
-export async function runTool(cmd: string, args: string[], cwd: string, timeoutMs: number) {
+/** Runs a tool as asPostgres says, asynchronously (the load's clocks keep running). */
+export function runTool(cmd: string, args: string[], cwd: string, timeoutMs: number) {
   const [file, argv] = asPostgres(cmd, args);
-  let output = '';
-  const status = await new Promise<number | null>((resolve) => {
-    const child = spawn(file, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve(code);
-    });
-    child.once('error', (err) => {
-      output += err.message;
-      resolve(null);
-    });
-  });
-  return { status, output };
+  return capture(file, argv, { cwd, timeoutMs });
 }
 
 /** A new folder owned by `postgres`; stops at once, saying why, when that user cannot use it. */
@@ -311,10 +290,6 @@ export class PrivateRedis implements Dependency {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  private get logFile(): string {
-    return path.join(this.dir, 'redis.log');
-  }
-
   static async start(parent: string): Promise<PrivateRedis> {
     if (!which('redis-server'))
       throw new Error('the fault matrix starts a private Redis: redis-server is not installed');
@@ -330,20 +305,9 @@ export class PrivateRedis implements Dependency {
     this.handle = startProcess({
       name: 'redis',
       cmd: 'redis-server',
-      args: [
-        '--bind',
-        '127.0.0.1',
-        '--port',
-        String(this.port),
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--dir',
-        this.dir,
-      ],
+      args: redisServerArgs(this.port, this.dir),
       cwd: this.dir,
-      logFile: this.logFile,
+      logFile: path.join(this.dir, 'redis.log'),
     });
     await waitForPort('127.0.0.1', this.port, 20_000, 'private Redis');
   }
@@ -354,44 +318,11 @@ export class PrivateRedis implements Dependency {
     await portClosed(this.port);
   }
 
-  async destroy(): Promise<void> {
-    await this.stop();
+  destroy(): Promise<void> {
+    return this.stop();
   }
 
   stopNow(): void {
     if (this.handle?.alive() && this.handle.pid) signalGroup(this.handle.pid, 'SIGKILL');
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// RabbitMQ: the same private node the broker-restart spec uses, as one of the matrix's dependencies.
-
-export class PrivateRabbit implements Dependency {
-  readonly name = 'rabbitmq' as const;
-
-  private constructor(private readonly broker: PrivateBroker) {}
-
-  static async start(parent: string): Promise<PrivateRabbit> {
-    return new PrivateRabbit(await PrivateBroker.start('faults', parent));
-  }
-
-  get url(): string {
-    return this.broker.url;
-  }
-
-  start(): Promise<void> {
-    return this.broker.restart();
-  }
-
-  stop(): Promise<void> {
-    return this.broker.stop();
-  }
-
-  async destroy(): Promise<void> {
-    await this.broker.stop().catch(() => this.broker.stopNow());
-  }
-
-  stopNow(): void {
-    this.broker.stopNow();
   }
 }

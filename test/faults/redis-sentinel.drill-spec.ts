@@ -6,7 +6,8 @@ import { obtainTokenPairs } from '../support/oauth/token-pairs';
 import { startSystem, type RunningSystem } from '../support/system';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { KINDS, LoadGenerator, MAX_LATENCY_MS, recoveredAt, seedLoad, type Sample } from './load';
-import { faultsDir, PrivatePostgres, PrivateRabbit } from './private-services';
+import { faultsDir, PrivatePostgres } from './private-services';
+import { PrivateBroker } from '../support/private-broker';
 
 /**
  * The Redis failover drill: three Redis servers (a primary, two replicas) and three Sentinels
@@ -40,7 +41,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let dir: string;
 let postgres: PrivatePostgres | undefined;
-let rabbit: PrivateRabbit | undefined;
+let rabbit: PrivateBroker | undefined;
 let sentinel: SentinelTopology | undefined;
 let receiver: WebhookReceiver | undefined;
 let system: RunningSystem | undefined;
@@ -92,7 +93,7 @@ beforeAll(async () => {
   dir = faultsDir();
   [postgres, rabbit, sentinel] = await Promise.all([
     PrivatePostgres.start(dir),
-    PrivateRabbit.start(dir),
+    PrivateBroker.start('faults', dir),
     startSentinel('drill:', { replicas: 2, sentinelsKnowEachOther: true }),
   ]);
   receiver = await WebhookReceiver.start();

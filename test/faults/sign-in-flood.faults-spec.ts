@@ -6,7 +6,8 @@ import { ROOT } from '../../scripts/lib/apps.cjs';
 import { member, MEMBER_PASSWORD } from '../support/factories';
 import { FormClient } from '../support/oauth/forms';
 import { startSystem, TEST_PASSWORD_HASH_COST, type RunningSystem } from '../support/system';
-import { faultsDir, PrivatePostgres, PrivateRabbit, PrivateRedis } from './private-services';
+import { faultsDir, PrivatePostgres, PrivateRedis } from './private-services';
+import { PrivateBroker } from '../support/private-broker';
 
 /**
  * A flood of wrong passwords for random e-mails from one address must not slow down a member
@@ -36,7 +37,7 @@ const ADDRESS_BUCKET = 30;
 let dir: string;
 let postgres: PrivatePostgres | undefined;
 let redis: PrivateRedis | undefined;
-let rabbit: PrivateRabbit | undefined;
+let rabbit: PrivateBroker | undefined;
 let system: RunningSystem | undefined;
 
 process.once('exit', () => {
@@ -50,7 +51,7 @@ beforeAll(async () => {
   [postgres, redis, rabbit] = await Promise.all([
     PrivatePostgres.start(dir),
     PrivateRedis.start(dir),
-    PrivateRabbit.start(dir),
+    PrivateBroker.start('faults', dir),
   ]);
   system = await startSystem({
     label: 'sign-in-flood',

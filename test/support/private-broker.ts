@@ -5,12 +5,42 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../../scripts/lib/apps.cjs';
 import { APPS, amqpPassword, amqpUser, topicPermissions } from '../../scripts/lib/credentials.cjs';
-import { freePorts, tcpReachable, waitForPort } from '../../scripts/lib/net.cjs';
-import { startProcess, tail, type ProcessHandle } from '../../scripts/lib/procs.cjs';
+import { freePorts, sleep, tcpReachable, waitForPort } from '../../scripts/lib/net.cjs';
+import { signalGroup, startProcess, tail, type ProcessHandle } from '../../scripts/lib/procs.cjs';
 
 // RabbitMQ's own scripts (the /usr/sbin wrappers switch to the rabbitmq user and its cookie).
 const RABBIT_BIN = '/usr/lib/rabbitmq/bin';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs a command asynchronously (a caller's clocks and sockets keep running), killed after
+ * `timeoutMs`: its exit status (null: killed or not started) and its output, stdout then stderr.
+ */
+export async function capture(
+  cmd: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<{ status: number | null; output: string }> {
+  const child = spawn(cmd, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+  const status = await new Promise<number | null>((resolve) => {
+    child.once('exit', resolve);
+    child.once('error', (e) => {
+      err += e.message;
+      resolve(null);
+    });
+  });
+  clearTimeout(timer);
+  return { status, output: out + err };
+}
+
+/** Resolves once nothing listens on `port` any more (or after 5 s). */
+export async function portClosed(port: number): Promise<void> {
+  for (let i = 0; i < 50 && (await tcpReachable('127.0.0.1', port, 200)); i++) await sleep(100);
+}
 
 /**
  * A RabbitMQ node of one test's own (own node name, ports, data directory and Erlang cookie), so
@@ -20,6 +50,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * clocks and sockets on a synchronous `rabbitmqctl` (seconds of Erlang start-up).
  */
 export class PrivateBroker {
+  readonly name = 'rabbitmq' as const;
   private handle?: ProcessHandle;
 
   private constructor(
@@ -68,23 +99,14 @@ export class PrivateBroker {
 
   /** `rabbitmqctl -n <node> ...` with the node's cookie, asynchronously (an Erlang VM of its own: seconds). */
   async ctl(args: string[], timeoutMs = 180_000): Promise<string> {
-    const child = spawn(path.join(RABBIT_BIN, 'rabbitmqctl'), ['-n', this.node, ...args], {
+    const rabbitmqctl = path.join(RABBIT_BIN, 'rabbitmqctl');
+    const { status, output } = await capture(rabbitmqctl, ['-n', this.node, ...args], {
       cwd: this.dir,
       env: this.env(),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      timeoutMs,
     });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    const code = await new Promise<number | null>((resolve) => {
-      child.once('exit', resolve);
-      child.once('error', () => resolve(null));
-    });
-    clearTimeout(timer);
-    if (code !== 0) throw new Error(`rabbitmqctl ${args.join(' ')} failed (${String(code)}): ${out}${err}`);
-    return out;
+    if (status !== 0) throw new Error(`rabbitmqctl ${args.join(' ')} failed (${String(status)}): ${output}`);
+    return output;
   }
 
   /** Starts a node whose data lives under `parentDir` (default: this test run's folder). */
@@ -148,23 +170,17 @@ export class PrivateBroker {
    */
   async stop(): Promise<void> {
     await this.handle?.stop(30_000);
-    for (let i = 0; i < 50 && (await tcpReachable('127.0.0.1', this.port, 200)); i++) await sleep(100);
+    await portClosed(this.port);
   }
 
   /** Starts the stopped node again, on the same ports, with its data. */
-  async restart(): Promise<void> {
-    await this.boot();
+  start(): Promise<void> {
+    return this.boot();
   }
 
   /** Kills the node at once (a test's last resort when it fails half-way). */
   stopNow(): void {
-    if (this.handle?.alive() && this.handle.pid) {
-      try {
-        process.kill(-this.handle.pid, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    }
+    if (this.handle?.alive() && this.handle.pid) signalGroup(this.handle.pid, 'SIGKILL');
   }
 
   /** Stops the node and removes its folder; FAULTS_KEEP=1 keeps the logs (a drill that failed is read from them). */

@@ -1,9 +1,9 @@
 import { loadConfig, REDIS_CONFIG, type RedisConfig } from '@svc/platform';
-import Redis from 'ioredis';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { redisCommands } from '../../scripts/lib/net.cjs';
 import { eventually } from './services';
 
 /**
@@ -85,6 +85,7 @@ interface RunDir {
 }
 
 function runDir(kind: string): RunDir {
+  assertInstalled();
   const base = path.join(ROOT, '.run');
   mkdirSync(base, { recursive: true });
   const dir = mkdtempSync(path.join(base, `redis-${kind}-`));
@@ -104,7 +105,8 @@ function runDir(kind: string): RunDir {
       return child;
     },
     async stop() {
-      await kill(children, dir);
+      await Promise.all(children.map(killChild));
+      rmSync(dir, { recursive: true, force: true });
       watchdog.kill('SIGKILL');
     },
   };
@@ -149,7 +151,11 @@ function startServer(dir: string, args: string[]): ChildProcess {
   return child;
 }
 
-const NO_PERSISTENCE = ['--save', '', '--appendonly', 'no'];
+/** A redis-server of its own: loopback, `port`, data in `dir`, no persistence, and `settings`. */
+export function redisServerArgs(port: number, dir: string, settings: Record<string, string> = {}): string[] {
+  const all = { port: String(port), bind: HOST, dir, save: '', appendonly: 'no', ...settings };
+  return Object.entries(all).flatMap(([name, value]) => [`--${name}`, ...value.split(' ')]);
+}
 
 /** Polls `check` until it yields a value; the error says what never happened. */
 function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
@@ -169,20 +175,8 @@ function topology<N extends TopologyName>(name: N, env: Record<string, string>, 
 
 /** One command to one server; a fresh connection each time, so a failover cannot confuse it. */
 async function command(port: number, ...args: (string | number)[]): Promise<unknown> {
-  const client = new Redis({
-    host: HOST,
-    port,
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return await client.call(String(args[0]), ...args.slice(1).map(String));
-  } finally {
-    client.disconnect();
-  }
+  const [reply] = await redisCommands(`redis://${HOST}:${port}`, [args]);
+  return reply;
 }
 
 /** SIGKILL; resolves once the process is gone (at once if it is). */
@@ -192,16 +186,6 @@ function killChild(child: ChildProcess): Promise<void> {
     child.once('exit', () => resolve());
     child.kill('SIGKILL');
   });
-}
-
-async function kill(children: ChildProcess[], dir: string): Promise<void> {
-  await Promise.all(children.map(killChild));
-  rmSync(dir, { recursive: true, force: true });
-}
-
-/** The shared server of this run (`npm test`'s REDIS_URL): nothing to start or stop. */
-function singleTopology(redisUrl: string, keyPrefix: string): RedisTopology {
-  return topology('single', { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: keyPrefix }, () => Promise.resolve());
 }
 
 export interface PrivateRedis {
@@ -221,20 +205,12 @@ export async function startPrivateRedis(options: {
   maxmemory: string;
   policy: string;
 }): Promise<PrivateRedis> {
-  assertInstalled();
   const run = runDir('single');
   const port = await freePort(new Set());
-  const args = [
-    '--port',
-    String(port),
-    '--bind',
-    HOST,
-    '--maxmemory',
-    options.maxmemory,
-    '--maxmemory-policy',
-    options.policy,
-    ...NO_PERSISTENCE,
-  ];
+  const args = redisServerArgs(port, run.dir, {
+    maxmemory: options.maxmemory,
+    'maxmemory-policy': options.policy,
+  });
   let child: ChildProcess | undefined;
   const start = async () => {
     child = run.start(args);
@@ -254,28 +230,18 @@ export async function startPrivateRedis(options: {
 
 /** Three primaries, no replicas, slots split evenly by `redis-cli --cluster create`. */
 export async function startCluster(keyPrefix = ''): Promise<RedisTopology> {
-  assertInstalled();
   const run = runDir('cluster');
-  const { dir } = run;
   const taken = new Set<number>();
   const ports = [await freePort(taken), await freePort(taken), await freePort(taken)];
-  ports.forEach((port) =>
-    run.start([
-      '--port',
-      String(port),
-      '--bind',
-      HOST,
-      '--cluster-enabled',
-      'yes',
-      '--cluster-config-file',
-      `nodes-${port}.conf`,
-      '--cluster-node-timeout',
-      '2000',
-      '--dir',
-      dir,
-      ...NO_PERSISTENCE,
-    ]),
-  );
+  for (const port of ports)
+    run.start(
+      redisServerArgs(port, run.dir, {
+        'cluster-enabled': 'yes',
+        'cluster-config-file': `nodes-${port}.conf`,
+        'cluster-node-timeout': '2000',
+      }),
+    );
+
   const cluster: RedisTopology = topology(
     'cluster',
     { REDIS_CLUSTER_NODES: ports.map((p) => `${HOST}:${p}`).join(','), REDIS_KEY_PREFIX: keyPrefix },
@@ -331,7 +297,6 @@ export async function startSentinel(
   keyPrefix = '',
   options: { replicas?: number; sentinelsKnowEachOther?: boolean } = {},
 ): Promise<SentinelTopology> {
-  assertInstalled();
   const run = runDir('sentinel');
   const { dir } = run;
   const taken = new Set<number>();
@@ -342,13 +307,10 @@ export async function startSentinel(
   const serverPorts = [primary, ...replicaPorts];
   const sentinels = [await freePort(taken), await freePort(taken), await freePort(taken)];
   const processes = new Map<number, ChildProcess>();
-  const server = (port: number, extra: string[] = []) =>
-    processes.set(
-      port,
-      run.start(['--port', String(port), '--bind', HOST, '--dir', dir, ...NO_PERSISTENCE, ...extra]),
-    );
+  const server = (port: number, settings: Record<string, string> = {}) =>
+    processes.set(port, run.start(redisServerArgs(port, dir, settings)));
   server(primary);
-  for (const port of replicaPorts) server(port, ['--replicaof', HOST, String(primary)]);
+  for (const port of replicaPorts) server(port, { replicaof: `${HOST} ${primary}` });
   const inSync = (port: number) =>
     until(`the replica ${port} is in sync`, async () =>
       String(await command(port, 'INFO', 'replication')).includes('master_link_status:up') ? true : undefined,
@@ -406,7 +368,7 @@ export async function startSentinel(
     },
     async rejoin(port) {
       const current = await askSentinels();
-      server(port, ['--replicaof', HOST, String(current)]);
+      server(port, { replicaof: `${HOST} ${current}` });
       await inSync(port);
     },
     async replicated() {
@@ -489,7 +451,8 @@ export async function startTopologies(redisUrl: string, keyPrefix: string): Prom
     throw cluster.status === 'rejected' ? cluster.reason : (sentinel as PromiseRejectedResult).reason;
   }
   return {
-    single: singleTopology(redisUrl, keyPrefix),
+    // The shared server of this run (`npm test`'s REDIS_URL): nothing to start or stop.
+    single: topology('single', { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: keyPrefix }, () => Promise.resolve()),
     cluster: cluster.value,
     sentinel: sentinel.value,
     stop,

@@ -85,7 +85,7 @@ describe('RabbitMQ stopped and started during a burst of events', () => {
     const down = Date.now();
     await sleep(1000);
     const restarting = Date.now();
-    await broker.restart();
+    await broker.start();
     await burst;
 
     // Part of the burst happened before the outage and part during it (nothing could be published then).
