@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { APP_SCHEMAS, NEST_APPS, type NestAppName } from '@svc/contracts';
 import { parseAllDocuments } from 'yaml';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
@@ -577,20 +577,14 @@ let treeDigest: string | undefined;
 function k8sTreeDigest(): string {
   if (treeDigest) return treeDigest;
   const hash = createHash('sha256');
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true }).sort((a, b) =>
-      a.name.localeCompare(b.name),
-    )) {
-      const path = `${dir}/${entry.name}`;
-      if (entry.isDirectory()) walk(path);
-      else
-        hash
-          .update(`${path}\0`)
-          .update(readFileSync(join(ROOT, path)))
-          .update('\0');
-    }
-  };
-  walk('k8s');
+  const files = readdirSync(join(ROOT, 'k8s'), { recursive: true, withFileTypes: true }).flatMap((e) =>
+    e.isFile() ? [relative(ROOT, join(e.parentPath, e.name))] : [],
+  );
+  for (const file of files.sort())
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(ROOT, file)))
+      .update('\0');
   treeDigest = hash.digest('hex');
   return treeDigest;
 }
