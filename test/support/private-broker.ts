@@ -7,6 +7,7 @@ import { ROOT } from '../../scripts/lib/apps.cjs';
 import { APPS, amqpPassword, amqpUser, topicPermissions } from '../../scripts/lib/credentials.cjs';
 import { freePorts, sleep, tcpReachable, waitForPort } from '../../scripts/lib/net.cjs';
 import { signalGroup, startProcess, tail, type ProcessHandle } from '../../scripts/lib/procs.cjs';
+import { eventually } from './services';
 
 // RabbitMQ's own scripts (the /usr/sbin wrappers switch to the rabbitmq user and its cookie).
 const RABBIT_BIN = '/usr/lib/rabbitmq/bin';
@@ -226,17 +227,12 @@ export class PrivateBroker {
 
   /** The AMQP port opens a moment before the node accepts logins; wait for a real connection. */
   async waitUntilAnswering(): Promise<void> {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      try {
-        const conn = await amqpConnect(this.url);
-        await conn.close();
-        return;
-      } catch (err) {
-        if (Date.now() > deadline)
-          throw new Error(`private RabbitMQ does not accept connections: ${(err as Error).message}`);
-        await sleep(200);
-      }
-    }
+    const connects = async () => {
+      await (await amqpConnect(this.url)).close();
+      return true;
+    };
+    await eventually(connects, 60_000, 200).catch((err: Error) => {
+      throw new Error(`private RabbitMQ does not accept connections: ${err.message}`);
+    });
   }
 }
