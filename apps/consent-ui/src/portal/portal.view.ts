@@ -18,7 +18,7 @@ import {
 } from '@svc/contracts';
 import { assertUnreachable } from '@svc/platform';
 import type { RateLimitDecision } from '@svc/security';
-import { html, type SafeHtml } from '../views/html';
+import { html, type Interpolation, type SafeHtml } from '../views/html';
 import { layout } from '../views/layout';
 import { page, type WebResult } from '../views/web-result';
 import { attemptsChart } from './portal-chart.view';
@@ -48,13 +48,28 @@ export function deliveryPath(deliveryId: string): string {
   return `${DELIVERIES_PATH}/${encodeURIComponent(deliveryId)}`;
 }
 
-function withQuery(path: string, query: Query): string {
-  const search = new URLSearchParams(query).toString();
-  return search ? `${path}?${search}` : path;
+/** The link to a list's next page: the same filters, and the cursor the list answered. */
+function nextPage(path: string, query: Query, cursor: string | null): SafeHtml | null {
+  return cursor
+    ? html`<p><a href="${path}?${new URLSearchParams({ ...query, cursor }).toString()}">Next page</a></p>`
+    : null;
 }
 
-function csrfField(session: PortalSession): SafeHtml {
-  return html`<input type="hidden" name="csrf" value="${session.csrfToken}" />`;
+/** A form of one button that posts the session's CSRF token to `action`. */
+function postButton(session: PortalSession, action: string, label: string, style: string): SafeHtml {
+  return html`<form method="post" action="${action}" class="inline">
+    <input type="hidden" name="csrf" value="${session.csrfToken}" />
+    <button type="submit" class="${style}">${label}</button>
+  </form>`;
+}
+
+interface PortalPage {
+  readonly title: string;
+  readonly section: Section;
+  readonly status?: number;
+  /** The page's heading, where it says more than its title. */
+  readonly heading?: SafeHtml;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -63,15 +78,12 @@ function csrfField(session: PortalSession): SafeHtml {
  */
 function portalPage(
   session: PortalSession,
-  status: number,
-  title: string,
-  current: Section,
+  { title, section, status = 200, heading, headers }: PortalPage,
   body: SafeHtml,
-  headers?: Readonly<Record<string, string>>,
 ): WebResult {
-  const link = (section: Section, href: string, text: string) =>
+  const link = (to: Section, href: string, text: string) =>
     html`<li>
-      <a href="${href}" ${section === current ? html`aria-current="page"` : null}>${text}</a>
+      <a href="${href}" ${to === section ? html`aria-current="page"` : null}>${text}</a>
     </li>`;
   const framed = layout(
     `${title} · ${session.partnerName} partner portal`,
@@ -84,13 +96,11 @@ function portalPage(
           </ul>
         </nav>
       </header>
+      <h1>${heading ?? title}</h1>
       ${body}
       <footer class="account">
         <p class="muted">This portal session ends ${time(session.expiresAt.toISOString())}.</p>
-        <form method="post" action="${PORTAL_PATH}/sign-out" class="inline">
-          ${csrfField(session)}
-          <button type="submit" class="secondary">Sign out of the portal</button>
-        </form>
+        ${postButton(session, `${PORTAL_PATH}/sign-out`, 'Sign out of the portal', 'secondary')}
       </footer>`,
     'wide',
   );
@@ -204,29 +214,28 @@ export function rateLimitedResult(session: PortalSession, decision: RateLimitDec
   const back = new Date(Date.now() + seconds * 1000).toISOString();
   return portalPage(
     session,
-    429,
-    'Come back in a moment',
-    'overview',
-    html`<h1>Come back in ${seconds} second${seconds === 1 ? '' : 's'}</h1>
-      <p class="lead">
-        Your partner account has used its ${decision.limit} requests per ${decision.window}. The portal counts
-        against the same limits as your API calls, so nothing was shown or done. Try again at ${time(back)}.
-      </p>`,
-    retryAfter(seconds),
+    {
+      title: 'Come back in a moment',
+      section: 'overview',
+      status: 429,
+      heading: html`Come back in ${seconds} second${seconds === 1 ? '' : 's'}`,
+      headers: retryAfter(seconds),
+    },
+    html`<p class="lead">
+      Your partner account has used its ${decision.limit} requests per ${decision.window}. The portal counts
+      against the same limits as your API calls, so nothing was shown or done. Try again at ${time(back)}.
+    </p>`,
   );
 }
 
 export function csrfMismatchResult(session: PortalSession): WebResult {
   return portalPage(
     session,
-    403,
-    'This form has expired',
-    'overview',
-    html`<h1>This form has expired</h1>
-      <p class="lead">
-        For your protection nothing was changed: the form did not come from this portal session. Go back,
-        reload the page and try again.
-      </p>`,
+    { title: 'This form has expired', section: 'overview', status: 403 },
+    html`<p class="lead">
+      For your protection nothing was changed: the form did not come from this portal session. Go back, reload
+      the page and try again.
+    </p>`,
   );
 }
 
@@ -263,18 +272,8 @@ function endpointSection(session: PortalSession, overview: PortalEndpointOvervie
       URL now; it is in your delivery log like any delivery.
     </p>
     <div class="actions">
-      <form method="post" action="${PORTAL_PATH}/endpoint/test" class="inline">
-        ${csrfField(session)}
-        <button type="submit" class="secondary">Send a test event</button>
-      </form>
-      ${
-        e.status === 'disabled'
-          ? html`<form method="post" action="${PORTAL_PATH}/endpoint/enable" class="inline">
-              ${csrfField(session)}
-              <button type="submit" class="primary">Test and enable</button>
-            </form>`
-          : null
-      }
+      ${postButton(session, `${PORTAL_PATH}/endpoint/test`, 'Send a test event', 'secondary')}
+      ${e.status === 'disabled' ? postButton(session, `${PORTAL_PATH}/endpoint/enable`, 'Test and enable', 'primary') : null}
     </div>
     ${signingKeysSection(session, overview.signing_keys)}`;
 }
@@ -302,12 +301,12 @@ function signingKeysSection(session: PortalSession, keys: readonly WebhookSignin
       signs beside the one it replaces for ${SIGNING_KEY_OVERLAP_DAYS} days.
     </p>
     ${signingKeyList(keys)}
-    <form method="post" action="${PORTAL_PATH}/signing-keys/rotate" class="inline">
-      ${csrfField(session)}
-      <button type="submit" class="secondary">
-        ${keys.length === 0 ? 'Create a signing key' : 'Replace the signing key'}
-      </button>
-    </form>`;
+    ${postButton(
+      session,
+      `${PORTAL_PATH}/signing-keys/rotate`,
+      keys.length === 0 ? 'Create a signing key' : 'Replace the signing key',
+      'secondary',
+    )}`;
 }
 
 export function overviewResult(
@@ -321,14 +320,7 @@ export function overviewResult(
           No webhook URL is registered for your account; ask partner support to register one.
         </p>`
       : problemNotice(answer.problem);
-  return portalPage(
-    session,
-    200,
-    'Webhook endpoint',
-    'overview',
-    html`<h1>Webhook endpoint</h1>
-      ${body}`,
-  );
+  return portalPage(session, { title: 'Webhook endpoint', section: 'overview' }, body);
 }
 
 // ---- Deliveries -------------------------------------------------------------------------
@@ -346,39 +338,43 @@ function field(id: string, label: string, control: SafeHtml, hint?: string): Saf
   </div>`;
 }
 
-function textInput(id: string, name: string, value: string | undefined, hinted: boolean): SafeHtml {
-  return html`<input
+/** A select of `values`, led by "Any" unless `any` is false. */
+function selectField(
+  id: string,
+  label: string,
+  name: string,
+  values: readonly string[],
+  selected: string | undefined,
+  any = true,
+): SafeHtml {
+  return field(
+    id,
+    label,
+    html`<select id="${id}" name="${name}">
+      ${any ? option('', 'Any', selected) : null} ${values.map((v) => option(v, v, selected))}
+    </select>`,
+  );
+}
+
+function timeField(id: string, label: string, name: string, value?: string): SafeHtml {
+  const input = html`<input
     type="text"
     id="${id}"
     name="${name}"
     value="${value ?? ''}"
     autocomplete="off"
-    ${hinted ? html`aria-describedby="${id}-hint"` : null}
+    aria-describedby="${id}-hint"
   />`;
+  return field(id, label, input, 'UTC, as 2026-03-01T18:00:00Z');
 }
-
-const TIME_HINT = 'UTC, as 2026-03-01T18:00:00Z';
 
 function filterForm(query: Query): SafeHtml {
   return html`<form method="get" action="${DELIVERIES_PATH}" class="filters" aria-labelledby="filter-heading">
     <h2 id="filter-heading">Filter</h2>
-    ${field(
-      'f-status',
-      'Status',
-      html`<select id="f-status" name="status">
-        ${option('', 'Any', query.status)}
-        ${PARTNER_DELIVERY_STATUS_VALUES.map((s) => option(s, s, query.status))}
-      </select>`,
-    )}
-    ${field(
-      'f-type',
-      'Event type',
-      html`<select id="f-type" name="event_type">
-        ${option('', 'Any', query.event_type)} ${EVENT_TYPES.map((t) => option(t, t, query.event_type))}
-      </select>`,
-    )}
-    ${field('f-since', 'Created from', textInput('f-since', 'since', query.since, true), TIME_HINT)}
-    ${field('f-until', 'Created before', textInput('f-until', 'until', query.until, true), TIME_HINT)}
+    ${selectField('f-status', 'Status', 'status', PARTNER_DELIVERY_STATUS_VALUES, query.status)}
+    ${selectField('f-type', 'Event type', 'event_type', EVENT_TYPES, query.event_type)}
+    ${timeField('f-since', 'Created from', 'since', query.since)}
+    ${timeField('f-until', 'Created before', 'until', query.until)}
     ${field(
       'f-limit',
       'Per page',
@@ -409,27 +405,28 @@ function shortTime(iso: string | null): SafeHtml {
   return html`<time datetime="${iso}">${d.toISOString().slice(0, 16).replace('T', ' ')} UTC</time>`;
 }
 
-/**
- * One delivery as a row of the log's table, one line on a laptop. On a phone the stylesheet
- * stacks each row's cells, each under its column's name (`data-label`): no sideways scrolling.
- */
-function deliveryRow(d: PartnerDeliveryResponse): SafeHtml {
-  return html`<tr>
-    <td data-label="Status">${statusBadge(d.status)}</td>
-    <td data-label="Event type">
-      <a href="${deliveryPath(d.delivery_id)}" aria-label="${d.event_type}, delivery ${d.delivery_id}"
+/** The delivery log's columns: one delivery is one row, one line on a laptop. */
+const DELIVERY_COLUMNS: readonly (readonly [string, (d: PartnerDeliveryResponse) => Interpolation])[] = [
+  ['Status', (d) => statusBadge(d.status)],
+  [
+    'Event type',
+    (d) =>
+      html`<a href="${deliveryPath(d.delivery_id)}" aria-label="${d.event_type}, delivery ${d.delivery_id}"
         ><code>${d.event_type}</code></a
-      >
-    </td>
-    <td data-label="Event id"><code>${d.event_id}</code></td>
-    <td data-label="Created">${shortTime(d.created_at)}</td>
-    <td data-label="Attempts">${d.attempt_count}</td>
-    <td data-label="Last answer">
-      ${typeof d.last_response_status === 'number' ? html`HTTP ${d.last_response_status}` : html`<span class="muted">none</span>`}
-    </td>
-    <td data-label="Next attempt">${shortTime(d.next_attempt_at)}</td>
-  </tr>`;
-}
+      >`,
+  ],
+  ['Event id', (d) => html`<code>${d.event_id}</code>`],
+  ['Created', (d) => shortTime(d.created_at)],
+  ['Attempts', (d) => d.attempt_count],
+  [
+    'Last answer',
+    (d) =>
+      typeof d.last_response_status === 'number'
+        ? html`HTTP ${d.last_response_status}`
+        : html`<span class="muted">none</span>`,
+  ],
+  ['Next attempt', (d) => shortTime(d.next_attempt_at)],
+];
 
 function replayForm(session: PortalSession): SafeHtml {
   return html`<form
@@ -443,16 +440,9 @@ function replayForm(session: PortalSession): SafeHtml {
       Sends again every finished delivery with that status created in the range (at most 7 days), each as a
       new delivery of the same event. Deliveries still being retried are left to their own attempts.
     </p>
-    ${csrfField(session)}
-    ${field('r-since', 'From', textInput('r-since', 'since', undefined, true), TIME_HINT)}
-    ${field('r-until', 'Before', textInput('r-until', 'until', undefined, true), TIME_HINT)}
-    ${field(
-      'r-status',
-      'Status',
-      html`<select id="r-status" name="status">
-        ${REPLAYABLE_STATUS_VALUES.map((s) => option(s, s, 'given_up'))}
-      </select>`,
-    )}
+    <input type="hidden" name="csrf" value="${session.csrfToken}" />
+    ${timeField('r-since', 'From', 'since')} ${timeField('r-until', 'Before', 'until')}
+    ${selectField('r-status', 'Status', 'status', REPLAYABLE_STATUS_VALUES, 'given_up', false)}
     <button type="submit" class="primary">Replay</button>
   </form>`;
 }
@@ -466,39 +456,31 @@ export function deliveriesResult(
   if (!answer.ok) list = problemNotice(answer.problem);
   else if (answer.result.items.length === 0) list = html`<p class="empty">No deliveries match.</p>`;
   else {
-    const next = answer.result.next_cursor;
+    // On a phone the stylesheet stacks each row's cells, each under its column's name (`data-label`).
     list = html`<table class="delivery-log">
         <caption class="visually-hidden">
           Deliveries, newest first
         </caption>
         <thead>
           <tr>
-            <th scope="col">Status</th>
-            <th scope="col">Event type</th>
-            <th scope="col">Event id</th>
-            <th scope="col">Created</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Last answer</th>
-            <th scope="col">Next attempt</th>
+            ${DELIVERY_COLUMNS.map(([label]) => html` <th scope="col">${label}</th> `)}
           </tr>
         </thead>
         <tbody>
-          ${answer.result.items.map(deliveryRow)}
+          ${answer.result.items.map(
+            (d) =>
+              html`<tr>
+                ${DELIVERY_COLUMNS.map(([label, cell]) => html` <td data-label="${label}">${cell(d)}</td> `)}
+              </tr>`,
+          )}
         </tbody>
       </table>
-      ${
-        next
-          ? html`<p><a href="${withQuery(DELIVERIES_PATH, { ...query, cursor: next })}">Next page</a></p>`
-          : null
-      }`;
+      ${nextPage(DELIVERIES_PATH, query, answer.result.next_cursor)}`;
   }
   return portalPage(
     session,
-    answer.ok ? 200 : answer.problem.status,
-    'Deliveries',
-    'deliveries',
-    html`<h1>Deliveries</h1>
-      <p class="lead">Newest first.</p>
+    { title: 'Deliveries', section: 'deliveries', status: answer.ok ? 200 : answer.problem.status },
+    html`<p class="lead">Newest first.</p>
       ${filterForm(query)}
       <h2>Results</h2>
       ${list} ${replayForm(session)}`,
@@ -536,22 +518,20 @@ export function deliveryResult(
   if (!answer.ok) {
     return portalPage(
       session,
-      answer.problem.status,
-      'Delivery not found',
-      'deliveries',
-      html`<h1>Delivery not found</h1>
-        ${problemNotice(answer.problem)}
+      { title: 'Delivery not found', section: 'deliveries', status: answer.problem.status },
+      html`${problemNotice(answer.problem)}
         <p><a href="${DELIVERIES_PATH}">Back to your deliveries</a></p>`,
     );
   }
   const d = answer.result;
   return portalPage(
     session,
-    200,
-    `Delivery ${d.delivery_id}`,
-    'deliveries',
-    html`<h1>Delivery <code>${d.delivery_id}</code></h1>
-      <dl class="facts">
+    {
+      title: `Delivery ${d.delivery_id}`,
+      section: 'deliveries',
+      heading: html`Delivery <code>${d.delivery_id}</code>`,
+    },
+    html`<dl class="facts">
         <dt>Status</dt>
         <dd>
           ${statusBadge(d.status)}${d.given_up_reason ? html` (${d.given_up_reason.replace('_', ' ')})` : null}
@@ -577,10 +557,7 @@ export function deliveryResult(
             : null
         }
       </dl>
-      <form method="post" action="${deliveryPath(d.delivery_id)}/redeliver" class="inline">
-        ${csrfField(session)}
-        <button type="submit" class="primary">Redeliver</button>
-      </form>
+      ${postButton(session, `${deliveryPath(d.delivery_id)}/redeliver`, 'Redeliver', 'primary')}
       <h2>Attempts</h2>
       ${
         d.attempts.length === 0
@@ -650,22 +627,20 @@ export function actionResult(
   action: keyof typeof ACTION_TITLES,
   answer: PortalAnswer<PortalWebhookActionResult>,
 ): WebResult {
-  const status = answer.ok
-    ? action === 'redeliver' || action === 'replay'
-      ? 202
-      : 200
-    : answer.problem.status;
+  // A redelivery or replay is queued (202) and belongs to the deliveries; the rest to the endpoint.
+  const queued = action === 'redeliver' || action === 'replay';
   return portalPage(
     session,
-    status,
-    ACTION_TITLES[action],
-    action === 'redeliver' || action === 'replay' ? 'deliveries' : 'overview',
-    html`<h1>${ACTION_TITLES[action]}</h1>
-      ${answer.ok ? actionSuccess(answer.result) : problemNotice(answer.problem)}
+    {
+      title: ACTION_TITLES[action],
+      section: queued ? 'deliveries' : 'overview',
+      status: answer.ok ? (queued ? 202 : 200) : answer.problem.status,
+      headers: retryAfter(answer.ok ? undefined : answer.problem.retry_after),
+    },
+    html`${answer.ok ? actionSuccess(answer.result) : problemNotice(answer.problem)}
       <p>
-        <a href="${action === 'redeliver' || action === 'replay' ? DELIVERIES_PATH : PORTAL_PATH}">Back</a>
+        <a href="${queued ? DELIVERIES_PATH : PORTAL_PATH}">Back</a>
       </p>`,
-    retryAfter(answer.ok ? undefined : answer.problem.retry_after),
   );
 }
 
@@ -698,7 +673,6 @@ export function seatsResult(
     body = problemNotice(answer.problem);
   } else {
     const r = answer.result;
-    const next = r.page.next_cursor;
     body = html`<p class="lead">
         <strong>${r.live}</strong> live seats (invited and active) of your cap of <strong>${r.cap}</strong>.
       </p>
@@ -710,13 +684,7 @@ export function seatsResult(
         )}
       </dl>
       <form method="get" action="${SEATS_PATH}" class="filters">
-        ${field(
-          's-status',
-          'Status',
-          html`<select id="s-status" name="status">
-            ${option('', 'Any', query.status)} ${SEAT_STATUS_VALUES.map((s) => option(s, s, query.status))}
-          </select>`,
-        )}
+        ${selectField('s-status', 'Status', 'status', SEAT_STATUS_VALUES, query.status)}
         <button type="submit" class="secondary">Show seats</button>
       </form>
       ${
@@ -726,15 +694,8 @@ export function seatsResult(
               ${r.page.items.map(seatItem)}
             </ul>`
       }
-      ${next ? html`<p><a href="${withQuery(SEATS_PATH, { ...query, cursor: next })}">Next page</a></p>` : null}`;
+      ${nextPage(SEATS_PATH, query, r.page.next_cursor)}`;
   }
   const status = answer === 'not_in_program' || answer.ok ? 200 : answer.problem.status;
-  return portalPage(
-    session,
-    status,
-    'Seats',
-    'seats',
-    html`<h1>Seats</h1>
-      ${body}`,
-  );
+  return portalPage(session, { title: 'Seats', section: 'seats', status }, body);
 }
