@@ -29,25 +29,18 @@ export function attemptsChart(hours: readonly EndpointHour[]): SafeHtml {
       ? 'No attempts in the last 24 hours.'
       : `${total} attempts in the last 24 hours, ${ok} acknowledged and ${total - ok} failed; ` +
         `the busiest hour was ${busiest ? hourLabel(busiest.hour) : ''} with ${busiest?.attempts ?? 0}.`;
-  const bars = hours.map((h, i) => {
-    const x = (i * BAR + 1).toFixed(1);
-    const all = (h.attempts / max) * (HEIGHT - 4);
-    const good = (h.successes / max) * (HEIGHT - 4);
+  // Each hour's attempts, and over them its acknowledged ones.
+  const bar = (tone: string, i: number, count: number) => {
+    const height = (count / max) * (HEIGHT - 4);
     return html`<rect
-        class="bar-failed"
-        x="${x}"
-        y="${(HEIGHT - all).toFixed(1)}"
-        width="${(BAR - 2).toFixed(1)}"
-        height="${all.toFixed(1)}"
-      ></rect
-      ><rect
-        class="bar-ok"
-        x="${x}"
-        y="${(HEIGHT - good).toFixed(1)}"
-        width="${(BAR - 2).toFixed(1)}"
-        height="${good.toFixed(1)}"
-      ></rect>`;
-  });
+      class="bar-${tone}"
+      x="${(i * BAR + 1).toFixed(1)}"
+      y="${(HEIGHT - height).toFixed(1)}"
+      width="${(BAR - 2).toFixed(1)}"
+      height="${height.toFixed(1)}"
+    ></rect>`;
+  };
+  const bars = hours.map((h, i) => html`${bar('failed', i, h.attempts)}${bar('ok', i, h.successes)}`);
   return html`<figure class="chart">
     <svg
       viewBox="0 0 ${WIDTH} ${HEIGHT}"
