@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { PROBLEM_GUIDE, PROBLEMS, problemExample, type ProblemCode } from '@svc/contracts';
 import type { Marked as MarkedClass } from 'marked';
 import { DOCS_PLACEHOLDERS, escapeHtml } from './placeholders';
@@ -196,16 +197,13 @@ export function buildSite(outDir: string, sourceDir: string): string[] {
 }
 
 if (require.main === module) {
-  const args = process.argv.slice(2);
-  const value = (flag: string) => {
-    const i = args.indexOf(flag);
-    return i >= 0 ? args[i + 1] : undefined;
-  };
-  const out = value('--out');
-  if (!out) {
+  const { values } = parseArgs({
+    options: { out: { type: 'string' }, source: { type: 'string', default: 'docs/partners' } },
+  });
+  if (!values.out) {
     process.stderr.write('usage: node build-site.js --out <dir> [--source docs/partners]\n');
     process.exit(2);
   }
-  const written = buildSite(resolve(out), resolve(value('--source') ?? 'docs/partners'));
-  process.stdout.write(`docs: wrote ${written.length} files to ${out}\n`);
+  const written = buildSite(resolve(values.out), resolve(values.source));
+  process.stdout.write(`docs: wrote ${written.length} files to ${values.out}\n`);
 }
