@@ -56,7 +56,7 @@ function nextPage(path: string, query: Query, cursor: string | null): SafeHtml |
 }
 
 /** A form of one button that posts the session's CSRF token to `action`. */
-function postButton(session: PortalSession, action: string, label: string, style: string): SafeHtml {
+function postButton(session: PortalSession, action: string, label: Interpolation, style: string): SafeHtml {
   return html`<form method="post" action="${action}" class="inline">
     <input type="hidden" name="csrf" value="${session.csrfToken}" />
     <button type="submit" class="${style}">${label}</button>
@@ -304,7 +304,7 @@ function signingKeysSection(session: PortalSession, keys: readonly WebhookSignin
     ${postButton(
       session,
       `${PORTAL_PATH}/signing-keys/rotate`,
-      keys.length === 0 ? 'Create a signing key' : 'Replace the signing key',
+      html` ${keys.length === 0 ? 'Create a signing key' : 'Replace the signing key'} `,
       'secondary',
     )}`;
 }
@@ -410,10 +410,11 @@ const DELIVERY_COLUMNS: readonly (readonly [string, (d: PartnerDeliveryResponse)
   ['Status', (d) => statusBadge(d.status)],
   [
     'Event type',
-    (d) =>
-      html`<a href="${deliveryPath(d.delivery_id)}" aria-label="${d.event_type}, delivery ${d.delivery_id}"
+    (d) => html`
+      <a href="${deliveryPath(d.delivery_id)}" aria-label="${d.event_type}, delivery ${d.delivery_id}"
         ><code>${d.event_type}</code></a
-      >`,
+      >
+    `,
   ],
   ['Event id', (d) => html`<code>${d.event_id}</code>`],
   ['Created', (d) => shortTime(d.created_at)],
@@ -422,8 +423,8 @@ const DELIVERY_COLUMNS: readonly (readonly [string, (d: PartnerDeliveryResponse)
     'Last answer',
     (d) =>
       typeof d.last_response_status === 'number'
-        ? html`HTTP ${d.last_response_status}`
-        : html`<span class="muted">none</span>`,
+        ? html` HTTP ${d.last_response_status} `
+        : html` <span class="muted">none</span> `,
   ],
   ['Next attempt', (d) => shortTime(d.next_attempt_at)],
 ];
