@@ -105,8 +105,8 @@ describe('auth-server portal links: a day past expiry they go when a new link is
     const partner = await createPartner(auth);
     const now = new Date();
     const [old, recent, fresh] = [digest(), digest(), digest()];
-    await links.insert(old, partner.clientId, minutes(now, 5));
-    await links.insert(recent, partner.clientId, minutes(now, 5));
+    await links.insert(old, partner.client_id, minutes(now, 5));
+    await links.insert(recent, partner.client_id, minutes(now, 5));
     const db = auth.app.get(DataSource);
     await db.query(`UPDATE auth.portal_links SET created_at = $2, expires_at = $3 WHERE token_digest = $1`, [
       old,
@@ -119,7 +119,7 @@ describe('auth-server portal links: a day past expiry they go when a new link is
       [recent],
     );
 
-    await links.insert(fresh, partner.clientId, minutes(now, 5));
+    await links.insert(fresh, partner.client_id, minutes(now, 5));
 
     const { length } = (await db.query(`SELECT 1 FROM auth.portal_links WHERE token_digest = $1`, [
       old,

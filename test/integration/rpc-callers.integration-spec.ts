@@ -48,7 +48,7 @@ beforeAll(async () => {
   dispatcher = await startDispatcher(auth, {}, { rpc: true });
   db = new Pool({ connectionString: services.databaseUrl, max: 2 });
   rpc = new CallerRpc(services.amqpUrl, 5000);
-  clientId = (await createPartner(auth, { sponsorship: true })).clientId;
+  clientId = (await createPartner(auth, { sponsorship: true })).client_id;
   memberId = (await createCrewMember(auth, crew)).user_id;
   await grantConsent(auth, memberId, clientId, ['profile:read']);
 }, 120_000);

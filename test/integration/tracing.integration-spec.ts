@@ -8,12 +8,8 @@ import { accessToken } from '../support/oauth/tokens';
 import { eventually } from '../support/services';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { INTERNAL_TOKEN, startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
-import {
-  createPartner,
-  grantConsent,
-  startDispatcher,
-  type DispatcherHarness,
-} from '../support/starters/webhook-dispatcher';
+import { startDispatcher, type DispatcherHarness } from '../support/starters/webhook-dispatcher';
+import { createPartner, grantConsent } from '../support/app-factories';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -147,7 +143,7 @@ describe('a record change', () => {
     const partner = await createPartner(auth, {
       webhookUrl: receiver.endpoint(path, (n) => (n === 1 ? 503 : 204)),
     });
-    await grantConsent(auth, member.user_id, partner.clientId, ['profile:read']);
+    await grantConsent(auth, member.user_id, partner.client_id, ['profile:read']);
 
     exporter.reset();
     const traceId = hex(16);
@@ -169,7 +165,7 @@ describe('a record change', () => {
       exporter
         .getFinishedSpans()
         .filter(
-          (s) => s.name === 'webhook attempt' && s.attributes['webhook.client_id'] === partner.clientId,
+          (s) => s.name === 'webhook attempt' && s.attributes['webhook.client_id'] === partner.client_id,
         );
     const attempts = await eventually(async () => {
       const got = attemptsOfPartner();

@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { member, type TokenResponse } from '../support/factories';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { issueCode, type IssuedCode } from '../support/oauth/flow';
-import { onboardPartner } from '../support/oauth/onboard';
+import { createPartner } from '../support/app-factories';
 import { expectOAuthError, expectTokenResponse, OAuthHttp } from '../support/oauth/oauth-http';
 
 /**
@@ -37,7 +37,7 @@ async function expectUsable(p: SandboxPartner, tokens: TokenResponse) {
 
 describe('exchanges that arrive together', () => {
   it('answers 24 concurrent exchanges of distinct codes each with its own usable pair', async () => {
-    const p = await onboardPartner(auth, 'exchange-together');
+    const p = await createPartner(auth, { label: 'exchange-together' });
     const codes: IssuedCode[] = [];
     for (let i = 0; i < 24; i++)
       codes.push(await issueCode(auth.rpc, { partner: p, member: [ALEX, ...OTHERS][i % 3] }));
@@ -50,7 +50,7 @@ describe('exchanges that arrive together', () => {
   });
 
   it('a code sent twice at once: one 200, one invalid_grant, and the replay revokes what the first issued', async () => {
-    const p = await onboardPartner(auth, 'exchange-together');
+    const p = await createPartner(auth, { label: 'exchange-together' });
     const twice = await issueCode(auth.rpc, { partner: p, member: ALEX });
 
     const [a, b] = await Promise.all([exchange(p, twice), exchange(p, twice)]);
@@ -71,7 +71,7 @@ describe('exchanges that arrive together', () => {
 
 describe("a member's consent row held by another transaction", () => {
   it("holds that member's exchanges until it is released, and no other member's", async () => {
-    const p = await onboardPartner(auth, 'exchange-together');
+    const p = await createPartner(auth, { label: 'exchange-together' });
     const locked = [
       await issueCode(auth.rpc, { partner: p, member: ALEX }),
       await issueCode(auth.rpc, { partner: p, member: ALEX }),

@@ -3,7 +3,7 @@ import { TokensService } from '../../apps/auth-server/src/tokens/tokens.service'
 import { authorizeRequest, member } from '../support/factories';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { issueTokens, validate } from '../support/oauth/flow';
-import { onboardPartner } from '../support/oauth/onboard';
+import { createPartner } from '../support/app-factories';
 import { expectOAuthError, OAuthHttp } from '../support/oauth/oauth-http';
 
 /**
@@ -30,7 +30,7 @@ const setSuspended = (clientId: string, suspended: boolean) =>
 
 describe('partner suspension', () => {
   it('revokes every live token of the partner, of every member, and refuses its client authentication', async () => {
-    const p = await onboardPartner(auth, 'suspension', ['profile:read']);
+    const p = await createPartner(auth, { label: 'suspension', scopes: ['profile:read'] });
     const alex = await issueTokens(auth.rpc, http, { partner: p });
     const sam = await issueTokens(auth.rpc, http, { partner: p, member: member('sam.lee@sandbox.test') });
     // Cached as active now: only the tombstone written with the revocation can end it below.
@@ -47,7 +47,7 @@ describe('partner suspension', () => {
   });
 
   it('reinstates without reviving the revoked tokens; new ones can be issued', async () => {
-    const p = await onboardPartner(auth, 'suspension', ['profile:read']);
+    const p = await createPartner(auth, { label: 'suspension', scopes: ['profile:read'] });
     const before = await issueTokens(auth.rpc, http, { partner: p });
     await setSuspended(p.client_id, true);
 

@@ -3,7 +3,7 @@ import { TokensService } from '../../apps/auth-server/src/tokens/tokens.service'
 import { member } from '../support/factories';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { issueTokens } from '../support/oauth/flow';
-import { onboardPartner } from '../support/oauth/onboard';
+import { createPartner } from '../support/app-factories';
 import { expectOAuthError, expectTokenResponse, OAuthHttp } from '../support/oauth/oauth-http';
 import type { TokenResponse } from '../support/factories';
 
@@ -46,7 +46,7 @@ async function families(p: SandboxPartner, count: number): Promise<TokenResponse
 
 describe('refreshes that arrive together', () => {
   it('answers each as alone: one winner per token across replicas, every winner valid, every loser invalid_grant', async () => {
-    const p = await onboardPartner(a, 'group-commit');
+    const p = await createPartner(a, { label: 'group-commit' });
     const issued = await families(p, 12);
     // Each family's token once on A, and four of them a second time on B at the same moment.
     const requests = [
@@ -72,7 +72,7 @@ describe('refreshes that arrive together', () => {
 
 describe('a suspension while refreshes are in flight', () => {
   it('neither deadlocks nor fails a refresh, and no refresh gets through after it', async () => {
-    const p = await onboardPartner(a, 'group-commit');
+    const p = await createPartner(a, { label: 'group-commit' });
     const issued = await families(p, 12);
     const refreshes = issued.map((t) => httpA.refresh(p, t.refresh_token));
     const suspended = b.app.get(TokensService).setPartnerSuspended(p.client_id, true);

@@ -12,7 +12,7 @@ import { REFRESH_RACE_WINDOW_MS, TokensService } from '../../apps/auth-server/sr
 import type { TokenResponse } from '../support/factories';
 import { issueTokens } from '../support/oauth/flow';
 import { expectOAuthError, expectTokenResponse } from '../support/oauth/oauth-http';
-import { onboardPartner } from '../support/oauth/onboard';
+import { createPartner } from '../support/app-factories';
 import { useAuthServer } from '../support/starters/auth-server';
 
 /**
@@ -97,7 +97,7 @@ describe('a rotation PostgreSQL writes as a HOT update', () => {
   });
 
   it('a refresh marks its pair rotated without a new index entry (a HOT update) and adds the next generation', async () => {
-    const p = await onboardPartner(auth, 'families-hot');
+    const p = await createPartner(auth, { label: 'families-hot' });
     const { tokens } = await issueTokens(auth.rpc, http, { partner: p, member: await newMember() });
     const [{ secret_digest: secret }] = (await db().query(
       `SELECT secret_digest FROM auth.partners WHERE client_id = $1`,
@@ -142,7 +142,7 @@ describe('a rotation PostgreSQL writes as a HOT update', () => {
 
 describe('families: a member’s or a partner’s live pairs, one per family', () => {
   it('numbers a family: the exchange 0, each rotation and a grace re-issue one past the newest; a disconnect then ends the re-issued pair', async () => {
-    const p = await onboardPartner(auth, 'families-grace');
+    const p = await createPartner(auth, { label: 'families-grace' });
     const m = await newMember();
     const { tokens: a } = await issueTokens(auth.rpc, http, { partner: p, member: m });
     const b = expectTokenResponse(await http.refresh(p, a.refresh_token));
@@ -167,7 +167,7 @@ describe('families: a member’s or a partner’s live pairs, one per family', (
   });
 
   it('a suspension ends the live pair of each family, however often each was rotated', async () => {
-    const p = await onboardPartner(auth, 'families-suspension');
+    const p = await createPartner(auth, { label: 'families-suspension' });
     const alex = await newMember();
     const sam = await newMember();
     let often = (await issueTokens(auth.rpc, http, { partner: p, member: alex })).tokens;
@@ -192,7 +192,7 @@ describe('families: a member’s or a partner’s live pairs, one per family', (
   });
 
   it('revocation and replay cost what is live, not the history: one tombstone for a family rotated 20 times, none for a family already revoked', async () => {
-    const p = await onboardPartner(auth, 'families-bounded');
+    const p = await createPartner(auth, { label: 'families-bounded' });
     const m = await newMember();
     const cache = auth.app.get(IntrospectionCache);
     const tombstoned: string[] = [];

@@ -5,7 +5,7 @@ import { TokensService } from '../../apps/auth-server/src/tokens/tokens.service'
 import { member } from '../support/factories';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { issueTokens } from '../support/oauth/flow';
-import { onboardPartner } from '../support/oauth/onboard';
+import { createPartner } from '../support/app-factories';
 import { expectOAuthError, expectTokenResponse, OAuthHttp } from '../support/oauth/oauth-http';
 
 /**
@@ -56,7 +56,7 @@ async function forgetInRedis(tokens: readonly string[]): Promise<number> {
 
 describe('durability: PostgreSQL is the record, not Redis', () => {
   it('rotated refresh tokens and their access tokens stay dead after Redis forgets them', async () => {
-    const p = await onboardPartner(a, 'replicas');
+    const p = await createPartner(a, { label: 'replicas' });
     const { tokens } = await issueTokens(a.rpc, httpA, { partner: p });
     // Cached as active before the rotation.
     expect((await httpA.userinfo(tokens.access_token)).status).toBe(200);
@@ -79,7 +79,7 @@ describe('durability: PostgreSQL is the record, not Redis', () => {
 
 describe('pairs minted before the access token was derived from the refresh token', () => {
   it('still rotate, and their old access token is refused at once (tombstoned from the row before COMMIT)', async () => {
-    const p = await onboardPartner(a, 'replicas');
+    const p = await createPartner(a, { label: 'replicas' });
     const sam = member('sam.lee@sandbox.test');
     // The flow records the consent; the pair below is one minted the old way, both tokens random.
     await issueTokens(a.rpc, httpA, { partner: p, member: sam });
@@ -119,7 +119,7 @@ describe('pairs minted before the access token was derived from the refresh toke
 
 describe('the refresh race on two replicas (docs/rules.md, OAuth)', () => {
   it('of 12 concurrent refreshes with one token, spread over both replicas, exactly one wins', async () => {
-    const p = await onboardPartner(a, 'replicas');
+    const p = await createPartner(a, { label: 'replicas' });
     const { tokens } = await issueTokens(a.rpc, httpA, { partner: p });
     const answers = await Promise.all(
       Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? httpA : httpB).refresh(p, tokens.refresh_token)),
@@ -136,7 +136,7 @@ describe('the refresh race on two replicas (docs/rules.md, OAuth)', () => {
 
 describe('client authentication remembered per replica, checked again by the grant', () => {
   it('a secret rotated through one replica is refused by the next request on the other', async () => {
-    const p = await onboardPartner(a, 'replicas');
+    const p = await createPartner(a, { label: 'replicas' });
     const { tokens } = await issueTokens(a.rpc, httpA, { partner: p });
     // Replica B authenticates the partner and remembers it.
     const first = expectTokenResponse(await httpB.refresh(p, tokens.refresh_token));
@@ -151,7 +151,7 @@ describe('client authentication remembered per replica, checked again by the gra
   });
 
   it('a partner suspended through one replica is refused by the next request on the other', async () => {
-    const p = await onboardPartner(a, 'replicas');
+    const p = await createPartner(a, { label: 'replicas' });
     const { tokens } = await issueTokens(a.rpc, httpA, { partner: p });
     const first = expectTokenResponse(await httpB.refresh(p, tokens.refresh_token));
 
@@ -162,7 +162,7 @@ describe('client authentication remembered per replica, checked again by the gra
   });
 
   it('a consent disconnected through one replica refuses the next refresh on the other', async () => {
-    const p = await onboardPartner(a, 'replicas');
+    const p = await createPartner(a, { label: 'replicas' });
     const sam = member('sam.lee@sandbox.test');
     const { tokens } = await issueTokens(a.rpc, httpA, { partner: p, member: sam });
     const first = expectTokenResponse(await httpB.refresh(p, tokens.refresh_token));

@@ -2,7 +2,8 @@ import { SPONSORSHIP_MEMBER_SPONSORSHIPS } from '@svc/contracts';
 import { launchBrowser } from '../support/browser';
 import { startConsentUi, type ConsentUiHarness } from '../support/starters/consent-ui';
 import { MEMBER_PASSWORD } from '../support/factories';
-import { createPartner, seatOf, statusOf } from '../support/sponsorship';
+import { seatOf, statusOf } from '../support/sponsorship';
+import { createPartner } from '../support/app-factories';
 import { PARTNER, startSponsorshipStack, type SponsorshipStack } from '../support/starters/sponsorship-api';
 
 /**
@@ -59,7 +60,7 @@ describe('account page: the member’s sponsorships', () => {
     });
     expect(sponsorships).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ client_id: PARTNER.id, partner_name: 'Sandbox Partner' }),
+        expect.objectContaining({ client_id: PARTNER.client_id, partner_name: 'Sandbox Partner' }),
       ]),
     );
     const none = await stack!.auth.rpc.call(SPONSORSHIP_MEMBER_SPONSORSHIPS, {
@@ -70,7 +71,7 @@ describe('account page: the member’s sponsorships', () => {
 
   it('lists the sandbox sponsor and a new partner’s seat with since and until, and keeps it listed once removed', async () => {
     const api = stack!.api;
-    const partner = await createPartner(api.auth);
+    const partner = await createPartner(api.auth, { sponsorship: true });
     const expiresAt = new Date(Date.now() + 200 * 86_400_000);
     expiresAt.setUTCMilliseconds(0);
     const provisioned = await api.call('POST', SEATS, partner, {
@@ -84,7 +85,7 @@ describe('account page: the member’s sponsorships', () => {
     const before = await accountPage();
     expect(before).toContain('<h2 id="sponsorships-heading">Sponsorships</h2>');
     expect(rowOf(before, 'Sandbox Partner')).toBeDefined();
-    const row = rowOf(before, `IT ${partner.id}`);
+    const row = rowOf(before, partner.name);
     expect(row).toContain(`<time datetime="${seat.activated_at}">${day(seat.activated_at!)}</time>`);
     expect(row).toContain(
       `<time datetime="${expiresAt.toISOString()}">${day(expiresAt.toISOString())}</time>`,
@@ -95,7 +96,7 @@ describe('account page: the member’s sponsorships', () => {
     expect(statusOf(removed)).toMatchObject({ status: 200 });
 
     const after = await accountPage();
-    const closed = rowOf(after, `IT ${partner.id}`);
+    const closed = rowOf(after, partner.name);
     expect(closed).toContain('Cancelled by the partner');
     expect(closed).toContain(`<time datetime="${seat.activated_at}">`);
     expect(closed).not.toContain(expiresAt.toISOString());

@@ -1,6 +1,7 @@
 import { expectProblem } from '../support/problems';
 import type { HttpResponse } from '../support/http';
-import { createPartner, freshEmail, seatCount, sha256Hex, statusOf } from '../support/sponsorship';
+import { freshEmail, seatCount, sha256Hex, statusOf } from '../support/sponsorship';
+import { createPartner } from '../support/app-factories';
 import {
   PARTNER,
   PARTNER_B,
@@ -40,7 +41,9 @@ describe('sponsorship-api: Basic authentication and the partner program', () => 
     });
 
     it.each(ENDPOINTS)('%s %s with a wrong secret', async (method, path, body) => {
-      expectUnauthorized(await api.call(method, path, { id: PARTNER.id, secret: 'not-the-secret' }, body));
+      expectUnauthorized(
+        await api.call(method, path, { client_id: PARTNER.client_id, client_secret: 'not-the-secret' }, body),
+      );
     });
 
     it.each([
@@ -132,12 +135,15 @@ describe('sponsorship-api: Basic authentication and the partner program', () => 
     }
 
     it('refuses a rotated secret within seconds (401), and the new secret works at once', async () => {
-      const partner = await createPartner(api.auth);
+      const partner = await createPartner(api.auth, { sponsorship: true });
       expect((await api.call('GET', SEATS, partner)).status).toBe(200);
-      const rotated: Credentials = { id: partner.id, secret: `${partner.secret}-rotated` };
+      const rotated: Credentials = {
+        client_id: partner.client_id,
+        client_secret: `${partner.client_secret}-rotated`,
+      };
       await api.db.query(`UPDATE auth.partners SET secret_digest = $2 WHERE client_id = $1`, [
-        partner.id,
-        sha256Hex(rotated.secret),
+        partner.client_id,
+        sha256Hex(rotated.client_secret),
       ]);
       expect((await api.call('GET', SEATS, rotated)).status).toBe(200);
       const after = await refusedWithin(7_000, () => api.call('GET', SEATS, partner), 401);
@@ -146,9 +152,11 @@ describe('sponsorship-api: Basic authentication and the partner program', () => 
     }, 15_000);
 
     it('refuses a partner suspended meanwhile within seconds (403)', async () => {
-      const partner = await createPartner(api.auth);
+      const partner = await createPartner(api.auth, { sponsorship: true });
       expect((await api.call('GET', SEATS, partner)).status).toBe(200);
-      await api.db.query(`UPDATE auth.partners SET suspended = true WHERE client_id = $1`, [partner.id]);
+      await api.db.query(`UPDATE auth.partners SET suspended = true WHERE client_id = $1`, [
+        partner.client_id,
+      ]);
       await refusedWithin(7_000, () => api.call('GET', SEATS, partner), 403);
       expectProblem(await api.call('GET', SEATS, partner), 403, 'insufficient_scope');
     }, 15_000);
@@ -174,9 +182,11 @@ describe('sponsorship-api: Basic authentication and the partner program', () => 
     }
 
     it('carries the headers on every 200, does not count 401s, and answers the sixth call with 429 and Retry-After', async () => {
-      const partner = await createPartner(limited.auth, { memberLeft: true });
+      const partner = await createPartner(limited.auth, { sponsorship: true, memberLeft: true });
       for (let i = 0; i < 3; i += 1) {
-        expectUnauthorized(await limited.call('GET', SEATS, { id: partner.id, secret: 'wrong' }));
+        expectUnauthorized(
+          await limited.call('GET', SEATS, { client_id: partner.client_id, client_secret: 'wrong' }),
+        );
       }
       const nowSeconds = Math.floor(Date.now() / 1000);
       const seen: string[] = [];
@@ -214,7 +224,7 @@ describe('sponsorship-api: Basic authentication and the partner program', () => 
     });
 
     it('counts a 403 and carries the headers on it', async () => {
-      const suspended = await createPartner(limited.auth, { suspended: true });
+      const suspended = await createPartner(limited.auth, { sponsorship: true, suspended: true });
       const first = await limited.call('GET', SEATS, suspended);
       expectProblem(first, 403, 'insufficient_scope');
       expect(limits(first)).toMatchObject({ limit: '5', remaining: '4' });
@@ -223,7 +233,7 @@ describe('sponsorship-api: Basic authentication and the partner program', () => 
     });
 
     it('meters member-left like the seat endpoints (shared per-partner buckets)', async () => {
-      const partner = await createPartner(limited.auth, { memberLeft: true });
+      const partner = await createPartner(limited.auth, { sponsorship: true, memberLeft: true });
       await limited.call('GET', SEATS, partner);
       const res = await limited.call('POST', '/v1/partners/members/left', partner, {
         user_id: 'usr_nobody_here',

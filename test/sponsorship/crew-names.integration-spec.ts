@@ -1,14 +1,7 @@
-import {
-  connectPartner,
-  createConsentingMember,
-  createPartner,
-  disconnectPartner,
-  freshEmail,
-  seatOf,
-  statusOf,
-  type Member,
-  type SeatBody,
-} from '../support/sponsorship';
+import { freshEmail, seatOf, statusOf, type Member, type SeatBody } from '../support/sponsorship';
+import { AUTH_CONSENTS_REVOKE } from '@svc/contracts';
+import { createCrewMember, createPartner, type TestPartner } from '../support/app-factories';
+import { issueCode } from '../support/oauth/flow';
 import { useSponsorshipStack, type Credentials } from '../support/starters/sponsorship-api';
 
 /**
@@ -43,6 +36,19 @@ describe('sponsorship seats: crew_name only with the member’s consent', () => 
     ];
   }
 
+  /** The member connects the partner: they allow it on the consent screen (auth-server records the consent). */
+  const connectPartner = (member: Member, partner: TestPartner) =>
+    issueCode(auth.rpc, { member, partner, scope: 'profile:read' });
+
+  /** The member disconnects the partner on their account page. */
+  async function disconnectPartner(member: Member, partner: TestPartner): Promise<void> {
+    const answer = await auth.rpc.call(AUTH_CONSENTS_REVOKE, {
+      user_id: member.user_id,
+      client_id: partner.client_id,
+    });
+    expect(answer).toEqual({ revoked: true });
+  }
+
   async function provisionMember(partner: Credentials, member: Member): Promise<SeatBody> {
     const res = await api.call('POST', SEATS, partner, { email: member.email });
     expect(statusOf(res)).toMatchObject({ status: 201 });
@@ -50,8 +56,8 @@ describe('sponsorship seats: crew_name only with the member’s consent', () => 
   }
 
   it('answers a provision of a crew member’s address active but without the name, everywhere, until the member connects', async () => {
-    const partner = await createPartner(api.auth);
-    const member = await createConsentingMember(auth, crew, 'Ines Duarte');
+    const partner = await createPartner(api.auth, { sponsorship: true });
+    const member = await createCrewMember(auth, crew, { name: 'Ines Duarte' });
     const seat = await provisionMember(partner, member);
     expect(seat).toMatchObject({ status: 'active', email: member.email, crew_name: null });
     expect(await namesSeenBy(partner, seat)).toEqual([null, null, null]);
@@ -66,34 +72,34 @@ describe('sponsorship seats: crew_name only with the member’s consent', () => 
   });
 
   it('names the member to the partner they connected, and to no other partner', async () => {
-    const partner = await createPartner(api.auth);
-    const other = await createPartner(api.auth);
-    const member = await createConsentingMember(auth, crew, 'Tomas Lind');
+    const partner = await createPartner(api.auth, { sponsorship: true });
+    const other = await createPartner(api.auth, { sponsorship: true });
+    const member = await createCrewMember(auth, crew, { name: 'Tomas Lind' });
     const seat = await provisionMember(partner, member);
     const otherSeat = await provisionMember(other, member);
 
-    await connectPartner(auth, member, partner);
+    await connectPartner(member, partner);
 
     expect(await namesSeenBy(partner, seat)).toEqual(['Tomas Lind', 'Tomas Lind', 'Tomas Lind']);
     expect(await namesSeenBy(other, otherSeat)).toEqual([null, null, null]);
   });
 
   it('names the member in the provision answer itself when they had connected the partner before', async () => {
-    const partner = await createPartner(api.auth);
-    const member = await createConsentingMember(auth, crew, 'Aiko Sato');
-    await connectPartner(auth, member, partner);
+    const partner = await createPartner(api.auth, { sponsorship: true });
+    const member = await createCrewMember(auth, crew, { name: 'Aiko Sato' });
+    await connectPartner(member, partner);
     const seat = await provisionMember(partner, member);
     expect(seat).toMatchObject({ status: 'active', crew_name: 'Aiko Sato' });
   });
 
   it('withholds the name again once the member disconnects the partner (DELETE answer included)', async () => {
-    const partner = await createPartner(api.auth);
-    const member = await createConsentingMember(auth, crew, 'Lena Brandt');
+    const partner = await createPartner(api.auth, { sponsorship: true });
+    const member = await createCrewMember(auth, crew, { name: 'Lena Brandt' });
     const seat = await provisionMember(partner, member);
-    await connectPartner(auth, member, partner);
+    await connectPartner(member, partner);
     expect(await namesSeenBy(partner, seat)).toEqual(['Lena Brandt', 'Lena Brandt', 'Lena Brandt']);
 
-    await disconnectPartner(auth, member, partner);
+    await disconnectPartner(member, partner);
 
     expect(await namesSeenBy(partner, seat)).toEqual([null, null, null]);
     const removed = await api.call('DELETE', `${SEATS}/${seat.sponsorship_id}`, partner);
@@ -102,24 +108,26 @@ describe('sponsorship seats: crew_name only with the member’s consent', () => 
   });
 
   it('names the member again after they connect the partner anew', async () => {
-    const partner = await createPartner(api.auth);
-    const member = await createConsentingMember(auth, crew, 'Omar Haddad');
+    const partner = await createPartner(api.auth, { sponsorship: true });
+    const member = await createCrewMember(auth, crew, { name: 'Omar Haddad' });
     const seat = await provisionMember(partner, member);
-    await connectPartner(auth, member, partner);
-    await disconnectPartner(auth, member, partner);
-    await connectPartner(auth, member, partner);
+    await connectPartner(member, partner);
+    await disconnectPartner(member, partner);
+    await connectPartner(member, partner);
     const got = await api.call('GET', `${SEATS}/${seat.sponsorship_id}`, partner);
     expect(seatOf(got).crew_name).toBe('Omar Haddad');
   });
 
   it('names exactly the connected members on a page of seats', async () => {
-    const partner = await createPartner(api.auth);
+    const partner = await createPartner(api.auth, { sponsorship: true });
     const members = await Promise.all(
-      ['Ada One', 'Ben Two', 'Cy Three', 'Di Four'].map((name) => createConsentingMember(auth, crew, name)),
+      ['Ada One', 'Ben Two', 'Cy Three', 'Di Four'].map((name) =>
+        createCrewMember(auth, crew, { name: name }),
+      ),
     );
     for (const m of members) await provisionMember(partner, m);
-    await connectPartner(auth, members[1], partner);
-    await connectPartner(auth, members[3], partner);
+    await connectPartner(members[1], partner);
+    await connectPartner(members[3], partner);
     const list = await api.call('GET', `${SEATS}?limit=200`, partner);
     const names = Object.fromEntries(
       list.json<{ items: SeatBody[] }>().items.map((s) => [s.email, s.crew_name]),

@@ -2,7 +2,6 @@ import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api'
 import { expectProblem } from '../support/problems';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import {
-  createPartner,
   fresh,
   freshEmail,
   membershipOf,
@@ -15,6 +14,7 @@ import {
   type MembershipRow,
   type SeatBody,
 } from '../support/sponsorship';
+import { createPartner } from '../support/app-factories';
 import {
   startSponsorshipApi,
   type Credentials,
@@ -40,7 +40,7 @@ describe('sponsorship-api when crew-api cannot write premium', () => {
     auth = await startAuthServer();
     crew = await startCrewApi(auth, {}, { rpc: true });
     api = await startSponsorshipApi(auth, { RPC_TIMEOUT_MS: '1500' });
-    partner = await createPartner(auth, { memberLeft: true });
+    partner = await createPartner(auth, { sponsorship: true, memberLeft: true });
   }, 60_000);
 
   afterAll(async () => {
@@ -101,14 +101,14 @@ describe('sponsorship-api when crew-api cannot write premium', () => {
     it('provision: 502 entitlement_write_failed, no seat, no history, membership unchanged; a retry then works', async () => {
       const member = await registerMember(theCrew(), freshEmail('grant-refused'));
       const before = await snapshot(member);
-      const seatsBefore = await seatCount(api.db, 'client_id = $1', [partner.id]);
+      const seatsBefore = await seatCount(api.db, 'client_id = $1', [partner.client_id]);
       const res = await refuseMembershipWrites(member.user_id, () =>
         api.call('POST', SEATS, partner, { email: member.email }),
       );
       expectProblem(res, 502, 'entitlement_write_failed');
       expect(await snapshot(member)).toEqual(before);
       expect(before.seats).toBe(0);
-      expect(await seatCount(api.db, 'client_id = $1', [partner.id])).toBe(seatsBefore);
+      expect(await seatCount(api.db, 'client_id = $1', [partner.client_id])).toBe(seatsBefore);
 
       const retry = await api.call('POST', SEATS, partner, { email: member.email });
       expect(statusOf(retry)).toMatchObject({ status: 201 });
@@ -144,14 +144,14 @@ describe('sponsorship-api when crew-api cannot write premium', () => {
 
     it("provision of a crew member's e-mail: 502, no seat, no history, membership unchanged", async () => {
       const before = await snapshot(newcomer);
-      const seatsBefore = await seatCount(api.db, 'client_id = $1', [partner.id]);
+      const seatsBefore = await seatCount(api.db, 'client_id = $1', [partner.client_id]);
       expectProblem(
         await api.call('POST', SEATS, partner, { email: newcomer.email }),
         502,
         'entitlement_write_failed',
       );
       expect(await snapshot(newcomer)).toEqual(before);
-      expect(await seatCount(api.db, 'client_id = $1', [partner.id])).toBe(seatsBefore);
+      expect(await seatCount(api.db, 'client_id = $1', [partner.client_id])).toBe(seatsBefore);
     }, 15_000);
 
     it('provision of any e-mail: 502 (whether it is a member cannot be told), no seat', async () => {

@@ -1,5 +1,4 @@
 import {
-  createPartner,
   eventually,
   fresh,
   freshEmail,
@@ -12,6 +11,7 @@ import {
   statusOf,
   type SeatBody,
 } from '../support/sponsorship';
+import { createPartner } from '../support/app-factories';
 import {
   startSponsorshipApi,
   type Credentials,
@@ -25,7 +25,7 @@ describe('seat lifecycle: activation on sign-up and expiry', () => {
   let partner: Credentials;
 
   beforeAll(async () => {
-    partner = await createPartner(api.auth, { memberLeft: true });
+    partner = await createPartner(api.auth, { sponsorship: true, memberLeft: true });
   }, 60_000);
 
   async function provision(email: string, who: Credentials = partner, extra: object = {}): Promise<SeatBody> {
@@ -65,7 +65,7 @@ describe('seat lifecycle: activation on sign-up and expiry', () => {
       expect(await membershipOf(api.db, member.user_id)).toMatchObject({
         tier: 'premium',
         source: 'sponsored',
-        sponsor_client_id: partner.id,
+        sponsor_client_id: partner.client_id,
         sponsorship_id: seat.sponsorship_id,
       });
       expect((await seatEvents(api.db, seat.sponsorship_id)).at(-1)).toEqual({
@@ -79,9 +79,9 @@ describe('seat lifecycle: activation on sign-up and expiry', () => {
     it('activates the oldest invitation only; a cancelled or expired one stays closed', async () => {
       const email = freshEmail('contested');
       const [a, b, c] = [
-        await createPartner(api.auth),
-        await createPartner(api.auth),
-        await createPartner(api.auth),
+        await createPartner(api.auth, { sponsorship: true }),
+        await createPartner(api.auth, { sponsorship: true }),
+        await createPartner(api.auth, { sponsorship: true }),
       ];
       const cancelled = await provision(email, a);
       await api.call('DELETE', `${SEATS}/${cancelled.sponsorship_id}`, a);
@@ -107,7 +107,7 @@ describe('seat lifecycle: activation on sign-up and expiry', () => {
 
   describe('ended and cancelled are final', () => {
     it('an ended seat stays ended through DELETE, member-left, reconcile and the expiry job', async () => {
-      const own = await createPartner(api.auth, { memberLeft: true });
+      const own = await createPartner(api.auth, { sponsorship: true, memberLeft: true });
       const member = await registerMember(crew, freshEmail('final'));
       const seat = await provision(member.email, own, { external_ref: `final-${fresh('')}` });
       await makeDue([seat.sponsorship_id]);
@@ -183,9 +183,9 @@ describe('seat lifecycle: activation on sign-up and expiry', () => {
     it('closes each due seat exactly once when two replicas run the job at the same time', async () => {
       const other = await startSponsorshipApi(auth);
       try {
-        const bulk = await createPartner(api.auth);
+        const bulk = await createPartner(api.auth, { sponsorship: true });
         const tag = fresh('e');
-        await insertInvitedSeats(api.db, bulk.id, tag, 250);
+        await insertInvitedSeats(api.db, bulk.client_id, tag, 250);
         const members = await Promise.all([1, 2, 3].map(() => registerMember(crew, freshEmail('replica'))));
         const actives = await Promise.all(members.map((m) => provision(m.email, bulk)));
         const ids = [
@@ -205,7 +205,7 @@ describe('seat lifecycle: activation on sign-up and expiry', () => {
         expect(rows.every((r) => r.n === '1')).toBe(true);
         const { rows: statuses } = await api.db.query<{ status: string; n: string }>(
           `SELECT status, count(*) AS n FROM sponsorship.seats WHERE client_id = $1 GROUP BY status ORDER BY status`,
-          [bulk.id],
+          [bulk.client_id],
         );
         expect(statuses).toEqual([
           { status: 'cancelled', n: '250' },

@@ -1,6 +1,5 @@
 import { expectInvalidFields } from '../support/problems';
 import {
-  createPartner,
   fresh,
   freshEmail,
   insertInvitedSeats,
@@ -8,6 +7,7 @@ import {
   statusOf,
   type SeatBody,
 } from '../support/sponsorship';
+import { createPartner } from '../support/app-factories';
 import { PARTNER_B, type Credentials, useSponsorshipStack } from '../support/starters/sponsorship-api';
 
 const SEATS = '/v1/partners/sponsorships';
@@ -24,16 +24,16 @@ describe('GET /v1/partners/sponsorships', () => {
   let tag: string;
 
   beforeAll(async () => {
-    partner = await createPartner(api.auth);
+    partner = await createPartner(api.auth, { sponsorship: true });
     tag = fresh('l');
-    await insertInvitedSeats(api.db, partner.id, tag, 60);
+    await insertInvitedSeats(api.db, partner.client_id, tag, 60);
     // Seats 1, 5, 9, … cancelled, 4, 8, … ended: the status filter's material.
     await api.db.query(
       `UPDATE sponsorship.seats
           SET status = CASE WHEN right(sponsorship_id, 6)::int % 4 = 1 THEN 'cancelled' ELSE 'ended' END,
               closed_at = now()
         WHERE client_id = $1 AND right(sponsorship_id, 6)::int % 4 IN (0, 1)`,
-      [partner.id],
+      [partner.client_id],
     );
     // Seats 2, 6 and 10 active (a crew member each; the list needs no membership behind them).
     await api.db.query(
@@ -41,7 +41,7 @@ describe('GET /v1/partners/sponsorships', () => {
           SET status = 'active', user_id = 'usr_' || sponsorship_id, crew_name = 'Crew ' || sponsorship_id,
               activated_at = now()
         WHERE client_id = $1 AND right(sponsorship_id, 6)::int IN (2, 6, 10)`,
-      [partner.id],
+      [partner.client_id],
     );
   }, 60_000);
 
@@ -83,7 +83,7 @@ describe('GET /v1/partners/sponsorships', () => {
     const first = await page(partner, '');
     expect(first.items).toHaveLength(50);
     expect(first.next_cursor).toEqual(expect.any(String));
-    const order = await expectedOrder(partner.id);
+    const order = await expectedOrder(partner.client_id);
     expect(first.items.map((s) => s.sponsorship_id)).toEqual(order.slice(0, 50));
     // The block: seat 1 is the newest; of the three sharing an instant, the highest id comes first.
     expect(first.items.slice(0, 3).map((s) => s.sponsorship_id)).toEqual([
@@ -94,7 +94,7 @@ describe('GET /v1/partners/sponsorships', () => {
   });
 
   it('walks every seat exactly once with any page size, the last page with next_cursor null', async () => {
-    const order = await expectedOrder(partner.id);
+    const order = await expectedOrder(partner.client_id);
     for (const limit of [1, 7, 200]) {
       const all = await walk(partner, `limit=${limit}`);
       expect(all.map((s) => s.sponsorship_id)).toEqual(order);
@@ -106,7 +106,7 @@ describe('GET /v1/partners/sponsorships', () => {
     async (status) => {
       const all = await walk(partner, `status=${status}&limit=4`);
       expect(all.every((s) => s.status === status)).toBe(true);
-      expect(all.map((s) => s.sponsorship_id)).toEqual(await expectedOrder(partner.id, status));
+      expect(all.map((s) => s.sponsorship_id)).toEqual(await expectedOrder(partner.client_id, status));
     },
   );
 
@@ -126,18 +126,18 @@ describe('GET /v1/partners/sponsorships', () => {
     expect(b.some((s) => s.sponsorship_id.startsWith(`sps_${tag}_`))).toBe(false);
     const { rows } = await api.db.query<{ n: string }>(
       `SELECT count(*) AS n FROM sponsorship.seats WHERE client_id <> $1 AND sponsorship_id = ANY($2::text[])`,
-      [PARTNER_B.id, b.map((s) => s.sponsorship_id)],
+      [PARTNER_B.client_id, b.map((s) => s.sponsorship_id)],
     );
     expect(Number(rows[0].n)).toBe(0);
-    const empty = await createPartner(api.auth);
+    const empty = await createPartner(api.auth, { sponsorship: true });
     expect(await page(empty, '')).toEqual({ items: [], next_cursor: null });
   });
 
   it('gives no duplicates and no gaps while seats are being provisioned during the scan; new seats appear at the top', async () => {
-    const busy = await createPartner(api.auth);
+    const busy = await createPartner(api.auth, { sponsorship: true });
     const busyTag = fresh('b');
-    await insertInvitedSeats(api.db, busy.id, busyTag, 25);
-    const before = await expectedOrder(busy.id);
+    await insertInvitedSeats(api.db, busy.client_id, busyTag, 25);
+    const before = await expectedOrder(busy.client_id);
     const added: string[] = [];
     const seen = await walk(busy, 'limit=10', async () => {
       for (let i = 0; i < 3; i += 1) {

@@ -1,7 +1,6 @@
 import type { CrewApiHarness } from '../support/starters/crew-api';
 import { expectInvalidFields, expectProblem } from '../support/problems';
 import {
-  createPartner,
   freshEmail,
   membershipOf,
   registerMember,
@@ -11,6 +10,7 @@ import {
   type Member,
   type SeatBody,
 } from '../support/sponsorship';
+import { createPartner } from '../support/app-factories';
 import {
   PARTNER,
   type Credentials,
@@ -38,7 +38,7 @@ describe('POST /v1/partners/members/left', () => {
   beforeAll(async () => {
     stack = await startSponsorshipStack();
     ({ crew, api } = stack);
-    flagged = await createPartner(api.auth, { memberLeft: true });
+    flagged = await createPartner(api.auth, { sponsorship: true, memberLeft: true });
   }, 60_000);
 
   afterAll(async () => {
@@ -95,7 +95,7 @@ describe('POST /v1/partners/members/left', () => {
     expect((await seatEvents(api.db, seat.sponsorship_id)).at(-1)).toEqual({
       from_status: 'active',
       to_status: 'ended',
-      actor: flagged.id,
+      actor: flagged.client_id,
       reason: 'member_left:account_deleted',
     });
   });
@@ -183,7 +183,7 @@ describe('POST /v1/partners/members/left', () => {
   });
 
   it("never closes another partner's seat of the member", async () => {
-    const elsewhere = await createPartner(api.auth);
+    const elsewhere = await createPartner(api.auth, { sponsorship: true });
     const { member, seat } = await sponsored(elsewhere);
     expect(await left({ user_id: member.user_id })).toEqual({
       user_id: member.user_id,
@@ -208,7 +208,7 @@ describe('POST /v1/partners/members/left', () => {
   });
 
   it('ends the seat without downgrading when the premium is not this seat’s (another partner sponsors the member)', async () => {
-    const first = await createPartner(api.auth);
+    const first = await createPartner(api.auth, { sponsorship: true });
     const { member, seat: firstSeat } = await sponsored(first);
     const res = await api.call('POST', SEATS, flagged, { email: member.email });
     expect(statusOf(res)).toMatchObject({ status: 201 });

@@ -1,15 +1,7 @@
 import { scrape } from '../support/metrics';
 import { expectProblem } from '../support/problems';
-import {
-  createConsentingMember,
-  createPartner,
-  freshEmail,
-  seatCount,
-  seatOf,
-  statusOf,
-  type Member,
-  type SeatBody,
-} from '../support/sponsorship';
+import { freshEmail, seatCount, seatOf, statusOf, type Member, type SeatBody } from '../support/sponsorship';
+import { createCrewMember, createPartner } from '../support/app-factories';
 import {
   startSponsorshipApi,
   useSponsorshipStack,
@@ -33,7 +25,7 @@ const DAY_S = 86_400;
 describe('sponsorship probe budget', () => {
   const { auth, crew, api } = useSponsorshipStack({ SPONSORSHIP_PROBE_BUDGET_PER_DAY: String(BUDGET) });
 
-  const member = (name = 'Probe Target') => createConsentingMember(auth, crew, name);
+  const member = (name = 'Probe Target') => createCrewMember(auth, crew, { name: name });
 
   async function provision(partner: Credentials, email: string, extra: object = {}): Promise<SeatBody> {
     const res = await api.call('POST', SEATS, partner, { email, ...extra });
@@ -49,7 +41,7 @@ describe('sponsorship probe budget', () => {
   async function charges(partner: Credentials): Promise<number> {
     const { rows } = await api.db.query<{ n: string }>(
       `SELECT count(*) AS n FROM sponsorship.probe_charges WHERE client_id = $1`,
-      [partner.id],
+      [partner.client_id],
     );
     return Number(rows[0].n);
   }
@@ -68,7 +60,7 @@ describe('sponsorship probe budget', () => {
   }
 
   it('refuses every new provision once the budget is spent, member or not: 429 with Retry-After, nothing created', async () => {
-    const partner = await createPartner(api.auth);
+    const partner = await createPartner(api.auth, { sponsorship: true });
     const live = await provision(partner, freshEmail('live'));
     for (let i = 0; i < BUDGET - 1; i += 1) await probe(partner);
     // One short of the budget: still open, for members and everyone else.
@@ -89,7 +81,10 @@ describe('sponsorship probe budget', () => {
       expect(res.text).not.toContain(email);
     }
     expect(
-      await seatCount(api.db, 'client_id = $1 AND email = ANY($2)', [partner.id, [unknown, target.email]]),
+      await seatCount(api.db, 'client_id = $1 AND email = ANY($2)', [
+        partner.client_id,
+        [unknown, target.email],
+      ]),
     ).toBe(0);
     expect(await refusals()).toBe(before + 2);
 
@@ -102,7 +97,7 @@ describe('sponsorship probe budget', () => {
   });
 
   it('never counts addresses that belong to no crew member, however many are provisioned and removed', async () => {
-    const partner = await createPartner(api.auth);
+    const partner = await createPartner(api.auth, { sponsorship: true });
     for (let i = 0; i < BUDGET * 3; i += 1) {
       await remove(partner, await provision(partner, freshEmail('nobody')));
     }
@@ -112,7 +107,7 @@ describe('sponsorship probe budget', () => {
   });
 
   it('counts only members’ seats closed within 24 h of provisioning; kept seats and later closes never count', async () => {
-    const partner = await createPartner(api.auth);
+    const partner = await createPartner(api.auth, { sponsorship: true });
     // Kept: never a probe.
     await provision(partner, (await member()).email);
     // Closed 25 h after provisioning: the partner held the seat for more than a day.
@@ -130,7 +125,7 @@ describe('sponsorship probe budget', () => {
   });
 
   it('counts a member’s seat cancelled by reconcile, ended by member-left, or ended by a term under a day', async () => {
-    const partner = await createPartner(api.auth, { memberLeft: true });
+    const partner = await createPartner(api.auth, { sponsorship: true, memberLeft: true });
     const keep = await provision(partner, (await member()).email);
 
     const byReconcile = await provision(partner, (await member()).email);
@@ -166,14 +161,14 @@ describe('sponsorship probe budget', () => {
   });
 
   it('opens again when the oldest probe leaves the 24 h window, and Retry-After says when', async () => {
-    const partner = await createPartner(api.auth);
+    const partner = await createPartner(api.auth, { sponsorship: true });
     for (let i = 0; i < BUDGET; i += 1) await probe(partner);
     // The probes happened almost a day ago: the oldest leaves the window within seconds.
     await api.db.query(
       `UPDATE sponsorship.probe_charges
           SET charged_at = clock_timestamp() - interval '24 hours' + interval '8 seconds'
         WHERE client_id = $1`,
-      [partner.id],
+      [partner.client_id],
     );
     const refused = await api.call('POST', SEATS, partner, { email: freshEmail('soon') });
     expectProblem(refused, 429, 'rate_limit_exceeded');
@@ -183,7 +178,7 @@ describe('sponsorship probe budget', () => {
 
     await api.db.query(
       `UPDATE sponsorship.probe_charges SET charged_at = charged_at - interval '1 minute' WHERE client_id = $1`,
-      [partner.id],
+      [partner.client_id],
     );
     await provision(partner, freshEmail('open-again'));
   });
@@ -193,7 +188,7 @@ describe('sponsorship probe budget', () => {
       SPONSORSHIP_PROBE_BUDGET_PER_DAY: String(BUDGET),
     });
     try {
-      const partner = await createPartner(api.auth);
+      const partner = await createPartner(api.auth, { sponsorship: true });
       for (let i = 0; i < BUDGET - 1; i += 1) await probe(partner);
       const last = await provision(partner, (await member()).email);
       // Both replicas remove the same seat at once: it is closed, and charged, once.

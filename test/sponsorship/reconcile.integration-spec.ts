@@ -1,6 +1,5 @@
 import { expectInvalidFields, expectProblem } from '../support/problems';
 import {
-  createPartner,
   fresh,
   freshEmail,
   insertInvitedSeats,
@@ -11,6 +10,7 @@ import {
   seatIdOf,
   statusOf,
 } from '../support/sponsorship';
+import { createPartner } from '../support/app-factories';
 import { type Credentials, useSponsorshipStack } from '../support/starters/sponsorship-api';
 
 const RECONCILE = '/v1/partners/sponsorships/reconcile';
@@ -29,9 +29,9 @@ describe('POST /v1/partners/sponsorships/reconcile', () => {
 
   /** A partner of its own with `count` invited seats; `email(i)` and `ref(i)` name seat i. */
   async function partnerWithSeats(count: number) {
-    const partner = await createPartner(api.auth);
+    const partner = await createPartner(api.auth, { sponsorship: true });
     const tag = fresh('r');
-    await insertInvitedSeats(api.db, partner.id, tag, count);
+    await insertInvitedSeats(api.db, partner.client_id, tag, count);
     const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => from + k);
     return {
       partner,
@@ -60,7 +60,7 @@ describe('POST /v1/partners/sponsorships/reconcile', () => {
   }
 
   const live = (partner: Credentials) =>
-    seatCount(api.db, `client_id = $1 AND status IN ('invited', 'active')`, [partner.id]);
+    seatCount(api.db, `client_id = $1 AND status IN ('invited', 'active')`, [partner.client_id]);
 
   it('is a dry run by default: the diff, nothing cancelled', async () => {
     const s = await partnerWithSeats(10);
@@ -128,7 +128,7 @@ describe('POST /v1/partners/sponsorships/reconcile', () => {
       expect(answer.to_cancel).toEqual([{ email: s.email(10), sponsorship_id: s.id(10) }]);
       expect(await live(s.partner)).toBe(9);
       expect(await seatEvents(api.db, s.id(10))).toEqual([
-        { from_status: 'invited', to_status: 'cancelled', actor: s.partner.id, reason: 'reconcile' },
+        { from_status: 'invited', to_status: 'cancelled', actor: s.partner.client_id, reason: 'reconcile' },
       ]);
     });
 
@@ -204,7 +204,7 @@ describe('POST /v1/partners/sponsorships/reconcile', () => {
   });
 
   it('drops the premium of an active seat it cancels', async () => {
-    const partner = await createPartner(api.auth);
+    const partner = await createPartner(api.auth, { sponsorship: true });
     const member = await registerMember(crew, freshEmail('reconciled'));
     const kept = await registerMember(crew, freshEmail('kept'));
     const gone = (
@@ -240,7 +240,7 @@ describe('POST /v1/partners/sponsorships/reconcile', () => {
     expect((await seatEvents(api.db, gone.sponsorship_id)).at(-1)).toEqual({
       from_status: 'active',
       to_status: 'cancelled',
-      actor: partner.id,
+      actor: partner.client_id,
       reason: 'reconcile',
     });
   });
@@ -382,7 +382,7 @@ describe('POST /v1/partners/sponsorships/reconcile', () => {
     const { rows } = await api.db.query<{ n: string }>(
       `SELECT count(*) AS n FROM sponsorship.seat_events e JOIN sponsorship.seats s USING (sponsorship_id)
         WHERE s.client_id = $1 AND e.reason = 'reconcile' AND e.to_status = 'cancelled'`,
-      [s.partner.id],
+      [s.partner.client_id],
     );
     expect(Number(rows[0].n)).toBe(100);
 

@@ -1,11 +1,5 @@
-import {
-  createPartner,
-  freshEmail,
-  seatEvents,
-  seatOf,
-  statusOf,
-  type SeatBody,
-} from '../support/sponsorship';
+import { freshEmail, seatEvents, seatOf, statusOf, type SeatBody } from '../support/sponsorship';
+import { createPartner } from '../support/app-factories';
 import { type Credentials, useSponsorshipStack } from '../support/starters/sponsorship-api';
 
 /**
@@ -22,7 +16,7 @@ describe('seat retention', () => {
   let partner: Credentials;
 
   beforeAll(async () => {
-    partner = await createPartner(api.auth);
+    partner = await createPartner(api.auth, { sponsorship: true });
   }, 60_000);
 
   async function provision(): Promise<SeatBody> {
@@ -74,14 +68,14 @@ describe('seat retention', () => {
     await api.db.query(
       `INSERT INTO sponsorship.probe_charges (sponsorship_id, client_id, charged_at)
        VALUES ($1, $3, now() - interval '25 hours'), ($2, $3, now() - interval '23 hours')`,
-      [oldCharge, youngCharge, partner.id],
+      [oldCharge, youngCharge, partner.client_id],
     );
 
     await api.expireDueSeats();
 
     const { rows } = await api.db.query<{ sponsorship_id: string }>(
       'SELECT sponsorship_id FROM sponsorship.probe_charges WHERE client_id = $1',
-      [partner.id],
+      [partner.client_id],
     );
     expect(rows.map((r) => r.sponsorship_id)).toEqual([youngCharge]);
   });

@@ -2,7 +2,6 @@ import { request } from '../support/http';
 import { sample, scrape } from '../support/metrics';
 import { expectInvalidFields, expectProblem } from '../support/problems';
 import {
-  createPartner,
   freshEmail,
   membershipOf,
   registerMember,
@@ -11,6 +10,7 @@ import {
   seatOf,
   statusOf,
 } from '../support/sponsorship';
+import { createPartner } from '../support/app-factories';
 import {
   basic,
   PARTNER,
@@ -30,8 +30,8 @@ describe('sponsorship seats: provision, get, remove', () => {
   let other: Credentials;
 
   beforeAll(async () => {
-    partner = await createPartner(api.auth);
-    other = await createPartner(api.auth);
+    partner = await createPartner(api.auth, { sponsorship: true });
+    other = await createPartner(api.auth, { sponsorship: true });
   }, 60_000);
 
   const provision = (body: unknown, who: Credentials = partner) => api.call('POST', SEATS, who, body);
@@ -69,7 +69,7 @@ describe('sponsorship seats: provision, get, remove', () => {
       expect(term).toBeGreaterThan(364 * DAY_MS);
       expect(term).toBeLessThan(367 * DAY_MS);
       expect(await seatEvents(api.db, seat.sponsorship_id)).toEqual([
-        { from_status: null, to_status: 'invited', actor: partner.id, reason: 'provisioned' },
+        { from_status: null, to_status: 'invited', actor: partner.client_id, reason: 'provisioned' },
       ]);
 
       const got = await api.call('GET', `${SEATS}/${seat.sponsorship_id}`, partner);
@@ -84,7 +84,7 @@ describe('sponsorship seats: provision, get, remove', () => {
       const again = await provision({ email: ` ${email.replace(/^./, (c) => c.toUpperCase())}` });
       expect(statusOf(again)).toMatchObject({ status: 200 });
       expect(seatOf(again)).toEqual(seatOf(first));
-      expect(await seatCount(api.db, 'client_id = $1 AND email = $2', [partner.id, email])).toBe(1);
+      expect(await seatCount(api.db, 'client_id = $1 AND email = $2', [partner.client_id, email])).toBe(1);
       expect(await seatEvents(api.db, seatOf(first).sponsorship_id)).toHaveLength(1);
     });
 
@@ -98,7 +98,9 @@ describe('sponsorship seats: provision, get, remove', () => {
       expect(answers.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 201]);
       expect(new Set(answers.map((r) => seatOf(r).sponsorship_id)).size).toBe(1);
       expect(answers.every((r) => seatOf(r).status === 'active')).toBe(true);
-      expect(await seatCount(api.db, 'client_id = $1 AND email = $2', [partner.id, member.email])).toBe(1);
+      expect(
+        await seatCount(api.db, 'client_id = $1 AND email = $2', [partner.client_id, member.email]),
+      ).toBe(1);
       expect((await membershipOf(api.db, member.user_id)).sponsorship_id).toBe(
         seatOf(answers[0]).sponsorship_id,
       );
@@ -127,13 +129,13 @@ describe('sponsorship seats: provision, get, remove', () => {
       expect(membership).toMatchObject({
         tier: 'premium',
         source: 'sponsored',
-        sponsor_client_id: partner.id,
+        sponsor_client_id: partner.client_id,
         sponsorship_id: seat.sponsorship_id,
       });
       expect(membership.expires_at?.toISOString()).toBe(expiresAt.toISOString());
       expect(await seatEvents(api.db, seat.sponsorship_id)).toEqual([
-        { from_status: null, to_status: 'invited', actor: partner.id, reason: 'provisioned' },
-        { from_status: 'invited', to_status: 'active', actor: partner.id, reason: 'member_found' },
+        { from_status: null, to_status: 'invited', actor: partner.client_id, reason: 'provisioned' },
+        { from_status: 'invited', to_status: 'active', actor: partner.client_id, reason: 'member_found' },
       ]);
     });
 
@@ -144,7 +146,9 @@ describe('sponsorship seats: provision, get, remove', () => {
       const otherEmail = freshEmail('taker');
       const taken = await provision({ email: otherEmail, external_ref: ref });
       expectProblem(taken, 409, 'conflict');
-      expect(await seatCount(api.db, 'client_id = $1 AND email = $2', [partner.id, otherEmail])).toBe(0);
+      expect(await seatCount(api.db, 'client_id = $1 AND email = $2', [partner.client_id, otherEmail])).toBe(
+        0,
+      );
 
       // Another partner's references are its own business.
       expect((await provision({ email: otherEmail, external_ref: ref }, other)).status).toBe(201);
@@ -210,15 +214,15 @@ describe('sponsorship seats: provision, get, remove', () => {
     ])(
       'answers %s with 422 invalid_request naming the field, and creates no seat',
       async (_name, body, fields) => {
-        const before = await seatCount(api.db, 'client_id = $1', [partner.id]);
+        const before = await seatCount(api.db, 'client_id = $1', [partner.client_id]);
         expectInvalidFields(await provision(body), fields);
-        expect(await seatCount(api.db, 'client_id = $1', [partner.id])).toBe(before);
+        expect(await seatCount(api.db, 'client_id = $1', [partner.client_id])).toBe(before);
       },
     );
 
     it('answers a JSON body that is not UTF-8 with 400 bad_request and stores nothing (RFC 8259 §8.1)', async () => {
       const email = freshEmail('bytes');
-      const before = await seatCount(api.db, 'client_id = $1', [partner.id]);
+      const before = await seatCount(api.db, 'client_id = $1', [partner.client_id]);
       // `\xff` + the address: decoded leniently it would become U+FFFD and be stored so.
       const body = Buffer.concat([Buffer.from('{"email":"'), Buffer.from([0xff]), Buffer.from(`${email}"}`)]);
       const res = await request(`${api.url}${SEATS}`, {
@@ -227,7 +231,7 @@ describe('sponsorship seats: provision, get, remove', () => {
         body,
       });
       expect(expectProblem(res, 400, 'bad_request').detail).toMatch(/UTF-8/);
-      expect(await seatCount(api.db, 'client_id = $1', [partner.id])).toBe(before);
+      expect(await seatCount(api.db, 'client_id = $1', [partner.client_id])).toBe(before);
       // The same address sent well-formed is provisioned, so the refusal was the byte's alone.
       expect(statusOf(await provision({ email }))).toMatchObject({ status: 201 });
     });
@@ -279,8 +283,8 @@ describe('sponsorship seats: provision, get, remove', () => {
       expect(statusOf(again)).toMatchObject({ status: 200 });
       expect(seatOf(again)).toEqual(removed);
       expect(await seatEvents(api.db, seat.sponsorship_id)).toEqual([
-        { from_status: null, to_status: 'invited', actor: partner.id, reason: 'provisioned' },
-        { from_status: 'invited', to_status: 'cancelled', actor: partner.id, reason: 'removed' },
+        { from_status: null, to_status: 'invited', actor: partner.client_id, reason: 'provisioned' },
+        { from_status: 'invited', to_status: 'cancelled', actor: partner.client_id, reason: 'removed' },
       ]);
       expect(seatOf(await api.call('GET', `${SEATS}/${seat.sponsorship_id}`, partner)).status).toBe(
         'cancelled',
@@ -303,7 +307,7 @@ describe('sponsorship seats: provision, get, remove', () => {
       expect((await seatEvents(api.db, seat.sponsorship_id)).at(-1)).toEqual({
         from_status: 'active',
         to_status: 'cancelled',
-        actor: partner.id,
+        actor: partner.client_id,
         reason: 'removed',
       });
     });
@@ -368,7 +372,7 @@ describe('sponsorship seats: provision, get, remove', () => {
 
     beforeAll(async () => {
       limited = await startSponsorshipApi(auth, { SEAT_QUOTA: '2' });
-      small = await createPartner(limited.auth);
+      small = await createPartner(limited.auth, { sponsorship: true });
     }, 30_000);
 
     afterAll(async () => {
@@ -382,7 +386,7 @@ describe('sponsorship seats: provision, get, remove', () => {
       expect([a.status, b.status]).toEqual([201, 201]);
       const over = freshEmail('q3');
       expectProblem(await call({ email: over }), 409, 'seat_quota_exceeded');
-      expect(await seatCount(limited.db, 'client_id = $1 AND email = $2', [small.id, over])).toBe(0);
+      expect(await seatCount(limited.db, 'client_id = $1 AND email = $2', [small.client_id, over])).toBe(0);
       // The e-mail of a live seat is still answered with its seat.
       expect((await call({ email: seatOf(a).email })).status).toBe(200);
 
@@ -391,14 +395,14 @@ describe('sponsorship seats: provision, get, remove', () => {
     });
 
     it('holds under concurrent provisions: never more live seats than the quota', async () => {
-      const crowd = await createPartner(limited.auth);
+      const crowd = await createPartner(limited.auth, { sponsorship: true });
       const answers = await Promise.all(
         Array.from({ length: 6 }, () => limited.call('POST', SEATS, crowd, { email: freshEmail('rush') })),
       );
       const statuses = answers.map((r) => r.status).sort();
       expect(statuses).toEqual([201, 201, 409, 409, 409, 409]);
       expect(
-        await seatCount(limited.db, `client_id = $1 AND status IN ('invited', 'active')`, [crowd.id]),
+        await seatCount(limited.db, `client_id = $1 AND status IN ('invited', 'active')`, [crowd.client_id]),
       ).toBe(2);
     });
   });

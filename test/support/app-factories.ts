@@ -1,4 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import type { SandboxPartner, Scope } from '@svc/contracts';
 import { TransactionRunner } from '@svc/platform';
 import { randomBytes } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
@@ -19,10 +20,9 @@ export interface AuthApp {
 }
 
 export interface PartnerOptions {
-  readonly clientId?: string;
-  readonly name?: string;
-  readonly scopes?: readonly string[];
-  readonly redirectUris?: readonly string[];
+  /** Client id `<label>-<random>`, name `<label> test`, redirect URI `https://<label>.example/cb`. */
+  readonly label?: string;
+  readonly scopes?: readonly Scope[];
   readonly webhookUrl?: string | null;
   /** 2: a webhook-secret rotation in progress, deliveries signed with both. */
   readonly webhookSecrets?: 1 | 2;
@@ -31,31 +31,45 @@ export interface PartnerOptions {
   readonly suspended?: boolean;
 }
 
-export interface FactoryPartner {
-  readonly clientId: string;
-  readonly clientSecret: string;
-  /** Current first, then the next one of a rotation; none without a webhook URL. */
+/** A partner as the sandbox ones are described, with its webhook secrets (current first; none without a URL). */
+export interface TestPartner extends SandboxPartner {
   readonly webhookSecrets: string[];
 }
 
-export async function createPartner(auth: AuthApp, options: PartnerOptions = {}): Promise<FactoryPartner> {
+/**
+ * A partner of the test's own, registered through auth-server's PartnersService as the admin CLI
+ * registers one, so what the test does to it (suspend it, rotate its secret, change its seats)
+ * touches no other test's partner.
+ */
+export async function createPartner(auth: AuthApp, options: PartnerOptions = {}): Promise<TestPartner> {
   const partners = auth.app.get(PartnersService);
-  const clientId = options.clientId ?? `it-${randomBytes(6).toString('hex')}`;
+  const label = options.label ?? 'it';
+  const clientId = `${label}-${randomBytes(6).toString('hex')}`;
+  const partner = {
+    client_id: clientId,
+    name: `IT ${clientId}`,
+    scopes: [...(options.scopes ?? ['profile:read', 'seatime:read'])],
+    redirect_uris: [`https://${label}.example/cb`],
+    webhook: Boolean(options.webhookUrl),
+    sponsorship: options.sponsorship ?? false,
+    member_left: options.memberLeft ?? false,
+    suspended: options.suspended ?? false,
+  };
   const { clientSecret, webhookSecret } = await partners.register({
     clientId,
-    name: options.name ?? `IT ${clientId}`,
-    redirectUris: options.redirectUris ?? ['https://partner.example/callback'],
-    scopes: options.scopes ?? ['profile:read'],
+    name: partner.name,
+    redirectUris: partner.redirect_uris,
+    scopes: partner.scopes,
     webhookUrl: options.webhookUrl ?? undefined,
-    sponsorship: options.sponsorship ?? false,
-    memberLeft: options.memberLeft ?? false,
+    sponsorship: partner.sponsorship,
+    memberLeft: partner.member_left,
   });
   const webhookSecrets = webhookSecret ? [webhookSecret] : [];
   if (webhookSecret && options.webhookSecrets === 2) {
     webhookSecrets.push(await partners.rotateWebhookSecret(clientId));
   }
-  if (options.suspended) await auth.app.get(TokensService).setPartnerSuspended(clientId, true);
-  return { clientId, clientSecret, webhookSecrets };
+  if (partner.suspended) await auth.app.get(TokensService).setPartnerSuspended(clientId, true);
+  return { ...partner, client_secret: clientSecret, webhookSecrets };
 }
 
 export interface FactoryMember {

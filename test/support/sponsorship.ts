@@ -1,17 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { AUTH_CONSENTS_REVOKE, type SandboxPartner } from '@svc/contracts';
 import type { Pool } from 'pg';
 import type { CrewApiHarness } from './starters/crew-api';
-import {
-  createCrewMember,
-  createPartner as createAuthPartner,
-  type AuthApp,
-  type FactoryMember,
-} from './app-factories';
-import type { AuthServerHarness } from './starters/auth-server';
-import { issueCode } from './oauth/flow';
+import type { FactoryMember } from './app-factories';
 import type { HttpResponse } from './http';
-import type { Credentials } from './starters/sponsorship-api';
 
 /**
  * Test data of the sponsorship specs. The sandbox seats are shared by every spec file of a run,
@@ -29,23 +20,6 @@ export function freshEmail(tag: string): string {
   return `${tag}-${suffix()}@it.test`;
 }
 
-export interface PartnerFlags {
-  readonly sponsorship?: boolean;
-  readonly memberLeft?: boolean;
-  readonly suspended?: boolean;
-}
-
-/** A partner of this test alone, onboarded by auth-server: in the sponsorship program unless told otherwise. */
-export async function createPartner(auth: AuthApp, flags: PartnerFlags = {}): Promise<Credentials> {
-  const partner = await createAuthPartner(auth, {
-    clientId: `it-sps-${suffix()}`,
-    sponsorship: flags.sponsorship ?? true,
-    memberLeft: flags.memberLeft ?? false,
-    suspended: flags.suspended ?? false,
-  });
-  return { id: partner.clientId, secret: partner.clientSecret };
-}
-
 export type Member = FactoryMember;
 
 /** A new crew member, registered through crew-api's internal API (free tier). */
@@ -59,51 +33,6 @@ export async function registerMember(
   expect({ status: res.status, text: res.text }).toMatchObject({ status: 201 });
   const body = res.json<Member>();
   return { user_id: body.user_id, email: body.email, name: body.name };
-}
-
-/**
- * A crew member who can also sign in and consent (auth-server's user row and crew-api's record),
- * free tier, with this display name.
- */
-export function createConsentingMember(auth: AuthApp, crew: CrewApiHarness, name: string): Promise<Member> {
-  return createCrewMember(auth, crew, { name });
-}
-
-/** A partner of createPartner() in the shape the OAuth flow helpers take. */
-function asFlowPartner(partner: Credentials): SandboxPartner {
-  return {
-    client_id: partner.id,
-    client_secret: partner.secret,
-    name: `IT ${partner.id}`,
-    scopes: ['profile:read'],
-    redirect_uris: ['https://partner.example/callback'],
-    webhook: false,
-    sponsorship: true,
-    member_left: false,
-    suspended: false,
-  };
-}
-
-/** The member connects the partner: they allow it on the consent screen (auth-server records the consent). */
-export async function connectPartner(
-  auth: AuthServerHarness,
-  member: Member,
-  partner: Credentials,
-): Promise<void> {
-  await issueCode(auth.rpc, { member, partner: asFlowPartner(partner), scope: 'profile:read' });
-}
-
-/** The member disconnects the partner on their account page. */
-export async function disconnectPartner(
-  auth: AuthServerHarness,
-  member: Member,
-  partner: Credentials,
-): Promise<void> {
-  const answer = await auth.rpc.call(AUTH_CONSENTS_REVOKE, {
-    user_id: member.user_id,
-    client_id: partner.id,
-  });
-  expect(answer).toEqual({ revoked: true });
 }
 
 export interface MembershipRow {

@@ -1,13 +1,6 @@
 import { eventually } from '../support/services';
-import {
-  attemptsOf,
-  createPartner,
-  deliveriesOf,
-  grantConsent,
-  newEvent,
-  newMember,
-  useDeliveryStack,
-} from '../support/starters/webhook-dispatcher';
+import { attemptsOf, deliveriesOf, newEvent, useDeliveryStack } from '../support/starters/webhook-dispatcher';
+import { createPartner, grantConsent, createUser } from '../support/app-factories';
 
 // One run per attempt: a second copy of an attempt (the backlog message of a first attempt that
 // outlives the fan-out's one-second wait, or an event message handed out twice) waits for the run
@@ -25,12 +18,12 @@ async function delivered(eventIds: readonly string[]) {
 }
 
 it('sends each event once to a partner that answers after 2.5 s, longer than the fan-out waits', async () => {
-  const userId = await newMember(auth);
+  const userId = (await createUser(auth)).user_id;
   const path = '/slow-endpoint';
   const p = await createPartner(auth, {
     webhookUrl: receiver.endpoint(path, () => ({ status: 204, afterMs: 2500 })),
   });
-  await grantConsent(auth, userId, p.clientId, ['profile:read']);
+  await grantConsent(auth, userId, p.client_id, ['profile:read']);
   const events = [1, 2, 3].map(() => newEvent('user.profile.updated', userId));
   for (const e of events) await dispatcher.publish(e);
 
@@ -47,12 +40,12 @@ it('sends each event once to a partner that answers after 2.5 s, longer than the
 });
 
 it('sends an event once when its message arrives twice while the first copy is being delivered', async () => {
-  const userId = await newMember(auth);
+  const userId = (await createUser(auth)).user_id;
   const path = '/twice-published';
   const p = await createPartner(auth, {
     webhookUrl: receiver.endpoint(path, () => ({ status: 204, afterMs: 500 })),
   });
-  await grantConsent(auth, userId, p.clientId, ['profile:read']);
+  await grantConsent(auth, userId, p.client_id, ['profile:read']);
   const event = newEvent('user.profile.updated', userId);
   await dispatcher.publish(event);
   await eventually(async () => (receiver.requests(path).length === 1 ? true : undefined), 10_000);

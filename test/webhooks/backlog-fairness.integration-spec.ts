@@ -2,13 +2,11 @@ import { PartnerWebhooksService } from '../../apps/webhook-dispatcher/src/partne
 import { eventually } from '../support/services';
 import { asPartner, finishedDeliveries, TestEndpoint } from '../support/webhook-receiver';
 import {
-  createPartner,
-  grantConsent,
-  newMember,
   startDispatcher,
   useDeliveryStack,
   type DispatcherHarness,
 } from '../support/starters/webhook-dispatcher';
+import { createPartner, grantConsent, createUser } from '../support/app-factories';
 
 // The backlog hands out its capacity per partner: while partner A replays 10,000 deliveries to an
 // endpoint that never answers (every attempt lasts the whole 5 s budget), partner B's redelivery
@@ -36,10 +34,10 @@ it("delivers partner B's redelivery within 10 s while partner A replays 10,000 d
   const partners = dispatcher.app.get(PartnerWebhooksService);
   let a: string | undefined;
   try {
-    const userId = await newMember(auth);
-    a = (await createPartner(auth, { webhookUrl: await hanging.start() })).clientId;
+    const userId = (await createUser(auth)).user_id;
+    a = (await createPartner(auth, { webhookUrl: await hanging.start() })).client_id;
     const bPath = '/backlog-fairness-b';
-    const b = (await createPartner(auth, { webhookUrl: receiver.endpoint(bPath) })).clientId;
+    const b = (await createPartner(auth, { webhookUrl: receiver.endpoint(bPath) })).client_id;
     await grantConsent(auth, userId, a, ['profile:read']);
     await grantConsent(auth, userId, b, ['profile:read']);
 

@@ -3,13 +3,8 @@ import { OutboxRepository, TransactionRunner } from '@svc/platform';
 import { Pool } from 'pg';
 import { eventually } from '../support/services';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
-import {
-  createPartner,
-  grantConsent,
-  newEvent,
-  newMember,
-  spawnDispatcher,
-} from '../support/starters/webhook-dispatcher';
+import { newEvent, spawnDispatcher } from '../support/starters/webhook-dispatcher';
+import { createPartner, grantConsent, createUser } from '../support/app-factories';
 import type { AppProcess } from '../support/starters/app-process';
 import { PrivateBroker } from '../support/private-broker';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -51,10 +46,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('RabbitMQ stopped and started during a burst of events', () => {
   it('delivers every event at least once', async () => {
-    const userId = await newMember(auth);
+    const userId = (await createUser(auth)).user_id;
     const path = '/through-restart';
     const partner = await createPartner(auth, { webhookUrl: receiver.endpoint(path) });
-    await grantConsent(auth, userId, partner.clientId, ['profile:read']);
+    await grantConsent(auth, userId, partner.client_id, ['profile:read']);
     dispatcher = await spawnDispatcher(auth, 'broker-restart', {
       AMQP_URL: broker.url,
       WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
@@ -65,7 +60,7 @@ describe('RabbitMQ stopped and started during a burst of events', () => {
     // change writes it; the relay in auth-server publishes them to crew.events, as svc-auth-server,
     // whose topic permission lets it publish `user.consent.revoked` only (to the partner it names).
     const events = Array.from({ length: EVENTS }, () =>
-      newEvent('user.consent.revoked', userId, partner.clientId),
+      newEvent('user.consent.revoked', userId, partner.client_id),
     );
     const writtenAt: number[] = [];
     const outbox = auth.app.get(OutboxRepository);

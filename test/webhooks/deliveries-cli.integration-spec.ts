@@ -2,15 +2,8 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from '../../scripts/lib/apps.cjs';
 import { eventually } from '../support/services';
-import {
-  attemptsOf,
-  createPartner,
-  deliveriesOf,
-  grantConsent,
-  newEvent,
-  newMember,
-  useDeliveryStack,
-} from '../support/starters/webhook-dispatcher';
+import { attemptsOf, deliveriesOf, newEvent, useDeliveryStack } from '../support/starters/webhook-dispatcher';
+import { createPartner, grantConsent, createUser } from '../support/app-factories';
 
 // `npm run deliveries -- list|show|redeliver` (issue 5, item 7), run as operators run it: the
 // script and the built CLI, against this run's database and RabbitMQ, while a dispatcher works.
@@ -63,12 +56,12 @@ describe('npm run deliveries', () => {
 
   /** A partner whose endpoint fails twice, then answers 204; its first delivery ends failed. */
   async function failedDelivery(label: string) {
-    const userId = await newMember(auth);
+    const userId = (await createUser(auth)).user_id;
     const endpoint = `/cli-${label}`;
     const partner = await createPartner(auth, {
       webhookUrl: receiver.endpoint(endpoint, (n) => (n <= 2 ? 500 : 204)),
     });
-    await grantConsent(auth, userId, partner.clientId, ['profile:read']);
+    await grantConsent(auth, userId, partner.client_id, ['profile:read']);
     const event = newEvent('user.profile.updated', userId);
     await dispatcher.publish(event);
     const [delivery] = await eventually(async () => {
@@ -81,7 +74,7 @@ describe('npm run deliveries', () => {
   it('list: the partner’s deliveries, as a table or JSON, filtered by status', async () => {
     const { partner, event, delivery } = await failedDelivery('list');
 
-    const table = await deliveries('list', '--client', partner.clientId);
+    const table = await deliveries('list', '--client', partner.client_id);
     expect(table.code).toBe(0);
     const lines = table.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^DELIVERY\s+EVENT\s+TYPE\s+STATUS\s+ATTEMPTS\s+CREATED\s+NEXT ATTEMPT$/);
@@ -96,13 +89,13 @@ describe('npm run deliveries', () => {
       '-',
     ]);
 
-    const json = await deliveries('list', '--client', partner.clientId, '--status', 'failed', '--json');
+    const json = await deliveries('list', '--client', partner.client_id, '--status', 'failed', '--json');
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual([
       expect.objectContaining({
         delivery_id: delivery.delivery_id,
         event_id: event.id,
-        client_id: partner.clientId,
+        client_id: partner.client_id,
         status: 'failed',
         attempts: 2,
         redelivery_of: null,
@@ -111,7 +104,7 @@ describe('npm run deliveries', () => {
     const delivered = await deliveries(
       'list',
       '--client',
-      partner.clientId,
+      partner.client_id,
       '--status',
       'delivered',
       '--json',
@@ -173,7 +166,7 @@ describe('npm run deliveries', () => {
     const redelivery = JSON.parse(result.stdout) as { delivery_id: string };
     expect(redelivery).toMatchObject({
       event_id: event.id,
-      client_id: partner.clientId,
+      client_id: partner.client_id,
       status: 'pending',
       attempts: 0,
       redelivery_of: delivery.delivery_id,
@@ -212,17 +205,17 @@ describe('npm run deliveries', () => {
     const text = await deliveries('redeliver', redelivery.delivery_id);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(
-      new RegExp(`^dlv_\\S+ queued: event ${event.id} to ${partner.clientId} again`),
+      new RegExp(`^dlv_\\S+ queued: event ${event.id} to ${partner.client_id} again`),
     );
   });
 
   it('endpoint: the health the partner sees; disabling records new events as skipped until enabled again', async () => {
     const { partner, endpoint } = await failedDelivery('endpoint');
 
-    const shown = await deliveries('endpoint', partner.clientId, '--json');
+    const shown = await deliveries('endpoint', partner.client_id, '--json');
     expect(shown.code).toBe(0);
     expect(JSON.parse(shown.stdout)).toMatchObject({
-      client_id: partner.clientId,
+      client_id: partner.client_id,
       status: 'enabled',
       last_success_at: null,
       last_failure_at: expect.stringMatching(/Z$/),
@@ -230,12 +223,12 @@ describe('npm run deliveries', () => {
       successes24h: 0,
     });
 
-    const disabled = await deliveries('endpoint-disable', partner.clientId, '--json');
+    const disabled = await deliveries('endpoint-disable', partner.client_id, '--json');
     expect(disabled.code).toBe(0);
     expect(JSON.parse(disabled.stdout)).toMatchObject({ status: 'disabled', disabled_reason: 'operator' });
 
-    const userId = await newMember(auth);
-    await grantConsent(auth, userId, partner.clientId, ['profile:read']);
+    const userId = (await createUser(auth)).user_id;
+    await grantConsent(auth, userId, partner.client_id, ['profile:read']);
     const skipped = newEvent('user.profile.updated', userId);
     await dispatcher.publish(skipped);
     const [row] = await eventually(async () => {
@@ -245,7 +238,7 @@ describe('npm run deliveries', () => {
     expect(row).toMatchObject({ status: 'skipped', attempts: 0 });
     expect(receiver.requests(endpoint).filter((r) => r.headers['x-svc-event-id'] === skipped.id)).toEqual([]);
 
-    const text = await deliveries('endpoint-enable', partner.clientId);
+    const text = await deliveries('endpoint-enable', partner.client_id);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^status\s+enabled$/m);
   });
@@ -287,12 +280,12 @@ describe('npm run deliveries, while a delivery is on its retry schedule', () => 
   });
 
   it('refuses to redeliver it, clearly, without a stack trace', async () => {
-    const userId = await newMember(long.auth);
+    const userId = (await createUser(long.auth)).user_id;
     const endpoint = '/cli-pending';
     const partner = await createPartner(long.auth, {
       webhookUrl: long.receiver.endpoint(endpoint, () => 'hang'),
     });
-    await grantConsent(long.auth, userId, partner.clientId, ['profile:read']);
+    await grantConsent(long.auth, userId, partner.client_id, ['profile:read']);
     const event = newEvent('user.profile.updated', userId);
     await long.dispatcher.publish(event);
     const [pending] = await eventually(async () => {

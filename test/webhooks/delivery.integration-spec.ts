@@ -3,15 +3,8 @@ import { AUTH_CONSENTS_REVOKE } from '@svc/contracts';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { eventually } from '../support/services';
-import {
-  attemptsOf,
-  createPartner,
-  deliveriesOf,
-  grantConsent,
-  newEvent,
-  newMember,
-  useDeliveryStack,
-} from '../support/starters/webhook-dispatcher';
+import { attemptsOf, deliveriesOf, newEvent, useDeliveryStack } from '../support/starters/webhook-dispatcher';
+import { createPartner, grantConsent, createUser } from '../support/app-factories';
 import type { ReceivedWebhook } from '../support/webhook-receiver';
 import { sample, scrape } from '../support/metrics';
 
@@ -71,16 +64,16 @@ function standardVerifies(request: ReceivedWebhook, secret: string): { id: strin
 
 describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
   it('delivers the canonical body, signed, to each consenting partner with the scope, and to no other', async () => {
-    const userId = await newMember(auth);
+    const userId = (await createUser(auth)).user_id;
     const pathA = '/fanout-a';
     const a = await createPartner(auth, { webhookUrl: receiver.endpoint(pathA) });
     const pathB = '/fanout-b';
     const b = await createPartner(auth, { webhookUrl: receiver.endpoint(pathB) });
     const pathC = '/fanout-suspended';
     const c = await createPartner(auth, { webhookUrl: receiver.endpoint(pathC), suspended: true });
-    await grantConsent(auth, userId, a.clientId, ['profile:read', 'seatime:read']);
-    await grantConsent(auth, userId, b.clientId, ['vessels:read']);
-    await grantConsent(auth, userId, c.clientId, ['profile:read']);
+    await grantConsent(auth, userId, a.client_id, ['profile:read', 'seatime:read']);
+    await grantConsent(auth, userId, b.client_id, ['vessels:read']);
+    await grantConsent(auth, userId, c.client_id, ['profile:read']);
 
     const event = newEvent('user.profile.updated', userId);
     await dispatcher.publish(event);
@@ -97,14 +90,14 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
     expect(header(request, 'x-svc-event-type')).toBe('user.profile.updated');
     expect(header(request, 'x-svc-signature')).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(header(request, 'x-svc-signature')).toContain(`t=${header(request, 'x-svc-timestamp')},`);
-    expect(hmacValid(request, a.secrets[0])).toBe(true);
+    expect(hmacValid(request, a.webhookSecrets[0])).toBe(true);
     expect(hmacValid(request, 'whsec_wrong')).toBe(false);
-    expect(stripeVerifies(request, a.secrets[0])).toMatchObject({ id: event.id, type: event.type });
+    expect(stripeVerifies(request, a.webhookSecrets[0])).toMatchObject({ id: event.id, type: event.type });
     expect(() => stripeVerifies(request, 'whsec_wrong')).toThrow();
     expect(header(request, 'webhook-id')).toBe(event.id);
     expect(header(request, 'webhook-timestamp')).toBe(header(request, 'x-svc-timestamp'));
     expect(header(request, 'webhook-signature')).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
-    expect(standardVerifies(request, a.secrets[0])).toMatchObject({ id: event.id, type: event.type });
+    expect(standardVerifies(request, a.webhookSecrets[0])).toMatchObject({ id: event.id, type: event.type });
     expect(() => standardVerifies(request, 'whsec_wrong')).toThrow();
 
     const rows = await eventually(async () => {
@@ -112,7 +105,7 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
       return r[0]?.status === 'delivered' ? r : undefined;
     });
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ client_id: a.clientId, attempts: 1, body: request.rawBody.toString() });
+    expect(rows[0]).toMatchObject({ client_id: a.client_id, attempts: 1, body: request.rawBody.toString() });
     expect(header(request, 'x-svc-delivery-id')).toBe(rows[0].delivery_id);
 
     // The same event again (the outbox relay publishes at least once): no new delivery.
@@ -125,12 +118,12 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
   });
 
   it('retries a failing receiver on the schedule: fails twice, then 3 attempts with the same event, each freshly signed', async () => {
-    const userId = await newMember(auth);
+    const userId = (await createUser(auth)).user_id;
     const path = '/flaky';
     const p = await createPartner(auth, {
       webhookUrl: receiver.endpoint(path, (n) => (n <= 2 ? 503 : 200)),
     });
-    await grantConsent(auth, userId, p.clientId, ['seatime:read']);
+    await grantConsent(auth, userId, p.client_id, ['seatime:read']);
     const event = newEvent('user.sea_time.updated', userId);
     await dispatcher.publish(event);
 
@@ -146,9 +139,9 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
     expect(stamps[1]).toBeGreaterThan(stamps[0]);
     expect(stamps[2]).toBeGreaterThan(stamps[1]);
     for (const r of requests) {
-      expect(hmacValid(r, p.secrets[0])).toBe(true);
-      expect(stripeVerifies(r, p.secrets[0]).id).toBe(event.id);
-      expect(standardVerifies(r, p.secrets[0]).id).toBe(event.id);
+      expect(hmacValid(r, p.webhookSecrets[0])).toBe(true);
+      expect(stripeVerifies(r, p.webhookSecrets[0]).id).toBe(event.id);
+      expect(standardVerifies(r, p.webhookSecrets[0]).id).toBe(event.id);
     }
     const attempts = await attemptsOf(dispatcher.db, delivery.delivery_id);
     expect(attempts.map((a) => [a.attempt, a.status_code])).toEqual([
@@ -161,10 +154,10 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
   });
 
   it('gives up after 6 attempts and marks the delivery failed', async () => {
-    const userId = await newMember(auth);
+    const userId = (await createUser(auth)).user_id;
     const path = '/always-500';
     const p = await createPartner(auth, { webhookUrl: receiver.endpoint(path, () => 500) });
-    await grantConsent(auth, userId, p.clientId, ['vessels:read']);
+    await grantConsent(auth, userId, p.client_id, ['vessels:read']);
     const event = newEvent('user.vessels.updated', userId);
     const metricsBefore = await scrape(dispatcher.app);
     const attemptsBefore = (outcome: string) =>
@@ -217,12 +210,12 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
   });
 
   it('counts a receiver that never answers as a failed attempt (the budget covers the whole exchange)', async () => {
-    const userId = await newMember(auth);
+    const userId = (await createUser(auth)).user_id;
     const path = '/hangs-once';
     const p = await createPartner(auth, {
       webhookUrl: receiver.endpoint(path, (n) => (n === 1 ? 'hang' : 204)),
     });
-    await grantConsent(auth, userId, p.clientId, ['profile:read']);
+    await grantConsent(auth, userId, p.client_id, ['profile:read']);
     const event = newEvent('user.profile.updated', userId);
     await dispatcher.publish(event);
 
@@ -237,10 +230,10 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
   });
 
   it('signs with both secrets while a secret is being rotated (current and next)', async () => {
-    const userId = await newMember(auth);
+    const userId = (await createUser(auth)).user_id;
     const path = '/rotating';
-    const p = await createPartner(auth, { webhookUrl: receiver.endpoint(path), secrets: 2 });
-    await grantConsent(auth, userId, p.clientId, ['profile:read']);
+    const p = await createPartner(auth, { webhookUrl: receiver.endpoint(path), webhookSecrets: 2 });
+    await grantConsent(auth, userId, p.client_id, ['profile:read']);
     const event = newEvent('user.profile.updated', userId);
     await dispatcher.publish(event);
 
@@ -250,7 +243,7 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
     });
     expect(header(request, 'x-svc-signature')).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
     expect(header(request, 'webhook-signature')).toMatch(/^v1,\S{44} v1,\S{44}$/);
-    for (const secret of p.secrets) {
+    for (const secret of p.webhookSecrets) {
       expect(hmacValid(request, secret)).toBe(true);
       expect(stripeVerifies(request, secret).id).toBe(event.id);
       expect(standardVerifies(request, secret).id).toBe(event.id);
@@ -258,13 +251,13 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
   });
 
   it('sends user.consent.revoked only to the partner it names, without a consent', async () => {
-    const userId = await newMember(auth);
+    const userId = (await createUser(auth)).user_id;
     const namedPath = '/revoked-named';
     const named = await createPartner(auth, { webhookUrl: receiver.endpoint(namedPath) });
     const otherPath = '/revoked-other';
     const other = await createPartner(auth, { webhookUrl: receiver.endpoint(otherPath) });
-    await grantConsent(auth, userId, other.clientId, ['profile:read']);
-    const event = newEvent('user.consent.revoked', userId, named.clientId);
+    await grantConsent(auth, userId, other.client_id, ['profile:read']);
+    const event = newEvent('user.consent.revoked', userId, named.client_id);
     await dispatcher.publish(event);
 
     const [request] = await eventually(async () => {
@@ -277,19 +270,19 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
       type: 'user.consent.revoked',
       user_id: userId,
     });
-    expect(stripeVerifies(request, named.secrets[0]).id).toBe(event.id);
-    expect(standardVerifies(request, named.secrets[0]).id).toBe(event.id);
+    expect(stripeVerifies(request, named.webhookSecrets[0]).id).toBe(event.id);
+    expect(standardVerifies(request, named.webhookSecrets[0]).id).toBe(event.id);
     await new Promise((r) => setTimeout(r, 500));
     expect(receiver.requests(otherPath)).toHaveLength(0);
-    expect((await deliveriesOf(dispatcher.db, event.id)).map((d) => d.client_id)).toEqual([named.clientId]);
+    expect((await deliveriesOf(dispatcher.db, event.id)).map((d) => d.client_id)).toEqual([named.client_id]);
   });
 
   it('delivers each event of a packed message as if it came alone, drops a malformed one alone, and once', async () => {
-    const [first, second] = [await newMember(auth), await newMember(auth)];
+    const [first, second] = [(await createUser(auth)).user_id, (await createUser(auth)).user_id];
     const path = '/packed';
     const partner = await createPartner(auth, { webhookUrl: receiver.endpoint(path) });
-    await grantConsent(auth, first, partner.clientId, ['vessels:read']);
-    await grantConsent(auth, second, partner.clientId, ['vessels:read']);
+    await grantConsent(auth, first, partner.client_id, ['vessels:read']);
+    await grantConsent(auth, second, partner.client_id, ['vessels:read']);
     const events = [newEvent('user.vessels.updated', first), newEvent('user.vessels.updated', second)];
     const malformed = { id: 'evt_no_type_or_member' };
     const packed = [events[0], malformed, events[1]];
@@ -306,7 +299,7 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
       expect(request!.rawBody.toString('utf8')).toBe(
         `{"created_at":"${event.created_at}","id":"${event.id}","type":"user.vessels.updated","user_id":"${event.user_id}"}`,
       );
-      expect(stripeVerifies(request!, partner.secrets[0])).toMatchObject({ id: event.id });
+      expect(stripeVerifies(request!, partner.webhookSecrets[0])).toMatchObject({ id: event.id });
     }
     await eventually(async () => {
       const rows = await Promise.all(events.map((e) => deliveriesOf(dispatcher.db, e.id)));
@@ -324,12 +317,12 @@ describe('webhook deliveries (docs/rules.md, Webhooks)', () => {
 
 describe('a disconnect, end to end (docs/rules.md, Events)', () => {
   it('tells the partner with user.consent.revoked through auth-server’s outbox; later record events reach it no more', async () => {
-    const userId = await newMember(auth);
+    const userId = (await createUser(auth)).user_id;
     const path = '/disconnected';
     const p = await createPartner(auth, { webhookUrl: receiver.endpoint(path) });
-    await grantConsent(auth, userId, p.clientId, ['profile:read']);
+    await grantConsent(auth, userId, p.client_id, ['profile:read']);
 
-    expect(await auth.rpc.call(AUTH_CONSENTS_REVOKE, { user_id: userId, client_id: p.clientId })).toEqual({
+    expect(await auth.rpc.call(AUTH_CONSENTS_REVOKE, { user_id: userId, client_id: p.client_id })).toEqual({
       revoked: true,
     });
     const [request] = await eventually(async () => {
@@ -341,7 +334,7 @@ describe('a disconnect, end to end (docs/rules.md, Events)', () => {
       type: 'user.consent.revoked',
       user_id: userId,
     });
-    expect(hmacValid(request, p.secrets[0])).toBe(true);
+    expect(hmacValid(request, p.webhookSecrets[0])).toBe(true);
 
     const later = newEvent('user.profile.updated', userId);
     await dispatcher.publish(later);

@@ -2,15 +2,13 @@ import { eventually } from '../support/services';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import {
   attemptsOf,
-  createPartner,
   deliveriesOf,
-  grantConsent,
   newEvent,
-  newMember,
   startPublisher,
   type EventPublisher,
   spawnDispatcher,
 } from '../support/starters/webhook-dispatcher';
+import { createPartner, grantConsent, createUser } from '../support/app-factories';
 import type { AppProcess } from '../support/starters/app-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -40,13 +38,13 @@ afterAll(async () => {
 
 describe('a dispatcher killed mid-delivery (SIGKILL)', () => {
   it('delivers after a restart, with the same event and delivery id', async () => {
-    const userId = await newMember(auth);
+    const userId = (await createUser(auth)).user_id;
     const path = '/held-then-killed';
     // The first request is held open (the dispatcher is killed while waiting); later ones succeed.
     const partner = await createPartner(auth, {
       webhookUrl: receiver.endpoint(path, (n) => (n === 1 ? 'hang' : 204)),
     });
-    await grantConsent(auth, userId, partner.clientId, ['profile:read']);
+    await grantConsent(auth, userId, partner.client_id, ['profile:read']);
 
     // An attempt budget the kill comes well within: only the kill ends the first attempt.
     const env = { WEBHOOK_TIMEOUT_MS: '8000', WEBHOOK_RETRY_SCHEDULE: '1s' };

@@ -1,13 +1,11 @@
 import { eventually } from '../support/services';
 import {
-  createPartner,
   deliveriesOf,
-  grantConsent,
   newEvent,
-  newMember,
   startDeliveryStack,
   type DeliveryStack,
 } from '../support/starters/webhook-dispatcher';
+import { createPartner, grantConsent, createUser } from '../support/app-factories';
 import { sample, scrape } from '../support/metrics';
 
 /**
@@ -56,19 +54,19 @@ async function disabledSinceStart(): Promise<string[]> {
 
 it('disables a failing endpoint once, counts each disabling once, and skips the events after it', async () => {
   const { auth, dispatcher, receiver } = stack;
-  const userId = await newMember(auth);
+  const userId = (await createUser(auth)).user_id;
   const path = '/always-503';
   const p = await createPartner(auth, { webhookUrl: receiver.endpoint(path, () => 503) });
-  await grantConsent(auth, userId, p.clientId, ['vessels:read']);
+  await grantConsent(auth, userId, p.client_id, ['vessels:read']);
   const before = await disabledTotal();
 
   await dispatcher.publish(newEvent('user.vessels.updated', userId));
   await eventually(
-    async () => ((await disabledSinceStart()).includes(p.clientId) ? true : undefined),
+    async () => ((await disabledSinceStart()).includes(p.client_id) ? true : undefined),
     20_000,
   );
   // Its own endpoint, and no other partner's.
-  expect(await disabledSinceStart()).toEqual([p.clientId]);
+  expect(await disabledSinceStart()).toEqual([p.client_id]);
   expect(await disabledTotal()).toBe(before + 1);
 
   // The delivery that was under way goes on failing; no new disabling is counted for it.

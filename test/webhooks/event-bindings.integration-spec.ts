@@ -6,14 +6,8 @@ import {
   parkingQueue,
 } from '../../apps/webhook-dispatcher/src/deliveries/webhook-queues';
 import { eventually } from '../support/services';
-import {
-  createPartner,
-  deliveriesOf,
-  grantConsent,
-  newEvent,
-  newMember,
-  useDeliveryStack,
-} from '../support/starters/webhook-dispatcher';
+import { deliveriesOf, newEvent, useDeliveryStack } from '../support/starters/webhook-dispatcher';
+import { createPartner, grantConsent, createUser } from '../support/app-factories';
 import { queueBindings } from '../support/broker-users';
 
 // crew.events also carries internal events (crew.member.registered, for the sponsorship work);
@@ -49,14 +43,14 @@ describe('the dispatcher’s event queue', () => {
 
   it('acks and ignores an internal event that still reaches it, and goes on delivering', async () => {
     const amqp = dispatcher.app.get(AmqpConnection);
-    const userId = await newMember(auth);
+    const userId = (await createUser(auth)).user_id;
     const internal = { ...newEvent('user.profile.updated', userId), type: 'crew.member.registered' };
     // Straight onto the queue, as a message published before the re-binding would sit there.
     await amqp.publish('', EVENTS_QUEUE, Buffer.from(JSON.stringify(internal)), { messageId: internal.id });
 
     const path = '/after-internal';
     const partner = await createPartner(auth, { webhookUrl: receiver.endpoint(path) });
-    await grantConsent(auth, userId, partner.clientId, ['profile:read']);
+    await grantConsent(auth, userId, partner.client_id, ['profile:read']);
     const event = newEvent('user.profile.updated', userId);
     await dispatcher.publish(event);
     await eventually(async () => (receiver.requests(path).length > 0 ? true : undefined));

@@ -1,13 +1,6 @@
 import { eventually } from '../support/services';
-import {
-  attemptsOf,
-  createPartner,
-  deliveriesOf,
-  grantConsent,
-  newEvent,
-  newMember,
-  useDeliveryStack,
-} from '../support/starters/webhook-dispatcher';
+import { attemptsOf, deliveriesOf, newEvent, useDeliveryStack } from '../support/starters/webhook-dispatcher';
+import { createPartner, grantConsent, createUser } from '../support/app-factories';
 
 // docs/rules.md (Webhooks): "a delivery target must be the partner's registered URL". A partner
 // that moves its endpoint while a delivery is being retried gets the retries at the new URL; the
@@ -22,18 +15,18 @@ const { auth, dispatcher, receiver } = useDeliveryStack({
 });
 
 it('retries at the URL the partner registers meanwhile, and the log shows where the delivery went', async () => {
-  const userId = await newMember(auth);
+  const userId = (await createUser(auth)).user_id;
   const oldUrl = receiver.endpoint('/old-endpoint', () => 503);
   const newUrl = receiver.endpoint('/new-endpoint', () => 200);
   const p = await createPartner(auth, { webhookUrl: oldUrl });
-  await grantConsent(auth, userId, p.clientId, ['profile:read']);
+  await grantConsent(auth, userId, p.client_id, ['profile:read']);
   const event = newEvent('user.profile.updated', userId);
   await dispatcher.publish(event);
 
   await eventually(async () => (receiver.requests('/old-endpoint').length >= 1 ? true : undefined));
   await dispatcher.db.query(`UPDATE auth.partners SET webhook_url = $1 WHERE client_id = $2`, [
     newUrl,
-    p.clientId,
+    p.client_id,
   ]);
 
   const [delivery] = await eventually(async () => {

@@ -1,13 +1,8 @@
 import { PartnerWebhooksService } from '../../apps/webhook-dispatcher/src/partner-webhooks/partner-webhooks.service';
 import { eventually } from '../support/services';
 import { asPartner, finishedDeliveries, TestEndpoint } from '../support/webhook-receiver';
-import {
-  createPartner,
-  grantConsent,
-  newEvent,
-  newMember,
-  useDeliveryStack,
-} from '../support/starters/webhook-dispatcher';
+import { newEvent, useDeliveryStack } from '../support/starters/webhook-dispatcher';
+import { createPartner, grantConsent, createUser } from '../support/app-factories';
 
 // Fair delivery: a partner whose endpoint hangs until the attempt budget runs out, while it
 // replays hundreds of deliveries, holds at most WEBHOOK_PARTNER_CONCURRENCY attempts at once, and
@@ -48,18 +43,18 @@ describe('noisy neighbour: a hanging partner replaying at its budget cannot slow
     const noisyEndpoint = new TestEndpoint();
     const victimEndpoint = quickEndpoint();
     try {
-      const userId = await newMember(auth);
+      const userId = (await createUser(auth)).user_id;
       const noisy = await createPartner(auth, { webhookUrl: await noisyEndpoint.start() });
       const victim = await createPartner(auth, { webhookUrl: await victimEndpoint.start() });
-      await grantConsent(auth, userId, noisy.clientId, ['profile:read']);
-      await grantConsent(auth, userId, victim.clientId, ['profile:read']);
+      await grantConsent(auth, userId, noisy.client_id, ['profile:read']);
+      await grantConsent(auth, userId, victim.client_id, ['profile:read']);
 
       // 300 given-up deliveries of the noisy partner, replayed: 300 attempts of 2 s each queued.
-      await finishedDeliveries(dispatcher.db, { clientId: noisy.clientId, userId }, 300, {
+      await finishedDeliveries(dispatcher.db, { clientId: noisy.client_id, userId }, 300, {
         minutesAgo: 1,
         attempts: 6,
       });
-      const replayed = await dispatcher.app.get(PartnerWebhooksService).replay(asPartner(noisy.clientId), {
+      const replayed = await dispatcher.app.get(PartnerWebhooksService).replay(asPartner(noisy.client_id), {
         since: new Date(Date.now() - 3_600_000),
         until: new Date(),
         status: 'given_up',
@@ -90,7 +85,7 @@ describe('noisy neighbour: a hanging partner replaying at its budget cannot slow
       // Its first attempts of the new events waited in the backlog: recorded, not lost.
       const { rows } = await dispatcher.db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM webhooks.deliveries WHERE client_id = $1 AND event_id = ANY($2)`,
-        [noisy.clientId, events.map((e) => e.id)],
+        [noisy.client_id, events.map((e) => e.id)],
       );
       expect(rows[0].n).toBe(60);
     } finally {

@@ -2,9 +2,9 @@ import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { PartnersService } from '../../apps/auth-server/src/partners/partners.service';
 import { basicAuthorization } from '../support/factories';
-import { createPartner } from '../support/app-factories';
+import { createPartner, grantConsent, createUser } from '../support/app-factories';
 import { eventually } from '../support/services';
-import { grantConsent, newEvent, newMember, useDeliveryStack } from '../support/starters/webhook-dispatcher';
+import { newEvent, useDeliveryStack } from '../support/starters/webhook-dispatcher';
 import type { ReceivedWebhook } from '../support/webhook-receiver';
 
 /**
@@ -70,26 +70,26 @@ describe('Ed25519 webhook signatures (v1a)', () => {
   it('a partner without keys gets HMAC entries only, and an empty key list', async () => {
     const path = '/no-keys';
     const p = await createPartner(auth, { webhookUrl: receiver.endpoint(path), scopes: ['profile:read'] });
-    const userId = await newMember(auth);
-    await grantConsent(auth, userId, p.clientId, ['profile:read']);
+    const userId = (await createUser(auth)).user_id;
+    await grantConsent(auth, userId, p.client_id, ['profile:read']);
     await dispatcher.publish(newEvent('user.profile.updated', userId));
     const request = await deliveredTo(path, 1);
     expect(request.headers['webhook-signature']).toMatch(/^v1,\S{44}$/);
-    const read = await signingKeys(basicAuthorization(p.clientId, p.clientSecret));
+    const read = await signingKeys(basicAuthorization(p.client_id, p.client_secret));
     expect(read).toMatchObject({ status: 200, keys: [] });
     expect(read.headers['cache-control']).toBe('private, no-cache');
-    expect((await signingKeys(basicAuthorization(p.clientId, 'wrong'))).status).toBe(401);
+    expect((await signingKeys(basicAuthorization(p.client_id, 'wrong'))).status).toBe(401);
   });
 
   it('signs with the key read from the endpoint, then with both keys while it is replaced', async () => {
     const path = '/keys';
     const p = await createPartner(auth, { webhookUrl: receiver.endpoint(path), scopes: ['profile:read'] });
-    const basic = basicAuthorization(p.clientId, p.clientSecret);
+    const basic = basicAuthorization(p.client_id, p.client_secret);
     const partners = auth.app.get(PartnersService);
-    const userId = await newMember(auth);
-    await grantConsent(auth, userId, p.clientId, ['profile:read']);
+    const userId = (await createUser(auth)).user_id;
+    await grantConsent(auth, userId, p.client_id, ['profile:read']);
 
-    await partners.rotateSigningKey(p.clientId);
+    await partners.rotateSigningKey(p.client_id);
     const first = await signingKeys(basic);
     expect(first.keys).toEqual([
       {
@@ -111,7 +111,7 @@ describe('Ed25519 webhook signatures (v1a)', () => {
     expect(signedOnce.headers['webhook-signature']).toMatch(/^v1,\S{44} v1a,\S{88}$/);
     expect(ed25519Verifies(signedOnce, first.keys[0])).toBe(true);
 
-    await partners.rotateSigningKey(p.clientId);
+    await partners.rotateSigningKey(p.client_id);
     const rotated = await signingKeys(basic, String(first.headers.etag));
     expect(rotated.status).toBe(200);
     expect(rotated.keys.map((k) => k.id)).toEqual([
@@ -145,12 +145,12 @@ describe('Ed25519 webhook signatures (v1a)', () => {
     ).toMatchObject({ id: second.id });
     // Another partner's keys verify nothing of this one's.
     const stranger = await createPartner(auth, { webhookUrl: receiver.endpoint('/stranger') });
-    await partners.rotateSigningKey(stranger.clientId);
-    const [theirs] = (await signingKeys(basicAuthorization(stranger.clientId, stranger.clientSecret))).keys;
+    await partners.rotateSigningKey(stranger.client_id);
+    const [theirs] = (await signingKeys(basicAuthorization(stranger.client_id, stranger.client_secret))).keys;
     expect(ed25519Verifies(signedTwice, theirs)).toBe(false);
 
     // A third key retires the oldest at once: two keys in use at most.
-    await partners.rotateSigningKey(p.clientId);
+    await partners.rotateSigningKey(p.client_id);
     const third = await signingKeys(basic);
     expect(third.keys.map((k) => k.id)).toEqual([next.id, expect.any(String)]);
   });

@@ -4,14 +4,8 @@ import { DataSource } from 'typeorm';
 import { DeliveriesRepository } from '../../apps/webhook-dispatcher/src/deliveries/deliveries.repository';
 import { eventually, testServices } from '../support/services';
 import { TestEndpoint } from '../support/webhook-receiver';
-import {
-  createPartner,
-  deliveriesOf,
-  grantConsent,
-  newEvent,
-  newMember,
-  useDeliveryStack,
-} from '../support/starters/webhook-dispatcher';
+import { deliveriesOf, newEvent, useDeliveryStack } from '../support/starters/webhook-dispatcher';
+import { createPartner, grantConsent, createUser } from '../support/app-factories';
 
 // Whatever bytes an endpoint answers are recorded, and recording one partner's attempt never
 // fails another's: an endpoint answering `200 ok\0` (PostgreSQL refuses NUL in text) once got the
@@ -45,7 +39,7 @@ async function storedBodies(eventId: string): Promise<Map<string, string | null>
 
 describe('any bytes an endpoint answers are recorded once, and the event is not sent again', () => {
   it('four partners of one event (one attempt batch): NUL, invalid UTF-8, 4 KB binary, plain text', async () => {
-    const userId = await newMember(auth);
+    const userId = (await createUser(auth)).user_id;
     const endpoints = Object.entries(answers).map(([name, body]) => ({
       name,
       body,
@@ -55,8 +49,8 @@ describe('any bytes an endpoint answers are recorded once, and the event is not 
       const partners: { name: string; endpoint: TestEndpoint; clientId: string }[] = [];
       for (const e of endpoints) {
         const partner = await createPartner(auth, { webhookUrl: await e.endpoint.start() });
-        await grantConsent(auth, userId, partner.clientId, ['profile:read']);
-        partners.push({ ...e, clientId: partner.clientId });
+        await grantConsent(auth, userId, partner.client_id, ['profile:read']);
+        partners.push({ ...e, clientId: partner.client_id });
       }
       const event = newEvent('user.profile.updated', userId);
       await dispatcher.publish(event);

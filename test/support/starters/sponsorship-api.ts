@@ -1,5 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { SandboxPartner } from '@svc/contracts';
 import { Pool } from 'pg';
+import { partner } from '../factories';
 import { SPONSORSHIP_API } from '../../../apps/sponsorship-api/src/app.definition';
 import { SeatExpiryJob } from '../../../apps/sponsorship-api/src/seats/seat-expiry.job';
 import { startCrewApi, type CrewApiHarness } from './crew-api';
@@ -7,18 +9,15 @@ import { startAuthServer, type AuthServerHarness } from './auth-server';
 import { request, type HttpResponse } from '../http';
 import { bootApp, startStack, testAppEnv, useStarted } from './app-process';
 
-/** The sandbox partners' Basic credentials (docs/rules.md, Sandbox). */
-export const PARTNER = { id: 'sandbox-partner', secret: 'sandbox-secret' } as const;
-export const PARTNER_B = { id: 'sandbox-partner-b', secret: 'sandbox-secret-b' } as const;
-export const SUSPENDED = { id: 'sandbox-partner-suspended', secret: 'sandbox-secret-suspended' } as const;
+/** The sandbox partners (docs/rules.md, Sandbox), whose Basic credentials the specs send. */
+export const PARTNER = partner('sandbox-partner');
+export const PARTNER_B = partner('sandbox-partner-b');
+export const SUSPENDED = partner('sandbox-partner-suspended');
 
-export interface Credentials {
-  readonly id: string;
-  readonly secret: string;
-}
+export type Credentials = Pick<SandboxPartner, 'client_id' | 'client_secret'>;
 
 export function basic(c: Credentials): string {
-  return `Basic ${Buffer.from(`${c.id}:${c.secret}`).toString('base64')}`;
+  return `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`;
 }
 
 /**

@@ -11,7 +11,6 @@ import { AmqpConnection } from '@svc/platform';
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
 import { WEBHOOK_DISPATCHER } from '../../../apps/webhook-dispatcher/src/app.definition';
-import { createPartner as createAuthPartner, createUser, grantConsent, type AuthApp } from '../app-factories';
 import { startAuthServer, type AuthServerHarness } from './auth-server';
 import { WebhookReceiver } from '../webhook-receiver';
 import { bootApp, spawnApp, startStack, testAppEnv, useStarted, type AppProcess } from './app-process';
@@ -155,32 +154,6 @@ export function newEvent(type: EventType, userId: string, clientId?: string): Se
     created_at: new Date().toISOString(),
     ...(clientId === undefined ? {} : { client_id: clientId }),
   };
-}
-
-export interface TestPartner {
-  readonly clientId: string;
-  readonly secrets: string[];
-}
-
-/** A partner of its own for one test, with a webhook URL (or none) and one or two secrets. */
-export async function createPartner(
-  auth: AuthApp,
-  options: { webhookUrl: string | null; secrets?: 1 | 2; suspended?: boolean },
-): Promise<TestPartner> {
-  const partner = await createAuthPartner(auth, {
-    clientId: `wh-it-${randomBytes(6).toString('hex')}`,
-    scopes: ['profile:read', 'seatime:read', 'vessels:read'],
-    webhookUrl: options.webhookUrl,
-    webhookSecrets: options.secrets,
-    suspended: options.suspended,
-  });
-  return { clientId: partner.clientId, secrets: partner.webhookSecrets };
-}
-
-export { grantConsent };
-
-export async function newMember(auth: AuthApp): Promise<string> {
-  return (await createUser(auth)).user_id;
 }
 
 export interface DeliveryRow {
