@@ -7,7 +7,7 @@ import {
   createCrewMember,
   databaseToday,
 } from '../support/app-factories';
-import { accessToken } from '../support/oauth/tokens';
+import { accessToken } from '../support/oauth/flow';
 import { startCrewApi, useCrewApi } from '../support/starters/crew-api';
 
 /**

@@ -8,7 +8,7 @@ import {
 } from '../support/app-factories';
 import type { HttpResponse } from '../support/http';
 import { useCrewApi } from '../support/starters/crew-api';
-import { accessToken } from '../support/oauth/tokens';
+import { accessToken } from '../support/oauth/flow';
 
 /**
  * Conditional requests on the four crew-data endpoints (RFC 9110 §13, docs/rules.md Crew

@@ -1,7 +1,7 @@
 import { rateLimitKey } from '../../libs/security/src/limits/rate-limit';
 import { createCrewMember } from '../support/app-factories';
 import { useCrewApi } from '../support/starters/crew-api';
-import { accessToken } from '../support/oauth/tokens';
+import { accessToken } from '../support/oauth/flow';
 import { metricsUrl, sample } from '../support/metrics';
 
 /**

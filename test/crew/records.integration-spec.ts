@@ -3,7 +3,7 @@ import { partner } from '../support/factories';
 import { createUser } from '../support/app-factories';
 import { useCrewApi } from '../support/starters/crew-api';
 import { expectProblem } from '../support/problems';
-import { accessToken } from '../support/oauth/tokens';
+import { accessToken } from '../support/oauth/flow';
 
 /**
  * The four crew-data records of docs/rules.md (Resources) and docs/rules.md (Crew records), read

@@ -1,7 +1,7 @@
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import { createCrewMember } from '../support/app-factories';
-import { accessToken } from '../support/oauth/tokens';
+import { accessToken } from '../support/oauth/flow';
 import { useCrewApi } from '../support/starters/crew-api';
 
 /**

@@ -4,8 +4,8 @@ import {
   createCrewMember,
   databaseToday,
 } from '../support/app-factories';
-import { accessToken } from '../support/oauth/tokens';
-import { keepingReplicas } from '../support/keeping-replicas';
+import { accessToken } from '../support/oauth/flow';
+import { keepingReplicas } from '../support/starters/crew-api';
 
 /**
  * The sea-time answers a replica keeps by record version (SeaTimeCache), and the reads as of a

@@ -5,7 +5,7 @@ import { startAuthServer, type AuthServerHarness } from '../support/starters/aut
 import { request, type HttpResponse } from '../support/http';
 import { spawnCrewApi, type CrewApiProcess } from '../support/starters/crew-api';
 import { expectProblem } from '../support/problems';
-import { accessToken } from '../support/oauth/tokens';
+import { accessToken } from '../support/oauth/flow';
 
 /**
  * docs/rules.md's 503 `service_unavailable`: when crew-api's database or the token check

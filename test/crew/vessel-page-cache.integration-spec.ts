@@ -1,6 +1,6 @@
 import { addVesselPeriods, createCrewMember } from '../support/app-factories';
-import { accessToken } from '../support/oauth/tokens';
-import { keepingReplicas } from '../support/keeping-replicas';
+import { accessToken } from '../support/oauth/flow';
+import { keepingReplicas } from '../support/starters/crew-api';
 
 /**
  * The vessel-history pages a replica keeps (VesselPageCache) against real PostgreSQL, Redis and

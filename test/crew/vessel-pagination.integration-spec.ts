@@ -7,7 +7,7 @@ import {
 import type { HttpResponse } from '../support/http';
 import { useCrewApi } from '../support/starters/crew-api';
 import { expectInvalidFields } from '../support/problems';
-import { accessToken } from '../support/oauth/tokens';
+import { accessToken } from '../support/oauth/flow';
 
 /**
  * `/v1/me/vessels` keyset pagination (docs/rules.md, Crew records): order period_start DESC then

@@ -7,7 +7,7 @@ import {
   type FactoryPeriod,
 } from '../support/app-factories';
 import { useCrewApi } from '../support/starters/crew-api';
-import { accessToken } from '../support/oauth/tokens';
+import { accessToken } from '../support/oauth/flow';
 
 /**
  * A member with 5,000 vessel periods and 5,000 sea-time entries (written with one INSERT …

@@ -1,5 +1,6 @@
 import { PROBLEM_CONTENT_TYPE, REQUEST_ID_PATTERN, type ProblemBody } from '@svc/contracts';
-import { eventually, request, type HttpResponse } from '../support/http';
+import { request, type HttpResponse } from '../support/http';
+import { eventually } from '../support/services';
 import { startSystem, type RunningSystem } from '../support/system';
 
 /**

@@ -8,7 +8,7 @@ import { stringify } from 'yaml';
 import { NEST_APPS, type NestAppName } from '@svc/contracts';
 import { rateLimitKey } from '../../libs/security/src/limits/rate-limit';
 import { freePorts } from '../../scripts/lib/net.cjs';
-import { eventually } from '../support/http';
+import { eventually } from '../support/services';
 import { startSystem, type RunningSystem } from '../support/system';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { requiredSeries, ruleGroups } from '../monitoring/monitoring';

@@ -2,7 +2,7 @@ import { SCOPE_DESCRIPTIONS, type Scope } from '@svc/contracts';
 import type { Page, Response as PageResponse } from 'playwright-core';
 import { member, MEMBER_PASSWORD, partner } from '../support/factories';
 import { launchBrowser, type Browser } from '../support/browser';
-import { loadOauth4webapi, type Oauth4webapi } from '../support/oauth/oauth4webapi';
+import type * as Oauth4webapi from 'oauth4webapi';
 import { startSystem, type RunningSystem } from '../support/system';
 
 /**
@@ -12,7 +12,11 @@ import { startSystem, type RunningSystem } from '../support/system';
  */
 jest.setTimeout(120_000);
 
-const oauth = loadOauth4webapi();
+// oauth4webapi is ES modules only: loaded with Node's own `require` (require(esm)), not Jest's
+// CommonJS registry, so it runs with Node's own globals, exactly as a partner's server would.
+const oauth = process.getBuiltinModule('node:module').createRequire(__filename)(
+  'oauth4webapi',
+) as typeof Oauth4webapi;
 const A = partner('sandbox-partner');
 const alex = member('alex.morgan@sandbox.test');
 const REDIRECT_URI = 'http://localhost:8765/callback';

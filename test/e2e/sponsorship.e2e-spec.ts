@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ProblemBody } from '@svc/contracts';
-import { eventually, request, type HttpResponse } from '../support/http';
+import { request, type HttpResponse } from '../support/http';
+import { eventually } from '../support/services';
 import { startSystem, type RunningSystem } from '../support/system';
 import { expectProblem as expectGatewayProblem } from '../support/problems';
 

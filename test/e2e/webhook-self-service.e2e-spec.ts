@@ -1,6 +1,7 @@
 import { SANDBOX_PARTNERS, type ProblemBody } from '@svc/contracts';
 import { basicAuthorization } from '../support/factories';
-import { eventually, request, type HttpResponse } from '../support/http';
+import { request, type HttpResponse } from '../support/http';
+import { eventually } from '../support/services';
 import { startSystem, type RunningSystem } from '../support/system';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { authorize, bearer, json, type RegisteredPartner, registerPartner } from '../support/e2e-client';

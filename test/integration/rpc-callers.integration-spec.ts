@@ -11,8 +11,8 @@ import {
 } from '@svc/contracts';
 import { RpcRemoteError } from '@svc/platform';
 import { Pool } from 'pg';
-import { amqpUser } from '../../scripts/lib/credentials.cjs';
-import { brokerUrlOf, CallerRpc } from '../support/broker-users';
+import { amqpUser, appBrokerUrl } from '../../scripts/lib/credentials.cjs';
+import { CallerRpc } from '../support/broker-users';
 import { createCrewMember, createPartner, grantConsent } from '../support/app-factories';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
@@ -235,7 +235,7 @@ describe('the callers a contract names', () => {
 describe('the caller is the broker user RabbitMQ vouches for', () => {
   /** A raw AMQP connection as `app`'s own user, on one channel, listening for direct replies. */
   async function rawAs(app: NestAppName) {
-    const conn = await amqp.connect(brokerUrlOf(app, services.amqpUrl));
+    const conn = await amqp.connect(appBrokerUrl(app, services.amqpUrl));
     conn.on('error', () => undefined);
     const ch = await conn.createChannel();
     ch.on('error', () => undefined);

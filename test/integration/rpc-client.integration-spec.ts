@@ -16,7 +16,7 @@ import { startHttpApp } from '../support/http-app';
 import { TcpProxy } from '../support/tcp-proxy';
 import { eventually, testServices } from '../support/services';
 import { sample } from '../support/metrics';
-import { brokerUrlOf } from '../support/broker-users';
+import { appBrokerUrl } from '../../scripts/lib/credentials.cjs';
 
 /** RpcClient and the RPC transport against a real RabbitMQ, on a queue of this run's own. */
 const services = testServices();
@@ -33,7 +33,7 @@ const contract = <Res>(pattern: string, to = queue): RpcContract<unknown, Res> =
 const ECHO = contract<{ got: unknown; caller: unknown }>('test.echo');
 /** What the server answers: its handlers' patterns, and one that no handler takes. */
 const SERVED = [ECHO, contract('test.refuse'), contract('test.unknown')];
-const asCrewApi = (url: string) => brokerUrlOf('crew-api', url);
+const asCrewApi = (url: string) => appBrokerUrl('crew-api', url);
 
 @Controller()
 class TestHandlers {
@@ -131,7 +131,7 @@ describe('RPC over AmqpConnection', () => {
     const undeclared = await rpc.call(contract('test.undeclared'), {}).catch((err: unknown) => err);
     expect((undeclared as RpcRemoteError).remote).toMatchObject({ error: 'access_denied' });
     const own = new AmqpConnection(
-      { url: brokerUrlOf('consent-ui', services.amqpUrl), name: 'rpc-test-stranger', prefetch: 5 },
+      { url: appBrokerUrl('consent-ui', services.amqpUrl), name: 'rpc-test-stranger', prefetch: 5 },
       createLogger('rpc-test', 'silent'),
     );
     own.start();

@@ -17,7 +17,7 @@ import { AUTH_SERVER } from '../../apps/auth-server/src/app.definition';
 import { AUTH_SERVER_CONFIG } from '../../apps/auth-server/src/config';
 import { startHttpApp } from '../support/http-app';
 import { testServices } from '../support/services';
-import { brokerUrlOf } from '../support/broker-users';
+import { appBrokerUrl } from '../../scripts/lib/credentials.cjs';
 
 /**
  * One app asking another over RabbitMQ: crew-api's side is a probe controller on the platform's
@@ -70,7 +70,7 @@ beforeAll(async () => {
     // The sandbox's published broker passwords are refused in production.
     APP_ENV: 'sandbox',
     // As crew-api's own broker user: auth-server answers auth.ping to the apps it names.
-    AMQP_URL: brokerUrlOf('crew-api', services.amqpUrl),
+    AMQP_URL: appBrokerUrl('crew-api', services.amqpUrl),
     RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),
   });
   caller = await startHttpApp(

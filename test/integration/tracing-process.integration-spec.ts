@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { SANDBOX_MEMBERS } from '@svc/contracts';
-import { accessToken } from '../support/oauth/tokens';
+import { accessToken } from '../support/oauth/flow';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { spawnCrewApi, type CrewApiProcess } from '../support/starters/crew-api';
 

@@ -4,7 +4,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@o
 import { AUTH_PING, SANDBOX_MEMBERS } from '@svc/contracts';
 import { loadConfig, RpcRemoteError, startTracing, stopTracing, TRACING_CONFIG } from '@svc/platform';
 import { request } from '../support/http';
-import { accessToken } from '../support/oauth/tokens';
+import { accessToken } from '../support/oauth/flow';
 import { eventually } from '../support/services';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { INTERNAL_TOKEN, startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';

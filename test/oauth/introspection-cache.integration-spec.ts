@@ -14,7 +14,7 @@ import { sample, scrape } from '../support/metrics';
 import { request, type HttpResponse } from '../support/http';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { issueCode, issueTokens } from '../support/oauth/flow';
-import { brokerUrlOf } from '../support/broker-users';
+import { appBrokerUrl } from '../../scripts/lib/credentials.cjs';
 import { expectTokenResponse, OAuthHttp } from '../support/oauth/oauth-http';
 
 /**
@@ -66,7 +66,7 @@ beforeAll(async () => {
     {
       REDIS_URL: auth.services.redisUrl,
       REDIS_KEY_PREFIX: auth.services.redisKeyPrefix,
-      AMQP_URL: brokerUrlOf('crew-api', auth.services.amqpUrl),
+      AMQP_URL: appBrokerUrl('crew-api', auth.services.amqpUrl),
       AMQP_PREFETCH: 20,
       RPC_TIMEOUT_MS: 10_000,
     },

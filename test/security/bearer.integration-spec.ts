@@ -36,7 +36,7 @@ import type Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { startHttpApp } from '../support/http-app';
-import { brokerUrlOf } from '../support/broker-users';
+import { appBrokerUrl } from '../../scripts/lib/credentials.cjs';
 import { eventually, testServices } from '../support/services';
 import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../support/redis-topologies';
 
@@ -135,7 +135,7 @@ async function startResourceApp(redis: string | RedisConfig): Promise<ResourceAp
         ? { REDIS_URL: redis, REDIS_KEY_PREFIX: services.redisKeyPrefix }
         : redis),
       // As crew-api's own broker user: auth.introspect is answered to crew-api alone.
-      AMQP_URL: brokerUrlOf('crew-api', services.amqpUrl),
+      AMQP_URL: appBrokerUrl('crew-api', services.amqpUrl),
       AMQP_PREFETCH: 10,
       RPC_TIMEOUT_MS,
     },

@@ -1,5 +1,5 @@
+import { eventually } from '../support/services';
 import {
-  eventually,
   fresh,
   freshEmail,
   insertInvitedSeats,
@@ -51,14 +51,11 @@ describe('seat lifecycle: activation on sign-up and expiry', () => {
       const seat = await provision(email);
       expect(seat).toMatchObject({ status: 'invited', crew_name: null, activated_at: null });
       const member = await registerMember(crew, email, 'Nia Okafor');
-      const active = await eventually(
-        async () => {
-          const s = await getSeat(seat.sponsorship_id);
-          return s.status === 'active' && s;
-        },
-        10_000,
-        'the invited seat becomes active',
-      );
+      // The invited seat becomes active.
+      const active = await eventually(async () => {
+        const s = await getSeat(seat.sponsorship_id);
+        return s.status === 'active' ? s : undefined;
+      }, 10_000);
       // Active, but nameless: the member has not connected this partner (crew-names spec).
       expect(active).toMatchObject({ crew_name: null, email });
       expect(active.activated_at).not.toBeNull();
@@ -90,10 +87,10 @@ describe('seat lifecycle: activation on sign-up and expiry', () => {
       const oldest = await provision(email, b);
       const younger = await provision(email, partner);
       const member = await registerMember(crew, email);
+      // The oldest live invitation (b's) becomes active.
       await eventually(
-        async () => (await getSeat(oldest.sponsorship_id, b)).status === 'active',
+        async () => ((await getSeat(oldest.sponsorship_id, b)).status === 'active' ? true : undefined),
         10_000,
-        "the oldest live invitation (b's) becomes active",
       );
       expect((await getSeat(younger.sponsorship_id)).status).toBe('invited');
       expect((await getSeat(cancelled.sponsorship_id, a)).status).toBe('cancelled');

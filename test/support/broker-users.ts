@@ -2,14 +2,6 @@ import type { NestAppName, RpcContract } from '@svc/contracts';
 import { AmqpConnection, createLogger, RpcClient } from '@svc/platform';
 import { appBrokerUrl } from '../../scripts/lib/credentials.cjs';
 
-/**
- * `amqpUrl` (this run's vhost, or a file's own) with `app`'s own broker user, as `npm start` and
- * the e2e system connect each app: RPC servers answer an app only when it asks as its own user.
- */
-export function brokerUrlOf(app: NestAppName, amqpUrl: string): string {
-  return appBrokerUrl(app, amqpUrl);
-}
-
 /** A connection per app, on that app's own broker user, opened at its first use. */
 export class AppConnections {
   private readonly connections = new Map<NestAppName, AmqpConnection>();
@@ -24,7 +16,7 @@ export class AppConnections {
     let connection = this.connections.get(app);
     if (!connection) {
       connection = new AmqpConnection(
-        { url: brokerUrlOf(app, this.amqpUrl), name: `${this.name}-${app}`, prefetch: this.prefetch },
+        { url: appBrokerUrl(app, this.amqpUrl), name: `${this.name}-${app}`, prefetch: this.prefetch },
         createLogger(this.name, 'silent'),
       );
       connection.start();

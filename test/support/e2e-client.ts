@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { basicAuthorization, member, partner, pkcePair, randomState, type MemberEmail } from './factories';
+import { basicAuthorization, member, partner, type MemberEmail } from './factories';
 import { FormClient } from './oauth/forms';
 import { request, type HttpResponse } from './http';
 import type { RunningSystem } from './system';
 import type { WebhookReceiver } from './webhook-receiver';
-import { allow, consentPage, type TokenPair } from './oauth/token-pairs';
+import { SANDBOX_CLIENT, tokenPair, type OAuthClient, type TokenPair } from './oauth/token-pairs';
 
 export type { TokenPair };
 export const A = partner('sandbox-partner');
@@ -16,62 +16,21 @@ export const REDIRECT_URI = A.redirect_uris[0];
 
 /** A POST of form fields (the token and revocation endpoints). */
 export function postForm(url: string, fields: Record<string, string>): Promise<HttpResponse> {
-  return request(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(fields).toString(),
-    timeoutMs: 30_000,
-  });
+  return request(url, { method: 'POST', form: fields, timeoutMs: 30_000 });
 }
-
-/** The client a token is asked for: sandbox-partner unless a test registered its own. */
-export interface OAuthClient {
-  readonly client_id: string;
-  readonly client_secret: string;
-  readonly redirect_uri: string;
-}
-
-const SANDBOX_CLIENT: OAuthClient = {
-  client_id: A.client_id,
-  client_secret: A.client_secret,
-  redirect_uri: REDIRECT_URI,
-};
 
 /**
  * A token pair of sandbox-partner (or `client`) for `email`, through the gateway as a browser and
  * a partner would get it: /oauth/authorize, the sign-in form, the consent form, the code exchange.
  */
-export async function authorize(
+export function authorize(
   system: RunningSystem,
   email: MemberEmail,
   scope = 'profile:read seatime:read vessels:read',
   client: OAuthClient = SANDBOX_CLIENT,
 ): Promise<TokenPair> {
   const browser = new FormClient(system.baseUrl, [`http://localhost:${system.gatewayPort}`]);
-  const pkce = pkcePair();
-  const query = new URLSearchParams({
-    response_type: 'code',
-    client_id: client.client_id,
-    redirect_uri: client.redirect_uri,
-    scope,
-    state: randomState(),
-    code_challenge: pkce.challenge,
-    code_challenge_method: 'S256',
-  });
-  const code = await allow(
-    browser,
-    await consentPage(browser, Object.fromEntries(query), member(email).email),
-  );
-  const res = await postForm(`${system.baseUrl}/oauth/token`, {
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: client.redirect_uri,
-    code_verifier: pkce.verifier,
-    client_id: client.client_id,
-    client_secret: client.client_secret,
-  });
-  if (res.status !== 200) throw new Error(`code exchange answered ${res.status}: ${res.text}`);
-  return res.json<TokenPair>();
+  return tokenPair(browser, { client, scope, email: member(email).email });
 }
 
 /** Refreshes at `base` (the gateway, or one auth-server replica). */
@@ -89,7 +48,7 @@ export function bearer(
   token: string,
   headers: Record<string, string> = {},
 ): Promise<HttpResponse> {
-  return request(url, { headers: { authorization: `Bearer ${token}`, ...headers }, timeoutMs: 30_000 });
+  return request(url, { bearer: token, headers, timeoutMs: 30_000 });
 }
 
 export function json(
@@ -98,15 +57,7 @@ export function json(
   authorization: string,
   body?: unknown,
 ): Promise<HttpResponse> {
-  return request(url, {
-    method,
-    headers: {
-      authorization,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    timeoutMs: 30_000,
-  });
+  return request(url, { method, headers: { authorization }, json: body, timeoutMs: 30_000 });
 }
 
 export interface RegisteredPartner {

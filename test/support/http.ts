@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { assertContract } from './contract';
-import { eventually as poll } from './services';
+import { formBody } from './factories';
 
 /** A response as the e2e tests look at it. Header names are lower-case. */
 export interface HttpResponse {
@@ -17,6 +17,12 @@ export interface RequestOptions {
   readonly method?: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string | Buffer;
+  /** A JSON body (a string is sent as it is). */
+  readonly json?: unknown;
+  /** An `application/x-www-form-urlencoded` body; a list of pairs keeps repeated names. */
+  readonly form?: Record<string, string> | readonly (readonly [string, string])[];
+  /** `Authorization: Bearer <token>`; undefined: none. */
+  readonly bearer?: string;
   readonly timeoutMs?: number;
 }
 
@@ -26,7 +32,21 @@ export interface RequestOptions {
  * what counts, not the error of the unfinished upload.
  */
 export function request(url: string, options: RequestOptions = {}): Promise<HttpResponse> {
-  const { method = 'GET', headers = {}, body, timeoutMs = 20_000 } = options;
+  const { method = 'GET', json, form, bearer, timeoutMs = 20_000 } = options;
+  const body =
+    json !== undefined
+      ? typeof json === 'string'
+        ? json
+        : JSON.stringify(json)
+      : form
+        ? formBody(form)
+        : options.body;
+  const headers = {
+    ...(bearer === undefined ? {} : { authorization: `Bearer ${bearer}` }),
+    ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+    ...(form === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }),
+    ...options.headers,
+  };
   const started = Date.now();
   return new Promise((resolve, reject) => {
     let answered = false;
@@ -75,7 +95,3 @@ export function request(url: string, options: RequestOptions = {}): Promise<Http
     else req.end(body);
   });
 }
-
-/** `eventually` of services.ts with the e2e tier's patience (through the gateway, processes on a busy machine). */
-export const eventually = <T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, everyMs = 250) =>
-  poll(check, timeoutMs, everyMs);

@@ -13,9 +13,10 @@ export function testServices() {
   };
 }
 
+/** Polls `check` until it answers something other than undefined (a throw counts as not yet). */
 export async function eventually<T>(
   check: () => Promise<T | undefined>,
-  timeoutMs = 10_000,
+  timeoutMs = 15_000,
   everyMs = 100,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;

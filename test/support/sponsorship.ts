@@ -77,22 +77,6 @@ export async function seatCount(db: Pool, where: string, params: unknown[]): Pro
   return Number(rows[0].n);
 }
 
-/** Polls `probe` until it answers something truthy, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  probe: () => Promise<T | undefined | false>,
-  timeoutMs: number,
-  what: string,
-  intervalMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
-
 export interface SeatBody {
   readonly sponsorship_id: string;
   readonly email: string;

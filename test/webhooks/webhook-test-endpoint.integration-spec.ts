@@ -6,7 +6,7 @@ import { eventually } from '../support/services';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
 import { expectProblem } from '../support/problems';
-import { accessToken } from '../support/oauth/tokens';
+import { accessToken } from '../support/oauth/flow';
 import type { AppProcess } from '../support/starters/app-process';
 import { spawnDispatcher } from '../support/starters/webhook-dispatcher';
 import { WebhookReceiver } from '../support/webhook-receiver';

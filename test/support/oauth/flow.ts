@@ -12,7 +12,7 @@ import {
   partner as sandboxPartner,
   type TokenResponse,
 } from '../factories';
-import { expectTokenResponse, type OAuthHttp } from './oauth-http';
+import { expectTokenResponse, OAuthHttp } from './oauth-http';
 
 /** What the flow asks through: the harness's CallerRpc, or an app's own RpcClient. */
 type Rpc = Pick<RpcClient, 'call'>;
@@ -97,4 +97,22 @@ export async function issueTokens(
   const issued = await issueCode(rpc, options);
   const res = await http.exchange(issued.partner, issued.code, issued.verifier, issued.redirectUri);
   return { ...issued, tokens: expectTokenResponse(res) };
+}
+
+/**
+ * An access token from the real auth-server, obtained as a partner obtains one: consent through
+ * `auth.authorize.*` (as consent-ui asks), then the code exchanged at `/oauth/token` with PKCE.
+ */
+export async function accessToken(
+  auth: { readonly rpc: Rpc; readonly url: string },
+  member: SandboxMember,
+  options: { readonly partner?: SandboxPartner; readonly scope?: string } = {},
+): Promise<string> {
+  const partner = options.partner ?? sandboxPartner();
+  const { tokens } = await issueTokens(auth.rpc, new OAuthHttp(auth.url), {
+    partner,
+    member,
+    scope: options.scope ?? partner.scopes.join(' '),
+  });
+  return tokens.access_token;
 }

@@ -1,20 +1,6 @@
 import type { SandboxPartner } from '@svc/contracts';
-import { basicAuthorization, formBody, type TokenResponse } from '../factories';
+import { basicAuthorization, type TokenResponse } from '../factories';
 import { request, type HttpResponse } from '../http';
-
-/** The RFC 6749 §5.2 error codes the interface names, plus the authorization-endpoint ones of §4.1.2.1. */
-export const OAUTH_ERROR_CODES = [
-  'invalid_request',
-  'invalid_client',
-  'invalid_grant',
-  'unauthorized_client',
-  'unsupported_grant_type',
-  'invalid_scope',
-  'access_denied',
-  'unsupported_response_type',
-  'server_error',
-  'temporarily_unavailable',
-] as const;
 
 export type FormFields = Record<string, string> | readonly (readonly [string, string])[];
 /** `basic`: the client's id and secret in the Authorization header (RFC 6749 §2.3.1). */
@@ -37,16 +23,17 @@ export class OAuthHttp {
   }
 
   userinfo(accessToken: string): Promise<HttpResponse> {
-    return request(`${this.baseUrl}/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+    return request(`${this.baseUrl}/oauth/userinfo`, { bearer: accessToken });
   }
 
-  postForm(path: string, fields: FormFields, options: FormOptions = {}): Promise<HttpResponse> {
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
-    if (options.basic) headers.authorization = basicAuthorization(options.basic[0], options.basic[1]);
+  postForm(path: string, form: FormFields, options: FormOptions = {}): Promise<HttpResponse> {
+    const basic: Record<string, string> = options.basic
+      ? { authorization: basicAuthorization(...options.basic) }
+      : {};
     return request(`${this.baseUrl}${path}`, {
       method: 'POST',
-      headers: { ...headers, ...options.headers },
-      body: formBody(fields),
+      form,
+      headers: { ...basic, ...options.headers },
     });
   }
 

@@ -1,4 +1,5 @@
-import { authorizeRequest, basicAuthorization, member, MEMBER_PASSWORD, partner } from '../factories';
+import { authorizeRequest, member, MEMBER_PASSWORD, partner } from '../factories';
+import { request } from '../http';
 import { FormClient } from './forms';
 
 export interface TokenPair {
@@ -6,40 +7,60 @@ export interface TokenPair {
   readonly refresh_token: string;
 }
 
+/** The client a token is asked for: sandbox-partner unless a test registered its own. */
+export interface OAuthClient {
+  readonly client_id: string;
+  readonly client_secret: string;
+  readonly redirect_uri: string;
+}
+
+const SANDBOX = partner('sandbox-partner');
+export const SANDBOX_CLIENT: OAuthClient = { ...SANDBOX, redirect_uri: SANDBOX.redirect_uris[0] };
+
 /**
- * Token pairs of alex.morgan for sandbox-partner, each from its own authorization code flow with
- * PKCE through the gateway, as a partner gets them: the member signs in once in a browser-like
- * client, then every pair is an authorization request, Allow on the consent screen, and the code
- * exchanged at /oauth/token.
+ * A token pair of `client` as a partner gets one, through `browser`: an authorization request with
+ * PKCE, Allow on the consent screen (signing in as `email` first; none: the browser is signed in
+ * already), and the code exchanged at /oauth/token.
  */
+export async function tokenPair(
+  browser: FormClient,
+  options: { client?: OAuthClient; scope?: string; email?: string } = {},
+): Promise<TokenPair> {
+  const { client = SANDBOX_CLIENT, scope = 'profile:read seatime:read vessels:read' } = options;
+  const req = authorizeRequest({
+    scope,
+    redirectUri: client.redirect_uri,
+    overrides: { client_id: client.client_id },
+  });
+  const code = await allow(browser, await consentPage(browser, req.params, options.email));
+  const res = await request(`${browser.baseUrl}/oauth/token`, {
+    method: 'POST',
+    form: {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: client.redirect_uri,
+      code_verifier: req.pkce.verifier,
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    },
+    timeoutMs: 30_000,
+  });
+  if (res.status !== 200) throw new Error(`code exchange answered ${res.status}: ${res.text}`);
+  return res.json<TokenPair>();
+}
+
+/** `count` token pairs of alex.morgan for sandbox-partner through the gateway, who signs in once. */
 export async function obtainTokenPairs(
   baseUrl: string,
   publicOrigin: string,
   count: number,
 ): Promise<TokenPair[]> {
-  const p = partner('sandbox-partner');
   const browser = new FormClient(baseUrl, [publicOrigin]);
   const pairs: TokenPair[] = [];
   for (let i = 0; i < count; i++) {
-    const req = authorizeRequest({ partner: p, scope: 'profile:read seatime:read vessels:read' });
-    const signIn = i === 0 ? member('alex.morgan@sandbox.test').email : undefined;
-    const code = await allow(browser, await consentPage(browser, req.params, signIn));
-    const token = await fetch(`${baseUrl}/oauth/token`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: basicAuthorization(p.client_id, p.client_secret),
-      },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: req.redirectUri,
-        code_verifier: req.pkce.verifier,
-      }).toString(),
-    });
-    if (token.status !== 200)
-      throw new Error(`token exchange answered ${token.status}: ${await token.text()}`);
-    pairs.push((await token.json()) as TokenPair);
+    pairs.push(
+      await tokenPair(browser, { email: i === 0 ? member('alex.morgan@sandbox.test').email : undefined }),
+    );
   }
   return pairs;
 }

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { NestAppName } from '@svc/contracts';
 import { buildApp, createLogger, loadConfig, type AppDefinition, type ConfigSpec } from '@svc/platform';
 import { assertBuilt, mainJs, ROOT } from '../../../scripts/lib/apps.cjs';
 import { freePorts, waitForHttpOk } from '../../../scripts/lib/net.cjs';
 import { startProcess, tail } from '../../../scripts/lib/procs.cjs';
-import { brokerUrlOf } from '../broker-users';
-import type { testServices } from '../services';
+import { Pool } from 'pg';
+import { appBrokerUrl } from '../../../scripts/lib/credentials.cjs';
+import { testServices } from '../services';
 
 /** PUBLIC_BASE_URL of every app in the integration tier: the issuer (RFC 8414) of auth-server. */
 export const ISSUER = 'http://oauth-it.localhost:8080';
@@ -53,31 +53,15 @@ export function testAppEnv(
     METRICS_PORT: '0',
     ...APP_SETTINGS[app],
     ...env,
-    AMQP_URL: brokerUrlOf(app, env.AMQP_URL ?? services.amqpUrl),
+    AMQP_URL: appBrokerUrl(app, env.AMQP_URL ?? services.amqpUrl),
   };
-}
-
-export interface AppProcess {
-  readonly url: string;
-  /** Its metrics port's base URL (`${metricsUrl}/metrics`). */
-  readonly metricsUrl: string;
-  readonly pid: number;
-  readonly logFile: string;
-  /** SIGKILL (kill -9): no shutdown hook runs, nothing is acked or recorded. */
-  kill(): Promise<void>;
-  /** SIGTERM, then SIGKILL after a grace period. */
-  stop(): Promise<void>;
 }
 
 /**
  * An app as the built process (`node dist/apps/<app>/src/main.js`) on a free port, returned once
  * its /readyz answers. Output goes to `.run/integration-<run id>/<app>-<label>.log`.
  */
-export async function spawnApp(
-  app: NestAppName,
-  label: string,
-  env: Readonly<Record<string, string>>,
-): Promise<AppProcess> {
+export async function spawnApp(app: NestAppName, label: string, env: Readonly<Record<string, string>>) {
   assertBuilt([app], { cli: false });
   const [port, metricsPort] = await freePorts(2);
   const logDir = path.join(ROOT, '.run', `integration-${process.env.TEST_RUN_ID ?? 'local'}`);
@@ -102,13 +86,16 @@ export async function spawnApp(
   const pid = handle.pid;
   return {
     url,
+    /** Its metrics port's base URL (`${metricsUrl}/metrics`). */
     metricsUrl: `http://127.0.0.1:${metricsPort}`,
     pid,
     logFile,
+    /** SIGKILL (kill -9): no shutdown hook runs, nothing is acked or recorded. */
     async kill() {
       process.kill(pid, 'SIGKILL');
       await handle.exited;
     },
+    /** SIGTERM, then SIGKILL after a grace period. */
     async stop() {
       await handle.stop(5000);
     },
@@ -119,33 +106,44 @@ export async function spawnApp(
  * An app booted in this process as `serveApp` builds it (`buildApp`: its real root module, parsers
  * and error mapping), after its sandbox seed when it has one (idempotent, docs/rules.md, Sandbox:
  * every spec file seeds, in any order), listening on a free port of 127.0.0.1. `rpc`: also answer
- * the app's RPC queue (when it has one). TEST_LOG_LEVEL shows its logs.
+ * the app's RPC queue (when it has one). `db`: a pool on the run's database for factories and
+ * checks. TEST_LOG_LEVEL shows its logs.
  */
 export async function bootApp<S extends ConfigSpec>(
   definition: AppDefinition<S>,
   env: Readonly<Record<string, string>>,
   rpc = false,
-): Promise<{ app: NestFastifyApplication; url: string }> {
+) {
   const config = loadConfig(definition.config, { PORT: '1', ...env });
   const logger = createLogger(definition.name, process.env.TEST_LOG_LEVEL ?? 'silent');
   await definition.seed?.(config, logger);
   const { app } = await buildApp(definition, config, logger, rpc);
   if (rpc) await app.startAllMicroservices();
   await app.listen({ port: 0, host: '127.0.0.1' });
-  return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
+  const db = new Pool({ connectionString: testServices().databaseUrl, max: 4 });
+  return {
+    app,
+    url: (await app.getUrl()).replace('[::1]', '127.0.0.1'),
+    db,
+    async close() {
+      await app.close();
+      await db.end();
+    },
+  };
 }
+
+export type AppProcess = Awaited<ReturnType<typeof spawnApp>>;
 
 interface Closable {
   close(): Promise<void>;
 }
+export type Keep = <P extends Closable>(part: P) => P;
 
 /**
  * Starts the parts of a stack in order (`keep` each one); if one fails to start, the ones already
  * running are closed, last first, before it rethrows. `close()` closes them all the same way.
  */
-export async function startStack<T extends object>(
-  build: (keep: <P extends Closable>(part: P) => P) => Promise<T>,
-): Promise<T & Closable> {
+export async function startStack<T extends object>(build: (keep: Keep) => Promise<T>): Promise<T & Closable> {
   const parts: Closable[] = [];
   const close = async () => {
     for (const part of parts.splice(0).reverse()) await part.close();
@@ -159,25 +157,21 @@ export async function startStack<T extends object>(
 }
 
 /**
- * What `start` starts, for the specs of one file (or describe block): started in its beforeAll,
- * closed in its afterAll. The values stand in for the parts beforeAll creates, so specs can use
- * them at the top level without `let` and an assignment.
+ * The stack `build` starts (startStack), for the specs of one file (or describe block): started in
+ * its beforeAll, closed in its afterAll. Each part read from the result stands in for the one
+ * beforeAll creates, so specs can use them at the top level without `let` and an assignment.
  */
-export function useStarted<T extends Closable, K extends keyof T>(
-  start: () => Promise<T>,
-  keys: readonly K[],
-  timeoutMs = 60_000,
-): { [P in K]: T[P] } {
-  let started: T | undefined;
+export function useStarted<T extends object>(build: (keep: Keep) => Promise<T>, timeoutMs = 60_000): T {
+  let started: (T & Closable) | undefined;
   beforeAll(async () => {
-    started = await start();
+    started = await startStack(build);
   }, timeoutMs);
   afterAll(async () => {
     await started?.close();
   });
-  const parts = {} as { [P in K]: T[P] };
-  for (const key of keys) parts[key] = startedLater(() => started?.[key] as (T[K] & object) | undefined);
-  return parts;
+  return new Proxy({} as T, {
+    get: (_target, key) => startedLater(() => started?.[key as keyof T] as object | undefined),
+  });
 }
 
 /** Reads through to the value `current` returns once beforeAll has set it. */

@@ -9,26 +9,15 @@ import { FormClient } from '../oauth/forms';
  * auth-server over RPC). PUBLIC_BASE_URL is the same issuer as auth-server's: in production both
  * sit behind one gateway origin.
  */
-export interface ConsentUiHarness {
-  readonly url: string;
-  close(): Promise<void>;
-  /** A browser-like client signed in as `email` through the real /login form. */
-  signIn(email: MemberEmail): Promise<FormClient>;
-  client(): FormClient;
-}
-
-export async function startConsentUi(
-  auth: AuthServerHarness,
-  env: Readonly<Record<string, string>> = {},
-): Promise<ConsentUiHarness> {
-  const { app, url } = await bootApp(CONSENT_UI, testAppEnv('consent-ui', auth.services, env));
+export async function startConsentUi(auth: AuthServerHarness, env: Readonly<Record<string, string>> = {}) {
+  const { url, close } = await bootApp(CONSENT_UI, testAppEnv('consent-ui', auth.services, env));
   const client = () => new FormClient(url, [new URL(ISSUER).origin]);
-
   return {
     url,
-    close: () => app.close(),
+    close,
     client,
-    async signIn(email) {
+    /** A browser-like client signed in as `email` through the real /login form. */
+    async signIn(email: MemberEmail) {
       const browser = client();
       const page = await browser.fetch('/login');
       if (page.status !== 200) throw new Error(`GET /login answered ${page.status}`);
@@ -43,3 +32,5 @@ export async function startConsentUi(
     },
   };
 }
+
+export type ConsentUiHarness = Awaited<ReturnType<typeof startConsentUi>>;

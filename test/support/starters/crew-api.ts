@@ -1,78 +1,38 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger, loadConfig } from '@svc/platform';
-import { Pool } from 'pg';
 import { CREW_API } from '../../../apps/crew-api/src/app.definition';
 import { startAuthServer, type AuthServerHarness } from './auth-server';
 import { request, type HttpResponse } from '../http';
-import {
-  bootApp,
-  INTERNAL_TOKEN,
-  spawnApp,
-  startStack,
-  testAppEnv,
-  useStarted,
-  type AppProcess,
-} from './app-process';
+import { bootApp, INTERNAL_TOKEN, spawnApp, testAppEnv, useStarted } from './app-process';
 
 export { INTERNAL_TOKEN };
 
 /**
  * crew-api booted in-process (bootApp), next to an in-process auth-server that it asks about
- * tokens over RPC. `db` is a pool on the run's database for factories and checks.
+ * tokens over RPC. `rpc`: also answer crew-api's RPC queue (entitlements for sponsorship-api), as
+ * `serveApp` does.
  */
-export interface CrewApiHarness {
-  readonly url: string;
-  readonly app: NestFastifyApplication;
-  readonly db: Pool;
-  /** GET a crew-data endpoint with a bearer token (undefined: no Authorization header). */
-  get(path: string, token: string | undefined, headers?: Record<string, string>): Promise<HttpResponse>;
-  /** A call of the internal records API with the internal token (or `token`). */
-  internal(method: string, path: string, body?: unknown, token?: string): Promise<HttpResponse>;
-  close(): Promise<void>;
-}
-
-/** `rpc`: also answer crew-api's RPC queue (entitlements for sponsorship-api), as `serveApp` does. */
 export async function startCrewApi(
   auth: AuthServerHarness,
   env: Readonly<Record<string, string>> = {},
   options: { readonly rpc?: boolean } = {},
-): Promise<CrewApiHarness> {
-  const { app, url } = await bootApp(CREW_API, testAppEnv('crew-api', auth.services, env), options.rpc);
-  const db = new Pool({ connectionString: auth.services.databaseUrl, max: 4 });
-  return {
-    url,
-    app,
-    db,
-    ...crewClient(url),
-    async close() {
-      await app.close();
-      await db.end();
-    },
-  };
+) {
+  const booted = await bootApp(CREW_API, testAppEnv('crew-api', auth.services, env), options.rpc);
+  return { ...booted, ...crewClient(booted.url) };
 }
+
+export type CrewApiHarness = Awaited<ReturnType<typeof startCrewApi>>;
 
 /** HTTP calls of a partner (`get`) and of the service's crew apps (`internal`) to a crew-api. */
-function crewClient(url: string): Pick<CrewApiHarness, 'get' | 'internal'> {
+function crewClient(url: string) {
   return {
-    get: (path, token, headers = {}) =>
-      request(`${url}${path}`, {
-        headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...headers },
-        timeoutMs: 10_000,
-      }),
-    internal: (method, path, body, token = INTERNAL_TOKEN) =>
-      request(`${url}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        timeoutMs: 10_000,
-      }),
+    /** GET a crew-data endpoint with a bearer token (undefined: no Authorization header). */
+    get: (path: string, token: string | undefined, headers: Record<string, string> = {}) =>
+      request(`${url}${path}`, { bearer: token, headers, timeoutMs: 10_000 }),
+    /** A call of the internal records API with the internal token (or `token`). */
+    internal: (method: string, path: string, json?: unknown, token = INTERNAL_TOKEN) =>
+      request(`${url}${path}`, { method, bearer: token, json, timeoutMs: 10_000 }),
   };
 }
-
-export type CrewApiProcess = AppProcess & Pick<CrewApiHarness, 'get' | 'internal'>;
 
 /**
  * crew-api as the built process, for what only the real process shows faithfully: how it answers
@@ -85,7 +45,7 @@ export async function spawnCrewApi(
   auth: AuthServerHarness,
   label: string,
   env: Readonly<Record<string, string>> = {},
-): Promise<CrewApiProcess> {
+) {
   const config = loadConfig(CREW_API.config, { PORT: '1', ...testAppEnv('crew-api', auth.services) });
   await CREW_API.seed?.(config, createLogger('crew-api', 'silent'));
   const app = await spawnApp(
@@ -96,17 +56,46 @@ export async function spawnCrewApi(
   return { ...app, ...crewClient(app.url) };
 }
 
+export type CrewApiProcess = Awaited<ReturnType<typeof spawnCrewApi>>;
+
 /** auth-server and crew-api for the specs of one file (useStarted). */
 export function useCrewApi(
   env: Readonly<Record<string, string>> = {},
   options: { readonly rpc?: boolean } = {},
-): { auth: AuthServerHarness; crew: CrewApiHarness } {
-  return useStarted(
-    () =>
-      startStack(async (keep) => {
-        const auth = keep(await startAuthServer());
-        return { auth, crew: keep(await startCrewApi(auth, env, options)) };
-      }),
-    ['auth', 'crew'],
-  );
+) {
+  return useStarted(async (keep) => {
+    const auth = keep(await startAuthServer());
+    return { auth, crew: keep(await startCrewApi(auth, env, options)) };
+  });
+}
+
+/**
+ * Two crew-api replicas on one database: `keeping` keeps what its cache setting (`setting`) lets
+ * it keep, `reading` (the setting at 0) reads everything from the database. `both` asks them the
+ * same request and checks their answers equal, byte for byte, validators included: a kept answer
+ * is never one the database would not give.
+ */
+export function keepingReplicas(setting: string, kept = '50') {
+  const replicas = useStarted(async (keep) => {
+    const auth = keep(await startAuthServer());
+    const keeping = keep(await startCrewApi(auth, { [setting]: kept }));
+    return { auth, keeping, reading: keep(await startCrewApi(auth, { [setting]: '0' })) };
+  }, 90_000);
+  const seen = (r: HttpResponse) => ({
+    status: r.status,
+    etag: r.header('etag'),
+    lastModified: r.header('last-modified'),
+    body: r.text,
+  });
+  return {
+    auth: replicas.auth,
+    keeping: replicas.keeping,
+    reading: replicas.reading,
+    async both(path: string, token: string, headers: Record<string, string> = {}) {
+      const a = await replicas.keeping.get(path, token, headers);
+      const b = await replicas.reading.get(path, token, headers);
+      expect(seen(a)).toEqual(seen(b));
+      return a;
+    },
+  };
 }

@@ -1,4 +1,3 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
   CREW_EVENTS_EXCHANGE,
   EVENT_BATCH_CONTENT_TYPE,
@@ -13,116 +12,96 @@ import { Pool } from 'pg';
 import { WEBHOOK_DISPATCHER } from '../../../apps/webhook-dispatcher/src/app.definition';
 import { startAuthServer, type AuthServerHarness } from './auth-server';
 import { WebhookReceiver } from '../webhook-receiver';
-import { bootApp, spawnApp, startStack, testAppEnv, useStarted, type AppProcess } from './app-process';
+import { bootApp, spawnApp, startStack, testAppEnv, useStarted, type Keep } from './app-process';
 import { createSuiteVhost } from '../../../scripts/lib/isolation.cjs';
 import { testServices } from '../services';
 import { AppConnections } from '../broker-users';
 import { publisherOf } from '../../../scripts/lib/credentials.cjs';
 
-export interface DispatcherHarness extends EventPublisher {
-  readonly app: NestFastifyApplication;
-}
-
 /**
- * What a test needs beside a dispatcher: crew.events to publish to, as the outbox relays do, and
- * the database to look at. It consumes nothing.
+ * What most delivery specs start: auth-server, one dispatcher and a partner's receiving endpoint.
+ * `ownVhost`: runs the stack on a vhost of its own (named after this label) instead of the run's,
+ * so that the dispatcher works off this file's events alone. A file that counts what the
+ * dispatcher did (its metrics, the endpoints it disabled) needs it: on the shared vhost, retries
+ * that earlier files' failing endpoints left in the queues reach whichever dispatcher runs next.
+ * The first attempts earlier files left in the backlog (their rows, in the database a Jest
+ * worker's files share) are given up first, for the same reason.
  */
-export interface EventPublisher {
-  readonly db: Pool;
-  /** Publishes an event to crew.events as the outbox relays do: in a pack of its own. */
-  publish(event: ServiceEvent): Promise<void>;
-  /**
-   * Publishes several events in one pack, as the relays do with the events of one routing key they
-   * claim together (each entry's message id = its payload's id). Payloads need not be valid events.
-   */
-  publishPacked(routingKey: string, payloads: readonly { id: string }[]): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** What most delivery specs start: auth-server, one dispatcher and a partner's receiving endpoint. */
-export interface DeliveryStack {
-  readonly auth: AuthServerHarness;
-  readonly dispatcher: DispatcherHarness;
-  readonly receiver: WebhookReceiver;
-  close(): Promise<void>;
-}
-
-export interface DeliveryStackOptions {
-  /**
-   * Runs the stack on a vhost of its own (named after this label) instead of the run's, so that
-   * the dispatcher works off this file's events alone. A file that counts what the dispatcher did
-   * (its metrics, the endpoints it disabled) needs it: on the shared vhost, retries that earlier
-   * files' failing endpoints left in the queues reach whichever dispatcher runs next. The first
-   * attempts earlier files left in the backlog (their rows, in the database a Jest worker's files
-   * share) are ended first, for the same reason.
-   */
-  readonly ownVhost?: string;
-}
-
-export function startDeliveryStack(
-  env: Readonly<Record<string, string>> = {},
-  options: DeliveryStackOptions = {},
-): Promise<DeliveryStack> {
-  return startStack(async (keep) => {
+function deliveryStack(env: Readonly<Record<string, string>>, options: { readonly ownVhost?: string }) {
+  return async (keep: Keep) => {
     let brokerEnv: Record<string, string> = {};
     if (options.ownVhost) {
       const vhost = await createSuiteVhost(testServices().amqpUrl, options.ownVhost);
       keep({ close: () => vhost.remove() });
       brokerEnv = { AMQP_URL: vhost.url };
-      await endLeftBacklog(testServices().databaseUrl);
+      const db = new Pool({ connectionString: testServices().databaseUrl, max: 1 });
+      await db
+        .query(
+          `UPDATE webhooks.deliveries SET status = 'failed', give_up_reason = 'attempts_exhausted'
+            WHERE status = 'pending' AND attempts = 0`,
+        )
+        .finally(() => db.end());
     }
     const auth = keep(await startAuthServer(brokerEnv));
     const dispatcher = keep(await startDispatcher(auth, { ...brokerEnv, ...env }));
     return { auth, dispatcher, receiver: keep(await WebhookReceiver.start()) };
-  });
+  };
 }
 
-/** Gives up the first attempts earlier files left pending (their endpoints are gone). */
-async function endLeftBacklog(databaseUrl: string): Promise<void> {
-  const db = new Pool({ connectionString: databaseUrl, max: 1 });
-  try {
-    await db.query(
-      `UPDATE webhooks.deliveries SET status = 'failed', give_up_reason = 'attempts_exhausted'
-        WHERE status = 'pending' AND attempts = 0`,
-    );
-  } finally {
-    await db.end();
-  }
+export function startDeliveryStack(
+  env: Readonly<Record<string, string>> = {},
+  options: { ownVhost?: string } = {},
+) {
+  return startStack(deliveryStack(env, options));
+}
+
+export type DeliveryStack = Awaited<ReturnType<typeof startDeliveryStack>>;
+
+/** The delivery stack for the specs of one file (useStarted). */
+export function useDeliveryStack(
+  env: Readonly<Record<string, string>> = {},
+  options: { ownVhost?: string } = {},
+) {
+  return useStarted(deliveryStack(env, options));
 }
 
 /**
- * webhook-dispatcher booted in-process (bootApp), next to an in-process auth-server. `rpc`: also
- * answer the dispatcher's RPC queue (the partner portal), as `serveApp` does.
+ * webhook-dispatcher booted in-process (bootApp), next to an in-process auth-server, with a
+ * publisher on crew.events beside it. `rpc`: also answer the dispatcher's RPC queue (the partner
+ * portal), as `serveApp` does.
  */
 export async function startDispatcher(
   auth: AuthServerHarness,
   env: Readonly<Record<string, string>> = {},
   options: { readonly rpc?: boolean } = {},
-): Promise<DispatcherHarness> {
-  const dispatcherEnv = testAppEnv('webhook-dispatcher', auth.services, env);
-  const { app } = await bootApp(WEBHOOK_DISPATCHER, dispatcherEnv, options.rpc);
+) {
+  const booted = await bootApp(
+    WEBHOOK_DISPATCHER,
+    testAppEnv('webhook-dispatcher', auth.services, env),
+    options.rpc,
+  );
   // Connected means the topology (queues and the crew.events binding) is declared.
-  await app.get(AmqpConnection).waitUntilConnected(15_000);
+  await booted.app.get(AmqpConnection).waitUntilConnected(15_000);
   const publisher = await startPublisher(auth, env.AMQP_URL);
   return {
     ...publisher,
-    app,
+    app: booted.app,
     async close() {
-      await app.close();
+      await booted.close();
       await publisher.close();
     },
   };
 }
 
+export type DispatcherHarness = Awaited<ReturnType<typeof startDispatcher>>;
+
 /**
- * crew.events as the outbox relays publish on it: each routing key as the app that really
- * publishes it (auth-server `user.consent.revoked`, crew-api the others), on that app's broker
- * user, whose topic permission allows its own event types only (the dispatcher's may not write).
+ * What a test needs beside a dispatcher: crew.events to publish to, as the outbox relays publish on
+ * it, and the database to look at; it consumes nothing. Each routing key is published as the app
+ * that really publishes it (auth-server `user.consent.revoked`, crew-api the others), on that app's
+ * broker user, whose topic permission allows its own event types only (the dispatcher's may not write).
  */
-export async function startPublisher(
-  auth: AuthServerHarness,
-  amqpUrl = auth.services.amqpUrl,
-): Promise<EventPublisher> {
+export async function startPublisher(auth: AuthServerHarness, amqpUrl = auth.services.amqpUrl) {
   const relays = new AppConnections(amqpUrl, 'webhooks-test-relay');
   const db = new Pool({ connectionString: auth.services.databaseUrl, max: 4 });
   /** A pack of events, as the relays publish every webhook event (each entry's message id = its payload's id). */
@@ -137,7 +116,8 @@ export async function startPublisher(
   };
   return {
     db,
-    publish: (event) => publishPacked(event.type, [event]),
+    /** An event in a pack of its own. */
+    publish: (event: ServiceEvent) => publishPacked(event.type, [event]),
     publishPacked,
     async close() {
       await relays.close();
@@ -145,6 +125,8 @@ export async function startPublisher(
     },
   };
 }
+
+export type EventPublisher = Awaited<ReturnType<typeof startPublisher>>;
 
 export function newEvent(type: EventType, userId: string, clientId?: string): ServiceEvent {
   return {
@@ -166,14 +148,6 @@ export interface DeliveryRow {
   attempts: number;
 }
 
-export interface AttemptRow {
-  attempt: number;
-  status_code: number | null;
-  error: string | null;
-  next_attempt_at: Date | null;
-  duration_ms: number;
-}
-
 export async function deliveriesOf(db: Pool, eventId: string): Promise<DeliveryRow[]> {
   const { rows } = await db.query<DeliveryRow>(
     `SELECT delivery_id, event_id, client_id, target_url, body, status, attempts
@@ -183,8 +157,14 @@ export async function deliveriesOf(db: Pool, eventId: string): Promise<DeliveryR
   return rows;
 }
 
-export async function attemptsOf(db: Pool, deliveryId: string): Promise<AttemptRow[]> {
-  const { rows } = await db.query<AttemptRow>(
+export async function attemptsOf(db: Pool, deliveryId: string) {
+  const { rows } = await db.query<{
+    attempt: number;
+    status_code: number | null;
+    error: string | null;
+    next_attempt_at: Date | null;
+    duration_ms: number;
+  }>(
     `SELECT attempt, status_code, error, next_attempt_at, duration_ms
        FROM webhooks.delivery_attempts WHERE delivery_id = $1 ORDER BY attempt`,
     [deliveryId],
@@ -200,18 +180,10 @@ export function spawnDispatcher(
   auth: AuthServerHarness,
   label: string,
   env: Readonly<Record<string, string>> = {},
-): Promise<AppProcess> {
+) {
   return spawnApp(
     'webhook-dispatcher',
     label,
     testAppEnv('webhook-dispatcher', auth.services, { LOG_LEVEL: 'info', ...env }),
   );
-}
-
-/** The delivery stack for the specs of one file (useStarted). */
-export function useDeliveryStack(
-  env: Readonly<Record<string, string>> = {},
-  options: DeliveryStackOptions = {},
-): Omit<DeliveryStack, 'close'> {
-  return useStarted(() => startDeliveryStack(env, options), ['auth', 'dispatcher', 'receiver']);
 }
