@@ -1,14 +1,24 @@
-import { CREW_EVENTS_EXCHANGE, SANDBOX_MEMBERS, type EventType } from '@svc/contracts';
+import {
+  CREW_EVENTS_EXCHANGE,
+  EVENT_BATCH_CONTENT_TYPE,
+  parseEventBatch,
+  SANDBOX_MEMBERS,
+  type EventType,
+  type ServiceEvent,
+} from '@svc/contracts';
+import * as amqp from 'amqplib';
 import { RecordWriter } from '../../apps/crew-api/src/records/record-writer.service';
 import {
   addVesselPeriods,
   createCrewMember,
   databaseToday,
+  outboxEvents,
   type FactoryMember,
+  type OutboxRow,
 } from '../support/app-factories';
 import { request } from '../support/http';
 import { useCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
-import { CrewEventsListener, outboxEvents, type OutboxRow } from '../support/crew-events';
+import { eventually } from '../support/services';
 import { expectInvalidFields, expectProblem } from '../support/problems';
 
 /**
@@ -20,14 +30,40 @@ import { expectInvalidFields, expectProblem } from '../support/problems';
 jest.setTimeout(30_000);
 
 const { auth, crew } = useCrewApi();
-let events: CrewEventsListener;
+/**
+ * What the outbox relay published, as a consumer (the webhook dispatcher) receives it: a queue of
+ * this file's bound to every routing key of crew.events; a pack's events one by one, under their
+ * own message ids.
+ */
+const published: { routingKey: string; messageId: string; body: ServiceEvent }[] = [];
+let broker: amqp.ChannelModel | undefined;
 
 beforeAll(async () => {
-  events = await CrewEventsListener.start(auth.services.amqpUrl);
+  broker = await amqp.connect(auth.services.amqpUrl);
+  const channel = await broker.createChannel();
+  await channel.assertExchange(CREW_EVENTS_EXCHANGE, 'topic', { durable: true });
+  const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
+  await channel.bindQueue(queue, CREW_EVENTS_EXCHANGE, '#');
+  await channel.consume(
+    queue,
+    (msg) => {
+      if (!msg) return;
+      const content: unknown = JSON.parse(msg.content.toString('utf8'));
+      const events =
+        msg.properties.contentType === EVENT_BATCH_CONTENT_TYPE
+          ? parseEventBatch(content).map((e) => ({
+              messageId: e.message_id,
+              body: e.payload as ServiceEvent,
+            }))
+          : [{ messageId: String(msg.properties.messageId), body: content as ServiceEvent }];
+      for (const e of events) published.push({ routingKey: msg.fields.routingKey, ...e });
+    },
+    { noAck: true },
+  );
 }, 60_000);
 
 afterAll(async () => {
-  await events?.close();
+  await broker?.close();
 });
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -56,9 +92,13 @@ async function eventsOf(member: FactoryMember, action: () => Promise<unknown>): 
     expect(row.payload.id).toMatch(/^evt_[A-Za-z0-9_-]+$/);
     expect(row.payload.user_id).toBe(member.user_id);
     expect(row.payload.created_at).toMatch(ISO_MS);
-    const published = await events.published(row.message_id);
-    expect(published.routingKey).toBe(row.payload.type);
-    expect(published.body).toEqual(row.payload);
+    const seen = await eventually(
+      async () => published.find((m) => m.messageId === row.message_id),
+      10_000,
+      50,
+    );
+    expect(seen.routingKey).toBe(row.payload.type);
+    expect(seen.body).toEqual(row.payload);
   }
   return added.map((r) => r.payload.type);
 }

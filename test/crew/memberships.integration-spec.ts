@@ -8,7 +8,7 @@ import {
 } from '@svc/contracts';
 import { RpcRemoteError } from '@svc/platform';
 import { useCrewApi } from '../support/starters/crew-api';
-import { outboxEvents } from '../support/crew-events';
+import { outboxEvents } from '../support/app-factories';
 
 const SAM = 'usr_sandbox_sam_lee';
 

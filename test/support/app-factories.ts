@@ -1,5 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import type { SandboxPartner, Scope } from '@svc/contracts';
+import type { SandboxPartner, Scope, ServiceEvent } from '@svc/contracts';
 import { TransactionRunner } from '@svc/platform';
 import { randomBytes } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
@@ -291,4 +291,22 @@ export async function databaseToday(db: Pool): Promise<string> {
     `SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS d`,
   );
   return rows[0].d;
+}
+
+/** A row of crew-api's outbox, as the relay will publish it. */
+export interface OutboxRow {
+  readonly message_id: string;
+  readonly exchange: string;
+  readonly routing_key: string;
+  readonly payload: ServiceEvent;
+}
+
+/** The outbox rows of one member's events, oldest first. */
+export async function outboxEvents(db: Pool, userId: string): Promise<OutboxRow[]> {
+  const { rows } = await db.query<OutboxRow>(
+    `SELECT message_id, exchange, routing_key, payload FROM crew.outbox_messages
+      WHERE payload->>'user_id' = $1 ORDER BY id`,
+    [userId],
+  );
+  return rows;
 }

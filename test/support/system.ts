@@ -38,37 +38,7 @@ export interface SystemOptions {
   readonly replicas?: number;
 }
 
-export type StopSignal = 'SIGTERM' | 'SIGKILL';
-
-export interface RunningSystem {
-  /** The gateway, e.g. http://127.0.0.1:41234 (no trailing slash). */
-  readonly baseUrl: string;
-  readonly gatewayPort: number;
-  /** DOCS_URL given to the apps and the gateway: every Problem `type` starts with it. */
-  readonly docsUrl: string;
-  /** Processes per app. */
-  readonly replicas: number;
-  /** Every replica's port, per app (index = replica). */
-  readonly replicaPorts: Readonly<Record<string, readonly number[]>>;
-  readonly logDir: string;
-  /** An app's own base URL (its first replica, or `replica`), bypassing the gateway. */
-  appUrl(name: NestAppName, replica?: number): string;
-  /** Stops every replica of one app (SIGTERM, then SIGKILL after 10 s); the gateway keeps running. */
-  stopApp(name: NestAppName): Promise<void>;
-  /** Starts the stopped replicas of an app again on their ports and waits until they are ready. */
-  startApp(name: NestAppName): Promise<void>;
-  /**
-   * Stops one replica: SIGTERM (it drains; SIGKILL after 10 s) or SIGKILL (a crash). Resolves
-   * when the process is gone.
-   */
-  stopReplica(name: NestAppName, replica: number, signal?: StopSignal): Promise<void>;
-  /** Starts a stopped replica again on its port and waits until it is ready. */
-  startReplica(name: NestAppName, replica: number): Promise<void>;
-  /** Runs `cli.js <args>` of an app against this system (its database, broker and Redis), as an operator would. */
-  cli(name: NestAppName, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }>;
-  /** Stops every process this system started. */
-  stop(): Promise<void>;
-}
+type StopSignal = 'SIGTERM' | 'SIGKILL';
 
 let systemsStarted = 0;
 const everyHandle = new Set<ProcessHandle>();
@@ -96,7 +66,7 @@ export function prepareCommands(
 /** The password hash cost (log2 N) of every test app; production refuses anything below 17. */
 export const TEST_PASSWORD_HASH_COST = process.env.PASSWORD_HASH_COST || '14';
 
-export async function startSystem(options: SystemOptions = {}): Promise<RunningSystem> {
+export async function startSystem(options: SystemOptions = {}) {
   const runId = process.env.TEST_RUN_ID;
   if (!runId || !process.env.DATABASE_URL || !process.env.AMQP_URL || !process.env.REDIS_URL) {
     throw new Error(
@@ -291,34 +261,44 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   }
 
   return {
+    /** The gateway, e.g. http://127.0.0.1:41234 (no trailing slash). */
     baseUrl,
     gatewayPort,
+    /** DOCS_URL given to the apps and the gateway: every Problem `type` starts with it. */
     docsUrl,
+    /** Processes per app. */
     replicas,
-    replicaPorts,
+    /** Every replica's port, per app (index = replica). */
+    replicaPorts: replicaPorts as Readonly<Record<string, readonly number[]>>,
     logDir,
-    appUrl: (name, replica = 0) => `http://127.0.0.1:${replicaPorts[name][replica]}`,
-    stopApp: async (name) => {
+    /** An app's own base URL (its first replica, or `replica`), bypassing the gateway. */
+    appUrl: (name: NestAppName, replica = 0) => `http://127.0.0.1:${replicaPorts[name][replica]}`,
+    /** Stops every replica of one app (SIGTERM, then SIGKILL after 10 s); the gateway keeps running. */
+    stopApp: async (name: NestAppName) => {
       await Promise.all(replicaIndexes.map((i) => stopOne(replicaName(name, i))));
     },
-    startApp: async (name) => {
+    /** Starts the stopped replicas of an app again on their ports and waits until they are ready. */
+    startApp: async (name: NestAppName) => {
       await Promise.all(
         replicaIndexes
           .filter((i) => !handles.get(replicaName(name, i))?.alive())
           .map((i) => spawnApp(name, i)),
       );
     },
-    stopReplica: async (name, replica, signal = 'SIGTERM') => {
+    /** Stops one replica: SIGTERM (it drains; SIGKILL after 10 s) or SIGKILL (a crash); resolves when it is gone. */
+    stopReplica: async (name: NestAppName, replica: number, signal: StopSignal = 'SIGTERM') => {
       checkReplica(name, replica);
       await stopOne(replicaName(name, replica), signal);
     },
-    startReplica: async (name, replica) => {
+    /** Starts a stopped replica again on its port and waits until it is ready. */
+    startReplica: async (name: NestAppName, replica: number) => {
       checkReplica(name, replica);
       if (handles.get(replicaName(name, replica))?.alive()) return;
       await spawnApp(name, replica);
     },
-    cli: (name, args) =>
-      new Promise((resolve) => {
+    /** Runs `cli.js <args>` of an app against this system (its database, broker and Redis), as an operator would. */
+    cli: (name: NestAppName, args: readonly string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
         execFile(
           process.execPath,
           [path.join(ROOT, 'dist', 'apps', name, 'src', 'cli.js'), ...args],
@@ -329,6 +309,9 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
           },
         );
       }),
+    /** Stops every process this system started. */
     stop,
   };
 }
+
+export type RunningSystem = Awaited<ReturnType<typeof startSystem>>;

@@ -8,7 +8,6 @@ import {
 import { eventually } from '../support/services';
 import { deliveriesOf, newEvent, useDeliveryStack } from '../support/starters/webhook-dispatcher';
 import { createPartner, grantConsent, createUser } from '../support/app-factories';
-import { queueBindings } from '../support/broker-users';
 
 // crew.events also carries internal events (crew.member.registered, for the sponsorship work);
 // the dispatcher's queue must take only the webhook event types.
@@ -16,11 +15,25 @@ jest.setTimeout(30_000);
 
 const { auth, dispatcher, receiver } = useDeliveryStack();
 
-const eventBindings = async () =>
-  (await queueBindings(auth.services.amqpUrl, EVENTS_QUEUE))
+/** The queue's bindings, from RabbitMQ's management API for this run's vhost (AMQP cannot list them). */
+async function eventBindings(): Promise<string[]> {
+  const u = new URL(auth.services.amqpUrl);
+  const vhost = encodeURIComponent(decodeURIComponent(u.pathname.replace(/^\//, '')) || '/');
+  const port = Number(process.env.RABBITMQ_MANAGEMENT_PORT ?? 15672);
+  const user = `${decodeURIComponent(u.username || 'guest')}:${decodeURIComponent(u.password || 'guest')}`;
+  const res = await fetch(
+    `http://${u.hostname}:${port}/api/queues/${vhost}/${encodeURIComponent(EVENTS_QUEUE)}/bindings`,
+    {
+      headers: { authorization: `Basic ${Buffer.from(user).toString('base64')}` },
+      signal: AbortSignal.timeout(10_000),
+    },
+  );
+  if (!res.ok) throw new Error(`GET bindings: HTTP ${res.status}`);
+  return ((await res.json()) as { source: string; routing_key: string }[])
     .filter((b) => b.source === CREW_EVENTS_EXCHANGE)
     .map((b) => b.routing_key)
     .sort();
+}
 
 describe('the dispatcher’s event queue', () => {
   it('is bound to the webhook event types only, and the dispatcher may bind no other key', async () => {
