@@ -16,10 +16,9 @@ import {
   type FactoryMember,
   type OutboxRow,
 } from '../support/app-factories';
-import { request } from '../support/http';
+import { request, expectInvalidFields, expectProblem } from '../support/http';
 import { useCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
 import { eventually } from '../support/services';
-import { expectInvalidFields, expectProblem } from '../support/problems';
 
 /**
  * The internal records API (docs/rules.md, Record changes): token-protected, validated field by

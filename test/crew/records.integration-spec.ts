@@ -2,7 +2,7 @@ import { SANDBOX_MEMBERS } from '@svc/contracts';
 import { partner } from '../support/factories';
 import { createUser } from '../support/app-factories';
 import { useCrewApi } from '../support/starters/crew-api';
-import { expectProblem } from '../support/problems';
+import { expectProblem } from '../support/http';
 import { accessToken } from '../support/oauth/flow';
 
 /**

@@ -2,9 +2,8 @@ import { SANDBOX_MEMBERS } from '@svc/contracts';
 import { eventually } from '../support/services';
 import { TcpProxy } from '../support/tcp-proxy';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
-import { request, type HttpResponse } from '../support/http';
+import { request, type HttpResponse, expectProblem } from '../support/http';
 import { spawnCrewApi, type CrewApiProcess } from '../support/starters/crew-api';
-import { expectProblem } from '../support/problems';
 import { accessToken } from '../support/oauth/flow';
 
 /**

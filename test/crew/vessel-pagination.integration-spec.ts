@@ -4,9 +4,8 @@ import {
   type FactoryMember,
   type FactoryPeriod,
 } from '../support/app-factories';
-import type { HttpResponse } from '../support/http';
+import { type HttpResponse, expectInvalidFields } from '../support/http';
 import { useCrewApi } from '../support/starters/crew-api';
-import { expectInvalidFields } from '../support/problems';
 import { accessToken } from '../support/oauth/flow';
 
 /**

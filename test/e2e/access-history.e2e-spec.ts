@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import type { Page } from 'playwright-core';
 import { member, MEMBER_PASSWORD, partner, type PartnerId } from '../support/factories';
-import { axeViolations, sidewaysOverflow, tabOrder } from '../support/accessibility';
-import { launchBrowser, type Browser } from '../support/browser';
+import { axeViolations, sidewaysOverflow, tabOrder, launchBrowser, type Browser } from '../support/browser';
 import { startSystem, type RunningSystem } from '../support/system';
 
 /**

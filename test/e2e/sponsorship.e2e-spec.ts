@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { ProblemBody } from '@svc/contracts';
-import { request, type HttpResponse } from '../support/http';
+import { request, type HttpResponse, expectProblem as expectGatewayProblem } from '../support/http';
 import { eventually } from '../support/services';
 import { startSystem, type RunningSystem } from '../support/system';
-import { expectProblem as expectGatewayProblem } from '../support/problems';
 
 const PARTNER = `Basic ${Buffer.from('sandbox-partner:sandbox-secret').toString('base64')}`;
 const INTERNAL = 'Bearer sandbox-internal-token';

@@ -1,11 +1,10 @@
 import { SANDBOX_PARTNERS, type ProblemBody } from '@svc/contracts';
 import { basicAuthorization } from '../support/factories';
-import { request, type HttpResponse } from '../support/http';
+import { request, type HttpResponse, expectProblem as expectGatewayProblem } from '../support/http';
 import { eventually } from '../support/services';
 import { startSystem, type RunningSystem } from '../support/system';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { authorize, bearer, json, type RegisteredPartner, registerPartner } from '../support/e2e-client';
-import { expectProblem as expectGatewayProblem } from '../support/problems';
 
 /**
  * A partner's webhook self-service through the gateway (issue 17), every app a process: its own

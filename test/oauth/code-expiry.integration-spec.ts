@@ -1,7 +1,6 @@
 import { partner } from '../support/factories';
 import { useAuthServer } from '../support/starters/auth-server';
-import { issueCode } from '../support/oauth/flow';
-import { expectOAuthError, expectTokenResponse } from '../support/oauth/oauth-http';
+import { issueCode, expectOAuthError, expectTokenResponse } from '../support/oauth/flow';
 
 /**
  * An authorization code lives AUTH_CODE_TTL_SECONDS (60 s in the interface; 1 s here) and then is

@@ -1,7 +1,6 @@
 import { partner, pkcePair } from '../support/factories';
 import { useAuthServer } from '../support/starters/auth-server';
-import { issueCode } from '../support/oauth/flow';
-import { expectOAuthError, expectTokenResponse } from '../support/oauth/oauth-http';
+import { issueCode, expectOAuthError, expectTokenResponse } from '../support/oauth/flow';
 
 /**
  * Authorization codes are single-use (RFC 6749 §4.1.2, §10.5): a second use is invalid_grant and

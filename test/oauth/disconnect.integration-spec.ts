@@ -2,8 +2,13 @@ import { AUTH_CONSENTS_LIST, AUTH_CONSENTS_REVOKE } from '@svc/contracts';
 import { member, partner } from '../support/factories';
 import type { HttpResponse } from '../support/http';
 import { useAuthServer } from '../support/starters/auth-server';
-import { issueCode, issueTokens } from '../support/oauth/flow';
-import { expectOAuthError, expectTokenResponse, scopeSet } from '../support/oauth/oauth-http';
+import {
+  issueCode,
+  issueTokens,
+  expectOAuthError,
+  expectTokenResponse,
+  scopeSet,
+} from '../support/oauth/flow';
 
 /**
  * The member disconnects a partner (docs/rules.md, States and transitions: "All tokens of that client for that

@@ -2,9 +2,14 @@ import type { SandboxPartner } from '@svc/contracts';
 import { Client } from 'pg';
 import { member, type TokenResponse } from '../support/factories';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
-import { issueCode, type IssuedCode } from '../support/oauth/flow';
+import {
+  issueCode,
+  type IssuedCode,
+  expectOAuthError,
+  expectTokenResponse,
+  OAuthHttp,
+} from '../support/oauth/flow';
 import { createPartner } from '../support/app-factories';
-import { expectOAuthError, expectTokenResponse, OAuthHttp } from '../support/oauth/oauth-http';
 
 /**
  * Code exchanges that arrive together (RFC 6749 §4.1.3): each is answered as it would have been

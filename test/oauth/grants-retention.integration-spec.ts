@@ -3,8 +3,13 @@ import { DataSource } from 'typeorm';
 import { RetentionJob } from '@svc/platform';
 import { EXPIRED_GRANT_GRACE_SECONDS } from '../../apps/auth-server/src/retention/retention.module';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
-import { issueCode, issueTokens, type IssuedTokens } from '../support/oauth/flow';
-import { expectOAuthError, OAuthHttp } from '../support/oauth/oauth-http';
+import {
+  issueCode,
+  issueTokens,
+  type IssuedTokens,
+  expectOAuthError,
+  OAuthHttp,
+} from '../support/oauth/flow';
 
 /**
  * auth-server's pruning of expired grants, against real PostgreSQL: codes and token pairs a day

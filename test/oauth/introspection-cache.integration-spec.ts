@@ -6,16 +6,15 @@ import {
   introspectionCacheKey,
   partnerTombstoneKey,
 } from '@svc/contracts';
-import { PlatformModule, RedisModule, RpcModule } from '@svc/platform';
+import { PlatformModule, RedisModule, RpcModule, sha256Hex } from '@svc/platform';
 import { BearerAuth, Principal, SecurityModule } from '@svc/security';
-import { member, partner, tokenDigest, unknownToken } from '../support/factories';
+import { member, partner, unknownToken } from '../support/factories';
 import { startHttpApp } from '../support/http-app';
 import { sample, scrape } from '../support/metrics';
 import { request, type HttpResponse } from '../support/http';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
-import { issueCode, issueTokens } from '../support/oauth/flow';
+import { issueCode, issueTokens, expectTokenResponse, OAuthHttp } from '../support/oauth/flow';
 import { appBrokerUrl } from '../../scripts/lib/credentials.cjs';
-import { expectTokenResponse, OAuthHttp } from '../support/oauth/oauth-http';
 
 /**
  * A revoked token fails on the very next request even though a resource app had its live answer
@@ -82,7 +81,7 @@ const call = (accessToken: string, path = '/probe/any'): Promise<HttpResponse> =
   request(`${resource.url}${path}`, { headers: { authorization: `Bearer ${accessToken}` } });
 
 async function cached(accessToken: string): Promise<unknown> {
-  const raw = await auth.redis.get(introspectionCacheKey(tokenDigest(accessToken)));
+  const raw = await auth.redis.get(introspectionCacheKey(sha256Hex(accessToken)));
   return raw === null ? null : JSON.parse(raw);
 }
 
@@ -108,7 +107,7 @@ function expectRejected(res: HttpResponse) {
 describe('auth.introspect (RPC)', () => {
   it('answers a live token with its member, partner, scopes and expiry; an unknown one inactive', async () => {
     const { tokens } = await issueTokens(auth.rpc, http, { scope: 'profile:read vessels:read' });
-    const answer = await auth.rpc.call(AUTH_INTROSPECT, { token_digest: tokenDigest(tokens.access_token) });
+    const answer = await auth.rpc.call(AUTH_INTROSPECT, { token_digest: sha256Hex(tokens.access_token) });
     expect(answer).toEqual({
       active: true,
       user_id: alex.user_id,
@@ -121,7 +120,7 @@ describe('auth.introspect (RPC)', () => {
     expect(lifetime).toBeGreaterThan(3500);
     expect(lifetime).toBeLessThanOrEqual(3601);
     await expect(
-      auth.rpc.call(AUTH_INTROSPECT, { token_digest: tokenDigest(unknownToken()) }),
+      auth.rpc.call(AUTH_INTROSPECT, { token_digest: sha256Hex(unknownToken()) }),
     ).resolves.toEqual({
       active: false,
     });
@@ -130,7 +129,7 @@ describe('auth.introspect (RPC)', () => {
   it('never calls a refresh token an active access token', async () => {
     const { tokens } = await issueTokens(auth.rpc, http);
     await expect(
-      auth.rpc.call(AUTH_INTROSPECT, { token_digest: tokenDigest(tokens.refresh_token) }),
+      auth.rpc.call(AUTH_INTROSPECT, { token_digest: sha256Hex(tokens.refresh_token) }),
     ).resolves.toEqual({
       active: false,
     });
@@ -159,9 +158,7 @@ describe('BearerAuthGuard with a cached answer', () => {
     expect((await http.revokeToken(A, tokens.access_token)).status).toBe(200);
     expectRejected(await call(tokens.access_token));
     // The tombstone is in the state Redis; the cached answer may stay, the tombstone wins over it.
-    expect(await auth.redis.exists(partnerTombstoneKey(A.client_id, tokenDigest(tokens.access_token)))).toBe(
-      1,
-    );
+    expect(await auth.redis.exists(partnerTombstoneKey(A.client_id, sha256Hex(tokens.access_token)))).toBe(1);
   });
 
   it('POST /oauth/revoke of the refresh token → its access token 401 on the very next request', async () => {

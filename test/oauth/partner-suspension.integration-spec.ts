@@ -2,9 +2,8 @@ import { PartnerRegistrationError } from '../../apps/auth-server/src/partners/pa
 import { TokensService } from '../../apps/auth-server/src/tokens/tokens.service';
 import { authorizeRequest, member } from '../support/factories';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
-import { issueTokens, validate } from '../support/oauth/flow';
+import { issueTokens, validate, expectOAuthError, OAuthHttp } from '../support/oauth/flow';
 import { createPartner } from '../support/app-factories';
-import { expectOAuthError, OAuthHttp } from '../support/oauth/oauth-http';
 
 /**
  * An operator suspends a partner (`partners suspend`): every live token of the partner ends at

@@ -1,11 +1,9 @@
 import type { SandboxPartner } from '@svc/contracts';
 import { TokensService } from '../../apps/auth-server/src/tokens/tokens.service';
-import { member } from '../support/factories';
+import { member, type TokenResponse } from '../support/factories';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
-import { issueTokens } from '../support/oauth/flow';
+import { issueTokens, expectOAuthError, expectTokenResponse, OAuthHttp } from '../support/oauth/flow';
 import { createPartner } from '../support/app-factories';
-import { expectOAuthError, expectTokenResponse, OAuthHttp } from '../support/oauth/oauth-http';
-import type { TokenResponse } from '../support/factories';
 
 /**
  * Many refreshes at once on two replicas: every request is answered as it would have been alone,

@@ -1,8 +1,7 @@
 import { REFRESH_RACE_WINDOW_MS } from '../../apps/auth-server/src/tokens/tokens.service';
 import { partner } from '../support/factories';
 import { useAuthServer } from '../support/starters/auth-server';
-import { issueTokens } from '../support/oauth/flow';
-import { expectOAuthError, expectTokenResponse } from '../support/oauth/oauth-http';
+import { issueTokens, expectOAuthError, expectTokenResponse } from '../support/oauth/flow';
 
 /** REFRESH_TOKEN_REUSE_GRACE_SECONDS=0 disables the grace: the previous token is reuse too. */
 jest.setTimeout(30_000);

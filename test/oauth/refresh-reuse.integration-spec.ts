@@ -1,8 +1,7 @@
 import { REFRESH_RACE_WINDOW_MS } from '../../apps/auth-server/src/tokens/tokens.service';
 import { partner, type TokenResponse } from '../support/factories';
 import { useAuthServer } from '../support/starters/auth-server';
-import { issueTokens } from '../support/oauth/flow';
-import { expectOAuthError, expectTokenResponse } from '../support/oauth/oauth-http';
+import { issueTokens, expectOAuthError, expectTokenResponse } from '../support/oauth/flow';
 
 /**
  * Refresh-token reuse detection (RFC 9700 §4.14.2, issue 13): a rotated refresh token presented

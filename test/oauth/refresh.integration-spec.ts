@@ -1,7 +1,6 @@
 import { partner } from '../support/factories';
 import { useAuthServer } from '../support/starters/auth-server';
-import { issueTokens } from '../support/oauth/flow';
-import { expectOAuthError, expectTokenResponse, scopeSet } from '../support/oauth/oauth-http';
+import { issueTokens, expectOAuthError, expectTokenResponse, scopeSet } from '../support/oauth/flow';
 
 /**
  * grant_type=refresh_token (RFC 6749 §6; docs/rules.md, Authentication): every use rotates the

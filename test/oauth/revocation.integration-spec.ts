@@ -1,8 +1,7 @@
 import { partner, unknownToken } from '../support/factories';
 import type { HttpResponse } from '../support/http';
 import { useAuthServer } from '../support/starters/auth-server';
-import { issueTokens } from '../support/oauth/flow';
-import { expectOAuthError, expectTokenResponse } from '../support/oauth/oauth-http';
+import { issueTokens, expectOAuthError, expectTokenResponse } from '../support/oauth/flow';
 
 /**
  * POST /oauth/revoke (RFC 7009): any token of a family (the pairs of one code) revokes all of them (§2.1), the answer is always

@@ -1,8 +1,13 @@
 import { codeVerifier, partner, pkcePair, s256, unknownToken } from '../support/factories';
 import { request } from '../support/http';
 import { useAuthServer } from '../support/starters/auth-server';
-import { issueCode, issueTokens } from '../support/oauth/flow';
-import { expectOAuthError, expectTokenResponse, scopeSet } from '../support/oauth/oauth-http';
+import {
+  issueCode,
+  issueTokens,
+  expectOAuthError,
+  expectTokenResponse,
+  scopeSet,
+} from '../support/oauth/flow';
 import { sample, scrape } from '../support/metrics';
 
 /**

@@ -10,8 +10,7 @@ import {
 } from '../../apps/auth-server/src/tokens/token-pairs.repository';
 import { REFRESH_RACE_WINDOW_MS, TokensService } from '../../apps/auth-server/src/tokens/tokens.service';
 import type { TokenResponse } from '../support/factories';
-import { issueTokens } from '../support/oauth/flow';
-import { expectOAuthError, expectTokenResponse } from '../support/oauth/oauth-http';
+import { issueTokens, expectOAuthError, expectTokenResponse } from '../support/oauth/flow';
 import { createPartner } from '../support/app-factories';
 import { useAuthServer } from '../support/starters/auth-server';
 

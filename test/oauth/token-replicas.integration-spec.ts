@@ -4,9 +4,8 @@ import { PartnersService } from '../../apps/auth-server/src/partners/partners.se
 import { TokensService } from '../../apps/auth-server/src/tokens/tokens.service';
 import { member } from '../support/factories';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
-import { issueTokens } from '../support/oauth/flow';
+import { issueTokens, expectOAuthError, expectTokenResponse, OAuthHttp } from '../support/oauth/flow';
 import { createPartner } from '../support/app-factories';
-import { expectOAuthError, expectTokenResponse, OAuthHttp } from '../support/oauth/oauth-http';
 
 /**
  * The token endpoint's fast path (docs/architecture.md, "Token endpoint") on two auth-server

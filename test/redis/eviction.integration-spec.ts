@@ -13,7 +13,7 @@ import Redis from 'ioredis';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { redisReady, StandInIntrospector, startBearerProbe } from '../support/bearer-probe';
+import { redisReady, StandInIntrospector, startBearerProbe } from '../support/http-app';
 import { eventually, testServices } from '../support/services';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-topologies';
 

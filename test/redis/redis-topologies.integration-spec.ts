@@ -21,7 +21,7 @@ import type Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { SIGN_IN_LIMITS, SignInThrottle } from '../../apps/auth-server/src/users/sign-in-throttle';
 import { rateLimitKey } from '../../libs/security/src/limits/rate-limit';
-import { redisReady, StandInIntrospector, startBearerProbe } from '../support/bearer-probe';
+import { redisReady, StandInIntrospector, startBearerProbe } from '../support/http-app';
 import { eventually, testServices } from '../support/services';
 import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../support/redis-topologies';
 

@@ -4,7 +4,7 @@ import { partnerTombstoneKey } from '@svc/contracts';
 import { loadConfig, REDIS, REDIS_CONFIG, type RedisClient } from '@svc/platform';
 import { BearerAuth, IntrospectionCache, Principal, RATE_LIMIT_CONFIG } from '@svc/security';
 import Redis from 'ioredis';
-import { redisReady, StandInIntrospector, startBearerProbe } from '../support/bearer-probe';
+import { redisReady, StandInIntrospector, startBearerProbe } from '../support/http-app';
 import { eventually, testServices } from '../support/services';
 import {
   startPrivateRedis,

@@ -26,8 +26,7 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import { rateLimitKey } from '../../libs/security/src/limits/rate-limit';
-import { redisReady, StandInIntrospector, startBearerProbe } from '../support/bearer-probe';
-import { startHttpApp } from '../support/http-app';
+import { redisReady, StandInIntrospector, startBearerProbe, startHttpApp } from '../support/http-app';
 import { eventually, testServices } from '../support/services';
 import { startTopologies, TOPOLOGY_NAMES, type Topologies } from '../support/redis-topologies';
 

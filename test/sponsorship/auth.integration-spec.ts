@@ -1,6 +1,6 @@
-import { expectProblem } from '../support/problems';
-import type { HttpResponse } from '../support/http';
-import { freshEmail, seatCount, sha256Hex, statusOf } from '../support/sponsorship';
+import { expectProblem, type HttpResponse } from '../support/http';
+import { sha256Hex } from '@svc/platform';
+import { freshEmail, seatCount, statusOf } from '../support/sponsorship';
 import { createPartner } from '../support/app-factories';
 import {
   PARTNER,

@@ -1,5 +1,5 @@
 import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
-import { expectProblem } from '../support/problems';
+import { expectProblem } from '../support/http';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import {
   fresh,

@@ -1,4 +1,4 @@
-import { expectInvalidFields } from '../support/problems';
+import { expectInvalidFields } from '../support/http';
 import {
   fresh,
   freshEmail,

@@ -1,5 +1,5 @@
 import type { CrewApiHarness } from '../support/starters/crew-api';
-import { expectInvalidFields, expectProblem } from '../support/problems';
+import { expectInvalidFields, expectProblem } from '../support/http';
 import {
   freshEmail,
   membershipOf,

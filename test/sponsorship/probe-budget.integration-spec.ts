@@ -1,5 +1,5 @@
 import { scrape } from '../support/metrics';
-import { expectProblem } from '../support/problems';
+import { expectProblem } from '../support/http';
 import { freshEmail, seatCount, seatOf, statusOf, type Member, type SeatBody } from '../support/sponsorship';
 import { createCrewMember, createPartner } from '../support/app-factories';
 import {

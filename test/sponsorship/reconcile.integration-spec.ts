@@ -1,4 +1,4 @@
-import { expectInvalidFields, expectProblem } from '../support/problems';
+import { expectInvalidFields, expectProblem } from '../support/http';
 import {
   fresh,
   freshEmail,

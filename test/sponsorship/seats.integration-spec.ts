@@ -1,6 +1,5 @@
-import { request } from '../support/http';
+import { request, expectInvalidFields, expectProblem } from '../support/http';
 import { sample, scrape } from '../support/metrics';
-import { expectInvalidFields, expectProblem } from '../support/problems';
 import {
   freshEmail,
   membershipOf,

@@ -98,10 +98,26 @@ function findOperation(
   return { template: matches[0].template };
 }
 
-const headerValue = (res: ContractResponse, name: string): string | undefined => {
+const headerValue = (res: Pick<ContractResponse, 'headers'>, name: string): string | undefined => {
   const value = res.headers[name.toLowerCase()];
   return Array.isArray(value) ? value.join(', ') : value;
 };
+
+/** The JSON of a body, or undefined (and a problem noted) when it is not JSON. */
+function parseBody(text: string, problems: string[]): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    problems.push('the body is not JSON');
+    return undefined;
+  }
+}
+
+/** Notes where `body` departs from `schema` (compiled once under `key`). */
+function checkBody(schema: JsonObject, key: string, body: unknown, problems: string[]): void {
+  const validate = compile(schema, key);
+  if (!validate(body)) problems.push(`body: ${ajv!.errorsText(validate.errors, { dataVar: 'body' })}`);
+}
 
 function checkHeader(name: string, value: string, schema: JsonObject, key: string): string | undefined {
   const parsed = schema.type === 'integer' && /^-?\d+$/.test(value) ? Number(value) : value;
@@ -180,15 +196,9 @@ export function assertContract(method: string, url: string, res: ContractRespons
       `Content-Type ${JSON.stringify(type)} is not documented (documented: ${Object.keys(content).join(', ')})`,
     );
   } else if (method.toUpperCase() !== 'HEAD' && /json$/.test(type)) {
-    let body: unknown;
-    try {
-      body = JSON.parse(res.text);
-    } catch {
-      problems.push('the body is not JSON');
-    }
+    const body = parseBody(res.text, problems);
     if (body !== undefined) {
-      const validate = compile(content[type].schema as JsonObject, `${key} ${type}`);
-      if (!validate(body)) problems.push(`body: ${ajv!.errorsText(validate.errors, { dataVar: 'body' })}`);
+      checkBody(content[type].schema as JsonObject, `${key} ${type}`, body, problems);
       if (type === 'application/problem+json') checkInstance(res, body, problems);
     }
   }
@@ -211,20 +221,12 @@ function checkUndocumentedError(res: ContractResponse, problems: string[]): void
     const anyProblem = {
       oneOf: Object.keys(PROBLEMS).map((code) => ({ $ref: `#/components/schemas/${problemName(code)}` })),
     };
-    const validate = compile(anyProblem, 'any problem');
-    let body: unknown;
-    try {
-      body = JSON.parse(res.text);
-    } catch {
-      problems.push('the Problem body is not JSON');
-      return;
-    }
-    if (!validate(body)) problems.push(`body: ${ajv!.errorsText(validate.errors, { dataVar: 'body' })}`);
+    const body = parseBody(res.text, problems);
+    if (body === undefined) return;
+    checkBody(anyProblem, 'any problem', body, problems);
     checkInstance(res, body, problems);
   } else if (type === 'application/json') {
-    const validate = compile({ $ref: '#/components/schemas/OAuthError' }, 'oauth error');
-    if (!validate(JSON.parse(res.text)))
-      problems.push(`body: ${ajv!.errorsText(validate.errors, { dataVar: 'body' })}`);
+    checkBody({ $ref: '#/components/schemas/OAuthError' }, 'oauth error', JSON.parse(res.text), problems);
   } else if (type !== 'text/html') {
     problems.push(`unexpected Content-Type ${JSON.stringify(type)} for an error`);
   }
@@ -260,12 +262,8 @@ export function webhookViolations(
   rawBody: Buffer,
 ): string[] {
   const problems: string[] = [];
-  let body: { type?: unknown };
-  try {
-    body = JSON.parse(rawBody.toString('utf8')) as { type?: unknown };
-  } catch {
-    return ['the body is not JSON'];
-  }
+  const body = parseBody(rawBody.toString('utf8'), problems) as { type?: unknown } | undefined;
+  if (body === undefined) return problems;
   const webhooks = DOCUMENT.webhooks as Record<
     string,
     { post: Operation & { parameters: JsonObject[]; requestBody: JsonObject } }
@@ -273,10 +271,7 @@ export function webhookViolations(
   const type = String(body.type);
   const operation = webhooks[type]?.post;
   if (!operation) return [`event type ${JSON.stringify(type)} is not in the description`];
-  const value = (name: string) => {
-    const v = headers[name.toLowerCase()];
-    return Array.isArray(v) ? v.join(', ') : v;
-  };
+  const value = (name: string) => headerValue({ headers }, name);
   if (!/^application\/json(;|$)/.test(value('content-type') ?? ''))
     problems.push(`Content-Type ${value('content-type')}`);
   for (const parameter of operation.parameters) {
@@ -290,8 +285,7 @@ export function webhookViolations(
     if (error) problems.push(error);
   }
   const content = (operation.requestBody.content as Record<string, JsonObject>)['application/json'];
-  const validate = compile(content.schema as JsonObject, `webhook ${type} body`);
-  if (!validate(body)) problems.push(`body: ${ajv!.errorsText(validate.errors, { dataVar: 'body' })}`);
+  checkBody(content.schema as JsonObject, `webhook ${type} body`, body, problems);
   // Canonical form: keys sorted, no whitespace (docs/rules.md, Webhooks).
   const canonical = JSON.stringify(
     Object.fromEntries(Object.entries(body).sort(([a], [b]) => (a < b ? -1 : 1))),

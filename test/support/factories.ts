@@ -107,11 +107,6 @@ export function unknownToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
-/** SHA-256 hex digest of a token: what the introspection contract and cache keys use. */
-export function tokenDigest(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
-
 /** The token response of docs/rules.md (Resources, Token response). */
 export interface TokenResponse {
   readonly access_token: string;

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { assertContract } from './contract';
 import { formBody } from './factories';
+import type { FieldError, ProblemBody } from '@svc/contracts';
 
 /** A response as the e2e tests look at it. Header names are lower-case. */
 export interface HttpResponse {
@@ -94,4 +95,35 @@ export function request(url: string, options: RequestOptions = {}): Promise<Http
     if (body === undefined) req.end();
     else req.end(body);
   });
+}
+
+/**
+ * An RFC 7807 answer: status, `application/problem+json`, `type` ending in the code (with `docsUrl`,
+ * exactly `<docsUrl>/errors/<code>`), and the request id as `instance`.
+ */
+export function expectProblem(
+  res: HttpResponse,
+  status: number,
+  code: string,
+  docsUrl?: string,
+): ProblemBody {
+  const summary = `${res.status} ${res.text.slice(0, 400)}`;
+  expect({ status: res.status, summary }).toEqual({ status, summary });
+  expect(res.header('content-type')).toMatch(/^application\/problem\+json/);
+  const body = res.json<ProblemBody>();
+  if (docsUrl === undefined) expect(body.type).toMatch(new RegExp(`/errors/${code}$`));
+  else expect(body.type).toBe(`${docsUrl}/errors/${code}`);
+  expect(body.status).toBe(status);
+  expect(body.instance).toBe(res.header('x-request-id'));
+  return body;
+}
+
+/** A 422 `invalid_request` whose `errors` name exactly these fields. */
+export function expectInvalidFields(res: HttpResponse, fields: readonly string[]): readonly FieldError[] {
+  const body = expectProblem(res, 422, 'invalid_request');
+  expect(Array.isArray(body.errors)).toBe(true);
+  const errors = body.errors ?? [];
+  expect([...new Set(errors.map((e) => e.field))].sort()).toEqual([...fields].sort());
+  for (const e of errors) expect(typeof e.message).toBe('string');
+  return errors;
 }

@@ -9,8 +9,6 @@ import type { HttpResponse } from './http';
  * so tests that change seats work with partners and e-mails of their own.
  */
 
-export { sha256Hex } from '@svc/platform';
-
 function suffix(): string {
   return randomBytes(5).toString('hex');
 }

@@ -5,7 +5,7 @@ import { partner } from '../support/factories';
 import { eventually } from '../support/services';
 import { startAuthServer, type AuthServerHarness } from '../support/starters/auth-server';
 import { startCrewApi, type CrewApiHarness } from '../support/starters/crew-api';
-import { expectProblem } from '../support/problems';
+import { expectProblem } from '../support/http';
 import { accessToken } from '../support/oauth/flow';
 import type { AppProcess } from '../support/starters/app-process';
 import { spawnDispatcher } from '../support/starters/webhook-dispatcher';

@@ -8,11 +8,12 @@ import {
 import type { RpcClient } from '@svc/platform';
 import {
   authorizeRequest,
+  basicAuthorization,
   member as sandboxMember,
   partner as sandboxPartner,
   type TokenResponse,
 } from '../factories';
-import { expectTokenResponse, OAuthHttp } from './oauth-http';
+import { request, type HttpResponse } from '../http';
 
 /** What the flow asks through: the harness's CallerRpc, or an app's own RpcClient. */
 type Rpc = Pick<RpcClient, 'call'>;
@@ -115,4 +116,127 @@ export async function accessToken(
     scope: options.scope ?? partner.scopes.join(' '),
   });
   return tokens.access_token;
+}
+
+export type FormFields = Record<string, string> | readonly (readonly [string, string])[];
+/** `basic`: the client's id and secret in the Authorization header (RFC 6749 §2.3.1). */
+type FormOptions = { basic?: readonly [string, string]; headers?: Record<string, string> };
+
+/**
+ * A partner's HTTP side of OAuth, raw: every call returns the response as it came, so tests
+ * assert on status, headers and body themselves.
+ */
+export class OAuthHttp {
+  constructor(readonly baseUrl: string) {}
+
+  /** POST a form to /oauth/token; `basic` sends the client's credentials in the header instead. */
+  token(fields: FormFields, options: FormOptions = {}) {
+    return this.postForm('/oauth/token', fields, options);
+  }
+
+  revoke(fields: FormFields, options: FormOptions = {}) {
+    return this.postForm('/oauth/revoke', fields, options);
+  }
+
+  userinfo(accessToken: string): Promise<HttpResponse> {
+    return request(`${this.baseUrl}/oauth/userinfo`, { bearer: accessToken });
+  }
+
+  postForm(path: string, form: FormFields, options: FormOptions = {}): Promise<HttpResponse> {
+    const basic: Record<string, string> = options.basic
+      ? { authorization: basicAuthorization(...options.basic) }
+      : {};
+    return request(`${this.baseUrl}${path}`, {
+      method: 'POST',
+      form,
+      headers: { ...basic, ...options.headers },
+    });
+  }
+
+  /** grant_type=authorization_code with client_secret_post. */
+  exchange(
+    p: SandboxPartner,
+    code: string,
+    verifier: string,
+    redirectUri: string,
+    extra: Record<string, string> = {},
+  ): Promise<HttpResponse> {
+    return this.token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+      client_id: p.client_id,
+      client_secret: p.client_secret,
+      ...extra,
+    });
+  }
+
+  /** grant_type=refresh_token with client_secret_post; `scope` only when given. */
+  refresh(p: SandboxPartner, refreshToken: string, scope?: string): Promise<HttpResponse> {
+    return this.token({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: p.client_id,
+      client_secret: p.client_secret,
+      ...(scope === undefined ? {} : { scope }),
+    });
+  }
+
+  revokeToken(p: SandboxPartner, token: string, hint?: string): Promise<HttpResponse> {
+    return this.revoke({
+      token,
+      client_id: p.client_id,
+      client_secret: p.client_secret,
+      ...(hint ? { token_type_hint: hint } : {}),
+    });
+  }
+}
+
+/** An RFC 6749 §5.2 error answer: the status, JSON `{error, error_description}`, no Problem Details. */
+export function expectOAuthError(res: HttpResponse, status: number, code: string): Record<string, unknown> {
+  const summary = `${res.status} ${res.text.slice(0, 300)}`;
+  expect({ status: res.status, summary }).toEqual({ status, summary });
+  expect(res.header('content-type')).toMatch(/^application\/json/);
+  const body = res.json<Record<string, unknown>>();
+  expect(body.error).toBe(code);
+  expect(typeof body.error_description).toBe('string');
+  // RFC 6749 §5.2: error_description is printable ASCII without '"' and '\'.
+  expect(body.error_description).toMatch(/^[\x20-\x21\x23-\x5B\x5D-\x7E]*$/);
+  // Not an RFC 7807 Problem (docs/rules.md, Errors).
+  expect(body).not.toHaveProperty('type');
+  expect(body).not.toHaveProperty('instance');
+  return body;
+}
+
+/** The token response of docs/rules.md, with the caching headers of RFC 6749 §5.1. */
+export function expectTokenResponse(res: HttpResponse): TokenResponse {
+  const summary = `${res.status} ${res.text.slice(0, 300)}`;
+  expect({ status: res.status, summary }).toEqual({ status: 200, summary });
+  expect(res.header('content-type')).toMatch(/^application\/json/);
+  expect(res.header('cache-control') ?? '').toMatch(/(^|,)\s*no-store\s*(,|$)/i);
+  const pragma = res.header('pragma');
+  if (pragma !== undefined) expect(pragma).toMatch(/no-cache/i);
+  const body = res.json<TokenResponse>();
+  expect(Object.keys(body).sort()).toEqual([
+    'access_token',
+    'expires_in',
+    'refresh_token',
+    'scope',
+    'token_type',
+  ]);
+  expect(body.token_type).toBe('Bearer');
+  expect(body.expires_in).toBe(3600);
+  expect(typeof body.access_token).toBe('string');
+  expect(typeof body.refresh_token).toBe('string');
+  expect(body.access_token.length).toBeGreaterThanOrEqual(32);
+  expect(body.refresh_token.length).toBeGreaterThanOrEqual(32);
+  expect(body.access_token).not.toBe(body.refresh_token);
+  expect(typeof body.scope).toBe('string');
+  return body;
+}
+
+/** Space-separated scopes as a sorted list, for comparisons that ignore order (RFC 6749 §3.3). */
+export function scopeSet(scope: string | undefined | null): string[] {
+  return (scope ?? '').split(' ').filter(Boolean).sort();
 }

@@ -1,7 +1,7 @@
 import { createRedis } from '@svc/platform';
 import { bootApp, ISSUER, testAppEnv, useStarted } from './app-process';
 import { AUTH_SERVER } from '../../../apps/auth-server/src/app.definition';
-import { OAuthHttp } from '../oauth/oauth-http';
+import { OAuthHttp } from '../oauth/flow';
 import { testServices } from '../services';
 import { CallerRpc } from '../broker-users';
 
