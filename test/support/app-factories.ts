@@ -174,22 +174,12 @@ async function recordWrite(
 }
 
 /** Fictional ships with valid IMO check digits. */
-export const FACTORY_IMOS = [
-  '9074729',
-  '9321483',
-  '9176187',
-  '9387425',
-  '9226906',
-  '9461867',
-  '9595321',
-  '9704611',
-];
-export const PERIOD_ROLES = ['Master', 'Chief Officer', 'Second Officer'];
+const FACTORY_IMOS = ['9074729', '9321483', '9176187', '9387425', '9226906', '9461867', '9595321', '9704611'];
+const PERIOD_ROLES = ['Master', 'Chief Officer', 'Second Officer'];
 
 /**
- * The vessel period number `g` (1-based) of `periodRows`, as the SQL below writes it: periods go
- * back from `newest` three days apart, two at a time sharing a start (so the id decides their
- * order), on `vessels` ships.
+ * Vessel period number `g` (1-based): periods go back from `newest` three days apart, two at a
+ * time sharing a start (so the id decides their order), on `vessels` ships.
  */
 export interface FactoryPeriod {
   readonly id: string;
@@ -204,7 +194,7 @@ export interface FactoryPeriod {
 
 const DAY_MS = 86_400_000;
 
-export function factoryPeriod(userId: string, g: number, newest: Date, vessels: number): FactoryPeriod {
+function factoryPeriod(userId: string, g: number, newest: Date, vessels: number): FactoryPeriod {
   const start = new Date(newest.getTime() - Math.floor(g / 2) * 3 * DAY_MS);
   return {
     id: `vp_${userId.slice(-12)}_${String(g).padStart(5, '0')}`,
@@ -218,7 +208,7 @@ export function factoryPeriod(userId: string, g: number, newest: Date, vessels: 
   };
 }
 
-/** Adds periods 1..count in one INSERT … SELECT generate_series; returns them as factoryPeriod() describes. */
+/** Adds periods 1..count (as factoryPeriod() describes them) in one INSERT, and returns them. */
 export async function addVesselPeriods(
   db: Pool,
   userId: string,
@@ -227,24 +217,21 @@ export async function addVesselPeriods(
 ): Promise<FactoryPeriod[]> {
   const newest = options.newest ?? new Date(Date.UTC(2025, 5, 1));
   const vessels = Math.min(options.vessels ?? FACTORY_IMOS.length, FACTORY_IMOS.length);
+  const periods = Array.from({ length: count }, (_, i) => factoryPeriod(userId, i + 1, newest, vessels));
   await recordWrite(db, userId, true, async (client, writeTime) => {
     await client.query(
       `INSERT INTO crew.vessel_period_versions
          (period_id, version, user_id, imo, name, role, period_start, period_end, days, nautical_miles, valid_from)
-       SELECT 'vp_' || right($1, 12) || '_' || lpad(g::text, 5, '0'), 1, $1,
-              ($2::text[])[1 + g % $3], 'Factory Vessel ' || (g % $3),
-              ($4::text[])[1 + g % cardinality($4::text[])],
-              $5::timestamptz - (g / 2) * interval '3 days',
-              $5::timestamptz - (g / 2) * interval '3 days' + interval '2 days',
-              2, (g * 7) % 500, $6
-         FROM generate_series(1, $7) AS g`,
-      [userId, FACTORY_IMOS, vessels, PERIOD_ROLES, newest.toISOString(), writeTime, count],
+       SELECT id, 1, $1, imo, name, role, period_start, period_end, days, nautical_miles, $3
+         FROM json_to_recordset($2) AS p(id text, imo text, name text, role text, period_start timestamptz,
+                                         period_end timestamptz, days int, nautical_miles int)`,
+      [userId, JSON.stringify(periods), writeTime],
     );
   });
-  return Array.from({ length: count }, (_, i) => factoryPeriod(userId, i + 1, newest, vessels));
+  return periods;
 }
 
-export const ENTRY_ROLES = ['Master', 'Chief Officer', 'Second Officer', 'Deck Cadet'];
+const ENTRY_ROLES = ['Master', 'Chief Officer', 'Second Officer', 'Deck Cadet'];
 
 export interface FactoryEntry {
   readonly date: string;
@@ -254,8 +241,8 @@ export interface FactoryEntry {
   readonly verified: boolean;
 }
 
-/** Entry number `g` (1-based): within the 730 days up to `today`, as the SQL below writes it. */
-export function factoryEntry(g: number, today: string): FactoryEntry {
+/** Entry number `g` (1-based): within the 730 days up to `today`. */
+function factoryEntry(g: number, today: string): FactoryEntry {
   const date = new Date(Date.parse(`${today}T00:00:00Z`) - (g % 730) * DAY_MS);
   return {
     date: date.toISOString().slice(0, 10),
@@ -266,23 +253,24 @@ export function factoryEntry(g: number, today: string): FactoryEntry {
   };
 }
 
-/** Adds sea-time entries 1..count in one INSERT … SELECT generate_series. */
+/** Adds sea-time entries 1..count (as factoryEntry() describes them) in one INSERT, and returns them. */
 export async function addSeaTimeEntries(
   db: Pool,
   userId: string,
   count: number,
   today: string,
 ): Promise<FactoryEntry[]> {
+  const entries = Array.from({ length: count }, (_, i) => factoryEntry(i + 1, today));
+  const rows = entries.map((e, i) => ({ ...e, id: `ste_${userId.slice(-12)}_${i + 1}` }));
   await recordWrite(db, userId, false, async (client, writeTime) => {
     await client.query(
       `INSERT INTO crew.sea_time_entries (id, user_id, date, days_at_sea, nautical_miles, role, verified, created_at)
-       SELECT 'ste_' || right($1, 12) || '_' || g, $1, $2::date - (g % 730), 1 + g % 20, (g * 37) % 1000,
-              ($3::text[])[1 + g % cardinality($3::text[])], g % 3 = 0, $5
-         FROM generate_series(1, $4) AS g`,
-      [userId, today, ENTRY_ROLES, count, writeTime],
+       SELECT id, $1, date, days_at_sea, nautical_miles, role, verified, $3
+         FROM json_to_recordset($2) AS e(id text, date date, days_at_sea int, nautical_miles int, role text, verified boolean)`,
+      [userId, JSON.stringify(rows), writeTime],
     );
   });
-  return Array.from({ length: count }, (_, i) => factoryEntry(i + 1, today));
+  return entries;
 }
 
 /** Today's date in UTC as PostgreSQL sees it (the clock crew-api's queries use). */

@@ -31,12 +31,6 @@ export function basicAuthorization(clientId: string, clientSecret: string): stri
   return `Basic ${Buffer.from(`${enc(clientId)}:${enc(clientSecret)}`).toString('base64')}`;
 }
 
-/** A PKCE pair (RFC 7636 §4.1, §4.2): a fresh, single-use verifier and its S256 challenge. */
-export interface PkcePair {
-  readonly verifier: string;
-  readonly challenge: string;
-}
-
 /** `base64url(sha256(verifier))` without padding (RFC 7636 §4.2). */
 export function s256(verifier: string): string {
   return createHash('sha256').update(verifier, 'ascii').digest('base64url');
@@ -55,24 +49,17 @@ export function codeVerifier(length = 64): string {
   return out;
 }
 
-export function pkcePair(length = 64): PkcePair {
+/** A PKCE pair (RFC 7636 §4.1, §4.2): a fresh, single-use verifier and its S256 challenge. */
+export function pkcePair(length = 64) {
   const verifier = codeVerifier(length);
   return { verifier, challenge: s256(verifier) };
-}
-
-/** A fresh, valid authorization request (docs/rules.md, OAuth endpoints) and its PKCE verifier. */
-export interface AuthorizeRequest {
-  readonly params: Record<string, string>;
-  readonly pkce: PkcePair;
-  readonly state: string;
-  readonly redirectUri: string;
-  readonly partner: SandboxPartner;
 }
 
 export function randomState(): string {
   return randomBytes(16).toString('base64url');
 }
 
+/** A fresh, valid authorization request (docs/rules.md, OAuth endpoints) and its PKCE verifier. */
 export function authorizeRequest(
   options: {
     partner?: SandboxPartner;
@@ -81,7 +68,7 @@ export function authorizeRequest(
     state?: string;
     overrides?: Record<string, string | undefined>;
   } = {},
-): AuthorizeRequest {
+) {
   const p = options.partner ?? partner();
   const pkce = pkcePair();
   const state = options.state ?? randomState();

@@ -18,24 +18,6 @@ import { request, type HttpResponse } from '../http';
 /** What the flow asks through: the harness's CallerRpc, or an app's own RpcClient. */
 type Rpc = Pick<RpcClient, 'call'>;
 
-/**
- * Codes and tokens obtained the way consent-ui obtains them: `auth.authorize.validate` with the
- * query, then `auth.authorize.decide` with the validated parameters and the member's decision.
- */
-export interface IssuedCode {
-  readonly code: string;
-  readonly verifier: string;
-  readonly redirectUri: string;
-  readonly state: string;
-  readonly partner: SandboxPartner;
-  readonly member: SandboxMember;
-  readonly redirect: URL;
-}
-
-export interface IssuedTokens extends IssuedCode {
-  readonly tokens: TokenResponse;
-}
-
 export interface FlowOptions {
   readonly partner?: SandboxPartner;
   readonly member?: SandboxMember;
@@ -62,7 +44,11 @@ function describeOutcome(outcome: AuthorizeOutcome): string {
   return JSON.stringify(outcome).slice(0, 500);
 }
 
-export async function issueCode(rpc: Rpc, options: FlowOptions = {}): Promise<IssuedCode> {
+/**
+ * A code obtained the way consent-ui obtains one: `auth.authorize.validate` with the query, then
+ * `auth.authorize.decide` with the validated parameters and the member's decision (allow).
+ */
+export async function issueCode(rpc: Rpc, options: FlowOptions = {}) {
   const p = options.partner ?? sandboxPartner();
   const m = options.member ?? sandboxMember();
   const req = authorizeRequest({
@@ -90,15 +76,16 @@ export async function issueCode(rpc: Rpc, options: FlowOptions = {}): Promise<Is
   };
 }
 
-export async function issueTokens(
-  rpc: Rpc,
-  http: OAuthHttp,
-  options: FlowOptions = {},
-): Promise<IssuedTokens> {
+export type IssuedCode = Awaited<ReturnType<typeof issueCode>>;
+
+/** A code of issueCode() exchanged at /oauth/token. */
+export async function issueTokens(rpc: Rpc, http: OAuthHttp, options: FlowOptions = {}) {
   const issued = await issueCode(rpc, options);
   const res = await http.exchange(issued.partner, issued.code, issued.verifier, issued.redirectUri);
   return { ...issued, tokens: expectTokenResponse(res) };
 }
+
+export type IssuedTokens = Awaited<ReturnType<typeof issueTokens>>;
 
 /**
  * An access token from the real auth-server, obtained as a partner obtains one: consent through

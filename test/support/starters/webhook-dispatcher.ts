@@ -138,18 +138,16 @@ export function newEvent(type: EventType, userId: string, clientId?: string): Se
   };
 }
 
-export interface DeliveryRow {
-  delivery_id: string;
-  event_id: string;
-  client_id: string;
-  target_url: string;
-  body: string;
-  status: string;
-  attempts: number;
-}
-
-export async function deliveriesOf(db: Pool, eventId: string): Promise<DeliveryRow[]> {
-  const { rows } = await db.query<DeliveryRow>(
+export async function deliveriesOf(db: Pool, eventId: string) {
+  const { rows } = await db.query<{
+    delivery_id: string;
+    event_id: string;
+    client_id: string;
+    target_url: string;
+    body: string;
+    status: string;
+    attempts: number;
+  }>(
     `SELECT delivery_id, event_id, client_id, target_url, body, status, attempts
        FROM webhooks.deliveries WHERE event_id = $1 ORDER BY client_id`,
     [eventId],
