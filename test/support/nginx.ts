@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../apps/gateway/src/generate';
 import { nginxArgs } from '../../scripts/lib/apps.cjs';
-import { freePort } from '../../scripts/lib/net.cjs';
+import { freePort, waitForHttpOk } from '../../scripts/lib/net.cjs';
 
 /** The nginx the gateway's tests run: NGINX_BIN, else Debian's /usr/sbin/nginx, else `nginx` on PATH. */
 export function nginxBinary(): string {
@@ -49,7 +49,11 @@ export async function startGateway(env: Record<string, string>): Promise<Gateway
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
     const base = `http://127.0.0.1:${port}`;
-    const ready = await waitForHealthz(base, child);
+    const isAlive = () => child.exitCode === null && child.signalCode === null;
+    const ready = await waitForHttpOk(`${base}/healthz`, { timeoutMs: 10_000, isAlive }).then(
+      () => true,
+      () => false,
+    );
     if (ready) {
       return {
         base,
@@ -68,20 +72,6 @@ export async function startGateway(env: Record<string, string>): Promise<Gateway
       throw new Error(`nginx did not start:\n${stderr}`);
     }
   }
-}
-
-async function waitForHealthz(base: string, child: ChildProcess): Promise<boolean> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
-    try {
-      const res = await fetch(`${base}/healthz`);
-      if (res.status === 200) return true;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
 }
 
 /** SIGTERM to the master (it stops its workers); SIGKILL to its process group if it hangs. */

@@ -163,15 +163,11 @@ export async function startSystem(options: SystemOptions = {}) {
     });
     everyHandle.add(handle);
     handles.set(name, handle);
-    try {
-      await waitForHttpOk(`http://127.0.0.1:${replicaPorts[app][replica]}/readyz`, {
-        timeoutMs: readyTimeoutMs,
-        isAlive: handle.alive,
-        what: name,
-      });
-    } catch (err) {
-      throw new Error(`${(err as Error).message}\n--- ${logOf(name)} ---\n${tail(logOf(name), 40)}`);
-    }
+    const url = `http://127.0.0.1:${replicaPorts[app][replica]}/readyz`;
+    await withLog(
+      waitForHttpOk(url, { timeoutMs: readyTimeoutMs, isAlive: handle.alive, what: name }),
+      logOf(name),
+    );
   };
 
   const stopOne = async (name: string, signal: StopSignal = 'SIGTERM') => {
@@ -197,7 +193,7 @@ export async function startSystem(options: SystemOptions = {}) {
     // sits beside the logs, not among them: tests read every log file for leaked secrets.
     const gatewayDir = `${logDir}-gateway`;
     fs.rmSync(gatewayDir, { recursive: true, force: true });
-    await generateGateway(gatewayDir, {
+    const generated = generateGateway(gatewayDir, {
       gatewayPort,
       ports: Object.fromEntries(
         names.map((n) => [n, replicaPorts[n].map((port) => `127.0.0.1:${port}`).join(',')]),
@@ -210,9 +206,8 @@ export async function startSystem(options: SystemOptions = {}) {
         ...envOf(names[0] ?? 'crew-api'),
       },
       logFile: logOf('gateway-generate'),
-    }).catch((err: Error) => {
-      throw new Error(`${err.message}\n${tail(logOf('gateway-generate'), 40)}`);
     });
+    await withLog(generated, logOf('gateway-generate'));
     const nginx = startProcess({
       name: 'gateway',
       cmd: nginxBin,
@@ -222,13 +217,12 @@ export async function startSystem(options: SystemOptions = {}) {
     });
     everyHandle.add(nginx);
     handles.set('gateway', nginx);
-    await waitForHttpOk(`${baseUrl}/healthz`, {
+    const healthz = waitForHttpOk(`${baseUrl}/healthz`, {
       timeoutMs: 20_000,
       isAlive: nginx.alive,
       what: 'gateway',
-    }).catch((err: Error) => {
-      throw new Error(`${err.message}\n--- ${logOf('gateway')} ---\n${tail(logOf('gateway'), 40)}`);
     });
+    await withLog(healthz, logOf('gateway'));
   };
 
   try {
@@ -240,9 +234,7 @@ export async function startSystem(options: SystemOptions = {}) {
     const prepared = marker !== undefined && fs.existsSync(marker);
     for (const [app, command] of prepareCommands(names, prepared)) {
       const logFile = path.join(logDir, `${app}-${command}.log`);
-      await runCli(app, command, envOf(app, 0, true), { logFile, timeoutMs: 120_000 }).catch((err: Error) => {
-        throw new Error(`${err.message}\n${tail(logFile, 40)}`);
-      });
+      await withLog(runCli(app, command, envOf(app, 0, true), { logFile, timeoutMs: 120_000 }), logFile);
     }
     const everyApp = writtenApps().every((app) => names.includes(app));
     if (marker && !prepared && everyApp) fs.writeFileSync(marker, `${new Date().toISOString()}\n`);
@@ -315,3 +307,10 @@ export async function startSystem(options: SystemOptions = {}) {
 }
 
 export type RunningSystem = Awaited<ReturnType<typeof startSystem>>;
+
+/** `work`, failing with the end of `logFile` added to its error. */
+function withLog<T>(work: Promise<T>, logFile: string): Promise<T> {
+  return work.catch((err: Error) => {
+    throw new Error(`${err.message}\n--- ${logFile} ---\n${tail(logFile, 40)}`);
+  });
+}

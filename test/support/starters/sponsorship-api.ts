@@ -2,9 +2,9 @@ import type { SandboxPartner } from '@svc/contracts';
 import { partner } from '../factories';
 import { SPONSORSHIP_API } from '../../../apps/sponsorship-api/src/app.definition';
 import { SeatExpiryJob } from '../../../apps/sponsorship-api/src/seats/seat-expiry.job';
-import { startCrewApi, type CrewApiHarness } from './crew-api';
+import { startCrewApi } from './crew-api';
 import { startAuthServer, type AuthServerHarness } from './auth-server';
-import { request, type HttpResponse } from '../http';
+import { request } from '../http';
 import { bootApp, startStack, testAppEnv, useStarted, type Keep } from './app-process';
 
 /** The sandbox partners (docs/rules.md, Sandbox), whose Basic credentials the specs send. */
