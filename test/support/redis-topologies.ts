@@ -149,9 +149,14 @@ function startServer(dir: string, args: string[]): ChildProcess {
 }
 
 /** A redis-server of its own: loopback, `port`, data in `dir`, no persistence, and `settings`. */
-export function redisServerArgs(port: number, dir: string, settings: Record<string, string> = {}): string[] {
+export function redisServerArgs(
+  port: number,
+  dir: string,
+  settings: Record<string, string | readonly string[]> = {},
+): string[] {
   const all = { port: String(port), bind: HOST, dir, save: '', appendonly: 'no', ...settings };
-  return Object.entries(all).flatMap(([name, value]) => [`--${name}`, ...value.split(' ')]);
+  // One argument per value as given: a folder may have spaces in its name (a checkout's path).
+  return Object.entries(all).flatMap(([name, value]) => [`--${name}`, ...[value].flat()]);
 }
 
 /** Polls `check` until it yields a value; the error says what never happened. */
@@ -304,10 +309,10 @@ export async function startSentinel(
   const serverPorts = [primary, ...replicaPorts];
   const sentinels = [await freePort(taken), await freePort(taken), await freePort(taken)];
   const processes = new Map<number, ChildProcess>();
-  const server = (port: number, settings: Record<string, string> = {}) =>
+  const server = (port: number, settings: Record<string, string | readonly string[]> = {}) =>
     processes.set(port, run.start(redisServerArgs(port, dir, settings)));
   server(primary);
-  for (const port of replicaPorts) server(port, { replicaof: `${HOST} ${primary}` });
+  for (const port of replicaPorts) server(port, { replicaof: [HOST, String(primary)] });
   const inSync = (port: number) =>
     until(`the replica ${port} is in sync`, async () =>
       String(await command(port, 'INFO', 'replication')).includes('master_link_status:up') ? true : undefined,
@@ -365,7 +370,7 @@ export async function startSentinel(
     },
     async rejoin(port) {
       const current = await askSentinels();
-      server(port, { replicaof: `${HOST} ${current}` });
+      server(port, { replicaof: [HOST, String(current)] });
       await inSync(port);
     },
     async replicated() {
