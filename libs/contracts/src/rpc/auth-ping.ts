@@ -1,5 +1,5 @@
 import { oneOf, readFields, readString, type Read } from '../validate';
-import { ContractViolation, RPC_QUEUES, type RpcContract } from './rpc';
+import { ContractViolation, queueOf, type RpcContract } from './rpc';
 
 /** `auth.ping`: the smallest question, proving the RPC path to auth-server works. */
 const NAME = 'auth.ping';
@@ -9,7 +9,7 @@ export type AuthPingResponse = Read<typeof RESPONSE>;
 
 export const AUTH_PING: RpcContract<{ readonly from: string }, AuthPingResponse> = {
   pattern: NAME,
-  queue: RPC_QUEUES.authServer,
+  queue: queueOf(NAME),
   /** Every app that asks auth-server anything (auth-server answers itself without RPC). */
   callers: ['consent-ui', 'crew-api', 'sponsorship-api', 'webhook-dispatcher'],
   parseRequest(input) {

@@ -1,6 +1,6 @@
 import type { CachedIntrospection } from '../../introspection';
 import { readBoolean, readFields, readRecord, readString, readStringArray, sha256Hex } from '../../validate';
-import { RPC_QUEUES, type RpcContract } from '../rpc';
+import { queueOf, type RpcContract } from '../rpc';
 
 /** `auth.introspect`: is this access token live, and for whom? Only the digest travels. */
 export interface IntrospectRequest {
@@ -13,7 +13,7 @@ const NAME = 'auth.introspect';
 
 export const AUTH_INTROSPECT: RpcContract<IntrospectRequest, IntrospectResponse> = {
   pattern: NAME,
-  queue: RPC_QUEUES.authServer,
+  queue: queueOf(NAME),
   /** The only app with bearer-token routes besides auth-server (which checks its own store). */
   callers: ['crew-api'],
   parseRequest: (input) => readFields(NAME, input, { token_digest: sha256Hex }),
