@@ -553,6 +553,8 @@ describe('generate CLI', () => {
         stderr: expect.stringContaining('test is successful'),
       });
     },
+    // Renders the OpenAPI document and starts nginx: seconds on a loaded machine, not Jest's default 5.
+    30_000,
   );
 });
 
