@@ -1,8 +1,7 @@
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
-import { buildOpenApiDocument } from '@svc/contracts';
-import type { GatewayOptions } from './gateway-options';
+import { buildOpenApiDocument, type OpenApiDocumentOptions } from '@svc/contracts';
 import { NGINX_TEMP_DIRS } from './nginx-config';
 import { fillPlaceholders } from './site/placeholders';
 
@@ -14,7 +13,7 @@ export async function writeGatewayBundle(
   outDir: string,
   nginxConf: string,
   staticDir: string,
-  options: Pick<GatewayOptions, 'publicBaseUrl' | 'docsUrl'>,
+  options: OpenApiDocumentOptions,
 ): Promise<void> {
   for (const dir of NGINX_TEMP_DIRS) {
     await mkdir(join(outDir, 'temp', dir), { recursive: true, mode: 0o700 });

@@ -6,6 +6,7 @@ import {
   int,
   loadConfig,
   variable,
+  type ConfigOf,
   type Defaults,
   type VarSpec,
 } from '@svc/platform';
@@ -14,44 +15,12 @@ import {
 export const UPSTREAM_APPS = NEST_APPS;
 export type UpstreamApp = (typeof UPSTREAM_APPS)[number];
 
-/** Everything the renderer needs besides the route table. Values are already validated. */
-export interface GatewayOptions {
-  readonly appEnv: 'sandbox' | 'production';
-  /** As nginx's `listen` wants it: an IPv4 address, a host name, or a bracketed IPv6 address. */
-  readonly listenHost: string;
-  readonly port: number;
-  /** PUBLIC_BASE_URL without a trailing slash: the server of the API description. */
-  readonly publicBaseUrl: string;
-  /** Base of every Problem `type`, without a trailing slash; default `{PUBLIC_BASE_URL}/docs`. */
-  readonly docsUrl: string;
-  /** `host:port` entries per app, at least one each. */
-  readonly upstreams: Readonly<Record<UpstreamApp, readonly string[]>>;
-  readonly connectTimeoutMs: number;
-  readonly readTimeoutMs: number;
-  /** nginx's fail_timeout; at most the apps' SHUTDOWN_DELAY_MS, so a rolling restart finds the last replica back. */
-  readonly failTimeoutMs: number;
-  readonly workerProcesses: number | 'auto';
-  /** Proxies in front of the gateway whose X-Forwarded-For is believed; empty: the connecting address is the client. */
-  readonly trustedProxies: readonly string[];
-  /** `host:port` of the metrics exporter nginx sends a line per request to (syslog over UDP). */
-  readonly metricsSyslog?: string;
-  /** Abuse limits per client address (nginx limit_req): POST /login, and /oauth/token + /oauth/revoke. */
-  readonly loginLimit: RequestLimit;
-  readonly oauthLimit: RequestLimit;
-  /** The prefix length an IPv6 client is limited by, as the apps' limits (CLIENT_IPV6_PREFIX). */
-  readonly clientIpv6Prefix: number;
-}
-
-/** An nginx limit_req rate (`10r/s`, `30r/m`) and the burst admitted beyond it without delay. */
-interface RequestLimit {
-  readonly rate: string;
-  readonly burst: number;
-}
-
 export type GatewayEnv = Readonly<Record<string, string | undefined>>;
 
-export function upstreamEnvName(app: UpstreamApp): string {
-  return `${app.toUpperCase().replace(/-/g, '_')}_UPSTREAMS`;
+type UpstreamVariable = Extract<keyof typeof GATEWAY_CONFIG, `${string}_UPSTREAMS`>;
+
+export function upstreamEnvName(app: UpstreamApp): UpstreamVariable {
+  return `${app.toUpperCase().replace(/-/g, '_')}_UPSTREAMS` as UpstreamVariable;
 }
 
 const HOST_NAME =
@@ -192,6 +161,7 @@ export const GATEWAY_CONFIG = {
   GATEWAY_UPSTREAM_FAIL_TIMEOUT: nginxTime(
     'a replica that failed is left out this long; whole seconds, at most the apps’ `SHUTDOWN_DELAY_MS`',
     { default: '1s' },
+    // nginx's fail_timeout: at most SHUTDOWN_DELAY_MS, so a rolling restart finds the last replica back.
     (ms) => {
       if (ms % 1000 !== 0) throw new Error('must be whole seconds, such as 1s or 5s');
     },
@@ -242,32 +212,12 @@ export const GATEWAY_CONFIG = {
   CLIENT_IPV6_PREFIX,
 };
 
+/** Everything the renderer needs besides the route table, validated. */
+export type GatewayOptions = ConfigOf<typeof GATEWAY_CONFIG>;
+
 /** Reads and validates the gateway's environment; a ConfigError names every bad variable. */
 export function gatewayOptionsFromEnv(env: GatewayEnv): GatewayOptions {
-  const c = loadConfig(GATEWAY_CONFIG, env);
-  return {
-    appEnv: c.APP_ENV,
-    listenHost: c.GATEWAY_LISTEN_HOST,
-    port: c.GATEWAY_PORT,
-    publicBaseUrl: c.PUBLIC_BASE_URL,
-    docsUrl: c.DOCS_URL,
-    upstreams: {
-      'auth-server': c.AUTH_SERVER_UPSTREAMS,
-      'consent-ui': c.CONSENT_UI_UPSTREAMS,
-      'crew-api': c.CREW_API_UPSTREAMS,
-      'sponsorship-api': c.SPONSORSHIP_API_UPSTREAMS,
-      'webhook-dispatcher': c.WEBHOOK_DISPATCHER_UPSTREAMS,
-    },
-    connectTimeoutMs: c.GATEWAY_UPSTREAM_CONNECT_TIMEOUT,
-    readTimeoutMs: c.GATEWAY_UPSTREAM_READ_TIMEOUT,
-    failTimeoutMs: c.GATEWAY_UPSTREAM_FAIL_TIMEOUT,
-    workerProcesses: c.GATEWAY_WORKER_PROCESSES,
-    trustedProxies: c.GATEWAY_TRUSTED_PROXIES,
-    metricsSyslog: c.GATEWAY_METRICS_SYSLOG,
-    loginLimit: { rate: c.GATEWAY_LOGIN_RATE, burst: c.GATEWAY_LOGIN_BURST },
-    oauthLimit: { rate: c.GATEWAY_OAUTH_RATE, burst: c.GATEWAY_OAUTH_BURST },
-    clientIpv6Prefix: c.CLIENT_IPV6_PREFIX,
-  };
+  return loadConfig(GATEWAY_CONFIG, env);
 }
 
 /** Seconds until one more request fits a rate: what a refusal's Retry-After says. */

@@ -54,9 +54,12 @@ export async function main(
     const config = renderNginxConfig(GATEWAY_ROUTES, options);
     const staticDir = args.static ? resolve(args.static) : findStaticDir();
     const out = resolve(args.out!);
-    await writeGatewayBundle(out, config, staticDir, options);
+    await writeGatewayBundle(out, config, staticDir, {
+      publicBaseUrl: options.PUBLIC_BASE_URL,
+      docsUrl: options.DOCS_URL,
+    });
     io.stdout(
-      `gateway: wrote ${join(out, 'nginx.conf')} (APP_ENV=${options.appEnv}); run: nginx -p ${out} -c ${join(out, 'nginx.conf')}`,
+      `gateway: wrote ${join(out, 'nginx.conf')} (APP_ENV=${options.APP_ENV}); run: nginx -p ${out} -c ${join(out, 'nginx.conf')}`,
     );
     return 0;
   } catch (error) {

@@ -338,37 +338,42 @@ describe('renderNginxConfig', () => {
 describe('gatewayOptionsFromEnv', () => {
   it('is production without APP_ENV, so /internal is never routed by a forgotten variable', () => {
     expect(() => gatewayOptionsFromEnv({})).toThrow(/PUBLIC_BASE_URL is required/);
-    expect(gatewayOptionsFromEnv({ PUBLIC_BASE_URL: 'https://api.example.test' }).appEnv).toBe('production');
+    expect(gatewayOptionsFromEnv({ PUBLIC_BASE_URL: 'https://api.example.test' }).APP_ENV).toBe('production');
   });
 
   it('takes the documented defaults', () => {
     const options = gatewayOptionsFromEnv({ APP_ENV: 'sandbox' });
     expect(options).toEqual({
-      appEnv: 'sandbox',
-      listenHost: '0.0.0.0',
-      port: 8080,
-      publicBaseUrl: 'http://localhost:8080',
-      docsUrl: 'http://localhost:8080/docs',
-      upstreams: {
-        'auth-server': ['127.0.0.1:3001'],
-        'consent-ui': ['127.0.0.1:3004'],
-        'crew-api': ['127.0.0.1:3002'],
-        'sponsorship-api': ['127.0.0.1:3003'],
-        'webhook-dispatcher': ['127.0.0.1:3005'],
-      },
-      connectTimeoutMs: 2000,
-      readTimeoutMs: 15000,
-      failTimeoutMs: 1000,
-      workerProcesses: 'auto',
-      trustedProxies: [],
-      loginLimit: { rate: '20r/s', burst: 200 },
-      oauthLimit: { rate: '200r/s', burst: 1000 },
-      clientIpv6Prefix: 64,
+      APP_ENV: 'sandbox',
+      GATEWAY_LISTEN_HOST: '0.0.0.0',
+      GATEWAY_PORT: 8080,
+      PUBLIC_BASE_URL: 'http://localhost:8080',
+      DOCS_URL: 'http://localhost:8080/docs',
+      AUTH_SERVER_UPSTREAMS: ['127.0.0.1:3001'],
+      CONSENT_UI_UPSTREAMS: ['127.0.0.1:3004'],
+      CREW_API_UPSTREAMS: ['127.0.0.1:3002'],
+      SPONSORSHIP_API_UPSTREAMS: ['127.0.0.1:3003'],
+      WEBHOOK_DISPATCHER_UPSTREAMS: ['127.0.0.1:3005'],
+      GATEWAY_UPSTREAM_CONNECT_TIMEOUT: 2000,
+      GATEWAY_UPSTREAM_READ_TIMEOUT: 15000,
+      GATEWAY_UPSTREAM_FAIL_TIMEOUT: 1000,
+      GATEWAY_WORKER_PROCESSES: 'auto',
+      GATEWAY_TRUSTED_PROXIES: [],
+      GATEWAY_LOGIN_RATE: '20r/s',
+      GATEWAY_LOGIN_BURST: 200,
+      GATEWAY_OAUTH_RATE: '200r/s',
+      GATEWAY_OAUTH_BURST: 1000,
+      CLIENT_IPV6_PREFIX: 64,
     });
     // Production: strict.
     expect(
       gatewayOptionsFromEnv({ APP_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test' }),
-    ).toMatchObject({ loginLimit: { rate: '30r/m', burst: 20 }, oauthLimit: { rate: '20r/s', burst: 100 } });
+    ).toMatchObject({
+      GATEWAY_LOGIN_RATE: '30r/m',
+      GATEWAY_LOGIN_BURST: 20,
+      GATEWAY_OAUTH_RATE: '20r/s',
+      GATEWAY_OAUTH_BURST: 100,
+    });
     const conf = renderNginxConfig(GATEWAY_ROUTES, options);
     expect(conf).toContain('listen 0.0.0.0:8080 default_server;');
     expect(conf).toContain('proxy_connect_timeout 2s;');
@@ -390,18 +395,18 @@ describe('gatewayOptionsFromEnv', () => {
       GATEWAY_UPSTREAM_FAIL_TIMEOUT: '3s',
     });
     expect(options).toMatchObject({
-      appEnv: 'production',
-      port: 9090,
-      listenHost: '[::]',
-      publicBaseUrl: 'https://api.example.test',
-      docsUrl: 'https://docs.example.test',
-      connectTimeoutMs: 500,
-      readTimeoutMs: 60_000,
-      workerProcesses: 2,
-      failTimeoutMs: 3000,
-      trustedProxies: ['10.1.0.0/16'],
+      APP_ENV: 'production',
+      GATEWAY_PORT: 9090,
+      GATEWAY_LISTEN_HOST: '[::]',
+      PUBLIC_BASE_URL: 'https://api.example.test',
+      DOCS_URL: 'https://docs.example.test',
+      GATEWAY_UPSTREAM_CONNECT_TIMEOUT: 500,
+      GATEWAY_UPSTREAM_READ_TIMEOUT: 60_000,
+      GATEWAY_WORKER_PROCESSES: 2,
+      GATEWAY_UPSTREAM_FAIL_TIMEOUT: 3000,
+      GATEWAY_TRUSTED_PROXIES: ['10.1.0.0/16'],
     });
-    expect(options.upstreams['auth-server']).toEqual(['auth-1:3001', 'auth-2:3001']);
+    expect(options.AUTH_SERVER_UPSTREAMS).toEqual(['auth-1:3001', 'auth-2:3001']);
     const conf = renderNginxConfig(GATEWAY_ROUTES, options);
     expect(conf).toContain('listen [::]:9090 default_server;');
     expect(conf).toContain('worker_processes 2;');
@@ -412,7 +417,7 @@ describe('gatewayOptionsFromEnv', () => {
 
   it('defaults DOCS_URL to the gateway’s own /docs under PUBLIC_BASE_URL', () => {
     expect(
-      gatewayOptionsFromEnv({ APP_ENV: 'sandbox', PUBLIC_BASE_URL: 'https://sandbox.example.test' }).docsUrl,
+      gatewayOptionsFromEnv({ APP_ENV: 'sandbox', PUBLIC_BASE_URL: 'https://sandbox.example.test' }).DOCS_URL,
     ).toBe('https://sandbox.example.test/docs');
   });
 
