@@ -1,40 +1,14 @@
 import type { AuthRpcError } from '@svc/contracts';
-import { ApiProblem, assertUnreachable, RpcRemoteError } from '@svc/platform';
-import { AuthorizeException } from './authorize/authorize.exception';
-import { ConnectionsException } from './connections/connections.exception';
-import { SessionException } from './sessions/sessions.exception';
+import { ApiProblem, RpcRemoteError } from '@svc/platform';
+import { domainError } from './views/error-page.view';
 
 /**
  * consent-ui's feature exceptions for the platform's error filter. The browser only sees the page
  * of views/error-page.view.ts, so a code here just picks the status.
  */
 export function mapConsentUiError(error: unknown): ApiProblem | undefined {
-  if (error instanceof SessionException) {
-    switch (error.code) {
-      case 'session_required':
-        return new ApiProblem('insufficient_scope', 'Signing in is required for this action.');
-      case 'csrf_mismatch':
-        return new ApiProblem('insufficient_scope', 'The form’s CSRF token is missing or wrong.');
-      default:
-        return assertUnreachable(error.code);
-    }
-  }
-  if (error instanceof AuthorizeException) {
-    switch (error.code) {
-      case 'invalid_decision':
-        return new ApiProblem('bad_request', 'The consent form carried no valid decision.');
-      default:
-        return assertUnreachable(error.code);
-    }
-  }
-  if (error instanceof ConnectionsException) {
-    switch (error.code) {
-      case 'disconnect_unavailable':
-        return new ApiProblem('service_unavailable', 'The partner could not be disconnected right now.');
-      default:
-        return assertUnreachable(error.code);
-    }
-  }
+  const domain = domainError(error);
+  if (domain) return new ApiProblem(domain.code, domain.detail);
   if (isTemporarilyUnavailable(error)) {
     return new ApiProblem('service_unavailable', 'auth-server cannot answer this right now.');
   }

@@ -16,39 +16,59 @@ interface ErrorContent {
 
 const CONNECTIONS_LINK = { href: '/account/connections', text: 'Go to your connected partners' };
 
-function contentForDomainError(error: unknown): ErrorContent | undefined {
-  if (error instanceof SessionException) {
-    switch (error.code) {
-      case 'session_required':
-        return {
-          title: 'Your session has ended',
-          message: 'Nothing was changed. Sign in again, then repeat what you were doing.',
-          link: { href: '/login', text: 'Sign in' },
-        };
-      case 'csrf_mismatch':
-        return {
-          title: 'This form has expired',
-          message:
-            'For your protection nothing was changed: the form did not come from this page. Go back, reload the page and try again.',
-        };
-      default:
-        return assertUnreachable(error.code);
-    }
-  }
-  if (error instanceof AuthorizeException) {
-    return {
+/** A feature exception as the platform's error filter answers it (its Problem), and its page. */
+interface DomainError {
+  readonly code: ProblemCode;
+  readonly detail: string;
+  readonly content: ErrorContent;
+}
+
+const DOMAIN_ERRORS: Readonly<
+  Record<SessionException['code'] | AuthorizeException['code'] | ConnectionsException['code'], DomainError>
+> = {
+  session_required: {
+    code: 'insufficient_scope',
+    detail: 'Signing in is required for this action.',
+    content: {
+      title: 'Your session has ended',
+      message: 'Nothing was changed. Sign in again, then repeat what you were doing.',
+      link: { href: '/login', text: 'Sign in' },
+    },
+  },
+  csrf_mismatch: {
+    code: 'insufficient_scope',
+    detail: 'The form’s CSRF token is missing or wrong.',
+    content: {
+      title: 'This form has expired',
+      message:
+        'For your protection nothing was changed: the form did not come from this page. Go back, reload the page and try again.',
+    },
+  },
+  invalid_decision: {
+    code: 'bad_request',
+    detail: 'The consent form carried no valid decision.',
+    content: {
       title: 'Choose Allow or Deny',
       message: 'The form did not say whether you allow the partner. Go back and press Allow or Deny.',
-    };
-  }
-  if (error instanceof ConnectionsException) {
-    return {
+    },
+  },
+  disconnect_unavailable: {
+    code: 'service_unavailable',
+    detail: 'The partner could not be disconnected right now.',
+    content: {
       title: 'Could not disconnect right now, please try again',
       message: 'The partner is still connected. Nothing was changed; trying again is safe.',
       link: CONNECTIONS_LINK,
-    };
-  }
-  return undefined;
+    },
+  },
+};
+
+export function domainError(error: unknown): DomainError | undefined {
+  const known =
+    error instanceof SessionException ||
+    error instanceof AuthorizeException ||
+    error instanceof ConnectionsException;
+  return known ? DOMAIN_ERRORS[error.code] : undefined;
 }
 
 function contentForProblem(code: ProblemCode): ErrorContent {
@@ -120,7 +140,7 @@ export const renderConsentUiError: ErrorRenderer = (
 ): boolean => {
   const path = request.url.split('?')[0];
   if ((PROBE_PATHS as readonly string[]).includes(path)) return false;
-  const content = contentForDomainError(error) ?? contentForProblem(problem.code);
+  const content = domainError(error)?.content ?? contentForProblem(problem.code);
   reply.status(problem.status);
   for (const [name, value] of Object.entries(problem.extras.headers ?? {})) reply.header(name, value);
   applyPageHeaders(reply);
