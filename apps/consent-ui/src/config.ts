@@ -11,12 +11,18 @@ import {
 import { RATE_LIMIT_CONFIG } from '@svc/security';
 import type { CookiePolicy } from './sessions/session-cookies';
 
-/**
- * `SESSION_COOKIE_SECURE`; unset means "derive it". Production refuses `false` (docs/rules.md,
- * OAuth): a cookie that travels over plain HTTP can be read and replayed.
- */
-function sessionCookieSecureVar(): VarSpec<boolean | undefined> {
-  return {
+export const CONSENT_UI_CONFIG = {
+  ...BASE_CONFIG,
+  ...DATABASE_CONFIG,
+  ...AMQP_CONFIG,
+  // The partner portal spends its partner's API budget: the limiter's Redis and the same limits.
+  ...REDIS_CONFIG,
+  ...RATE_LIMIT_CONFIG,
+  /**
+   * Unset means "derive it". Production refuses `false` (docs/rules.md, OAuth): a cookie that
+   * travels over plain HTTP can be read and replayed.
+   */
+  SESSION_COOKIE_SECURE: {
     description:
       'mark browser-session cookies Secure; default: true in production, in sandbox true unless PUBLIC_BASE_URL is http://',
     parse(raw: string | undefined, appEnv: AppEnv) {
@@ -28,17 +34,7 @@ function sessionCookieSecureVar(): VarSpec<boolean | undefined> {
       }
       return value === 'true';
     },
-  };
-}
-
-export const CONSENT_UI_CONFIG = {
-  ...BASE_CONFIG,
-  ...DATABASE_CONFIG,
-  ...AMQP_CONFIG,
-  // The partner portal spends its partner's API budget: the limiter's Redis and the same limits.
-  ...REDIS_CONFIG,
-  ...RATE_LIMIT_CONFIG,
-  SESSION_COOKIE_SECURE: sessionCookieSecureVar(),
+  } satisfies VarSpec<boolean | undefined>,
   SESSION_IDLE_TIMEOUT: duration(
     'a browser session unused for longer than this is signed out (e.g. 30m); use refreshes it',
     { default: '30m' },
