@@ -3,7 +3,6 @@ import { APP_CONFIG, REDIS, type RedisClient } from '@svc/platform';
 import { RateLimiter, rateLimitPolicy, RedisRateLimiter } from '@svc/security';
 import type { ConsentUiConfig } from '../config';
 import { SessionsModule } from '../sessions/sessions.module';
-import { CLOCK, type Clock } from '../sessions/session-store';
 import { PortalController } from './portal.controller';
 import { PortalService } from './portal.service';
 
@@ -13,7 +12,6 @@ import { PortalService } from './portal.service';
   controllers: [PortalController],
   providers: [
     PortalService,
-    { provide: CLOCK, useValue: (() => new Date()) satisfies Clock },
     // The API's own limiter on the same Redis keys: a portal page and an API call of one partner
     // count in the same two windows.
     {

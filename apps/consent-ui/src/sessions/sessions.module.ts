@@ -22,7 +22,7 @@ import { SessionsRepository } from './sessions.repository';
     },
     { provide: CLOCK, useValue: (() => new Date()) satisfies Clock },
   ],
-  exports: [SessionsService, COOKIE_POLICY],
+  exports: [SessionsService, COOKIE_POLICY, CLOCK],
 })
 export class SessionsModule {}
 
