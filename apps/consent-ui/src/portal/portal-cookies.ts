@@ -1,14 +1,8 @@
-import type { CookiePolicy } from '../sessions/session-cookies';
+import { cookieName, type CookiePolicy } from '../sessions/session-cookies';
 import type { SessionKind } from '../sessions/session-store';
 
 /** The portal's own cookie, never the crew member's session: another name, another path. */
 export const PORTAL_COOKIE = 'svc_portal';
-/**
- * Production's portal cookie (the rule of the crew session's `__Host-` name, `hostPrefix`): a
- * browser accepts it only Secure from an https page, so a plain-HTTP page cannot plant one.
- * Not `__Host-`, which needs `Path=/`: the portal's cookie stays on `/portal`.
- */
-export const SECURE_PORTAL_COOKIE = `__Secure-${PORTAL_COOKIE}`;
 export const PORTAL_PATH = '/portal';
 /** Issue 41: a portal session lasts at most an hour. */
 export const PORTAL_SESSION_TTL_SECONDS = 60 * 60;
@@ -22,12 +16,6 @@ export interface PortalSessionData {
   readonly sponsorship: boolean;
   /** Origins that may frame the portal (the framing origins registered for the partner). */
   readonly frameOrigins: readonly string[];
-}
-
-/** The portal cookie's name in this mode; only this name is read. */
-export function portalCookieName(policy: CookiePolicy): string {
-  if (policy.hostPrefix && !policy.secure) throw new Error('a __Secure- cookie must be Secure');
-  return policy.hostPrefix ? SECURE_PORTAL_COOKIE : PORTAL_COOKIE;
 }
 
 /**
@@ -48,7 +36,10 @@ export function portalSessionKind(policy: CookiePolicy): SessionKind<PortalSessi
       frameOrigins: 'frame_origins',
     },
     cookie: {
-      name: portalCookieName(policy),
+      // Production's name (the rule of the crew session's `__Host-` one): a browser accepts it only
+      // Secure from an https page, so a plain-HTTP page cannot plant one. Not `__Host-`, which needs
+      // `Path=/`: the portal's cookie stays on `/portal`.
+      name: cookieName(policy, PORTAL_COOKIE, '__Secure-'),
       path: PORTAL_PATH,
       secure: policy.secure,
       sameSite: policy.secure ? 'None' : 'Lax',

@@ -23,10 +23,10 @@ export interface CookiePolicy {
   readonly hostPrefix?: boolean;
 }
 
-/** The session cookie's name in this mode; only this name is read. */
-export function sessionCookieName(policy: CookiePolicy): string {
-  if (policy.hostPrefix && !policy.secure) throw new Error('a __Host- cookie must be Secure');
-  return policy.hostPrefix ? HOST_SESSION_COOKIE : SESSION_COOKIE;
+/** A cookie's name in this mode, `prefix` added where the policy prefixes names; only this name is read. */
+export function cookieName(policy: CookiePolicy, name: string, prefix: '__Host-' | '__Secure-'): string {
+  if (policy.hostPrefix && !policy.secure) throw new Error(`a ${prefix} cookie must be Secure`);
+  return policy.hostPrefix ? `${prefix}${name}` : name;
 }
 export const COOKIE_POLICY = Symbol('COOKIE_POLICY');
 
@@ -53,7 +53,12 @@ export function crewSessionKind(policy: CookiePolicy, idleMs: number): SessionKi
     table: 'sessions',
     columns: { userId: 'user_id' },
     idleMs,
-    cookie: { name: sessionCookieName(policy), path: '/', secure: policy.secure, sameSite: 'Lax' },
+    cookie: {
+      name: cookieName(policy, SESSION_COOKIE, '__Host-'),
+      path: '/',
+      secure: policy.secure,
+      sameSite: 'Lax',
+    },
     lifetimeSeconds: SESSION_TTL_SECONDS,
   };
 }
