@@ -6,7 +6,6 @@ import {
   isScope,
   SCOPE_DESCRIPTIONS,
   SPONSORSHIP_MEMBER_SPONSORSHIPS,
-  type Connection,
   type MemberSponsorship,
 } from '@svc/contracts';
 import { APP_CONFIG, APP_LOGGER, RpcClient } from '@svc/platform';
@@ -83,7 +82,10 @@ export class ConnectionsService {
     return {
       outcome: 'list',
       connections: connections.map((c) => ({
-        ...toItem(c),
+        clientId: c.client_id,
+        clientName: c.client_name,
+        scopes: c.scopes.map((scope) => (isScope(scope) ? SCOPE_DESCRIPTIONS[scope] : scope)),
+        connectedAt: c.connected_at,
         access: summarize(access, c.client_id, c.scopes, now),
       })),
       previous: previousConnections(access, new Set(connections.map((c) => c.client_id)), now),
@@ -127,15 +129,6 @@ export class ConnectionsService {
     const notice = `${name ?? 'That partner'} can no longer read your record.`;
     return [flashCookie(this.policy, FLASH_COOKIE, CONNECTIONS_PATH, notice.slice(0, MAX_FLASH_LENGTH))];
   }
-}
-
-function toItem(connection: Connection): Omit<ConnectionItem, 'access'> {
-  return {
-    clientId: connection.client_id,
-    clientName: connection.client_name,
-    scopes: connection.scopes.map((scope) => (isScope(scope) ? SCOPE_DESCRIPTIONS[scope] : scope)),
-    connectedAt: connection.connected_at,
-  };
 }
 
 function readNotice(cookie: string | undefined): string | undefined {
