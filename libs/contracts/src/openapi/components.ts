@@ -10,6 +10,7 @@ import {
   REPLAY_BODY,
 } from '../requests';
 import {
+  authorizationServerMetadata,
   MEMBER_LEFT_RESULT,
   MEMBERSHIP,
   PROFILE,
@@ -69,11 +70,32 @@ const OAUTH_ERROR_CODES = [
   'temporarily_unavailable',
 ] as const;
 
-/** An array whose items are each one of these strings. */
-const arrayOf = (...values: string[]): JsonObject => ({
-  type: 'array',
-  items: { type: 'string', enum: values },
-});
+/** The schema of what auth-server answers: its URLs, its lists of supported values, its flag. */
+function authorizationServerMetadataSchema(): JsonObject {
+  const properties: JsonObject = {};
+  const answer = authorizationServerMetadata('https://issuer.invalid', 'https://issuer.invalid/docs');
+  for (const [name, value] of Object.entries(answer)) {
+    if (name === 'scopes_supported') properties[name] = { type: 'array', items: schemaRef('Scope') };
+    else if (Array.isArray(value))
+      properties[name] = { type: 'array', items: { type: 'string', enum: value } };
+    else if (typeof value === 'boolean') properties[name] = { type: 'boolean' };
+    else properties[name] = { type: 'string', format: 'uri' };
+  }
+  // The members a client may not count on.
+  const optional = [
+    'response_modes_supported',
+    'revocation_endpoint_auth_methods_supported',
+    'authorization_response_iss_parameter_supported',
+    'service_documentation',
+  ];
+  return {
+    type: 'object',
+    description: 'RFC 8414 authorization server metadata.',
+    required: Object.keys(properties).filter((name) => !optional.includes(name)),
+    additionalProperties: true,
+    properties,
+  };
+}
 
 function schemas(docsUrl: string): JsonObject {
   const problems: JsonObject = {};
@@ -105,39 +127,7 @@ function schemas(docsUrl: string): JsonObject {
     Scope: { type: 'string', enum: [...SCOPES], description: 'An OAuth scope.' },
     TokenResponse: TOKEN_RESPONSE,
     Userinfo: USERINFO,
-    AuthorizationServerMetadata: {
-      type: 'object',
-      description: 'RFC 8414 authorization server metadata.',
-      required: [
-        'issuer',
-        'authorization_endpoint',
-        'token_endpoint',
-        'revocation_endpoint',
-        'userinfo_endpoint',
-        'scopes_supported',
-        'response_types_supported',
-        'grant_types_supported',
-        'token_endpoint_auth_methods_supported',
-        'code_challenge_methods_supported',
-      ],
-      additionalProperties: true,
-      properties: {
-        issuer: { type: 'string', format: 'uri' },
-        authorization_endpoint: { type: 'string', format: 'uri' },
-        token_endpoint: { type: 'string', format: 'uri' },
-        revocation_endpoint: { type: 'string', format: 'uri' },
-        userinfo_endpoint: { type: 'string', format: 'uri' },
-        scopes_supported: { type: 'array', items: schemaRef('Scope') },
-        response_types_supported: arrayOf('code'),
-        response_modes_supported: arrayOf('query'),
-        grant_types_supported: arrayOf('authorization_code', 'refresh_token'),
-        token_endpoint_auth_methods_supported: arrayOf('client_secret_post', 'client_secret_basic'),
-        revocation_endpoint_auth_methods_supported: arrayOf('client_secret_post', 'client_secret_basic'),
-        code_challenge_methods_supported: arrayOf('S256'),
-        authorization_response_iss_parameter_supported: { type: 'boolean' },
-        service_documentation: { type: 'string', format: 'uri' },
-      },
-    },
+    AuthorizationServerMetadata: authorizationServerMetadataSchema(),
     Membership: MEMBERSHIP,
     Profile: PROFILE,
     SeaTime: SEA_TIME,
