@@ -1,25 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { AUTH_AUTHORIZE_DECIDE, AUTH_AUTHORIZE_VALIDATE, type AuthorizeOutcome } from '@svc/contracts';
-import { assertUnreachable, RpcClient } from '@svc/platform';
+import { RpcClient } from '@svc/platform';
 import { loginLocation } from '../login/return-to';
 import { SessionsService } from '../sessions/sessions.service';
 import { parseAuthorizeQuery, type DecisionForm } from './authorize-request';
 import { AuthorizeException } from './authorize.exception';
 
-export type DecisionResult =
-  | { readonly outcome: 'redirect'; readonly location: string }
-  | { readonly outcome: 'error_page'; readonly error: string; readonly description: string };
+/** A decision as auth-server answered it: a redirect it built, or an error page. */
+export type DecisionResult = Exclude<AuthorizeOutcome, { outcome: 'consent' }>;
 
-/** What GET /oauth/authorize shows. */
+/** What GET /oauth/authorize shows: sign-in first, or auth-server's answer (consent with the CSRF token). */
 export type AuthorizePage =
   | { readonly outcome: 'sign_in'; readonly location: string }
-  | {
-      readonly outcome: 'consent';
-      readonly clientName: string;
-      readonly scopes: readonly { readonly scope: string; readonly description: string }[];
-      readonly params: Readonly<Record<string, string>>;
-      readonly csrfToken: string;
-    }
+  | (Extract<AuthorizeOutcome, { outcome: 'consent' }> & { readonly csrfToken: string })
   | DecisionResult;
 
 /**
@@ -39,15 +32,8 @@ export class AuthorizeService {
     // RFC 6749 §3.1: the sign-in page, which brings the member back to this very request.
     if (!session) return { outcome: 'sign_in', location: loginLocation(url) };
     const answer = await this.rpc.call(AUTH_AUTHORIZE_VALIDATE, parseAuthorizeQuery(url));
-    if (answer.outcome !== 'consent') return fromOutcome(answer);
     // Always shown, even when allowed before: anyone can present a public client_id (RFC 6749 §10.2).
-    return {
-      outcome: 'consent',
-      clientName: answer.client_name,
-      scopes: answer.scopes,
-      params: answer.params,
-      csrfToken: session.csrfToken,
-    };
+    return answer.outcome === 'consent' ? { ...answer, csrfToken: session.csrfToken } : answer;
   }
 
   /**
@@ -66,17 +52,6 @@ export class AuthorizeService {
     if (answer.outcome === 'consent') {
       throw new Error('auth.authorize.decide answered "consent"; it must redirect or show an error');
     }
-    return fromOutcome(answer);
-  }
-}
-
-function fromOutcome(answer: Exclude<AuthorizeOutcome, { outcome: 'consent' }>): DecisionResult {
-  switch (answer.outcome) {
-    case 'redirect':
-      return { outcome: 'redirect', location: answer.redirect_to };
-    case 'error_page':
-      return { outcome: 'error_page', error: answer.error, description: answer.error_description };
-    default:
-      return assertUnreachable(answer);
+    return answer;
   }
 }

@@ -23,15 +23,15 @@ export function consentPage(view: ConsentPage): SafeHtml {
     ([name, value]) => html` <input type="hidden" name="${PARAM_FIELD_PREFIX}${name}" value="${value}" />`,
   );
   return layout(
-    `Connect ${view.clientName}`,
-    html`<h1><span class="partner">${view.clientName}</span> wants to read your crew record</h1>
-      <p class="lead">If you allow it, ${view.clientName} will be able to see:</p>
+    `Connect ${view.client_name}`,
+    html`<h1><span class="partner">${view.client_name}</span> wants to read your crew record</h1>
+      <p class="lead">If you allow it, ${view.client_name} will be able to see:</p>
       <ul class="scopes">
         ${view.scopes.map((s) => html` <li>${s.description}</li> `)}
       </ul>
       <p class="muted">
         ${host ? html`After you choose, you will return to <strong>${host}</strong>. ` : null}You can
-        disconnect ${view.clientName} at any time under Connected partners.
+        disconnect ${view.client_name} at any time under Connected partners.
       </p>
       <form method="post" action="/oauth/authorize" class="actions">
         <input type="hidden" name="csrf" value="${view.csrfToken}" />${hidden}
@@ -50,7 +50,7 @@ export function invalidRequestPage(view: ErrorPage, requestId: string): SafeHtml
         The site that sent you here asked for access in a way we cannot accept, so we have not sent you back
         to it.
       </p>
-      <p class="alert" role="alert">${view.description}</p>
+      <p class="alert" role="alert">${view.error_description}</p>
       <p class="muted">
         Please return to the partner’s site and try again, or contact the partner. Error:
         <code>${view.error}</code> · Reference: <code>${requestId}</code>
@@ -61,8 +61,9 @@ export function invalidRequestPage(view: ErrorPage, requestId: string): SafeHtml
 export function authorizePageResult(view: AuthorizePage, requestId: string): WebResult {
   switch (view.outcome) {
     case 'sign_in':
-    case 'redirect':
       return redirect(302, view.location);
+    case 'redirect':
+      return redirect(302, view.redirect_to);
     case 'consent':
       return page(200, consentPage(view));
     case 'error_page':
@@ -76,7 +77,7 @@ export function decisionResult(result: DecisionResult, requestId: string): WebRe
   switch (result.outcome) {
     case 'redirect':
       // 303, never 307: a 307 would re-post the form to the partner (RFC 9700 §4.12).
-      return redirect(303, result.location);
+      return redirect(303, result.redirect_to);
     case 'error_page':
       return page(400, invalidRequestPage(result, requestId));
     default:
