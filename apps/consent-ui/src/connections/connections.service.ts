@@ -3,9 +3,8 @@ import {
   AUTH_CONSENTS_LIST,
   AUTH_CONSENTS_REVOKE,
   AUTH_MEMBER_ACCESS,
-  isScope,
-  SCOPE_DESCRIPTIONS,
   SPONSORSHIP_MEMBER_SPONSORSHIPS,
+  type Connection,
   type MemberSponsorship,
 } from '@svc/contracts';
 import { APP_CONFIG, APP_LOGGER, RpcClient } from '@svc/platform';
@@ -30,16 +29,8 @@ const MAX_FLASH_LENGTH = 300;
 /** If sponsorship-api is slow or down, the page still shows the connections after this long. */
 const SPONSORSHIPS_TIMEOUT_MS = 1500;
 
-export interface ConnectionItem {
-  readonly clientId: string;
-  readonly clientName: string;
-  /** Each granted scope in plain words (the scope name itself when it has no description). */
-  readonly scopes: readonly string[];
-  /** ISO 8601 UTC, as auth-server gave it. */
-  readonly connectedAt: string;
-  /** When and how much this partner read the member's record. */
-  readonly access: AccessSummary;
-}
+/** A connected partner as auth-server lists it, and when and how much it read the member's record. */
+export type ConnectionItem = Connection & { readonly access: AccessSummary };
 
 export type ConnectionsPage =
   | { readonly outcome: 'sign_in'; readonly location: string }
@@ -81,13 +72,7 @@ export class ConnectionsService {
     const notice = readNotice(parseCookies(cookieHeader).get(FLASH_COOKIE));
     return {
       outcome: 'list',
-      connections: connections.map((c) => ({
-        clientId: c.client_id,
-        clientName: c.client_name,
-        scopes: c.scopes.map((scope) => (isScope(scope) ? SCOPE_DESCRIPTIONS[scope] : scope)),
-        connectedAt: c.connected_at,
-        access: summarize(access, c.client_id, c.scopes, now),
-      })),
+      connections: connections.map((c) => ({ ...c, access: summarize(access, c.client_id, c.scopes, now) })),
       previous: previousConnections(access, new Set(connections.map((c) => c.client_id)), now),
       exportHref: exportHref(session.csrfToken),
       sponsorships,

@@ -1,4 +1,4 @@
-import type { MemberSponsorship } from '@svc/contracts';
+import { isScope, SCOPE_DESCRIPTIONS, type MemberSponsorship } from '@svc/contracts';
 import { assertUnreachable } from '@svc/platform';
 import { signOutForm } from '../login/login.view';
 import { html, type SafeHtml } from '../views/html';
@@ -89,16 +89,16 @@ function previousSection(previous: readonly PreviousConnection[]): SafeHtml | nu
 
 function connectionCard(connection: ConnectionItem, csrfToken: string): SafeHtml {
   return html`<li class="connection">
-    <h2>${connection.clientName}</h2>
+    <h2>${connection.client_name}</h2>
     <p class="muted">
-      Connected <time datetime="${connection.connectedAt}">${formatUtc(connection.connectedAt)}</time>
+      Connected <time datetime="${connection.connected_at}">${formatUtc(connection.connected_at)}</time>
     </p>
     <p>Can see:</p>
     <ul class="scopes">
-      ${connection.scopes.map((s) => html` <li>${s}</li> `)}
+      ${connection.scopes.map((s) => html` <li>${isScope(s) ? SCOPE_DESCRIPTIONS[s] : s}</li> `)}
     </ul>
-    ${accessHistory(connection.access, connection.clientName)}
-    <form method="post" action="${disconnectPath(connection.clientId)}" class="inline">
+    ${accessHistory(connection.access, connection.client_name)}
+    <form method="post" action="${disconnectPath(connection.client_id)}" class="inline">
       <input type="hidden" name="csrf" value="${csrfToken}" />
       <button type="submit" class="danger">Disconnect</button>
     </form>
