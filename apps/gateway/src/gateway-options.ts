@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { DEFAULT_PORTS, NEST_APPS } from '@svc/contracts';
+import { DEFAULT_PORTS, type NestAppName } from '@svc/contracts';
 import {
   BASE_CONFIG,
   CLIENT_IPV6_PREFIX,
@@ -11,15 +11,12 @@ import {
   type VarSpec,
 } from '@svc/platform';
 
-/** The apps the gateway proxies to, every one of them; each has an `<APP>_UPSTREAMS` variable. */
-export const UPSTREAM_APPS = NEST_APPS;
-export type UpstreamApp = (typeof UPSTREAM_APPS)[number];
-
 export type GatewayEnv = Readonly<Record<string, string | undefined>>;
 
 type UpstreamVariable = Extract<keyof typeof GATEWAY_CONFIG, `${string}_UPSTREAMS`>;
 
-export function upstreamEnvName(app: UpstreamApp): UpstreamVariable {
+/** Every app's replicas, as the gateway proxies to each of them: `<APP>_UPSTREAMS`. */
+export function upstreamEnvName(app: NestAppName): UpstreamVariable {
   return `${app.toUpperCase().replace(/-/g, '_')}_UPSTREAMS` as UpstreamVariable;
 }
 
@@ -100,7 +97,7 @@ function requestRate(description: string, d: Defaults): VarSpec<string> {
 }
 const burst = (of: string, d: Defaults) => int(`burst of \`${of}\``, { ...d, min: 0, max: 999_999 });
 
-const upstreams = (app: UpstreamApp) =>
+const upstreams = (app: NestAppName) =>
   variable(
     `${app} replicas, a comma-separated \`host:port\` list`,
     { default: `127.0.0.1:${DEFAULT_PORTS[app]}` },

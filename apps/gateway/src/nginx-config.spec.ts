@@ -10,20 +10,16 @@ import {
   DEFAULT_METRICS_PORTS,
   DEFAULT_PORTS,
   GATEWAY_ROUTES,
+  NEST_APPS,
   PROBLEMS,
   REQUEST_ID_NGINX_REGEX,
   problemType,
   type GatewayRoute,
+  type NestAppName,
   type ProblemCode,
 } from '@svc/contracts';
 import { nginxBinary } from '../../../test/support/nginx';
-import {
-  UPSTREAM_APPS,
-  gatewayOptionsFromEnv,
-  upstreamEnvName,
-  type GatewayEnv,
-  type UpstreamApp,
-} from './gateway-options';
+import { gatewayOptionsFromEnv, upstreamEnvName, type GatewayEnv } from './gateway-options';
 import { main, type GenerateIo } from './generate';
 import {
   API_CSP,
@@ -64,7 +60,7 @@ function selectors(route: GatewayRoute): string[] {
   return route.match === 'exact' ? [`= ${route.path}`] : [`= ${route.path}`, `^~ ${route.path}/`];
 }
 
-function upstreamBlock(conf: string, app: UpstreamApp): string {
+function upstreamBlock(conf: string, app: NestAppName): string {
   const match = new RegExp(`upstream ${upstreamName(app)} \\{[^}]*\\}`).exec(conf);
   if (!match) throw new Error(`no upstream block for ${app}`);
   return match[0];
@@ -85,9 +81,7 @@ describe('renderNginxConfig', () => {
     for (const route of GATEWAY_ROUTES) {
       for (const selector of selectors(route)) {
         expect(count(conf, `location ${selector} {`)).toBe(1);
-        expect(location(conf, selector)).toContain(
-          `proxy_pass http://${upstreamName(route.app as UpstreamApp)};`,
-        );
+        expect(location(conf, selector)).toContain(`proxy_pass http://${upstreamName(route.app)};`);
       }
     }
   });
@@ -136,7 +130,7 @@ describe('renderNginxConfig', () => {
       'server [::1]:3022 backup max_fails=0;',
     ]);
     expect(crew).toMatch(/keepalive \d+;/);
-    for (const app of UPSTREAM_APPS.filter((a) => a !== 'crew-api')) {
+    for (const app of NEST_APPS.filter((a) => a !== 'crew-api')) {
       expect(
         upstreamBlock(conf, app)
           .match(/^\s*server .*;$/gm)
@@ -437,7 +431,7 @@ describe('gatewayOptionsFromEnv', () => {
     ['DOCS_URL', 'ftp://docs.example.test'],
     ['DOCS_URL', 'https://docs.example.test/$x'],
     ['DOCS_URL', 'https://docs.example.test/?q=1'],
-    ...UPSTREAM_APPS.map((app): [string, string] => [upstreamEnvName(app), '127.0.0.1']),
+    ...NEST_APPS.map((app): [string, string] => [upstreamEnvName(app), '127.0.0.1']),
     ['CREW_API_UPSTREAMS', '127.0.0.1:3002,,127.0.0.1:3012'],
     ['CREW_API_UPSTREAMS', '127.0.0.1:70000'],
     ['CREW_API_UPSTREAMS', 'a:1,a:1'],

@@ -1,25 +1,21 @@
 import {
   DEFAULT_BODY_LIMIT_BYTES,
   GATEWAY_OWN_PATHS,
+  NEST_APPS,
   PROBLEMS,
   REQUEST_ID_NGINX_REGEX,
   problemType,
   type GatewayRoute,
+  type NestAppName,
   type ProblemCode,
 } from '@svc/contracts';
-import {
-  UPSTREAM_APPS,
-  rateRetryAfterSeconds,
-  upstreamEnvName,
-  type GatewayOptions,
-  type UpstreamApp,
-} from './gateway-options';
+import { rateRetryAfterSeconds, upstreamEnvName, type GatewayOptions } from './gateway-options';
 
 /** The gateway's nginx.conf from the route table (pure); its paths are relative to nginx's prefix (`-p <out>`). */
 export function renderNginxConfig(routes: readonly GatewayRoute[], options: GatewayOptions): string {
   const active = routes.filter((route) => !route.sandboxOnly || options.APP_ENV === 'sandbox');
   checkRoutes(active);
-  const apps = UPSTREAM_APPS.filter((app) => active.some((route) => route.app === app));
+  const apps = NEST_APPS.filter((app) => active.some((route) => route.app === app));
 
   return [
     ...header(options, active.length),
@@ -38,7 +34,7 @@ export function renderNginxConfig(routes: readonly GatewayRoute[], options: Gate
 }
 
 /** The nginx upstream name of an app (`crew-api` → `crew_api`). */
-export function upstreamName(app: UpstreamApp): string {
+export function upstreamName(app: NestAppName): string {
   return app.replace(/-/g, '_');
 }
 
@@ -361,7 +357,7 @@ function limitErrorLocations(options: GatewayOptions): string[] {
   ];
 }
 
-function upstreamBlock(app: UpstreamApp, servers: readonly string[], failTimeoutMs: number): string[] {
+function upstreamBlock(app: NestAppName, servers: readonly string[], failTimeoutMs: number): string[] {
   return [
     `upstream ${upstreamName(app)} {`,
     // A failed replica is left out for fail_timeout, short since nginx cannot see it come back.
@@ -460,7 +456,7 @@ function routeLocations(route: GatewayRoute, options: GatewayOptions): string[] 
     '        return 400;',
     '    }',
     ...(route.bodyLimitBytes !== undefined ? [`    client_max_body_size ${route.bodyLimitBytes};`] : []),
-    `    proxy_pass http://${upstreamName(route.app as UpstreamApp)};`,
+    `    proxy_pass http://${upstreamName(route.app)};`,
   ];
   return [
     `# ${route.app}${route.sandboxOnly ? ' (sandbox only)' : ''}`,
@@ -552,7 +548,7 @@ function checkRoutes(routes: readonly GatewayRoute[]): void {
     if (!SAFE_PATH.test(route.path) || /\/\.\.?(\/|$)/.test(route.path)) {
       throw new Error(`gateway route ${JSON.stringify(route.path)}: a path is "/" plus plain segments`);
     }
-    if (!(UPSTREAM_APPS as readonly string[]).includes(route.app)) {
+    if (!(NEST_APPS as readonly string[]).includes(route.app)) {
       throw new Error(`gateway route ${route.path}: app ${route.app} has no upstream in the gateway`);
     }
     const own = GATEWAY_OWN_PATHS.find(
