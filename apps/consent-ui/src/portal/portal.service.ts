@@ -148,7 +148,6 @@ export class PortalService {
     return this.limiter.consume(session.clientId);
   }
 
-  /** Whether a posted form carried this session's CSRF token (a form of another site never does). */
   csrfMatches(session: PortalSession, presented: unknown): boolean {
     return this.sessions.csrfMatches(session, presented);
   }

@@ -36,7 +36,6 @@ export class SessionsService {
     this.store = new SessionStore(crewSessionKind(policy, idleTimeoutMs), rows, clock);
   }
 
-  /** The live session the request's cookie names, if any. */
   resolve(cookieHeader: string | undefined): Promise<ActiveSession | undefined> {
     return this.store.resolve(cookieHeader);
   }
@@ -66,7 +65,6 @@ export class SessionsService {
     return { session, cookies: [cookie, clearLoginCsrfCookie(this.policy)] };
   }
 
-  /** Ends the session the cookie names (if any) and returns the cookie that clears it. */
   async end(cookieHeader: string | undefined): Promise<string[]> {
     return [await this.store.end(cookieHeader)];
   }
