@@ -2,16 +2,12 @@ import type { CachedIntrospection } from '../../introspection';
 import { readBoolean, readFields, readRecord, readString, readStringArray, sha256Hex } from '../../validate';
 import { queueOf, type RpcContract } from '../rpc';
 
-/** `auth.introspect`: is this access token live, and for whom? Only the digest travels. */
-export interface IntrospectRequest {
-  /** SHA-256 of the access token, lower-case hex. */
-  readonly token_digest: string;
-}
+/** `auth.introspect`: is this access token live, and for whom? Only its SHA-256 (lower-case hex) travels. */
 export type IntrospectResponse = CachedIntrospection;
 
 const NAME = 'auth.introspect';
 
-export const AUTH_INTROSPECT: RpcContract<IntrospectRequest, IntrospectResponse> = {
+export const AUTH_INTROSPECT: RpcContract<{ readonly token_digest: string }, IntrospectResponse> = {
   pattern: NAME,
   queue: queueOf(NAME),
   /** The only app with bearer-token routes besides auth-server (which checks its own store). */
