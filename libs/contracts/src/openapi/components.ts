@@ -52,7 +52,7 @@ import {
 } from './kit';
 
 /** What each scope lets a partner read (docs/rules.md, Authentication). */
-export const SCOPE_GRANTS: Readonly<Record<Scope, string>> = {
+const SCOPE_GRANTS: Readonly<Record<Scope, string>> = {
   'profile:read': 'Name, role, country, photo URL and the membership block (`GET /v1/me`).',
   'seatime:read': 'Aggregate sea-time totals and the 12-month trend (`GET /v1/me/sea-time`, `/recent`).',
   'vessels:read': 'Vessel history (`GET /v1/me/vessels`).',
@@ -337,7 +337,7 @@ function parameters(): JsonObject {
   };
 }
 
-export function securitySchemes(publicBaseUrl: string): JsonObject {
+function securitySchemes(publicBaseUrl: string): JsonObject {
   const scopes: JsonObject = {};
   for (const scope of SCOPES) scopes[scope] = SCOPE_GRANTS[scope];
   return {

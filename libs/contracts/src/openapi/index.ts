@@ -1,5 +1,4 @@
-export { buildOpenApiDocument, API_DESCRIPTION_VERSION, type OpenApiDocumentOptions } from './document';
-export { PROBLEM_GUIDE, type ProblemGuide } from './problem-guide';
-export { ROUTES_OUTSIDE_API_DESCRIPTION, type UndescribedRoute } from './coverage';
-export { problemExample, type Json, type JsonObject } from './kit';
-export { SCOPE_GRANTS } from './components';
+export { buildOpenApiDocument, type OpenApiDocumentOptions } from './document';
+export { PROBLEM_GUIDE } from './problem-guide';
+export { ROUTES_OUTSIDE_API_DESCRIPTION } from './coverage';
+export { problemExample, type JsonObject } from './kit';
