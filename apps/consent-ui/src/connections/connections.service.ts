@@ -13,7 +13,7 @@ import { isTemporarilyUnavailable } from '../errors';
 import { exportHref } from '../export/export-link';
 import { loginLocation } from '../login/return-to';
 import { parseCookies } from '../sessions/cookies';
-import { clearFlashCookie, COOKIE_POLICY, flashCookie, type CookiePolicy } from '../sessions/session-cookies';
+import { clearCookie, COOKIE_POLICY, flashCookie, type CookiePolicy } from '../sessions/session-cookies';
 import { SessionsService } from '../sessions/sessions.service';
 import {
   previousConnections,
@@ -78,7 +78,7 @@ export class ConnectionsService {
       sponsorships,
       csrfToken: session.csrfToken,
       notice,
-      cookies: notice === undefined ? [] : [clearFlashCookie(this.policy, FLASH_COOKIE, CONNECTIONS_PATH)],
+      cookies: notice === undefined ? [] : [clearCookie(this.policy, FLASH_COOKIE, CONNECTIONS_PATH)],
     };
   }
 

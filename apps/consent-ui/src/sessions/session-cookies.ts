@@ -67,15 +67,12 @@ export function loginCsrfCookie(policy: CookiePolicy, token: string): string {
   return serializeCookie(LOGIN_CSRF_COOKIE, token, options(policy, '/login', LOGIN_CSRF_TTL_SECONDS));
 }
 
-export function clearLoginCsrfCookie(policy: CookiePolicy): string {
-  return serializeCookie(LOGIN_CSRF_COOKIE, '', options(policy, '/login', 0));
-}
-
 /** A one-shot message for the next page at `path` (e.g. "X can no longer read your record."). */
 export function flashCookie(policy: CookiePolicy, name: string, path: string, message: string): string {
   return serializeCookie(name, encodeURIComponent(message), options(policy, path, 60));
 }
 
-export function clearFlashCookie(policy: CookiePolicy, name: string, path: string): string {
+/** The cookie that clears this app's cookie `name` on `path` (the login CSRF cookie, a flash message). */
+export function clearCookie(policy: CookiePolicy, name: string, path: string): string {
   return serializeCookie(name, '', options(policy, path, 0));
 }

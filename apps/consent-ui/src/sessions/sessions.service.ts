@@ -3,7 +3,7 @@ import { constantTimeEqual, newSecret } from '@svc/platform';
 import { parseCookies } from './cookies';
 import { isRandomToken } from './secrets';
 import {
-  clearLoginCsrfCookie,
+  clearCookie,
   COOKIE_POLICY,
   crewSessionKind,
   LOGIN_CSRF_COOKIE,
@@ -62,7 +62,7 @@ export class SessionsService {
     cookieHeader: string | undefined,
   ): Promise<{ session: ActiveSession; cookies: string[] }> {
     const { session, cookie } = await this.store.start(cookieHeader, { userId });
-    return { session, cookies: [cookie, clearLoginCsrfCookie(this.policy)] };
+    return { session, cookies: [cookie, clearCookie(this.policy, LOGIN_CSRF_COOKIE, '/login')] };
   }
 
   async end(cookieHeader: string | undefined): Promise<string[]> {
