@@ -14,12 +14,6 @@ import { LIVE_STATUSES } from './seat.entity';
 import { SeatsException } from './seats.exception';
 import { SeatsRepository, type SeatRow } from './seats.repository';
 
-export interface ProvisionResult {
-  readonly seat: SeatResponse;
-  /** False when the e-mail already had a live seat of this partner (answered with 200, unchanged). */
-  readonly created: boolean;
-}
-
 /** What a provision's take-back of a grant may always wait, even past the provision's budget. */
 const TAKE_BACK_MIN_MS = 500;
 
@@ -72,17 +66,18 @@ export class SeatsService {
   }
 
   /**
-   * Idempotent per e-mail; the sponsor row lock keeps the quota. A member's premium is granted in
-   * the same transaction: a failed grant commits no seat (502) and is taken back. Lock wait, RPCs
-   * and the consent question share one RPC_TIMEOUT_MS from `arrivedAt` (with the partner's
-   * authentication, which may have asked auth-server); a take-back gets at least TAKE_BACK_MIN_MS,
-   * kept out of the grant's wait, so the answer stays within the budget.
+   * Idempotent per e-mail (`created` false: the e-mail's live seat, unchanged); the sponsor row lock
+   * keeps the quota. A member's premium is granted in the same transaction: a failed grant commits no
+   * seat (502) and is taken back. Lock wait, RPCs and the consent question share one RPC_TIMEOUT_MS
+   * from `arrivedAt` (with the partner's authentication, which may have asked auth-server); a
+   * take-back gets at least TAKE_BACK_MIN_MS, kept out of the grant's wait, so the answer stays
+   * within the budget.
    */
   async provision(
     partner: PartnerPrincipal,
     request: Provision,
     arrivedAt = Date.now(),
-  ): Promise<ProvisionResult> {
+  ): Promise<{ seat: SeatResponse; created: boolean }> {
     const deadline = arrivedAt + this.config.RPC_TIMEOUT_MS;
     const result = await this.provisionSeat(partner, request, deadline);
     return { seat: await this.present(partner, result.seat, deadline - Date.now()), created: result.created };
