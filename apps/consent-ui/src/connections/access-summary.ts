@@ -4,18 +4,12 @@ import { isScope, SCOPE_DESCRIPTIONS, SCOPES, type MemberAccessResponse } from '
 export const RECENT_DAYS = 30;
 const DAY_MS = 86_400_000;
 
-export interface ScopeReads {
-  /** The scope in plain words, as the consent screen said it. */
-  readonly scope: string;
-  readonly count: number;
-}
-
 /** What the page says of one partner's reads of the member's record. */
 export interface AccessSummary {
   /** ISO 8601 UTC of the partner's latest read; absent when it never read (in 13 months). */
   readonly lastAccessAt?: string;
-  /** Reads of the last RECENT_DAYS days per scope: every granted scope, and any other read. */
-  readonly recent: readonly ScopeReads[];
+  /** Reads of the last RECENT_DAYS days per scope, in plain words: every granted scope, any other read. */
+  readonly recent: readonly { readonly scope: string; readonly count: number }[];
 }
 
 export interface PreviousConnection {
