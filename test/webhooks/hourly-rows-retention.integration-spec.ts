@@ -57,7 +57,6 @@ it('a replay budget keeps only the last hour of the partner’s calls, dropping 
   const budgets = new PartnerWebhooksRepository(
     new Sql(dataSource, 'endpoint-hours-retention-test'),
     new TransactionRunner(dataSource),
-    { WEBHOOK_GIVE_UP_AFTER: 86_400_000 },
   );
   await dataSource.query(
     `INSERT INTO webhooks.webhook_replays (client_id, replayed_at, replayed_count, kind)

@@ -1,12 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { PartnerDeliveryStatus, ReplayableStatus } from '@svc/contracts';
-import { APP_CONFIG, columns, newId, Sql, TransactionRunner, type Transaction } from '@svc/platform';
-import type { WebhookDispatcherConfig } from '../config';
-import {
-  type DeliveryRow,
-  type EndpointStatus,
-  type WebhookEndpointRow,
-} from '../deliveries/delivery.entity';
+import { columns, newId, Sql, TransactionRunner, type Transaction } from '@svc/platform';
+import type { DeliveryRow, EndpointStatus, WebhookEndpointRow } from '../deliveries/delivery.entity';
+import type { DeliveryListQuery } from './dto/delivery-requests.dto';
 
 /** A delivery as a partner's log shows it: its row and its latest attempt. */
 export type PartnerDelivery = Pick<
@@ -29,13 +25,6 @@ export type PartnerDelivery = Pick<
   readonly lastAttemptAt: Date | null;
   readonly lastResponseStatus: number | null;
 };
-
-export interface DeliveryFilter {
-  readonly status?: PartnerDeliveryStatus;
-  readonly eventType?: string;
-  readonly since?: Date;
-  readonly until?: Date;
-}
 
 export interface ListPosition {
   readonly createdAt: string;
@@ -78,13 +67,12 @@ export class PartnerWebhooksRepository {
   constructor(
     private readonly sql: Sql,
     private readonly transactions: TransactionRunner,
-    @Inject(APP_CONFIG) private readonly config: Pick<WebhookDispatcherConfig, 'WEBHOOK_GIVE_UP_AFTER'>,
   ) {}
 
   /** One page, newest first, after `after` (index deliveries_client_newest). */
   page(
     clientId: string,
-    filter: DeliveryFilter,
+    filter: Omit<DeliveryListQuery, 'limit' | 'cursor'>,
     after: ListPosition | undefined,
     limit: number,
   ): Promise<PartnerDelivery[]> {
