@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { PartnerDeliveryStatus, ReplayableStatus } from '@svc/contracts';
 import { columns, newId, Sql, TransactionRunner, type Transaction } from '@svc/platform';
-import type { DeliveryRow, EndpointStatus, WebhookEndpointRow } from '../deliveries/delivery.entity';
+import type {
+  DeliveryAttemptRow,
+  DeliveryRow,
+  EndpointStatus,
+  WebhookEndpointRow,
+} from '../deliveries/delivery.entity';
 import type { DeliveryListQuery } from './dto/delivery-requests.dto';
 
 /** A delivery as a partner's log shows it: its row and its latest attempt. */
@@ -153,20 +158,12 @@ export class PartnerWebhooksRepository {
    * The enable test as one finished delivery of `webhook.test` with its single attempt, in the log
    * like any other (one statement). Its health counts like any attempt's.
    */
-  async recordTest(test: {
-    readonly deliveryId: string;
-    readonly eventId: string;
-    readonly userId: string;
-    readonly clientId: string;
-    readonly targetUrl: string;
-    readonly body: string;
-    readonly startedAt: Date;
-    readonly durationMs: number;
-    readonly statusCode: number | null;
-    readonly error: string | null;
-    readonly responseBody: string | null;
-    readonly ok: boolean;
-  }): Promise<void> {
+  async recordTest(
+    test: Pick<DeliveryRow, 'deliveryId' | 'eventId' | 'userId' | 'clientId' | 'targetUrl' | 'body'> &
+      Pick<DeliveryAttemptRow, 'startedAt' | 'durationMs' | 'statusCode' | 'error' | 'responseBody'> & {
+        readonly ok: boolean;
+      },
+  ): Promise<void> {
     await this.sql.affected(
       `WITH d AS (
          INSERT INTO deliveries (delivery_id, event_id, event_type, user_id, client_id, target_url, body, status,
