@@ -1,40 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '@svc/platform';
+import type { CrewMember } from '../members/crew-member.entity';
+import type { Membership } from '../members/membership.entity';
 import { instant, periodsValidAt, utc } from '../records/sql-time';
+import type { SeaTimeEntry } from '../sea-time/sea-time-entry.entity';
+import type { PeriodRow } from '../vessels/vessels.repository';
 
-export interface ExportProfileRow {
-  readonly userId: string;
-  readonly email: string;
-  readonly name: string;
-  readonly role: string;
-  readonly country: string;
-  readonly photoUrl: string | null;
-  readonly tier: 'free' | 'premium';
-  readonly source: 'self' | 'sponsored' | 'vessel';
-  readonly since: string;
-  readonly expiresAt: string | null;
-  readonly recordUpdatedAt: string;
-}
+type ExportProfileRow = CrewMember &
+  Pick<Membership, 'tier' | 'source'> & { readonly since: string; readonly expiresAt: string | null };
 
-export interface ExportSeaTimeRow {
-  readonly date: string;
-  readonly daysAtSea: number;
-  readonly nauticalMiles: number;
-  readonly role: string;
-  readonly verified: boolean;
-  readonly recordedAt: string;
-}
+type ExportSeaTimeRow = Omit<SeaTimeEntry, 'id' | 'userId' | 'createdAt'> & { readonly recordedAt: string };
 
-export interface ExportPeriodRow {
-  readonly id: string;
-  readonly imo: string;
-  readonly name: string;
-  readonly role: string;
-  readonly periodStart: string;
-  readonly periodEnd: string;
-  readonly days: number;
-  readonly nauticalMiles: number;
-}
+type ExportPeriodRow = Omit<PeriodRow, 'startExact'>;
 
 /** The whole of one member's record, for their data export: three reads, each by the member's index. */
 @Injectable()
