@@ -415,21 +415,6 @@ export class DeliveriesRepository {
   }
 
   /**
-   * A new delivery repeating `sourceId`: same event, partner, target and body bytes, no attempts
-   * yet. Null when the source does not exist.
-   */
-  async createRedelivery(sourceId: string, deliveryId: string): Promise<LoggedDelivery | null> {
-    return this.sql.row<LoggedDelivery>(
-      `INSERT INTO deliveries (delivery_id, event_id, event_type, user_id, client_id, target_url, body,
-                               redelivery_of)
-       SELECT $2, event_id, event_type, user_id, client_id, target_url, body, delivery_id
-         FROM deliveries WHERE delivery_id = $1
-       RETURNING ${LOGGED_COLUMNS}`,
-      [sourceId, deliveryId],
-    );
-  }
-
-  /**
    * Deletes up to `limit` finished deliveries (delivered or given up) created more than
    * `olderThanDays` ago, with their attempts; returns how many. A delivery whose redelivery is
    * still pending or younger than the cutoff stays (deleting it would take the redelivery along).

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { newId } from '@svc/platform';
 import {
   DeliveriesRepository,
   type DeliveryStatus,
@@ -61,7 +60,8 @@ export class DeliveryLogService {
           'redeliver it once it is delivered or failed',
       );
     }
-    const redelivery = await this.deliveries.createRedelivery(deliveryId, newId('dlv', 16));
+    const [redeliveryId] = await this.endpoints.repeat([deliveryId]);
+    const redelivery = await this.deliveries.findLogged(redeliveryId);
     if (!redelivery) throw unknownDelivery(deliveryId);
     return redelivery;
   }

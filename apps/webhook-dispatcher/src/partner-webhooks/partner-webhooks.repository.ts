@@ -225,8 +225,8 @@ export class PartnerWebhooksRepository {
         tx,
       );
       return this.repeat(
-        tx,
         sources.map((s) => s.deliveryId),
+        tx,
       );
     });
   }
@@ -245,8 +245,8 @@ export class PartnerWebhooksRepository {
         tx,
       );
       return this.repeat(
-        tx,
         source.map((s) => s.deliveryId),
+        tx,
       );
     });
   }
@@ -301,8 +301,11 @@ export class PartnerWebhooksRepository {
     });
   }
 
-  /** A new delivery repeating each source (same event, partner, target and body); their ids. */
-  private async repeat(tx: Transaction, sourceIds: readonly string[]): Promise<string[]> {
+  /**
+   * A new delivery repeating each source (same event, partner, target and body bytes, no attempts
+   * yet); their ids. A source that does not exist repeats nothing (its id is not a delivery).
+   */
+  async repeat(sourceIds: readonly string[], tx?: Transaction): Promise<string[]> {
     const pairs = sourceIds.map((sourceId) => ({ sourceId, deliveryId: newId('dlv', 16) }));
     if (pairs.length > 0) {
       await this.sql.affected(
