@@ -33,10 +33,10 @@ const values = (partner: NewPartner) => FIELDS.map((f) => partner[f]);
 export class PartnersRepository {
   constructor(private readonly sql: Sql) {}
 
-  findById(clientId: string, tx?: Transaction): Promise<PartnerEntity | null> {
+  findById(clientId: string): Promise<PartnerEntity | null> {
     // PostgreSQL text cannot hold a NUL, so no partner has one; asking would be a database error.
     if (clientId.includes('\u0000')) return Promise.resolve(null);
-    return this.sql.row<PartnerEntity>(`${SELECT_PARTNER} WHERE client_id = $1 LIMIT 1`, [clientId], tx);
+    return this.sql.row<PartnerEntity>(`${SELECT_PARTNER} WHERE client_id = $1 LIMIT 1`, [clientId]);
   }
 
   /**
@@ -56,14 +56,14 @@ export class PartnersRepository {
   }
 
   /** Creates the partner, or brings an existing one in line (sandbox seed, idempotent). */
-  async upsert(partner: NewPartner, tx?: Transaction): Promise<void> {
+  async upsert(partner: NewPartner): Promise<void> {
     const refreshed = REFRESHED.map((f) => `${column(f)} = EXCLUDED.${column(f)}`);
     const conflict = `ON CONFLICT (client_id) DO UPDATE SET ${refreshed.join(', ')}`;
-    await this.sql.rows(`${INSERT_PARTNER} ${conflict}`, values(partner), tx);
+    await this.sql.rows(`${INSERT_PARTNER} ${conflict}`, values(partner));
   }
 
-  async insert(partner: NewPartner, tx?: Transaction): Promise<void> {
-    await this.sql.rows(INSERT_PARTNER, values(partner), tx);
+  async insert(partner: NewPartner): Promise<void> {
+    await this.sql.rows(INSERT_PARTNER, values(partner));
   }
 
   async update(
