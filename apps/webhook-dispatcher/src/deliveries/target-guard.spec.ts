@@ -1,4 +1,5 @@
-import { checkTarget, nonPublicKind, pinnedLookup } from './target-guard';
+import { checkTarget, nonPublicKind } from '@svc/platform';
+import { pinnedLookup } from './target-guard';
 
 const resolvesTo =
   (...addresses: string[]) =>

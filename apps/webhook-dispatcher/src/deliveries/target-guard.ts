@@ -1,9 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 
-// The URL and address rules live in @svc/platform, so registration (auth-server) checks the same.
-export { checkTarget, nonPublicKind, type Resolver, type TargetVerdict } from '@svc/platform';
-
 /**
  * A `lookup` for `net.connect` that answers only with the addresses the guard approved, whatever
  * the name: the socket connects where the check looked, while the request keeps the partner's

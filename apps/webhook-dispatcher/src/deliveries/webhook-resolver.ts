@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Resolver as DnsResolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { Resolver } from './target-guard';
+import type { Resolver } from '@svc/platform';
 
 /** How many times c-ares asks each name server before it gives up on a name. */
 const DNS_TRIES = 2;

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import tls, { type TLSSocket } from 'node:tls';
-import type { Resolver } from './target-guard';
+import type { Resolver } from '@svc/platform';
 import { WebhookSender } from './webhook-sender';
 
 // A local receiver stands in for the partner; a fake resolver plays the partner's DNS, including

@@ -1,10 +1,10 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
-import { APP_CONFIG, type AppEnv } from '@svc/platform';
+import { APP_CONFIG, checkTarget, type AppEnv, type Resolver } from '@svc/platform';
 import type { WebhookDispatcherConfig } from '../config';
 import { PartnerSlots } from './partner-slots';
-import { checkTarget, pinnedLookup, type Resolver } from './target-guard';
+import { pinnedLookup } from './target-guard';
 import { dnsResolver } from './webhook-resolver';
 
 export interface WebhookRequest {
