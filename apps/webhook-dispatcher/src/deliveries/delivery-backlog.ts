@@ -23,14 +23,8 @@ const BACKLOG_RETRY_MS = 5000;
  * themselves, pending without an attempt, not a queue: every replica claims the due ones in rounds
  * (DeliveriesService.startBacklogAttempts), one partner's slot at a time, under each attempt's
  * lease, so one partner's 10,000 replays never stand in front of another partner's redelivery.
- *
- * Why rows and not `webhooks.backlog`, the queue it replaces: a queue hands out its messages in
- * order, and RabbitMQ has no fair queue per key, so a partner's 10,000 messages held every other
- * partner's behind them (64 per 5 s while its endpoint hung). A queue per partner would be
- * thousands of queues and consumers to declare and remove; parking a busy partner's messages
- * with a delay would cycle its thousands through the broker again and again. The rows already say
- * what is due, the lease already makes one run per attempt across replicas, and a row cannot be
- * lost with a broker restart: a crash or an outage leaves the attempt due again once its lease runs out.
+ * Why rows and not a queue: docs/architecture.md (the backlog); and a queue per partner would be
+ * thousands of queues and consumers to declare and remove.
  *
  * A round starts after BACKLOG_POLL_MS, or sooner (BACKLOG_ROUND_GAP_MS apart) once one of the
  * backlog's own attempts ends, which frees a slot of a partner that may have more due. At most
