@@ -29,19 +29,10 @@ export class AccessReadsRepository {
   /**
    * Adds a batch of counts in one statement: equal keys are summed first, and rows are taken in
    * key order, so two replicas flushing the same members at once wait for each other instead of
-   * deadlocking.
+   * deadlocking. Answers the rows written (inserted or added to).
    */
-  /** Answers the rows written (inserted or added to). */
   async add(counts: readonly AccessReadCount[]): Promise<number> {
     if (counts.length === 0) return 0;
-    const [users, clients, scopes, days, amounts, lastAts] = columns(counts, [
-      'user_id',
-      'client_id',
-      'scope',
-      'day',
-      'count',
-      'last_at',
-    ]);
     // An INSERT answers no row count through TypeORM: the rows it returns are the count.
     const written = await this.sql.rows(
       `INSERT INTO access_reads AS r (user_id, client_id, scope, day, count, last_at)
@@ -53,7 +44,7 @@ export class AccessReadsRepository {
        ON CONFLICT (user_id, client_id, scope, day)
        DO UPDATE SET count = r.count + EXCLUDED.count, last_at = greatest(r.last_at, EXCLUDED.last_at)
        RETURNING 1`,
-      [users, clients, scopes, days, amounts, lastAts],
+      columns(counts, ['user_id', 'client_id', 'scope', 'day', 'count', 'last_at']),
     );
     return written.length;
   }
