@@ -42,8 +42,7 @@ import { attemptHeaders, canonicalBody } from './webhook-signature';
 /**
  * How long an event waits for one of its first attempts (a slot, then the answer) before the event
  * is acknowledged: far longer than a healthy endpoint's answer, far shorter than a hanging one's
- * 5 s. An attempt that found no slot in that time is left to the backlog; one still running goes on
- * under its lease.
+ * 5 s (firstAttempt).
  */
 const FIRST_ATTEMPT_HOLD_MS = 1000;
 
@@ -131,10 +130,10 @@ export class DeliveriesService {
 
   /**
    * One delivery per recipient (idempotent per event and partner), and its first attempt, here and
-   * now, with the answer auth-server just gave: only retries (and operators' redeliveries) travel
-   * through the delivery queue. The event is acked once every first attempt is recorded, running
-   * under its lease, or left to the backlog (firstAttempt): the delivery rows are written first, so
-   * whatever happens next, the backlog finds each attempt that was not made.
+   * now, with the answer auth-server just gave: only retries travel through the delivery queue. The
+   * event is acked once every first attempt is recorded, running under its lease, or left to the
+   * backlog (firstAttempt): the delivery rows are written first, so whatever happens next, the
+   * backlog finds each attempt that was not made.
    */
   async fanOut(event: ServiceEvent): Promise<void> {
     // Always asked, never cached: a consent revoked a moment ago stops this event.
@@ -196,10 +195,7 @@ export class DeliveriesService {
     );
   }
 
-  /**
-   * Runs the attempt a message of the delivery queue asks for (a retry, or an operator's
-   * redelivery), unless it already ran, once its partner has a slot.
-   */
+  /** Runs the retry a delivery-queue message asks for, unless it ran, once its partner has a slot. */
   async attempt(message: DeliveryMessage): Promise<void> {
     const delivery = await this.deliveries.findById(message.delivery_id);
     // Already recorded (a duplicate message) or finished: nothing to do.

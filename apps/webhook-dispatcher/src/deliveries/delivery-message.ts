@@ -19,7 +19,7 @@ export function parseDeliveryMessage(input: unknown): DeliveryMessage {
   return { delivery_id, attempt };
 }
 
-/** Puts attempt `message.attempt` of a delivery on `queue` (the delivery queue or a retry queue). */
+/** Puts attempt `message.attempt` of a delivery on `queue` (a retry queue). */
 export function enqueueAttempt(amqp: AmqpConnection, queue: string, message: DeliveryMessage): Promise<void> {
   // A retry carries the trace of the attempt that queued it (through the delay queue's
   // dead-lettering, which keeps headers), so all attempts of a delivery share one trace.
