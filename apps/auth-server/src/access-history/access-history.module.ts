@@ -13,6 +13,6 @@ import { AccessReadsRepository } from './access-reads.repository';
     AccessHistoryService,
     { provide: AccessReadsRecorder, useClass: LocalAccessReadsRecorder },
   ],
-  exports: [AccessReadsRecorder, AccessHistoryService, AccessReadsRepository],
+  exports: [AccessReadsRecorder, AccessReadsRepository],
 })
 export class AccessHistoryModule {}

@@ -9,6 +9,5 @@ import { AuthorizeService } from './authorize.service';
   imports: [PartnersModule, ConsentsModule],
   controllers: [AuthorizeHandler],
   providers: [AuthorizationCodesRepository, AuthorizeService],
-  exports: [AuthorizeService],
 })
 export class AuthorizeModule {}

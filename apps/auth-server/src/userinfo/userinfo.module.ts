@@ -8,6 +8,5 @@ import { UserinfoService } from './userinfo.service';
   imports: [UsersModule, AccessHistoryModule],
   controllers: [UserinfoController],
   providers: [UserinfoService],
-  exports: [UserinfoService],
 })
 export class UserinfoModule {}

@@ -8,6 +8,5 @@ import { WebhookRecipientsService } from './webhook-recipients.service';
   imports: [CryptoModule],
   controllers: [WebhookRecipientsHandler],
   providers: [WebhookRecipientsRepository, WebhookRecipientsService],
-  exports: [WebhookRecipientsService],
 })
 export class WebhooksModule {}

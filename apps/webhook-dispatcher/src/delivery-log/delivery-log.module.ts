@@ -6,6 +6,5 @@ import { DeliveryLogService } from './delivery-log.service';
 /** The delivery log for the operators' CLI: PostgreSQL only, no consumers, nothing in the background. */
 @Module({
   providers: [DeliveriesRepository, PartnerWebhooksRepository, DeliveryLogService],
-  exports: [DeliveryLogService],
 })
 export class DeliveryLogModule {}
