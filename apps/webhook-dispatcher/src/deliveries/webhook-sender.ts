@@ -39,16 +39,11 @@ const TIMED_OUT: WebhookOutcome = { ok: false, statusCode: null, error: 'timeout
 /**
  * One POST. The target passes the SSRF guard first, and the connection is pinned to the addresses
  * the guard approved (no second resolution), while Host and TLS keep the partner's hostname. The
- * timeout covers the whole attempt from the call on (resolving the name, connecting, headers and
- * reading the body), so an attempt never outlives the lease it runs under; redirects are never
- * followed (a 3xx is a failure), and at most RESPONSE_BODY_CAP bytes of the answer are read.
- * Names resolve through c-ares (dnsResolver), at most WEBHOOK_DNS_LOOKUPS_PER_PARTNER of one
- * partner at once: a partner whose DNS hangs waits for its own lookups, never another partner's.
- * Connections are kept alive per origin: a pooled socket was pinned when it was opened.
- *
- * At most WEBHOOK_CONNECTIONS_PER_TARGET connections per origin, all of them kept for reuse: a
- * partner is never flooded with connections, and a burst reuses them instead of opening and
- * closing hundreds (docs/architecture.md). An attempt waiting for a connection spends its own budget.
+ * timeout covers the whole attempt, waiting for a connection included, so an attempt never
+ * outlives the lease it runs under; redirects are never followed (a 3xx is a failure).
+ * Connections are kept alive per origin (a pooled socket was pinned when it was opened), at most
+ * WEBHOOK_CONNECTIONS_PER_TARGET, all kept for reuse: a partner is never flooded with connections,
+ * and a burst reuses them instead of opening and closing hundreds (docs/architecture.md).
  */
 @Injectable()
 export class WebhookSender implements OnModuleDestroy {
