@@ -8,11 +8,9 @@ export type Release = () => void;
  * Why: every consumer of the dispatcher is shared by all partners, and an attempt holds its
  * permit until the partner answers, up to the 5 s budget. Without a cap, a partner whose endpoint
  * hangs fills every permit with attempts that wait 5 s each, and every other partner's events queue
- * behind them. With it, that partner holds at most `perPartner` slots; what it cannot start now
- * waits here for up to a second (its first attempts and retries, in their order) or in the backlog
- * (DeliveryBacklog: its replays, redeliveries and the first attempts that found no slot), not in
- * front of anyone else.
- * A per-partner cap in each process is the simplest rule that bounds one partner's share without
+ * behind them. With it, that partner holds at most `perPartner` slots, and what it cannot start
+ * waits here or in the backlog (DeliveryBacklog), not in front of anyone else (docs/architecture.md,
+ * fairness between partners). A per-partner cap in each process is the simplest rule that bounds one partner's share without
  * knowing the others: no coordination between replicas, nothing to tune per partner.
  */
 export class PartnerSlots {
