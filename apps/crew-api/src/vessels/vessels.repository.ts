@@ -23,14 +23,6 @@ export interface VesselsPage {
   readonly periods: PeriodRow[];
 }
 
-const PAGE_COLUMNS =
-  'v.period_id, v.imo, v.name, v.role, v.period_start, v.period_end, v.days, v.nautical_miles';
-
-const PAGE_SELECT = `SELECT m.user_id AS "userId",
-              ${utc('s.as_of')} AS "asOf", p.period_id AS id, p.imo, p.name, p.role,
-              ${utc('p.period_start')} AS "periodStart", ${utc('p.period_end')} AS "periodEnd",
-              p.days, p.nautical_miles AS "nauticalMiles"`;
-
 /** A page's row: the member's snapshot, and a period (all null without one), times as PostgreSQL's text. */
 type PageRecord = Omit<PeriodRow, 'id' | 'startExact'> & { userId: string; asOf: string; id: string | null };
 
@@ -65,11 +57,15 @@ export class VesselsRepository {
   ): Promise<VesselsPage | undefined> {
     const rows = await this.sql.prepared<PageRecord>(
       'vessels-page',
-      `${PAGE_SELECT}
+      `SELECT m.user_id AS "userId",
+              ${utc('s.as_of')} AS "asOf", p.period_id AS id, p.imo, p.name, p.role,
+              ${utc('p.period_start')} AS "periodStart", ${utc('p.period_end')} AS "periodEnd",
+              p.days, p.nautical_miles AS "nauticalMiles"
          FROM crew_members m
         CROSS JOIN LATERAL (SELECT $2::timestamptz AS as_of) s
          LEFT JOIN LATERAL (
-           SELECT ${PAGE_COLUMNS} FROM vessel_period_versions v
+           SELECT v.period_id, v.imo, v.name, v.role, v.period_start, v.period_end, v.days, v.nautical_miles
+             FROM vessel_period_versions v
             WHERE v.user_id = m.user_id AND ${periodsValidAt('s.as_of', 'v')}
               AND (v.period_start, v.period_id) < ($3::timestamptz, $4::text)
             ORDER BY v.period_start DESC, v.period_id DESC
