@@ -59,6 +59,7 @@ function optionalFields(): string[] {
 
 const ROW: ProfileRow = {
   userId: 'usr_sandbox_alex_morgan',
+  email: 'alex.morgan@sandbox.test',
   name: 'Alex Morgan',
   role: 'Chief Officer',
   country: 'NO',

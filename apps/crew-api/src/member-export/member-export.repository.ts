@@ -1,41 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '@svc/platform';
-import type { CrewMember } from '../members/crew-member.entity';
-import type { Membership } from '../members/membership.entity';
 import { instant, periodsValidAt, utc } from '../records/sql-time';
 import type { SeaTimeEntry } from '../sea-time/sea-time-entry.entity';
 import type { PeriodRow } from '../vessels/vessels.repository';
-
-type ExportProfileRow = CrewMember &
-  Pick<Membership, 'tier' | 'source'> & { readonly since: string; readonly expiresAt: string | null };
 
 type ExportSeaTimeRow = Omit<SeaTimeEntry, 'id' | 'userId' | 'createdAt'> & { readonly recordedAt: string };
 
 type ExportPeriodRow = Omit<PeriodRow, 'startExact'>;
 
-/** The whole of one member's record, for their data export: three reads, each by the member's index. */
+/** The member's sea time and vessel history, for their data export: each read by the member's index. */
 @Injectable()
 export class MemberExportRepository {
   constructor(private readonly sql: Sql) {}
-
-  async profile(userId: string): Promise<ExportProfileRow | undefined> {
-    const row = await this.sql.row<ExportProfileRow>(
-      `SELECT m.user_id AS "userId", m.email, m.name, m.role, m.country, m.photo_url AS "photoUrl",
-              coalesce(ms.tier, 'free') AS tier, coalesce(ms.source, 'self') AS source,
-              ${utc('coalesce(ms.since, m.created_at)')} AS since, ${utc('ms.expires_at')} AS "expiresAt",
-              ${utc('greatest(m.record_updated_at, ms.updated_at)')} AS "recordUpdatedAt"
-         FROM crew_members m LEFT JOIN memberships ms ON ms.user_id = m.user_id
-        WHERE m.user_id = $1`,
-      [userId],
-    );
-    if (!row) return undefined;
-    return {
-      ...row,
-      since: instant(row.since).iso,
-      expiresAt: row.expiresAt === null ? null : instant(row.expiresAt).iso,
-      recordUpdatedAt: instant(row.recordUpdatedAt).iso,
-    };
-  }
 
   async seaTime(userId: string): Promise<ExportSeaTimeRow[]> {
     const rows = await this.sql.rows<ExportSeaTimeRow>(

@@ -1,16 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import type { MemberRecordExport } from '@svc/contracts';
+import { MembersRepository } from '../members/members.repository';
 import { noCrewRecord } from '../records/records.exception';
 import { MemberExportRepository } from './member-export.repository';
 
 /** The member's own copy of their crew record (consent-ui's "Download my data"). */
 @Injectable()
 export class MemberExportService {
-  constructor(private readonly records: MemberExportRepository) {}
+  constructor(
+    private readonly members: MembersRepository,
+    private readonly records: MemberExportRepository,
+  ) {}
 
   async export(userId: string): Promise<MemberRecordExport> {
     const [profile, seaTime, vessels] = await Promise.all([
-      this.records.profile(userId),
+      this.members.profile(userId),
       this.records.seaTime(userId),
       this.records.vessels(userId),
     ]);
@@ -29,7 +33,7 @@ export class MemberExportService {
           since: profile.since,
           ...(profile.expiresAt === null ? {} : { expires_at: profile.expiresAt }),
         },
-        record_updated_at: profile.recordUpdatedAt,
+        record_updated_at: profile.updatedAt,
       },
       sea_time: seaTime.map((e) => ({
         date: e.date,

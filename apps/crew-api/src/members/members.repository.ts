@@ -4,10 +4,10 @@ import { instant, memberLookups, utc } from '../records/sql-time';
 import type { CrewMember } from './crew-member.entity';
 import type { Membership } from './membership.entity';
 
-/** `/v1/me` in one row: the profile and its membership. Timestamps are API-ready strings. */
+/** `/v1/me` and the data export in one row: the profile and its membership, timestamps API-ready. */
 export interface ProfileRow
   extends
-    Pick<CrewMember, 'userId' | 'name' | 'role' | 'country' | 'photoUrl'>,
+    Pick<CrewMember, 'userId' | 'email' | 'name' | 'role' | 'country' | 'photoUrl'>,
     Pick<Membership, 'tier' | 'source' | 'sponsorClientId'> {
   /** The later of the profile's and the membership's last change, ms (shown) and µs (compared). */
   readonly updatedAt: string;
@@ -36,7 +36,7 @@ export class MembersRepository {
   private readonly profiles = memberLookups((userIds) =>
     this.sql.prepared<ProfileText>(
       'profiles',
-      `SELECT m.user_id AS "userId", m.name, m.role, m.country, m.photo_url AS "photoUrl",
+      `SELECT m.user_id AS "userId", m.email, m.name, m.role, m.country, m.photo_url AS "photoUrl",
               ${utc('greatest(m.record_updated_at, ms.updated_at)')} AS "updatedAt",
               coalesce(ms.tier, 'free') AS tier,
               coalesce(ms.source, 'self') AS source,

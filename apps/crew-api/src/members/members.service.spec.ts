@@ -5,6 +5,7 @@ import { MembersService } from './members.service';
 
 const row: ProfileRow = {
   userId: 'usr_1',
+  email: 'kari@example.test',
   name: 'Kari',
   role: 'Bosun',
   country: 'NO',
