@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import type { JsonObject } from '@svc/contracts';
 import type { Principal } from '@svc/security';
 import { MetadataController } from '../../apps/auth-server/src/metadata/metadata.controller';
-import type { UsersService } from '../../apps/auth-server/src/users/users.service';
+import type { UsersRepository } from '../../apps/auth-server/src/users/users.repository';
 import { UserinfoService } from '../../apps/auth-server/src/userinfo/userinfo.service';
 import { toProfileResponse } from '../../apps/crew-api/src/members/members.service';
 import type { ProfileRow } from '../../apps/crew-api/src/members/members.repository';
@@ -90,7 +90,7 @@ const users = {
       createdAt: new Date('2026-01-01T00:00:00Z'),
       updatedAt: new Date('2026-03-03T09:15:00Z'),
     }),
-} as unknown as UsersService;
+} as unknown as UsersRepository;
 
 /** The answers as the apps build them, in every variant that changes which fields appear. */
 async function answers(): Promise<[component: string, value: object][]> {

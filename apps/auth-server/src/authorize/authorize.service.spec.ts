@@ -1,6 +1,6 @@
 import type { AuthorizeOutcome } from '@svc/contracts';
 import type { TransactionRunner } from '@svc/platform';
-import type { ConsentsService } from '../consents/consents.service';
+import type { ConsentsRepository } from '../consents/consents.repository';
 import type { PartnerEntity } from '../partners/partner.entity';
 import type { PartnersService } from '../partners/partners.service';
 import type { AuthorizationCodesRepository } from './authorization-codes.repository';
@@ -23,7 +23,7 @@ function setup(overrides: Partial<PartnerEntity> = {}) {
   const transactions = { run: async (work: (tx: unknown) => Promise<unknown>) => work({}) };
   const service = new AuthorizeService(
     partners as unknown as PartnersService,
-    consents as unknown as ConsentsService,
+    consents as unknown as ConsentsRepository,
     codeRepo as unknown as AuthorizationCodesRepository,
     transactions as unknown as TransactionRunner,
     { PUBLIC_BASE_URL: 'https://crew.example/', AUTH_CODE_TTL_SECONDS: 60 } as never,

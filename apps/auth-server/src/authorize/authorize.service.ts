@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { isScope, SCOPE_DESCRIPTIONS, type AuthorizeOutcome, type Scope } from '@svc/contracts';
 import { APP_CONFIG, newSecret, sha256Hex, TransactionRunner, type ConfigOf } from '@svc/platform';
 import type { AUTH_SERVER_CONFIG } from '../config';
-import { ConsentsService } from '../consents/consents.service';
+import { ConsentsRepository } from '../consents/consents.repository';
 import { PartnersService } from '../partners/partners.service';
 import { isAcceptableRedirectUri } from '../partners/redirect-uri';
 import { AuthorizationCodesRepository } from './authorization-codes.repository';
@@ -39,7 +39,7 @@ export class AuthorizeService {
 
   constructor(
     private readonly partners: PartnersService,
-    private readonly consents: ConsentsService,
+    private readonly consents: ConsentsRepository,
     private readonly codes: AuthorizationCodesRepository,
     private readonly transactions: TransactionRunner,
     @Inject(APP_CONFIG) private readonly config: ConfigOf<typeof AUTH_SERVER_CONFIG>,

@@ -8,6 +8,6 @@ import { ConsentsService } from './consents.service';
 @Module({
   controllers: [ConsentsHandler],
   providers: [ConsentsRepository, ConsentsService, OutboxRepository],
-  exports: [ConsentsService],
+  exports: [ConsentsService, ConsentsRepository],
 })
 export class ConsentsModule {}

@@ -25,11 +25,6 @@ export class ConsentsService {
     return this.consents.connectedAmong(clientId, userIds);
   }
 
-  /** A new consent, or the active one widened to include `scopes`. */
-  grant(tx: Transaction, userId: string, clientId: string, scopes: readonly string[]): Promise<void> {
-    return this.consents.grant(tx, userId, clientId, scopes);
-  }
-
   /**
    * Ends the consent, its row locked first (FOR UPDATE), and writes `user.consent.revoked` to the
    * outbox so the partner is told to delete its copy. False when there was none to end.

@@ -2,14 +2,14 @@ import { AccessReadsRecorder } from '@svc/platform';
 import type { UserinfoResponse } from '@svc/contracts';
 import { Injectable } from '@nestjs/common';
 import { type Principal } from '@svc/security';
-import { UsersService } from '../users/users.service';
+import { UsersRepository } from '../users/users.repository';
 
 /** OIDC-style basic profile (OpenID Connect Core §5.3.2); docs/rules.md decides the fields. */
 
 @Injectable()
 export class UserinfoService {
   constructor(
-    private readonly users: UsersService,
+    private readonly users: UsersRepository,
     private readonly reads: AccessReadsRecorder,
   ) {}
 

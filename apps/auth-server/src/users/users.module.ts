@@ -10,6 +10,6 @@ import { UsersService } from './users.service';
   imports: [CryptoModule],
   controllers: [LoginHandler],
   providers: [UsersRepository, UsersService, SignInThrottle, SignInService],
-  exports: [UsersService],
+  exports: [UsersService, UsersRepository],
 })
 export class UsersModule {}

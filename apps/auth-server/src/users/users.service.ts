@@ -52,10 +52,6 @@ export class UsersService implements OnApplicationShutdown {
     void done.finally(() => this.upgrades.delete(done));
   }
 
-  findById(userId: string): Promise<UserEntity | null> {
-    return this.users.findById(userId);
-  }
-
   /**
    * The sandbox members share one published password, so one hash serves them all (a salt protects
    * nothing when the password is public). Idempotent: a current row is left alone.
