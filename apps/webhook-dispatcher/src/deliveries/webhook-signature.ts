@@ -1,5 +1,6 @@
 import { createHmac, createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import type { ServiceEvent, WebhookRecipient } from '@svc/contracts';
+import type { DeliveryRow } from './delivery.entity';
 
 /**
  * The webhook body of docs/rules.md (Webhooks): `created_at`, `id`, `type`, `user_id`, keys sorted,
@@ -71,14 +72,6 @@ export function ed25519Signatures(
   return keys.map((k) => `v1a,${sign(null, signed, privateKeyOf(k)).toString('base64')}`);
 }
 
-/** What identifies one attempt to the receiver, besides the body. */
-export interface AttemptIdentity {
-  readonly deliveryId: string;
-  readonly eventId: string;
-  readonly eventType: string;
-  readonly attempt: number;
-}
-
 /**
  * The headers of one attempt (docs/rules.md, Webhooks), signed now with every valid secret and
  * signing key: the delivery path and an endpoint's enable test send exactly the same shape.
@@ -86,7 +79,7 @@ export interface AttemptIdentity {
  * on it either way.
  */
 export function attemptHeaders(
-  identity: AttemptIdentity,
+  identity: Pick<DeliveryRow, 'deliveryId' | 'eventId' | 'eventType'> & { readonly attempt: number },
   recipient: Pick<WebhookRecipient, 'secrets' | 'signing_keys'>,
   body: string,
 ): Record<string, string> {

@@ -12,11 +12,6 @@ import {
 } from '../partner-webhooks/partner-webhooks.repository';
 import { DeliveryLogException } from './delivery-log.exception';
 
-export interface DeliveryDetail {
-  readonly delivery: LoggedDelivery;
-  readonly attempts: LoggedAttempt[];
-}
-
 /** The delivery log as operators and partner support read it. */
 @Injectable()
 export class DeliveryLogService {
@@ -66,7 +61,7 @@ export class DeliveryLogService {
     return redelivery;
   }
 
-  async show(deliveryId: string): Promise<DeliveryDetail> {
+  async show(deliveryId: string): Promise<{ delivery: LoggedDelivery; attempts: LoggedAttempt[] }> {
     const delivery = await this.deliveries.findLogged(deliveryId);
     if (!delivery) throw unknownDelivery(deliveryId);
     return { delivery, attempts: await this.deliveries.attemptsOf(deliveryId) };

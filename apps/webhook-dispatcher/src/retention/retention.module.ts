@@ -7,16 +7,11 @@ import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { PartnerPortalModule } from '../partner-portal/partner-portal.module';
 import { PartnerPortalRepository } from '../partner-portal/partner-portal.repository';
 
-type RetentionConfig = Pick<
-  WebhookDispatcherConfig,
-  'WEBHOOK_LOG_RETENTION_DAYS' | 'PORTAL_ACTIONS_RETENTION_DAYS'
->;
-
 /** What the dispatcher prunes, and how old it must be. */
 export const dispatcherRetention = (
   deliveries: DeliveriesRepository,
   portal: PartnerPortalRepository,
-  config: RetentionConfig,
+  config: Pick<WebhookDispatcherConfig, 'WEBHOOK_LOG_RETENTION_DAYS' | 'PORTAL_ACTIONS_RETENTION_DAYS'>,
   logger: Logger,
 ) =>
   new RetentionJob('webhook-dispatcher', logger, {
