@@ -1,13 +1,8 @@
-export const MEMBERSHIP_TIERS = ['free', 'premium'] as const;
-export type MembershipTier = (typeof MEMBERSHIP_TIERS)[number];
-export const MEMBERSHIP_SOURCES = ['self', 'sponsored', 'vessel'] as const;
-export type MembershipSource = (typeof MEMBERSHIP_SOURCES)[number];
-
 /** How the member holds their tier (a row of `memberships`). */
 export interface Membership {
   readonly userId: string;
-  readonly tier: MembershipTier;
-  readonly source: MembershipSource;
+  readonly tier: 'free' | 'premium';
+  readonly source: 'self' | 'sponsored' | 'vessel';
   readonly since: Date;
   /** The sponsoring partner of a sponsored membership. */
   readonly sponsorClientId: string | null;
