@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '@svc/platform';
-import type { PartnerEntity } from '../partners/partner.entity';
 
 export interface RecipientRow {
   readonly clientId: string;
@@ -10,13 +9,12 @@ export interface RecipientRow {
   readonly sealedKeys: { id: string; privateKey: string }[];
 }
 
-/** The partner columns a delivery needs; both statements select only partners with a URL. */
-type Row = Pick<PartnerEntity, 'clientId' | 'webhookSecretCurrent' | 'webhookSecretNext'> & {
-  webhookUrl: string;
-  sealedKeys: RecipientRow['sealedKeys'];
-};
+/**
+ * The partner columns a delivery needs, its valid secrets the current one first; both statements
+ * select only partners with a URL.
+ */
 const RECIPIENT = `p.client_id AS "clientId", p.webhook_url AS "webhookUrl",
-   p.webhook_secret_current AS "webhookSecretCurrent", p.webhook_secret_next AS "webhookSecretNext",
+   array_remove(ARRAY[p.webhook_secret_current, p.webhook_secret_next], NULL) AS "sealedSecrets",
    (SELECT COALESCE(json_agg(json_build_object('id', k.id, 'privateKey', k.private_key) ORDER BY k.created_at), '[]')
       FROM webhook_signing_keys k
      WHERE k.client_id = p.client_id AND (k.expires_at IS NULL OR k.expires_at > now())) AS "sealedKeys"`;
@@ -38,7 +36,7 @@ export class WebhookRecipientsRepository {
    */
   async consenting(questions: readonly ConsentQuestion[]): Promise<{ index: number; row: RecipientRow }[]> {
     if (questions.length === 0) return [];
-    const rows = await this.sql.rows<Row & { i: string }>(
+    const rows = await this.sql.rows<RecipientRow & { i: string }>(
       `SELECT q.i, ${RECIPIENT}
          FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS q (user_id, scope, i)
          JOIN consents c ON c.user_id = q.user_id AND c.revoked_at IS NULL AND q.scope = ANY (c.scopes)
@@ -47,27 +45,17 @@ export class WebhookRecipientsRepository {
         ORDER BY q.i, p.client_id`,
       [questions.map((q) => q.userId), questions.map((q) => q.scope)],
     );
-    return rows.map((r) => ({ index: Number(r.i) - 1, row: toRow(r) }));
+    return rows.map(({ i, ...row }) => ({ index: Number(i) - 1, row }));
   }
 
   /** The partners named (consent revoked, test event) that can receive webhooks. */
   async named(clientIds: readonly string[]): Promise<RecipientRow[]> {
     if (clientIds.length === 0) return [];
-    const rows = await this.sql.rows<Row>(
+    return this.sql.rows<RecipientRow>(
       `SELECT ${RECIPIENT}
          FROM partners p
         WHERE p.client_id = ANY ($1::text[]) AND p.webhook_url IS NOT NULL AND NOT p.suspended`,
       [[...clientIds]],
     );
-    return rows.map(toRow);
   }
-}
-
-function toRow(r: Row): RecipientRow {
-  return {
-    clientId: r.clientId,
-    webhookUrl: r.webhookUrl,
-    sealedSecrets: [r.webhookSecretCurrent, r.webhookSecretNext].filter((s): s is string => s !== null),
-    sealedKeys: r.sealedKeys,
-  };
 }
