@@ -94,7 +94,7 @@ export class PartnerWebhooksRepository {
       [
         clientId,
         filter.status ?? null,
-        filter.eventType ?? null,
+        filter.event_type ?? null,
         filter.since ?? null,
         filter.until ?? null,
         after?.createdAt ?? null,

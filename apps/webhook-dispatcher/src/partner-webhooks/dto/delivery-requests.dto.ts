@@ -2,8 +2,7 @@ import {
   API_LIMITS,
   DELIVERY_LIST_QUERY,
   REPLAY_BODY,
-  type EventType,
-  type PartnerDeliveryStatus,
+  type FieldValues,
   type ReplayableStatus,
 } from '@svc/contracts';
 import { FieldReader } from '@svc/platform';
@@ -11,28 +10,17 @@ import { FieldReader } from '@svc/platform';
 const DELIVERY_ID = /^dlv_[A-Za-z0-9_-]{1,96}$/;
 const DAY_MS = 86_400_000;
 
-export interface DeliveryListQuery {
-  readonly status?: PartnerDeliveryStatus;
-  readonly eventType?: EventType;
-  readonly since?: Date;
-  readonly until?: Date;
+/** The list's filters and page, `limit` defaulted. */
+export type DeliveryListQuery = Partial<Omit<FieldValues<typeof DELIVERY_LIST_QUERY>, 'limit'>> & {
   readonly limit: number;
-  readonly cursor?: string;
-}
+};
 
 /** `GET /v1/partners/webhooks/deliveries?status=&event_type=&since=&until=&limit=&cursor=` */
 export function parseDeliveryListQuery(query: unknown): DeliveryListQuery {
   const reader = FieldReader.query(query);
-  const { status, event_type, since, until, limit, cursor } = reader.fields(DELIVERY_LIST_QUERY);
+  const fields = reader.fields(DELIVERY_LIST_QUERY);
   reader.done();
-  return {
-    status,
-    eventType: event_type,
-    since,
-    until,
-    limit: limit ?? API_LIMITS.pageLimitDefault,
-    cursor,
-  };
+  return { ...fields, limit: fields.limit ?? API_LIMITS.pageLimitDefault };
 }
 
 /** A `{delivery_id}` path parameter: anything else cannot be a delivery, so it is simply not found. */
