@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { PartnerDeliveryStatus, ReplayableStatus } from '@svc/contracts';
+import type { PartnerDeliveryStatus } from '@svc/contracts';
 import { columns, newId, Sql, TransactionRunner, type Transaction } from '@svc/platform';
 import type {
   DeliveryAttemptRow,
@@ -7,7 +7,7 @@ import type {
   EndpointStatus,
   WebhookEndpointRow,
 } from '../deliveries/delivery.entity';
-import type { DeliveryListQuery } from './dto/delivery-requests.dto';
+import type { DeliveryListQuery, ReplayRequest } from './dto/delivery-requests.dto';
 
 /** A delivery as a partner's log shows it: its row and its latest attempt. */
 export type PartnerDelivery = Pick<
@@ -212,7 +212,7 @@ export class PartnerWebhooksRepository {
    */
   replay(
     clientId: string,
-    window: { readonly since: Date; readonly until: Date; readonly status: ReplayableStatus },
+    window: ReplayRequest,
     limits: { readonly perHour: number; readonly max: number },
   ): Promise<ReplayOutcome> {
     return this.withinBudget(clientId, 'replay', limits.perHour, async (tx) => {

@@ -1,10 +1,4 @@
-import {
-  API_LIMITS,
-  DELIVERY_LIST_QUERY,
-  REPLAY_BODY,
-  type FieldValues,
-  type ReplayableStatus,
-} from '@svc/contracts';
+import { API_LIMITS, DELIVERY_LIST_QUERY, REPLAY_BODY, type FieldValues } from '@svc/contracts';
 import { FieldReader } from '@svc/platform';
 
 const DELIVERY_ID = /^dlv_[A-Za-z0-9_-]{1,96}$/;
@@ -28,11 +22,7 @@ export function isDeliveryId(text: string): boolean {
   return DELIVERY_ID.test(text);
 }
 
-export interface ReplayRequest {
-  readonly since: Date;
-  readonly until: Date;
-  readonly status: ReplayableStatus;
-}
+export type ReplayRequest = FieldValues<typeof REPLAY_BODY>;
 
 /** `POST /v1/partners/webhooks/replay`, then the window: `until` after `since`, at most 7 days. */
 export function parseReplay(body: unknown): ReplayRequest {
