@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AccessReadCount, Scope } from '@svc/contracts';
 import { columns, Sql } from '@svc/platform';
+import type { ConsentEntity } from '../consents/consent.entity';
 
 export interface DailyReadsRow {
   readonly clientId: string;
@@ -10,13 +11,10 @@ export interface DailyReadsRow {
   readonly lastAt: Date;
 }
 
-export interface ConsentRow {
-  readonly clientId: string;
+type ConsentRow = Pick<ConsentEntity, 'clientId' | 'scopes' | 'revokedAt'> & {
   readonly clientName: string;
-  readonly scopes: string[];
   readonly grantedAt: Date;
-  readonly revokedAt: Date | null;
-}
+};
 
 /** How long the history is kept: 13 months of UTC days, counted back from today. */
 export const ACCESS_HISTORY_MONTHS = 13;

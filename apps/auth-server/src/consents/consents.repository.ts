@@ -2,12 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Sql, type Transaction } from '@svc/platform';
 import type { ConsentEntity } from './consent.entity';
 
-export interface ActiveConnection {
-  readonly clientId: string;
-  readonly clientName: string;
-  readonly scopes: string[];
-  readonly connectedAt: Date;
-}
+type ActiveConnection = Pick<ConsentEntity, 'clientId' | 'scopes' | 'connectedAt'> & { clientName: string };
 
 const SELECT_ACTIVE = `SELECT id, user_id AS "userId", client_id AS "clientId", scopes, connected_at AS "connectedAt",
        updated_at AS "updatedAt", revoked_at AS "revokedAt"
