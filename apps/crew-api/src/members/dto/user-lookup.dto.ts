@@ -1,5 +1,6 @@
 import { API_LIMITS, normaliseEmail } from '@svc/contracts';
 import { FieldReader } from '@svc/platform';
+import type { MemberProfileResponse } from './member-profile.response';
 
 /** `GET /internal/v1/users?email=…` */
 export function parseUserLookup(query: unknown): { readonly email: string } {
@@ -14,7 +15,4 @@ export function parseUserLookup(query: unknown): { readonly email: string } {
   return { email: normaliseEmail(email ?? '') };
 }
 
-export interface UserLookupResponse {
-  readonly user_id: string;
-  readonly email: string;
-}
+export type UserLookupResponse = Pick<MemberProfileResponse, 'user_id' | 'email'>;
