@@ -19,6 +19,7 @@ import {
   markSpanError,
   newId,
   SpanKind,
+  type Span,
 } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../config';
@@ -316,12 +317,7 @@ export class DeliveriesService {
           'webhook.attempt': attempt,
         },
       },
-      async (span) => {
-        const outcome = await this.runAttempt(delivery, attempt, recipient, deadline);
-        span?.setAttribute('webhook.outcome', outcome.outcome);
-        if (outcome.statusCode !== null) span?.setAttribute('http.response.status_code', outcome.statusCode);
-        if (outcome.outcome !== 'delivered') markSpanError(span, outcome.error ?? undefined);
-      },
+      (span) => this.runAttempt(delivery, attempt, recipient, deadline, span),
     );
   }
 
@@ -330,7 +326,8 @@ export class DeliveriesService {
     attempt: number,
     recipient: WebhookRecipient | undefined,
     deadline: number,
-  ): Promise<{ outcome: AttemptOutcome; statusCode: number | null; error: string | null }> {
+    span: Span | undefined,
+  ): Promise<void> {
     const startedAt = new Date();
     const started = process.hrtime.bigint();
     const outcome = await this.post(delivery, recipient, attempt, deadline);
@@ -390,11 +387,9 @@ export class DeliveriesService {
       );
       this.metrics?.endpointDisabled();
     }
-    return {
-      outcome: result,
-      statusCode: outcome.statusCode,
-      error: outcome.error,
-    };
+    span?.setAttribute('webhook.outcome', result);
+    if (outcome.statusCode !== null) span?.setAttribute('http.response.status_code', outcome.statusCode);
+    if (result !== 'delivered') markSpanError(span, outcome.error ?? undefined);
   }
 
   /**
