@@ -32,6 +32,9 @@ interface StampedCount {
   readonly generation: string | undefined;
 }
 
+/** The shared cache's answer (`cached`), or else auth-server's, which `store` says to keep (a miss). */
+type Found = { readonly answer: StampedIntrospection; readonly cached: boolean; readonly store: boolean };
+
 interface KnownToken {
   readonly principal: Principal;
   /** The keys its count reads: its partner-tagged tombstone and the partner's state generation. */
@@ -51,8 +54,7 @@ interface KnownToken {
  *
  * A token not of the exact shape auth-server mints is refused before any lookup in Redis or
  * question to auth-server, so random garbage cannot flush the cache (a token this process
- * remembers had that shape: it is not checked again). A miss asks auth-server and caches its
- * answer (a failed put costs the next request a question, never this one its answer).
+ * remembers had that shape: it is not checked again). A miss asks auth-server and caches its answer.
  *
  * On a metered route (`metering`) what a live answer says, which never changes (whose token, its
  * scopes, its expiry), is kept in the process for up to INTROSPECTION_CACHE_MAX_TTL_SECONDS, and
@@ -107,26 +109,26 @@ export class TokenAuthenticator {
         this.known.delete(digest);
         if (!count) return undefined;
         // Counted already; whether the token still lives, only auth-server can say now.
-        return this.settle(digest, await this.lookUp(digest, false), known.keys, count, metering);
+        return this.settle(digest, await this.lookUp(digest), known.keys, count, metering);
       }
       this.known.delete(digest);
     }
     if (!isWellFormedAccessToken(token)) return undefined;
-    if (!metering) return this.authenticateUnmetered(digest);
 
-    const found = await this.ask(digest, true);
+    const found = await this.ask(digest);
     const principal = toPrincipal(found.answer, Date.now());
     if (!principal) {
       if (found.store) await this.store(digest, found.answer);
       return undefined;
     }
+    if (!metering) return this.authenticateUnmetered(digest, found, principal);
     const keys = tokenKeys(principal.client_id, digest);
     const count = await this.countUnlessRevoked(principal.client_id, keys, metering.limiter);
     if (!count) return undefined;
     if (found.cached && (count.generation === undefined || found.answer.generation !== count.generation)) {
       // Stored under another generation of the partner's state (or by an earlier release, unstamped):
       // tombstones written since may be lost with it. Counted already; auth-server says whether it lives.
-      return this.settle(digest, await this.lookUp(digest, false), keys, count, metering);
+      return this.settle(digest, await this.lookUp(digest), keys, count, metering);
     }
     if (found.store && count.generation !== undefined) {
       await this.store(digest, { ...found.answer, generation: count.generation });
@@ -141,52 +143,41 @@ export class TokenAuthenticator {
    * generation means the state Redis lost data since (a flush, a failover, a restart), tombstones
    * included, and auth-server is asked. The state Redis unavailable: only auth-server's word counts.
    */
-  private async authenticateUnmetered(digest: string): Promise<Principal | undefined> {
-    const found = await this.ask(digest, true);
-    const principal = toPrincipal(found.answer, Date.now());
-    if (!principal) {
-      if (found.store) await this.store(digest, found.answer);
-      return undefined;
-    }
+  private async authenticateUnmetered(
+    digest: string,
+    found: Found,
+    principal: Principal,
+  ): Promise<Principal | undefined> {
     let generation: string | undefined | null;
     try {
       generation = await this.cache.liveGeneration(principal.client_id, digest);
     } catch (err) {
       if (!(err instanceof IntrospectionCacheUnavailableError)) throw err;
-      return found.cached ? this.lookUp(digest, false) : principal;
+      return found.cached ? this.lookUp(digest) : principal;
     }
     if (generation === null) return undefined;
     if (found.cached && (generation === undefined || found.answer.generation !== generation)) {
-      return this.lookUp(digest, false);
+      return this.lookUp(digest);
     }
     if (found.store && generation !== undefined) await this.store(digest, { ...found.answer, generation });
     return principal;
   }
 
-  /** Through the shared cache (unless `useCache` is false), or auth-server; stores what it asked. */
-  private async lookUp(digest: string, useCache: boolean): Promise<Principal | undefined> {
-    const found = await this.ask(digest, useCache);
-    if (found.store) await this.store(digest, found.answer);
-    return toPrincipal(found.answer, Date.now());
+  /** auth-server's word, past the shared cache (which is not written either). */
+  private async lookUp(digest: string): Promise<Principal | undefined> {
+    this.lookups?.inc({ result: 'miss' });
+    return toPrincipal(await this.introspector.introspect(digest), Date.now());
   }
 
-  /**
-   * The shared cache's answer (`cached`), or else auth-server's, which `store` says to keep (the
-   * cache answered, with a miss). Nothing is written here.
-   */
-  private async ask(
-    digest: string,
-    useCache: boolean,
-  ): Promise<{ answer: StampedIntrospection; cached: boolean; store: boolean }> {
-    let cacheAvailable = useCache;
+  /** Nothing is written here. */
+  private async ask(digest: string): Promise<Found> {
+    let cacheAvailable = true;
     let answer: StampedIntrospection | undefined;
-    if (useCache) {
-      try {
-        answer = await this.cache.get(digest);
-      } catch (err) {
-        if (!(err instanceof IntrospectionCacheUnavailableError)) throw err;
-        cacheAvailable = false;
-      }
+    try {
+      answer = await this.cache.get(digest);
+    } catch (err) {
+      if (!(err instanceof IntrospectionCacheUnavailableError)) throw err;
+      cacheAvailable = false;
     }
     this.lookups?.inc({ result: answer === undefined ? 'miss' : 'hit' });
     if (answer !== undefined) return { answer, cached: true, store: false };
