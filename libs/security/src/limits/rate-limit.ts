@@ -277,14 +277,6 @@ export abstract class RateLimiter {
    * `generation`, set when missing). Both keys must share the client's hash tag.
    */
   abstract consumeForToken(clientId: string, keys: TokenKeys): Promise<TokenCount | undefined>;
-
-  /**
-   * The limits' tier a client is counted under, for the refusals metric. Every partner gets the
-   * same RATE_LIMIT_PER_MINUTE / RATE_LIMIT_PER_DAY today: one tier, `standard`.
-   */
-  tierOf(_clientId: string): string {
-    return 'standard';
-  }
 }
 
 export interface TokenKeys {
@@ -509,11 +501,8 @@ export class RateLimitGuard implements CanActivate {
       `"${decision.window}";r=${decision.remaining};t=${Math.max(0, decision.resetAt - Math.floor(Date.now() / 1000))}`,
     );
     if (decision.admitted) return true;
-    this.refusals?.inc({
-      window: decision.window,
-      partner: clientId,
-      tier: this.limiter.tierOf(clientId),
-    });
+    // Every partner gets the same RATE_LIMIT_PER_MINUTE / RATE_LIMIT_PER_DAY today: one tier.
+    this.refusals?.inc({ window: decision.window, partner: clientId, tier: 'standard' });
     throw rateLimitExceededProblem(decision);
   }
 }
