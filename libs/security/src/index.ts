@@ -15,9 +15,7 @@ export {
 export * from './authentication/bearer-auth.decorator';
 export * from './security.module';
 export * from './authentication/partner-verifier';
-export * from './authentication/partner-principal';
 export * from './authentication/basic-auth.guard';
-export * from './authentication/partner-program.guard';
-export * from './authentication/active-partner.guard';
+export * from './authentication/partner.guard';
 export * from './limits/client-address';
 export * from './limits/failed-auth-limiter';

@@ -15,7 +15,7 @@ import { BearerAuthGuard, BearerStrategy, ScopeGuard } from './authentication/be
 import { FailedAuthLimiter, failedAuthConfigOf } from './limits/failed-auth-limiter';
 import { IntrospectionCache } from './authentication/introspection-cache';
 import { INTROSPECTOR, RpcIntrospector, type Introspector } from './authentication/introspector';
-import { PartnerProgramGuard } from './authentication/partner-program.guard';
+import { PartnerProgramGuard } from './authentication/partner.guard';
 import { PartnerVerifier, RpcPartnerVerifier } from './authentication/partner-verifier';
 import { rateLimitConfigOf, rateLimitPolicy } from './limits/rate-limit.config';
 import { RateLimitGuard, RateLimiter, RedisRateLimiter, UnconfiguredRateLimiter } from './limits/rate-limit';

@@ -1,7 +1,7 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { ApiProblem } from '@svc/platform';
 import { BasicAuthGuard, BasicStrategy, isWellFormedBasic } from './basic-auth.guard';
-import type { PartnerPrincipal } from './partner-principal';
+import type { PartnerPrincipal } from './partner.guard';
 import { PartnerVerifier } from './partner-verifier';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');

@@ -4,7 +4,7 @@ import { ApiProblem } from '@svc/platform';
 import { BasicStrategy as PassportBasicStrategy } from 'passport-http';
 import { LimitedAuthGuard } from './bearer-auth.guard';
 import { FailedAuthLimiter } from '../limits/failed-auth-limiter';
-import type { PartnerPrincipal } from './partner-principal';
+import type { PartnerPrincipal } from './partner.guard';
 import { PartnerVerifier } from './partner-verifier';
 
 export const PARTNERS_REALM = 'partners';
