@@ -34,7 +34,7 @@ export function addressLimitKey(address: string | undefined, ipv6Prefix: number)
 }
 
 /** The eight 16-bit groups of an IPv6 address (a zone id ignored), or undefined for anything else. */
-function ipv6Groups(text: string): number[] | undefined {
+export function ipv6Groups(text: string): number[] | undefined {
   const address = text.split('%')[0];
   if (!isIPv6(address)) return undefined;
   // A dotted IPv4 tail (`::ffff:192.0.2.1`) stands for the last two groups.

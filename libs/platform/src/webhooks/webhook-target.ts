@@ -2,6 +2,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { AppEnv } from '../config/config';
+import { ipv6Groups } from '../http/address-key';
 import { SPECIAL_PURPOSE_RANGES } from './special-purpose-addresses';
 
 export type TargetVerdict =
@@ -25,26 +26,6 @@ interface Address {
 
 function ipv4Value(address: string): bigint {
   return address.split('.').reduce((n, part) => n * 256n + BigInt(Number(part)), 0n);
-}
-
-/** The eight 16-bit groups of an IPv6 address (with `::` and a dotted IPv4 tail), or undefined. */
-function ipv6Groups(address: string): number[] | undefined {
-  let text = address.toLowerCase().replace(/%.*$/, '');
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    if (isIP(dotted[1]) !== 4) return undefined;
-    const n = Number(ipv4Value(dotted[1]));
-    text = `${text.slice(0, dotted.index)}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
-  }
-  const halves = text.split('::');
-  if (halves.length > 2) return undefined;
-  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
-  const head = parse(halves[0]);
-  const tail = halves.length === 2 ? parse(halves[1]) : [];
-  const missing = 8 - head.length - tail.length;
-  if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined;
-  const groups = [...head, ...Array<number>(halves.length === 2 ? missing : 0).fill(0), ...tail];
-  return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
 }
 
 function parseAddress(address: string): Address | undefined {
