@@ -11,29 +11,19 @@ import { contextFromHeaders, inSpan, markSpanError, SpanKind } from '../tracing/
 const NO_MESSAGE_HANDLER = 'There is no matching message handler defined in the remote service.';
 
 /**
- * RPC request queues are quorum queues. A request is worth nothing after its caller's timeout
- * (each carries a matching `expiration`), so replication is not for the requests: a classic queue
- * lives on one node, and while that node is down the queue is gone and every RPC to the app fails.
- * A quorum queue elects a leader on a surviving node (docs/testing.md, the RabbitMQ drill).
- * A broker that already has the queue as a classic one refuses this declaration
- * (PRECONDITION_FAILED): the release that brings it deletes the classic queue once.
+ * Quorum, though a request is worthless after its caller's timeout: a classic queue lives on one
+ * node, and while that node is down every RPC to the app fails (docs/architecture.md, "RPC").
  */
 export const RPC_QUEUE_OPTIONS = { durable: true, arguments: { 'x-queue-type': 'quorum' } } as const;
 
 /**
  * Serves the app's `@MessagePattern` handlers from its RPC queue, as a Nest transport over the
- * app's AmqpConnection: a request is acked once its answer is sent (a crash before that redelivers
- * it), at most `prefetch` at a time; the connection re-attaches the consumer after a reconnect and
- * cancels it when it drains. Requests and answers keep Nest's RMQ envelope, so that replicas of
- * the previous release still understand this one during a rollout.
+ * app's AmqpConnection (Nest's RMQ envelope): a request is acked once its answer is sent (a crash
+ * before that redelivers it), at most `prefetch` at a time.
  *
  * A request is answered only to the apps its contract names (`callers`), known by the message's
- * `user_id`: RabbitMQ refuses a publish whose `user_id` is not the publishing connection's user,
- * and each app has its own user (`appOfBrokerUser`). The broker's permissions cannot do this
- * themselves: every caller must write to the default exchange to reach an RPC queue at all, and
- * RabbitMQ checks no routing key (queue name) there. A request from any other user, without a
- * `user_id`, or for a pattern no contract of this queue declares, gets an `access_denied` error and
- * reaches no handler.
+ * `user_id`, which RabbitMQ checks against the publishing connection's user (`appOfBrokerUser`);
+ * anyone else gets `access_denied` and reaches no handler (docs/architecture.md, "RPC").
  */
 export class RpcServer extends Server implements CustomTransportStrategy {
   /** The apps that may ask each pattern this queue answers. */
