@@ -65,79 +65,55 @@ export function introspectionTtlSeconds(answer: CachedIntrospection, nowMs: numb
 }
 
 /**
- * The server a Redis client talks to (`INFO server` run_id): after a failover or restart, what the
- * old server said (not revoked) must not be trusted against the new one (IntrospectionCache.stamp). Undefined between a
- * close and the new run_id. A Cluster is a constant (failovers inside it: docs/security.md).
- */
-class RedisServerIdentity {
-  private runId: string | undefined;
-  private connection = 0;
-  private readonly listeners: ((runId: string, previous: string) => void)[] = [];
-
-  private constructor(private readonly client: RedisClient) {}
-
-  static watch(client: RedisClient): RedisServerIdentity {
-    const identity = new RedisServerIdentity(client);
-    if (!(client instanceof Redis)) {
-      identity.runId = 'cluster';
-      return identity;
-    }
-    client.on('close', () => {
-      identity.connection += 1;
-      identity.runId = undefined;
-    });
-    client.on('ready', () => void identity.read());
-    if (client.status === 'ready') void identity.read();
-    return identity;
-  }
-
-  /** The run_id of the server the client talks to now; undefined while that is not known. */
-  get current(): string | undefined {
-    return this.runId;
-  }
-
-  /** Called once per change of server after the first one was known (not on the first read). */
-  onChange(listener: (runId: string, previous: string) => void): void {
-    this.listeners.push(listener);
-  }
-
-  private async read(): Promise<void> {
-    const connection = this.connection;
-    let info: string;
-    try {
-      info = await (this.client as Redis).info('server');
-    } catch {
-      return; // the next 'ready' reads it again; until then nothing is trusted
-    }
-    const runId = /^run_id:([0-9a-f]+)\r?$/m.exec(info)?.[1];
-    // A close since the question was asked: the answer may be the old server's.
-    if (!runId || connection !== this.connection) return;
-    const previous = this.known;
-    this.runId = runId;
-    this.known = runId;
-    if (previous !== undefined && previous !== runId)
-      for (const listener of this.listeners) listener(runId, previous);
-  }
-
-  /** The last run_id read, kept across a reconnection, to tell a new server from the same one. */
-  private known: string | undefined;
-}
-
-/**
  * The Redis side of `libs/contracts/src/introspection.ts`. Answers live in the evictable cache
  * Redis; tombstones in the state Redis (noeviction), so losing the cache can never bring a
  * revoked token back.
  */
 @Injectable()
 export class IntrospectionCache {
-  /** The state Redis server answering now: a failover or a restart is a reset (see `stamp`). */
-  private readonly stateServer: RedisServerIdentity;
+  /**
+   * The state Redis server answering now (`INFO server` run_id): after a failover or restart, what
+   * the old server said (not revoked) must not be trusted against the new one (see `stamp`).
+   * Undefined between a close and the new run_id. A Cluster is a constant (failovers inside it:
+   * docs/security.md).
+   */
+  private stateServer: string | undefined;
+  /** The last run_id read, kept across a reconnection, to tell a new server from the same one. */
+  private knownServer: string | undefined;
+  /** Closes of the state Redis connection so far. */
+  private closes = 0;
+  private readonly serverChanged: (() => void)[] = [];
 
   constructor(
     @Inject(REDIS_CACHE) private readonly cache: RedisClient,
     @Inject(REDIS) private readonly state: RedisClient,
   ) {
-    this.stateServer = RedisServerIdentity.watch(state);
+    if (!(state instanceof Redis)) {
+      this.stateServer = 'cluster';
+      return;
+    }
+    state.on('close', () => {
+      this.closes += 1;
+      this.stateServer = undefined;
+    });
+    state.on('ready', () => void this.readStateServer(state));
+    if (state.status === 'ready') void this.readStateServer(state);
+  }
+
+  private async readStateServer(state: Redis): Promise<void> {
+    const closes = this.closes;
+    let info: string;
+    try {
+      info = await state.info('server');
+    } catch {
+      return; // the next 'ready' reads it again; until then nothing is trusted
+    }
+    const runId = /^run_id:([0-9a-f]+)\r?$/m.exec(info)?.[1];
+    // A close since the question was asked: the answer may be the old server's.
+    if (!runId || closes !== this.closes) return;
+    const previous = this.knownServer;
+    this.stateServer = this.knownServer = runId;
+    if (previous !== undefined && previous !== runId) for (const listener of this.serverChanged) listener();
   }
 
   /**
@@ -147,13 +123,12 @@ export class IntrospectionCache {
    * was replicated. Undefined while the server is not known (reconnecting): nothing matches.
    */
   stamp(generation: string): string | undefined {
-    const server = this.stateServer.current;
-    return server === undefined ? undefined : `${generation}@${server}`;
+    return this.stateServer === undefined ? undefined : `${generation}@${this.stateServer}`;
   }
 
   /** Called when the state Redis is found to be another server than before (failover, restart). */
   onStateServerChange(listener: () => void): void {
-    this.stateServer.onChange(listener);
+    this.serverChanged.push(listener);
   }
 
   /**
