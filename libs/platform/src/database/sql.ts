@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { PoolClient, QueryResultRow } from 'pg';
 import { DataSource } from 'typeorm';
 import { APP_NAME } from '../platform.module';
-import { returnedRows, type Transaction } from './transaction-runner';
+import type { Transaction } from './transaction-runner';
 
 /**
  * The one way repositories talk to PostgreSQL: SQL they write themselves, with rows typed by the
@@ -23,9 +23,13 @@ export class Sql {
     @Inject(APP_NAME) private readonly app: string,
   ) {}
 
-  /** The rows of one statement, inside `tx` when given (RETURNING rows for writes). */
+  /**
+   * The rows of one statement, inside `tx` when given (RETURNING rows for writes): TypeORM's
+   * driver answers an UPDATE or DELETE with `[rows, affected]`, an INSERT or SELECT with the rows.
+   */
   async rows<T>(text: string, values: readonly unknown[] = [], tx?: Transaction): Promise<T[]> {
-    return returnedRows<T>(await (tx ?? this.dataSource.manager).query(text, [...values]));
+    const result = (await (tx ?? this.dataSource.manager).query(text, [...values])) as unknown[];
+    return (Array.isArray(result[0]) ? result[0] : result) as T[];
   }
 
   /** The first row of one statement, or null. */

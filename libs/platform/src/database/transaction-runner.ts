@@ -34,12 +34,3 @@ export function afterCommit(tx: Transaction, effect: () => void): void {
   if (effects) effects.push(effect);
   else effect();
 }
-
-/**
- * The rows of a raw `query()`: TypeORM's PostgreSQL driver answers an UPDATE or DELETE with
- * `[rows, affected]`, and an INSERT or SELECT with the rows alone.
- */
-export function returnedRows<T>(result: unknown): T[] {
-  const list = result as unknown[];
-  return (Array.isArray(list[0]) ? list[0] : list) as T[];
-}
