@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../database/sql';
 import type { Transaction } from '../database/transaction-runner';
-import { currentTraceparent } from '../tracing/tracing';
+import { traceHeaders } from '../tracing/tracing';
 import type { OutboxMessage } from './outbox-message.entity';
 
 export type OutboxEntry = Pick<OutboxMessage, 'messageId' | 'exchange' | 'routingKey' | 'payload'>;
@@ -15,7 +15,7 @@ export class OutboxRepository {
 
   /** Adds a message inside the caller's transaction. */
   async add(tx: Transaction, entry: OutboxEntry): Promise<void> {
-    const traceparent = currentTraceparent();
+    const traceparent = traceHeaders()?.traceparent;
     const values = [entry.messageId, entry.exchange, entry.routingKey, JSON.stringify(entry.payload)];
     await this.sql.rows(
       traceparent === undefined

@@ -9,11 +9,11 @@ import { createLogger } from '../logging/logger';
 import { requestContext } from '../logging/logger';
 import {
   activeSpanIds,
-  currentTraceparent,
   inSpan,
   resourceAttributes,
   startTracing,
   stopTracing,
+  traceHeaders,
   tracingEnabled,
 } from './tracing';
 
@@ -131,7 +131,7 @@ describe('tracing off', () => {
       ran = true;
     });
     expect(ran).toBe(true);
-    expect(currentTraceparent()).toBeUndefined();
+    expect(traceHeaders()?.traceparent).toBeUndefined();
   });
 
   it('logs no trace ids', () => {
@@ -155,7 +155,7 @@ describe('tracing on', () => {
     await inSpan('work', {}, async () => {
       ids = activeSpanIds();
       requestContext.run({ requestId: 'req_y' }, () => logger.info('inside'));
-      expect(currentTraceparent()).toBe(`00-${ids?.trace_id}-${ids?.span_id}-01`);
+      expect(traceHeaders()?.traceparent).toBe(`00-${ids?.trace_id}-${ids?.span_id}-01`);
     });
     expect(lines[0]).not.toHaveProperty('trace_id');
     expect(ids?.trace_id).toMatch(/^[0-9a-f]{32}$/);

@@ -186,11 +186,6 @@ export function spanHeaders(span: Span | undefined): Record<string, string> | un
   return span && traceHeaders(trace.setSpan(context.active(), span));
 }
 
-/** The active `traceparent`, as an outbox row keeps it until the relay publishes the row. */
-export function currentTraceparent(): string | undefined {
-  return traceHeaders()?.traceparent;
-}
-
 /** The ids a log line carries while a span is active. */
 export function activeSpanIds(): { trace_id: string; span_id: string } | undefined {
   if (!active) return undefined;
