@@ -1,6 +1,5 @@
 export * from './authentication/introspection-cache';
 export * from './authentication/introspector';
-export * from './authentication/token-authenticator';
 export * from './authentication/bearer-auth.guard';
 export * from './limits/rate-limit.config';
 export {
@@ -15,7 +14,6 @@ export {
 export * from './authentication/bearer-auth.decorator';
 export * from './security.module';
 export * from './authentication/partner-verifier';
-export * from './authentication/basic-auth.guard';
 export * from './authentication/partner.guard';
 export * from './limits/client-address';
 export * from './limits/failed-auth-limiter';
