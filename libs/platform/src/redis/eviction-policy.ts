@@ -6,18 +6,6 @@ import { isRedisUnavailable, type RedisClient } from './redis-client';
 /** The one policy that refuses a write instead of dropping a key (volatile-* drops ours too: they have TTLs). */
 export const NO_EVICTION = 'noeviction';
 
-/** `maxmemory-policy` of the primary, or of every primary of a Cluster. */
-export async function readEvictionPolicies(redis: RedisClient): Promise<string[]> {
-  const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
-  if (nodes.length === 0) throw new Error('no primary known yet');
-  return Promise.all(
-    nodes.map(async (node) => {
-      const reply = (await node.config('GET', 'maxmemory-policy')) as string[];
-      return reply[1] ?? 'unknown';
-    }),
-  );
-}
-
 export interface EvictionPolicyCheckOptions {
   readonly appEnv: AppEnv;
   /** The variable that points at the state Redis, named in the refusal. */
@@ -52,7 +40,14 @@ export class EvictionPolicyCheck {
     const { appEnv, variable, logger, refuse } = this.options;
     let policies: string[];
     try {
-      policies = await readEvictionPolicies(this.redis);
+      // Of the primary, or of every primary of a Cluster.
+      const nodes = this.redis instanceof Cluster ? this.redis.nodes('master') : [this.redis];
+      if (nodes.length === 0) throw new Error('no primary known yet');
+      policies = await Promise.all(
+        nodes.map(
+          async (node) => ((await node.config('GET', 'maxmemory-policy')) as string[])[1] ?? 'unknown',
+        ),
+      );
     } catch (err) {
       if (isRedisUnavailable(err)) throw err;
       this.settled = true;
