@@ -1,15 +1,13 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
+import type { ConfigOf, DATABASE_CONFIG } from '../config/config';
 import { ReadinessRegistry } from '../health/readiness';
 import { TransactionRunner } from './transaction-runner';
 import { Sql } from './sql';
 import { APP_CONFIG, APP_NAME } from '../platform.module';
 
-export interface DatabaseConfig {
-  readonly DATABASE_URL: string;
-  readonly DATABASE_POOL_SIZE: number;
-}
+export type DatabaseConfig = ConfigOf<typeof DATABASE_CONFIG>;
 
 export interface DatabaseOptions {
   /** The PostgreSQL schema this app owns. */
