@@ -44,8 +44,6 @@ export const Principal = createParamDecorator((_data: unknown, context: Executio
 
 interface RequestCredentials {
   readonly headers: { readonly authorization?: string };
-  readonly query?: unknown;
-  readonly body?: unknown;
 }
 
 function hasAccessTokenParameter(bag: unknown): boolean {
@@ -65,13 +63,9 @@ function unauthenticatedProblem(request: RequestCredentials): ApiProblem {
       { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } },
     );
   }
-  const inParameter =
-    withTokenParameter.has(request) ||
-    hasAccessTokenParameter(request.query) ||
-    hasAccessTokenParameter(request.body);
   return new ApiProblem(
     'invalid_token',
-    inParameter
+    withTokenParameter.has(request)
       ? 'Access tokens are accepted only in the Authorization header (`Authorization: Bearer <token>`), ' +
           'never as an access_token parameter (RFC 6750 §2.1, §5.3).'
       : 'This endpoint needs an access token: send `Authorization: Bearer <token>` (RFC 6750 §2.1).',
@@ -81,7 +75,7 @@ function unauthenticatedProblem(request: RequestCredentials): ApiProblem {
 
 type BearerRequest = RequestCredentials & Parameters<typeof isMetered>[0];
 
-/** Requests that came with an `access_token` parameter, for the 401's explanation. */
+/** Requests that came with an `access_token` parameter, taken off before passport looks: for the 401. */
 const withTokenParameter = new WeakSet<object>();
 
 /**
