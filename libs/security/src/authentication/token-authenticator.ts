@@ -27,10 +27,7 @@ export interface Metering {
 }
 
 /** A count whose generation is stamped with the state Redis server (undefined: not known now). */
-interface StampedCount {
-  readonly decision: TokenCount['decision'];
-  readonly generation: string | undefined;
-}
+type StampedCount = Omit<TokenCount, 'generation'> & { readonly generation: string | undefined };
 
 /** The shared cache's answer (`cached`), or else auth-server's, which `store` says to keep (a miss). */
 type Found = { readonly answer: StampedIntrospection; readonly cached: boolean; readonly store: boolean };
@@ -209,20 +206,18 @@ export class TokenAuthenticator {
     metering: Metering,
   ): Principal | undefined {
     if (!principal) return undefined;
-    if (count.generation !== undefined) this.remember(digest, principal, keys, count.generation);
+    if (count.generation !== undefined) {
+      if (this.known.size >= KNOWN_TOKENS_MAX) this.known.delete(this.known.keys().next().value as string);
+      this.known.set(digest, {
+        principal,
+        keys,
+        generation: count.generation,
+        expiresAtMs: Date.parse(principal.expires_at),
+        knownUntilMs: Date.now() + KNOWN_FOR_MS,
+      });
+    }
     metering.onDecision(count.decision);
     return principal;
-  }
-
-  private remember(digest: string, principal: Principal, keys: TokenKeys, generation: string): void {
-    if (this.known.size >= KNOWN_TOKENS_MAX) this.known.delete(this.known.keys().next().value as string);
-    this.known.set(digest, {
-      principal,
-      keys,
-      generation,
-      expiresAtMs: Date.parse(principal.expires_at),
-      knownUntilMs: Date.now() + KNOWN_FOR_MS,
-    });
   }
 }
 
