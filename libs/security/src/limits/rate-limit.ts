@@ -351,10 +351,7 @@ export class RedisRateLimiter extends RateLimiter {
       // Down, unreachable, over its 1 s timeout, loading…: the request fails closed (503).
       throw isRedisUnavailable(err) ? new DependencyUnavailableError('redis (rate limiter)', err) : err;
     }
-    return this.toCount(reply, tokenKeys.length > 0);
-  }
-
-  private toCount(reply: unknown, withGeneration: boolean): TokenCount | undefined {
+    const withGeneration = tokenKeys.length > 0;
     if (withGeneration && Array.isArray(reply) && reply.length === 1 && reply[0] === -1) return undefined;
     const numbers = Array.isArray(reply) ? reply.slice(0, 6) : [];
     const generation: unknown = withGeneration && Array.isArray(reply) ? reply[6] : '';
