@@ -219,13 +219,23 @@ export class IntrospectionCache {
   async tombstoneEach(
     tokens: readonly { readonly clientId: string; readonly digest: string }[],
   ): Promise<void> {
-    await this.writeTombstones(tokens.map(({ clientId, digest }) => partnerTombstoneKey(clientId, digest)));
-    if (tokens.length > 0 && this.replicated) await this.awaitReplica();
-  }
-
-  /** A Sentinel-managed primary: it has a replica by construction, the one a failover promotes. */
-  private get replicated(): boolean {
-    return this.state instanceof Redis && (this.state.options.sentinels?.length ?? 0) > 0;
+    const keys = tokens.map(({ clientId, digest }) => partnerTombstoneKey(clientId, digest));
+    for (let i = 0; i < keys.length; i += TOMBSTONE_BATCH) {
+      const replies = await Promise.allSettled(
+        keys
+          .slice(i, i + TOMBSTONE_BATCH)
+          .map((key) => this.state.set(key, '1', 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS)),
+      );
+      for (const reply of replies) {
+        if (reply.status === 'rejected') throw new IntrospectionCacheUnavailableError(reply.reason);
+        if (reply.value !== 'OK') {
+          throw new IntrospectionCacheUnavailableError(new Error(`unexpected reply ${String(reply.value)}`));
+        }
+      }
+    }
+    // A Sentinel-managed primary has a replica by construction, the one a failover promotes.
+    const sentinels = this.state instanceof Redis ? (this.state.options.sentinels?.length ?? 0) : 0;
+    if (tokens.length > 0 && sentinels > 0) await this.awaitReplica();
   }
 
   private async awaitReplica(): Promise<void> {
@@ -244,21 +254,6 @@ export class IntrospectionCache {
       throw new IntrospectionCacheUnavailableError(
         new Error(`no replica confirmed the tombstones within ${TOMBSTONE_REPLICA_WAIT_MS} ms`),
       );
-    }
-  }
-
-  private async writeTombstones(keys: readonly string[]): Promise<void> {
-    for (let i = 0; i < keys.length; i += TOMBSTONE_BATCH) {
-      const batch = keys.slice(i, i + TOMBSTONE_BATCH);
-      const replies = await Promise.allSettled(
-        batch.map((key) => this.state.set(key, '1', 'EX', INTROSPECTION_TOMBSTONE_TTL_SECONDS)),
-      );
-      for (const reply of replies) {
-        if (reply.status === 'rejected') throw new IntrospectionCacheUnavailableError(reply.reason);
-        if (reply.value !== 'OK') {
-          throw new IntrospectionCacheUnavailableError(new Error(`unexpected reply ${String(reply.value)}`));
-        }
-      }
     }
   }
 }
