@@ -2,8 +2,7 @@
  * Group commit for one statement or one question: calls that arrive while a batch is in flight
  * wait and go together in the next one, so under load one round trip (one commit and WAL flush,
  * one RPC) serves many callers, and an idle app still sends each call at once. A failed batch
- * fails each of its calls. Used for the dispatcher's writes and its question to auth-server, and
- * for crew-api's `/v1/me` lookups.
+ * fails each of its calls.
  *
  * One batch in flight by default: with two, the dispatcher's batches stayed small under load and
  * each statement cost a database round trip of its own.

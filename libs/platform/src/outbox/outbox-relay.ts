@@ -30,9 +30,8 @@ export interface OutboxRelayOptions {
  * Moves committed outbox rows to RabbitMQ. A batch is claimed and marked published in one
  * statement (the rows stay locked until the commit), published with publisher confirms (many in
  * flight at once), and committed; the messages the broker refused are put back as unpublished in
- * the same transaction and retried on the next poll. A crash
- * between the confirm and the commit republishes the batch: delivery is at least once, and
- * consumers dedupe on the message id.
+ * the same transaction and retried on the next poll. A crash between the confirm and the commit
+ * republishes the batch: delivery is at least once, and consumers dedupe on the message id.
  */
 export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private running = false;

@@ -38,10 +38,8 @@ export const SHORTEST_RPC_TIMEOUT_MS = 50;
  * Asks another app a question over RabbitMQ and returns a Promise (domain code never sees
  * RxJS or amqplib). A request that is not answered within the timeout also expires in the queue,
  * so a recovering app does not work through questions nobody waits for any more; the caller gets
- * DependencyUnavailableError, which the Problem filter answers with 503 `service_unavailable`.
- *
- * Every request carries the connection's broker user as `user_id`, which RabbitMQ checks against
- * the login: the answering app knows who asks, and no caller can claim to be another.
+ * DependencyUnavailableError (503). Every request carries the connection's broker user as
+ * `user_id`, for the answering app's caller check (RpcServer).
  */
 @Injectable()
 export class RpcClient {

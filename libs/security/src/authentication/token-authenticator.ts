@@ -47,23 +47,13 @@ interface KnownToken {
 }
 
 /**
- * Turns a bearer token into a Principal, or undefined when the token is not live.
- *
- * A token not of the exact shape auth-server mints is refused before any lookup in Redis or
- * question to auth-server, so random garbage cannot flush the cache (a token this process
- * remembers had that shape: it is not checked again). A miss asks auth-server and caches its answer.
- *
- * On a metered route (`metering`) what a live answer says, which never changes (whose token, its
- * scopes, its expiry), is kept in the process for up to INTROSPECTION_CACHE_MAX_TTL_SECONDS, and
- * each request is one script call that checks the token's tombstone, reads the partner's state
- * generation and counts the request: one Redis round trip. A generation other than the one the
- * token was remembered under means the state Redis lost data since (tombstones too): auth-server
- * is asked again. The same holds for an answer in the cache Redis, which a metered request stores
- * with the generation its count read, and takes only under that generation.
- *
- * Either Redis unavailable: auth-server is asked on every request and nothing is written. Its
- * database holds every committed revocation, so a revoked token never passes, and a cache outage
- * is no API outage. If auth-server cannot answer either, the request fails closed with 503.
+ * Turns a bearer token into a Principal, or undefined when the token is not live (docs/architecture.md,
+ * "Token introspection cache and Redis"). A token not of the exact shape auth-server mints is refused
+ * before any lookup, so garbage cannot flush the cache. On a metered route a live answer is kept in the
+ * process, and each request is one script call (tombstone, generation, count); a generation other than
+ * the one an answer was remembered or cached under means the state Redis lost data since, and
+ * auth-server is asked again. Either Redis unavailable: auth-server is asked on every request and
+ * nothing is written; if it cannot answer either, the request fails closed with 503.
  */
 @Injectable()
 export class TokenAuthenticator {
