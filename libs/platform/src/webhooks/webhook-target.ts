@@ -35,13 +35,6 @@ function parseAddress(address: string): Address | undefined {
   return groups && { family: 6, value: groups.reduce((n, g) => (n << 16n) | BigInt(g), 0n) };
 }
 
-interface Range {
-  readonly family: 4 | 6;
-  readonly first: bigint;
-  readonly last: bigint;
-  readonly name: string;
-}
-
 /** A CIDR of the table as the first and last address it covers. */
 export function cidrRange(cidr: string): { family: 4 | 6; first: bigint; last: bigint } {
   const [base, bitsText] = cidr.split('/');
@@ -54,7 +47,7 @@ export function cidrRange(cidr: string): { family: 4 | 6; first: bigint; last: b
   return { family: address.family, first, last: first + (1n << hostBits) - 1n };
 }
 
-const RANGES: readonly Range[] = SPECIAL_PURPOSE_RANGES.map((r) => ({ ...cidrRange(r.cidr), name: r.name }));
+const RANGES = SPECIAL_PURPOSE_RANGES.map((r) => ({ ...cidrRange(r.cidr), name: r.name }));
 
 const rangeOf = (address: Address) =>
   RANGES.find((r) => r.family === address.family && address.value >= r.first && address.value <= r.last);
