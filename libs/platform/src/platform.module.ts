@@ -42,6 +42,8 @@ function readinessWithMetric(metrics: AppMetrics): ReadinessRegistry {
 @Module({})
 export class PlatformModule {
   static forRoot(options: PlatformOptions): DynamicModule {
+    const metrics = new AppMetrics(options.app);
+    const port = (options.config as { METRICS_PORT?: number }).METRICS_PORT;
     return {
       module: PlatformModule,
       controllers: [HealthController],
@@ -50,19 +52,9 @@ export class PlatformModule {
         { provide: APP_LOGGER, useValue: options.logger },
         { provide: APP_NAME, useValue: options.app },
         { provide: RouteIndex, useValue: options.routes },
-        { provide: AppMetrics, useValue: new AppMetrics(options.app) },
-        {
-          provide: MetricsServer,
-          inject: [AppMetrics],
-          useFactory: (metrics: AppMetrics) =>
-            new MetricsServer(
-              options.app,
-              metrics,
-              (options.config as { METRICS_PORT?: number }).METRICS_PORT,
-              options.logger,
-            ),
-        },
-        { provide: ReadinessRegistry, inject: [AppMetrics], useFactory: readinessWithMetric },
+        { provide: AppMetrics, useValue: metrics },
+        { provide: MetricsServer, useValue: new MetricsServer(options.app, metrics, port, options.logger) },
+        { provide: ReadinessRegistry, useValue: readinessWithMetric(metrics) },
       ],
       exports: [ReadinessRegistry, APP_CONFIG, APP_LOGGER, APP_NAME, RouteIndex, AppMetrics, MetricsServer],
     };
