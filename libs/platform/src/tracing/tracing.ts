@@ -207,11 +207,10 @@ export async function inSpan<T>(
   options: SpanOptions,
   fn: (span: Span | undefined) => Promise<T>,
 ): Promise<T> {
-  if (!active) return fn(undefined);
-  const parent = options.parent ?? context.active();
-  const span = active.tracer.startSpan(name, { kind: options.kind, attributes: options.attributes }, parent);
+  const span = startSpan(name, options);
+  if (!span) return fn(undefined);
   try {
-    return await context.with(trace.setSpan(parent, span), () => fn(span));
+    return await context.with(trace.setSpan(options.parent ?? context.active(), span), () => fn(span));
   } catch (err) {
     failSpan(span, err);
     throw err;
