@@ -244,12 +244,9 @@ export const TRACING_CONFIG = {
   OTEL_TRACES_SAMPLER: oneOf('which traces are recorded (OpenTelemetry sampler name)', TRACE_SAMPLERS, {
     default: 'parentbased_always_on',
   }),
-  OTEL_SERVICE_NAME: {
-    description: "the spans' `service.name`; unset: the app's name (auth-server, crew-api, …)",
-    parse(raw) {
-      return isSet(raw) ? raw.trim() : undefined;
-    },
-  } satisfies VarSpec<string | undefined>,
+  OTEL_SERVICE_NAME: optionalStr(
+    "the spans' `service.name`; unset: the app's name (auth-server, crew-api, …)",
+  ),
   OTEL_RESOURCE_ATTRIBUTES: {
     description:
       'more resource attributes of every span, `key=value` pairs separated by commas, values percent-encoded (`k8s.pod.name=crew-api-7d9f,k8s.namespace.name=crew-records`); they win over the defaults (`service.version`, `deployment.environment.name`), `OTEL_SERVICE_NAME` over their `service.name`',
