@@ -96,10 +96,3 @@ export function cacheRedisConfig(config: RedisConfig): RedisConfig | undefined {
     REDIS_KEY_PREFIX: config.REDIS_KEY_PREFIX,
   };
 }
-
-/** The variable that points at the state Redis, for messages. */
-export function stateRedisVariable(config: RedisConfig): string {
-  if (config.REDIS_CLUSTER_NODES) return 'REDIS_CLUSTER_NODES';
-  if (config.REDIS_SENTINELS) return 'REDIS_SENTINELS';
-  return 'REDIS_URL';
-}

@@ -10,7 +10,6 @@ import {
   createRedis,
   REDIS,
   REDIS_CACHE,
-  stateRedisVariable,
   type RedisClient,
   type RedisConfig,
 } from './redis-client';
@@ -41,7 +40,11 @@ export class RedisModule {
             const policy = new EvictionPolicyCheck(redis, {
               // Without APP_ENV an app runs as production (BASE_CONFIG).
               appEnv: config.APP_ENV ?? 'production',
-              variable: stateRedisVariable(config),
+              variable: config.REDIS_CLUSTER_NODES
+                ? 'REDIS_CLUSTER_NODES'
+                : config.REDIS_SENTINELS
+                  ? 'REDIS_SENTINELS'
+                  : 'REDIS_URL',
               logger,
               refuse: (variable, reason) => exitOnConfigError(app, new ConfigError([{ variable, reason }])),
             });
