@@ -25,14 +25,12 @@ import { TokenAuthenticator } from './token-authenticator';
 /** Who is calling: the subject, the partner and the grant of a live access token. */
 export type Principal = Omit<Extract<CachedIntrospection, { active: true }>, 'active'>;
 
-/** Passport's slot on the request, filled by BearerAuthGuard. */
-export function principalOf(request: { user?: unknown }): Principal | undefined {
-  return request.user as Principal | undefined;
-}
+/** A request behind BearerAuthGuard: passport's slot holds the Principal. */
+type BearerGuarded = { readonly user?: Principal };
 
 /** `@Principal()` behind BearerAuthGuard; without it a programming error (500), never anonymous. */
 export const Principal = createParamDecorator((_data: unknown, context: ExecutionContext): Principal => {
-  const principal = principalOf(context.switchToHttp().getRequest<{ user?: unknown }>());
+  const principal = context.switchToHttp().getRequest<BearerGuarded>().user;
   if (!principal) throw new Error('@Principal() is used on a route without BearerAuthGuard');
   return principal;
 });
@@ -201,7 +199,7 @@ export class ScopeGuard implements CanActivate {
         context.getHandler(),
         context.getClass(),
       ]) ?? [];
-    const principal = principalOf(context.switchToHttp().getRequest<{ user?: unknown }>());
+    const principal = context.switchToHttp().getRequest<BearerGuarded>().user;
     // Without BearerAuthGuard in front there is nobody to check: a wiring mistake, never a pass.
     if (!principal) throw new Error('ScopeGuard runs only after BearerAuthGuard');
     if (required.every((scope) => principal.scopes.includes(scope))) return true;

@@ -414,12 +414,9 @@ export function keepDecision(request: object, decision: RateLimitDecision): void
   (request as { [DECISION]?: RateLimitDecision })[DECISION] = decision;
 }
 
-export function keptDecision(request: object): RateLimitDecision | undefined {
-  return (request as { [DECISION]?: RateLimitDecision })[DECISION];
-}
-
 interface GuardedRequest extends MeteredRequest {
   readonly user?: unknown;
+  readonly [DECISION]?: RateLimitDecision;
 }
 
 /** The length of each window the limiter keeps (RATE_LIMIT_LUA), as `w` of RateLimit-Policy. */
@@ -482,7 +479,7 @@ export class RateLimitGuard implements CanActivate {
     const request = http.getRequest<GuardedRequest>();
     if (!isMetered(request)) return true;
     const clientId = clientIdOf(request);
-    const decision = keptDecision(request) ?? (await this.limiter.consume(clientId));
+    const decision = request[DECISION] ?? (await this.limiter.consume(clientId));
     const reply = http.getResponse<HeaderSink>();
     reply.header('x-ratelimit-limit', String(decision.limit));
     reply.header('x-ratelimit-remaining', String(decision.remaining));
