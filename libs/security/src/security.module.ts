@@ -21,17 +21,14 @@ import { rateLimitConfigOf, rateLimitPolicy } from './limits/rate-limit.config';
 import { RateLimitGuard, RateLimiter, RedisRateLimiter, UnconfiguredRateLimiter } from './limits/rate-limit';
 import { TokenAuthenticator } from './authentication/token-authenticator';
 
-/** How an app supplies its Introspector: another of its providers, or a value. */
-export type IntrospectorProvider =
-  Omit<ExistingProvider<Introspector>, 'provide'> | Omit<ValueProvider<Introspector>, 'provide'>;
-
 export interface SecurityModuleOptions {
   /** HTTP Basic for the partner endpoints (sponsorship-api): credentials checked with auth-server. */
   readonly partners?: boolean;
   /** Default: RpcPartnerVerifier (asks auth-server); auth-server itself checks its own store. */
   readonly partnerVerifier?: Omit<ExistingProvider<PartnerVerifier>, 'provide'>;
-  /** Default: RpcIntrospector (asks auth-server over RPC; needs RpcModule). */
-  readonly introspector?: IntrospectorProvider;
+  /** Another of the app's providers, or a value. Default: RpcIntrospector (over RPC; needs RpcModule). */
+  readonly introspector?:
+    Omit<ExistingProvider<Introspector>, 'provide'> | Omit<ValueProvider<Introspector>, 'provide'>;
   /** Modules the introspector's dependencies come from (auth-server's own token store). */
   readonly imports?: ModuleMetadata['imports'];
 }

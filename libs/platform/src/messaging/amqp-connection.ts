@@ -31,10 +31,6 @@ export type TopologyChannel = Pick<
 
 export type TopologySetup = (channel: TopologyChannel) => Promise<void>;
 
-export interface ConsumeOptions {
-  readonly prefetch?: number;
-}
-
 /** `userId`, when given, RabbitMQ checks against the connection's login (see `user`). */
 export type PublishOptions = amqp.Options.Publish;
 
@@ -48,7 +44,7 @@ export class BrokerUnavailableError extends Error {
 interface ConsumerRegistration {
   readonly queue: string;
   readonly handler: MessageHandler;
-  readonly options: ConsumeOptions;
+  readonly prefetch?: number;
   channel?: amqp.Channel;
   acks?: AckBatcher<amqp.ConsumeMessage>;
   consumerTag?: string;
@@ -129,8 +125,8 @@ export class AmqpConnection {
     if (this.connection) await this.withChannel(setup);
   }
 
-  async consume(queue: string, handler: MessageHandler, options: ConsumeOptions = {}): Promise<void> {
-    const registration: ConsumerRegistration = { queue, handler, options };
+  async consume(queue: string, handler: MessageHandler, options: { prefetch?: number } = {}): Promise<void> {
+    const registration: ConsumerRegistration = { queue, handler, prefetch: options.prefetch };
     this.consumers.push(registration);
     // A connect under way attaches it with the others; attached twice, one consumer would be orphaned.
     await this.connecting;
@@ -452,7 +448,7 @@ export class AmqpConnection {
       this.reattachLater(registration, connection);
     });
     registration.channel = channel;
-    await channel.prefetch(registration.options.prefetch ?? this.options.prefetch);
+    await channel.prefetch(registration.prefetch ?? this.options.prefetch);
     const acks = new AckBatcher<amqp.ConsumeMessage>(channel);
     registration.acks = acks;
     const { consumerTag } = await channel.consume(

@@ -15,18 +15,13 @@ export abstract class PartnerVerifier {
 export const PARTNER_CREDENTIALS_TTL_MS = 5_000;
 const MAX_CACHED = 10_000;
 
-interface Cached {
-  readonly partner: VerifiedPartner;
-  readonly until: number;
-}
-
 /**
  * Asks auth-server with only the secret's SHA-256, and keeps a confirmed answer for a few seconds
  * (partners call in bursts); wrong credentials are never cached.
  */
 @Injectable()
 export class RpcPartnerVerifier extends PartnerVerifier {
-  private readonly cache = new Map<string, Cached>();
+  private readonly cache = new Map<string, { readonly partner: VerifiedPartner; readonly until: number }>();
   /** The clock of the cache's lifetimes (tests move it). */
   now: () => number = Date.now;
 
