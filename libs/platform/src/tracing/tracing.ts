@@ -63,16 +63,14 @@ interface Active {
 /** Undefined while tracing is off: every helper returns at once, and the SDK is never loaded. */
 let active: Active | undefined;
 
-export interface TracingOptions {
-  /** Replaces the OTLP exporter and its batch processor (the tests' in-memory exporter). */
-  readonly spanProcessor?: SpanProcessor;
-}
-
-/** Starts tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set (or a processor given), before any client is made. */
+/**
+ * Starts tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set (or a processor given), before any client is made.
+ * `spanProcessor` replaces the OTLP exporter and its batch processor (the tests' in-memory exporter).
+ */
 export async function startTracing(
   app: string,
   config: TracingConfig,
-  options: TracingOptions = {},
+  options: { readonly spanProcessor?: SpanProcessor } = {},
 ): Promise<boolean> {
   if (active) return true;
   const endpoint = config.OTEL_EXPORTER_OTLP_ENDPOINT;

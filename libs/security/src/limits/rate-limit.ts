@@ -425,10 +425,6 @@ const WINDOW_SECONDS: Readonly<Record<RateLimitDecision['window'], number>> = {
   day: DAY_MS / 1000,
 };
 
-interface HeaderSink {
-  header(name: string, value: string): unknown;
-}
-
 /** The client_id an authenticating guard (bearer or Basic) put on the request. */
 function clientIdOf(request: GuardedRequest): string {
   const user = request.user as { readonly client_id?: unknown } | undefined;
@@ -480,7 +476,7 @@ export class RateLimitGuard implements CanActivate {
     if (!isMetered(request)) return true;
     const clientId = clientIdOf(request);
     const decision = request[DECISION] ?? (await this.limiter.consume(clientId));
-    const reply = http.getResponse<HeaderSink>();
+    const reply = http.getResponse<{ header(name: string, value: string): unknown }>();
     reply.header('x-ratelimit-limit', String(decision.limit));
     reply.header('x-ratelimit-remaining', String(decision.remaining));
     reply.header('x-ratelimit-reset', String(decision.resetAt));
