@@ -1,11 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hash } from 'node:crypto';
 
-/*
- * Conditional GET (RFC 9110 §13) for every app that serves validators: one rule for the crew data
- * and the partners' own reads, from the ETag to the 304.
- */
-
 /** A strong ETag of everything the caller-visible body depends on: callers who may see different bodies never share one. */
 export function strongEtag(
   ...parts: readonly (string | number | boolean | null | undefined | readonly string[])[]
