@@ -76,15 +76,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       if (batch.length === 0) return 0;
       const messages = this.pack(batch);
       const results = await Promise.allSettled(
-        messages.map(({ packed, rows }) => {
-          if (packed) return this.publishPacked(rows);
-          const [m] = rows;
-          return m.traceContext === null
-            ? this.amqp.publish(m.exchange, m.routingKey, Buffer.from(JSON.stringify(m.payload)), {
-                messageId: m.messageId,
-              })
-            : this.publishTraced({ ...m, traceContext: m.traceContext });
-        }),
+        messages.map(({ packed, rows }) => (packed ? this.publishPacked(rows) : this.publishAlone(rows[0]))),
       );
       // Claimed as published: only the refused ones go back, with the reason.
       const failed = messages
@@ -162,16 +154,19 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     }
   }
 
-  /** Publishes a row written under a trace as a span of that trace, which its consumers continue. */
-  private publishTraced(m: ClaimedMessage & { traceContext: string }): Promise<void> {
-    return inSpan(`publish ${m.routingKey}`, publishSpan(m, m.traceContext), () => {
-      // A relay with tracing off still passes the writer's context on to the consumers.
-      const headers = traceHeaders() ?? { traceparent: m.traceContext };
-      return this.amqp.publish(m.exchange, m.routingKey, Buffer.from(JSON.stringify(m.payload)), {
+  /** One row as its payload; a row written under a trace, in a span of it that its consumers continue. */
+  private publishAlone(m: ClaimedMessage): Promise<void> {
+    const { traceContext } = m;
+    const publish = (headers?: Record<string, string>) =>
+      this.amqp.publish(m.exchange, m.routingKey, Buffer.from(JSON.stringify(m.payload)), {
         messageId: m.messageId,
-        headers,
+        ...(headers && { headers }),
       });
-    });
+    if (traceContext === null) return publish();
+    // A relay with tracing off still passes the writer's context on to the consumers.
+    return inSpan(`publish ${m.routingKey}`, publishSpan(m, traceContext), () =>
+      publish(traceHeaders() ?? { traceparent: traceContext }),
+    );
   }
 
   private async run(): Promise<void> {
