@@ -99,7 +99,6 @@ export abstract class AccessReadsRecorder implements OnApplicationBootstrap, OnM
   /** Writes one batch (at most ACCESS_READS_PER_MESSAGE counts); throws when it was not written. */
   protected abstract write(counts: readonly AccessReadCount[]): Promise<void>;
 
-  /** One successful read of `principal`'s member under `scope`. */
   count(principal: { readonly user_id: string; readonly client_id: string }, scope: Scope): void {
     this.tally.count(principal.user_id, principal.client_id, scope);
   }

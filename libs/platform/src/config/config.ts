@@ -306,7 +306,6 @@ function metricsPort(): VarSpec<number> {
   };
 }
 
-/** Variables every app reads. */
 export const BASE_CONFIG = {
   APP_ENV: oneOf(
     'sandbox or production; production seeds nothing and has no default secrets',

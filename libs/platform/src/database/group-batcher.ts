@@ -30,7 +30,6 @@ export class GroupBatcher<I, O> {
     });
   }
 
-  /** Sends now, or at the end of the turn when gathering it. */
   private next(): void {
     if (!this.gatherTurn) {
       this.pump();

@@ -32,12 +32,10 @@ export class Sql {
     return (Array.isArray(result[0]) ? result[0] : result) as T[];
   }
 
-  /** The first row of one statement, or null. */
   async row<T>(text: string, values: readonly unknown[] = [], tx?: Transaction): Promise<T | null> {
     return (await this.rows<T>(text, values, tx))[0] ?? null;
   }
 
-  /** How many rows an UPDATE or DELETE touched. */
   async affected(text: string, values: readonly unknown[] = [], tx?: Transaction): Promise<number> {
     const result = (await (tx ?? this.dataSource.manager).query(text, [...values])) as unknown[];
     return Array.isArray(result[0]) && typeof result[1] === 'number' ? result[1] : result.length;

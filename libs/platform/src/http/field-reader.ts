@@ -151,7 +151,6 @@ export class FieldReader {
     return this.has(field) ? this.integer(field, min, max) : undefined;
   }
 
-  /** An integer sent as a query-string parameter (`?limit=20`). */
   queryInteger(field: string, min: number, max: number): number | undefined {
     const value = this.input[field];
     if (value === undefined) return undefined;
@@ -181,7 +180,6 @@ export class FieldReader {
     return this.has(field) ? this.boolean(field) : undefined;
   }
 
-  /** `YYYY-MM-DD`, a real calendar day. */
   date(field: string): string {
     const value = this.input[field];
     if (typeof value === 'string' && isCalendarDate(value)) return value;
@@ -201,7 +199,6 @@ export class FieldReader {
     return this.has(field) ? this.timestamp(field) : undefined;
   }
 
-  /** A URL with http or https, or null. */
   nullableUrl(field: string, max: number): string | null {
     const value = this.input[field];
     if (value === null) return null;

@@ -148,7 +148,6 @@ export class AmqpConnection {
     });
   }
 
-  /** Publishes a persistent message and waits for the broker's confirm. */
   async publish(
     exchange: string,
     routingKey: string,
