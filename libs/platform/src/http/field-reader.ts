@@ -216,10 +216,5 @@ export class FieldReader {
 }
 
 function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:';
-  } catch {
-    return false;
-  }
+  return URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol);
 }
