@@ -487,10 +487,9 @@ export const OUTBOX_CONFIG = {
 
 export function loadConfig<S extends ConfigSpec>(spec: S, env: NodeJS.ProcessEnv): ConfigOf<S> {
   const problems: { variable: string; reason: string }[] = [];
-  const rawAppEnv = env.APP_ENV?.trim();
   // Anything but an explicit `sandbox` is judged by production's rules (an unknown value is also
   // reported by APP_ENV's own check).
-  const appEnv: AppEnv = rawAppEnv === 'sandbox' ? 'sandbox' : 'production';
+  const appEnv: AppEnv = env.APP_ENV?.trim() === 'sandbox' ? 'sandbox' : 'production';
   const out: Record<string, unknown> = {};
   for (const [name, varSpec] of Object.entries(spec)) {
     try {
