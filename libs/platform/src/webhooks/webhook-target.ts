@@ -87,12 +87,8 @@ export async function checkTarget(
   appEnv: AppEnv,
   resolve: Resolver = resolveAll,
 ): Promise<TargetVerdict> {
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    return { ok: false, reason: 'not a URL' };
-  }
+  if (!URL.canParse(url)) return { ok: false, reason: 'not a URL' };
+  const target = new URL(url);
   const host = target.hostname.replace(/^\[|\]$/g, '');
   let addresses: readonly string[];
   try {
