@@ -68,11 +68,9 @@ export interface AmqpConnectionOptions {
 }
 
 /**
- * One AMQP connection per process, for events and RPC alike, kept alive: reconnects with
- * exponential backoff and jitter, re-declares the topology and re-attaches consumers on every
- * reconnect. Publishing goes through a confirm channel, and `publish` resolves only when the
- * broker has confirmed the message. Consumers ack manually after their handler finishes, with
- * bounded prefetch.
+ * One AMQP connection per process, for events and RPC alike, kept alive (docs/architecture.md,
+ * "RPC"): `publish` resolves only once the broker has confirmed the message, and consumers ack
+ * after their handler finishes.
  */
 export class AmqpConnection {
   /** The broker user this connection logs in as. */

@@ -45,11 +45,8 @@ return generation
 `;
 
 /**
- * An answer as the cache Redis keeps it: with the partner's state generation it was stored under,
- * when the reader that stored it knew it (a metered request, which reads the generation). A
- * reader that meets another generation knows the state Redis lost data since the answer was
- * stored, tombstones included, and asks auth-server instead. Readers of earlier releases ignore
- * the field.
+ * An answer as the cache Redis keeps it, with the partner's state generation it was stored under
+ * when the reader that stored it knew it: a reader that meets another one asks auth-server.
  */
 export type StampedIntrospection = CachedIntrospection & { readonly generation?: string };
 
@@ -197,16 +194,12 @@ export class IntrospectionCache {
   }
 
   /**
-   * auth-server calls this BEFORE committing a revocation and rolls back when it throws. The
-   * cache Redis is not touched: readers check the tombstone on every lookup.
-   *
-   * Each token gets one tombstone, under its partner's hash tag: the key the rate limiter's script
-   * and `liveGeneration` check. One SET per key, not MULTI: the keys of several partners hash to
-   * slots all over a Cluster (CROSSSLOT). A partial write rolls the revocation back for a retry,
-   * and its tombstones only fail closed early.
-   *
-   * Behind Sentinel the tombstones must also reach a replica (WAIT): one held only by a failing
-   * primary would be lost with it. A primary with no replica attached has nothing to lose it to.
+   * auth-server calls this BEFORE committing a revocation and rolls back when it throws; readers
+   * check the tombstone on every lookup, so the cache Redis is not touched. One SET per key, not
+   * MULTI: the keys of several partners hash to slots all over a Cluster (CROSSSLOT); a partial
+   * write rolls the revocation back for a retry, and its tombstones only fail closed early. Behind
+   * Sentinel they must also reach a replica (WAIT): one held only by a failing primary would be
+   * lost with it. A primary with no replica attached has nothing to lose it to.
    */
   async tombstone(clientId: string, digests: readonly string[]): Promise<void> {
     await this.tombstoneEach(digests.map((digest) => ({ clientId, digest })));
