@@ -85,16 +85,15 @@ export function decide(
  * replicas' clocks differ). An entry at t belongs to a window of length W while t > now − W. The
  * list holds the day window; the minute window is its tail, from an index the list's header keeps,
  * so each time is pushed once, passed by that index once and trimmed once: O(1) amortized. Index 0
- * is the header,
- * "<times before the minute window>:<the latest now>:<number of times>[:<t>,<t>,…]", the last part
- * copies of the minute window's oldest times (up to 8), so that reading them, ~600 entries deep in
- * the list at the limits, takes one call in several, not every call. The one read that starts
- * every call returns the header with the oldest times, so a client with few requests costs no
- * other read, and the list cannot lose its header without losing its times. The list stays sorted, and the
- * header's index right, because the limiter's clock never goes back: when TIME reads earlier than
- * the latest `now` (a clock stepped back, a failover to a primary whose clock is behind), that is
- * `now`, which only holds entries in their windows longer, until TIME catches up. Numbers go back
- * to Redis through %d: Lua 5.1 would print 16 digits in exponent notation.
+ * is the header, "<times before the minute window>:<the latest now>:<number of times>[:<t>,<t>,…]",
+ * the last part copies of the minute window's oldest times (up to 8), so that reading them, ~600
+ * entries deep in the list at the limits, takes one call in several, not every call. The one read
+ * that starts every call returns the header with the oldest times, so a client with few requests
+ * costs no other read, and the list cannot lose its header without losing its times. The list
+ * stays sorted, and the header's index right, because the limiter's clock never goes back: when
+ * TIME reads earlier than the latest `now` (a clock stepped back, a failover to a primary whose
+ * clock is behind), that is `now`, which only holds entries in their windows longer, until TIME
+ * catches up. Numbers go back to Redis through %d: Lua 5.1 would print 16 digits in exponent form.
  *
  * KEYS[1]  the client's list
  * KEYS[2]  optional, with KEYS[3]: a key whose existence refuses the request uncounted (the
