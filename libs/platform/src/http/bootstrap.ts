@@ -207,11 +207,10 @@ export async function runHttpApp(app: NestFastifyApplication, options: HttpAppOp
     stopping = true;
     options.logger.info({ signal }, `${options.app} draining`);
     app.get(ReadinessRegistry).startDraining();
-    const deadline = setTimeout(() => {
+    setTimeout(() => {
       options.logger.error(`${options.app} did not drain within ${options.config.SHUTDOWN_TIMEOUT_MS} ms`);
       process.exit(1);
-    }, options.config.SHUTDOWN_TIMEOUT_MS);
-    deadline.unref();
+    }, options.config.SHUTDOWN_TIMEOUT_MS).unref();
     await new Promise((resolve) => setTimeout(resolve, options.config.SHUTDOWN_DELAY_MS));
     try {
       await closeListener(app.getHttpServer() as Server);

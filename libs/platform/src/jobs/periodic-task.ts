@@ -48,8 +48,7 @@ export class PeriodicTask {
         .finally(() => {
           if (!this.stopped) this.schedule(this.everyMs);
         });
-    }, delayMs);
-    this.timer.unref();
+    }, delayMs).unref();
   }
 }
 

@@ -111,10 +111,8 @@ export class AckBatcher<M> {
     }
     clearTimeout(this.lingerTimer);
     this.lingerTimer = undefined;
-    if (nextDue !== Infinity) {
-      this.lingerTimer = setTimeout(() => this.send(false), Math.max(1, nextDue - now));
-      this.lingerTimer.unref();
-    }
+    if (nextDue !== Infinity)
+      this.lingerTimer = setTimeout(() => this.send(false), Math.max(1, nextDue - now)).unref();
   }
 
   /** False when the channel is gone: everything held is dropped (the broker redelivers it). */
