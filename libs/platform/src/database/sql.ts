@@ -8,13 +8,10 @@ import type { Transaction } from './transaction-runner';
  * The one way repositories talk to PostgreSQL: SQL they write themselves, with rows typed by the
  * table's declared shape. TypeORM keeps the pool, the migrations and the transactions.
  *
- * `prepared()` runs a named prepared statement on a connection of TypeORM's pool (the node-postgres
- * client a query runner holds): each pooled connection parses and plans the statement once and then
- * only binds and executes it, which is most of the cost of a short read. Same pool, so the same
- * limits apply (its size, 2 s to connect, the session's statement and lock timeouts) and the same
- * failures (503 when the database is unreachable). A connection that breaks leaves the pool, as for
- * every other statement. Prepared statements name their columns (no `SELECT *`), so a later
- * migration never changes a cached statement's result type.
+ * `prepared()` runs a named prepared statement on a connection of TypeORM's pool: each pooled
+ * connection parses and plans it once and then only binds and executes it, most of the cost of a
+ * short read, with the pool's limits and failures. Prepared statements name their columns (no
+ * `SELECT *`), so a later migration never changes a cached statement's result type.
  */
 @Injectable()
 export class Sql {

@@ -22,9 +22,7 @@ interface Entry<M> {
  *
  * A finished message behind one still running (a partner that takes its whole 5 s) is not held
  * hostage: after `lingerMs` it is acked on its own, so a slow message never keeps the prefetch
- * window full. A nack is sent at once. `flush()` sends everything finished (before a shutdown
- * closes the channel). A channel that has closed throws on settle: the batcher then forgets what
- * it held, and the broker redelivers whatever was not acked (at least once, as ever).
+ * window full.
  */
 export class AckBatcher<M> {
   private entries: Entry<M>[] = [];
