@@ -1,17 +1,10 @@
 /**
  * The addresses a webhook may never reach: every entry of IANA's Special-Purpose Address Registries
  * (RFC 6890), whatever their global reachability, plus multicast; the guard and its test read this
- * table. IPv6 rows outside 2000::/3 (refused anyway) give the refusal its name.
+ * table. Each row: its CIDR and name as the registry writes them (the name is the kind a refusal
+ * gives), and the RFC. IPv6 rows outside 2000::/3 (refused anyway) give the refusal its name.
  */
-export interface SpecialPurposeRange {
-  /** CIDR, as the registry writes it. */
-  readonly cidr: string;
-  /** The registry's name, which the refusal gives as the address's kind. */
-  readonly name: string;
-  readonly rfc: string;
-}
-
-export const SPECIAL_PURPOSE_RANGES: readonly SpecialPurposeRange[] = [
+export const SPECIAL_PURPOSE_RANGES: readonly { cidr: string; name: string; rfc: string }[] = [
   // IPv4 (most specific first where ranges nest: the first match names the refusal)
   { cidr: '0.0.0.0/32', name: 'unspecified', rfc: 'RFC 1122' },
   { cidr: '0.0.0.0/8', name: '"this network"', rfc: 'RFC 791' },
