@@ -14,7 +14,7 @@ import { BasicAuthGuard, BasicStrategy } from './authentication/basic-auth.guard
 import { BearerAuthGuard, BearerStrategy, ScopeGuard } from './authentication/bearer-auth.guard';
 import { FailedAuthLimiter, failedAuthConfigOf } from './limits/failed-auth-limiter';
 import { IntrospectionCache } from './authentication/introspection-cache';
-import { INTROSPECTOR, RpcIntrospector, type Introspector } from './authentication/introspector';
+import { Introspector, RpcIntrospector } from './authentication/introspector';
 import { PartnerProgramGuard } from './authentication/partner.guard';
 import { PartnerVerifier, RpcPartnerVerifier } from './authentication/partner-verifier';
 import { rateLimitConfigOf, rateLimitPolicy } from './limits/rate-limit.config';
@@ -60,7 +60,7 @@ const failedAuthLimiterProvider: FactoryProvider<FailedAuthLimiter> = {
 export class SecurityModule {
   static forRoot(options: SecurityModuleOptions = {}): DynamicModule {
     const providers: Provider[] = [
-      { provide: INTROSPECTOR, ...(options.introspector ?? { useClass: RpcIntrospector }) },
+      { provide: Introspector, ...(options.introspector ?? { useClass: RpcIntrospector }) },
       IntrospectionCache,
       TokenAuthenticator,
       BearerStrategy,

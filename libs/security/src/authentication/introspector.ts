@@ -6,11 +6,9 @@ import { DependencyUnavailableError, RpcClient, RpcRemoteError } from '@svc/plat
  * Whether a token is live: resource apps ask auth-server over RPC, auth-server its own database.
  * Rejects with DependencyUnavailableError when no answer can be had (503, fail closed).
  */
-export interface Introspector {
-  introspect(tokenDigest: string): Promise<IntrospectResponse>;
+export abstract class Introspector {
+  abstract introspect(tokenDigest: string): Promise<IntrospectResponse>;
 }
-
-export const INTROSPECTOR = Symbol('INTROSPECTOR');
 
 /**
  * An auth-server question whose only acceptable answers are auth-server's own: when it answers with

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import {
   INTROSPECTION_CACHE_MAX_TTL_SECONDS,
   isWellFormedAccessToken,
@@ -12,7 +12,7 @@ import {
   IntrospectionCacheUnavailableError,
   type StampedIntrospection,
 } from './introspection-cache';
-import { INTROSPECTOR, type Introspector } from './introspector';
+import { Introspector } from './introspector';
 import type { Principal } from './bearer-auth.guard';
 import type { RateLimitDecision, RateLimiter, TokenCount, TokenKeys } from '../limits/rate-limit';
 
@@ -63,7 +63,7 @@ export class TokenAuthenticator {
 
   constructor(
     private readonly cache: IntrospectionCache,
-    @Inject(INTROSPECTOR) private readonly introspector: Introspector,
+    private readonly introspector: Introspector,
     @Optional() metrics?: AppMetrics,
   ) {
     this.lookups = metrics?.counter(
