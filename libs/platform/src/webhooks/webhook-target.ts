@@ -49,9 +49,6 @@ export function cidrRange(cidr: string): { family: 4 | 6; first: bigint; last: b
 
 const RANGES = SPECIAL_PURPOSE_RANGES.map((r) => ({ ...cidrRange(r.cidr), name: r.name }));
 
-const rangeOf = (address: Address) =>
-  RANGES.find((r) => r.family === address.family && address.value >= r.first && address.value <= r.last);
-
 /** 2000::/3: the only IPv6 block IANA allocates as global unicast. */
 const GLOBAL_UNICAST_V6 = cidrRange('2000::/3');
 
@@ -62,7 +59,9 @@ const GLOBAL_UNICAST_V6 = cidrRange('2000::/3');
 export function nonPublicKind(text: string): string | undefined {
   const address = parseAddress(text);
   if (!address) return 'unparseable';
-  const range = rangeOf(address);
+  const range = RANGES.find(
+    (r) => r.family === address.family && address.value >= r.first && address.value <= r.last,
+  );
   if (range || address.family === 4) return range?.name;
   const global = address.value >= GLOBAL_UNICAST_V6.first && address.value <= GLOBAL_UNICAST_V6.last;
   return global ? undefined : 'not global unicast';

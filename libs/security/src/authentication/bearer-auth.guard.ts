@@ -44,10 +44,6 @@ interface RequestCredentials {
   readonly headers: { readonly authorization?: string };
 }
 
-function hasAccessTokenParameter(bag: unknown): boolean {
-  return typeof bag === 'object' && bag !== null && 'access_token' in bag;
-}
-
 /**
  * RFC 6750 §3.1: no bearer credentials (or an unsupported method) get a challenge without an
  * error code; a bad bearer token gets `error="invalid_token"`.
@@ -84,7 +80,7 @@ const withTokenParameter = new WeakSet<object>();
  */
 function dropTokenParameters(request: { readonly query?: unknown; readonly body?: unknown }): void {
   for (const bag of [request.query, request.body]) {
-    if (!hasAccessTokenParameter(bag)) continue;
+    if (typeof bag !== 'object' || bag === null || !('access_token' in bag)) continue;
     withTokenParameter.add(request);
     delete (bag as { access_token?: unknown }).access_token;
   }

@@ -109,7 +109,11 @@ export class TokenAuthenticator {
       return undefined;
     }
     if (!metering) return this.authenticateUnmetered(digest, found, principal);
-    const keys = tokenKeys(principal.client_id, digest);
+    // The keys of its count (rate-limit.ts's script), all under its partner's hash tag.
+    const keys = {
+      tombstone: partnerTombstoneKey(principal.client_id, digest),
+      generation: stateGenerationKey(principal.client_id),
+    };
     const count = await this.countUnlessRevoked(principal.client_id, keys, metering.limiter);
     if (!count) return undefined;
     if (found.cached && (count.generation === undefined || found.answer.generation !== count.generation)) {
@@ -218,12 +222,4 @@ function toPrincipal(answer: StampedIntrospection, nowMs: number): Principal | u
   if (Number.isNaN(expiresAt) || expiresAt <= nowMs) return undefined;
   const { active: _active, generation: _generation, ...principal } = answer;
   return principal;
-}
-
-/** The keys of a token's count (rate-limit.ts's script), all under its partner's hash tag. */
-function tokenKeys(clientId: string, digest: string): TokenKeys {
-  return {
-    tombstone: partnerTombstoneKey(clientId, digest),
-    generation: stateGenerationKey(clientId),
-  };
 }
