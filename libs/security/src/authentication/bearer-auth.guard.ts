@@ -44,29 +44,6 @@ interface RequestCredentials {
   readonly headers: { readonly authorization?: string };
 }
 
-/**
- * RFC 6750 §3.1: no bearer credentials (or an unsupported method) get a challenge without an
- * error code; a bad bearer token gets `error="invalid_token"`.
- */
-function unauthenticatedProblem(request: RequestCredentials): ApiProblem {
-  // Scheme names are case-insensitive (RFC 9110 §11.1).
-  if (/^bearer(?:\s|$)/i.test(request.headers.authorization?.trim() ?? '')) {
-    return new ApiProblem(
-      'invalid_token',
-      'The access token is malformed, unknown, expired or revoked; obtain a new one.',
-      { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } },
-    );
-  }
-  return new ApiProblem(
-    'invalid_token',
-    withTokenParameter.has(request)
-      ? 'Access tokens are accepted only in the Authorization header (`Authorization: Bearer <token>`), ' +
-          'never as an access_token parameter (RFC 6750 §2.1, §5.3).'
-      : 'This endpoint needs an access token: send `Authorization: Bearer <token>` (RFC 6750 §2.1).',
-    { headers: { 'www-authenticate': 'Bearer' } },
-  );
-}
-
 type BearerRequest = RequestCredentials & Parameters<typeof isMetered>[0];
 
 /** Requests that came with an `access_token` parameter, taken off before passport looks: for the 401. */
@@ -164,8 +141,28 @@ export class BearerAuthGuard extends LimitedAuthGuard('bearer', 'bearer') {
     super(failures);
   }
 
+  /**
+   * RFC 6750 §3.1: no bearer credentials (or an unsupported method) get a challenge without an
+   * error code; a bad bearer token gets `error="invalid_token"`.
+   */
   protected unauthenticated(context: ExecutionContext): ApiProblem {
-    return unauthenticatedProblem(context.switchToHttp().getRequest<RequestCredentials>());
+    const request = context.switchToHttp().getRequest<RequestCredentials>();
+    // Scheme names are case-insensitive (RFC 9110 §11.1).
+    if (/^bearer(?:\s|$)/i.test(request.headers.authorization?.trim() ?? '')) {
+      return new ApiProblem(
+        'invalid_token',
+        'The access token is malformed, unknown, expired or revoked; obtain a new one.',
+        { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } },
+      );
+    }
+    return new ApiProblem(
+      'invalid_token',
+      withTokenParameter.has(request)
+        ? 'Access tokens are accepted only in the Authorization header (`Authorization: Bearer <token>`), ' +
+            'never as an access_token parameter (RFC 6750 §2.1, §5.3).'
+        : 'This endpoint needs an access token: send `Authorization: Bearer <token>` (RFC 6750 §2.1).',
+      { headers: { 'www-authenticate': 'Bearer' } },
+    );
   }
 }
 
@@ -174,17 +171,7 @@ export const REQUIRED_SCOPES = 'svc:security:required-scopes';
 /** Every scope listed is required; a method's list replaces its controller's. */
 export const RequireScopes = (...scopes: Scope[]) => SetMetadata(REQUIRED_SCOPES, scopes);
 
-/** 403 `insufficient_scope` naming every scope the endpoint needs (RFC 6750 §3.1). */
-function insufficientScopeProblem(required: readonly string[]): ApiProblem {
-  const scopes = required.join(' ');
-  return new ApiProblem(
-    'insufficient_scope',
-    `This endpoint needs an access token with the scope${required.length > 1 ? 's' : ''} ${scopes}.`,
-    { headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scopes}"` } },
-  );
-}
-
-/** Runs after BearerAuthGuard: 403 `insufficient_scope` naming the needed scopes (RFC 6750 §3.1). */
+/** Runs after BearerAuthGuard: 403 `insufficient_scope` naming every scope needed (RFC 6750 §3.1). */
 @Injectable()
 export class ScopeGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
@@ -199,6 +186,11 @@ export class ScopeGuard implements CanActivate {
     // Without BearerAuthGuard in front there is nobody to check: a wiring mistake, never a pass.
     if (!principal) throw new Error('ScopeGuard runs only after BearerAuthGuard');
     if (required.every((scope) => principal.scopes.includes(scope))) return true;
-    throw insufficientScopeProblem(required);
+    const scopes = required.join(' ');
+    throw new ApiProblem(
+      'insufficient_scope',
+      `This endpoint needs an access token with the scope${required.length > 1 ? 's' : ''} ${scopes}.`,
+      { headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scopes}"` } },
+    );
   }
 }
