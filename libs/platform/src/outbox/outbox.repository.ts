@@ -59,7 +59,8 @@ export class OutboxRepository {
       tx,
     );
     // RETURNING follows the plan, not the subquery's ORDER BY: publish oldest first as before.
-    return rows.sort((a, b) => compareIds(a.id, b.id));
+    // bigserial ids as pg returns them (decimal strings, no leading zeros), compared numerically.
+    return rows.sort((a, b) => a.id.length - b.id.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   /**
@@ -107,9 +108,4 @@ export class OutboxRepository {
     );
     return { messages: row?.messages ?? 0, oldestSeconds: row?.oldestSeconds ?? 0 };
   }
-}
-
-/** bigserial ids as pg returns them (decimal strings, no leading zeros), numerically. */
-function compareIds(a: string, b: string): number {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }

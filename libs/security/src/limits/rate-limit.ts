@@ -436,17 +436,6 @@ function clientIdOf(request: GuardedRequest): string {
   return user.client_id;
 }
 
-/** 429 `rate_limit_exceeded` with `Retry-After` in seconds (RFC 6585 §4, RFC 9110 §10.2.3). */
-function rateLimitExceededProblem(decision: RateLimitDecision): ApiProblem {
-  const retryAfter = decision.retryAfter ?? 1;
-  return new ApiProblem(
-    'rate_limit_exceeded',
-    `This client has used its ${decision.limit} requests per ${decision.window}; ` +
-      `retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`,
-    { headers: { 'retry-after': String(retryAfter) } },
-  );
-}
-
 /**
  * Runs after the authenticating guard (a 401 is never counted) and before ScopeGuard (a 403 is
  * counted), and puts the headers on the reply first, so every answer, errors too, carries them.
@@ -492,6 +481,13 @@ export class RateLimitGuard implements CanActivate {
     if (decision.admitted) return true;
     // Every partner gets the same RATE_LIMIT_PER_MINUTE / RATE_LIMIT_PER_DAY today: one tier.
     this.refusals?.inc({ window: decision.window, partner: clientId, tier: 'standard' });
-    throw rateLimitExceededProblem(decision);
+    // 429 `rate_limit_exceeded` with `Retry-After` in seconds (RFC 6585 §4, RFC 9110 §10.2.3).
+    const retryAfter = decision.retryAfter ?? 1;
+    throw new ApiProblem(
+      'rate_limit_exceeded',
+      `This client has used its ${decision.limit} requests per ${decision.window}; ` +
+        `retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`,
+      { headers: { 'retry-after': String(retryAfter) } },
+    );
   }
 }
