@@ -291,18 +291,6 @@ export interface TokenCount {
 
 const US_PER_MS = 1000;
 
-function assertPolicy(policy: RateLimitPolicy): void {
-  for (const [name, w] of Object.entries(policy)) {
-    if (!Number.isInteger(w.limit) || w.limit < 1)
-      throw new Error(`${name} limit must be a positive integer`);
-    if (!Number.isInteger(w.windowMs) || w.windowMs < 1) {
-      throw new Error(`${name} window must be a positive number of milliseconds`);
-    }
-  }
-  // The script trims the store to the day window: a longer minute window would lose entries.
-  if (policy.day.windowMs < policy.minute.windowMs) throw new Error('the day window must not be shorter');
-}
-
 /**
  * The rate limiter every app and replica shares: one Lua script call per request (RATE_LIMIT_LUA).
  *
@@ -317,8 +305,16 @@ export class RedisRateLimiter extends RateLimiter {
     readonly policy: RateLimitPolicy,
   ) {
     super();
-    assertPolicy(policy);
+    for (const [name, w] of Object.entries(policy)) {
+      if (!Number.isInteger(w.limit) || w.limit < 1)
+        throw new Error(`${name} limit must be a positive integer`);
+      if (!Number.isInteger(w.windowMs) || w.windowMs < 1) {
+        throw new Error(`${name} window must be a positive number of milliseconds`);
+      }
+    }
     const { minute, day } = policy;
+    // The script trims the store to the day window: a longer minute window would lose entries.
+    if (day.windowMs < minute.windowMs) throw new Error('the day window must not be shorter');
     this.windowArgs = [minute.limit, minute.windowMs * US_PER_MS, day.limit, day.windowMs * US_PER_MS].map(
       String,
     );
@@ -414,7 +410,7 @@ export function keepDecision(request: object, decision: RateLimitDecision): void
 }
 
 interface GuardedRequest extends MeteredRequest {
-  readonly user?: unknown;
+  readonly user?: { readonly client_id?: unknown };
   readonly [DECISION]?: RateLimitDecision;
 }
 
@@ -423,18 +419,6 @@ const WINDOW_SECONDS: Readonly<Record<RateLimitDecision['window'], number>> = {
   minute: MINUTE_MS / 1000,
   day: DAY_MS / 1000,
 };
-
-/** The client_id an authenticating guard (bearer or Basic) put on the request. */
-function clientIdOf(request: GuardedRequest): string {
-  const user = request.user as { readonly client_id?: unknown } | undefined;
-  // Without an authenticating guard in front there is nobody to count: a wiring mistake, never a pass.
-  if (typeof user?.client_id !== 'string' || user.client_id === '') {
-    throw new Error(
-      'RateLimitGuard runs only after a guard that puts the caller (with its client_id) on the request',
-    );
-  }
-  return user.client_id;
-}
 
 /**
  * Runs after the authenticating guard (a 401 is never counted) and before ScopeGuard (a 403 is
@@ -462,7 +446,14 @@ export class RateLimitGuard implements CanActivate {
     const http = context.switchToHttp();
     const request = http.getRequest<GuardedRequest>();
     if (!isMetered(request)) return true;
-    const clientId = clientIdOf(request);
+    // The client_id an authenticating guard (bearer or Basic) put on the request. Without one in
+    // front there is nobody to count: a wiring mistake, never a pass.
+    const clientId = request.user?.client_id;
+    if (typeof clientId !== 'string' || clientId === '') {
+      throw new Error(
+        'RateLimitGuard runs only after a guard that puts the caller (with its client_id) on the request',
+      );
+    }
     const decision = request[DECISION] ?? (await this.limiter.consume(clientId));
     const reply = http.getResponse<{ header(name: string, value: string): unknown }>();
     reply.header('x-ratelimit-limit', String(decision.limit));
