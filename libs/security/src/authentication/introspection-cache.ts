@@ -227,12 +227,8 @@ export class IntrospectionCache {
       }
     }
     // A Sentinel-managed primary has a replica by construction, the one a failover promotes.
-    const sentinels = this.state instanceof Redis ? (this.state.options.sentinels?.length ?? 0) : 0;
-    if (tokens.length > 0 && sentinels > 0) await this.awaitReplica();
-  }
-
-  private async awaitReplica(): Promise<void> {
-    const redis = this.state as Redis;
+    const redis = this.state;
+    if (tokens.length === 0 || !(redis instanceof Redis) || !redis.options.sentinels?.length) return;
     let attached: number;
     try {
       // Within the client's 1 s command timeout; WAIT covers every write sent before it on this connection.
