@@ -17,26 +17,6 @@ export interface PlatformOptions {
   readonly routes: RouteIndex;
 }
 
-/**
- * `readiness_dependency_up{dependency}`: 1 while a dependency answers, 0 while it fails. Since a
- * shared dependency's outage no longer makes /readyz fail (after start-up), this is where it shows.
- * Read at scrape time with a short budget, so a dead dependency cannot stall /metrics.
- */
-function readinessWithMetric(metrics: AppMetrics): ReadinessRegistry {
-  const readiness = new ReadinessRegistry();
-  metrics.gauge(
-    'readiness_dependency_up',
-    'whether each dependency answers its readiness check (1) or not (0)',
-    async (gauge) => {
-      const report = await readiness.report(500);
-      for (const [dependency, state] of Object.entries(report.checks))
-        gauge.set({ dependency }, state.ok ? 1 : 0);
-    },
-    ['dependency'],
-  );
-  return readiness;
-}
-
 /** What every app gets the same way: its validated config, its logger, probes, readiness and metrics. */
 @Global()
 @Module({})
@@ -44,6 +24,20 @@ export class PlatformModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     const metrics = new AppMetrics(options.app);
     const port = (options.config as { METRICS_PORT?: number }).METRICS_PORT;
+    const readiness = new ReadinessRegistry();
+    // 1 while a dependency answers, 0 while it fails: a shared dependency's outage does not make
+    // /readyz fail (after start-up), so this is where it shows. Read at scrape time with a short
+    // budget, so a dead dependency cannot stall /metrics.
+    metrics.gauge(
+      'readiness_dependency_up',
+      'whether each dependency answers its readiness check (1) or not (0)',
+      async (gauge) => {
+        const report = await readiness.report(500);
+        for (const [dependency, state] of Object.entries(report.checks))
+          gauge.set({ dependency }, state.ok ? 1 : 0);
+      },
+      ['dependency'],
+    );
     return {
       module: PlatformModule,
       controllers: [HealthController],
@@ -54,7 +48,7 @@ export class PlatformModule {
         { provide: RouteIndex, useValue: options.routes },
         { provide: AppMetrics, useValue: metrics },
         { provide: MetricsServer, useValue: new MetricsServer(options.app, metrics, port, options.logger) },
-        { provide: ReadinessRegistry, useValue: readinessWithMetric(metrics) },
+        { provide: ReadinessRegistry, useValue: readiness },
       ],
       exports: [ReadinessRegistry, APP_CONFIG, APP_LOGGER, APP_NAME, RouteIndex, AppMetrics, MetricsServer],
     };
