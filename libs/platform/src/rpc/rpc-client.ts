@@ -85,7 +85,12 @@ export class RpcClient {
           : 'error';
       throw err;
     } finally {
-      this.observe(contract.pattern, outcome, Number(process.hrtime.bigint() - started) / 1e9);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      if (this.duration && !this.patternsSeen.has(contract.pattern)) {
+        this.patternsSeen.add(contract.pattern);
+        AppMetrics.preset(this.duration, { pattern: [contract.pattern], outcome: RPC_OUTCOMES });
+      }
+      this.duration?.observe({ pattern: contract.pattern, outcome }, seconds);
     }
   }
 
@@ -98,15 +103,6 @@ export class RpcClient {
   private failPending(): void {
     const lost = new Error('RabbitMQ closed the channel before the answer came');
     for (const settle of [...this.pending.values()]) settle(lost);
-  }
-
-  private observe(pattern: string, outcome: RpcOutcome, seconds: number): void {
-    if (!this.duration) return;
-    if (!this.patternsSeen.has(pattern)) {
-      this.patternsSeen.add(pattern);
-      AppMetrics.preset(this.duration, { pattern: [pattern], outcome: RPC_OUTCOMES });
-    }
-    this.duration.observe({ pattern, outcome }, seconds);
   }
 
   private async ask<Req, Res>(contract: RpcContract<Req, Res>, payload: Req, wait: number): Promise<Res> {
