@@ -4,6 +4,7 @@ import {
   CLIENT_IPV6_PREFIX,
   duration,
   int,
+  loadConfig,
   type AppEnv,
   type ConfigOf,
   type RedisClient,
@@ -38,10 +39,7 @@ export function failedAuthConfigOf(appConfig: object): FailedAuthConfig {
   const config = appConfig as Partial<FailedAuthConfig> & { APP_ENV?: AppEnv };
   const keys = Object.keys(FAILED_AUTH_CONFIG) as (keyof FailedAuthConfig)[];
   if (keys.every((key) => config[key] !== undefined)) return config as FailedAuthConfig;
-  const appEnv = config.APP_ENV ?? 'production';
-  return Object.fromEntries(
-    keys.map((key) => [key, FAILED_AUTH_CONFIG[key].parse(undefined, appEnv)]),
-  ) as FailedAuthConfig;
+  return loadConfig(FAILED_AUTH_CONFIG, { APP_ENV: config.APP_ENV });
 }
 
 /** Bearer tokens, or a partner's client credentials (Basic or client_secret_post). */
