@@ -22,9 +22,9 @@ export class PortalLinksService {
     @Inject(APP_CONFIG) private readonly config: { readonly PUBLIC_BASE_URL: string },
   ) {}
 
-  async create(partner: PartnerPrincipal, now = new Date()): Promise<PortalSessionResponse> {
+  async create(partner: PartnerPrincipal): Promise<PortalSessionResponse> {
     const token = newSecret();
-    const expiresAt = new Date(now.getTime() + PORTAL_LINK_TTL_MS);
+    const expiresAt = new Date(Date.now() + PORTAL_LINK_TTL_MS);
     await this.links.insert(sha256Hex(token), partner.client_id, expiresAt);
     // The token is base64url: nothing in it needs escaping in a query.
     const url = `${this.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}${PORTAL_OPEN_PATH}?token=${token}`;
