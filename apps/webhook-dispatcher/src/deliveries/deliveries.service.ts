@@ -64,9 +64,6 @@ const LEASE_MARGIN_MS = 5000;
 /** How often a run waiting for another run's attempt looks again: most end well before their lease. */
 const LEASE_POLL_MS = 1000;
 
-/** Questions per RPC: a full batch is a message of some tens of KiB. */
-const RECIPIENT_QUESTIONS_PER_BATCH = 200;
-
 /**
  * Fans an event out to the partners auth-server names, and runs delivery attempts. Every step is
  * written down before its message is acked, so a crash repeats work (at least once) but never
@@ -105,7 +102,8 @@ export class DeliveriesService {
    * auth-server's answers, asked for many events at once: the events and attempts that need one
    * while a question is under way share the next (one message each way, one statement there).
    * The same question twice in a batch (one member's events fanned out together) is asked once:
-   * both get the same answer of the same moment.
+   * both get the same answer of the same moment. A full batch (the batcher's 200 questions) is a
+   * message of some tens of KiB.
    */
   private readonly recipientQuestions = new GroupBatcher<WebhookRecipientsRequest, WebhookRecipient[]>(
     async (questions) => {
@@ -126,7 +124,6 @@ export class DeliveriesService {
       );
       return slots.map((i) => answers[i]);
     },
-    RECIPIENT_QUESTIONS_PER_BATCH,
   );
 
   /**
