@@ -167,7 +167,6 @@ export const PARTNER_DELIVERY_STATUS_VALUES = [
 
 /** Replay sends finished deliveries only: a `failed` one's retries are still under way. */
 export const REPLAYABLE_STATUS_VALUES = ['delivered', 'given_up', 'skipped'] as const;
-export type ReplayableStatus = (typeof REPLAYABLE_STATUS_VALUES)[number];
 export type PartnerDeliveryStatus = (typeof PARTNER_DELIVERY_STATUS_VALUES)[number];
 
 /** `GET /v1/partners/webhooks/deliveries?status=&event_type=&since=&until=&limit=&cursor=` */
