@@ -2,7 +2,6 @@ import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import {
   ACCESS_READS_FLUSH_MAX_MS,
   ACCESS_READS_PER_MESSAGE,
-  DAY_MS,
   isRecentReadDay,
   type AccessReadCount,
   type Scope,
@@ -18,6 +17,8 @@ export const ACCESS_READS_CONFIG = {
   ),
 };
 export type AccessReadsConfig = ConfigOf<typeof ACCESS_READS_CONFIG>;
+
+const DAY_MS = 86_400_000;
 
 interface TallyEntry {
   readonly user_id: string;

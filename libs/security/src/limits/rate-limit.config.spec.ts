@@ -1,6 +1,11 @@
-import { DAY_MS } from '@svc/contracts';
 import { BASE_CONFIG, ConfigError, loadConfig, REDIS_CONFIG } from '@svc/platform';
-import { MINUTE_MS, RATE_LIMIT_CONFIG, rateLimitConfigOf, rateLimitPolicy } from './rate-limit.config';
+import {
+  DAY_MS,
+  MINUTE_MS,
+  RATE_LIMIT_CONFIG,
+  rateLimitConfigOf,
+  rateLimitPolicy,
+} from './rate-limit.config';
 
 const problemsOf = (env: NodeJS.ProcessEnv) => {
   try {

@@ -1,4 +1,4 @@
-import { API_LIMITS, DAY_MS } from '@svc/contracts';
+import { API_LIMITS } from '@svc/contracts';
 import { int, type ConfigOf, type ConfigSpec } from '@svc/platform';
 
 /**
@@ -20,6 +20,7 @@ export const RATE_LIMIT_CONFIG = {
 export type RateLimitConfig = ConfigOf<typeof RATE_LIMIT_CONFIG>;
 
 export const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
 
 /**
  * Two sliding windows, each at most `limit` admitted requests in any rolling `windowMs`: outside

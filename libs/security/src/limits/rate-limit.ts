@@ -8,8 +8,7 @@ import {
 } from '@svc/platform';
 import { createHash } from 'node:crypto';
 import type { Counter } from 'prom-client';
-import { DAY_MS } from '@svc/contracts';
-import { MINUTE_MS, type RateLimitPolicy } from './rate-limit.config';
+import { DAY_MS, MINUTE_MS, type RateLimitPolicy } from './rate-limit.config';
 
 /*
  * The per-partner rate limits (docs/rules.md "Rate limits"), one mechanism: which requests are
