@@ -74,10 +74,8 @@ function setup(options: {
       return Promise.resolve();
     },
   } as unknown as PartnerWebhooksRepository;
-  const deliveries = {
-    createRedelivery: (source: string, id: string) =>
-      Promise.resolve({ deliveryId: id, eventId: 'evt_a', redeliveryOf: source }),
-  } as unknown as DeliveriesRepository;
+  // No test here reaches the deliveries table: redeliveries are written by the repository above.
+  const deliveries = {} as unknown as DeliveriesRepository;
   const rpc = {
     call: () => Promise.resolve({ partners: [recipient], answers: [{ client_ids: ['p1'] }] }),
   } as unknown as RpcClient;
