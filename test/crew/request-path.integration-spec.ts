@@ -12,7 +12,7 @@ import { useCrewApi } from '../support/starters/crew-api';
  */
 jest.setTimeout(30_000);
 
-const MAX_FILES = 19;
+const MAX_FILES = 18;
 const ROOT = path.resolve(__dirname, '../..');
 const { auth, crew } = useCrewApi();
 

@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { ReadinessRegistry } from '../health/readiness';
 import { NestPinoLogger, requestContext } from '../logging/logger';
 import { AppMetrics } from '../metrics/app-metrics';
-import { enterRequestSpan, leaveRequestSpan, stopTracing } from '../tracing/tracing';
+import { enterRequestSpan, leaveRequestSpan, stopTracing, tracingEnabled } from '../tracing/tracing';
 import { ApiProblem } from './problem';
 import { ProblemDetailsFilter, type ErrorRenderer } from './problem-details.filter';
 import { problemBody, type DomainErrorMapper } from './problem-response';
@@ -96,11 +96,13 @@ export async function createHttpApp(
     const larger = findGatewayRoute(route.url)?.bodyLimitBytes;
     if (larger !== undefined && route.bodyLimit === undefined) route.bodyLimit = larger;
   });
+  // Tracing starts before the app is built (serveApp), so an app without it never calls into it.
+  const traced = tracingEnabled();
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    enterRequestSpan(request, request.method, request.headers, () =>
-      requestContext.run({ requestId: request.id }, done),
-    );
+    const rest = () => requestContext.run({ requestId: request.id }, done);
+    if (traced) enterRequestSpan(request, request.method, request.headers, rest);
+    else rest();
   });
   // The access line holds only the fields below, none of them secret (the path is logged without
   // its query), so it skips the redaction pass, most of what a line would cost.
@@ -114,7 +116,9 @@ export async function createHttpApp(
       reply.statusCode,
       reply.elapsedTime / 1000,
     );
-    const ids = leaveRequestSpan(request, request.method, request.routeOptions.url, reply.statusCode);
+    const ids = traced
+      ? leaveRequestSpan(request, request.method, request.routeOptions.url, reply.statusCode)
+      : undefined;
     accessLog.info(
       {
         method: request.method,
