@@ -1,3 +1,5 @@
+export const DAY_MS = 86_400_000;
+
 /**
  * The limits partners build against, in one place: the apps' request parsers, the RPC contracts
  * and the API description all read them from here.

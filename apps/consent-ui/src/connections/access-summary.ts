@@ -1,8 +1,7 @@
-import { isScope, SCOPE_DESCRIPTIONS, SCOPES, type MemberAccessResponse } from '@svc/contracts';
+import { DAY_MS, isScope, SCOPE_DESCRIPTIONS, SCOPES, type MemberAccessResponse } from '@svc/contracts';
 
 /** The window the connections page shows reads for, in UTC days, today included. */
 export const RECENT_DAYS = 30;
-const DAY_MS = 86_400_000;
 
 /** What the page says of one partner's reads of the member's record. */
 export interface AccessSummary {

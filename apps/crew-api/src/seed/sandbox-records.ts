@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { SANDBOX_MEMBERS, SANDBOX_SEATS, sandboxSeatExpiry } from '@svc/contracts';
+import { DAY_MS, SANDBOX_MEMBERS, SANDBOX_SEATS, sandboxSeatExpiry } from '@svc/contracts';
 import type { CrewMember } from '../members/crew-member.entity';
 import type { Membership } from '../members/membership.entity';
 import type { SeaTimeEntry } from '../sea-time/sea-time-entry.entity';
@@ -17,7 +17,6 @@ export interface SeedMember extends Omit<CrewMember, 'recordUpdatedAt'> {
   readonly entries: readonly SeedEntry[];
 }
 
-const DAY_MS = 86_400_000;
 /** Entries older than this are verified; the newest ones still wait for confirmation. */
 const VERIFIED_AFTER_DAYS = 90;
 

@@ -1,10 +1,10 @@
+import { DAY_MS } from '@svc/contracts';
 import { FieldReader } from '@svc/platform';
 import type { SeaTimeEntry } from '../sea-time-entry.entity';
 
 export type SeaTimeEntryInput = Omit<SeaTimeEntry, 'id' | 'userId' | 'createdAt'>;
 
 const FIELDS = ['date', 'days_at_sea', 'nautical_miles', 'role', 'verified'] as const;
-const DAY_MS = 86_400_000;
 
 /**
  * `POST /internal/v1/crew/{user_id}/sea-time-entries`: `date` from 1900 to tomorrow in UTC (a member

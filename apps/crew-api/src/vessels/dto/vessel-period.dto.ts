@@ -1,3 +1,4 @@
+import { DAY_MS } from '@svc/contracts';
 import { FieldReader } from '@svc/platform';
 import { normaliseImo } from '../imo';
 import type { VesselPeriod } from '../vessel-period-version.entity';
@@ -5,7 +6,6 @@ import type { VesselPeriod } from '../vessel-period-version.entity';
 export type VesselPeriodPatch = Partial<VesselPeriod>;
 
 const FIELDS = ['imo', 'name', 'role', 'period_start', 'period_end', 'days', 'nautical_miles'] as const;
-const DAY_MS = 86_400_000;
 const MAX_DAYS = 36_600;
 const MAX_MILES = 10_000_000;
 

@@ -1,8 +1,7 @@
-import { API_LIMITS, DELIVERY_LIST_QUERY, REPLAY_BODY, type FieldValues } from '@svc/contracts';
+import { API_LIMITS, DAY_MS, DELIVERY_LIST_QUERY, REPLAY_BODY, type FieldValues } from '@svc/contracts';
 import { FieldReader } from '@svc/platform';
 
 const DELIVERY_ID = /^dlv_[A-Za-z0-9_-]{1,96}$/;
-const DAY_MS = 86_400_000;
 
 /** The list's filters and page, `limit` defaulted. */
 export type DeliveryListQuery = Partial<Omit<FieldValues<typeof DELIVERY_LIST_QUERY>, 'limit'>> & {

@@ -1,5 +1,5 @@
 import { ContractViolation } from '../rpc';
-import { API_LIMITS } from '../../limits';
+import { API_LIMITS, DAY_MS } from '../../limits';
 import { SCOPES } from '../../scopes';
 import {
   fieldsContract,
@@ -25,7 +25,6 @@ export const ACCESS_READS_FLUSH_MAX_MS = 60_000;
  */
 export const ACCESS_READS_MAX_COUNT = API_LIMITS.ratePerMinuteMax * (ACCESS_READS_FLUSH_MAX_MS / 60_000);
 
-const DAY_MS = 86_400_000;
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** A count is of today's or yesterday's reads (UTC): just after midnight, yesterday's last may still arrive. */
